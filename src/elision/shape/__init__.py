@@ -1,0 +1,263 @@
+"""Shaping: fit a body to a budget without ever making a cut look complete.
+
+:func:`shape` takes a body (text, bytes or a JSON value), decides its format, and hands it to
+the format's shaper (``json``, ``text``, ``ndjson``, ``csv``). A body that fits is returned
+byte for byte; one that doesn't comes back within the budget with an envelope (JSON) or a header
+line (text) that says what was shown of what.
+
+Format shapers work in UTF-8 bytes, the unit that is cheap and exact. A budget in chars or tokens
+is met by searching for the largest byte limit whose output measures within it: every shaper is
+monotone in its byte limit, and a char or a byte-level BPE token is never smaller than a byte, so
+the budget's own limit is always a safe starting point.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import orjson
+
+from elision.budget import Budget, utf8_len
+from elision.errors import ElisionError, InputError, StoreError
+
+if TYPE_CHECKING:
+    from elision.store.base import Store
+
+Format = Literal["auto", "json", "text", "ndjson", "csv"]
+FORMATS: tuple[str, ...] = ("auto", "json", "text", "ndjson", "csv")
+
+#: Keys whose values are coverage or caveats: kept whole and placed before bulk arrays.
+#: A key matches when, lower-cased, it equals an entry or starts with an entry ending in ``*``.
+DEFAULT_CAVEAT_KEYS: tuple[str, ...] = (
+    "warning*", "caveat*", "note*", "error*", "message", "total*", "count*", "matched",
+    "scanned*", "searched*", "coverage*", "has_more", "hasmore", "more", "next_cursor",
+    "nextcursor", "cursor", "next_page*", "nextpage*", "next", "from", "to", "since", "until",
+    "range*", "date_range", "period", "start*", "end*", "truncated", "partial", "incomplete",
+    "status", "limit", "offset", "page", "page_size", "pagesize", "per_page", "num_*",
+    "n_*", "skipped*", "dropped*", "omitted*", "missing*", "shown", "returned*", "summary",
+)
+
+
+def new_ref() -> str:
+    """An opaque, unguessable ref: 144 random bits, never derived from the content."""
+    return "el_" + secrets.token_urlsafe(18)
+
+
+@dataclass(frozen=True)
+class Shaped:
+    """A shaped result: what the model sees, and what was done to get it."""
+
+    text: str
+    complete: bool
+    envelope: dict[str, Any] | None
+    format: str
+    sha256: str
+    total_bytes: int
+    ref: str | None = None
+
+    @property
+    def body(self) -> bytes:
+        """``text`` as UTF-8 bytes."""
+        return self.text.encode("utf-8")
+
+    @property
+    def shown_bytes(self) -> int:
+        return utf8_len(self.text)
+
+
+@dataclass
+class ShapeContext:
+    """What a format shaper needs besides the document and its byte limit.
+
+    ``keep()`` puts the body in the store the first time a shaper finds it must cut, and gives
+    the ref (or ``None`` when there is no store or the body could not be kept).
+    """
+
+    sha256: str
+    total_bytes: int
+    body: bytes
+    caveat_keys: Sequence[str] = DEFAULT_CAVEAT_KEYS
+    store: Store | None = None
+    scope: str | None = None
+    format: str = "json"
+    #: For pages: the path of the root node in the original, and where the root slice starts.
+    root_path: str = "$"
+    root_offset: int = 0
+    page: str | None = None
+    #: Set for a page: the ref of the body it is a page of (already stored).
+    fixed_ref: str | None = None
+    notes: list[str] = field(default_factory=list)
+    _ref: str | None = None
+    _kept: bool | None = None
+
+    def keep(self) -> str | None:
+        """Store the body (once) and return its ref, or ``None`` if it is not kept."""
+        if self.fixed_ref is not None:
+            return self.fixed_ref
+        if self._kept is None:
+            if self.store is None:
+                self._kept = False
+            else:
+                ref = new_ref()
+                try:
+                    self.store.put(
+                        self.body, ref=ref, sha256=self.sha256, format=self.format,
+                        scope=self.scope,
+                    )
+                except StoreError as exc:
+                    self._kept = False
+                    self.notes.append(f"body not kept: {exc}")
+                else:
+                    self._kept, self._ref = True, ref
+        return self._ref
+
+    @property
+    def stored(self) -> bool | None:
+        """False when a store was given but the body could not be kept."""
+        if self.fixed_ref is not None:
+            return True
+        if self.store is None:
+            return None
+        return self._kept
+
+
+def shape(
+    payload: str | bytes | Any,
+    budget: Budget | int = 8192,
+    *,
+    format: Format = "auto",
+    store: Store | None = None,
+    scope: str | None = None,
+    caveat_keys: Sequence[str] | None = None,
+) -> Shaped:
+    """Fit ``payload`` to ``budget``, honestly.
+
+    ``payload`` is text, UTF-8 bytes, or a JSON value (dict, list, str, number, bool, None);
+    a JSON value is serialized compactly first and that serialization is the body. With a
+    ``store``, a body that had to be cut is kept and the envelope gains ``ref`` and ``next``.
+    """
+    if not isinstance(budget, Budget):
+        budget = Budget(budget)
+    if format not in FORMATS:
+        raise InputError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
+    body, fmt = _as_body(payload, format)
+    digest = hashlib.sha256(body).hexdigest()
+    ctx = ShapeContext(
+        sha256=digest, total_bytes=len(body), body=body, store=store, scope=scope,
+        caveat_keys=tuple(caveat_keys) if caveat_keys is not None else DEFAULT_CAVEAT_KEYS,
+    )
+    return shape_body(body, budget, fmt, ctx)
+
+
+def shape_body(body: bytes, budget: Budget, fmt: str, ctx: ShapeContext) -> Shaped:
+    """Shape raw ``body`` bytes whose digest and context are already known."""
+    if budget.unit == "bytes" and len(body) <= budget.limit:
+        # The common case costs one length check: a body that fits is returned unchanged.
+        text = _decode_whole(body)
+        if text is not None:
+            return Shaped(text, True, None, _light_format(body, fmt), ctx.sha256, len(body))
+    shaper = _shaper_for(body, fmt, ctx)
+    return fit(shaper, budget)
+
+
+def fit(shaper: Callable[[int], Shaped], budget: Budget) -> Shaped:
+    """The largest output of ``shaper(byte_limit)`` that measures within ``budget``."""
+    if budget.unit == "bytes":
+        return shaper(budget.limit)
+    best = shaper(budget.limit)
+    if budget.measure(best.text) > budget.limit:
+        raise ElisionError(
+            f"shaper overshot a {budget.limit}-{budget.unit} budget at a byte limit of the same "
+            "number; this is a bug in elision, please report it with the input"
+        )
+    if best.complete:
+        return best
+    # Chars and tokens are never smaller than bytes here, so the byte limit can only grow.
+    lo, hi = budget.limit, budget.limit * (4 if budget.unit == "chars" else 8)
+    while hi - lo > max(16, lo // 64):
+        mid = (lo + hi) // 2
+        candidate = shaper(mid)
+        if budget.measure(candidate.text) <= budget.limit:
+            lo, best = mid, candidate
+            if candidate.complete:
+                break
+        else:
+            hi = mid
+    return best
+
+
+def _as_body(payload: Any, fmt: str) -> tuple[bytes, str]:
+    if isinstance(payload, bytes | bytearray | memoryview):
+        return bytes(payload), fmt
+    if isinstance(payload, str):
+        try:
+            return payload.encode("utf-8"), fmt
+        except UnicodeEncodeError as exc:
+            raise InputError(
+                f"text has a lone surrogate at char {exc.start} ({payload[exc.start]!r}), "
+                "which no UTF-8 body can carry; decode the tool's bytes with errors='replace'"
+            ) from None
+    from elision.shape.jsonparse import dumps_value
+
+    return dumps_value(payload), "json" if fmt == "auto" else fmt
+
+
+def _decode_whole(body: bytes) -> str | None:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _light_format(body: bytes, fmt: str) -> str:
+    if fmt != "auto":
+        return fmt
+    head = body.lstrip()[:1]
+    if head in (b"{", b"["):
+        try:
+            orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return "text"
+        return "json"
+    return "text"
+
+
+def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Shaped]:
+    if fmt in ("auto", "json"):
+        from elision.shape.json import json_shaper
+
+        shaper = json_shaper(body, ctx, strict=fmt == "json")
+        if shaper is not None:
+            return shaper
+        fmt = "text"
+    if fmt == "ndjson" or (fmt == "auto" and _looks_like_ndjson(body)):
+        from elision.shape.records import ndjson_shaper
+
+        ctx.format = "ndjson"
+        return ndjson_shaper(body, ctx)
+    if fmt == "csv":
+        from elision.shape.records import csv_shaper
+
+        ctx.format = "csv"
+        return csv_shaper(body, ctx)
+    from elision.shape.text import text_shaper
+
+    ctx.format = "text"
+    return text_shaper(body, ctx)
+
+
+def _looks_like_ndjson(body: bytes) -> bool:
+    first, _, rest = body.lstrip().partition(b"\n")
+    if not first.startswith(b"{") or not rest.strip():
+        return False
+    try:
+        orjson.loads(first)
+        second = rest.lstrip().partition(b"\n")[0]
+        orjson.loads(second)
+    except orjson.JSONDecodeError:
+        return False
+    return True
