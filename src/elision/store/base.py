@@ -1,0 +1,200 @@
+"""The content store protocol, and the rules every backend shares.
+
+A store keeps the complete original body of every result that had to be cut, under an opaque
+ref, so the rest can be fetched page by page. Backends (memory, SQLite, later PostgreSQL) differ
+only in where bytes live; what a ref may see, when it expires, what is evicted first and what an
+error says are decided here, once.
+
+Retention: a ref lives ``ttl`` seconds from the moment it was put. Bodies are deduplicated by
+digest underneath, and the sum of distinct body sizes is held under ``quota_bytes`` by evicting
+the least recently used refs first. A ref that expired or was evicted is remembered for a while
+(a tombstone) so that asking for it says "expired" rather than "not found".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from elision.budget import Budget
+from elision.errors import BodyTooLarge, IntegrityError, RefExpired, RefNotFound, StoreError
+
+if TYPE_CHECKING:
+    from elision.shape import Shaped
+
+MiB = 1024 * 1024
+#: A week: long enough for an agent session and its follow-ups, short enough to forget.
+DEFAULT_TTL = 7 * 24 * 3600.0
+DEFAULT_QUOTA_BYTES = 2048 * MiB
+#: Bodies are chunked, so this is a policy limit, not SQLite's 1 GB blob limit.
+DEFAULT_MAX_BODY_BYTES = 256 * MiB
+#: How long an expired or evicted ref still answers "expired" instead of "not found".
+TOMBSTONE_SECONDS = 30 * 24 * 3600.0
+DEFAULT_FETCH_BUDGET = Budget(8192)
+
+
+@dataclass(frozen=True)
+class RefInfo:
+    """What the store knows about one ref, without its body."""
+
+    ref: str
+    sha256: str
+    size: int
+    format: str
+    created: float
+    expires: float
+    last_access: float
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    """Totals for ``elision store stats``."""
+
+    bodies: int
+    refs: int
+    bytes: int
+    oldest: float | None
+    quota_bytes: int
+    ttl: float
+    path: str
+    references: int = 0
+
+
+@dataclass(frozen=True)
+class GcResult:
+    """What one ``gc()`` pass removed."""
+
+    expired_refs: int
+    bodies: int
+    bytes: int
+    tombstones: int
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Where cut bodies are kept and served back by ref."""
+
+    def put(
+        self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None
+    ) -> None: ...
+
+    def read(self, ref: str, *, scope: str | None = None) -> bytes: ...
+
+    def info(self, ref: str, *, scope: str | None = None) -> RefInfo: ...
+
+    def fetch(
+        self,
+        ref: str,
+        *,
+        path: str | None = None,
+        lines: str | None = None,
+        byte_range: str | None = None,
+        budget: Budget = DEFAULT_FETCH_BUDGET,
+        scope: str | None = None,
+    ) -> Shaped: ...
+
+    def remove(self, ref: str) -> bool: ...
+
+    def gc(self) -> GcResult: ...
+
+    def stats(self) -> StoreStats: ...
+
+    def close(self) -> None: ...
+
+    def put_reference(self, stub_id: str, record: dict[str, Any], *, scope: str | None) -> None: ...
+
+    def get_reference(self, stub_id: str, *, scope: str | None) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Retention:
+    """TTL, quota and size limit, and the arithmetic on them."""
+
+    ttl: float = DEFAULT_TTL
+    quota_bytes: int = DEFAULT_QUOTA_BYTES
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.ttl, int | float) and self.ttl > 0 and math.isfinite(self.ttl)):
+            raise StoreError(f"store ttl must be a positive number of seconds, got {self.ttl!r}")
+        for name in ("quota_bytes", "max_body_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise StoreError(f"store {name} must be a positive integer, got {value!r}")
+
+    def expires_at(self, now: float) -> float:
+        return now + self.ttl
+
+    @staticmethod
+    def is_expired(expires: float, now: float) -> bool:
+        return now >= expires
+
+    @staticmethod
+    def tombstone_cutoff(now: float) -> float:
+        """Tombstones written before this time are forgotten by ``gc()``."""
+        return now - TOMBSTONE_SECONDS
+
+    def check_body(self, body: bytes, sha256: str) -> None:
+        """Refuse a body that is too large, or whose digest is not the one given."""
+        if len(body) > self.max_body_bytes:
+            raise BodyTooLarge(
+                f"body of {len(body):,} bytes is over this store's maximum of "
+                f"{self.max_body_bytes:,} bytes; raise max_body_bytes (or the tool's own limit) "
+                "to keep it"
+            )
+        if len(body) > self.quota_bytes:
+            raise BodyTooLarge(
+                f"body of {len(body):,} bytes is larger than the whole store quota of "
+                f"{self.quota_bytes:,} bytes; raise quota_bytes to keep it"
+            )
+        actual = hashlib.sha256(body).hexdigest()
+        if actual != sha256:
+            raise IntegrityError(
+                f"body digest is {actual}, not the sha256={sha256!r} it was put under; "
+                "pass the SHA-256 of exactly these bytes"
+            )
+
+
+def scope_key(scope: str | None) -> str:
+    """Scopes as stored: ``None`` is the unscoped space, written as the empty string."""
+    if scope is None:
+        return ""
+    if not isinstance(scope, str) or not scope:
+        raise StoreError(f"scope must be a non-empty string or None, got {scope!r}")
+    return scope
+
+
+def not_found(ref: str) -> RefNotFound:
+    # The same words whether the ref never existed or lives in another scope: a caller must
+    # not learn that someone else's body exists.
+    return RefNotFound(
+        f"no body is kept under ref {ref!r} here; check that the ref was copied whole from the "
+        "envelope's \"ref\" or \"next\", and that it came from this store"
+    )
+
+
+def expired(ref: str, reason: str, retention: Retention) -> RefExpired:
+    hint = (
+        f"raise the TTL (now {retention.ttl:,.0f} s)" if reason == "expired"
+        else f"raise the quota (now {retention.quota_bytes:,} bytes)"
+    )
+    return RefExpired(
+        f"the body under ref {ref!r} has {reason} and is no longer kept; "
+        f"shape the tool result again to get a fresh ref, or {hint}"
+    )
+
+
+def reference_not_found(stub_id: str) -> RefNotFound:
+    return RefNotFound(
+        f"no reference record is kept for stub {stub_id!r} here; it may have expired, or it "
+        "belongs to another session: call the tool again to get a fresh stub"
+    )
+
+
+def corrupted(ref: str, expected: str, actual: str) -> IntegrityError:
+    return IntegrityError(
+        f"the body under ref {ref!r} no longer matches its digest (stored sha256={expected}, "
+        f"now {actual}); it will not be served: shape the tool result again"
+    )

@@ -1,0 +1,205 @@
+"""An in-process store with the same behaviour as the SQLite one, for tests and short lives."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import orjson
+
+from elision.budget import Budget
+from elision.shape import Shaped
+from elision.store.base import (
+    DEFAULT_FETCH_BUDGET,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_QUOTA_BYTES,
+    DEFAULT_TTL,
+    GcResult,
+    RefInfo,
+    Retention,
+    StoreStats,
+    corrupted,
+    expired,
+    not_found,
+    reference_not_found,
+    scope_key,
+)
+from elision.store.fetch import shape_page
+
+
+@dataclass
+class _Ref:
+    info: RefInfo
+    scope: str
+
+
+@dataclass
+class _Tombstone:
+    scope: str
+    reason: str
+    at: float
+
+
+class MemoryStore:
+    """Bodies in a dict: nothing survives the process. Thread-safe."""
+
+    def __init__(
+        self,
+        *,
+        ttl: float = DEFAULT_TTL,
+        quota_bytes: int = DEFAULT_QUOTA_BYTES,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.retention = Retention(ttl, quota_bytes, max_body_bytes)
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._bodies: dict[str, bytes] = {}
+        self._refs: dict[str, _Ref] = {}
+        self._tombstones: dict[str, _Tombstone] = {}
+        self._references: dict[tuple[str, str], tuple[bytes, float]] = {}
+
+    def put(
+        self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None
+    ) -> None:
+        body = bytes(body)
+        self.retention.check_body(body, sha256)
+        key = scope_key(scope)
+        with self._lock:
+            now = self._clock()
+            self._expire(now)
+            self._drop_ref(ref)
+            incoming = 0 if sha256 in self._bodies else len(body)
+            self._evict_for(incoming, now)
+            self._bodies.setdefault(sha256, body)
+            info = RefInfo(ref, sha256, len(body), format, now,
+                           self.retention.expires_at(now), now)
+            self._refs[ref] = _Ref(info, key)
+            self._tombstones.pop(ref, None)
+
+    def read(self, ref: str, *, scope: str | None = None) -> bytes:
+        with self._lock:
+            entry = self._live(ref, scope)
+            body = self._bodies[entry.info.sha256]
+            entry.info = replace(entry.info, last_access=self._clock())
+        actual = hashlib.sha256(body).hexdigest()
+        if actual != entry.info.sha256:
+            raise corrupted(ref, entry.info.sha256, actual)
+        return body
+
+    def info(self, ref: str, *, scope: str | None = None) -> RefInfo:
+        with self._lock:
+            return self._live(ref, scope).info
+
+    def fetch(
+        self,
+        ref: str,
+        *,
+        path: str | None = None,
+        lines: str | None = None,
+        byte_range: str | None = None,
+        budget: Budget = DEFAULT_FETCH_BUDGET,
+        scope: str | None = None,
+    ) -> Shaped:
+        info = self.info(ref, scope=scope)
+        body = self.read(ref, scope=scope)
+        return shape_page(body, ref=ref, sha256=info.sha256, format=info.format, budget=budget,
+                          path=path, lines=lines, byte_range=byte_range)
+
+    def remove(self, ref: str) -> bool:
+        with self._lock:
+            found = ref in self._refs
+            self._drop_ref(ref)
+            return found
+
+    def gc(self) -> GcResult:
+        with self._lock:
+            now = self._clock()
+            before_bodies, before_bytes = len(self._bodies), self._total_bytes()
+            expired_refs = self._expire(now)
+            cutoff = self.retention.tombstone_cutoff(now)
+            old = [ref for ref, stone in self._tombstones.items() if stone.at < cutoff]
+            for ref in old:
+                del self._tombstones[ref]
+            return GcResult(expired_refs, before_bodies - len(self._bodies),
+                            before_bytes - self._total_bytes(), len(old))
+
+    def stats(self) -> StoreStats:
+        with self._lock:
+            oldest = min((r.info.created for r in self._refs.values()), default=None)
+            return StoreStats(len(self._bodies), len(self._refs), self._total_bytes(), oldest,
+                              self.retention.quota_bytes, self.retention.ttl, ":memory:",
+                              len(self._references))
+
+    def close(self) -> None:
+        """Nothing to release; the bodies go with the object."""
+
+    def put_reference(self, stub_id: str, record: dict[str, Any], *, scope: str | None) -> None:
+        blob = orjson.dumps(record)
+        with self._lock:
+            now = self._clock()
+            self._references[(stub_id, scope_key(scope))] = (blob, self.retention.expires_at(now))
+
+    def get_reference(self, stub_id: str, *, scope: str | None) -> dict[str, Any]:
+        with self._lock:
+            found = self._references.get((stub_id, scope_key(scope)))
+            if found is None or self.retention.is_expired(found[1], self._clock()):
+                raise reference_not_found(stub_id)
+        record: dict[str, Any] = orjson.loads(found[0])
+        return record
+
+    def corrupt_for_test(self, sha256: str, body: bytes) -> None:
+        """Replace stored bytes in place, as a failing disk would (tests only)."""
+        with self._lock:
+            self._bodies[sha256] = body
+
+    # -- internals; callers hold the lock --
+
+    def _live(self, ref: str, scope: str | None) -> _Ref:
+        key = scope_key(scope)
+        entry = self._refs.get(ref)
+        if entry is not None and entry.scope == key:
+            if self.retention.is_expired(entry.info.expires, self._clock()):
+                raise expired(ref, "expired", self.retention)
+            return entry
+        stone = self._tombstones.get(ref)
+        if stone is not None and stone.scope == key:
+            raise expired(ref, stone.reason, self.retention)
+        raise not_found(ref)
+
+    def _total_bytes(self) -> int:
+        return sum(len(body) for body in self._bodies.values())
+
+    def _drop_ref(self, ref: str, reason: str | None = None) -> None:
+        entry = self._refs.pop(ref, None)
+        if entry is None:
+            return
+        if reason is not None:
+            self._tombstones[ref] = _Tombstone(entry.scope, reason, self._clock())
+        sha = entry.info.sha256
+        if not any(r.info.sha256 == sha for r in self._refs.values()):
+            self._bodies.pop(sha, None)
+
+    def _expire(self, now: float) -> int:
+        gone = [ref for ref, entry in self._refs.items()
+                if self.retention.is_expired(entry.info.expires, now)]
+        for ref in gone:
+            self._drop_ref(ref, "expired")
+        stale = [key for key, (_, expires) in self._references.items()
+                 if self.retention.is_expired(expires, now)]
+        for key in stale:
+            del self._references[key]
+        return len(gone)
+
+    def _evict_for(self, incoming: int, now: float) -> None:
+        total = self._total_bytes()
+        by_age = sorted(self._refs.items(), key=lambda item: item[1].info.last_access)
+        for ref, _ in by_age:
+            if total + incoming <= self.retention.quota_bytes:
+                break
+            self._drop_ref(ref, "been evicted")
+            total = self._total_bytes()

@@ -1,0 +1,284 @@
+"""Selectors: which part of a stored body a fetch asks for.
+
+JSON bodies take a JSONPath subset, the forms an envelope's ``next`` and a model need::
+
+    $                  the whole document
+    .key  ['key']  ["key"]   a member of an object
+    [i]  [-1]          an element of an array (negative counts from the end)
+    [start:end]        a slice of an array, or of a string in chars (either end may be left out)
+    $.stores[3].stock[10:]   nesting; a slice only as the last step
+
+Texts take ``lines="a-b"`` (1-based, inclusive, ``"a-"`` to the end) or ``bytes="a-b"``
+(0-based, inclusive as in HTTP ranges, snapped outwards to whole UTF-8 characters).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from elision.envelope import format_path, quote_key
+from elision.errors import SelectorError
+
+VALID_PATH_FORMS = (
+    "valid forms: $, $.key, $['key'], $[\"key\"], $[3], $[-1], $[10:], $[10:20], "
+    "nested like $.stores[3].stock[10:] (a slice only as the last step)"
+)
+VALID_LINES_FORMS = (
+    "valid forms: lines=\"62-5940\" (1-based, inclusive), \"62-\" to the end, \"62\""
+)
+VALID_BYTES_FORMS = "valid forms: bytes=\"0-1023\" (0-based, inclusive), \"4096-\" to the end"
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+
+
+@dataclass(frozen=True)
+class Index:
+    index: int
+
+
+@dataclass(frozen=True)
+class Slice:
+    start: int | None
+    end: int | None
+
+
+Step = Key | Index | Slice
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The selected value and where it sits in the original document."""
+
+    value: Any
+    #: Path of the selected node in the original; for a slice, the path of the sliced node.
+    node_path: str
+    #: For a slice: the index of its first element (or char) in the original node.
+    offset: int = 0
+    #: For a slice: the length of the original node; ``None`` for a whole node.
+    total: int | None = None
+
+
+_DOT_KEY = re.compile(r"\.([^\W\d][\w-]*)")
+_INDEX = re.compile(r"\[\s*(-?\d+)\s*\]")
+_SLICE = re.compile(r"\[\s*(-?\d+)?\s*:\s*(-?\d+)?\s*\]")
+
+
+def parse_path(path: str) -> list[Step]:
+    """The steps of ``path``, or a SelectorError that shows the valid forms."""
+    if not isinstance(path, str):
+        raise SelectorError(f"path must be a string, got {path!r}; {VALID_PATH_FORMS}")
+    text = path.strip()
+    if not text.startswith("$"):
+        raise SelectorError(f"path must start with '$', got {path!r}; {VALID_PATH_FORMS}")
+    steps: list[Step] = []
+    pos = 1
+    while pos < len(text):
+        if steps and isinstance(steps[-1], Slice):
+            raise SelectorError(
+                f"path {path!r} has a step after a slice; {VALID_PATH_FORMS}"
+            )
+        step, pos = _parse_step(text, pos, path)
+        steps.append(step)
+    return steps
+
+
+def _parse_step(text: str, pos: int, path: str) -> tuple[Step, int]:
+    for pattern in (_DOT_KEY, _INDEX, _SLICE):
+        match = pattern.match(text, pos)
+        if match is None:
+            continue
+        if pattern is _DOT_KEY:
+            return Key(match.group(1)), match.end()
+        if pattern is _INDEX:
+            return Index(int(match.group(1))), match.end()
+        start, end = match.group(1), match.group(2)
+        return Slice(None if start is None else int(start),
+                     None if end is None else int(end)), match.end()
+    if text.startswith(("['", '["'), pos):
+        return _parse_quoted(text, pos, path)
+    raise SelectorError(
+        f"path {path!r} cannot be read at char {pos} ({text[pos:pos + 12]!r}); {VALID_PATH_FORMS}"
+    )
+
+
+def _parse_quoted(text: str, pos: int, path: str) -> tuple[Key, int]:
+    quote = text[pos + 1]
+    out: list[str] = []
+    i = pos + 2
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text):
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if char == quote:
+            if text[i + 1:i + 2] != "]":
+                break
+            return Key("".join(out)), i + 2
+        out.append(char)
+        i += 1
+    raise SelectorError(f"path {path!r} has an unclosed quoted key; {VALID_PATH_FORMS}")
+
+
+def normalize_path(steps: list[Step]) -> str:
+    """The canonical spelling of a parsed path (indices kept as given, negative too)."""
+    out = ["$"]
+    for step in steps:
+        if isinstance(step, Key):
+            out.append(format_path([step.name], root=""))
+        elif isinstance(step, Index):
+            out.append(f"[{step.index}]")
+        else:
+            start = "" if step.start is None else str(step.start)
+            end = "" if step.end is None else str(step.end)
+            out.append(f"[{start}:{end}]")
+    return "".join(out)
+
+
+def select(document: Any, steps: list[Step]) -> Selection:
+    """Walk ``steps`` into ``document``; a missing part names the deepest part that exists."""
+    node = document
+    parts: list[str | int] = []
+    for step in steps:
+        here = format_path(parts)
+        if isinstance(step, Key):
+            if not isinstance(node, dict):
+                raise SelectorError(
+                    f"{here} is {_kind(node)}, so it has no key {quote_key(step.name)}; "
+                    f"{_what_fits(node)}"
+                )
+            if step.name not in node:
+                raise SelectorError(
+                    f"{here} has no key {quote_key(step.name)}; {_what_fits(node)}"
+                )
+            node = node[step.name]
+            parts.append(step.name)
+        elif isinstance(step, Index):
+            if not isinstance(node, list):
+                raise SelectorError(
+                    f"{here} is {_kind(node)}, so it has no element [{step.index}]; "
+                    f"{_what_fits(node)}"
+                )
+            index = step.index + len(node) if step.index < 0 else step.index
+            if not 0 <= index < len(node):
+                raise SelectorError(
+                    f"{here} has {len(node)} elements, so [{step.index}] is out of range; "
+                    f"{_what_fits(node)}"
+                )
+            node = node[index]
+            parts.append(index)
+        else:
+            if not isinstance(node, list | str):
+                raise SelectorError(
+                    f"{here} is {_kind(node)}, so it cannot be sliced; {_what_fits(node)}"
+                )
+            start, end, _ = slice(step.start, step.end).indices(len(node))
+            end = max(start, end)
+            return Selection(node[start:end], here, start, len(node))
+    return Selection(node, format_path(parts))
+
+
+def _kind(node: Any) -> str:
+    if isinstance(node, dict):
+        return "an object"
+    if isinstance(node, list):
+        return f"an array of {len(node)}"
+    if isinstance(node, str):
+        return f"a string of {len(node)} chars"
+    return f"a scalar ({type(node).__name__})"
+
+
+def _what_fits(node: Any) -> str:
+    if isinstance(node, dict):
+        keys = ", ".join(quote_key(str(k)) for k in list(node)[:8])
+        more = ", …" if len(node) > 8 else ""
+        return f"its keys are {keys}{more}" if node else "it is an empty object"
+    if isinstance(node, list):
+        return f"use an index from 0 to {len(node) - 1} or a slice" if node else "it is empty"
+    if isinstance(node, str):
+        return "a string takes only a slice such as [0:100]"
+    return "a scalar has no parts"
+
+
+@dataclass(frozen=True)
+class TextSelection:
+    """Part of a text body, and where it sits in the original."""
+
+    body: bytes
+    #: Whole lines of the original before the slice starts.
+    lines_before: int
+    total_lines: int
+    normalized: str
+
+
+def count_lines(body: bytes) -> int:
+    """Lines in ``body``: a final line without a newline still counts, an empty tail doesn't."""
+    if not body:
+        return 0
+    return body.count(b"\n") + (0 if body.endswith(b"\n") else 1)
+
+
+def _parse_range(spec: str, what: str, forms: str, minimum: int) -> tuple[int, int | None]:
+    if not isinstance(spec, str):
+        raise SelectorError(f"{what} must be a string, got {spec!r}; {forms}")
+    match = re.fullmatch(r"\s*(\d+)\s*(?:(-)\s*(\d+)?)?\s*", spec)
+    if match is None:
+        raise SelectorError(f"{what} {spec!r} is not a range; {forms}")
+    first = int(match.group(1))
+    if match.group(2) is None:
+        last: int | None = first
+    else:
+        last = None if match.group(3) is None else int(match.group(3))
+    if first < minimum:
+        raise SelectorError(f"{what} {spec!r} starts below {minimum}; {forms}")
+    if last is not None and last < first:
+        raise SelectorError(f"{what} {spec!r} ends before it starts; {forms}")
+    return first, last
+
+
+def select_lines(body: bytes, spec: str) -> TextSelection:
+    first, last = _parse_range(spec, "lines", VALID_LINES_FORMS, 1)
+    total = count_lines(body)
+    if first > total:
+        raise SelectorError(
+            f"lines {spec!r} start past the end: the body has {total:,} lines; {VALID_LINES_FORMS}"
+        )
+    start = _line_start(body, first - 1)
+    end = len(body) if last is None or last >= total else _line_start(body, last)
+    normalized = f"{first}-" if last is None else f"{first}-{last}"
+    return TextSelection(body[start:end], first - 1, total, normalized)
+
+
+def _line_start(body: bytes, line_index: int) -> int:
+    """Byte offset where 0-based line ``line_index`` starts."""
+    pos = 0
+    for _ in range(line_index):
+        pos = body.index(b"\n", pos) + 1
+    return pos
+
+
+def select_bytes(body: bytes, spec: str) -> TextSelection:
+    first, last = _parse_range(spec, "bytes", VALID_BYTES_FORMS, 0)
+    if first >= len(body):
+        raise SelectorError(
+            f"bytes {spec!r} start past the end: the body has {len(body):,} bytes; "
+            f"{VALID_BYTES_FORMS}"
+        )
+    end = len(body) if last is None else min(len(body), last + 1)
+    # Snap outwards so a character is never cut: a page must decode as UTF-8.
+    while first > 0 and _is_continuation(body[first]):
+        first -= 1
+    while end < len(body) and _is_continuation(body[end]):
+        end += 1
+    normalized = f"{first}-{end - 1}"
+    return TextSelection(body[first:end], body.count(b"\n", 0, first), count_lines(body),
+                         normalized)
+
+
+def _is_continuation(byte: int) -> bool:
+    return byte & 0xC0 == 0x80

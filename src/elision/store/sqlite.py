@@ -1,0 +1,337 @@
+"""The default store: one SQLite file shared by every command, proxy replica and process.
+
+WAL lets readers go on while one process writes; a busy timeout makes writers queue instead
+of failing; every multi-statement write runs in one ``BEGIN IMMEDIATE`` transaction, so a crash
+or a concurrent writer never leaves a ref without its body. Bodies are split into chunks, so a
+body past SQLite's 1 GB blob limit could be kept, up to the configured maximum.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from elision.budget import Budget
+from elision.errors import StoreError
+from elision.shape import Shaped
+from elision.store.base import (
+    DEFAULT_FETCH_BUDGET,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_QUOTA_BYTES,
+    DEFAULT_TTL,
+    GcResult,
+    MiB,
+    RefInfo,
+    Retention,
+    StoreStats,
+    corrupted,
+    expired,
+    not_found,
+    reference_not_found,
+    scope_key,
+)
+from elision.store.fetch import shape_page
+
+#: 4 MiB chunks: big enough that a 100 MB body is 25 rows, small enough to stay off the limit.
+CHUNK_BYTES = 4 * MiB
+SCHEMA_VERSION = 1
+
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        """CREATE TABLE bodies (
+            sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, chunks INTEGER NOT NULL,
+            created REAL NOT NULL)""",
+        """CREATE TABLE chunks (
+            sha256 TEXT NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
+            PRIMARY KEY (sha256, seq))""",
+        """CREATE TABLE refs (
+            ref TEXT PRIMARY KEY, sha256 TEXT NOT NULL, format TEXT NOT NULL,
+            scope TEXT NOT NULL, created REAL NOT NULL, expires REAL NOT NULL,
+            last_access REAL NOT NULL)""",
+        "CREATE INDEX refs_by_sha256 ON refs (sha256)",
+        "CREATE INDEX refs_by_expiry ON refs (expires)",
+        "CREATE INDEX refs_by_access ON refs (last_access)",
+        """CREATE TABLE tombstones (
+            ref TEXT PRIMARY KEY, scope TEXT NOT NULL, reason TEXT NOT NULL, at REAL NOT NULL)""",
+        # Host-private records behind stubs: never served by read/fetch, never logged.
+        """CREATE TABLE reference_records (
+            stub_id TEXT NOT NULL, scope TEXT NOT NULL, record BLOB NOT NULL,
+            created REAL NOT NULL, expires REAL NOT NULL, PRIMARY KEY (stub_id, scope))""",
+    ),
+}
+
+_ORPHANS = (
+    "SELECT sha256 FROM bodies b "
+    "WHERE NOT EXISTS (SELECT 1 FROM refs r WHERE r.sha256 = b.sha256)"
+)
+
+
+class SQLiteStore:
+    """Bodies in one SQLite file; safe to share between threads and processes."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        ttl: float = DEFAULT_TTL,
+        quota_bytes: int = DEFAULT_QUOTA_BYTES,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        busy_timeout: float = 30.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.retention = Retention(ttl, quota_bytes, max_body_bytes)
+        self.path = Path(os.path.expanduser(os.fspath(path)))
+        self._busy_timeout = busy_timeout
+        self._clock = clock
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the store directory {str(self.path.parent)!r}: {exc.strerror}; "
+                "pass another --store path or set ELISION_STORE"
+            ) from None
+        self._conn: sqlite3.Connection | None = None
+        self._pid = -1
+        self._connect()
+
+    # -- connection and transactions --
+
+    def _connect(self) -> sqlite3.Connection:
+        # A connection must not cross a fork: a child opens its own.
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        try:
+            conn = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"cannot open the store {str(self.path)!r}: {exc}; check the path is a writable "
+                "SQLite file, or pass another --store path"
+            ) from None
+        self._conn, self._pid = conn, os.getpid()
+        self._migrate(conn)
+        return conn
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        with self._tx(immediate=True, conn=conn):
+            conn.execute("""CREATE TABLE IF NOT EXISTS migrations (
+                version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)""")
+            row = conn.execute("SELECT COALESCE(MAX(version), 0) FROM migrations").fetchone()
+            current = int(row[0])
+            if current > SCHEMA_VERSION:
+                raise StoreError(
+                    f"the store {str(self.path)!r} has schema version {current}, newer than this "
+                    f"elision knows ({SCHEMA_VERSION}); upgrade elision or use another store"
+                )
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[version]:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO migrations VALUES (?, ?)", (version, self._clock()))
+
+    @contextmanager
+    def _tx(
+        self, *, immediate: bool, conn: sqlite3.Connection | None = None
+    ) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = conn or self._connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(
+                    f"the store {str(self.path)!r} failed: {exc}; if another process holds it "
+                    "busy, retry, or raise busy_timeout"
+                ) from None
+
+    # -- bodies --
+
+    def put(
+        self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None
+    ) -> None:
+        body = bytes(body)
+        self.retention.check_body(body, sha256)
+        key = scope_key(scope)
+        with self._tx(immediate=True) as conn:
+            now = self._clock()
+            self._expire(conn, now)
+            self._drop_ref(conn, ref, None, now)
+            exists = conn.execute("SELECT 1 FROM bodies WHERE sha256 = ?", (sha256,)).fetchone()
+            if exists is None:
+                self._evict_for(conn, len(body), now)
+                chunks = range(0, len(body), CHUNK_BYTES)
+                conn.execute("INSERT INTO bodies VALUES (?, ?, ?, ?)",
+                             (sha256, len(body), len(chunks), now))
+                conn.executemany(
+                    "INSERT INTO chunks VALUES (?, ?, ?)",
+                    ((sha256, seq, memoryview(body)[start:start + CHUNK_BYTES])
+                     for seq, start in enumerate(chunks)),
+                )
+            conn.execute("INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (ref, sha256, format, key, now, self.retention.expires_at(now), now))
+            conn.execute("DELETE FROM tombstones WHERE ref = ?", (ref,))
+
+    def read(self, ref: str, *, scope: str | None = None) -> bytes:
+        return self._read(ref, scope)[0]
+
+    def _read(self, ref: str, scope: str | None) -> tuple[bytes, RefInfo]:
+        with self._tx(immediate=False) as conn:
+            info = self._live(conn, ref, scope)
+            parts = [row[0] for row in conn.execute(
+                "SELECT data FROM chunks WHERE sha256 = ? ORDER BY seq", (info.sha256,))]
+        body = b"".join(parts)
+        actual = hashlib.sha256(body).hexdigest()
+        if actual != info.sha256:
+            raise corrupted(ref, info.sha256, actual)
+        with self._tx(immediate=True) as conn:  # LRU: a read makes the ref young again
+            conn.execute("UPDATE refs SET last_access = ? WHERE ref = ?", (self._clock(), ref))
+        return body, info
+
+    def info(self, ref: str, *, scope: str | None = None) -> RefInfo:
+        with self._tx(immediate=False) as conn:
+            return self._live(conn, ref, scope)
+
+    def fetch(
+        self,
+        ref: str,
+        *,
+        path: str | None = None,
+        lines: str | None = None,
+        byte_range: str | None = None,
+        budget: Budget = DEFAULT_FETCH_BUDGET,
+        scope: str | None = None,
+    ) -> Shaped:
+        body, info = self._read(ref, scope)
+        return shape_page(body, ref=ref, sha256=info.sha256, format=info.format, budget=budget,
+                          path=path, lines=lines, byte_range=byte_range)
+
+    def remove(self, ref: str) -> bool:
+        with self._tx(immediate=True) as conn:
+            return self._drop_ref(conn, ref, None, self._clock())
+
+    def gc(self) -> GcResult:
+        with self._tx(immediate=True) as conn:
+            now = self._clock()
+            bodies_before, bytes_before = self._totals(conn)
+            expired_refs = self._expire(conn, now)
+            cursor = conn.execute("DELETE FROM tombstones WHERE at < ?",
+                                  (self.retention.tombstone_cutoff(now),))
+            bodies_after, bytes_after = self._totals(conn)
+            return GcResult(expired_refs, bodies_before - bodies_after, bytes_before - bytes_after,
+                            cursor.rowcount)
+
+    def stats(self) -> StoreStats:
+        with self._tx(immediate=False) as conn:
+            bodies, total = self._totals(conn)
+            refs, oldest = conn.execute("SELECT COUNT(*), MIN(created) FROM refs").fetchone()
+            references = conn.execute("SELECT COUNT(*) FROM reference_records").fetchone()[0]
+        return StoreStats(bodies, refs, total, oldest, self.retention.quota_bytes,
+                          self.retention.ttl, str(self.path), references)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+
+    # -- reference records (issue 5) --
+
+    def put_reference(self, stub_id: str, record: dict[str, Any], *, scope: str | None) -> None:
+        blob = orjson.dumps(record)
+        with self._tx(immediate=True) as conn:
+            now = self._clock()
+            conn.execute("INSERT OR REPLACE INTO reference_records VALUES (?, ?, ?, ?, ?)",
+                         (stub_id, scope_key(scope), blob, now, self.retention.expires_at(now)))
+
+    def get_reference(self, stub_id: str, *, scope: str | None) -> dict[str, Any]:
+        with self._tx(immediate=False) as conn:
+            row = conn.execute(
+                "SELECT record, expires FROM reference_records WHERE stub_id = ? AND scope = ?",
+                (stub_id, scope_key(scope))).fetchone()
+        if row is None or self.retention.is_expired(row[1], self._clock()):
+            raise reference_not_found(stub_id)
+        record: dict[str, Any] = orjson.loads(row[0])
+        return record
+
+    # -- internals; each runs inside a caller's transaction --
+
+    def _live(self, conn: sqlite3.Connection, ref: str, scope: str | None) -> RefInfo:
+        key = scope_key(scope)
+        row = conn.execute(
+            """SELECT r.sha256, b.size, r.format, r.created, r.expires, r.last_access, r.scope
+               FROM refs r JOIN bodies b ON b.sha256 = r.sha256 WHERE r.ref = ?""",
+            (ref,)).fetchone()
+        if row is not None and row[6] == key:
+            if self.retention.is_expired(row[4], self._clock()):
+                raise expired(ref, "expired", self.retention)
+            return RefInfo(ref, *row[:6])
+        stone = conn.execute("SELECT reason FROM tombstones WHERE ref = ? AND scope = ?",
+                             (ref, key)).fetchone()
+        if stone is not None:
+            raise expired(ref, stone[0], self.retention)
+        raise not_found(ref)
+
+    @staticmethod
+    def _totals(conn: sqlite3.Connection) -> tuple[int, int]:
+        sql = "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM bodies"
+        count, total = conn.execute(sql).fetchone()
+        return int(count), int(total)
+
+    def _drop_ref(
+        self, conn: sqlite3.Connection, ref: str, reason: str | None, now: float
+    ) -> bool:
+        row = conn.execute("SELECT sha256, scope FROM refs WHERE ref = ?", (ref,)).fetchone()
+        if row is None:
+            return False
+        conn.execute("DELETE FROM refs WHERE ref = ?", (ref,))
+        if reason is not None:
+            conn.execute("INSERT OR REPLACE INTO tombstones VALUES (?, ?, ?, ?)",
+                         (ref, row[1], reason, now))
+        still_used = conn.execute("SELECT 1 FROM refs WHERE sha256 = ? LIMIT 1", (row[0],))
+        if still_used.fetchone() is None:
+            conn.execute("DELETE FROM chunks WHERE sha256 = ?", (row[0],))
+            conn.execute("DELETE FROM bodies WHERE sha256 = ?", (row[0],))
+        return True
+
+    def _expire(self, conn: sqlite3.Connection, now: float) -> int:
+        conn.execute("""INSERT OR REPLACE INTO tombstones
+                        SELECT ref, scope, 'expired', ? FROM refs WHERE expires <= ?""", (now, now))
+        gone = conn.execute("DELETE FROM refs WHERE expires <= ?", (now,)).rowcount
+        if gone:
+            conn.execute(f"DELETE FROM chunks WHERE sha256 IN ({_ORPHANS})")
+            conn.execute(f"DELETE FROM bodies WHERE sha256 IN ({_ORPHANS})")
+        conn.execute("DELETE FROM reference_records WHERE expires <= ?", (now,))
+        return int(gone)
+
+    def _evict_for(self, conn: sqlite3.Connection, incoming: int, now: float) -> None:
+        _, total = self._totals(conn)
+        while total + incoming > self.retention.quota_bytes:
+            oldest = conn.execute(
+                "SELECT ref FROM refs ORDER BY last_access, created LIMIT 1").fetchone()
+            if oldest is None:
+                break
+            self._drop_ref(conn, oldest[0], "been evicted", now)
+            _, total = self._totals(conn)
+
+    def corrupt_for_test(self, sha256: str, body: bytes) -> None:
+        """Overwrite stored bytes in place, as a failing disk would (tests only)."""
+        with self._tx(immediate=True) as conn:
+            conn.execute("DELETE FROM chunks WHERE sha256 = ?", (sha256,))
+            conn.execute("INSERT INTO chunks VALUES (?, 0, ?)", (sha256, body))
