@@ -1,0 +1,300 @@
+"""Text shaping: whole lines from the head and the tail, a header line first.
+
+A shaped text reads::
+
+    [elision] partial: lines 1-61 and 5941-6001 of 6,001 shown; 8,102 of 586,661 bytes; sha256=…
+    <head lines, byte for byte>
+    [… 5,879 lines elided (578,559 bytes): elision_fetch(ref="el_…", lines="62-5940") …]
+    <tail lines, byte for byte>
+
+Lines end with ``\\n``, ``\\r\\n`` or ``\\r`` and keep the ending the body gave them; the header
+and marker use the body's first line ending. Invalid UTF-8 is replaced with U+FFFD and the header
+counts the bad bytes, so the result is honest rather than an error. Only when neither the first
+nor the last line fits is a line cut, at a character boundary, and the header says where.
+
+Which lines are kept: the head and tail grow along one fixed path that keeps the head near 60% of
+the shown bytes; where the path stops on a line that does not fit, the other side takes whatever
+still fits. A larger limit therefore never shows fewer bytes of the original, and a long line on
+one side does not starve the other. Sizes are in UTF-8 bytes; the fixed costs (header, marker)
+are reserved at their largest possible width, so the choice never depends on digit counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from elision.budget import utf8_len
+from elision.envelope import elided_entry, format_next, make_envelope, text_header
+
+if TYPE_CHECKING:
+    from elision.shape import ShapeContext, Shaped
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+#: surrogateescape turns each undecodable byte into one of these: one per bad byte.
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A body as valid UTF-8 bytes, with the count of bytes that were not UTF-8."""
+
+    data: bytes
+    bad_bytes: int
+
+    @property
+    def note(self) -> str | None:
+        if not self.bad_bytes:
+            return None
+        noun = "byte" if self.bad_bytes == 1 else "bytes"
+        return f"{self.bad_bytes:,} invalid UTF-8 {noun} replaced with U+FFFD"
+
+
+def decode(body: bytes) -> Decoded:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        escaped = body.decode("utf-8", "surrogateescape")
+        text, bad = _ESCAPED_BYTE.subn("\ufffd", escaped)
+        return Decoded(text.encode("utf-8"), bad)
+    return Decoded(body, 0)
+
+
+def line_ends(data: bytes, pattern: re.Pattern[bytes] = _LINE_END) -> list[int]:
+    """Offsets just past each line (terminator included); a last unterminated line counts."""
+    ends = [m.end() for m in pattern.finditer(data)]
+    if data and (not ends or ends[-1] != len(data)):
+        ends.append(len(data))
+    return ends
+
+
+def first_eol(data: bytes, pattern: re.Pattern[bytes] = _LINE_END) -> str:
+    match = pattern.search(data)
+    return match.group().decode() if match else "\n"
+
+
+def select(sizes: Sequence[int], budget: int) -> tuple[int, int]:
+    """How many units to keep from the head and the tail within ``budget`` bytes.
+
+    The head and tail advance along a fixed path (the head's next unit is taken while the head
+    would stay within 60% of what is shown); where the path's next unit does not fit, the other
+    side fills the rest. Shown bytes never decrease as ``budget`` grows.
+    """
+    n = len(sizes)
+    head = tail = head_bytes = tail_bytes = 0
+    head_turn = True
+    while head + tail < n:
+        x, y = sizes[head], sizes[n - 1 - tail]
+        head_turn = 2 * (head_bytes + x) <= 3 * (tail_bytes + y)
+        step = x if head_turn else y
+        if head_bytes + tail_bytes + step > budget:
+            break
+        if head_turn:
+            head, head_bytes = head + 1, head_bytes + x
+        else:
+            tail, tail_bytes = tail + 1, tail_bytes + y
+    used = head_bytes + tail_bytes
+    if head_turn:
+        while head + tail < n and used + sizes[n - 1 - tail] <= budget:
+            used += sizes[n - 1 - tail]
+            tail += 1
+    else:
+        while head + tail < n and used + sizes[head] <= budget:
+            used += sizes[head]
+            head += 1
+    return head, tail
+
+
+def settle(size_with: Callable[[int], int], floor: int) -> int:
+    """The least ``s >= floor`` with ``size_with(s) == s``: a text that states its own size.
+
+    ``size_with`` grows with its argument (only through digit counts), so iterating from below
+    climbs to the least fixed point in a few steps.
+    """
+    shown = floor
+    while (size := size_with(shown)) != shown:
+        shown = size
+    return shown
+
+
+def widest(value: int) -> int:
+    """The widest number with as many digits as ``value``: a bound on how it prints."""
+    return int(10 ** len(str(max(value, 0)))) - 1
+
+
+def range_text(first: int, last: int) -> str:
+    return f"{first}-{last}"
+
+
+def missing_how(ref: str | None, stored: bool | None, first: int, last: int) -> str:
+    """How to get lines ``first``-``last`` back: a fetch call, or what to do without a ref."""
+    if ref is not None:
+        return format_next(ref, lines=range_text(first, last))
+    why = "could not be kept" if stored is False else "were not kept (no store)"
+    return f"lines {first}-{last} {why}; shape again with a store or a larger budget to see them"
+
+
+@dataclass(frozen=True)
+class _Cut:
+    line: int
+    shown_bytes: int
+    shown_chars: int
+    total_chars: int
+
+
+class _TextShaper:
+    def __init__(self, body: bytes, ctx: ShapeContext) -> None:
+        self.ctx = ctx
+        decoded = decode(body)
+        self.data, self.bad_note = decoded.data, decoded.note
+        self.ends = line_ends(self.data)
+        self.sizes = [b - a for a, b in zip([0, *self.ends], self.ends, strict=False)]
+        self.eol = first_eol(self.data)
+        self.offset = ctx.root_offset
+        n = len(self.ends)
+        self.total_lines = ctx.root_total if ctx.root_total is not None else self.offset + n
+        self._reserve: int | None = None
+        self._ref: str | None = None
+        self._line1_chars: int | None = None
+
+    def __call__(self, limit: int) -> Shaped:
+        from elision.shape import Shaped
+
+        ctx = self.ctx
+        if not self.bad_note and len(self.data) <= limit:
+            # Withheld values already show as stubs in the text; the envelope lists them.
+            env = None
+            if ctx.withheld:
+                env = make_envelope(sha256=ctx.sha256, shown_bytes=len(self.data),
+                                    total_bytes=ctx.total_bytes, withheld=ctx.withheld)
+            return Shaped(self.data.decode(), env is None, env, ctx.format, ctx.sha256,
+                          ctx.total_bytes)
+        reserve = self._reserve_for(limit)
+        budget = max(0, limit - reserve)
+        head, tail = select(self.sizes, budget)
+        cut = None
+        if head == tail == 0 and self.sizes and budget > 0:
+            cut = self._cut(budget)
+        return self._build(head, tail, cut, limit)
+
+    # The fixed costs, at their widest: computed once, after the ref is known.
+    def _reserve_for(self, limit: int) -> int:
+        if self._reserve is None:
+            self._ref = self.ctx.keep()
+            n = len(self.sizes)
+            big_line = widest(max(self.total_lines, self.offset + n))
+            chars = widest(len(self.data))
+            cut = _Cut(big_line, 0, chars, chars)
+            header = self._header([(big_line, big_line), (big_line, big_line)],
+                                  widest(len(self.data) + 4096), cut)
+            marker = self._marker(widest(n), widest(len(self.data)), big_line, big_line, cut)
+            self._reserve = utf8_len(header) + utf8_len(marker) + 3 * len(self.eol)
+        return self._reserve
+
+    def _cut(self, budget: int) -> _Cut | None:
+        end = self.ends[0]
+        line = self.data[: end - len(_line_ending(self.data[:end]))]
+        # Room for the cut line's own ending; backing off continuation bytes (10xxxxxx) means
+        # the cut never splits a UTF-8 sequence.
+        room = min(budget - len(self.eol), len(line))
+        while 0 < room < len(line) and (line[room] & 0xC0) == 0x80:
+            room -= 1
+        if room <= 0:
+            return None
+        if self._line1_chars is None:
+            self._line1_chars = len(line.decode())
+        return _Cut(self.offset + 1, room, len(line[:room].decode()), self._line1_chars)
+
+    def _header(self, ranges: list[tuple[int, int]], shown: int, cut: _Cut | None) -> str:
+        extra = []
+        if cut is not None:
+            extra.append(f"line {cut.line} cut at char {cut.shown_chars:,} of {cut.total_chars:,}")
+        if self.bad_note:
+            extra.append(self.bad_note)
+        if self.ctx.stored is False:
+            extra.append("body not kept")
+        return text_header(
+            shown_ranges=ranges, total_lines=self.total_lines, shown_bytes=shown,
+            total_bytes=self.ctx.total_bytes, sha256=self.ctx.sha256, ref=self._ref, extra=extra,
+        )
+
+    def _marker(self, lines: int, nbytes: int, first: int, last: int, cut: _Cut | None) -> str:
+        noun = "line" if lines == 1 else "lines"
+        if cut is not None:
+            what = f"rest of line {cut.line} and {lines:,} more {noun}"
+        else:
+            what = f"{lines:,} {noun}"
+        how = missing_how(self._ref, self.ctx.stored, first, last)
+        return f"[… {what} elided ({nbytes:,} bytes): {how} …]"
+
+    def _build(self, head: int, tail: int, cut: _Cut | None, limit: int) -> Shaped:
+        from elision.shape import Shaped
+
+        n, off, eol = len(self.sizes), self.offset, self.eol
+        head_end = self.ends[head - 1] if head else 0
+        tail_start = self.ends[n - tail - 1] if tail < n else 0
+        parts: list[bytes] = [self.data[:head_end]]
+        ranges: list[tuple[int, int]] = []
+        if head:
+            ranges.append((off + 1, off + head))
+        if cut is not None:
+            parts = [self.data[: cut.shown_bytes], eol.encode()]
+            ranges.append((off + 1, off + 1))
+            head_end = cut.shown_bytes
+        marker = ""
+        if head + tail < n:
+            first = off + head + 1
+            last = off + n - tail
+            whole = n - tail - head - (1 if cut is not None else 0)
+            marker = self._marker(whole, tail_start - head_end, first, last, cut) + eol
+        if tail and head + tail == n:
+            ranges = [(off + 1, off + n)]  # everything shown: one range, not two that touch
+        elif tail:
+            ranges.append((off + n - tail + 1, off + n))
+        body = b"".join(parts).decode() + marker + self.data[tail_start:].decode()
+        shown = settle(lambda s: utf8_len(self._header(ranges, s, cut)) + len(eol)
+                       + utf8_len(body), utf8_len(body))
+        text = self._header(ranges, shown, cut) + eol + body
+        if utf8_len(text) > limit:
+            # Only at the smallest limits with enormous counts: the header alone still says it.
+            text = self._header(ranges, 0, cut)
+        return Shaped(text, False, self._envelope(head, tail, ranges, cut, utf8_len(text)),
+                      self.ctx.format, self.ctx.sha256, self.ctx.total_bytes, self._ref)
+
+    def _envelope(self, head: int, tail: int, ranges: list[tuple[int, int]], cut: _Cut | None,
+                  shown_bytes: int) -> dict[str, Any]:
+        ctx, n = self.ctx, len(self.sizes)
+        entry = elided_entry("lines", "lines", head + tail, self.total_lines, self.offset)
+        entry["ranges"] = [list(r) for r in ranges]
+        notes = list(ctx.notes)
+        if cut is not None:
+            notes.append(f"line {cut.line} cut at char {cut.shown_chars} of {cut.total_chars}")
+        if self.bad_note:
+            notes.append(self.bad_note)
+        elided = [entry] if head + tail < n or self.total_lines > n else []
+        next_call = None
+        if self._ref is not None and head + tail < n:
+            next_call = format_next(self._ref, lines=range_text(
+                self.offset + head + 1, self.offset + n - tail))
+        env = make_envelope(
+            sha256=ctx.sha256, shown_bytes=shown_bytes, total_bytes=ctx.total_bytes,
+            elided=elided, withheld=ctx.withheld, ref=self._ref, next_call=next_call,
+            page=ctx.page, stored=ctx.stored, notes=notes,
+        )
+        env["complete"] = False
+        return env
+
+
+def _line_ending(line: bytes) -> bytes:
+    if line.endswith(b"\r\n"):
+        return b"\r\n"
+    if line.endswith((b"\n", b"\r")):
+        return line[-1:]
+    return b""
+
+
+def text_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
+    """One pass over ``body`` now; the returned function fits it to any byte limit >= 512."""
+    return _TextShaper(body, ctx)
