@@ -1,0 +1,208 @@
+"""The audit log: an append-only SQLite file of chained entries, plus signed checkpoints.
+
+Append-only is enforced by the database, not by good manners: triggers abort any UPDATE or
+DELETE on the entries table. Each append is one ``BEGIN IMMEDIATE`` transaction that reads the
+head and writes the next entry, so two writers (a proxy and a Guardian sharing one file)
+serialize instead of forking the chain. WAL lets ``elision audit show`` read while a writer
+appends.
+
+Every ``checkpoint_every`` entries, and at :meth:`AuditLog.close`, a signed checkpoint goes to
+the separate checkpoint file (see :mod:`elision.audit.checkpoint`) when a key is configured.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import orjson
+
+from elision.audit.chain import link, now_timestamp
+from elision.audit.checkpoint import (
+    Signer,
+    append_checkpoint,
+    default_checkpoint_path,
+    key_from_env,
+    make_checkpoint,
+    signer_from_key,
+)
+from elision.errors import AuditError
+
+LOG_ENV = "ELISION_AUDIT"
+SCHEMA_VERSION = 1
+DEFAULT_CHECKPOINT_EVERY = 1000
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');
+CREATE TABLE IF NOT EXISTS entries (
+    seq INTEGER PRIMARY KEY,
+    entry_hash TEXT NOT NULL UNIQUE,
+    previous_hash TEXT,
+    body TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS entries_no_update BEFORE UPDATE ON entries
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only: entries are never updated'); END;
+CREATE TRIGGER IF NOT EXISTS entries_no_delete BEFORE DELETE ON entries
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only: entries are never deleted'); END;
+"""
+
+
+def default_log_path() -> Path:
+    """``$ELISION_AUDIT``, else ``audit.db`` in elision's data directory beside the store."""
+    override = os.environ.get(LOG_ENV)
+    if override:
+        return Path(override).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "elision" / "audit.db"
+
+
+def dump_entry(entry: Mapping[str, Any]) -> str:
+    """The stored (and ``audit show --json``) form of an entry: one compact JSON line."""
+    return orjson.dumps(dict(entry)).decode()
+
+
+class AuditLog:
+    """An append-only, hash-chained audit log in one SQLite file.
+
+    ``key`` signs checkpoints (``ELISION_AUDIT_KEY`` when not given); with no key, entries
+    are still chained but no checkpoint is written, so a cut tail cannot be detected.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        key: str | None = None,
+        checkpoint_path: str | os.PathLike[str] | None = None,
+        checkpoint_every: int = DEFAULT_CHECKPOINT_EVERY,
+        origin: str | None = None,
+    ) -> None:
+        if checkpoint_every < 1:
+            raise AuditError(f"checkpoint_every must be at least 1, got {checkpoint_every!r}")
+        self.path = Path(path) if path is not None else default_log_path()
+        self.checkpoint_path = (
+            Path(checkpoint_path) if checkpoint_path is not None
+            else default_checkpoint_path(self.path)
+        )
+        self.checkpoint_every = checkpoint_every
+        self.origin = origin or f"elision-audit:{self.path.name}"
+        key = key if key is not None else key_from_env()
+        self._signer: Signer | None = signer_from_key(key) if key else None
+        self._lock = threading.Lock()
+        self._last_checkpoint_size = 0
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                self.path, timeout=10.0, isolation_level=None, check_same_thread=False
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise AuditError(
+                f"could not open the audit log {str(self.path)!r}: {exc}; check the path, or "
+                f"set {LOG_ENV} to a writable file"
+            ) from None
+        self._closed = False
+
+    @property
+    def signs_checkpoints(self) -> bool:
+        return self._signer is not None
+
+    def append(self, content: Mapping[str, Any]) -> dict[str, Any]:
+        """Link ``content`` after the head and store it; returns the entry as hashed.
+
+        ``entry_id`` becomes the entry's 1-based position, so the verifier can tell a gap or
+        a duplicate from a link error. A missing ``timestamp`` is filled in.
+        """
+        with self._lock:
+            if self._closed:
+                raise AuditError("the audit log is closed; open a new AuditLog to append")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    row = self._db.execute(
+                        "SELECT seq, entry_hash FROM entries ORDER BY seq DESC LIMIT 1"
+                    ).fetchone()
+                    seq, head = (row[0], row[1]) if row else (0, None)
+                    body: dict[str, Any] = {"entry_id": str(seq + 1)}
+                    body.update({k: v for k, v in content.items() if k != "entry_id"})
+                    body.setdefault("timestamp", now_timestamp())
+                    entry = link(body, head)
+                    self._db.execute(
+                        "INSERT INTO entries (seq, entry_hash, previous_hash, body) "
+                        "VALUES (?, ?, ?, ?)",
+                        (seq + 1, entry["entry_hash"], head, dump_entry(entry)),
+                    )
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise AuditError(
+                    f"could not append to the audit log {str(self.path)!r}: {exc}"
+                ) from None
+            if self._signer is not None and (seq + 1) % self.checkpoint_every == 0:
+                self._checkpoint(seq + 1, entry["entry_hash"])
+            return entry
+
+    def head(self) -> tuple[int, str | None]:
+        """``(size, chain_hash)`` of the log as it is now."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT seq, entry_hash FROM entries ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+        return (row[0], row[1]) if row else (0, None)
+
+    def entries(self) -> Iterator[dict[str, Any]]:
+        """Every entry, oldest first, exactly as hashed."""
+        with self._lock:
+            rows = self._db.execute("SELECT body FROM entries ORDER BY seq").fetchall()
+        for (body,) in rows:
+            yield orjson.loads(body)
+
+    def checkpoint(self) -> None:
+        """Write a signed checkpoint of the current head now (no-op without a key)."""
+        if self._signer is None:
+            return
+        size, head = self.head()
+        with self._lock:
+            if head is not None:
+                self._checkpoint(size, head)
+
+    def _checkpoint(self, size: int, head: str) -> None:
+        assert self._signer is not None
+        if size == self._last_checkpoint_size:
+            return
+        append_checkpoint(
+            self.checkpoint_path, make_checkpoint(self._signer, self.origin, size, head)
+        )
+        self._last_checkpoint_size = size
+
+    def close(self) -> None:
+        """Checkpoint the head (when a key is configured) and close the database."""
+        if self._closed:
+            return
+        try:
+            self.checkpoint()
+        finally:
+            with self._lock:
+                self._closed = True
+                self._db.close()
+
+    def __enter__(self) -> AuditLog:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,177 @@
+"""The SQLite log: append-only in the database itself, chained, checkpointed apart."""
+
+from __future__ import annotations
+
+import base64
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from elision.audit.log import AuditLog, default_log_path
+from elision.audit.verify import read_checkpoints, verify_log
+from elision.errors import AuditError
+
+KEY = "hmac:a-long-enough-test-secret"
+
+
+def test_appends_chain_and_verify(tmp_path: Path) -> None:
+    path = tmp_path / "audit.db"
+    with AuditLog(path, key=KEY, checkpoint_every=2) as log:
+        first = log.append({"step_id": "a", "step_type": "steps/toolCallResult"})
+        second = log.append({"step_id": "b", "step_type": "steps/toolCallResult"})
+        assert first["previous_hash"] is None
+        assert second["previous_hash"] == first["entry_hash"]
+        assert [e["entry_id"] for e in log.entries()] == ["1", "2"]
+        assert log.head() == (2, second["entry_hash"])
+        log.append({"step_id": "c"})
+    checkpoints = read_checkpoints(tmp_path / "audit.db.checkpoints")
+    # One at entry 2 (every 2), one at close for the head (3).
+    assert [cp["size"] for cp in checkpoints] == [2, 3]
+    result = verify_log(path, key=KEY)
+    assert result.ok, result.problem
+    assert result.checkpoints == 2
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE entries SET body = '{}' WHERE seq = 1",  # an edit in place
+        "DELETE FROM entries WHERE seq = 1",  # dropping an entry
+        "DELETE FROM entries",  # emptying the log
+    ],
+)
+def test_the_database_refuses_update_and_delete(tmp_path: Path, statement: str) -> None:
+    path = tmp_path / "audit.db"
+    with AuditLog(path) as log:
+        log.append({"step_id": "a"})
+    db = sqlite3.connect(path)
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        db.execute(statement)
+    db.close()
+
+
+def tamper(path: Path, statement: str) -> None:
+    db = sqlite3.connect(path)
+    db.execute("DROP TRIGGER entries_no_update")
+    db.execute("DROP TRIGGER entries_no_delete")
+    db.execute(statement)
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("statement", "first_bad"),
+    [
+        # an edited decision in entry 2
+        ("UPDATE entries SET body = replace(body, '\"allow\"', '\"deny\"') WHERE seq = 2", 2),
+        ("DELETE FROM entries WHERE seq = 2", 2),  # a deleted middle entry
+        ("DELETE FROM entries WHERE seq = 3", 3),  # a cut tail (caught by the checkpoint)
+    ],
+)
+def test_tampering_behind_the_triggers_is_caught(
+    tmp_path: Path, statement: str, first_bad: int
+) -> None:
+    path = tmp_path / "audit.db"
+    with AuditLog(path, key=KEY) as log:
+        for step in "abc":
+            log.append({"step_id": step, "decision": "allow"})
+    tamper(path, statement)
+    result = verify_log(path, key=KEY)
+    assert not result.ok
+    assert result.first_bad == first_bad
+
+
+def test_two_writers_on_one_file_never_fork_the_chain(tmp_path: Path) -> None:
+    path = tmp_path / "audit.db"
+    logs = [AuditLog(path), AuditLog(path)]
+
+    def write(log: AuditLog, tag: str) -> None:
+        for i in range(25):
+            log.append({"step_id": f"{tag}{i}"})
+
+    threads = [
+        threading.Thread(target=write, args=(log, tag))
+        for log, tag in zip(logs, "xy", strict=True)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for log in logs:
+        log.close()
+    result = verify_log(path)
+    assert result.ok, result.problem
+    assert result.entries == 50
+
+
+def test_without_a_key_no_checkpoint_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ELISION_AUDIT_KEY", raising=False)
+    with AuditLog(tmp_path / "a.db", checkpoint_every=1) as log:
+        log.append({"step_id": "a"})
+        assert not log.signs_checkpoints
+    assert not (tmp_path / "a.db.checkpoints").exists()
+
+
+def test_key_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ELISION_AUDIT_KEY", KEY)
+    with AuditLog(tmp_path / "a.db") as log:
+        log.append({"step_id": "a"})
+    assert verify_log(tmp_path / "a.db", key=KEY).ok
+    assert not verify_log(tmp_path / "a.db", key="hmac:some-other-long-secret").ok
+
+
+def test_ed25519_checkpoints_verify_with_the_public_key(tmp_path: Path) -> None:
+    pytest.importorskip("cryptography")
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    seed = bytes(range(32))
+    key = "ed25519:" + base64.b64encode(seed).decode()
+    public = Ed25519PrivateKey.from_private_bytes(seed).public_key().public_bytes(
+        Encoding.Raw, PublicFormat.Raw
+    )
+    with AuditLog(tmp_path / "a.db", key=key) as log:
+        log.append({"step_id": "a"})
+    assert read_checkpoints(tmp_path / "a.db.checkpoints")[0]["algorithm"] == "Ed25519"
+    public_key = "ed25519-pub:" + base64.b64encode(public).decode()
+    assert verify_log(tmp_path / "a.db", key=public_key).ok
+    assert not verify_log(tmp_path / "a.db", key=KEY).ok
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "short",  # under 16 bytes: too weak to sign with
+        "ed25519:bm90LWEtc2VlZA==",  # decodes, but not to 32 bytes
+    ],
+)
+def test_a_bad_key_is_refused_without_showing_it(tmp_path: Path, key: str) -> None:
+    with pytest.raises(AuditError) as info:
+        AuditLog(tmp_path / "a.db", key=key)
+    assert key.split(":")[-1] not in str(info.value)
+
+
+def test_default_path_follows_env_then_xdg(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ELISION_AUDIT", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert default_log_path() == tmp_path / "data" / "elision" / "audit.db"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_log_path() == tmp_path / "home" / ".local" / "share" / "elision" / "audit.db"
+    monkeypatch.setenv("ELISION_AUDIT", str(tmp_path / "x.db"))
+    assert default_log_path() == tmp_path / "x.db"
+
+
+def test_a_closed_log_refuses_appends(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path / "a.db")
+    log.close()
+    with pytest.raises(AuditError, match="closed"):
+        log.append({"step_id": "a"})
