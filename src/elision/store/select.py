@@ -8,18 +8,21 @@ JSON bodies take a JSONPath subset, the forms an envelope's ``next`` and a model
     [start:end]        a slice of an array, or of a string in chars (either end may be left out)
     $.stores[3].stock[10:]   nesting; a slice only as the last step
 
-Texts take ``lines="a-b"`` (1-based, inclusive, ``"a-"`` to the end) or ``bytes="a-b"``
-(0-based, inclusive as in HTTP ranges, snapped outwards to whole UTF-8 characters).
+Texts take ``lines="a-b"`` (1-based, inclusive, ``"a-"`` to the end; lines end where the text
+shaper says) or ``bytes="a-b"`` (0-based, inclusive as in HTTP ranges, snapped outwards to whole
+UTF-8 characters).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
 from elision.envelope import format_path, quote_key
 from elision.errors import SelectorError
+from elision.shape.text import line_ends
 
 VALID_PATH_FORMS = (
     "valid forms: $, $.key, $['key'], $[\"key\"], $[3], $[-1], $[10:], $[10:20], "
@@ -217,10 +220,8 @@ class TextSelection:
 
 
 def count_lines(body: bytes) -> int:
-    """Lines in ``body``: a final line without a newline still counts, an empty tail doesn't."""
-    if not body:
-        return 0
-    return body.count(b"\n") + (0 if body.endswith(b"\n") else 1)
+    """Lines as the text shaper counts them: ``\\n``, ``\\r\\n`` or ``\\r`` end one."""
+    return len(line_ends(body))
 
 
 def _parse_range(spec: str, what: str, forms: str, minimum: int) -> tuple[int, int | None]:
@@ -243,23 +244,17 @@ def _parse_range(spec: str, what: str, forms: str, minimum: int) -> tuple[int, i
 
 def select_lines(body: bytes, spec: str) -> TextSelection:
     first, last = _parse_range(spec, "lines", VALID_LINES_FORMS, 1)
-    total = count_lines(body)
+    # The text shaper's own line ends, so line numbers in a page agree with its header.
+    ends = line_ends(body)
+    total = len(ends)
     if first > total:
         raise SelectorError(
             f"lines {spec!r} start past the end: the body has {total:,} lines; {VALID_LINES_FORMS}"
         )
-    start = _line_start(body, first - 1)
-    end = len(body) if last is None or last >= total else _line_start(body, last)
+    start = ends[first - 2] if first > 1 else 0
+    end = len(body) if last is None or last >= total else ends[last - 1]
     normalized = f"{first}-" if last is None else f"{first}-{last}"
     return TextSelection(body[start:end], first - 1, total, normalized)
-
-
-def _line_start(body: bytes, line_index: int) -> int:
-    """Byte offset where 0-based line ``line_index`` starts."""
-    pos = 0
-    for _ in range(line_index):
-        pos = body.index(b"\n", pos) + 1
-    return pos
 
 
 def select_bytes(body: bytes, spec: str) -> TextSelection:
@@ -275,9 +270,9 @@ def select_bytes(body: bytes, spec: str) -> TextSelection:
         first -= 1
     while end < len(body) and _is_continuation(body[end]):
         end += 1
-    normalized = f"{first}-{end - 1}"
-    return TextSelection(body[first:end], body.count(b"\n", 0, first), count_lines(body),
-                         normalized)
+    ends = line_ends(body)
+    return TextSelection(body[first:end], bisect_right(ends, first), len(ends),
+                         f"{first}-{end - 1}")
 
 
 def _is_continuation(byte: int) -> bool:
