@@ -1,0 +1,105 @@
+"""``elision shape``: fit a file or stdin to a budget, keeping the body for ``elision fetch``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from elision.budget import UNITS, Budget
+from elision.cli._common import reports_errors
+from elision.shape import FORMATS, Shaped, shape
+
+#: ``--format auto`` on a file trusts a known extension before sniffing the bytes.
+EXTENSION_FORMATS = {
+    ".json": "json", ".csv": "csv", ".ndjson": "ndjson", ".jsonl": "ndjson",
+    ".log": "text", ".txt": "text",
+}
+
+STORE_HELP = (
+    "Store to keep the body in: a SQLite file path. Default: $ELISION_STORE, else "
+    "$XDG_DATA_HOME/elision/store.db (~/.local/share/elision/store.db)."
+)
+
+
+def budget_options(func: Any) -> Any:
+    """--budget and --unit, shared by shape and fetch."""
+    func = click.option(
+        "--unit", type=click.Choice(UNITS), default="bytes", show_default=True,
+        help="What the budget counts: UTF-8 bytes, Unicode chars, or tokens.",
+    )(func)
+    return click.option(
+        "--budget", "-b", type=int, default=8192, show_default=True,
+        help="The most the output may take, in --unit.",
+    )(func)
+
+
+@click.command("shape")
+@click.argument("file", required=False, default="-",
+                type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@budget_options
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
+              help="How to read the body; auto uses the file extension, else sniffs the bytes.")
+@click.option("--explain", is_flag=True,
+              help="Also print a table of what was elided or withheld to stderr.")
+@click.option("--no-store", is_flag=True,
+              help="Do not keep the body: the output then has no ref to fetch the rest with.")
+@click.option("--store", "store_spec", metavar="PATH", help=STORE_HELP)
+@reports_errors
+def shape_command(
+    file: str, budget: int, unit: str, fmt: str, explain: bool, no_store: bool,
+    store_spec: str | None,
+) -> None:
+    """Fit FILE (or stdin, '-') to a budget and print it, never torn and never silent.
+
+    A cut result says what was cut, shown-of-total, and how to fetch the rest with
+    `elision fetch`.
+    """
+    body = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    if fmt == "auto" and file != "-":
+        fmt = EXTENSION_FORMATS.get(Path(file).suffix.lower(), "auto")
+    limit = Budget(budget, unit)  # type: ignore[arg-type]  # click.Choice checked it
+    if no_store:
+        shaped = shape(body, limit, format=fmt)  # type: ignore[arg-type]
+    else:
+        from elision.store import open_store
+
+        store = open_store(store_spec)
+        try:
+            shaped = shape(body, limit, format=fmt, store=store)  # type: ignore[arg-type]
+        finally:
+            store.close()
+    click.echo(shaped.text, nl=not shaped.text.endswith("\n"))
+    if explain:
+        print_explanation(shaped)
+
+
+def print_explanation(shaped: Shaped) -> None:
+    """What was elided or withheld, as a table on stderr (stdout stays the shaped result)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(stderr=True, soft_wrap=True)
+    env = shaped.envelope or {}
+    table = Table(title="elided and withheld", show_lines=False)
+    for column in ("path", "kind", "shown", "total"):
+        table.add_column(column, justify="right" if column in ("shown", "total") else "left")
+    for entry in env.get("elided", []):
+        shown = str(entry.get("shown", ""))
+        if entry.get("from"):
+            shown += f" (from {entry['from']})"
+        table.add_row(str(entry["path"]), str(entry["kind"]), shown, str(entry.get("total", "")))
+    for entry in env.get("withheld", []):
+        table.add_row(str(entry.get("path", "")), f"withheld: {entry.get('reason', '')}",
+                      str(entry.get("stub", "")), "")
+    if table.row_count:
+        console.print(table)
+    else:
+        console.print("nothing elided or withheld: the body fits the budget")
+    console.print(f"bytes shown/total: {shaped.shown_bytes:,} / {shaped.total_bytes:,}; "
+                  f"format {shaped.format}; "
+                  f"ref {shaped.ref or env.get('ref') or '-'}")
+    for note in env.get("notes", []):
+        console.print(f"note: {note}", markup=False)

@@ -1,0 +1,107 @@
+"""``elision fetch`` and ``elision store``: page through kept bodies, and look after the store."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import click
+
+from elision.budget import Budget
+from elision.cli._common import reports_errors
+from elision.cli.shape import STORE_HELP, budget_options
+from elision.store import open_store
+from elision.store.base import not_found
+
+store_option = click.option("--store", "store_spec", metavar="PATH", help=STORE_HELP)
+
+
+@click.command("fetch")
+@click.argument("ref")
+@click.option("--path", "-p", metavar="P",
+              help="JSONPath into a JSON body: $.rows[37:], $.stores[3].stock, $['a key'].")
+@click.option("--lines", "-l", metavar="A-B",
+              help="Lines of a text body, 1-based, inclusive: 62-5940 or 62-.")
+@click.option("--bytes", "byte_range", metavar="A-B",
+              help="Bytes of a body, 0-based, inclusive, snapped to whole characters: 0-4095.")
+@budget_options
+@store_option
+@reports_errors
+def fetch_command(
+    ref: str, path: str | None, lines: str | None, byte_range: str | None, budget: int, unit: str,
+    store_spec: str | None,
+) -> None:
+    """Fetch part of the body kept under REF, shaped to the budget.
+
+    Copy the ref and path or lines from the `next` of a shaped result. With no selector the
+    whole body is shaped again.
+    """
+    store = open_store(store_spec)
+    try:
+        page = store.fetch(ref, path=path, lines=lines, byte_range=byte_range,
+                           budget=Budget(budget, unit))  # type: ignore[arg-type]
+    finally:
+        store.close()
+    click.echo(page.text, nl=not page.text.endswith("\n"))
+
+
+@click.group("store")
+def store_group() -> None:
+    """Look after the content store: stats, gc, rm."""
+
+
+@store_group.command("stats")
+@store_option
+@reports_errors
+def stats_command(store_spec: str | None) -> None:
+    """Show how many bodies and refs the store keeps, and how much room they take."""
+    from rich.console import Console
+    from rich.table import Table
+
+    store = open_store(store_spec)
+    try:
+        stats = store.stats()
+    finally:
+        store.close()
+    table = Table("what", "value", title="elision store")
+    oldest = "-" if stats.oldest is None else _when(stats.oldest)
+    for name, value in (
+        ("bodies", f"{stats.bodies:,}"), ("refs", f"{stats.refs:,}"),
+        ("bytes", f"{stats.bytes:,}"), ("oldest", oldest), ("quota", f"{stats.quota_bytes:,}"),
+        ("ttl", f"{stats.ttl:,.0f} s"), ("references", f"{stats.references:,}"),
+        ("path", stats.path),
+    ):
+        table.add_row(name, value)
+    Console(soft_wrap=True).print(table)
+
+
+@store_group.command("gc")
+@store_option
+@reports_errors
+def gc_command(store_spec: str | None) -> None:
+    """Drop expired refs and the bodies no ref uses any more."""
+    store = open_store(store_spec)
+    try:
+        result = store.gc()
+    finally:
+        store.close()
+    click.echo(f"removed {result.expired_refs:,} expired refs and {result.bodies:,} bodies "
+               f"({result.bytes:,} bytes); forgot {result.tombstones:,} old tombstones")
+
+
+@store_group.command("rm")
+@click.argument("ref")
+@store_option
+@reports_errors
+def rm_command(ref: str, store_spec: str | None) -> None:
+    """Remove REF now; its body goes too once no other ref uses it."""
+    store = open_store(store_spec)
+    try:
+        if not store.remove(ref):
+            raise not_found(ref)
+    finally:
+        store.close()
+    click.echo(f"removed {ref}")
+
+
+def _when(timestamp: float) -> str:
+    return dt.datetime.fromtimestamp(timestamp, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
