@@ -1,0 +1,161 @@
+"""Redaction: references, signed URIs and credentials never reach the model.
+
+Two calls cover every body::
+
+    redact_value(value)   # a parsed JSON value -> Redaction
+    redact_text(text)     # plain text (logs, …) -> Redaction
+
+A :class:`Redaction` holds the redacted ``value`` (the input is never mutated; unchanged
+subtrees are shared with it), the ``withheld`` entries for the envelope (``path``, ``reason``
+and, for a reference, ``stub``), and ``references``: stub id -> the host-private record (the
+real uri, mimeType, size, server) that must go to the store's private table and nowhere else.
+
+What is withheld, and the stub shown in its place:
+
+* reference lanes (:mod:`elision.redact.references`): ``[ref_k3f9] image/png, ~120 KB — fetch
+  with elision_fetch_reference``;
+* signed and credential-bearing URLs (:mod:`elision.redact.urls`) and credentials
+  (:mod:`elision.redact.secrets`), anywhere in any string: ``[credential withheld:
+  aws-sigv4-url]`` in place of the URL or the secret, the rest of the string kept;
+* a key that holds a credential: the whole object that has the key becomes the stub string
+  (a key cannot be replaced without changing the object's meaning). Numbers, booleans and null
+  hold nothing any rule matches, so JSON types never change anywhere else.
+
+Stub ids are random, never derived from the value. :func:`lookup_reference` finds a record
+and :func:`read_plan` says how it may be resolved; resolution never connects to an address
+taken from a result (see :mod:`elision.redact.resolve`). Nothing here logs or raises with a
+withheld value in the message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
+from elision.redact.rules import is_stub
+from elision.redact.scan import redact_spans
+from elision.redact.walk import Walker, json_may_match, serialized
+
+if TYPE_CHECKING:
+    from elision.pipeline import Capture, Redacted
+
+__all__ = [
+    "ReadPlan",
+    "RedactStage",
+    "Redaction",
+    "is_stub",
+    "lookup_reference",
+    "read_plan",
+    "redact_text",
+    "redact_value",
+]
+
+log = logging.getLogger("elision.redact")
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The redacted value, what was withheld, and the host-private records behind stubs."""
+
+    value: Any
+    withheld: tuple[dict[str, Any], ...] = ()
+    #: stub id -> record; left out of ``repr`` because it holds the real uris.
+    references: Mapping[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def complete(self) -> bool:
+        """False when anything was withheld (the envelope's ``complete`` must say so)."""
+        return not self.withheld
+
+
+def redact_value(
+    value: Any,
+    *,
+    path_root: str = "$",
+    server: str | None = None,
+    body: bytes | None = None,
+) -> Redaction:
+    """Redact a parsed JSON value (dict, list, str, int, float, bool, None, RawNumber).
+
+    ``path_root`` prefixes every withheld path (a page of ``$.rows`` passes ``"$.rows"``).
+    ``server`` is recorded in each reference record: the upstream server a stub may be read
+    back through. ``body``, when given, must be the bytes ``value`` was parsed from; it lets
+    a clean document skip one serialization.
+    """
+    data = body if body is not None and b"\\u" not in body else serialized(value)
+    if data is not None and not json_may_match(data):
+        return Redaction(value)
+    walker = Walker(root=path_root, server=server)
+    redacted = walker.run(value)
+    _log(walker.withheld)
+    return Redaction(redacted, tuple(walker.withheld), walker.references)
+
+
+def redact_text(text: str) -> Redaction:
+    """Redact plain text: each withheld URL or secret replaced by its stub, in place.
+
+    Withheld entries name the 1-based ``line`` the value started on, since a text has no path.
+    """
+    new, spans = redact_spans(text)
+    if not spans:
+        return Redaction(text)
+    withheld: list[dict[str, Any]] = []
+    line, pos = 1, 0
+    for span in spans:
+        line += text.count("\n", pos, span.start)
+        pos = span.start
+        withheld.append({"line": line, "reason": span.rule})
+    _log(withheld)
+    return Redaction(new, tuple(withheld))
+
+
+class RedactStage:
+    """The redact stage of :class:`elision.pipeline.Pipeline` (its ``Redactor`` protocol).
+
+    Reference records go to ``store.put_reference`` when a store is given; otherwise they are
+    kept in :attr:`references` for the caller (in memory, for the life of this object).
+    """
+
+    def __init__(
+        self, *, store: Any = None, scope: str | None = None, server: str | None = None
+    ) -> None:
+        self.store = store
+        self.scope = scope
+        self.server = server
+        self.references: dict[str, dict[str, Any]] = {}
+
+    def redact(self, capture: Capture) -> Redacted:
+        from elision.pipeline import Redacted
+
+        server = capture.server or self.server
+        if capture.is_json:
+            result = redact_value(capture.value, server=server, body=capture.body)
+        else:
+            result = redact_text(capture.body.decode("utf-8", errors="replace"))
+        if not result.withheld:
+            return Redacted(capture.value, ())
+        self.keep(result.references)
+        return Redacted(result.value, result.withheld)
+
+    def keep(self, records: Mapping[str, dict[str, Any]]) -> None:
+        """Put reference records where :meth:`lookup` will find them."""
+        put = getattr(self.store, "put_reference", None)
+        for stub_id, record in records.items():
+            if put is not None:
+                put(stub_id, record, scope=self.scope)
+            else:
+                self.references[stub_id] = record
+
+    def lookup(self, stub: str) -> dict[str, Any]:
+        """The record behind ``stub`` (an id or the whole stub text)."""
+        return lookup_reference(stub, records=self.references, store=self.store, scope=self.scope)
+
+
+def _log(withheld: list[dict[str, Any]]) -> None:
+    # Reasons and counts only: a path could be built from a credential-bearing key.
+    if withheld and log.isEnabledFor(logging.DEBUG):
+        reasons = sorted({entry["reason"] for entry in withheld})
+        log.debug("withheld %d value(s): %s", len(withheld), ", ".join(reasons))

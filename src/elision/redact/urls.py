@@ -1,0 +1,120 @@
+"""Signed URLs and URLs that carry credentials, found anywhere in any text.
+
+A URL is withheld whole when one of its query parameters is a signature or a credential, or
+when its userinfo holds a password: the host and path alone would invite the model to guess a
+fetch, and elision never fetches an address taken from a result anyway. Ordinary URLs
+(pagination tokens included: ``pageToken`` is not ``token``) are left exactly as they are.
+
+Parameters are recognised in every spelling a tool is likely to emit: any letter case, ``&``
+written ``\\u0026`` (JSON-escaped text) or ``&amp;`` (HTML), and percent-encoded once or twice
+(a signed URL inside a redirect's ``next=`` parameter). Nothing here opens a connection or
+resolves a name: the only input is the text.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from elision.redact.rules import Span
+
+# A separator before a parameter name, in plain, JSON-escaped, HTML and percent-encoded forms.
+_SEP = r"(?:[?&;#]|%3f|%26|%3b|%253f|%2526|\\u0026|&amp;)"
+_EQ = r"(?:=|%3d|%253d)"
+_NAMES = (
+    "x-amz-signature", "x-amz-credential", "x-amz-security-token", "awsaccesskeyid",
+    "signature", "x-goog-signature", "x-goog-credential", "googleaccessid", "sig",
+    "key-pair-id", "token", "access_token", "id_token", "refresh_token", "auth_token",
+    "session_token", "api_key", "apikey", "api-key", "client_secret", "secret", "password",
+    "passwd", "pass", "pwd", "code",
+)
+_TRIGGER = re.compile(
+    _SEP + "(?:" + "|".join(re.escape(n) for n in sorted(_NAMES, key=len, reverse=True)) + ")"
+    + _EQ,
+    re.IGNORECASE,
+)
+_USERINFO = re.compile(
+    r"[a-z][a-z0-9+.-]{0,15}(?::|%3a)(?:\\?/|%2f){2}[^\s/?#@\"'<>]{0,256}?(?::|%3a)"
+    r"[^\s/?#@\"'<>]{1,256}?(?:@|%40)",
+    re.IGNORECASE,
+)
+_SLACK_HOOK = re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}", re.I)
+
+_LEFT_STOP = frozenset(" \t\r\n\f\v\"'<>`([{|")
+_RIGHT_STOP = frozenset(" \t\r\n\f\v\"'<>`)]}|")
+_TRAILING = ".,;:!?\\"
+
+_GENERIC = frozenset({
+    "token", "access_token", "id_token", "refresh_token", "auth_token", "session_token",
+    "api_key", "apikey", "api-key", "client_secret", "secret", "password", "passwd", "pass",
+    "pwd",
+})
+_AZURE_COMPANIONS = frozenset({"sv", "se", "sp", "spr", "srt", "ss", "st", "sr", "skoid"})
+_PAIR = re.compile(r"[?&;#]([a-z0-9_.-]+)=([^&;#?\s]*)")
+_USERINFO_PLAIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@")
+#: An OAuth authorization code is long and random; ``?code=404`` is a status, not a secret.
+_MIN_CODE = 10
+
+
+def find_signed_urls(text: str) -> list[Span]:
+    """Every credential-bearing URL in ``text`` as a span over the whole URL."""
+    spans: dict[tuple[int, int], str] = {}
+    for pattern in (_TRIGGER, _USERINFO, _SLACK_HOOK):
+        for match in pattern.finditer(text):
+            start, end = _token_bounds(text, match.start(), match.end())
+            if (start, end) in spans:
+                continue
+            rule = (
+                "slack-webhook-url" if pattern is _SLACK_HOOK
+                else classify_url(text[start:end])
+            )
+            if rule is not None:
+                spans[(start, end)] = rule
+    return [Span(start, end, rule) for (start, end), rule in spans.items()]
+
+
+def classify_url(url: str) -> str | None:
+    """The rule id a URL is withheld under, or ``None`` for an ordinary URL."""
+    norm = _normalize(url)
+    params: dict[str, str] = {}
+    for name, value in _PAIR.findall(norm):
+        if value and name not in params:
+            params[name] = value
+    if {"x-amz-signature", "x-amz-credential", "x-amz-security-token"} & params.keys():
+        return "aws-sigv4-url"
+    if "awsaccesskeyid" in params and "signature" in params:
+        return "aws-sigv2-url"
+    if {"x-goog-signature", "x-goog-credential", "googleaccessid"} & params.keys():
+        return "gcs-signed-url"
+    if "sig" in params and _AZURE_COMPANIONS & params.keys():
+        return "azure-sas-url"
+    if "key-pair-id" in params and ("signature" in params or "policy" in params):
+        return "cloudfront-signed-url"
+    if _USERINFO_PLAIN.search(norm):
+        return "url-userinfo"
+    if "signature" in params or "sig" in params:
+        return "signed-url"
+    if _GENERIC & params.keys() or len(params.get("code", "")) >= _MIN_CODE:
+        return "credential-param-url"
+    return None
+
+
+def _normalize(url: str) -> str:
+    text = url.replace("\\u0026", "&").replace("\\/", "/").replace("&amp;", "&")
+    for _ in range(3):  # a URL inside a redirect inside a redirect is percent-encoded twice
+        if "%" not in text:
+            break
+        text = unquote(text)
+    return text.lower()
+
+
+def _token_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whitespace- or quote-delimited token around ``text[start:end]``."""
+    while start > 0 and text[start - 1] not in _LEFT_STOP:
+        start -= 1
+    limit = len(text)
+    while end < limit and text[end] not in _RIGHT_STOP:
+        end += 1
+    while end > start and text[end - 1] in _TRAILING:
+        end -= 1
+    return start, end
