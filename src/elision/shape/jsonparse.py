@@ -1,0 +1,557 @@
+"""Parse and serialize JSON exactly, at about the cost of one orjson parse.
+
+Every body is parsed once, here, and every kept value must come out as the tool wrote it
+(DESIGN invariant 6). orjson is fast but re-spells some numbers (``1E5`` -> ``100000.0``,
+``1.10`` -> ``1.1``, ``-0`` -> ``0``, integers past 64 bits become floats) and stops at 1024
+levels. So :func:`parse_json` takes one of three paths:
+
+fast
+    ``orjson.loads``, when the root is an object or array and a scan of the raw bytes
+    (:func:`risky_numbers`: regexes anchored to number context after ``[ : ,``) finds no
+    number orjson could re-spell: 19+ digit integers, exponents, fractions ending in a 0 after
+    their first digit, 16+ significant digits, ``-0``, and fractions below 1e-5. The scan may
+    fire on a string that merely looks like a number; that only costs speed.
+exact
+    stdlib ``json`` with hooks, for scalar roots, bodies the scan flagged, and anything orjson
+    refused (so the error message comes from one place). An integer in ``[-2**63, 2**64)``
+    stays ``int``; a float stays ``float`` when ``orjson.dumps`` of it gives back its exact
+    spelling; every other number becomes a :class:`RawNumber` that keeps its bytes. ``1e400``
+    overflows a double but RFC 8259 allows it, so it is kept as ``RawNumber(b"1e400")``.
+deep
+    an iterative parser (no recursion, same number rules) when orjson or the stdlib's C scanner
+    hits its nesting limit. It walks up to :data:`MAX_DEPTH` levels and refuses deeper with a
+    :class:`~elision.errors.DepthError`.
+
+Duplicate keys: the last value wins, at the first key's position, on every path (orjson, the
+stdlib and JavaScript agree on this). Pass ``duplicates=[]`` to be told: the JSONPath of every
+repeated key is appended in document order. orjson cannot see duplicates, so asking skips the
+fast path and costs one stdlib parse (plus a deep parse when there are some).
+
+Refused with :class:`~elision.errors.InputError`: an empty body, invalid UTF-8, a byte order
+mark, lone UTF-16 surrogate escapes (``"\\ud800"``: no UTF-8 output could carry them), ``NaN``
+and ``Infinity``, trailing data. Messages give the byte offset, line and column, and what to do;
+they never quote body text, which may hold credentials.
+
+:func:`dumps_value` writes compact JSON: ``orjson.dumps`` when it can, else an iterative writer
+that produces the same bytes at any depth and for integers past 64 bits. NaN and infinities
+(which orjson would write as ``null`` without a word), non-str keys and lone surrogates are
+refused. Tuples are arrays.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import orjson
+
+from elision.errors import DepthError, InputError
+
+__all__ = ["MAX_DEPTH", "RawNumber", "default", "dumps_value", "parse_json"]
+
+#: The deepest nesting :func:`parse_json` accepts; 10,000 levels parse in well under a second.
+MAX_DEPTH = 10_000
+
+_NUMBER_BYTES = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+# A number orjson could re-spell, in number context. One pass per anchor byte: a literal
+# first byte lets the regex engine skip ahead with a fast search (a class like [:,[] cannot),
+# and the lookahead drops the common case (a string value) after one byte.
+_RISKY_NUMBER = (
+    rb"[ \t\n\r]*+(?=[-0-9])-?+"
+    rb"(?:0\.00000"  # below 1e-5 orjson switches to 1e-6
+    rb"|[0-9.]{17}"  # 16+ significant digits may not survive a double; 19+ digits, 64 bits
+    rb"|0(?![.0-9])(?<=-0)"  # orjson reads -0 as 0
+    rb"|[0-9]++(?:(\.)[0-9]++)?+"
+    rb"(?:[eE]"  # orjson writes 1E5 as 100000.0
+    rb"|(?(1)(?<=[0-9]0)|(?!))))"  # 1.50 comes back as 1.5 (1.0 is fine)
+)
+_RISKY = tuple(re.compile(re.escape(anchor) + _RISKY_NUMBER) for anchor in (b":", b",", b"["))
+_LEADING_WS = re.compile(rb"[ \t\n\r]*")
+_SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
+# Escaped backslashes are consumed first so that ``\\ud800`` (a backslash, then text) is skipped.
+_ESCAPES = re.compile(
+    rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
+_CONSTANT = re.compile(rb"(?:^|[\[:,])[ \t\n\r]*(-?Infinity|NaN)")
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# The C string scanner the stdlib parser uses; typeshed does not declare it.
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+_NOT_JSON = "is not JSON"
+
+
+class RawNumber:
+    """A JSON number kept in its original spelling, e.g. ``RawNumber(b"1E5")``.
+
+    Two are equal when their bytes are; ``len()`` is the serialized size in bytes.
+    """
+
+    __slots__ = ("raw",)
+    raw: bytes
+
+    def __init__(self, raw: bytes) -> None:
+        if not isinstance(raw, bytes) or _NUMBER_BYTES.fullmatch(raw) is None:
+            raise InputError(
+                f"RawNumber needs the bytes of one JSON number such as b'1E5', got {raw!r:.60}"
+            )
+        self.raw = raw
+
+    @property
+    def fragment(self) -> orjson.Fragment:
+        """The raw bytes as an ``orjson.Fragment``, for ``orjson.dumps(..., default=...)``."""
+        return orjson.Fragment(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RawNumber):
+            return self.raw == other.raw
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((RawNumber, self.raw))
+
+    def __repr__(self) -> str:
+        return f"RawNumber({self.raw!r})"
+
+
+def _raw(spelling: str) -> RawNumber:
+    # The parser's grammar already checked the spelling; skip the second regex.
+    number = object.__new__(RawNumber)
+    number.raw = spelling.encode("ascii")
+    return number
+
+
+def default(obj: Any) -> Any:
+    """The ``default=`` hook for ``orjson.dumps``: writes a RawNumber as its bytes."""
+    if isinstance(obj, RawNumber):
+        return orjson.Fragment(obj.raw)
+    raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def _parse_int(spelling: str) -> int | RawNumber:
+    if spelling == "-0":
+        return _raw(spelling)
+    # int() of 4300+ digits raises in CPython; anything over 21 chars is past 64 bits anyway.
+    if len(spelling) > 21:
+        return _raw(spelling)
+    value = int(spelling)
+    return value if -(2**63) <= value < 2**64 else _raw(spelling)
+
+
+def _parse_float(spelling: str) -> float | RawNumber:
+    value = float(spelling)
+    # orjson's spelling is what dumps_value writes; keep the float only if it is the same.
+    if orjson.dumps(value) == spelling.encode("ascii"):
+        return value
+    return _raw(spelling)
+
+
+class _Constant(Exception):
+    pass
+
+
+def _parse_constant(name: str) -> NoReturn:
+    raise _Constant(name)
+
+
+_DECODER = json.JSONDecoder(
+    parse_float=_parse_float, parse_int=_parse_int, parse_constant=_parse_constant
+)
+
+
+# --------------------------------------------------------------------------- parse
+
+
+def parse_json(body: bytes, *, duplicates: list[str] | None = None) -> Any:
+    """Strict RFC 8259 parse to dict/list/str/int/float/bool/None/RawNumber, exact.
+
+    With ``duplicates`` (a list), the path of every repeated object key is appended to it.
+    """
+    if not isinstance(body, bytes | bytearray | memoryview):
+        raise InputError(f"parse_json takes the body as bytes, got {type(body).__name__}")
+    body = bytes(body)
+    start = _LEADING_WS.match(body)
+    head = body[start.end() : start.end() + 1] if start else b""
+    if duplicates is None and head in (b"{", b"[") and not risky_numbers(body):
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            if str(exc).startswith("depth limit exceeded"):
+                return _parse_deep_body(body, None)
+            # Anything else orjson refuses is parsed again below, so every error reads alike.
+    return _parse_exact(body, duplicates)
+
+
+def risky_numbers(body: bytes) -> bool:
+    """Whether ``body`` may hold a number orjson would re-spell (false positives allowed)."""
+    return any(pattern.search(body) is not None for pattern in _RISKY)
+
+
+def _decode(body: bytes) -> str:
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise InputError(
+            f"body is not valid UTF-8: {bad!r} at {_where(body, exc.start)} ({exc.reason}); "
+            "JSON must be UTF-8 (RFC 8259 section 8.1): re-encode the tool's output as UTF-8"
+        ) from None
+    if text.startswith("\ufeff"):
+        raise InputError(
+            "body starts with a UTF-8 byte order mark, which JSON text must not carry "
+            "(RFC 8259 section 8.1); strip its first 3 bytes"
+        )
+    if _WS.fullmatch(text) is not None:
+        raise InputError(
+            f"body is empty ({len(body)} bytes of whitespace): there is no JSON value to read; "
+            "check that the tool returned a result"
+        )
+    if _SURROGATE_HINT.search(body) is not None:
+        _check_surrogates(body)
+    return text
+
+
+def _check_surrogates(body: bytes) -> None:
+    for match in _ESCAPES.finditer(body):
+        if len(match[0]) == 6:
+            raise InputError(
+                f"lone UTF-16 surrogate escape {match[0].decode('ascii')!r} at "
+                f"{_where(body, match.start())}: it is half of a character, and no UTF-8 "
+                "output can carry it; have the tool pair each \\uD800-\\uDBFF escape with a "
+                "following \\uDC00-\\uDFFF one"
+            )
+
+
+def _parse_exact(body: bytes, duplicates: list[str] | None) -> Any:
+    text = _decode(body)
+    decoder, seen_duplicate = _DECODER, [False]
+    if duplicates is not None:
+
+        def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            obj = dict(pairs)
+            if len(obj) != len(pairs):
+                seen_duplicate[0] = True
+            return obj
+
+        decoder = json.JSONDecoder(
+            parse_float=_parse_float, parse_int=_parse_int, parse_constant=_parse_constant,
+            object_pairs_hook=pairs_hook,
+        )
+    try:
+        value = decoder.decode(text)
+    except RecursionError:
+        return _parse_deep_text(body, text, duplicates)
+    except _Constant as exc:
+        found = _CONSTANT.search(body)
+        offset = found.start(1) if found else 0
+        raise InputError(_message(f"{exc.args[0]} {_NOT_JSON}", body, offset)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(_message(exc.msg, body, _byte_offset(text, exc.pos))) from None
+    if seen_duplicate[0]:
+        # Only the deep parser knows where it is; duplicates are rare enough to parse twice.
+        return _parse_deep_text(body, text, duplicates)
+    return value
+
+
+def _parse_deep_body(body: bytes, duplicates: list[str] | None) -> Any:
+    return _parse_deep_text(body, _decode(body), duplicates)
+
+
+def _parse_deep_text(body: bytes, text: str, duplicates: list[str] | None) -> Any:
+    try:
+        return _parse_deep(text, duplicates)
+    except json.JSONDecodeError as exc:
+        offset = _byte_offset(text, exc.pos)
+        if exc.msg == "too deep":
+            raise DepthError(
+                f"JSON nests deeper than {MAX_DEPTH} levels at {_where(body, offset)}; elision "
+                "will not walk deeper: flatten the document, or shape it as text "
+                "(format='text')"
+            ) from None
+        raise InputError(_message(exc.msg, body, offset)) from None
+
+
+def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
+    """Iterative parse: the open containers live on ``stack``, never on the call stack."""
+    ws = _WS.match
+    end = len(text)
+    # Each frame is [container, key being filled]; the key is unused for arrays.
+    stack: list[list[Any]] = []
+    pos = ws(text, 0).end()  # type: ignore[union-attr]
+    while True:
+        char = text[pos : pos + 1]
+        value: Any
+        if char == "{" or char == "[":
+            if len(stack) >= MAX_DEPTH:
+                raise json.JSONDecodeError("too deep", text, pos)
+            pos = ws(text, pos + 1).end()  # type: ignore[union-attr]
+            closing = text[pos : pos + 1]
+            if char == "{" and closing == "}":
+                value, pos = {}, pos + 1
+            elif char == "[" and closing == "]":
+                value, pos = [], pos + 1
+            elif char == "{":
+                key, pos = _key(text, pos)
+                stack.append([{}, key])
+                continue
+            else:
+                stack.append([[], None])
+                continue
+        elif char == '"':
+            value, pos = _scanstring(text, pos + 1, True)
+        else:
+            value, pos = _scalar(text, pos)
+        while True:  # hand the finished value to its container, closing those that end
+            if not stack:
+                pos = ws(text, pos).end()  # type: ignore[union-attr]
+                if pos != end:
+                    raise json.JSONDecodeError("Extra data", text, pos)
+                return value
+            frame = stack[-1]
+            container = frame[0]
+            is_list = type(container) is list
+            if is_list:
+                container.append(value)
+            else:
+                if duplicates is not None and frame[1] in container:
+                    duplicates.append(_stack_path(stack))
+                container[frame[1]] = value
+            pos = ws(text, pos).end()  # type: ignore[union-attr]
+            char = text[pos : pos + 1]
+            if char == ",":
+                pos = ws(text, pos + 1).end()  # type: ignore[union-attr]
+                if not is_list:
+                    frame[1], pos = _key(text, pos)
+                break
+            if char == ("]" if is_list else "}"):
+                value, pos = container, pos + 1
+                stack.pop()
+                continue
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+
+
+def _key(text: str, pos: int) -> tuple[str, int]:
+    if text[pos : pos + 1] != '"':
+        raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
+    key, pos = _scanstring(text, pos + 1, True)
+    pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+    if text[pos : pos + 1] != ":":
+        raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
+    return key, _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+
+
+def _scalar(text: str, pos: int) -> tuple[Any, int]:
+    number = _NUMBER.match(text, pos)
+    if number is not None:
+        spelling = number[0]
+        parsed = _parse_int(spelling) if number.lastindex is None else _parse_float(spelling)
+        return parsed, number.end()
+    for word, value in (("true", True), ("false", False), ("null", None)):
+        if text.startswith(word, pos):
+            return value, pos + len(word)
+    for word in ("NaN", "Infinity", "-Infinity"):
+        if text.startswith(word, pos):
+            raise json.JSONDecodeError(f"{word} {_NOT_JSON}", text, pos)
+    raise json.JSONDecodeError("Expecting value", text, pos)
+
+
+def _stack_path(stack: list[list[Any]]) -> str:
+    parts: list[str | int] = []
+    for container, key in stack:
+        parts.append(len(container) if type(container) is list else key)
+    return _format_path(parts)
+
+
+def _format_path(parts: list[str | int]) -> str:
+    out = ["$"]
+    for part in parts:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif _IDENT.fullmatch(part):
+            out.append(f".{part}")
+        else:
+            out.append(f"[{json.dumps(part, ensure_ascii=False)}]")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _byte_offset(text: str, pos: int) -> int:
+    return len(text[:pos].encode("utf-8", "surrogatepass"))
+
+
+def _where(body: bytes, offset: int) -> str:
+    line_start = body.rfind(b"\n", 0, offset) + 1
+    line = body.count(b"\n", 0, offset) + 1
+    column = len(body[line_start:offset].decode("utf-8", "replace")) + 1
+    return f"byte {offset} (line {line}, column {column})"
+
+
+def _message(problem: str, body: bytes, offset: int) -> str:
+    where = _where(body, offset)
+    problem = problem.removesuffix(" at")  # the stdlib's "Unterminated string starting at"
+    if problem.endswith(_NOT_JSON):
+        return (
+            f"{problem} at {where}: RFC 8259 has no NaN or Infinity; have the tool write null "
+            "or a string instead"
+        )
+    if problem == "Extra data":
+        return (
+            f"trailing data after the JSON value at {where}; if the body holds one JSON "
+            "document per line, shape it as NDJSON (format='ndjson')"
+        )
+    # An unterminated string runs to the end by definition; "Expecting" at the end is a cut too.
+    if problem.startswith("Unterminated") or (
+        problem.startswith("Expecting") and not body[offset:].strip()
+    ):
+        return (
+            f"body ends before its JSON value does ({problem.lower()} at {where}): it looks "
+            "cut off; fetch the complete result, a head slice of JSON cannot be read"
+        )
+    return (
+        f"body is not valid JSON: {problem[:1].lower()}{problem[1:]} at {where}; fix the tool's "
+        "output, or shape it as text (format='text')"
+    )
+
+
+# --------------------------------------------------------------------------- serialize
+
+
+def dumps_value(value: Any) -> bytes:
+    """Compact, exact serialization of a parsed (or user-given) value; any depth."""
+    try:
+        out = orjson.dumps(value, default=default)
+    except TypeError:  # orjson.JSONEncodeError: too deep, an int past 64 bits, a bad key or str
+        return _dumps_slow(value)
+    if b"null" in out:  # orjson writes NaN and the infinities as null without a word
+        _reject_non_finite(value)
+    return out
+
+
+# A crumb is (parent crumb, key or index): a path built only when an error needs it.
+_Crumb = tuple[Any, "str | int"] | None
+
+
+def _crumb_path(crumb: _Crumb) -> str:
+    parts: list[str | int] = []
+    while crumb is not None:
+        crumb, part = crumb
+        parts.append(part)
+    parts.reverse()
+    return _format_path(parts)
+
+
+def _reject_non_finite(value: Any) -> None:
+    if isinstance(value, float):
+        _check_float(value, None)
+    stack: list[tuple[Any, _Crumb]] = [(value, None)]
+    while stack:
+        node, crumb = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, child in items:
+            if isinstance(child, float):
+                _check_float(child, (crumb, key))
+            elif isinstance(child, dict | list | tuple):
+                stack.append((child, (crumb, key)))
+
+
+def _check_float(value: float, crumb: _Crumb) -> None:
+    if not math.isfinite(value):
+        raise InputError(
+            f"{value!r} at {_crumb_path(crumb)} is not a JSON number (RFC 8259 has no NaN or "
+            "Infinity); replace it with None or a string before shaping"
+        )
+
+
+def _dumps_slow(value: Any) -> bytes:
+    """Write what orjson would, iteratively: pending work is bytes or a (node, crumb) pair."""
+    out: list[bytes] = []
+    work: list[Any] = [(value, None)]
+    while work:
+        item = work.pop()
+        if type(item) is bytes:
+            out.append(item)
+            continue
+        node, crumb = item
+        if isinstance(node, dict):
+            pieces: list[Any] = [b"{"]
+            for index, (key, child) in enumerate(node.items()):
+                if not isinstance(key, str):
+                    raise InputError(
+                        f"object key {key!r} at {_crumb_path(crumb)} is of type "
+                        f"{type(key).__name__}; JSON keys are strings: convert it with str()"
+                    )
+                comma = b"," if index else b""
+                pieces.append(comma + _dumps_str(key, crumb) + b":")
+                pieces.append(_dumps_child(child, (crumb, key)))
+            pieces.append(b"}")
+            work.extend(reversed(pieces))
+        elif isinstance(node, list | tuple):
+            pieces = [b"["]
+            for index, child in enumerate(node):
+                if index:
+                    pieces.append(b",")
+                pieces.append(_dumps_child(child, (crumb, index)))
+            pieces.append(b"]")
+            work.extend(reversed(pieces))
+        else:
+            out.append(_dumps_leaf(node, crumb))
+    return b"".join(out)
+
+
+def _dumps_child(child: Any, crumb: _Crumb) -> Any:
+    if isinstance(child, dict | list | tuple):
+        # Most subtrees are fine for orjson; only the one holding the problem is walked here.
+        try:
+            out = orjson.dumps(child, default=default)
+        except TypeError:
+            return (child, crumb)
+        if b"null" in out:
+            _reject_non_finite(child)
+        return out
+    return _dumps_leaf(child, crumb)
+
+
+def _dumps_str(text: str, crumb: _Crumb) -> bytes:
+    try:
+        return orjson.dumps(text)
+    except TypeError:
+        at = next(i for i, char in enumerate(text) if "\ud800" <= char <= "\udfff")
+        raise InputError(
+            f"text at {_crumb_path(crumb)} has a lone surrogate {text[at]!r} at char {at}, "
+            "which no UTF-8 body can carry; decode the tool's bytes with errors='replace'"
+        ) from None
+
+
+def _dumps_leaf(leaf: Any, crumb: _Crumb) -> bytes:
+    if isinstance(leaf, str):
+        return _dumps_str(leaf, crumb)
+    if isinstance(leaf, RawNumber):
+        return leaf.raw
+    if isinstance(leaf, int) and not isinstance(leaf, bool) and not -(2**63) <= leaf < 2**64:
+        try:
+            return str(int(leaf)).encode("ascii")
+        except ValueError:  # past sys.get_int_max_str_digits()
+            raise InputError(
+                f"integer at {_crumb_path(crumb)} has more digits than Python will print; "
+                "pass it as RawNumber(b'...') with its digits"
+            ) from None
+    if isinstance(leaf, float):
+        _check_float(leaf, crumb)
+    try:
+        return orjson.dumps(leaf, default=default)
+    except TypeError:
+        raise InputError(
+            f"value at {_crumb_path(crumb)} is of type {type(leaf).__name__}, which is not "
+            "a JSON type; convert it to a dict, list, str, number, bool or None first"
+        ) from None
