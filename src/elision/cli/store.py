@@ -11,6 +11,7 @@ from elision.cli._common import reports_errors
 from elision.cli.shape import STORE_HELP, budget_options
 from elision.store import open_store
 from elision.store.base import not_found
+from elision.store.fetch import parse_next
 
 store_option = click.option("--store", "store_spec", metavar="PATH", help=STORE_HELP)
 
@@ -32,9 +33,15 @@ def fetch_command(
 ) -> None:
     """Fetch part of the body kept under REF, shaped to the budget.
 
-    Copy the ref and path or lines from the `next` of a shaped result. With no selector the
-    whole body is shaped again.
+    REF is the ref of a shaped result, or its whole `next` call pasted as it was printed:
+    'elision_fetch(ref="el_…", path="$.rows[37:]")'. With no selector the whole body is shaped
+    again.
     """
+    if ref.lstrip().startswith("elision_fetch("):
+        args = parse_next(ref)
+        ref = args["ref"]
+        path, lines = path or args.get("path"), lines or args.get("lines")
+        byte_range = byte_range or args.get("bytes")
     store = open_store(store_spec)
     try:
         page = store.fetch(ref, path=path, lines=lines, byte_range=byte_range,
@@ -62,7 +69,9 @@ def stats_command(store_spec: str | None) -> None:
         stats = store.stats()
     finally:
         store.close()
-    table = Table("what", "value", title="elision store")
+    table = Table(title="elision store")
+    table.add_column("what")
+    table.add_column("value", overflow="fold")  # a long path wraps; it is never cut
     oldest = "-" if stats.oldest is None else _when(stats.oldest)
     for name, value in (
         ("bodies", f"{stats.bodies:,}"), ("refs", f"{stats.refs:,}"),

@@ -8,6 +8,7 @@ so a model can walk a 100 MB result one budget at a time.
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -120,3 +121,34 @@ def parse_json(body: bytes) -> Any:
             raise
         return orjson.loads(body)
     return exact_parse(body)
+
+
+_NEXT_CALL = re.compile(r"\s*elision_fetch\((.*)\)\s*\Z", re.DOTALL)
+_NEXT_ARG = re.compile(r'\s*(ref|path|lines|bytes)\s*=\s*("(?:[^"\\]|\\.)*")\s*(?:,|\Z)')
+
+
+def parse_next(call: str) -> dict[str, str]:
+    """The arguments of an envelope's ``next``: ``elision_fetch(ref="…", path="…")``.
+
+    Returns keys ``ref`` and one of ``path``, ``lines`` or ``bytes``, so a person can paste a
+    ``next`` into ``elision fetch`` as it was printed.
+    """
+    match = _NEXT_CALL.match(call)
+    if match is None:
+        raise SelectorError(
+            f"not a next call: {call!r}; expected elision_fetch(ref=\"el_…\", path=\"$…\")"
+        )
+    args: dict[str, str] = {}
+    inner, pos = match.group(1), 0
+    while pos < len(inner):
+        arg = _NEXT_ARG.match(inner, pos)
+        if arg is None:
+            raise SelectorError(
+                f"cannot read the arguments of {call!r} at char {pos}; expected "
+                'ref="…" and one of path="…", lines="…", bytes="…"'
+            )
+        args[arg.group(1)] = orjson.loads(arg.group(2))
+        pos = arg.end()
+    if "ref" not in args:
+        raise SelectorError(f"the next call {call!r} has no ref=\"…\"; copy it whole")
+    return args
