@@ -87,10 +87,15 @@ class ShapeContext:
     #: For pages: the path of the root node in the original, and where the root slice starts.
     root_path: str = "$"
     root_offset: int = 0
+    #: For pages of a slice: the length of the original node (elements, chars or lines).
+    root_total: int | None = None
     page: str | None = None
     #: Set for a page: the ref of the body it is a page of (already stored).
     fixed_ref: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: Entries for values the redaction stage withheld (path, reason, stub); they make the
+    #: result incomplete even when it fits.
+    withheld: list[dict[str, Any]] = field(default_factory=list)
     _ref: str | None = None
     _kept: bool | None = None
 

@@ -1,0 +1,553 @@
+"""Document-level JSON shaping: fill the budget with whole values, say what was cut.
+
+The shaper grows an output document from nothing, in turns, until the next step would not fit:
+
+* An **array** adds one element per turn, whole if it fits; an element too large to fit whole is
+  added in shaped form only when it is large (over an eighth of the budget) or when the array
+  would otherwise show nothing, so arrays lose whole elements and the budget is not spent on
+  fragments of small records.
+* An **object** adds all its members in one turn, in minimal form (short scalars whole,
+  containers and long strings empty), caveat members first and whole when they fit; each member
+  then grows in its own turns. Keys are dropped only when not even their minimal forms fit, and
+  the entry says how many were shown of how many.
+* A **string** adds up to :data:`STRING_STEP` bytes of characters per turn; the last turn fills
+  exactly what is left.
+
+Turns go round-robin over everything that can still grow, breadth first, so that a limit bounds
+every array, not the first of six. A node's first turn tries to show it whole. Every trimmed node
+costs its elided entry in the envelope, so the envelope is paid for as the document grows and
+the result, envelope included, is within the limit. Work is proportional to what is shown, not
+to the size of the document: sizes are measured with walks that stop at the space left.
+
+The envelope goes first in the root object (a head slice of any size keeps it); caveat members
+(warnings, totals, counts, cursors, ranges, ...) go before the bulk of every object that was
+cut. Objects shown whole keep their key order exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+
+from elision.envelope import (
+    ENVELOPE_KEY,
+    VALUE_KEY,
+    elided_entry,
+    format_next,
+    make_envelope,
+    quote_key,
+)
+from elision.errors import ElisionError, InputError
+from elision.shape import ShapeContext, Shaped
+from elision.shape.jsonparse import RawNumber, default, dumps_value, parse_json
+
+#: Containers deeper than this in a cut document are shown empty, with an entry. Inside
+#: the 255 levels orjson writes and the 1024 it reads, with room for the envelope.
+MAX_OUTPUT_DEPTH = 200
+#: A string no longer than this (serialized) is shown whole or not at all: an entry that says
+#: it was cut would cost more than the characters it saves.
+SHORT_STRING = 48
+#: Bytes of characters a string may add per turn, so that strings share the budget with arrays.
+STRING_STEP = 256
+#: An array element larger than limit // PARTIAL_ELEMENT_SHARE may be shown in shaped form.
+PARTIAL_ELEMENT_SHARE = 8
+
+_WRAP_OVERHEAD = len(b'{"' + ENVELOPE_KEY.encode() + b'":,"' + VALUE_KEY.encode() + b'":}')
+_ROOT_OVERHEAD = len(b'{"' + ENVELOPE_KEY.encode() + b'":,}')
+_ELIDED_OVERHEAD = len(b',"elided":[]')
+_NEXT_RESERVE = 24
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def json_shaper(body: bytes, ctx: ShapeContext, *, strict: bool) -> Callable[[int], Shaped] | None:
+    """A shaper for a JSON ``body``; ``None`` when it is not JSON and ``strict`` is false."""
+    try:
+        value = parse_json(body)
+    except InputError:
+        if strict:
+            raise
+        return None
+    ctx.format = "json"
+    return value_shaper(value, ctx)
+
+
+def value_shaper(value: Any, ctx: ShapeContext) -> Callable[[int], Shaped]:
+    """A shaper for an already-parsed JSON ``value`` (a whole document, or a page of one)."""
+    whole = not ctx.withheld and ctx.page is None
+    compact: list[bytes] = []
+
+    def run(limit: int) -> Shaped:
+        if whole:
+            if len(ctx.body) <= limit and ctx.root_path == "$":
+                text = ctx.body.decode("utf-8")
+                return Shaped(text, True, None, "json", ctx.sha256, ctx.total_bytes)
+            if not compact:
+                compact.append(dumps_value(value))
+            if len(compact[0]) <= limit:
+                # Only whitespace overflowed: every value is there, so no envelope.
+                text = compact[0].decode("utf-8")
+                return Shaped(text, True, None, "json", ctx.sha256, ctx.total_bytes)
+        return _shape_to(value, ctx, limit)
+
+    return run
+
+
+def _shape_to(value: Any, ctx: ShapeContext, limit: int) -> Shaped:
+    ref = ctx.keep()
+    target = limit
+    for _ in range(8):
+        out, envelope, complete = _Growth(value, ctx, target, ref).run()
+        if len(out) <= limit:
+            return Shaped(out.decode("utf-8"), complete, envelope, "json", ctx.sha256,
+                          ctx.total_bytes, ref)
+        target -= len(out) - limit + 8
+        if target <= 0:
+            break
+    raise ElisionError(
+        f"could not fit the envelope in a {limit}-byte budget; raise the budget "
+        "(the envelope alone lists every trimmed node and withheld value)"
+    )
+
+
+class _Node:
+    """A value shown in part; grows in turns."""
+
+    __slots__ = (
+        "depth", "entry_size", "first_turn", "items", "keys", "kind", "offset", "order",
+        "path", "shown", "total", "value",
+    )
+
+    def __init__(
+        self, kind: str, value: Any, path: str, order: tuple[int, ...], depth: int,
+        total: int, offset: int = 0,
+    ) -> None:
+        self.kind = kind
+        self.value = value
+        self.path = path
+        self.order = order
+        self.depth = depth
+        self.total = total  # of the original node: elements, members or chars
+        self.offset = offset  # index in the original of value's first element or char
+        self.shown = 0
+        self.items: list[Any] = []
+        self.keys: list[tuple[int, str]] = []
+        self.entry_size = 0
+        self.first_turn = True
+
+    def entry(self) -> dict[str, Any]:
+        return elided_entry(self.path, self.kind, self.shown, self.total, self.offset)
+
+    @property
+    def remaining(self) -> int:
+        """Elements, members or chars of ``value`` not shown yet."""
+        length = len(self.value)
+        return length - self.shown
+
+
+class _Growth:
+    """One greedy pass at one byte limit."""
+
+    def __init__(self, value: Any, ctx: ShapeContext, limit: int, ref: str | None) -> None:
+        self.value = value
+        self.ctx = ctx
+        self.limit = limit
+        self.ref = ref
+        self.caveat = caveat_matcher(ctx.caveat_keys)
+        self.queue: deque[_Node] = deque()
+        self.nodes: list[_Node] = []
+        wrap = not isinstance(value, dict) or ENVELOPE_KEY in value
+        self.wrap = wrap
+        self.used = (_WRAP_OVERHEAD if wrap else _ROOT_OVERHEAD) + self._envelope_base()
+
+    # -- sizes ---------------------------------------------------------------------------------
+
+    def _envelope_base(self) -> int:
+        ctx = self.ctx
+        base = make_envelope(
+            sha256=ctx.sha256, shown_bytes=self.limit, total_bytes=ctx.total_bytes,
+            withheld=ctx.withheld, ref=self.ref, page=ctx.page,
+            stored=ctx.stored, notes=ctx.notes,
+        )
+        base["complete"] = False
+        size = len(orjson.dumps(base)) + _ELIDED_OVERHEAD
+        if self.ref is not None:
+            size += len(orjson.dumps(format_next(self.ref, path=""))) + len(',"next":')
+            size += _NEXT_RESERVE
+        return size
+
+    @property
+    def room(self) -> int:
+        return self.limit - self.used
+
+    def _set_entry(self, node: _Node) -> None:
+        trimmed = node.remaining > 0
+        new = len(orjson.dumps(node.entry())) + 1 if trimmed else 0
+        self.used += new - node.entry_size
+        node.entry_size = new
+
+    # -- the pass ------------------------------------------------------------------------------
+
+    def run(self) -> tuple[bytes, dict[str, Any], bool]:
+        ctx = self.ctx
+        root = self._root_node()
+        self.queue.append(root)
+        while self.queue:
+            node = self.queue.popleft()
+            if self._turn(node):
+                self.queue.append(node)
+        entries = [n.entry() for n in sorted(self.nodes, key=_doc_order) if n.entry_size]
+        complete = not entries and not ctx.withheld
+        shown_root = _build(root)
+        next_call = None
+        if entries and self.ref is not None:
+            next_call = format_next(self.ref, path=_continuation(entries[0], self._first(entries)))
+        out = b""
+        shown = self.limit
+        for _ in range(3):  # bytes.shown is part of what it counts: settle its digits
+            envelope = make_envelope(
+                sha256=ctx.sha256, shown_bytes=shown, total_bytes=ctx.total_bytes,
+                elided=entries, withheld=ctx.withheld, ref=self.ref, next_call=next_call,
+                page=ctx.page, stored=ctx.stored, notes=ctx.notes,
+            )
+            envelope["complete"] = complete
+            if self.wrap:
+                doc: dict[str, Any] = {ENVELOPE_KEY: envelope, VALUE_KEY: shown_root}
+            else:
+                doc = {ENVELOPE_KEY: envelope}
+                doc.update(shown_root)
+            out = orjson.dumps(doc, default=default)
+            if len(out) == shown:
+                break
+            shown = len(out)
+        return out, envelope, complete
+
+    def _first(self, entries: list[dict[str, Any]]) -> _Node:
+        first = entries[0]["path"]
+        return next(n for n in self.nodes if n.entry_size and n.path == first)
+
+    def _root_node(self) -> _Node:
+        ctx, value = self.ctx, self.value
+        if isinstance(value, list | str):
+            total = ctx.root_total if ctx.root_total is not None else len(value)
+            kind = "array" if isinstance(value, list) else "string"
+            node = _Node(kind, value, ctx.root_path, (), 0, total, ctx.root_offset)
+        elif isinstance(value, dict):
+            node = _Node("object", value, ctx.root_path, (), 0, len(value))
+        else:  # a scalar root: always fits a legal budget, shown whole
+            node = _Node("whole:scalar", value, ctx.root_path, (), 0, 1)
+            node.first_turn = False
+            self.used += _scalar_size(value)
+            return node
+        if self.wrap:
+            self.used += 2  # the root's own brackets or quotes; unwrapped, they are the output's
+        self.nodes.append(node)
+        self._set_entry(node)
+        return node
+
+    def _turn(self, node: _Node) -> bool:
+        """Grow ``node`` by one step; whether it can grow further."""
+        if node.kind.startswith("whole:"):
+            return False
+        if node.first_turn:
+            node.first_turn = False
+            if self._try_whole(node, self._share()):
+                return False
+        if node.depth >= MAX_OUTPUT_DEPTH:
+            return False
+        if node.kind == "array":
+            return self._grow_array(node)
+        if node.kind == "object":
+            return self._grow_object(node)
+        return self._grow_string(node)
+
+    def _share(self) -> int:
+        """What one node may take at once: the room left, split among the nodes still growing.
+
+        Without it the first of several siblings to be tried whole could take everything."""
+        return self.room // (len(self.queue) + 1)
+
+    def _try_whole(self, node: _Node, share: int) -> bool:
+        room = min(self.room, share) + node.entry_size + 2  # its "" [] {} are already counted
+        size: int | None
+        if node.kind == "string":
+            size = len(orjson.dumps(node.value))
+            if size > room:
+                return False
+        else:
+            size = bounded_size(node.value, room, MAX_OUTPUT_DEPTH - node.depth)
+            if size is None:
+                return False
+        self._show_all(node, size - 2)
+        return True
+
+    def _show_all(self, node: _Node, added: int) -> None:
+        node.shown = len(node.value)
+        node.kind = "whole:" + node.kind
+        self.used += added
+        self._set_entry(node)
+
+    def _grow_array(self, node: _Node) -> bool:
+        if node.remaining <= 0:
+            return False
+        index = node.shown
+        element = node.value[index]
+        sep = 1 if index else 0
+        original_index = node.offset + index
+        size = _scalar_size(element) if not isinstance(element, dict | list | str) else None
+        if size is not None:
+            if size + sep > self.room:
+                return False
+            node.items.append(element)
+        else:
+            child = self._child(node, element, original_index, original_index)
+            share = max(self._share(), self.limit // PARTIAL_ELEMENT_SHARE)
+            whole = self._whole_or_none(child, element, min(share, self.room - sep))
+            if whole is not None:
+                node.items.append(element)
+                size = whole
+            else:
+                # Not whole: it is larger than its share, or than the room left. Only a large
+                # element is worth showing in part; a small one ends the array here.
+                if node.shown and self.room - sep < share and not self._large(element):
+                    return False
+                if child.minimal + sep + child.entry_cost > self.room:
+                    return False
+                node.items.append(child.node)
+                self._adopt(child)
+                size = child.minimal
+        node.shown += 1
+        self.used += size + sep
+        self._set_entry(node)
+        return node.remaining > 0
+
+    def _grow_object(self, node: _Node) -> bool:
+        """Add every member in minimal form (caveats first, and whole when they fit)."""
+        if not node.keys:
+            keys = list(enumerate(node.value))
+            first = [(i, k) for i, k in keys if self.caveat(k)]
+            node.keys = first + [(i, k) for i, k in keys if not self.caveat(k)]
+        while node.shown < len(node.keys):
+            index, key = node.keys[node.shown]
+            member = node.value[key]
+            sep = 1 if node.shown else 0
+            room = self.room - (len(orjson.dumps(key)) + 1 + sep)
+            caveat = self.caveat(key)
+            whole: int | None
+            if isinstance(member, dict | list):
+                whole = (
+                    bounded_size(member, room, MAX_OUTPUT_DEPTH - node.depth - 1)
+                    if caveat or not member else None
+                )
+            elif isinstance(member, str):
+                whole = len(orjson.dumps(member))
+                if whole > room or (whole > SHORT_STRING and not caveat):
+                    if whole <= SHORT_STRING:
+                        return False  # too short to show in part
+                    whole = None
+            else:
+                whole = _scalar_size(member)
+                if whole > room:
+                    return False
+            if whole is not None:
+                if whole > room:
+                    return False
+                node.items.append((key, member))
+                self.used += self.room - room + whole
+            else:
+                child = self._child(node, member, key, index)
+                if child.minimal + child.entry_cost > room:
+                    return False
+                node.items.append((key, child.node))
+                self.used += self.room - room + child.minimal
+                self._adopt(child, front=caveat)
+            node.shown += 1
+            self._set_entry(node)
+        return False
+
+    def _grow_string(self, node: _Node) -> bool:
+        text: str = node.value
+        start = node.shown
+        if start >= len(text):
+            return False
+        allowance = min(STRING_STEP, self.room)
+        end = min(len(text), start + max(allowance, 0))
+        if end >= len(text):
+            # Showing the rest also drops the entry: count that saving in.
+            rest = len(orjson.dumps(text[start:])) - 2
+            if rest <= self.room + node.entry_size:
+                node.shown = len(text)
+                self.used += rest
+                self._set_entry(node)
+                return False
+        lo, hi = start, end
+        while lo < hi:  # the most chars whose escaped size fits the allowance
+            mid = (lo + hi + 1) // 2
+            if len(orjson.dumps(text[start:mid])) - 2 <= allowance:
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo == start:
+            return False
+        added = len(orjson.dumps(text[start:lo])) - 2
+        node.shown = lo
+        self.used += added
+        self._set_entry(node)
+        return self.room > 0
+
+    # -- children ------------------------------------------------------------------------------
+
+    def _child(self, parent: _Node, value: Any, part: int | str, order: int) -> _Child:
+        path = _child_path(parent.path, part)
+        depth = parent.depth + 1
+        if isinstance(value, str):
+            node = _Node("string", value, path, (*parent.order, order), depth, len(value))
+        elif isinstance(value, list):
+            node = _Node("array", value, path, (*parent.order, order), depth, len(value))
+        else:
+            node = _Node("object", value, path, (*parent.order, order), depth, len(value))
+        return _Child(node)
+
+    def _whole_or_none(self, child: _Child, value: Any, bound: int) -> int | None:
+        """The size of ``value`` shown whole, if that is at most ``bound``."""
+        child.node.first_turn = False
+        if isinstance(value, str):
+            size = len(orjson.dumps(value))
+            return size if size <= bound else None
+        return bounded_size(value, bound, MAX_OUTPUT_DEPTH - child.node.depth)
+
+    def _large(self, value: Any) -> bool:
+        share = self.limit // PARTIAL_ELEMENT_SHARE
+        if isinstance(value, str):
+            return len(value) > share
+        return bounded_size(value, share, MAX_OUTPUT_DEPTH) is None
+
+    def _adopt(self, child: _Child, *, front: bool = False) -> None:
+        node = child.node
+        self.nodes.append(node)
+        self._set_entry(node)
+        if node.remaining > 0:
+            if front:
+                self.queue.appendleft(node)
+            else:
+                self.queue.append(node)
+
+
+class _Child:
+    """A node about to be added empty: its minimal size and what its entry will cost."""
+
+    __slots__ = ("entry_cost", "minimal", "node")
+
+    def __init__(self, node: _Node) -> None:
+        self.node = node
+        self.minimal = 2  # "" or [] or {}
+        self.entry_cost = len(orjson.dumps(node.entry())) + 1 if node.total else 0
+
+
+def _build(item: Any) -> Any:
+    if not isinstance(item, _Node):
+        return item
+    kind = item.kind
+    if kind.startswith("whole:"):
+        return item.value
+    if kind == "string":
+        return item.value[: item.shown]
+    if kind == "object":
+        return {key: _build(child) for key, child in item.items}
+    return [_build(child) for child in item.items]
+
+
+def _doc_order(node: _Node) -> tuple[int, ...]:
+    return node.order
+
+
+def _continuation(entry: dict[str, Any], node: _Node) -> str:
+    """The selector that fetches what ``entry`` says was not shown."""
+    start = node.offset + node.shown
+    if node.kind == "object":
+        _, key = node.keys[node.shown]
+        return _child_path(node.path, key)
+    return f"{entry['path']}[{start}:]"
+
+
+def _child_path(parent: str, part: int | str) -> str:
+    if isinstance(part, int):
+        return f"{parent}[{part}]"
+    if _IDENTIFIER.match(part):
+        return f"{parent}.{part}"
+    return f"{parent}[{quote_key(part)}]"
+
+
+def _scalar_size(value: Any) -> int:
+    if value is None or value is True:
+        return 4
+    if value is False:
+        return 5
+    if isinstance(value, int):
+        return len(str(value))
+    if isinstance(value, float):
+        return len(orjson.dumps(value))
+    if isinstance(value, RawNumber):
+        return len(value)
+    if isinstance(value, str):
+        return len(orjson.dumps(value))
+    raise InputError(f"not a JSON value: {type(value).__name__} {value!r:.60}")
+
+
+def bounded_size(value: Any, limit: int, depth_room: int) -> int | None:
+    """Compact serialized size of ``value``, or ``None`` once it passes ``limit`` bytes or
+    nests deeper than ``depth_room``. Visits at most about ``limit`` nodes."""
+    size = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            if depth > depth_room:
+                return None
+            count = len(item)
+            size += 2 + (2 * count - 1 if count else 0)  # braces, colons, commas
+            for key, member in item.items():
+                size += len(orjson.dumps(key))
+                if isinstance(member, dict | list):
+                    stack.append((member, depth + 1))
+                else:
+                    size += _scalar_size(member)
+                if size > limit:
+                    return None
+        elif isinstance(item, list):
+            if depth > depth_room:
+                return None
+            count = len(item)
+            size += 2 + (count - 1 if count else 0)
+            if size > limit:
+                return None
+            for member in item:
+                if isinstance(member, dict | list):
+                    stack.append((member, depth + 1))
+                else:
+                    size += _scalar_size(member)
+                    if size > limit:
+                        return None
+        else:
+            size += _scalar_size(item)
+        if size > limit:
+            return None
+    return size
+
+
+def caveat_matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
+    """A predicate: does this key carry coverage or caveats?"""
+    exact = frozenset(p.lower() for p in patterns if not p.endswith("*"))
+    prefixes = tuple(p[:-1].lower() for p in patterns if p.endswith("*"))
+
+    def is_caveat(key: str) -> bool:
+        lowered = key.lower()
+        return lowered in exact or lowered.startswith(prefixes)
+
+    return is_caveat
+
+
+__all__ = ["bounded_size", "caveat_matcher", "json_shaper", "value_shaper"]
