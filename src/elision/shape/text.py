@@ -155,7 +155,7 @@ class _TextShaper:
         self.offset = ctx.root_offset
         n = len(self.ends)
         self.total_lines = ctx.root_total if ctx.root_total is not None else self.offset + n
-        self._reserve: int | None = None
+        self._reserve: tuple[int, int] | None = None
         self._ref: str | None = None
         self._line1_chars: int | None = None
 
@@ -163,7 +163,9 @@ class _TextShaper:
         from elision.shape import Shaped
 
         ctx = self.ctx
-        if not self.bad_note and len(self.data) <= limit:
+        # A page is part of a larger original: even when all of it fits, its header says which
+        # lines of how many it is.
+        if not self.bad_note and ctx.page is None and len(self.data) <= limit:
             # Withheld values already show as stubs in the text; the envelope lists them.
             env = None
             if ctx.withheld:
@@ -171,34 +173,38 @@ class _TextShaper:
                                     total_bytes=ctx.total_bytes, withheld=ctx.withheld)
             return Shaped(self.data.decode(), env is None, env, ctx.format, ctx.sha256,
                           ctx.total_bytes)
-        reserve = self._reserve_for(limit)
-        budget = max(0, limit - reserve)
+        whole, with_cut = self._reserves()
+        budget = max(0, limit - whole)
         head, tail = select(self.sizes, budget)
         cut = None
-        if head == tail == 0 and self.sizes and budget > 0:
-            cut = self._cut(budget)
+        if head == tail == 0 and self.sizes and limit > with_cut:
+            # Neither end line fits whole; a cut shows less than any whole line would at a
+            # larger limit, so shown bytes still grow with the limit.
+            cut = self._cut(limit - with_cut)
         return self._build(head, tail, cut, limit)
 
-    # The fixed costs, at their widest: computed once, after the ref is known.
-    def _reserve_for(self, limit: int) -> int:
+    def _reserves(self) -> tuple[int, int]:
+        """The fixed costs at their widest, without and with a cut line: computed once."""
         if self._reserve is None:
             self._ref = self.ctx.keep()
             n = len(self.sizes)
             big_line = widest(max(self.total_lines, self.offset + n))
             chars = widest(len(self.data))
-            cut = _Cut(big_line, 0, chars, chars)
-            header = self._header([(big_line, big_line), (big_line, big_line)],
-                                  widest(len(self.data) + 4096), cut)
-            marker = self._marker(widest(n), widest(len(self.data)), big_line, big_line, cut)
-            self._reserve = utf8_len(header) + utf8_len(marker) + 3 * len(self.eol)
+            ranges = [(big_line - 1, big_line)] * 2  # "a-b": a range with two ends
+            shown, lines, nbytes = widest(len(self.data) + 4096), widest(n), widest(len(self.data))
+            sizes = []
+            for cut in (None, _Cut(big_line, 0, chars, chars)):
+                sizes.append(utf8_len(self._header(ranges, shown, cut))
+                             + utf8_len(self._marker(lines, nbytes, big_line, big_line, cut))
+                             + (3 if cut else 2) * len(self.eol))
+            self._reserve = (sizes[0], sizes[1])
         return self._reserve
 
     def _cut(self, budget: int) -> _Cut | None:
         end = self.ends[0]
         line = self.data[: end - len(_line_ending(self.data[:end]))]
-        # Room for the cut line's own ending; backing off continuation bytes (10xxxxxx) means
-        # the cut never splits a UTF-8 sequence.
-        room = min(budget - len(self.eol), len(line))
+        # Backing off continuation bytes (10xxxxxx) means the cut never splits a character.
+        room = min(budget, len(line))
         while 0 < room < len(line) and (line[room] & 0xC0) == 0x80:
             room -= 1
         if room <= 0:
@@ -259,7 +265,10 @@ class _TextShaper:
         text = self._header(ranges, shown, cut) + eol + body
         if utf8_len(text) > limit:
             # Only at the smallest limits with enormous counts: the header alone still says it.
-            text = self._header(ranges, 0, cut)
+            ranges, cut = [], None
+            text = self._header(ranges, settle(lambda s: utf8_len(self._header([], s, None)), 0),
+                                None)
+            head = tail = 0
         return Shaped(text, False, self._envelope(head, tail, ranges, cut, utf8_len(text)),
                       self.ctx.format, self.ctx.sha256, self.ctx.total_bytes, self._ref)
 
@@ -278,6 +287,9 @@ class _TextShaper:
         if self._ref is not None and head + tail < n:
             next_call = format_next(self._ref, lines=range_text(
                 self.offset + head + 1, self.offset + n - tail))
+        elif self._ref is not None and self.total_lines > self.offset + n:
+            # All of this page is shown: the next page is what follows it.
+            next_call = format_next(self._ref, lines=f"{self.offset + n + 1}-{self.total_lines}")
         env = make_envelope(
             sha256=ctx.sha256, shown_bytes=shown_bytes, total_bytes=ctx.total_bytes,
             elided=elided, withheld=ctx.withheld, ref=self._ref, next_call=next_call,
