@@ -58,8 +58,11 @@ def default_log_path() -> Path:
     override = os.environ.get(LOG_ENV)
     if override:
         return Path(override).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home) / "elision" / "audit.db"
+    data_home = os.environ.get("XDG_DATA_HOME")
+    # As for the store: the XDG spec says a relative value is invalid and must be ignored.
+    if data_home and os.path.isabs(data_home):
+        return Path(data_home) / "elision" / "audit.db"
+    return Path.home() / ".local" / "share" / "elision" / "audit.db"
 
 
 def dump_entry(entry: Mapping[str, Any]) -> str:

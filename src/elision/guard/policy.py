@@ -1,0 +1,361 @@
+"""The Guardian: policies that decide on the FULL result, before anything is cut.
+
+A policy is a small object with an ``id`` and one method, ``decide(result, call)``, over the
+whole parsed result and the call's tool, server and arguments. It returns a :class:`Decision`:
+``allow``; ``modify`` with JSON-pointer redactions (each with a reason); or ``deny`` with a
+reason that goes back to the agent as an error result.
+
+The :class:`Guardian` runs every policy and combines their decisions: any deny wins, else
+the modifications of every policy are merged, else allow. It fails closed: a policy that
+raises, or returns something that is not a valid decision, turns the verdict into a deny
+that says which policy failed.
+
+Built in: :class:`SizeCeiling` (a body over the ceiling is refused whole, never silently cut),
+:class:`ToolLists` (allow and deny lists of tool names, with ``*`` wildcards) and
+:class:`RedactionPolicy` (the redaction rules of :mod:`elision.redact` as a policy).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol, runtime_checkable
+
+DecisionKind = Literal["allow", "modify", "deny"]
+Stage = Literal["request", "result"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """The call a result answers (or, at the ``request`` stage, the call about to be made)."""
+
+    tool: str
+    server: str | None = None
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    stage: Stage = "result"
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The whole result: its parsed value (a JSON value, or the text), size and digest.
+
+    ``complete`` is false only when the Guardian was handed a bounded prefix it could not
+    resolve to the full body; policies then decide on what there is, and the audit entry
+    says so.
+    """
+
+    value: Any
+    body_bytes: int
+    sha256: str
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """Replace the value at JSON pointer ``path`` (RFC 6901) by ``replacement``.
+
+    ``rules`` lists the rule of each value withheld inside it (a string can hold several
+    secrets); it defaults to ``(reason,)``.
+    """
+
+    path: str
+    reason: str
+    replacement: Any = None
+    rules: tuple[str, ...] = ()
+
+    def to_wire(self) -> dict[str, Any]:
+        replacement = (
+            self.replacement if self.replacement is not None else f"[withheld: {self.reason}]"
+        )
+        return {"path": self.path, "reason": self.reason, "replacement": replacement}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One policy's answer. Build it with :meth:`allow`, :meth:`modify` or :meth:`deny`."""
+
+    kind: DecisionKind
+    reason: str = ""
+    redactions: tuple[Redaction, ...] = ()
+    reason_codes: tuple[str, ...] = ()
+
+    @classmethod
+    def allow(cls) -> Decision:
+        return cls("allow")
+
+    @classmethod
+    def modify(
+        cls, redactions: Sequence[Redaction], reason: str, *codes: str
+    ) -> Decision:
+        return cls("modify", reason, tuple(redactions), codes)
+
+    @classmethod
+    def deny(cls, reason: str, *codes: str) -> Decision:
+        return cls("deny", reason, (), codes)
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Decides on one full result. ``id`` names it in verdicts and audit entries."""
+
+    @property
+    def id(self) -> str: ...
+
+    def decide(self, result: ToolResult, call: ToolCall) -> Decision: ...
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The Guardian's combined decision.
+
+    ``policy_ids`` names the policies that denied or modified, or - for an allow - every
+    policy that was consulted, so an audit entry always says which rules stood behind it.
+    """
+
+    decision: DecisionKind
+    reason: str = ""
+    policy_ids: tuple[str, ...] = ()
+    redactions: tuple[Redaction, ...] = ()
+    reason_codes: tuple[str, ...] = ()
+
+    def withheld_counts(self) -> dict[str, int]:
+        """How many values each rule withheld (never the values themselves)."""
+        counts: dict[str, int] = {}
+        for r in self.redactions:
+            for rule in r.rules or (r.reason,):
+                counts[rule] = counts.get(rule, 0) + 1
+        return counts
+
+
+class Guardian:
+    """Runs every policy over the full result and combines what they decide."""
+
+    def __init__(self, policies: Sequence[Policy] = ()) -> None:
+        self.policies = list(policies)
+
+    def evaluate(self, result: ToolResult, call: ToolCall) -> Verdict:
+        denies: list[tuple[str, Decision]] = []
+        modifies: list[tuple[str, Decision]] = []
+        for policy in self.policies:
+            pid = _policy_id(policy)
+            try:
+                decision = policy.decide(result, call)
+            except Exception as exc:
+                # Only the exception's type: its message may quote the result it choked on.
+                denies.append((pid, Decision.deny(
+                    f"policy {pid!r} could not decide ({type(exc).__name__}); the Guardian "
+                    "fails closed, so the result is denied - fix or remove that policy",
+                    "policy_error",
+                )))
+                continue
+            problem = _invalid(decision)
+            if problem is not None:
+                denies.append((pid, Decision.deny(
+                    f"policy {pid!r} returned an invalid decision ({problem}); the Guardian "
+                    "fails closed, so the result is denied",
+                    "policy_error",
+                )))
+            elif decision.kind == "deny":
+                denies.append((pid, decision))
+            elif decision.kind == "modify":
+                modifies.append((pid, decision))
+        if denies:
+            return Verdict(
+                "deny", "; ".join(d.reason for _, d in denies),
+                tuple(pid for pid, _ in denies), (), _codes(d for _, d in denies),
+            )
+        if modifies:
+            return Verdict(
+                "modify", "; ".join(d.reason for _, d in modifies),
+                tuple(pid for pid, _ in modifies),
+                _disjoint(r for _, d in modifies for r in d.redactions),
+                _codes(d for _, d in modifies),
+            )
+        return Verdict("allow", "", tuple(_policy_id(p) for p in self.policies))
+
+
+def _policy_id(policy: Any) -> str:
+    pid = getattr(policy, "id", None)
+    return pid if isinstance(pid, str) and pid else type(policy).__name__
+
+
+def _invalid(decision: Any) -> str | None:
+    if not isinstance(decision, Decision):
+        return f"expected a Decision, got {type(decision).__name__}"
+    if decision.kind not in ("allow", "modify", "deny"):
+        return f"unknown kind {decision.kind!r}"
+    if decision.kind == "deny" and not decision.reason:
+        return "a deny needs a reason for the agent"
+    if decision.kind == "modify":
+        if not decision.redactions or not decision.reason:
+            return "a modify needs redactions and a reason"
+        bad = [r.path for r in decision.redactions if not _is_pointer(r.path)]
+        if bad:
+            return f"not a JSON pointer: {bad[0]!r}"
+    return None
+
+
+def _is_pointer(path: Any) -> bool:
+    return isinstance(path, str) and (path == "" or path.startswith("/"))
+
+
+def _codes(decisions: Iterator[Decision] | Any) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for d in decisions:
+        for code in d.reason_codes:
+            seen.setdefault(code, None)
+    return tuple(seen)
+
+
+def _disjoint(redactions: Iterator[Redaction] | Any) -> tuple[Redaction, ...]:
+    """Merged redactions whose targets never overlap (the ACS MODIFY rule). A redaction
+    already covered by a kept one (same path or an ancestor) is folded into it; one that
+    covers kept ones replaces them. Folding keeps the rule counts."""
+    kept: list[Redaction] = []
+    for r in redactions:
+        rules = r.rules or (r.reason,)
+        cover = next((i for i, k in enumerate(kept) if _covers(k.path, r.path)), None)
+        if cover is not None:
+            k = kept[cover]
+            kept[cover] = replace(k, rules=(k.rules or (k.reason,)) + rules)
+            continue
+        inner = [k for k in kept if _covers(r.path, k.path)]
+        folded = rules + tuple(rule for k in inner for rule in (k.rules or (k.reason,)))
+        kept = [k for k in kept if k not in inner]
+        kept.append(replace(r, rules=folded))
+    return tuple(kept)
+
+
+def _covers(ancestor: str, path: str) -> bool:
+    return ancestor == path or ancestor == "" or path.startswith(ancestor + "/")
+
+
+# --- built-in policies ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SizeCeiling:
+    """Refuse a result whose full body is over ``max_bytes``: whole, never cut to fit."""
+
+    max_bytes: int
+    id: str = "size-ceiling"
+
+    def decide(self, result: ToolResult, call: ToolCall) -> Decision:
+        if result.body_bytes <= self.max_bytes:
+            return Decision.allow()
+        return Decision.deny(
+            f"the {call.stage} of {call.tool!r} is {result.body_bytes:,} bytes, over the "
+            f"Guardian's {self.max_bytes:,}-byte ceiling; it was refused whole rather than "
+            "cut - ask for less (a narrower query or one page) or raise the ceiling",
+            "size_ceiling",
+        )
+
+
+@dataclass(frozen=True)
+class ToolLists:
+    """Allow and deny lists of tool names (``*`` and ``?`` wildcards).
+
+    A pattern matches the bare tool name or ``server/tool``. Deny wins; with an allow list,
+    a tool on neither list is denied.
+    """
+
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    id: str = "tool-lists"
+
+    def decide(self, result: ToolResult, call: ToolCall) -> Decision:
+        names = [call.tool] + ([f"{call.server}/{call.tool}"] if call.server else [])
+        if any(fnmatch.fnmatchcase(n, p) for n in names for p in self.deny):
+            return Decision.deny(
+                f"tool {call.tool!r} is on the Guardian's deny list; use another tool or ask "
+                "the operator to change the list",
+                "tool_denied",
+            )
+        if self.allow and not any(fnmatch.fnmatchcase(n, p) for n in names for p in self.allow):
+            return Decision.deny(
+                f"tool {call.tool!r} is not on the Guardian's allow list "
+                f"({', '.join(self.allow)}); use an allowed tool",
+                "tool_not_allowed",
+            )
+        return Decision.allow()
+
+
+class SpanLike(Protocol):
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def rule(self) -> str: ...
+
+
+#: Finds what must be withheld in one string: the shape of ``elision.redact.scan.find_spans``.
+SpanFinder = Callable[[str], Sequence[SpanLike]]
+
+
+class RedactionPolicy:
+    """The redaction rules as a policy: every string holding a credential or a signed URI
+    is modified, at its JSON pointer, to a copy with each secret replaced by a stub.
+
+    ``find`` is the adapter slot: any function from a string to spans (``start``, ``end``,
+    ``rule``). By default it is :func:`elision.redact.scan.find_spans`.
+    """
+
+    def __init__(self, find: SpanFinder | None = None, *, id: str = "redaction-rules") -> None:
+        self._find = find
+        self.id = id
+
+    def _finder(self) -> SpanFinder:
+        if self._find is None:
+            from elision.redact.scan import find_spans
+
+            self._find = find_spans
+        return self._find
+
+    def decide(self, result: ToolResult, call: ToolCall) -> Decision:
+        find = self._finder()
+        redactions: list[Redaction] = []
+        for pointer, text in walk_strings(result.value):
+            spans = sorted(find(text), key=lambda s: s.start)
+            if not spans:
+                continue
+            out, pos = [], 0
+            for span in spans:
+                out.append(text[pos:span.start])
+                out.append(f"[credential withheld: {span.rule}]")
+                pos = max(pos, span.end)
+            out.append(text[pos:])
+            redactions.append(Redaction(
+                pointer, spans[0].rule, "".join(out), tuple(s.rule for s in spans)
+            ))
+        if not redactions:
+            return Decision.allow()
+        rules = sorted({rule for r in redactions for rule in r.rules})
+        count = sum(len(r.rules) for r in redactions)
+        return Decision.modify(
+            redactions,
+            f"{count} value(s) withheld by the redaction rules ({', '.join(rules)})",
+            "redacted",
+        )
+
+
+def walk_strings(value: Any) -> Iterator[tuple[str, str]]:
+    """Every string in ``value`` with its JSON pointer, depth-first, without recursion (a
+    10,000-deep document must not crash the Guardian)."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        pointer, node = stack.pop()
+        if isinstance(node, str):
+            yield pointer, node
+        elif isinstance(node, Mapping):
+            items = [(f"{pointer}/{_escape(str(k))}", v) for k, v in node.items()]
+            stack.extend(reversed(items))
+        elif isinstance(node, list | tuple):
+            stack.extend(reversed([(f"{pointer}/{i}", v) for i, v in enumerate(node)]))
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")

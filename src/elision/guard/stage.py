@@ -1,0 +1,53 @@
+"""The Guardian as the pipeline's guard stage (``elision.pipeline.Guard``).
+
+The pipeline's guard answers allow or deny; it has no way to apply a modification. So, as the
+Agent Control Standard prescribes for a client that cannot apply MODIFY (§6.5), a modify
+verdict becomes a deny whose reason names the intended change, with ``modify_unsupported``.
+In a pipeline, withholding secrets is the redaction stage's job: leave
+:class:`~elision.guard.policy.RedactionPolicy` out of a Guardian used here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from elision.guard.policy import Guardian, ToolCall, ToolResult
+from elision.pipeline import Capture, Decision
+
+
+@dataclass(frozen=True)
+class GuardDecision(Decision):
+    """A pipeline decision that also carries the Guardian's policy ids and reason codes."""
+
+    verdict: str = "allow"
+    policy_ids: tuple[str, ...] = ()
+    reason_codes: tuple[str, ...] = ()
+
+
+class GuardStage:
+    """Adapts a :class:`Guardian` to the pipeline's ``Guard`` protocol."""
+
+    def __init__(self, guardian: Guardian) -> None:
+        self.guardian = guardian
+
+    def decide(self, capture: Capture) -> Decision:
+        value: Any = capture.value if capture.is_json else capture.body.decode(
+            "utf-8", "replace"
+        )
+        verdict = self.guardian.evaluate(
+            ToolResult(value, len(capture.body), capture.sha256),
+            ToolCall(capture.tool or "", capture.server),
+        )
+        if verdict.decision == "allow":
+            return GuardDecision(True, "", "allow", verdict.policy_ids)
+        if verdict.decision == "modify":
+            return GuardDecision(
+                False,
+                f"the Guardian would modify this result ({verdict.reason}) but this front end "
+                "cannot apply modifications, so it is denied",
+                "deny", verdict.policy_ids, (*verdict.reason_codes, "modify_unsupported"),
+            )
+        return GuardDecision(
+            False, verdict.reason, "deny", verdict.policy_ids, verdict.reason_codes
+        )

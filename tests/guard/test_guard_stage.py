@@ -1,0 +1,72 @@
+"""The Guardian and the audit log as pipeline stages: decide on the full body, bind both."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import orjson
+import pytest
+
+from elision.audit.log import AuditLog
+from elision.audit.stage import LogAuditor
+from elision.audit.verify import verify_log
+from elision.errors import AuditError, PolicyDenied
+from elision.guard.policy import Decision, Guardian, Redaction, SizeCeiling, ToolLists
+from elision.guard.stage import GuardStage
+from elision.pipeline import Pipeline
+
+KEY = "hmac:stage-test-secret-long-enough"
+
+
+def test_pipeline_binds_full_and_shown_digests(tmp_path: Path) -> None:
+    body = orjson.dumps({"total": 500, "rows": [{"i": i, "pad": "x" * 40} for i in range(500)]})
+    with AuditLog(tmp_path / "a.db", key=KEY) as log:
+        pipeline = Pipeline(
+            budget=1024, guard=GuardStage(Guardian([SizeCeiling(10**6)])),
+            auditor=LogAuditor(log),
+        )
+        shaped = pipeline.run(body, tool="list", server="db")
+        (entry,) = list(log.entries())
+    assert not shaped.complete
+    assert entry["full"] == {"sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body)}
+    assert entry["shown"] == {
+        "sha256": hashlib.sha256(shaped.body).hexdigest(), "bytes": len(shaped.body)
+    }
+    assert entry["complete"] is False
+    assert entry["decision"] == "allow" and entry["policy_ids"] == ["size-ceiling"]
+    assert (entry["tool"], entry["server"]) == ("list", "db")
+    assert verify_log(tmp_path / "a.db", key=KEY).ok
+
+
+def test_a_denied_result_is_audited_and_raised(tmp_path: Path) -> None:
+    with AuditLog(tmp_path / "a.db") as log:
+        pipeline = Pipeline(
+            guard=GuardStage(Guardian([ToolLists(deny=("shell",))])), auditor=LogAuditor(log)
+        )
+        with pytest.raises(PolicyDenied, match="deny list"):
+            pipeline.run("rm -rf /", tool="shell")
+        (entry,) = list(log.entries())
+    assert entry["decision"] == "deny"
+    assert entry["reason_codes"] == ["tool_denied"]
+
+
+def test_a_modify_is_denied_where_it_cannot_be_applied() -> None:
+    class Modifies:
+        id = "mod"
+
+        def decide(self, result: object, call: object) -> Decision:
+            return Decision.modify([Redaction("/a", "x")], "hide a")
+
+    decision = GuardStage(Guardian([Modifies()])).decide(Pipeline().capture('{"a": 1}'))
+    assert not decision.allowed
+    assert "hide a" in decision.reason
+    assert "modify_unsupported" in getattr(decision, "reason_codes", ())
+
+
+def test_a_result_that_cannot_be_audited_is_not_delivered(tmp_path: Path) -> None:
+    log = AuditLog(tmp_path / "a.db")
+    log.close()  # appends now fail
+    pipeline = Pipeline(auditor=LogAuditor(log))
+    with pytest.raises(AuditError):
+        pipeline.run('{"ok": true}', tool="t")
