@@ -1,0 +1,96 @@
+"""The fixture corpus, case by case: every rule's true positives withheld, its look-alikes kept.
+
+Cases live in fixtures/rules.toml, each with the reason it is there.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from elision.redact import redact_text
+from elision.redact.rules import credential_stub, is_stub, may_match
+from elision.redact.secrets import CREDENTIAL_RULES
+from elision.redact.urls import classify_url
+
+CASES: list[dict[str, Any]] = tomllib.loads(
+    (Path(__file__).parent / "fixtures" / "rules.toml").read_text("utf-8")
+)["case"]
+POSITIVE = [c for c in CASES if c["rule"]]
+NEGATIVE = [c for c in CASES if not c["rule"]]
+
+
+@pytest.mark.parametrize("case", POSITIVE, ids=[c["why"] for c in POSITIVE])
+def test_true_positive_is_withheld(case: dict[str, Any]) -> None:
+    assert may_match(case["text"]), "the pre-filter must pass every true positive"
+    result = redact_text(case["text"])
+    assert case["secret"] not in result.value
+    assert case["rule"] in {entry["reason"] for entry in result.withheld}
+    assert credential_stub(case["rule"]) in result.value
+
+
+@pytest.mark.parametrize("case", NEGATIVE, ids=[c["why"] for c in NEGATIVE])
+def test_false_positive_is_kept_exactly(case: dict[str, Any]) -> None:
+    result = redact_text(case["text"])
+    assert result.withheld == ()
+    assert result.value == case["text"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["why"] for c in CASES])
+def test_redaction_is_idempotent_on_the_corpus(case: dict[str, Any]) -> None:
+    once = redact_text(case["text"]).value
+    again = redact_text(once)
+    assert again.value == once
+    assert again.withheld == ()
+
+
+def test_every_rule_has_a_true_positive() -> None:
+    url_rules = {
+        "aws-sigv4-url", "aws-sigv2-url", "gcs-signed-url", "azure-sas-url",
+        "cloudfront-signed-url", "signed-url", "credential-param-url", "url-userinfo",
+        "slack-webhook-url",
+    }
+    covered = {c["rule"] for c in POSITIVE}
+    missing = (url_rules | {rule.id for rule in CREDENTIAL_RULES}) - covered
+    assert not missing
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a ref stub, with and without a size
+        ("[ref_abcd234567] image/png, ~120 KB — fetch with elision_fetch_reference", True),
+        ("[ref_abcd234567] resource — fetch with elision_fetch_reference", True),
+        ("[credential withheld: jwt]", True),
+        ("[withheld: disposition-never]", True),
+        # a stub with text after it is a string that contains a stub, not a stub
+        ("[credential withheld: jwt] and more", False),
+        # ordinary bracketed text
+        ("[ref] see above", False),
+        ("", False),
+    ],
+)
+def test_is_stub(text: str, expected: bool) -> None:
+    assert is_stub(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("url", "rule"),
+    [
+        # mixed case in the parameter and its encoded separator
+        ("https://h/o%3fX-AMZ-SIGNATURE%3dabc", "aws-sigv4-url"),
+        # the credential wins over the order the parameters come in
+        ("https://h/o?Signature=abc&AWSAccessKeyId=AKIAIOSFODNN7EXAMPLE", "aws-sigv2-url"),
+        # the first non-empty value of a repeated parameter counts
+        ("https://h/o?token=&token=abc", "credential-param-url"),
+        # an OAuth code at exactly the minimum length
+        ("https://h/cb?code=abcdefghij", "credential-param-url"),
+        ("https://h/cb?code=abcdefghi", None),
+        ("https://h/o?pagetoken=abc&next_token=def", None),
+    ],
+)
+def test_classify_url(url: str, rule: str | None) -> None:
+    assert classify_url(url) == rule
