@@ -43,6 +43,7 @@ from elision.envelope import (
 )
 from elision.errors import ElisionError, InputError
 from elision.shape import ShapeContext, Shaped
+from elision.shape.jsonparse import MAX_DEPTH as MAX_PARSE_DEPTH
 from elision.shape.jsonparse import RawNumber, default, dumps_value, parse_json
 
 #: Containers deeper than this in a cut document are shown empty, with an entry. Inside
@@ -85,9 +86,11 @@ def value_shaper(value: Any, ctx: ShapeContext) -> Callable[[int], Shaped]:
             if len(ctx.body) <= limit and ctx.root_path == "$":
                 text = ctx.body.decode("utf-8")
                 return Shaped(text, True, None, "json", ctx.sha256, ctx.total_bytes)
-            if not compact:
+            # A bounded walk first: serializing a 100 MB value to learn it does not fit would
+            # cost as much as the parse.
+            if not compact and bounded_size(value, limit, MAX_PARSE_DEPTH) is not None:
                 compact.append(dumps_value(value))
-            if len(compact[0]) <= limit:
+            if compact and len(compact[0]) <= limit:
                 # Only whitespace overflowed: every value is there, so no envelope.
                 text = compact[0].decode("utf-8")
                 return Shaped(text, True, None, "json", ctx.sha256, ctx.total_bytes)
