@@ -1,0 +1,44 @@
+"""Every command and every option says what it is for (sqlite-utils' habit)."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from elision.cli import COMMANDS, main
+
+
+def _walk(command: click.Command, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    paths = [prefix]
+    if isinstance(command, click.Group):
+        for name in command.list_commands(click.Context(command)):
+            sub = command.get_command(click.Context(command), name)
+            assert sub is not None
+            paths += _walk(sub, (*prefix, name))
+    return paths
+
+
+ALL = _walk(main)
+
+
+def test_every_planned_command_that_exists_is_listed() -> None:
+    listed = {path[0] for path in ALL if path}
+    assert "shape" in listed
+    assert listed <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: " ".join(p) or "elision")
+def test_command_has_help_and_every_option_is_described(path: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, [*path, "--help"])
+    assert result.exit_code == 0, result.output
+    command: click.Command = main
+    for name in path:
+        assert isinstance(command, click.Group)
+        found = command.get_command(click.Context(command), name)
+        assert found is not None
+        command = found
+    assert (command.help or "").strip(), f"{' '.join(path)} has no help text"
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.hidden:
+            assert (param.help or "").strip(), f"{' '.join(path)} {param.opts} has no help"
