@@ -452,8 +452,10 @@ def _crumb_path(crumb: _Crumb) -> str:
 
 
 def _reject_non_finite(value: Any) -> None:
-    if isinstance(value, float):
-        _check_float(value, None)
+    if not isinstance(value, dict | list | tuple):
+        if isinstance(value, float):
+            _check_float(value, None)
+        return
     stack: list[tuple[Any, _Crumb]] = [(value, None)]
     while stack:
         node, crumb = stack.pop()
