@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from elision.guard.pointers import apply_replacements, walk_strings
+
 DecisionKind = Literal["allow", "modify", "deny"]
 Stage = Literal["request", "result"]
 
@@ -342,20 +344,6 @@ class RedactionPolicy:
         )
 
 
-def walk_strings(value: Any) -> Iterator[tuple[str, str]]:
-    """Every string in ``value`` with its JSON pointer, depth-first, without recursion (a
-    10,000-deep document must not crash the Guardian)."""
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        pointer, node = stack.pop()
-        if isinstance(node, str):
-            yield pointer, node
-        elif isinstance(node, Mapping):
-            items = [(f"{pointer}/{_escape(str(k))}", v) for k, v in node.items()]
-            stack.extend(reversed(items))
-        elif isinstance(node, list | tuple):
-            stack.extend(reversed([(f"{pointer}/{i}", v) for i, v in enumerate(node)]))
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+def apply_redactions(value: Any, redactions: Sequence[Redaction]) -> Any:
+    """A copy of ``value`` with each redaction applied (paths that do not exist are skipped)."""
+    return apply_replacements(value, [(r.path, r.to_wire()["replacement"]) for r in redactions])
