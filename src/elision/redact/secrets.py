@@ -79,7 +79,7 @@ CREDENTIAL_RULES: tuple[CredentialRule, ...] = (
     ),
     CredentialRule(
         "jwt",
-        re.compile(rf"(?<![A-Za-z0-9_-])eyJ{_B64URL}{{6,}}\.{_B64URL}{{6,}}\.{_B64URL}*"),
+        re.compile(rf"(?<![A-Za-z0-9_-])eyJ{_B64URL}{{6,}}\.{_B64URL}{{2,}}\.{_B64URL}*"),
         check=_jwt_header,
     ),
     CredentialRule(

@@ -1,0 +1,199 @@
+"""Properties: a credential seeded anywhere never comes out, and nothing else changes.
+
+Documents are drawn from an alphabet that cannot spell any rule's trigger (no e, s, t, k, p,
+x, g, A, @ or %), so that "everything else is kept exactly" is a precise claim: the expected
+output is the same document with only the seeded credential replaced by its stub.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from elision.redact import redact_text, redact_value
+from elision.redact.rules import credential_stub
+from elision.shape.jsonparse import dumps_value
+
+SAFE_CHARS = "abcdfhijlmnoqruvwz0123456789 .,:/-_=?&\néü漢🙂"
+safe_text = st.text(alphabet=SAFE_CHARS, max_size=24)
+safe_key = st.text(alphabet=SAFE_CHARS, min_size=1, max_size=10)
+scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | safe_text
+)
+documents = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(safe_key, inner, max_size=4),
+    max_leaves=20,
+)
+
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+HEX = "0123456789abcdef"
+
+
+def _run(alphabet: str, size: int) -> st.SearchStrategy[str]:
+    return st.text(alphabet=alphabet, min_size=size, max_size=size + 8)
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+@st.composite
+def credentials(draw: st.DrawFn) -> tuple[str, str, str, str]:
+    """(credential text, what it must become, a part that must never appear, rule id)."""
+    kind = draw(st.sampled_from([
+        "aws", "github", "stripe", "anthropic", "openai", "slack", "jwt", "bearer", "sigv4",
+        "sigv4-escaped", "azure", "token-param", "userinfo", "pem", "basic",
+    ]))
+    if kind == "aws":
+        key = "AKIA" + draw(_run(UPPER_DIGITS, 16).map(lambda s: s[:16]))
+        return key, credential_stub("aws-access-key-id"), key, "aws-access-key-id"
+    if kind == "github":
+        key = "ghp_K" + draw(_run(ALNUM, 35))
+        return key, credential_stub("github-token"), key, "github-token"
+    if kind == "stripe":
+        key = "sk_live_K" + draw(_run(ALNUM, 23))
+        return key, credential_stub("stripe-key"), key, "stripe-key"
+    if kind == "anthropic":
+        key = "sk-ant-api03-K" + draw(_run(ALNUM + "_-", 39))
+        return key, credential_stub("anthropic-key"), key, "anthropic-key"
+    if kind == "openai":
+        key = "sk-proj-Kq7" + draw(_run(ALNUM, 30))
+        return key, credential_stub("openai-key"), key, "openai-key"
+    if kind == "slack":
+        key = "xoxb-K" + draw(_run(ALNUM, 20))
+        return key, credential_stub("slack-token"), key, "slack-token"
+    if kind == "jwt":
+        claims = draw(
+            st.dictionaries(st.text(ALNUM, min_size=1, max_size=6), st.integers(0, 2**40))
+        )
+        sig = "K" + draw(_run(ALNUM + "_-", 20))
+        jwt = ".".join([_b64url(b'{"alg":"HS256"}'), _b64url(orjson.dumps(claims)), sig])
+        return jwt, credential_stub("jwt"), sig, "jwt"
+    if kind == "bearer":
+        token = "K9" + draw(_run(ALNUM, 18))
+        return f"Bearer {token}", f"Bearer {credential_stub('bearer-token')}", token, "bearer-token"
+    if kind == "basic":
+        user = draw(st.text(ALNUM, min_size=1, max_size=8))
+        password = "K" + draw(_run(ALNUM, 8))
+        value = base64.b64encode(f"{user}:{password}".encode()).decode()
+        return f"Basic {value}", f"Basic {credential_stub('basic-auth')}", value, "basic-auth"
+    if kind in ("sigv4", "sigv4-escaped"):
+        sig = "e" + draw(_run(HEX, 31))
+        amp = "&" if kind == "sigv4" else draw(st.sampled_from(["\\u0026", "&amp;", "%26"]))
+        url = (f"https://b.s3.amazonaws.com/o.png?X-Amz-Date=20261130T000000Z{amp}"
+               f"X-Amz-Signature={sig}")
+        return url, credential_stub("aws-sigv4-url"), sig, "aws-sigv4-url"
+    if kind == "azure":
+        sig = "K" + draw(_run(ALNUM, 20))
+        url = f"https://a.blob.core.windows.net/c/b?sv=2022-11-02&sr=b&sig={sig}"
+        return url, credential_stub("azure-sas-url"), sig, "azure-sas-url"
+    if kind == "token-param":
+        name = draw(st.sampled_from(["access_token", "API_KEY", "client_secret", "Password"]))
+        value = "K" + draw(_run(ALNUM, 12))
+        url = f"https://api.example.com/v1?page=2&{name}={value}"
+        return url, credential_stub("credential-param-url"), value, "credential-param-url"
+    if kind == "userinfo":
+        password = "K" + draw(_run(ALNUM, 12))
+        url = f"postgres://admin:{password}@db.internal:5432/app"
+        return url, credential_stub("url-userinfo"), password, "url-userinfo"
+    body = "K" + draw(_run(ALNUM, 40))
+    pem = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+    return pem, credential_stub("private-key"), body, "private-key"
+
+
+def _insert(node: Any, leaf: Any, expected: Any, draw: st.DrawFn) -> tuple[Any, Any]:
+    """``node`` with ``leaf`` put somewhere in it, and the same with ``expected`` there."""
+    if isinstance(node, dict | list) and node and draw(st.booleans()):
+        if isinstance(node, dict):
+            key = draw(st.sampled_from(sorted(node)))
+            got, want = _insert(node[key], leaf, expected, draw)
+            return {**node, key: got}, {**node, key: want}
+        i = draw(st.integers(0, len(node) - 1))
+        got, want = _insert(node[i], leaf, expected, draw)
+        return [*node[:i], got, *node[i + 1:]], [*node[:i], want, *node[i + 1:]]
+    if isinstance(node, dict):
+        key = draw(safe_key.filter(lambda k: k not in node))
+        return {**node, key: leaf}, {**node, key: expected}
+    if isinstance(node, list):
+        i = draw(st.integers(0, len(node)))
+        return [*node[:i], leaf, *node[i:]], [*node[:i], expected, *node[i:]]
+    return leaf, expected
+
+
+@st.composite
+def seeded_documents(draw: st.DrawFn) -> tuple[Any, Any, str, str]:
+    cred, stub, secret, rule = draw(credentials())
+    where = draw(st.sampled_from(["value", "in-text", "key", "key-in-text"]))
+    if where in ("in-text", "key-in-text"):
+        before, after = draw(safe_text), draw(safe_text)
+        cred, stub = f"{before} {cred} {after}", f"{before} {stub} {after}"
+    if where.startswith("key"):
+        # A credential in a key withholds the object that holds the key.
+        other = draw(st.dictionaries(safe_key, scalars, max_size=3))
+        leaf, expected = {**other, cred: draw(scalars)}, credential_stub(rule)
+    else:
+        leaf, expected = cred, stub
+    doc, want = _insert(draw(documents), leaf, expected, draw)
+    return doc, want, secret, rule
+
+
+SETTINGS = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SETTINGS
+@given(seeded=seeded_documents())
+def test_seeded_credential_never_appears_and_the_rest_is_kept(
+    seeded: tuple[Any, Any, str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    doc, want, secret, rule = seeded
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="elision"):
+        result = redact_value(doc)
+    out = dumps_value(result.value).decode()
+    assert secret not in out
+    assert secret not in repr(result)
+    assert secret not in caplog.text
+    assert all(secret not in record.getMessage() for record in caplog.records)
+    assert result.value == want
+    assert rule in {entry["reason"] for entry in result.withheld}
+    assert caplog.records, "a redaction that withheld something is logged (without it)"
+
+
+@SETTINGS
+@given(cred=credentials(), before=safe_text, after=safe_text)
+def test_seeded_credential_in_plain_text(
+    cred: tuple[str, str, str, str], before: str, after: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    text, stub, secret, rule = cred
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="elision"):
+        result = redact_text(f"{before} {text} {after}")
+    assert result.value == f"{before} {stub} {after}"
+    assert secret not in caplog.text
+    assert [entry["reason"] for entry in result.withheld] == [rule]
+    assert result.withheld[0]["line"] == before.count("\n") + 1
+
+
+@given(seeded_documents())
+def test_redaction_is_idempotent(seeded: tuple[Any, Any, str, str]) -> None:
+    once = redact_value(seeded[0])
+    twice = redact_value(once.value)
+    assert twice.value == once.value
+    assert twice.withheld == ()
+
+
+@given(documents)
+def test_clean_documents_come_back_unchanged(doc: Any) -> None:
+    result = redact_value(doc)
+    assert result.value == doc
+    assert result.withheld == ()
+    assert result.references == {}
