@@ -317,6 +317,12 @@ def available_tools(wanted: list[str]) -> tuple[list[str], dict[str, str]]:
             with contextlib.suppress(metadata.PackageNotFoundError):
                 versions[tool] = metadata.version(_DISTRIBUTIONS[tool])
         tools.append(tool)
+    # Tools import parts of themselves on first use (elision its format shapers): do that
+    # here, once, so no child pays for it and every child runs the same code.
+    for kind in corpus.KINDS:
+        sample, meta = corpus.make(kind, 0.02)
+        for tool in tools:
+            TOOLS[tool](meta.format)(sample, 4096)
     return tools, versions
 
 
