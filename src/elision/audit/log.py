@@ -106,6 +106,10 @@ class AuditLog:
             )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA busy_timeout=10000")
+            # In WAL, NORMAL survives a crash of the process and costs ~0.4 ms an append
+            # instead of ~3 ms. A power cut can lose the last appends; the checkpoint file is
+            # fsynced, so such a loss shows as a cut tail instead of passing unseen.
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise AuditError(

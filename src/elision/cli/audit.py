@@ -1,0 +1,130 @@
+"""``elision audit verify`` and ``elision audit show``: check and read the audit log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from elision.cli._common import reports_errors
+
+#: Above this many entries, ``audit show`` draws a progress bar while it builds the table.
+PROGRESS_THRESHOLD = 2000
+
+log_option = click.option(
+    "--log", "log_path", metavar="PATH", type=click.Path(dir_okay=False, path_type=Path),
+    help="The audit log file. Default: $ELISION_AUDIT, else audit.db in elision's data "
+    "directory ($XDG_DATA_HOME/elision or ~/.local/share/elision), beside the store.",
+)
+
+
+def _log_path(log_path: Path | None) -> Path:
+    if log_path is not None:
+        return log_path
+    from elision.audit.log import default_log_path
+
+    return default_log_path()
+
+
+@click.group("audit")
+def audit_group() -> None:
+    """Check and read the tamper-evident audit log."""
+
+
+@audit_group.command("verify")
+@log_option
+@click.option(
+    "--checkpoints", "checkpoint_paths", metavar="PATH", multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Checkpoint file(s) to check the log against (repeatable). Default: <log>.checkpoints.",
+)
+@click.option(
+    "--key", envvar="ELISION_AUDIT_KEY", show_envvar=True, metavar="KEY",
+    help="The key the checkpoints were signed with: hmac:<secret>, ed25519:<seed> or "
+    "ed25519-pub:<public key>. Prefer the environment variable: a flag shows in `ps`.",
+)
+@reports_errors
+def verify_command(
+    log_path: Path | None, checkpoint_paths: tuple[Path, ...], key: str | None
+) -> None:
+    """Recompute every hash and link; against the checkpoints, detect a cut tail.
+
+    Exits 0 when the log verifies, 1 naming the first bad entry when it does not.
+    """
+    from elision.audit.verify import verify_log
+
+    path = _log_path(log_path)
+    result = verify_log(path, checkpoint_paths=list(checkpoint_paths) or None, key=key)
+    result.raise_for_problem()
+    click.echo(
+        f"ok: {result.entries} entries, head {result.head or '(empty)'}, "
+        f"{result.checkpoints} checkpoint(s) verified"
+    )
+    if result.checkpoints == 0:
+        click.echo(
+            "warning: no signed checkpoint, so a cut tail or a rewrite of the whole log would "
+            "not show; set ELISION_AUDIT_KEY where the log is written",
+            err=True,
+        )
+
+
+@audit_group.command("show")
+@log_option
+@click.option("--json", "as_json", is_flag=True,
+              help="Print each entry as one JSON line, exactly the object that was hashed "
+              "(with entry_hash and previous_hash), for independent recomputation.")
+@click.option("--last", type=click.IntRange(min=1), metavar="N",
+              help="Only the last N entries.")
+@reports_errors
+def show_command(log_path: Path | None, as_json: bool, last: int | None) -> None:
+    """List the entries of the audit log, oldest first."""
+    from elision.audit.verify import read_log
+
+    entries = read_log(_log_path(log_path))
+    first = 1
+    if last is not None and len(entries) > last:
+        first = len(entries) - last + 1
+        entries = entries[-last:]
+    if as_json:
+        for entry in entries:
+            click.echo(orjson.dumps(entry).decode())
+        return
+    _print_table(entries, first)
+
+
+def _print_table(entries: list[Any], first: int) -> None:
+    from rich.console import Console
+    from rich.progress import track
+    from rich.table import Table
+
+    table = Table(title=f"audit log: {len(entries)} entries", show_lines=False)
+    for name, justify in (("#", "right"), ("time", "left"), ("step", "left"),
+                          ("tool", "left"), ("decision", "left"), ("complete", "left"),
+                          ("full bytes", "right"), ("shown bytes", "right"),
+                          ("entry_hash", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    rows: Any = entries
+    if len(entries) > PROGRESS_THRESHOLD:
+        rows = track(entries, description="reading entries", console=Console(stderr=True))
+    for n, entry in enumerate(rows, start=first):
+        e: dict[str, Any] = entry if isinstance(entry, dict) else {}
+        tool = str(e.get("tool", ""))
+        if e.get("server"):
+            tool = f"{e['server']}/{tool}"
+        table.add_row(
+            str(n), str(e.get("timestamp", "")), str(e.get("step_type", "")).removeprefix(
+                "steps/"), tool, str(e.get("decision", "")),
+            "" if "complete" not in e else ("yes" if e["complete"] else "no"),
+            _bytes(e.get("full")), _bytes(e.get("shown")), str(e.get("entry_hash", ""))[:16],
+        )
+    console = Console()
+    if not console.is_terminal:
+        # Piped output has no width to fit; wrapping hashes and tool names helps nobody.
+        console = Console(width=200)
+    console.print(table)
+
+
+def _bytes(part: Any) -> str:
+    return f"{part['bytes']:,}" if isinstance(part, dict) and "bytes" in part else ""

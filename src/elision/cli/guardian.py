@@ -1,0 +1,105 @@
+"""``elision guardian``: serve the Agent Control Standard's JSON-RPC over HTTP (POST /acs)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+
+from elision.cli._common import reports_errors
+from elision.errors import ElisionError
+
+
+@click.command("guardian")
+@click.option("--listen", default="127.0.0.1:8787", show_default=True, metavar="HOST:PORT",
+              help="Where to serve POST /acs. Port 0 picks a free port (printed on start).")
+@click.option("--config", "config_path", metavar="FILE",
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A TOML file of policies and audit settings (see elision.guard.config).")
+@click.option("--log", "log_path", metavar="PATH", type=click.Path(dir_okay=False,
+              path_type=Path), help="The audit log to append to. Default: as `elision audit`.")
+@click.option("--store", "store_spec", metavar="PATH",
+              help="The store bounded outputs' content_ref is resolved against. Default: the "
+              "default store (where the proxy keeps bodies).")
+@click.option("--no-store", is_flag=True,
+              help="Resolve no content_ref: decide bounded outputs on their inline prefix.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=10_000_000, show_default=True,
+              help="Refuse a request or result larger than this, whole.")
+@click.option("--allow-tool", multiple=True, metavar="NAME",
+              help="Only these tools (repeatable; * wildcards; server/tool form too).")
+@click.option("--deny-tool", multiple=True, metavar="NAME",
+              help="Never these tools (repeatable; * wildcards; server/tool form too).")
+@click.option("--redact/--no-redact", default=True, show_default=True,
+              help="Modify results that hold credentials or signed URIs (JSON-pointer "
+              "redactions).")
+@reports_errors
+def guardian_command(
+    listen: str, config_path: Path | None, log_path: Path | None, store_spec: str | None,
+    no_store: bool, max_bytes: int, allow_tool: tuple[str, ...], deny_tool: tuple[str, ...],
+    redact: bool,
+) -> None:
+    """Serve the ACS Guardian: handshake/hello, steps/toolCallRequest, steps/toolCallResult
+    and system/ping, every decision appended to the audit chain.
+
+    Runs until interrupted (Ctrl-C or SIGTERM); on the way out it writes a signed checkpoint
+    of the chain's head when ELISION_AUDIT_KEY (or the config's key) is set.
+    """
+    from elision.audit.log import DEFAULT_CHECKPOINT_EVERY, AuditLog
+    from elision.guard.acs import AcsEndpoint
+    from elision.guard.config import GuardianConfig, load_config
+    from elision.guard.policy import Guardian, Policy, RedactionPolicy, SizeCeiling, ToolLists
+    from elision.guard.server import GuardianServer, is_loopback, parse_listen
+
+    host, port = parse_listen(listen)
+    config = load_config(config_path) if config_path is not None else GuardianConfig()
+    policies: list[Policy] = [SizeCeiling(max_bytes)]
+    if allow_tool or deny_tool:
+        policies.append(ToolLists(allow=allow_tool, deny=deny_tool))
+    if redact and not any(isinstance(p, RedactionPolicy) for p in config.policies):
+        policies.append(RedactionPolicy())
+    policies.extend(config.policies)
+    log = AuditLog(
+        log_path or config.audit_log, key=config.audit_key,
+        checkpoint_every=config.checkpoint_every or DEFAULT_CHECKPOINT_EVERY,
+    )
+    store: Any = None
+    try:
+        if not no_store:
+            from elision.store import open_store
+
+            store = open_store(store_spec)
+        server = GuardianServer(AcsEndpoint(Guardian(policies), log, store), host, port)
+        _serve(server, log, store, loopback=is_loopback(host))
+    finally:
+        if store is not None:
+            store.close()
+        log.close()
+
+
+def _serve(server: Any, log: Any, store: Any, *, loopback: bool) -> None:
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        server.start()
+        click.echo(f"elision guardian: serving ACS on {server.url}", err=True)
+        click.echo(f"  audit log: {log.path}"
+                   + ("" if log.signs_checkpoints else " (no key: checkpoints off)"), err=True)
+        click.echo(f"  store: {'none' if store is None else 'configured'}", err=True)
+        if not loopback:
+            click.echo("warning: listening beyond loopback without TLS or authentication; put "
+                       "it behind a proxy that provides both", err=True)
+        stop.wait()
+    except ElisionError:
+        raise
+    finally:
+        server.stop()
+        for s, handler in previous.items():
+            signal.signal(s, handler)

@@ -1,0 +1,85 @@
+"""`elision guardian` as a real process: serve ACS over HTTP, then stop cleanly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import elision
+from elision.audit.verify import verify_log
+
+KEY = "hmac:guardian-cli-secret-long-enough"
+SRC = str(Path(elision.__file__).resolve().parent.parent)
+
+
+def post(url: str, method: str, params: dict[str, Any]) -> Any:
+    body = orjson.dumps({"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method,
+                         "params": params})
+    req = urllib.request.Request(url, data=body, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=20) as resp:
+        return orjson.loads(resp.read())
+
+
+def start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "ELISION_AUDIT_KEY": KEY, "XDG_DATA_HOME": str(tmp_path / "data")}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from elision.cli import main; main()", "guardian",
+         "--listen", "127.0.0.1:0", "--log", str(tmp_path / "audit.db"), *args],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    if "serving ACS on " not in line:
+        proc.kill()
+        pytest.fail(f"guardian did not start: {line}{proc.stderr.read()}")
+    return proc, line.rsplit(" ", 1)[-1].strip()
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("stop_with", [signal.SIGTERM, signal.SIGINT])
+def test_guardian_process_serves_and_checkpoints_on_exit(
+    tmp_path: Path, stop_with: signal.Signals
+) -> None:
+    proc, url = start(tmp_path, "--deny-tool", "shell", "--no-store")
+    try:
+        session = {"metadata": {"session_id": "e2e"}, "acs_version": "0.1.0"}
+        hello = post(url, "handshake/hello", {**session, "acs_versions_supported": ["0.1.0"]})
+        assert hello["result"]["negotiated_version"] == "0.1.0"
+        allowed = post(url, "steps/toolCallResult", {
+            **session, "request_id": "r1",
+            "payload": {"tool": {"name": "search"}, "outputs": {"rows": [1, 2]}}})
+        denied = post(url, "steps/toolCallRequest", {
+            **session, "request_id": "r2",
+            "payload": {"tool": {"name": "shell"}, "arguments": {"cmd": "ls"}}})
+    finally:
+        proc.send_signal(stop_with)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert allowed["result"]["decision"] == "allow"
+    assert denied["result"]["decision"] == "deny"
+    result = verify_log(tmp_path / "audit.db", key=KEY)
+    assert result.ok, result.problem
+    assert result.head == denied["result"]["chain_hash"]
+    assert result.checkpoints == 1  # written at shutdown
+
+
+def test_a_bad_listen_address_is_a_clear_error(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from elision.cli import main
+
+    result = CliRunner().invoke(main, ["guardian", "--listen", "nowhere", "--no-store",
+                                       "--log", str(tmp_path / "a.db")])
+    assert result.exit_code == 1
+    assert "HOST:PORT" in result.stderr
