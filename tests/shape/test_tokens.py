@@ -246,3 +246,24 @@ def test_tiktoken_counter_counts_ordinary(monkeypatch: pytest.MonkeyPatch) -> No
     _fake_tiktoken(monkeypatch, lambda name: Enc())
     counter = tokens.tiktoken_counter("cl100k_base")
     assert (counter.name, counter.count("abc")) == ("cl100k_base", 3)
+
+
+@needs_backend
+@pytest.mark.parametrize(
+    ("payload", "limit"),
+    [
+        # many small records: the shaper must search byte limits above the token limit
+        ({"rows": [{"id": i, "memo": "settled ok"} for i in range(3000)], "total": 3000}, 256),
+        # multi-byte text, where tokens are far fewer than bytes
+        ("\n".join(f"行 {i}: 東京 café naïve" for i in range(4000)), 1024),
+    ],
+)
+def test_shape_to_a_token_budget_fits_and_says_so(payload: object, limit: int) -> None:
+    from elision import shape
+
+    budget = Budget(limit, "tokens")
+    shaped = shape(payload, budget)
+    used = tokens.default_counter().count(shaped.text)
+    assert not shaped.complete
+    assert used <= limit
+    assert used < utf8_len(shaped.text)  # the byte limit was searched upward, not left at limit
