@@ -451,12 +451,12 @@ def _crumb_path(crumb: _Crumb) -> str:
     return _format_path(parts)
 
 
-def _reject_non_finite(value: Any) -> None:
+def _reject_non_finite(value: Any, crumb: _Crumb = None) -> None:
     if not isinstance(value, dict | list | tuple):
         if isinstance(value, float):
-            _check_float(value, None)
+            _check_float(value, crumb)
         return
-    stack: list[tuple[Any, _Crumb]] = [(value, None)]
+    stack: list[tuple[Any, _Crumb]] = [(value, crumb)]
     while stack:
         node, crumb = stack.pop()
         items = node.items() if isinstance(node, dict) else enumerate(node)
@@ -519,7 +519,7 @@ def _dumps_child(child: Any, crumb: _Crumb) -> Any:
         except TypeError:
             return (child, crumb)
         if b"null" in out:
-            _reject_non_finite(child)
+            _reject_non_finite(child, crumb)
         return out
     return _dumps_leaf(child, crumb)
 
