@@ -241,3 +241,62 @@ def test_a_body_of_30_mb_is_shaped() -> None:
     shaped = shape(body, Budget(8192))
     assert len(shaped.body) <= 8192
     assert problems(doc, shaped.text) == []
+
+
+# -- caveat keys -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "caveat"),
+    [
+        ("warnings", True),  # prefix warning*
+        ("Total_Rows", True),  # case does not matter
+        ("totalrows", True),  # camel case lower-cased
+        ("next_cursor", True),  # exact
+        ("cursor_x", False),  # exact entries are not prefixes
+        ("rows", False),
+        ("subtotal", False),  # a prefix pattern matches at the start only
+        ("", False),
+    ],
+)
+def test_caveat_keys(key: str, caveat: bool) -> None:
+    from elision.shape import DEFAULT_CAVEAT_KEYS
+    from elision.shape.json import caveat_matcher
+
+    assert caveat_matcher(DEFAULT_CAVEAT_KEYS)(key) is caveat
+
+
+@given(st.lists(st.sampled_from(["total", "Count_x", "rows", "a", "warnings", "İx", "note"])
+                | st.text(max_size=6), min_size=0, max_size=1200, unique=True))
+def test_member_order_fast_scan_agrees_with_one_call_per_key(keys: list[str]) -> None:
+    from elision.shape import DEFAULT_CAVEAT_KEYS
+    from elision.shape.json import caveat_matcher, member_order
+
+    obj = {k: None for k in keys}
+    is_caveat = caveat_matcher(DEFAULT_CAVEAT_KEYS)
+    expected = [(i, k, True) for i, k in enumerate(keys) if is_caveat(k)]
+    expected += [(i, k, False) for i, k in enumerate(keys) if not is_caveat(k)]
+    assert list(member_order(obj, DEFAULT_CAVEAT_KEYS)) == expected
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["Count", "total_rows", "WARNINGS"],  # caveats scattered through a big object
+        ["total\x00x", "warnings"],  # a key holding the scan's separator: the slow path
+        ["İstanbul", "total"],  # lower-casing changes the length of a key before a caveat
+    ],
+)
+def test_member_order_on_big_objects(extra: list[str]) -> None:
+    from elision.shape import DEFAULT_CAVEAT_KEYS
+    from elision.shape.json import caveat_matcher, member_order
+
+    keys = [f"k{i}" for i in range(700)]
+    for n, key in enumerate(extra):
+        keys.insert(100 + 250 * n, key)
+    is_caveat = caveat_matcher(DEFAULT_CAVEAT_KEYS)
+    order = list(member_order(dict.fromkeys(keys), DEFAULT_CAVEAT_KEYS))
+    caveats = [k for _, k, c in order if c]
+    assert caveats == [k for k in keys if is_caveat(k)]
+    assert [k for _, k, _ in order] == caveats + [k for k in keys if not is_caveat(k)]
+    assert all(keys[i] == k for i, k, _ in order)

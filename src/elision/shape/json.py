@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -120,8 +120,8 @@ class _Node:
     """A value shown in part; grows in turns."""
 
     __slots__ = (
-        "depth", "entry_size", "first_turn", "items", "keys", "kind", "offset", "order",
-        "path", "shown", "total", "value",
+        "depth", "entry_size", "first_turn", "items", "keys", "kind", "members", "offset",
+        "order", "path", "shown", "total", "value",
     )
 
     def __init__(
@@ -137,7 +137,10 @@ class _Node:
         self.offset = offset  # index in the original of value's first element or char
         self.shown = 0
         self.items: list[Any] = []
-        self.keys: list[tuple[int, str]] = []
+        # Objects: members in output order (caveats first), taken lazily from ``members`` so a
+        # million-key object costs what is shown, plus one scan for caveat keys.
+        self.keys: list[tuple[int, str, bool]] = []
+        self.members: Iterator[tuple[int, str, bool]] | None = None
         self.entry_size = 0
         self.first_turn = True
 
@@ -159,7 +162,7 @@ class _Growth:
         self.ctx = ctx
         self.limit = limit
         self.ref = ref
-        self.caveat = caveat_matcher(ctx.caveat_keys)
+        self.caveat_keys = ctx.caveat_keys
         self.queue: deque[_Node] = deque()
         self.nodes: list[_Node] = []
         wrap = not isinstance(value, dict) or ENVELOPE_KEY in value
@@ -207,7 +210,10 @@ class _Growth:
         shown_root = _build(root)
         next_call = None
         if entries and self.ref is not None:
-            next_call = format_next(self.ref, path=_continuation(entries[0], self._first(entries)))
+            first = self._first(entries)
+            if first.kind == "object":
+                self._member(first)  # the first member not shown is where the next page starts
+            next_call = format_next(self.ref, path=_continuation(entries[0], first))
         out = b""
         shown = self.limit
         for _ in range(3):  # bytes.shown is part of what it counts: settle its digits
@@ -329,16 +335,11 @@ class _Growth:
 
     def _grow_object(self, node: _Node) -> bool:
         """Add every member in minimal form (caveats first, and whole when they fit)."""
-        if not node.keys:
-            keys = list(enumerate(node.value))
-            first = [(i, k) for i, k in keys if self.caveat(k)]
-            node.keys = first + [(i, k) for i, k in keys if not self.caveat(k)]
-        while node.shown < len(node.keys):
-            index, key = node.keys[node.shown]
+        while (nxt := self._member(node)) is not None:
+            index, key, caveat = nxt
             member = node.value[key]
             sep = 1 if node.shown else 0
             room = self.room - (len(orjson.dumps(key)) + 1 + sep)
-            caveat = self.caveat(key)
             whole: int | None
             if isinstance(member, dict | list):
                 whole = (
@@ -370,6 +371,17 @@ class _Growth:
             node.shown += 1
             self._set_entry(node)
         return False
+
+    def _member(self, node: _Node) -> tuple[int, str, bool] | None:
+        """The next member of ``node`` to show, in output order, or ``None``."""
+        if node.shown < len(node.keys):
+            return node.keys[node.shown]
+        if node.members is None:
+            node.members = member_order(node.value, self.caveat_keys)
+        member = next(node.members, None)
+        if member is not None:
+            node.keys.append(member)
+        return member
 
     def _grow_string(self, node: _Node) -> bool:
         text: str = node.value
@@ -471,7 +483,7 @@ def _continuation(entry: dict[str, Any], node: _Node) -> str:
     """The selector that fetches what ``entry`` says was not shown."""
     start = node.offset + node.shown
     if node.kind == "object":
-        _, key = node.keys[node.shown]
+        _, key, _ = node.keys[node.shown]
         return _child_path(node.path, key)
     return f"{entry['path']}[{start}:]"
 
@@ -541,16 +553,58 @@ def bounded_size(value: Any, limit: int, depth_room: int) -> int | None:
     return size
 
 
+def caveat_pattern(patterns: Sequence[str], *, wildcard: str = ".*") -> re.Pattern[str]:
+    """One pattern that matches a whole lower-cased key carrying coverage or caveats.
+
+    A pattern ending in ``*`` matches keys that start with it; any other matches exactly.
+    Keys are lower-cased before matching (cheaper than a case-insensitive pattern).
+    """
+    parts = [
+        re.escape(p[:-1].lower()) + wildcard if p.endswith("*") else re.escape(p.lower())
+        for p in patterns
+    ]
+    return re.compile("(?:" + "|".join(parts) + ")", re.DOTALL)
+
+
 def caveat_matcher(patterns: Sequence[str]) -> Callable[[str], bool]:
     """A predicate: does this key carry coverage or caveats?"""
-    exact = frozenset(p.lower() for p in patterns if not p.endswith("*"))
-    prefixes = tuple(p[:-1].lower() for p in patterns if p.endswith("*"))
-
-    def is_caveat(key: str) -> bool:
-        lowered = key.lower()
-        return lowered in exact or lowered.startswith(prefixes)
-
-    return is_caveat
+    pattern = caveat_pattern(patterns)
+    return lambda key: pattern.fullmatch(key.lower()) is not None
 
 
-__all__ = ["bounded_size", "caveat_matcher", "json_shaper", "value_shaper"]
+_BIG_OBJECT = 512
+_SEPARATOR = "\x00"
+
+
+def member_order(obj: dict[str, Any], patterns: Sequence[str]) -> Iterator[tuple[int, str, bool]]:
+    """Members of ``obj`` as (original index, key, is caveat): caveats first, then the rest,
+    each in the original order."""
+    keys = list(obj)
+    hits: list[int] = []
+    joined = _SEPARATOR + _SEPARATOR.join(keys) + _SEPARATOR if len(keys) > _BIG_OBJECT else ""
+    if joined and joined.count(_SEPARATOR) == len(keys) + 1:
+        # One C-speed scan over all the keys joined (no key holds the separator), instead of
+        # a Python call per key. Lower-casing never adds or removes a separator, so counting
+        # separators before a match gives the key's index.
+        joined = joined.lower()
+        scan = re.compile(
+            _SEPARATOR + caveat_pattern(patterns, wildcard="[^\x00]*").pattern
+            + "(?=" + _SEPARATOR + ")", re.DOTALL,
+        )
+        index, position = -1, 0
+        for match in scan.finditer(joined):
+            index += joined.count(_SEPARATOR, position, match.start() + 1)
+            position = match.start() + 1
+            hits.append(index)
+    else:
+        pattern = caveat_pattern(patterns)
+        hits = [i for i, k in enumerate(keys) if pattern.fullmatch(k.lower()) is not None]
+    caveats = set(hits)
+    yield from ((i, keys[i], True) for i in hits)
+    yield from ((i, k, False) for i, k in enumerate(keys) if i not in caveats)
+
+
+__all__ = [
+    "bounded_size", "caveat_matcher", "caveat_pattern", "json_shaper", "member_order",
+    "value_shaper",
+]
