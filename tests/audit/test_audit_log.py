@@ -175,3 +175,14 @@ def test_a_closed_log_refuses_appends(tmp_path: Path) -> None:
     log.close()
     with pytest.raises(AuditError, match="closed"):
         log.append({"step_id": "a"})
+
+
+def test_reopening_an_unchanged_log_signs_no_duplicate_checkpoint(tmp_path: Path) -> None:
+    with AuditLog(tmp_path / "a.db", key=KEY) as log:
+        log.append({"step_id": "a"})
+    with AuditLog(tmp_path / "a.db", key=KEY):
+        pass
+    with AuditLog(tmp_path / "a.db", key=KEY) as log:
+        log.append({"step_id": "b"})
+    sizes = [cp["size"] for cp in read_checkpoints(tmp_path / "a.db.checkpoints")]
+    assert sizes == [1, 2]

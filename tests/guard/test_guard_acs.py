@@ -282,3 +282,19 @@ def test_parse_listen(listen: str, expected: tuple[str, int] | None) -> None:
     else:
         with pytest.raises(Exception, match="HOST:PORT"):
             parse_listen(listen)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        SECRET,  # a payload that is a bare string
+        {"tool": {"name": "t"}, "arguments": [SECRET]},  # arguments that are not an object
+        {"tool": {"name": "t"}, "outputs": {"truncated": True, "digest": SECRET}},  # bad digest
+    ],
+)
+def test_errors_never_echo_a_credential(client: Client, payload: Any) -> None:
+    client.hello()
+    method = "steps/toolCallRequest" if "arguments" in str(payload) else "steps/toolCallResult"
+    response = client.call(method, payload)
+    assert response["error"]["code"] == -32602
+    assert SECRET not in orjson.dumps(response).decode()

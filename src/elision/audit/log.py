@@ -98,7 +98,7 @@ class AuditLog:
         key = key if key is not None else key_from_env()
         self._signer: Signer | None = signer_from_key(key) if key else None
         self._lock = threading.Lock()
-        self._last_checkpoint_size = 0
+        self._last_checkpoint_size = _last_checkpoint_size(self.checkpoint_path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(
@@ -213,3 +213,17 @@ class AuditLog:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _last_checkpoint_size(path: Path) -> int:
+    """The size the checkpoint file last signed, so reopening and closing an unchanged log
+    does not sign the same head again. Only the file's tail is read."""
+    try:
+        with path.open("rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            lines = f.read().splitlines()
+        size = orjson.loads(lines[-1]).get("size") if lines else 0
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return 0
+    return size if isinstance(size, int) else 0

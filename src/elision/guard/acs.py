@@ -103,14 +103,14 @@ class AcsEndpoint:
         method = message["method"]
         params = message.get("params", {})
         if not isinstance(params, dict):
-            raise AcsError(INVALID_PARAMS, f"params must be an object, got {params!r}",
+            raise AcsError(INVALID_PARAMS, f"params must be an object, got {_kind(params)}",
                            "invalid_params")
         if method == "system/ping":
             return self._ping(params)
         if method == "handshake/hello":
             return self._hello(params)
         if method not in STEPS:
-            raise AcsError(METHOD_NOT_FOUND, f"unknown method {method!r}; this Guardian "
+            raise AcsError(METHOD_NOT_FOUND, f"unknown method {_short(method)}; this Guardian "
                            f"evaluates {', '.join(STEPS)}", "method_not_found")
         session = self._admit(method, params, message["id"])
         if method == TOOL_REQUEST_STEP:
@@ -124,8 +124,9 @@ class AcsEndpoint:
         if not isinstance(offered, list) or not any(
             isinstance(v, str) and v.split(".")[:2] == ["0", "1"] for v in offered
         ):
-            raise AcsError(UNSUPPORTED_VERSION, f"no common ACS version: offered {offered!r}, "
-                           f"this Guardian speaks {ACS_VERSION}", "unsupported_version",
+            raise AcsError(UNSUPPORTED_VERSION, "no common ACS version: offered "
+                           f"{_short(offered)}, this Guardian speaks {ACS_VERSION}",
+                           "unsupported_version",
                            supported_versions=[ACS_VERSION])
         with self._lock:
             self._sessions.setdefault(_session_id(params), OrderedDict())
@@ -146,19 +147,19 @@ class AcsEndpoint:
         session = _session_id(params)
         request_id = params.get("request_id", msg_id)
         if not isinstance(request_id, str | int) or isinstance(request_id, bool):
-            raise AcsError(INVALID_PARAMS, f"request_id must be a string, got {request_id!r}",
+            raise AcsError(INVALID_PARAMS, f"request_id must be a string, got {_short(request_id)}",
                            "invalid_params")
         _check_timestamp(params.get("timestamp"))
         with self._lock:
             seen = self._sessions.get(session)
             if seen is None:
                 raise AcsError(NOT_NEGOTIATED, f"{method} before handshake/hello for session "
-                               f"{session!r}; send handshake/hello first", "not_negotiated",
+                               f"{_short(session)}; send handshake/hello first", "not_negotiated",
                                method=method)
             key = str(request_id)
             if key in seen:
-                raise AcsError(REPLAY_DETECTED, f"request_id {key!r} was already used in this "
-                               "session; send a fresh request_id", "replay_detected")
+                raise AcsError(REPLAY_DETECTED, f"request_id {_short(key)} was already used "
+                               "in this session; send a fresh request_id", "replay_detected")
             seen[key] = None
             if len(seen) > REPLAY_MEMORY:
                 seen.popitem(last=False)
@@ -179,7 +180,7 @@ class AcsEndpoint:
         arguments = payload.get("arguments", {})
         if not isinstance(arguments, dict):
             raise AcsError(INVALID_PARAMS, f"payload.arguments must be an object, got "
-                           f"{arguments!r}", "invalid_params")
+                           f"{_kind(arguments)}", "invalid_params")
         body = _canonical(arguments)
         result = ToolResult(arguments, len(body), hashlib.sha256(body).hexdigest())
         verdict = self.guardian.evaluate(result, ToolCall(tool, server, arguments, "request"))
@@ -292,6 +293,17 @@ class AcsEndpoint:
         return str(self.log.append(entry)["entry_hash"])
 
 
+def _kind(value: Any) -> str:
+    """A content-bearing value is named by its type only: an error must never echo a
+    credential the value might hold."""
+    return f"a JSON {type(value).__name__}" if value is not None else "null"
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _error(msg_id: Any, exc: AcsError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": msg_id,
             "error": {"code": exc.code, "message": exc.message,
@@ -312,11 +324,11 @@ def _check_timestamp(value: Any) -> None:
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
     except ValueError:
-        raise AcsError(INVALID_PARAMS, f"timestamp must be ISO 8601, got {value!r}",
+        raise AcsError(INVALID_PARAMS, f"timestamp must be ISO 8601, got {_short(value)}",
                        "invalid_params") from None
     skew = abs((datetime.now(UTC) - when).total_seconds()) * 1000
     if skew > SKEW_WINDOW_MS:
-        raise AcsError(OUT_OF_WINDOW, f"timestamp {value!r} is outside the "
+        raise AcsError(OUT_OF_WINDOW, f"timestamp {_short(value)} is outside the "
                        f"{SKEW_WINDOW_MS} ms window; correct the clock and retry",
                        "timestamp_out_of_window", skew_window_ms=SKEW_WINDOW_MS)
 
@@ -324,7 +336,7 @@ def _check_timestamp(value: Any) -> None:
 def _payload(params: Mapping[str, Any]) -> dict[str, Any]:
     payload = params.get("payload")
     if not isinstance(payload, dict):
-        raise AcsError(INVALID_PARAMS, f"params.payload must be an object, got {payload!r}",
+        raise AcsError(INVALID_PARAMS, f"params.payload must be an object, got {_kind(payload)}",
                        "invalid_params")
     return payload
 
@@ -334,7 +346,7 @@ def _tool(payload: Mapping[str, Any]) -> tuple[str, str | None]:
     name = tool.get("name") if isinstance(tool, Mapping) else tool
     server = tool.get("server") if isinstance(tool, Mapping) else payload.get("server")
     if not isinstance(name, str) or not name:
-        raise AcsError(INVALID_PARAMS, f"payload.tool must name the tool, got {tool!r}",
+        raise AcsError(INVALID_PARAMS, f"payload.tool must name the tool, got {_kind(tool)}",
                        "invalid_params")
     return name, server if isinstance(server, str) else None
 
@@ -342,8 +354,10 @@ def _tool(payload: Mapping[str, Any]) -> tuple[str, str | None]:
 def _digest(value: Any) -> str:
     text = value.removeprefix("sha256:") if isinstance(value, str) else ""
     if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
-        raise AcsError(INVALID_PARAMS, f"digest must be 'sha256:' and 64 lowercase hex digits, "
-                       f"got {value!r}", "invalid_params")
+        # Its length only: whatever sits in a malformed digest field is not for an error.
+        got = f"{len(value)} chars" if isinstance(value, str) else _kind(value)
+        raise AcsError(INVALID_PARAMS, "digest must be 'sha256:' and 64 lowercase hex digits, "
+                       f"got {got}", "invalid_params")
     return text
 
 
