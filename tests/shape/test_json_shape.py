@@ -261,7 +261,7 @@ def test_a_body_of_30_mb_is_shaped() -> None:
 )
 def test_caveat_keys(key: str, caveat: bool) -> None:
     from elision.shape import DEFAULT_CAVEAT_KEYS
-    from elision.shape.json import caveat_matcher
+    from elision.shape.keys import caveat_matcher
 
     assert caveat_matcher(DEFAULT_CAVEAT_KEYS)(key) is caveat
 
@@ -270,7 +270,7 @@ def test_caveat_keys(key: str, caveat: bool) -> None:
                 | st.text(max_size=6), min_size=0, max_size=1200, unique=True))
 def test_member_order_fast_scan_agrees_with_one_call_per_key(keys: list[str]) -> None:
     from elision.shape import DEFAULT_CAVEAT_KEYS
-    from elision.shape.json import caveat_matcher, member_order
+    from elision.shape.keys import caveat_matcher, member_order
 
     obj = {k: None for k in keys}
     is_caveat = caveat_matcher(DEFAULT_CAVEAT_KEYS)
@@ -289,7 +289,7 @@ def test_member_order_fast_scan_agrees_with_one_call_per_key(keys: list[str]) ->
 )
 def test_member_order_on_big_objects(extra: list[str]) -> None:
     from elision.shape import DEFAULT_CAVEAT_KEYS
-    from elision.shape.json import caveat_matcher, member_order
+    from elision.shape.keys import caveat_matcher, member_order
 
     keys = [f"k{i}" for i in range(700)]
     for n, key in enumerate(extra):
