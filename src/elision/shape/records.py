@@ -158,7 +158,7 @@ class _RecordShaper:
     def _widest_notice(self) -> int:
         big = widest(max(self.total_lines, self.offset + self.n_lines))
         n = widest(len(self.spans))
-        ranges = [(big, big), (big, big), (big, big)]
+        ranges = [(big - 1, big)] * 3  # "a-b": a range with two ends
         return utf8_len(self._notice(ranges, widest(len(self.data) + 4096), n, (big, big),
                                      lead=False)) + len(self.eol)
 
