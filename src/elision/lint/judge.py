@@ -1,0 +1,163 @@
+"""From one tool's schemas and answers to a verdict on each of the four rules.
+
+A tool with scenarios is judged on its answers (and its schemas); a tool without is judged on
+its schemas alone and marked not exercised, so the report still says what was and was not seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from elision.lint.rules import (
+    Response,
+    Verdict,
+    limit_argument,
+    rule1_order,
+    rule2_bounded,
+    rule3_declared,
+    rule4_induced,
+    rule4_schema,
+    rule4_zero,
+    schema_order,
+)
+
+#: A bulk array longer than this, from a tool with no limit-like argument, is unbounded.
+UNBOUNDED_ITEMS = 100
+
+
+@dataclass
+class ToolReport:
+    """Everything the lint found about one tool."""
+
+    name: str
+    exercised: bool
+    limit_argument: str | None
+    verdicts: list[Verdict]
+    #: Calls that did not produce an answer (the client raised, or timed out).
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors) or any(v.status == "fail" for v in self.verdicts)
+
+
+def judge_tool(
+    name: str,
+    input_schema: dict[str, Any],
+    output_schema: dict[str, Any] | None,
+    responses: list[Response],
+    limit_responses: list[Response],
+    errors: list[str] | None = None,
+) -> ToolReport:
+    """The four verdicts for one tool.
+
+    ``responses`` are the scenario answers (largest first); ``limit_responses`` the answers to
+    the same arguments with the limit-like argument at 1.
+    """
+    limit_arg = limit_argument(input_schema)
+    ordinary = [r for r in responses if r.induced_failure is None]
+    exercised = bool(responses or limit_responses)
+    verdicts = [
+        _rule1(ordinary, output_schema, exercised),
+        _rule2(ordinary, limit_responses, limit_arg, output_schema, exercised),
+        _rule3([*ordinary, *limit_responses], exercised),
+        _rule4(responses, output_schema, exercised),
+    ]
+    return ToolReport(name, exercised, limit_arg, verdicts, list(errors or []))
+
+
+def _verdict(rule: int, fails: list[str], notes: list[str], exercised: bool) -> Verdict:
+    if fails:
+        return Verdict(rule, "fail", fails + notes)
+    return Verdict(rule, "pass" if exercised else "not exercised", notes)
+
+
+def _rule1(ordinary: list[Response], schema: dict[str, Any] | None, exercised: bool) -> Verdict:
+    fails, _ = schema_order(schema)
+    notes: list[str] = []
+    json_answers = [r for r in ordinary if r.scan is not None and not r.is_error]
+    for resp in json_answers:
+        f, n = rule1_order(resp)
+        fails += f
+        notes += n
+    if not fails and not json_answers:
+        notes.append("no JSON answer to read" if exercised else
+                     "no scenario: only the output schema's order was checked"
+                     if schema else "no scenario and no output schema")
+    elif not fails:
+        has_bulk = any(r.scan is not None and r.scan.bulk_arrays for r in json_answers)
+        notes.insert(0, "every caveat comes before the first bulk array" if has_bulk
+                     else "no bulk array in any answer")
+    return _verdict(1, fails, notes, bool(json_answers))
+
+
+def _rule2(
+    ordinary: list[Response], limited: list[Response], limit_arg: str | None,
+    schema: dict[str, Any] | None, exercised: bool,
+) -> Verdict:
+    fails: list[str] = []
+    notes: list[str] = []
+    if limit_arg is None:
+        answers = [r for r in ordinary if r.scan is not None]
+        for resp in answers:
+            assert resp.scan is not None
+            for b in resp.scan.bulk_arrays:
+                if b.value > UNBOUNDED_ITEMS:
+                    fails.append(f"{resp.label}: {b.path} has {b.value:,} items and the tool "
+                                 "takes no limit-like argument to bound it")
+        if not answers:
+            _, arrays = schema_order(schema)
+            if arrays:
+                fails.append("output schema declares arrays (" + ", ".join(arrays) + ") "
+                             "and the tool takes no limit-like argument to bound them")
+        if not fails:
+            notes.append("takes no limit-like argument; no bulk array over "
+                         f"{UNBOUNDED_ITEMS} items" if answers else
+                         "takes no limit-like argument")
+        return _verdict(2, fails, notes, bool(answers))
+    for resp in limited:
+        if resp.is_error:
+            fails.append(f"{resp.label}: answered with an error: "
+                         f"{resp.body[:200].decode('utf-8', 'replace')!r}")
+        elif resp.scan is None:
+            notes.append(f"{resp.label}: answer is text, not JSON; no arrays to count")
+        else:
+            f, n = rule2_bounded(resp)
+            fails += f
+            notes += n
+    if not limited:
+        notes.append(f"takes {limit_arg!r}; " + ("no scenario to call it with"
+                     if not exercised else "not called with it"))
+    elif not fails:
+        notes.insert(0, f"{limit_arg}=1 bounds every bulk array")
+    return _verdict(2, fails, notes, bool(limited))
+
+
+def _rule3(answers: list[Response], exercised: bool) -> Verdict:
+    fails: list[str] = []
+    for resp in answers:
+        if not resp.is_error:
+            fails += rule3_declared(resp)
+    notes = [] if fails or not exercised else [
+        f"{len(answers)} answer{'s' if len(answers) != 1 else ''} read: every array at its "
+        "limit has a count or cursor beside it, every truncation note has numbers"
+    ]
+    return _verdict(3, fails, notes, exercised)
+
+
+def _rule4(responses: list[Response], schema: dict[str, Any] | None, exercised: bool) -> Verdict:
+    fails = rule4_schema(schema)
+    notes: list[str] = []
+    for resp in responses:
+        if resp.induced_failure is not None:
+            f, n = rule4_induced(resp)
+            fails += f
+            notes += n
+        elif not resp.is_error:
+            fails += rule4_zero(resp)
+    if not any(r.induced_failure for r in responses):
+        notes.append("no scenario induces a failure")
+    if schema and not fails:
+        notes.insert(0, "output schema: no aggregate field that cannot be null")
+    return _verdict(4, fails, notes, exercised or bool(schema))

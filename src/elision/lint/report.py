@@ -1,0 +1,158 @@
+"""The lint report, as markdown (for people), JSON (for scripts) or SARIF 2.1.0 (for CI).
+
+Every tool and every rule is listed, PASS as well as FAIL, with its evidence, so whoever reads
+it next knows what was checked and does not audit again.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from elision.lint.rules import RULES
+from elision.lint.runner import LintResult
+
+FORMATS: tuple[str, ...] = ("markdown", "json", "sarif")
+#: SARIF rule ids, one per rule.
+RULE_IDS: dict[int, str] = {n: f"ELISION{n:03d}" for n in RULES}
+_RULE_NAMES = {1: "CoverageFirst", 2: "LimitBoundsEveryArray", 3: "TruncationNamesShownOfTotal",
+               4: "UnreadableIsNullNotZero"}
+_SHORT = {1: "coverage first", 2: "limit bounds arrays", 3: "shown-of-total",
+          4: "null, not zero"}
+_SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def render(result: LintResult, fmt: str) -> str:
+    if fmt == "markdown":
+        return to_markdown(result)
+    if fmt == "json":
+        return json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "sarif":
+        return json.dumps(to_sarif(result), indent=2, ensure_ascii=False) + "\n"
+    raise ValueError(f"report format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def to_json(result: LintResult) -> dict[str, Any]:
+    statuses = [v.status for t in result.tools for v in t.verdicts]
+    return {
+        "target": result.target,
+        "ok": not result.failed,
+        "summary": {
+            "tools": len(result.tools),
+            "tools_failing": sum(t.failed for t in result.tools),
+            "tools_not_exercised": sum(not t.exercised for t in result.tools),
+            "pass": statuses.count("pass"),
+            "fail": statuses.count("fail"),
+            "not exercised": statuses.count("not exercised"),
+        },
+        "unknown_scenarios": result.unknown_scenarios,
+        "tools": [
+            {
+                "name": t.name,
+                "exercised": t.exercised,
+                "limit_argument": t.limit_argument,
+                "errors": t.errors,
+                "rules": [
+                    {"rule": v.rule, "id": RULE_IDS[v.rule], "title": v.title,
+                     "status": v.status, "evidence": v.evidence}
+                    for v in t.verdicts
+                ],
+            }
+            for t in result.tools
+        ],
+    }
+
+
+def to_markdown(result: LintResult) -> str:
+    failing = [t for t in result.tools if t.failed]
+    lines = [f"# elision lint: `{result.target}`", ""]
+    if result.failed:
+        lines.append(f"**FAIL**: {len(failing)} of {len(result.tools)} tools break a rule"
+                     + (" (and the scenarios name unknown tools)"
+                        if result.unknown_scenarios else "") + ".")
+    else:
+        lines.append(f"**PASS**: no tool of {len(result.tools)} breaks a rule.")
+    lines += ["", "| tool | exercised | " + " | ".join(f"{n}. {t}" for n, t in _SHORT.items())
+              + " |", "|---|---|" + "---|" * len(RULES)]
+    for t in result.tools:
+        cells = [_status(v.status) for v in t.verdicts]
+        lines.append(f"| `{_cell(t.name)}` | {'yes' if t.exercised else 'not exercised'} | "
+                     + " | ".join(cells) + " |")
+    if result.unknown_scenarios:
+        lines += ["", "Scenarios name tools the server does not list: "
+                  + ", ".join(f"`{n}`" for n in result.unknown_scenarios)]
+    for t in result.tools:
+        lines += ["", f"## `{t.name}`" + ("" if t.exercised else " (not exercised)"), ""]
+        if t.limit_argument:
+            lines.append(f"Limit-like argument: `{t.limit_argument}`.")
+            lines.append("")
+        for err in t.errors:
+            lines.append(f"- **call failed**: {err}")
+        for v in t.verdicts:
+            lines.append(f"- Rule {v.rule}, {v.title}: **{_status(v.status)}**")
+            lines += [f"  - {e}" for e in v.evidence]
+    return "\n".join(lines) + "\n"
+
+
+def to_sarif(result: LintResult) -> dict[str, Any]:
+    results: list[dict[str, Any]] = []
+    for t in result.tools:
+        for v in t.verdicts:
+            kind = {"pass": "pass", "fail": "fail"}.get(v.status, "notApplicable")
+            text = f"tool {t.name!r}: rule {v.rule} ({v.title}): {v.status.upper()}"
+            if v.evidence:
+                text += ". " + "; ".join(v.evidence)
+            results.append({
+                "ruleId": RULE_IDS[v.rule],
+                "ruleIndex": v.rule - 1,
+                "kind": kind,
+                "level": "error" if kind == "fail" else "none",
+                "message": {"text": text},
+                "locations": [{"logicalLocations": [
+                    {"name": t.name, "fullyQualifiedName": f"tools/{t.name}", "kind": "function"}
+                ]}],
+            })
+    notifications = [
+        {"level": "error", "message": {"text": f"tool {t.name!r}: {err}"}}
+        for t in result.tools for err in t.errors
+    ] + [
+        {"level": "error", "message": {"text": f"scenarios name an unknown tool {name!r}"}}
+        for name in result.unknown_scenarios
+    ]
+    return {
+        "$schema": _SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "elision lint",
+                "version": _version(),
+                "rules": [
+                    {"id": RULE_IDS[n], "name": _RULE_NAMES[n],
+                     "shortDescription": {"text": title},
+                     "defaultConfiguration": {"level": "error"}}
+                    for n, title in RULES.items()
+                ],
+            }},
+            "invocations": [{
+                "executionSuccessful": True,
+                "toolExecutionNotifications": notifications,
+            }],
+            "results": results,
+        }],
+    }
+
+
+def _status(status: str) -> str:
+    return status.upper() if status != "not exercised" else "not exercised"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _version() -> str:
+    try:
+        return version("elision")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,358 @@
+"""The four rules a tool response keeps, as checks over one tool's calls and schemas.
+
+1. Coverage and caveat metadata serialize **before** bulk arrays.
+2. ``limit`` bounds **every** bulk array, not one of them.
+3. Truncation warns with numbers (shown-of-total), never a bare "truncated".
+4. An unreadable dataset reports null or an error, never zero.
+
+Each check returns a :class:`Verdict` per rule, PASS as well as FAIL, with evidence a reader can
+act on without re-running anything: paths, byte offsets, lengths and the offending text.
+Checks are pure: :mod:`elision.lint.runner` makes the calls, this module judges them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from elision.lint.scan import Node, Scan
+from elision.shape import DEFAULT_CAVEAT_KEYS
+from elision.shape.json import caveat_matcher
+
+Status = Literal["pass", "fail", "not exercised"]
+
+RULES: dict[int, str] = {
+    1: "coverage and caveats come before bulk arrays",
+    2: "limit bounds every array",
+    3: "truncation names shown-of-total",
+    4: "an unreadable dataset reports null or an error, never zero",
+}
+#: Head-slice caps consumers are known to cut at, in bytes.
+HEAD_SLICE_CAPS: tuple[int, ...] = (4096, 8192, 16384, 32768)
+
+#: The caveat keys that say how much there is or how to get more: one of them beside an array
+#: at its limit makes the cut declared. A subset of the one project-wide list.
+COUNT_OR_CURSOR_KEYS: tuple[str, ...] = tuple(
+    k for k in DEFAULT_CAVEAT_KEYS
+    if k.startswith(("total", "count", "has", "more", "next", "cursor", "matched", "num_", "n_",
+                     "omitted", "dropped", "skipped"))
+)
+is_caveat = caveat_matcher(DEFAULT_CAVEAT_KEYS)
+is_count_or_cursor = caveat_matcher(COUNT_OR_CURSOR_KEYS)
+
+_LIMIT_NAMES = frozenset({
+    "limit", "maxresults", "maxitems", "maxrows", "maxrecords", "maxcount", "pagesize",
+    "perpage", "top", "first",
+})
+_AGGREGATE_WORDS = frozenset({
+    "total", "balance", "count", "sum", "amount", "average", "avg", "mean",
+})
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_TRUNCATION = re.compile(
+    r"truncat|\bpartial\b|\bcut\b|clipped|omitted|more results|results? (?:were|was) limited",
+    re.IGNORECASE,
+)
+_ERRORISH = re.compile(
+    r"error|fail|unavailable|unreachable|expired|unauthori[sz]ed|forbidden|denied|timed? ?out|"
+    r"could not|cannot|can't|not synced|unsynced|invalid token",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Verdict:
+    """One rule for one tool."""
+
+    rule: int
+    status: Status
+    evidence: list[str] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return RULES[self.rule]
+
+
+@dataclass
+class Response:
+    """One call's answer as a consumer reads it."""
+
+    label: str  # which scenario, e.g. "scenario 'a year'" or "limit=1"
+    body: bytes  # the text a consumer reads (JSON when ``scan`` is set)
+    is_error: bool
+    scan: Scan | None  # None when the answer is not a JSON document
+    limit: int | None = None  # the limit-like argument's value, when one was passed
+    induced_failure: str | None = None
+
+
+def limit_argument(input_schema: dict[str, Any]) -> str | None:
+    """The name of a tool's limit-like integer argument, if it takes one."""
+    props = input_schema.get("properties") or {}
+    for name, spec in props.items():
+        normalized = re.sub(r"[^a-z]", "", name.lower())
+        if normalized in _LIMIT_NAMES or normalized.endswith("limit"):
+            types = _types_of(spec if isinstance(spec, dict) else {}, input_schema)
+            if not types or types & {"integer", "number"}:
+                return str(name)
+    return None
+
+
+def is_aggregate(key: str) -> bool:
+    """Whether ``key`` names an aggregate (total, balance, count, sum, ...)."""
+    return any(word.lower() in _AGGREGATE_WORDS for word in _WORD.findall(key))
+
+
+def _items(n: int) -> str:
+    return f"{n:,} item" + ("" if n == 1 else "s")
+
+
+def _kb(n: int) -> str:
+    return f"{n // 1024} KB" if n % 1024 == 0 else f"{n:,} bytes"
+
+
+# -- rule 1 -------------------------------------------------------------------------------------
+
+
+def rule1_order(resp: Response) -> tuple[list[str], list[str]]:
+    """Caveats after bulk arrays (failures), and what head slices would cost (notes)."""
+    assert resp.scan is not None
+    scan = resp.scan
+    bulk = scan.bulk_arrays
+    fails: list[str] = []
+    for member in scan.caveat_members:
+        before = next((b for b in bulk if b.end <= member.key_start), None)
+        if before is not None:
+            fails.append(
+                f"{resp.label}: {member.path} (byte {member.key_start:,}) comes after bulk array "
+                f"{before.path} (bytes {before.start:,}-{before.end:,}, {_items(before.value)})"
+            )
+    notes: list[str] = []
+    for cap in HEAD_SLICE_CAPS:
+        if scan.size <= cap:
+            notes.append(f"{resp.label}: {scan.size:,} bytes fit a head slice at {_kb(cap)} whole")
+            break
+        lost = [m.path for m in scan.caveat_members if m.end > cap]
+        if lost:
+            notes.append(f"{resp.label}: a head slice at {_kb(cap)} of {scan.size:,} bytes "
+                         "loses " + ", ".join(lost))
+        else:
+            notes.append(f"{resp.label}: a head slice at {_kb(cap)} of {scan.size:,} bytes "
+                         "keeps every caveat")
+    return fails, notes
+
+
+# -- rule 2 -------------------------------------------------------------------------------------
+
+
+def rule2_bounded(resp: Response) -> tuple[list[str], list[str]]:
+    """At the given limit, every bulk array longer than it (failures) and the size (notes)."""
+    assert resp.scan is not None and resp.limit is not None
+    fails = [
+        f"{resp.label}: {b.path} has {_items(b.value)} at limit={resp.limit}"
+        for b in resp.scan.bulk_arrays if b.value > resp.limit
+    ]
+    arrays = len(resp.scan.bulk_arrays)
+    notes = [f"{resp.label}: response is {resp.scan.size:,} bytes at limit={resp.limit}, "
+             f"{arrays} bulk array{'s' if arrays != 1 else ''}"]
+    return fails, notes
+
+
+# -- rule 3 -------------------------------------------------------------------------------------
+
+
+def rule3_declared(resp: Response) -> list[str]:
+    """Silent truncation and truncation notes without numbers."""
+    fails: list[str] = []
+    if resp.scan is None:
+        text = resp.body.decode("utf-8", "replace")
+        for line in text.splitlines():
+            if _TRUNCATION.search(line) and not re.search(r"[0-9]", line):
+                fails.append(f"{resp.label}: {line.strip()[:120]!r} says it was cut without "
+                             "numbers; say shown-of-total, e.g. '37 of 2,000 rows'")
+        return fails
+    scan = resp.scan
+    declared = _declared_by_envelope(scan)
+    if resp.limit is not None:
+        for b in scan.bulk_arrays:
+            if b.value != resp.limit or b.value == 0 or declared:
+                continue
+            if not _count_beside(scan, b):
+                fails.append(
+                    f"{resp.label}: {b.path} has exactly {_items(b.value)}, its limit, and "
+                    "nothing beside it says how many there are (no total, has_more or cursor)"
+                )
+    for node in scan.nodes:
+        if node.bulk:
+            continue
+        if node.kind == "string" and _TRUNCATION.search(node.value) and not re.search(
+            r"[0-9]", node.value
+        ):
+            fails.append(f"{resp.label}: {node.path} = {node.value[:120]!r} says it was cut "
+                         "without numbers; say shown-of-total, e.g. '37 of 2,000 rows'")
+        elif (node.kind == "boolean" and node.value is True and node.key is not None
+              and _TRUNCATION.search(node.key) and not _count_beside(scan, node)):
+            fails.append(f"{resp.label}: {node.path} is true with no count beside it; say "
+                         "shown-of-total, e.g. total or has_more with a count")
+    return fails
+
+
+def _declared_by_envelope(scan: Scan) -> bool:
+    """An elision envelope at the root: it lists every cut with shown-of-total itself."""
+    return any(n.path == "$.__elision__" and n.kind == "object" for n in scan.nodes)
+
+
+def _count_beside(scan: Scan, node: Node) -> bool:
+    """A count or cursor among ``node``'s siblings or the root's members."""
+    places = {node.parent or "$", "$"}
+    return any(
+        m.key is not None and m.key != node.key and is_count_or_cursor(m.key)
+        for place in places for m in scan.members_of(place)
+    )
+
+
+# -- rule 4 -------------------------------------------------------------------------------------
+
+
+def rule4_schema(output_schema: dict[str, Any] | None) -> list[str]:
+    """Aggregate fields the output schema declares that cannot be null."""
+    if not output_schema:
+        return []
+    fails: list[str] = []
+    for path, spec in _schema_properties(output_schema, output_schema, "$", 0):
+        key = path.rsplit(".", 1)[-1]
+        if not is_aggregate(key):
+            continue
+        types = _types_of(spec, output_schema)
+        if types and "null" not in types:
+            fails.append(
+                f"output schema: {path} is {'|'.join(sorted(types))} and cannot be null, so an "
+                "unreadable dataset would have to report a number; allow null"
+            )
+    return fails
+
+
+def rule4_zero(resp: Response) -> list[str]:
+    """A zero aggregate beside error-like text."""
+    if resp.scan is None:
+        return []
+    nodes = [n for n in resp.scan.nodes if not n.bulk]
+    errors = [
+        n for n in nodes
+        if (n.kind == "string" and _ERRORISH.search(n.value))
+        or (n.key is not None and n.key.lower().startswith("error") and n.kind != "null")
+    ]
+    if not errors:
+        return []
+    first = errors[0]
+    where = f"{first.path} = {first.value[:80]!r}" if first.kind == "string" else first.path
+    return [
+        f"{resp.label}: {n.path} = {n.value} beside error-like text at {where}; "
+        "report null (or an error) when the data could not be read"
+        for n in nodes
+        if n.kind == "number" and n.value == 0 and n.key is not None and is_aggregate(n.key)
+    ]
+
+
+def rule4_induced(resp: Response) -> tuple[list[str], list[str]]:
+    """An induced failure must answer with an error or null aggregates."""
+    failure = resp.induced_failure
+    if resp.is_error:
+        return [], [f"{resp.label}: induced failure {failure!r} answered with an error"]
+    if resp.scan is None:
+        return [f"{resp.label}: induced failure {failure!r} answered with a non-error text "
+                "result; answer with an error (isError) or null values"], []
+    fails = [
+        f"{resp.label}: induced failure {failure!r} but {n.path} = {n.value}; report null "
+        "or an error when the data could not be read"
+        for n in resp.scan.nodes
+        if n.kind == "number" and n.key is not None and is_aggregate(n.key)
+    ]
+    fails += [
+        f"{resp.label}: induced failure {failure!r} but {b.path} is an empty array, which "
+        "reads as 'nothing there'; answer with an error or null"
+        for b in resp.scan.bulk_arrays if b.value == 0
+    ]
+    if fails:
+        return fails, []
+    return [], [f"{resp.label}: induced failure {failure!r} answered with null aggregates"]
+
+
+# -- schema helpers -----------------------------------------------------------------------------
+
+
+def _resolve(spec: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    ref = spec.get("$ref")
+    seen = 0
+    while isinstance(ref, str) and ref.startswith("#/") and seen < 32:
+        target: Any = root
+        for part in ref[2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        spec = {**target, **{k: v for k, v in spec.items() if k != "$ref"}}
+        ref = target.get("$ref") if isinstance(target, dict) else None
+        seen += 1
+    return spec
+
+
+def _types_of(spec: dict[str, Any], root: dict[str, Any]) -> set[str]:
+    """The JSON types a schema allows; empty when it allows anything."""
+    spec = _resolve(spec, root)
+    found: set[str] = set()
+    kind = spec.get("type")
+    if isinstance(kind, str):
+        found.add(kind)
+    elif isinstance(kind, list):
+        found.update(str(k) for k in kind)
+    for combo in ("anyOf", "oneOf"):
+        options = spec.get(combo)
+        if isinstance(options, list):
+            for option in options:
+                inner = _types_of(option, root) if isinstance(option, dict) else set()
+                if not inner:
+                    return set()
+                found |= inner
+    if "const" in spec and spec["const"] is None:
+        found.add("null")
+    if isinstance(spec.get("enum"), list) and None in spec["enum"]:
+        found.add("null")
+    return found
+
+
+def _schema_properties(
+    spec: dict[str, Any], root: dict[str, Any], path: str, depth: int
+) -> Iterable[tuple[str, dict[str, Any]]]:
+    """Each declared object property outside arrays, with its path, in declaration order."""
+    if depth > 32:
+        return
+    spec = _resolve(spec, root)
+    options = [spec, *[o for c in ("anyOf", "oneOf", "allOf") for o in spec.get(c) or []
+                      if isinstance(o, dict)]]
+    for option in options:
+        option = _resolve(option, root)
+        for name, prop in (option.get("properties") or {}).items():
+            if not isinstance(prop, dict):
+                continue
+            child = f"{path}.{name}"
+            yield child, prop
+            yield from _schema_properties(prop, root, child, depth + 1)
+
+
+def schema_order(output_schema: dict[str, Any] | None) -> tuple[list[str], list[str]]:
+    """Rule 1 from a schema alone: caveat properties declared after array properties."""
+    if not output_schema:
+        return [], []
+    top = list(_schema_properties(output_schema, output_schema, "$", 31))
+    fails: list[str] = []
+    first_array: str | None = None
+    for path, prop in top:
+        key = path.rsplit(".", 1)[-1]
+        types = _types_of(prop, output_schema)
+        if is_caveat(key) and first_array is not None:
+            fails.append(f"output schema: {path} is declared after array {first_array}, so it "
+                         "serializes after it")
+        elif "array" in types and first_array is None and not is_caveat(key):
+            first_array = path
+    arrays = [p for p, s in top if "array" in _types_of(s, output_schema)
+              and not is_caveat(p.rsplit(".", 1)[-1])]
+    return fails, arrays
+

@@ -1,0 +1,211 @@
+"""Talk to a server as a real MCP client: list its tools, call them, judge the answers.
+
+The lint connects over stdio (a command) or streamable HTTP (a URL) with the official SDK,
+makes every scenario call, and for a tool with a limit-like argument one more call with that
+argument at 1. Each answer is read as a consumer reads it: the first text block that is a JSON
+document (what a head slice cuts), else the structured content, else the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp_types as types
+import orjson
+
+from elision.errors import InputError, UpstreamError
+from elision.lint.judge import ToolReport, judge_tool
+from elision.lint.rules import Response, limit_argument
+from elision.lint.scan import scan
+from elision.lint.scenarios import Scenario
+from elision.shape.jsonparse import parse_json
+
+#: How long one tool call may take before it is reported as an error.
+DEFAULT_CALL_TIMEOUT = 60.0
+
+#: Called before each tool call with a description, for a progress display.
+OnCall = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Target:
+    """The server to lint: a command to start over stdio, or a streamable HTTP URL."""
+
+    command: tuple[str, ...] = ()
+    url: str | None = None
+
+    def __post_init__(self) -> None:
+        if bool(self.command) == bool(self.url):
+            raise InputError(
+                "give exactly one server to lint: a command after -- or --url; got "
+                + ("both" if self.command else "neither")
+            )
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise InputError(f"--url must be an http:// or https:// URL, got {self.url!r}")
+
+    def describe(self) -> str:
+        return self.url or " ".join(self.command)
+
+
+@dataclass
+class LintResult:
+    """What one lint run found: a report per tool, in the order the server lists them."""
+
+    target: str
+    tools: list[ToolReport]
+    unknown_scenarios: list[str]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.unknown_scenarios) or any(t.failed for t in self.tools)
+
+
+def planned_calls(tools: Sequence[types.Tool], scenarios: dict[str, list[Scenario]]) -> int:
+    """How many calls :func:`run_lint` will make, for a progress bar's total."""
+    total = 0
+    for tool in tools:
+        mine = scenarios.get(tool.name, [])
+        total += len(mine)
+        if mine and limit_argument(tool.input_schema) and any(
+            s.induced_failure is None for s in mine
+        ):
+            total += 1
+    return total
+
+
+async def run_lint(
+    target: Target,
+    scenarios: dict[str, list[Scenario]],
+    *,
+    timeout: float = DEFAULT_CALL_TIMEOUT,
+    on_start: Callable[[int], None] | None = None,
+    on_call: OnCall | None = None,
+) -> LintResult:
+    """Connect, list, call and judge. ``on_start`` gets the number of calls planned."""
+    from mcp import Client, StdioServerParameters
+
+    server: Any
+    if target.url is not None:
+        from mcp.client.streamable_http import streamable_http_client
+
+        server = streamable_http_client(target.url, max_sse_event_size=None)
+    else:
+        server = StdioServerParameters(
+            command=target.command[0], args=list(target.command[1:]),
+            encoding_error_handler="replace",
+        )
+    reports: list[ToolReport] = []
+    tools: list[types.Tool] = []
+    connected = False
+    try:
+        # read_timeout_seconds also bounds the handshake: a command that never speaks MCP
+        # must not hang the lint.
+        async with Client(server, mode="legacy", cache=None,
+                          read_timeout_seconds=timeout) as client:
+            connected = True
+            tools = await _list_tools(client)
+            if on_start is not None:
+                on_start(planned_calls(tools, scenarios))
+            for tool in tools:
+                mine = scenarios.get(tool.name, [])
+                reports.append(await _lint_tool(client, tool, mine, timeout, on_call))
+    except Exception as exc:
+        if connected and reports and len(reports) == len(tools):
+            pass  # the server went away while the session closed: every answer is in
+        else:
+            stage = "while linting" if connected else "could not connect to"
+            raise UpstreamError(
+                f"{stage} {target.describe()!r}: {_describe(exc)}; check that the command "
+                "runs on its own (or the URL answers) and speaks MCP"
+            ) from None
+    listed = {t.name for t in tools}
+    unknown = sorted(name for name in scenarios if name not in listed)
+    return LintResult(target.describe(), reports, unknown)
+
+
+async def _list_tools(client: Any) -> list[types.Tool]:
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    for _ in range(1000):  # a server that pages forever must not hang the lint
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return tools
+
+
+async def _lint_tool(
+    client: Any, tool: types.Tool, scenarios: list[Scenario], timeout: float,
+    on_call: OnCall | None,
+) -> ToolReport:
+    responses: list[Response] = []
+    limited: list[Response] = []
+    errors: list[str] = []
+    limit_arg = limit_argument(tool.input_schema)
+    for sc in scenarios:
+        label = f"scenario {sc.name!r}"
+        given = sc.arguments.get(limit_arg) if limit_arg else None
+        resp = await _call(client, tool.name, sc.arguments, label, timeout, errors, on_call)
+        if resp is not None:
+            resp.induced_failure = sc.induced_failure
+            resp.limit = given if isinstance(given, int) and not isinstance(given, bool) else None
+            responses.append(resp)
+    base = next((s for s in scenarios if s.induced_failure is None), None)
+    if limit_arg is not None and base is not None:
+        arguments = {**base.arguments, limit_arg: 1}
+        label = f"scenario {base.name!r} with {limit_arg}=1"
+        resp = await _call(client, tool.name, arguments, label, timeout, errors, on_call)
+        if resp is not None:
+            resp.limit = 1
+            limited.append(resp)
+    return judge_tool(tool.name, tool.input_schema, tool.output_schema, responses, limited,
+                      errors)
+
+
+async def _call(
+    client: Any, name: str, arguments: dict[str, Any], label: str, timeout: float,
+    errors: list[str], on_call: OnCall | None,
+) -> Response | None:
+    if on_call is not None:
+        on_call(f"{name}: {label}")
+    try:
+        with anyio.fail_after(timeout):
+            result = await client.call_tool(name, arguments)
+    except TimeoutError:
+        errors.append(f"{label}: no answer within {timeout:g} s")
+        return None
+    except Exception as exc:
+        errors.append(f"{label}: the call failed: {_describe(exc)}")
+        return None
+    return response_of(result, label)
+
+
+def response_of(result: types.CallToolResult, label: str) -> Response:
+    """A call's answer as a consumer reads it."""
+    texts = [b.text for b in result.content if isinstance(b, types.TextContent)]
+    candidates = [t.encode("utf-8", "surrogatepass") for t in texts]
+    if len(texts) > 1:
+        candidates.insert(0, "".join(texts).encode("utf-8", "surrogatepass"))
+    if result.structured_content is not None:
+        candidates.append(orjson.dumps(result.structured_content))
+    for body in candidates:
+        if body.lstrip()[:1] in (b"{", b"["):
+            try:
+                parse_json(body)
+            except InputError:
+                continue
+            return Response(label, body, bool(result.is_error), scan(body))
+    body = "\n".join(texts).encode("utf-8", "surrogatepass")
+    return Response(label, body, bool(result.is_error), None)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _describe(exc.exceptions[0])
+    text = str(exc) or type(exc).__name__
+    text = text if len(text) <= 300 else text[:297] + "..."
+    return f"{type(exc).__name__}: {text}" if str(exc) else text

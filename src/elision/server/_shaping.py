@@ -1,0 +1,121 @@
+"""Shaping on the server: bound every bulk array by ``limit``, then fit the cap.
+
+Both front ends (the ``MCPServer`` decorator and the FastMCP middleware) call
+:func:`shape_value`. A ``limit`` cut is declared in the same envelope as a budget cut, with the
+original totals, and ``sha256`` is the digest of what the tool returned before either cut, so a
+consumer cannot tell a server-side envelope from the proxy's except by where it was made.
+
+A **bulk array** is what the lint calls one: an array not inside another bulk array and not the
+value of a caveat key (``warnings`` stay whole).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from elision.budget import Budget
+from elision.envelope import ENVELOPE_KEY, VALUE_KEY, elided_entry, format_path, make_envelope
+from elision.errors import ElisionError
+from elision.shape import DEFAULT_CAVEAT_KEYS, shape
+from elision.shape.json import caveat_matcher
+from elision.shape.jsonparse import dumps_value, parse_json
+
+_is_caveat = caveat_matcher(DEFAULT_CAVEAT_KEYS)
+
+
+@dataclass(frozen=True)
+class ServerShaped:
+    """A response shaped on the server: the JSON text, its parsed form and its envelope."""
+
+    text: str
+    value: Any
+    envelope: dict[str, Any] | None
+
+
+def bound_arrays(value: Any, limit: int) -> tuple[Any, list[dict[str, Any]]]:
+    """``value`` with every bulk array cut to ``limit`` elements, and an entry per cut."""
+    cuts: list[dict[str, Any]] = []
+
+    def walk(node: Any, parts: list[str | int], depth: int) -> Any:
+        if depth > 200:
+            return node
+        if isinstance(node, list):
+            if len(node) > limit:
+                cuts.append(elided_entry(format_path(parts), "array", limit, len(node)))
+                return node[:limit]
+            return node
+        if isinstance(node, dict):
+            return {
+                key: member if _is_caveat(key) or (key == ENVELOPE_KEY and not parts)
+                else walk(member, [*parts, key], depth + 1)
+                for key, member in node.items()
+            }
+        return node
+
+    return walk(value, [], 0), cuts
+
+
+def shape_value(value: Any, cap: int, limit: int | None = None) -> ServerShaped:
+    """Bound ``value``'s bulk arrays by ``limit`` (if given), then fit ``cap`` bytes."""
+    budget = Budget(cap)
+    full = dumps_value(value)
+    cuts: list[dict[str, Any]] = []
+    limited = value
+    if limit is not None:
+        limited, cuts = bound_arrays(value, limit)
+    if not cuts:
+        shaped = shape(full, budget, format="json")
+        return ServerShaped(shaped.text, parse_json(shaped.body), shaped.envelope)
+    digest = hashlib.sha256(full).hexdigest()
+    target = cap
+    for _ in range(6):
+        text, doc, envelope = _compose(limited, cuts, digest, len(full), target)
+        size = len(text.encode("utf-8"))
+        if size <= cap:
+            return ServerShaped(text, doc, envelope)
+        target -= size - cap + 16
+        if target < budget.limit // 2:
+            break
+    raise ElisionError(
+        f"could not fit the {len(cuts)} limit cuts and the envelope in {cap} bytes; raise the "
+        "cap or lower the limit"
+    )
+
+
+def _compose(
+    limited: Any, cuts: list[dict[str, Any]], digest: str, total: int, target: int
+) -> tuple[str, Any, dict[str, Any]]:
+    # The limit cuts go in the outer envelope: reserve their room before shaping the rest.
+    reserve = len(dumps_value(cuts)) + 96
+    inner = shape(limited, Budget(max(target - reserve, 512)), format="json")
+    doc = parse_json(inner.body)
+    elided = list(cuts)
+    if inner.envelope is not None:
+        by_path = {c["path"]: c for c in cuts}
+        elided = []
+        for entry in inner.envelope.get("elided", []):
+            cut = by_path.pop(entry["path"], None)
+            elided.append({**entry, "total": cut["total"]} if cut else entry)
+        elided += by_path.values()
+        doc = {k: v for k, v in doc.items() if k != ENVELOPE_KEY}
+        if set(doc) == {VALUE_KEY} and not isinstance(limited, dict):
+            doc = doc[VALUE_KEY]
+    body = doc
+    shown = 0
+    text = ""
+    envelope: dict[str, Any] = {}
+    for _ in range(3):  # bytes.shown counts itself: settle its digits
+        envelope = make_envelope(sha256=digest, shown_bytes=shown, total_bytes=total,
+                                 elided=elided)
+        if isinstance(body, dict) and ENVELOPE_KEY not in body:
+            out: dict[str, Any] = {ENVELOPE_KEY: envelope, **body}
+        else:
+            out = {ENVELOPE_KEY: envelope, VALUE_KEY: body}
+        text = dumps_value(out).decode("utf-8")
+        size = len(text.encode("utf-8"))
+        if size == shown:
+            break
+        shown = size
+    return text, parse_json(text.encode("utf-8")), envelope

@@ -1,0 +1,91 @@
+"""``@shaped(cap=...)``: shape an ``MCPServer`` tool's responses on the server.
+
+Put it under ``@server.tool()``::
+
+    @server.tool()
+    @shaped(cap=8192)
+    def search_trades(since: str, until: str, limit: int = 50) -> dict[str, Any]: ...
+
+The tool keeps its signature (so its input and output schemas are unchanged). Each answer is
+bounded by the tool's ``limit`` argument (every bulk array, not one of them), then fitted to
+``cap`` bytes with the same ``__elision__`` envelope as the proxy, which also goes into
+``_meta["elision/shaping"]``. An answer that fits and needed no cut is sent as the tool wrote
+it. Text answers are shaped as text; a ``CallToolResult`` the tool builds itself is passed on.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+import mcp_types as types
+
+from elision.budget import Budget
+from elision.envelope import META_KEY
+from elision.errors import InputError
+from elision.server._shaping import shape_value
+from elision.shape import shape
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def shaped(cap: int = 8192, *, limit: str | None = "limit") -> Callable[[F], F]:
+    """A decorator that shapes each response of a tool to ``cap`` bytes.
+
+    ``limit`` names the tool's argument that bounds every bulk array (``None``: no bound).
+    """
+    Budget(cap)  # refuse a cap below the minimum when the server starts, not on the first call
+
+    def decorate(fn: F) -> F:
+        signature = inspect.signature(fn)
+        limit_name = limit if limit is not None and limit in signature.parameters else None
+
+        def limit_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+            if limit_name is None:
+                return None
+            bound = signature.bind_partial(*args, **kwargs)
+            bound.apply_defaults()
+            value = bound.arguments.get(limit_name)
+            if value is None:
+                return None
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError(f"{limit_name} must be a count (an int >= 0), got {value!r}")
+            return value
+
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                n = limit_of(args, kwargs)
+                return shape_result(await fn(*args, **kwargs), cap, n)
+
+            return cast(F, async_wrapper)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            n = limit_of(args, kwargs)
+            return shape_result(fn(*args, **kwargs), cap, n)
+
+        return cast(F, wrapper)
+
+    return decorate
+
+
+def shape_result(value: Any, cap: int, limit: int | None = None) -> Any:
+    """A tool's return value as a shaped ``CallToolResult`` (or unchanged, if it is one)."""
+    if isinstance(value, types.CallToolResult):
+        return value
+    if hasattr(value, "model_dump") and callable(value.model_dump):
+        value = value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, str):
+        text = shape(value, Budget(cap))
+        meta = {META_KEY: text.envelope} if text.envelope else None
+        return types.CallToolResult(content=[types.TextContent(text=text.text)], _meta=meta)
+    result = shape_value(value, cap, limit)
+    return types.CallToolResult(
+        content=[types.TextContent(text=result.text)],
+        structured_content=result.value if isinstance(result.value, dict) else None,
+        _meta={META_KEY: result.envelope} if result.envelope else None,
+    )
