@@ -21,18 +21,23 @@ KEY = "hmac:guardian-cli-secret-long-enough"
 SRC = str(Path(elision.__file__).resolve().parent.parent)
 
 
-def post(url: str, method: str, params: dict[str, Any]) -> Any:
-    body = orjson.dumps({"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method,
-                         "params": params})
+def post(url: str, method: str, params: dict[str, Any], signer: Any = None) -> Any:
+    message = {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method, "params": params}
+    if signer is not None:
+        signer.sign(message, "params", params["metadata"]["session_id"])
+    body = orjson.dumps(message)
     req = urllib.request.Request(url, data=body, method="POST",
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=20) as resp:
         return orjson.loads(resp.read())
 
 
-def start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+def start(
+    tmp_path: Path, *args: str, acs_key: str = ""
+) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
-           "ELISION_AUDIT_KEY": KEY, "XDG_DATA_HOME": str(tmp_path / "data")}
+           "ELISION_AUDIT_KEY": KEY, "XDG_DATA_HOME": str(tmp_path / "data"),
+           "ELISION_ACS_KEY": acs_key}
     proc = subprocess.Popen(
         [sys.executable, "-c", "from elision.cli import main; main()", "guardian",
          "--listen", "127.0.0.1:0", "--log", str(tmp_path / "audit.db"), *args],
@@ -83,3 +88,26 @@ def test_a_bad_listen_address_is_a_clear_error(tmp_path: Path) -> None:
                                        "--log", str(tmp_path / "a.db")])
     assert result.exit_code == 1
     assert "HOST:PORT" in result.stderr
+
+
+@pytest.mark.e2e
+def test_a_signing_guardian_process(tmp_path: Path) -> None:
+    from elision.guard.signing import EnvelopeSigner
+
+    ikm = bytes(range(32))
+    signer = EnvelopeSigner(ikm, "default")
+    proc, url = start(tmp_path, "--no-store", acs_key="hex:" + ikm.hex())
+    try:
+        session = {"metadata": {"session_id": "signed"}}
+        unsigned = post(url, "handshake/hello", {**session, "acs_versions_supported": ["0.1.0"]})
+        post(url, "handshake/hello", {**session, "acs_versions_supported": ["0.1.0"]}, signer)
+        answer = post(url, "steps/toolCallResult", {
+            **session, "request_id": "r1",
+            "payload": {"tool": {"name": "search"}, "outputs": "fine"}}, signer)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=20)
+    assert unsigned["error"]["code"] == -32004
+    assert answer["result"]["decision"] == "allow"
+    assert signer.verify(answer, "result", "signed") is None  # chain_hash is covered
+    assert answer["result"]["chain_hash"]

@@ -132,5 +132,9 @@ def tool_result_entry(
 
 
 def request_hash(params: Mapping[str, Any]) -> str:
-    """ACS ``request_hash``: SHA-256 of the JCS form of a request's params (signature removed)."""
-    return sha256_hex(canonical_content({k: v for k, v in params.items() if k != "signature"}))
+    """ACS ``request_hash``: SHA-256 of the JCS form of a request's params, as sent (its
+    signature included, as the ACS reference implementations hash it)."""
+    try:
+        return sha256_hex(bytes(rfc8785.dumps(dict(params))))
+    except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
+        raise AuditError(f"request params cannot be canonicalized ({exc})") from None

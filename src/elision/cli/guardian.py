@@ -33,6 +33,11 @@ from elision.errors import ElisionError
               help="Only these tools (repeatable; * wildcards; server/tool form too).")
 @click.option("--deny-tool", multiple=True, metavar="NAME",
               help="Never these tools (repeatable; * wildcards; server/tool form too).")
+@click.option("--acs-key", envvar="ELISION_ACS_KEY", show_envvar=True, metavar="KEY",
+              help="Input keying material for ACS §10 HMAC signatures (hex:<bytes> or a long "
+              "passphrase): requests must be signed, every answer is. Prefer the variable.")
+@click.option("--acs-key-id", default="default", show_default=True, metavar="ID",
+              help="The key_id written into the signatures of this Guardian's answers.")
 @click.option("--redact/--no-redact", default=True, show_default=True,
               help="Modify results that hold credentials or signed URIs (JSON-pointer "
               "redactions).")
@@ -40,7 +45,7 @@ from elision.errors import ElisionError
 def guardian_command(
     listen: str, config_path: Path | None, log_path: Path | None, store_spec: str | None,
     no_store: bool, max_bytes: int, allow_tool: tuple[str, ...], deny_tool: tuple[str, ...],
-    redact: bool,
+    acs_key: str | None, acs_key_id: str, redact: bool,
 ) -> None:
     """Serve the ACS Guardian: handshake/hello, steps/toolCallRequest, steps/toolCallResult
     and system/ping, every decision appended to the audit chain.
@@ -53,8 +58,10 @@ def guardian_command(
     from elision.guard.config import GuardianConfig, load_config
     from elision.guard.policy import Guardian, Policy, RedactionPolicy, SizeCeiling, ToolLists
     from elision.guard.server import GuardianServer, is_loopback, parse_listen
+    from elision.guard.signing import signer_from_text
 
     host, port = parse_listen(listen)
+    signer = signer_from_text(acs_key, acs_key_id) if acs_key else None
     config = load_config(config_path) if config_path is not None else GuardianConfig()
     policies: list[Policy] = [SizeCeiling(max_bytes)]
     if allow_tool or deny_tool:
@@ -72,7 +79,8 @@ def guardian_command(
             from elision.store import open_store
 
             store = open_store(store_spec)
-        server = GuardianServer(AcsEndpoint(Guardian(policies), log, store), host, port)
+        endpoint = AcsEndpoint(Guardian(policies), log, store, signer=signer)
+        server = GuardianServer(endpoint, host, port)
         _serve(server, log, store, loopback=is_loopback(host))
     finally:
         if store is not None:
@@ -93,6 +101,9 @@ def _serve(server: Any, log: Any, store: Any, *, loopback: bool) -> None:
         click.echo(f"  audit log: {log.path}"
                    + ("" if log.signs_checkpoints else " (no key: checkpoints off)"), err=True)
         click.echo(f"  store: {'none' if store is None else 'configured'}", err=True)
+        if server_signs(server):
+            click.echo("  signatures: HMAC-SHA256 required on requests, on every answer",
+                       err=True)
         if not loopback:
             click.echo("warning: listening beyond loopback without TLS or authentication; put "
                        "it behind a proxy that provides both", err=True)
@@ -103,3 +114,7 @@ def _serve(server: Any, log: Any, store: Any, *, loopback: bool) -> None:
         server.stop()
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+def server_signs(server: Any) -> bool:
+    return getattr(getattr(server, "endpoint", None), "signer", None) is not None

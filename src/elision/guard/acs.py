@@ -42,6 +42,7 @@ from elision.guard.policy import Guardian, ToolCall, ToolResult, Verdict, apply_
 
 if TYPE_CHECKING:
     from elision.audit.log import AuditLog
+    from elision.guard.signing import EnvelopeSigner
     from elision.store.base import Store
 
 ACS_VERSION = "0.1.0"
@@ -51,6 +52,7 @@ REPLAY_MEMORY = 100_000
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 UNSUPPORTED_VERSION, NOT_NEGOTIATED, REPLAY_DETECTED, OUT_OF_WINDOW = -32001, -32003, -32005, -32006
+SIGNATURE_INVALID = -32004
 STEPS = (TOOL_REQUEST_STEP, TOOL_RESULT_STEP)
 
 
@@ -66,9 +68,12 @@ class AcsEndpoint:
     """Answers ACS JSON-RPC messages with the Guardian's verdicts, writing the audit chain."""
 
     def __init__(
-        self, guardian: Guardian, log: AuditLog | None = None, store: Store | None = None
+        self, guardian: Guardian, log: AuditLog | None = None, store: Store | None = None,
+        *, signer: EnvelopeSigner | None = None,
     ) -> None:
-        self.guardian, self.log, self.store = guardian, log, store
+        """With ``signer``, requests must carry a valid §10 signature and every response
+        (whose ``chain_hash`` it covers) is signed; ``system/ping`` is exempt both ways."""
+        self.guardian, self.log, self.store, self.signer = guardian, log, store, signer
         self._sessions: dict[str, OrderedDict[str, None]] = {}
         self._lock = threading.Lock()
 
@@ -84,9 +89,16 @@ class AcsEndpoint:
     def handle(self, message: Any) -> dict[str, Any]:
         msg_id = message.get("id") if isinstance(message, dict) else None
         try:
-            return {"jsonrpc": "2.0", "id": msg_id, "result": self._dispatch(message)}
+            response = {"jsonrpc": "2.0", "id": msg_id, "result": self._dispatch(message)}
         except AcsError as exc:
-            return _error(msg_id, exc)
+            response = _error(msg_id, exc)
+        if self.signer is not None and isinstance(message, dict) and (
+            message.get("method") != "system/ping"
+        ):
+            params = message.get("params")
+            session = _session_id(params) if isinstance(params, Mapping) else ""
+            self.signer.sign(response, "result" if "result" in response else "error", session)
+        return response
 
     def _dispatch(self, message: Any) -> dict[str, Any]:
         if isinstance(message, list):
@@ -107,6 +119,11 @@ class AcsEndpoint:
                            "invalid_params")
         if method == "system/ping":
             return self._ping(params)
+        if self.signer is not None:
+            problem = self.signer.verify(message, "params", _session_id(params))
+            if problem is not None:
+                raise AcsError(SIGNATURE_INVALID, f"{problem}; sign the request per ACS §10 "
+                               "with this Guardian's key", "signature_invalid")
         if method == "handshake/hello":
             return self._hello(params)
         if method not in STEPS:
@@ -134,7 +151,7 @@ class AcsEndpoint:
             "negotiated_version": ACS_VERSION,
             "methods_evaluated": list(STEPS),
             "selected_transport": "http",
-            "signature_algorithms_supported": [],
+            "signature_algorithms_supported": ["HMAC-SHA256"] if self.signer else [],
             "timeout_config": {"default_ms": 10_000},
             "on_decision_failure": "deny",
             "skew_window_ms": SKEW_WINDOW_MS,

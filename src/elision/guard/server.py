@@ -53,6 +53,7 @@ class GuardianServer:
         *,
         max_request_bytes: int = MAX_REQUEST_BYTES,
     ) -> None:
+        self.endpoint = endpoint
         handler = _handler_class(endpoint, max_request_bytes)
         try:
             self._httpd = ThreadingHTTPServer((host, port), handler)

@@ -1,0 +1,100 @@
+"""ACS §10 envelope signatures, HMAC-SHA256 baseline.
+
+The signed input is the JCS form of the whole JSON-RPC message with its ``signature`` member
+removed (``params.signature`` in a request, ``result.signature`` in a response), so a
+signature cannot be lifted into another envelope. The per-session key is HKDF-SHA256 of the
+deployment's input keying material, with no salt, the UTF-8 ``session_id`` as ``info``, and
+32 bytes out - the inputs the ACS reference implementations use, so their signatures and ours
+verify each other. The value is standard base64 with padding.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import rfc8785
+
+ALGORITHM = "HMAC-SHA256"
+KEY_ENV = "ELISION_ACS_KEY"
+
+
+def hkdf_sha256(ikm: bytes, info: bytes, length: int = 32, salt: bytes = b"") -> bytes:
+    """RFC 5869 HKDF with SHA-256 (an empty salt means a string of zeros, as the RFC says)."""
+    prk = hmac.new(salt or bytes(32), ikm, hashlib.sha256).digest()
+    out, block, counter = b"", b"", 1
+    while len(out) < length:
+        block = hmac.new(prk, block + info + bytes([counter]), hashlib.sha256).digest()
+        out += block
+        counter += 1
+    return out[:length]
+
+
+def signing_input(message: Mapping[str, Any], member: str) -> bytes:
+    """JCS of ``message`` with ``message[member]["signature"]`` removed."""
+    inner = message.get(member)
+    stripped = dict(message)
+    if isinstance(inner, Mapping):
+        stripped[member] = {k: v for k, v in inner.items() if k != "signature"}
+    return bytes(rfc8785.dumps(stripped))
+
+
+@dataclass(frozen=True)
+class EnvelopeSigner:
+    """Signs responses and checks requests with per-session HMAC keys."""
+
+    ikm: bytes
+    key_id: str = "default"
+
+    def session_key(self, session_id: str) -> bytes:
+        return hkdf_sha256(self.ikm, session_id.encode("utf-8"))
+
+    def sign(self, message: dict[str, Any], member: str, session_id: str) -> None:
+        """Add ``{algorithm, value, key_id}`` as ``message[member]["signature"]``."""
+        mac = hmac.new(self.session_key(session_id), signing_input(message, member),
+                       hashlib.sha256).digest()
+        message[member]["signature"] = {
+            "algorithm": ALGORITHM, "value": base64.b64encode(mac).decode(),
+            "key_id": self.key_id,
+        }
+
+    def verify(self, message: Mapping[str, Any], member: str, session_id: str) -> str | None:
+        """``None`` when ``message[member]["signature"]`` verifies, else what is wrong."""
+        inner = message.get(member)
+        sig = inner.get("signature") if isinstance(inner, Mapping) else None
+        if not isinstance(sig, Mapping):
+            return "the request carries no signature, and this Guardian requires one"
+        if sig.get("algorithm") != ALGORITHM:
+            return f"signature algorithm must be {ALGORITHM}"
+        try:
+            value = base64.b64decode(str(sig.get("value", "")), validate=True)
+        except ValueError:
+            return "the signature value is not base64"
+        expected = hmac.new(self.session_key(session_id), signing_input(message, member),
+                            hashlib.sha256).digest()
+        if not hmac.compare_digest(expected, value):
+            return "the signature does not verify over the request (wrong key or altered)"
+        return None
+
+
+def signer_from_text(text: str, key_id: str = "default") -> EnvelopeSigner:
+    """``hex:<bytes>`` or a passphrase (its UTF-8 bytes) as input keying material."""
+    if text.startswith("hex:"):
+        try:
+            ikm = bytes.fromhex(text.removeprefix("hex:"))
+        except ValueError:
+            ikm = b""
+    else:
+        ikm = text.encode("utf-8")
+    if len(ikm) < 16:
+        from elision.errors import ElisionError
+
+        raise ElisionError(
+            f"the ACS signing key must be at least 16 bytes ({KEY_ENV}=hex:<32 bytes> is "
+            "best); the configured one is too short (its value is not shown)"
+        )
+    return EnvelopeSigner(ikm, key_id)
