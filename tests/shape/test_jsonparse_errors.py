@@ -37,6 +37,7 @@ DEEP = 1100  # past orjson's 1024 levels and the stdlib's recursion limit: the d
         (b"[1,\n-Infinity]", InputError, ["-Infinity is not JSON", "line 2, column 1"]),
         (b"[" * DEEP + b"NaN" + b"]" * DEEP, InputError, ["NaN is not JSON", f"byte {DEEP}"]),
         (b"NaN", InputError, ["NaN is not JSON", "byte 0"]),
+        (b'{"note": "x:NaN", "v": NaN}', InputError, ["byte 23"]),  # not the one in a string
         # more than one value
         (b"[1] [2]", InputError, ["trailing data", "byte 4", "format='ndjson'"]),
         (b'{"a":1}\n{"a":2}\n', InputError, ["trailing data", "line 2, column 1"]),

@@ -50,7 +50,7 @@ import orjson
 
 from elision.errors import DepthError, InputError
 
-__all__ = ["MAX_DEPTH", "RawNumber", "default", "dumps_value", "parse_json"]
+__all__ = ["MAX_DEPTH", "RawNumber", "default", "dumps_value", "parse_json", "risky_numbers"]
 
 #: The deepest nesting :func:`parse_json` accepts; 10,000 levels parse in well under a second.
 MAX_DEPTH = 10_000
@@ -75,7 +75,6 @@ _SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
 _ESCAPES = re.compile(
     rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
 )
-_CONSTANT = re.compile(rb"(?:^|[\[:,])[ \t\n\r]*(-?Infinity|NaN)")
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -250,10 +249,9 @@ def _parse_exact(body: bytes, duplicates: list[str] | None) -> Any:
         value = decoder.decode(text)
     except RecursionError:
         return _parse_deep_text(body, text, duplicates)
-    except _Constant as exc:
-        found = _CONSTANT.search(body)
-        offset = found.start(1) if found else 0
-        raise InputError(_message(f"{exc.args[0]} {_NOT_JSON}", body, offset)) from None
+    except _Constant:
+        # The hook is not told where the constant is; the deep parser is, and it will raise.
+        return _parse_deep_text(body, text, duplicates)
     except json.JSONDecodeError as exc:
         raise InputError(_message(exc.msg, body, _byte_offset(text, exc.pos))) from None
     if seen_duplicate[0]:
