@@ -24,7 +24,6 @@ embedded newlines spans several), the unit ``elision_fetch`` slices by.
 from __future__ import annotations
 
 import csv
-import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +52,6 @@ from elision.shape.text import (
 if TYPE_CHECKING:
     from elision.shape import ShapeContext, Shaped
 
-_NEWLINE = re.compile(rb"\n")
 Span = tuple[int, int, int, int]  # start byte, end byte, first line, last line (0-based)
 
 
@@ -202,7 +200,7 @@ def _as_text(body: bytes, ctx: ShapeContext, why: str) -> Callable[[int], Shaped
 
 def ndjson_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
     """Keep whole records (lines), head and tail, under a first line that is the envelope."""
-    ends = line_ends(body, _NEWLINE)
+    ends = line_ends(body, newline_only=True)
     spans: list[Span] = []
     start = 0
     for i, end in enumerate(ends):
@@ -215,7 +213,8 @@ def ndjson_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
                                            "shaped as text")
             spans.append((start, end, i, i))
         start = end
-    return _NdjsonShaper(body, spans, None, first_eol(body, _NEWLINE), ctx, len(ends), None)
+    eol = first_eol(body, newline_only=True)
+    return _NdjsonShaper(body, spans, None, eol, ctx, len(ends), None)
 
 
 def csv_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
