@@ -1,0 +1,63 @@
+"""``elision proxy``: put elision in front of any MCP server."""
+
+from __future__ import annotations
+
+import click
+
+from elision.budget import MINIMUM
+from elision.cli._common import reports_errors
+from elision.errors import InputError
+
+
+@click.command(
+    "proxy",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option("--budget", type=int, default=8192, show_default=True,
+              help=f"Size limit of each tool result, in bytes (at least {MINIMUM['bytes']}).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False),
+              help="servers.json in the mcpServers layout; tools become <server>__<tool>.")
+@click.option("--upstream-url", help="Streamable HTTP URL of the MCP server to proxy.")
+@click.option("--listen", metavar="HOST:PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: any).")
+@click.option("--store", "store_spec", metavar="PATH",
+              help="Where cut bodies are kept: a SQLite file or :memory: (default: "
+                   "$ELISION_STORE or ~/.local/share/elision/store.db).")
+@click.option("--no-store", is_flag=True, help="Keep nothing: results are cut, not fetchable.")
+@click.option("--timeout", type=float, default=60.0, show_default=True,
+              help="Seconds an upstream call may take before it fails and the server restarts.")
+@click.option("--media-budget", type=int, default=256 * 1024, show_default=True,
+              help="Base64 chars of one image or audio block kept inline; larger is stubbed.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@reports_errors
+def proxy_command(
+    budget: int,
+    config_path: str | None,
+    upstream_url: str | None,
+    listen: str | None,
+    store_spec: str | None,
+    no_store: bool,
+    timeout: float,
+    media_budget: int,
+    command: tuple[str, ...],
+) -> None:
+    """Proxy an MCP server so every tool result fits BUDGET honestly.
+
+    \b
+      elision proxy --budget 8192 -- uvx some-mcp-server --flag
+      elision proxy --upstream-url http://127.0.0.1:9000/mcp --listen 127.0.0.1:8765
+      elision proxy --config servers.json
+
+    Results that do not fit carry an __elision__ envelope (JSON) or an [elision] header
+    (text); the agent reads the rest with the added elision_fetch tool.
+    """
+    from elision.mcp.launch import build_proxy, parse_listen
+    from elision.mcp.serve import run_proxy
+
+    if no_store and store_spec:
+        raise InputError("give --store or --no-store, not both")
+    proxy = build_proxy(
+        command=command, upstream_url=upstream_url, config_path=config_path, budget=budget,
+        store_spec=store_spec, no_store=no_store, timeout=timeout, media_budget=media_budget,
+    )
+    run_proxy(proxy, listen=parse_listen(listen) if listen else None)

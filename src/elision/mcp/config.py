@@ -1,0 +1,154 @@
+"""``servers.json``: the ``mcpServers`` layout agent clients already use, plus budgets.
+
+```json
+{"budget": 8192, "timeout": 60,
+ "mcpServers": {
+   "ledger": {"command": "python", "args": ["-m", "elision.demo.server"], "env": {},
+              "budget": 16384, "timeout": 30, "toolBudgets": {"search_trades": 4096}},
+   "docs":   {"url": "http://127.0.0.1:9000/mcp"}}}
+```
+
+A budget is the most specific of: the tool's, the server's, the file's, the command line's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from elision.budget import Budget
+from elision.errors import BudgetError, InputError
+
+#: Joins a server's name and its tool's (or prompt's) name when several servers share a proxy.
+SEPARATOR = "__"
+DEFAULT_TIMEOUT = 60.0
+
+_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """One upstream MCP server: a command to launch (stdio) or a URL (streamable HTTP)."""
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
+    cwd: str | None = None
+    url: str | None = None
+    budget: Budget | None = None
+    tool_budgets: Mapping[str, Budget] = field(default_factory=dict)
+    timeout: float = DEFAULT_TIMEOUT
+    #: A command given on the command line runs with the user's environment; one from a
+    #: config file gets the SDK's safe defaults plus its ``env``, as agent clients do.
+    inherit_env: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.command is None) == (self.url is None):
+            raise InputError(
+                f"server {self.name!r} needs exactly one of command or url, got "
+                f"command={self.command!r} and url={self.url!r}"
+            )
+        if self.timeout <= 0:
+            raise InputError(
+                f"server {self.name!r}: timeout must be a positive number of seconds, got "
+                f"{self.timeout!r}"
+            )
+
+    @property
+    def target(self) -> str:
+        """How the server is reached, for messages (never its environment: it may hold keys)."""
+        return self.url if self.url is not None else " ".join((self.command or "", *self.args))
+
+    def budget_for(self, tool: str, default: Budget) -> Budget:
+        return self.tool_budgets.get(tool) or self.budget or default
+
+
+def load_config(path: str | Path, *, default_timeout: float = DEFAULT_TIMEOUT) -> tuple[
+    list[ServerSpec], Budget | None
+]:
+    """The servers in a ``servers.json`` and the file-wide budget, if it sets one."""
+    try:
+        raw = orjson.loads(Path(path).read_bytes())
+    except OSError as exc:
+        raise InputError(f"cannot read the config {str(path)!r}: {exc.strerror}") from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"config {str(path)!r} is not valid JSON: {exc}") from None
+    return parse_config(raw, source=str(path), default_timeout=default_timeout)
+
+
+def parse_config(
+    raw: Any, *, source: str = "config", default_timeout: float = DEFAULT_TIMEOUT
+) -> tuple[list[ServerSpec], Budget | None]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("mcpServers"), dict):
+        raise InputError(
+            f"{source} must be an object with an \"mcpServers\" object, got {_short(raw)!r}"
+        )
+    file_budget = _budget(raw.get("budget"), f"{source}: budget")
+    timeout = _timeout(raw.get("timeout", default_timeout), f"{source}: timeout")
+    servers = []
+    for name, entry in raw["mcpServers"].items():
+        where = f"{source}: mcpServers.{name}"
+        if not _NAME.match(name) or SEPARATOR in name:
+            raise InputError(
+                f"{where}: a server name must be letters, digits, '_', '.' or '-' without "
+                f"{SEPARATOR!r} (it prefixes tool names), got {name!r}"
+            )
+        if not isinstance(entry, dict):
+            raise InputError(f"{where} must be an object, got {_short(entry)!r}")
+        args = entry.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise InputError(f"{where}.args must be a list of strings, got {_short(args)!r}")
+        env = entry.get("env")
+        if env is not None and (
+            not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values())
+        ):
+            # The values may be secrets: name the problem, never echo them.
+            raise InputError(f"{where}.env must map names to strings")
+        tool_budgets = entry.get("toolBudgets", {})
+        if not isinstance(tool_budgets, dict):
+            raise InputError(
+                f"{where}.toolBudgets must map tool names to budgets, got {_short(tool_budgets)!r}"
+            )
+        servers.append(ServerSpec(
+            name=name,
+            command=entry.get("command"),
+            args=tuple(args),
+            env=env,
+            cwd=entry.get("cwd"),
+            url=entry.get("url"),
+            budget=_budget(entry.get("budget"), f"{where}.budget"),
+            tool_budgets={
+                tool: b for tool, value in tool_budgets.items()
+                if (b := _budget(value, f"{where}.toolBudgets.{tool}")) is not None
+            },
+            timeout=_timeout(entry.get("timeout", timeout), f"{where}.timeout"),
+        ))
+    if not servers:
+        raise InputError(f"{source}: \"mcpServers\" is empty; add at least one server")
+    return servers, file_budget
+
+
+def _budget(value: Any, where: str) -> Budget | None:
+    if value is None:
+        return None
+    try:
+        return Budget(value)
+    except BudgetError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+def _timeout(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise InputError(f"{where} must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def _short(value: Any) -> Any:
+    text = repr(value)
+    return value if len(text) <= 80 else text[:77] + "..."

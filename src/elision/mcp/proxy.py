@@ -1,0 +1,494 @@
+"""The MCP proxy: every tool result an agent gets is honest, within budget and fetchable.
+
+:class:`Proxy` holds one :class:`~elision.mcp.upstream.Upstream` per server and builds the
+low-level SDK ``Server`` the agent talks to. ``tools/call`` results go through the
+:class:`~elision.pipeline.Pipeline`; everything else (resources, prompts, completions,
+progress, logging, list-changed notifications, ``InputRequiredResult``) is forwarded as is.
+
+With several servers, tool and prompt names are ``<server>__<name>``; two servers that would
+expose the same name are refused at startup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio
+import mcp_types as types
+from anyio.abc import TaskGroup
+from mcp.client.session import ClientSession
+from mcp.server.connection import Connection
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.shared.dispatcher import ProgressFnT
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from elision.errors import ElisionError, InputError, UpstreamError
+from elision.mcp.config import SEPARATOR, ServerSpec
+from elision.mcp.results import DEFAULT_MEDIA_BUDGET, ResultShaper
+from elision.mcp.tools import FETCH_TOOL, error_result, fetch_tool, run_fetch, shaped_output_schema
+from elision.mcp.upstream import Upstream
+from elision.pipeline import Pipeline
+
+logger = logging.getLogger("elision.proxy")
+
+Ctx = ServerRequestContext[Any, Any]
+R = TypeVar("R")
+#: Above this many text chars a result is shaped off the event loop.
+_THREAD_THRESHOLD = 64 * 1024
+
+
+@dataclass(frozen=True)
+class _Route:
+    upstream: Upstream
+    name: str
+    item: Any
+
+
+class Proxy:
+    """Routes an agent's requests to upstream servers and shapes what comes back."""
+
+    def __init__(
+        self,
+        specs: Sequence[ServerSpec],
+        pipeline: Pipeline,
+        *,
+        namespaced: bool = False,
+        media_budget: int = DEFAULT_MEDIA_BUDGET,
+    ) -> None:
+        if not specs:
+            raise InputError("the proxy needs at least one upstream server, got none")
+        if len(specs) > 1 and not namespaced:
+            raise InputError("several upstream servers need namespaced tool names")
+        self.specs = list(specs)
+        self.pipeline = pipeline
+        self.namespaced = namespaced
+        self.shaper = ResultShaper(pipeline, media_budget)
+        self.upstreams: dict[str, Upstream] = {}
+        self._tools: dict[str, _Route] = {}
+        self._prompts: dict[str, _Route] = {}
+        self._resources: dict[str, Upstream] = {}
+        self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
+        # One stdio proxy serves one client, so a proxy-wide scope is that client's scope.
+        self._scope = "proxy:" + secrets.token_urlsafe(12)
+        self._tg: TaskGroup | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self, task_group: TaskGroup) -> None:
+        """Start every upstream and list its tools; a name collision is an error here."""
+        self._tg = task_group
+        for spec in self.specs:
+            self.upstreams[spec.name] = Upstream(spec, task_group, self._notified)
+        tools: dict[str, _Route] = {}
+        for upstream in self.upstreams.values():
+            for tool in await self._list_all_tools(upstream):
+                exposed = self._exposed(upstream, tool.name)
+                if exposed == FETCH_TOOL:
+                    raise InputError(
+                        f"server {upstream.name!r} has a tool named {FETCH_TOOL!r}, which the "
+                        "proxy adds itself; run it behind --config so its tools get a prefix"
+                    )
+                if exposed in tools:
+                    other = tools[exposed].upstream.name
+                    raise InputError(
+                        f"tool name {exposed!r} is offered by both server {other!r} and server "
+                        f"{upstream.name!r}; rename one of the servers in the config"
+                    )
+                tools[exposed] = _Route(upstream, tool.name, tool)
+        self._tools = tools
+
+    async def aclose(self) -> None:
+        for upstream in self.upstreams.values():
+            await upstream.aclose()
+
+    def capabilities(self) -> set[str]:
+        """What at least one upstream serves (tools always: the proxy adds its own)."""
+        offered = {"tools"}
+        for upstream in self.upstreams.values():
+            caps = upstream.capabilities
+            if caps is None:
+                continue
+            for name in ("resources", "prompts", "completions", "logging"):
+                if getattr(caps, name, None) is not None:
+                    offered.add(name)
+            if caps.resources is not None and caps.resources.subscribe:
+                offered.add("subscribe")
+        return offered
+
+    def build_server(self) -> Server[Any]:
+        caps = self.capabilities()
+        handlers: dict[str, Any] = {
+            "on_list_tools": self._list_tools,
+            "on_call_tool": self._call_tool,
+        }
+        if "resources" in caps:
+            handlers.update(
+                on_list_resources=self._list_resources,
+                on_list_resource_templates=self._list_resource_templates,
+                on_read_resource=self._read_resource,
+            )
+        if "subscribe" in caps:
+            handlers.update(
+                on_subscribe_resource=self._subscribe, on_unsubscribe_resource=self._unsubscribe
+            )
+        if "prompts" in caps:
+            handlers.update(on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
+        if "completions" in caps:
+            handlers["on_completion"] = self._complete
+        server: Server[Any] = Server(
+            "elision-proxy",
+            version="1",
+            instructions=_INSTRUCTIONS,
+            get_tool_input_schema=self._input_schema,
+            **handlers,
+        )
+        if "logging" in caps:
+            # Registered directly: the constructor keyword warns that logging is deprecated in
+            # the newest protocol, but clients of older ones still set levels.
+            server.add_request_handler(
+                "logging/setLevel", types.SetLevelRequestParams, self._set_level
+            )
+        return server
+
+    def notification_options(self) -> NotificationOptions:
+        return NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True)
+
+    # -- tools -----------------------------------------------------------------------------
+
+    async def _list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
+        self._scope_for(ctx)  # remember the connection for list-changed notifications
+        tools = [
+            route.item.model_copy(update={
+                "name": name, "output_schema": shaped_output_schema(route.item.output_schema),
+            })
+            for name, route in self._tools.items()
+        ]
+        return types.ListToolsResult(tools=[*tools, fetch_tool()])
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        if name == FETCH_TOOL:
+            return fetch_tool().input_schema
+        route = self._tools.get(name)
+        return dict(route.item.input_schema) if route is not None else None
+
+    async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> Any:
+        scope = self._scope_for(ctx)
+        if params.name == FETCH_TOOL:
+            return await self._off_loop(
+                lambda: run_fetch(
+                    self.pipeline.store, params.arguments or {}, budget=self.pipeline.budget,
+                    scope=scope,
+                ),
+                big=True,
+            )
+        route = self._tools.get(params.name)
+        if route is None:
+            return error_result(
+                f"unknown tool {params.name!r}: this proxy offers "
+                f"{sorted([*self._tools, FETCH_TOOL])!r}; list the tools again"
+            )
+        upstream = route.upstream
+        meta: Any = dict(params.meta or {})
+        # The SDK gives the upstream call its own progress token and relays to ours.
+        wants_progress = meta.pop("progress_token", None) is not None
+        # Reserved keys describe the downstream connection (its protocol era, its client),
+        # not this call: the upstream session has its own.
+        meta = {k: v for k, v in meta.items() if not k.startswith(_RESERVED_META)}
+
+        async def relay_progress(
+            progress: float, total: float | None, message: str | None
+        ) -> None:
+            await ctx.session.report_progress(progress, total, message)
+
+        relay: ProgressFnT | None = relay_progress if wants_progress else None
+
+        def send(session: ClientSession) -> Awaitable[Any]:
+            return session.call_tool(
+                route.name, params.arguments, progress_callback=relay,
+                input_responses=params.input_responses, request_state=params.request_state,
+                meta=meta or None, allow_input_required=True,
+            )
+
+        try:
+            result = await upstream.call(f"tools/call {route.name!r}", send)
+        except UpstreamError as exc:
+            return error_result(str(exc))
+        if not isinstance(result, types.CallToolResult):
+            return result  # InputRequiredResult: the agent answers and calls again
+        budget = upstream.spec.budget_for(route.name, self.pipeline.budget)
+        size = sum(len(getattr(b, "text", "")) for b in result.content)
+        try:
+            return await self._off_loop(
+                lambda: self.shaper.shape(
+                    result, budget=budget, scope=scope, tool=route.name, server=upstream.name
+                ),
+                big=size > _THREAD_THRESHOLD,
+            )
+        except ElisionError as exc:
+            return error_result(f"elision could not shape the result of {params.name!r}: {exc}")
+
+    async def _off_loop(self, work: Callable[[], R], *, big: bool) -> R:
+        if not big:
+            return work()
+        return await anyio.to_thread.run_sync(work)
+
+    async def _list_all_tools(self, upstream: Upstream) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        for _ in range(1000):  # a paginator that never ends must not hang startup
+            page = await upstream.call(
+                "tools/list",
+                lambda s, c=cursor: s.list_tools(  # type: ignore[misc]
+                    params=types.PaginatedRequestParams(cursor=c) if c else None
+                ),
+            )
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _refresh_tools(self, upstream: Upstream) -> None:
+        try:
+            listed = await self._list_all_tools(upstream)
+        except (UpstreamError, MCPError) as exc:
+            logger.warning("could not re-list the tools of %r: %s", upstream.name, exc)
+            return
+        kept = {k: r for k, r in self._tools.items() if r.upstream is not upstream}
+        for tool in listed:
+            exposed = self._exposed(upstream, tool.name)
+            if exposed in kept or exposed == FETCH_TOOL:
+                logger.warning("server %r: tool %r collides and is hidden", upstream.name, exposed)
+                continue
+            kept[exposed] = _Route(upstream, tool.name, tool)
+        self._tools = kept
+
+    # -- resources, prompts, completions, logging: forwarded ------------------------------
+
+    async def _list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
+        if not self.namespaced:
+            return await self._single().call(
+                "resources/list", lambda s: s.list_resources(params=_upstream_params(params))
+            )
+        resources: list[types.Resource] = []
+        for upstream in self._serving("resources"):
+            page = await upstream.call("resources/list", lambda s: s.list_resources())
+            for resource in page.resources:
+                self._resources.setdefault(str(resource.uri), upstream)
+                resources.append(resource)
+        return types.ListResourcesResult(resources=resources)
+
+    async def _list_resource_templates(
+        self, ctx: Ctx, params: types.PaginatedRequestParams | None
+    ) -> Any:
+        if not self.namespaced:
+            return await self._single().call(
+                "resources/templates/list",
+                lambda s: s.list_resource_templates(params=_upstream_params(params)),
+            )
+        templates: list[types.ResourceTemplate] = []
+        for upstream in self._serving("resources"):
+            page = await upstream.call(
+                "resources/templates/list", lambda s: s.list_resource_templates()
+            )
+            templates.extend(page.resource_templates)
+        return types.ListResourceTemplatesResult(resource_templates=templates)
+
+    async def _read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
+        return await self._by_uri(
+            str(params.uri), "resources/read",
+            lambda s: s.send_request(
+                types.ReadResourceRequest(params=_upstream_params(params)), types.ReadResourceResult
+            ),
+        )
+
+    async def _subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> Any:
+        self._scope_for(ctx)
+        return await self._by_uri(
+            str(params.uri), "resources/subscribe",
+            lambda s: s.send_request(
+                types.SubscribeRequest(params=_upstream_params(params)), types.EmptyResult
+            ),
+        )
+
+    async def _unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> Any:
+        return await self._by_uri(
+            str(params.uri), "resources/unsubscribe",
+            lambda s: s.send_request(
+                types.UnsubscribeRequest(params=_upstream_params(params)), types.EmptyResult
+            ),
+        )
+
+    async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
+        if not self.namespaced:
+            return await self._single().call(
+                "prompts/list", lambda s: s.list_prompts(params=_upstream_params(params))
+            )
+        prompts: list[types.Prompt] = []
+        self._prompts = {}
+        for upstream in self._serving("prompts"):
+            page = await upstream.call("prompts/list", lambda s: s.list_prompts())
+            for prompt in page.prompts:
+                exposed = self._exposed(upstream, prompt.name)
+                self._prompts[exposed] = _Route(upstream, prompt.name, prompt)
+                prompts.append(prompt.model_copy(update={"name": exposed}))
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> Any:
+        upstream, name = self._route_name(params.name)
+        forwarded = _upstream_params(params).model_copy(update={"name": name})
+        return await self._guarded(upstream, f"prompts/get {name!r}", lambda s: s.send_request(
+            types.GetPromptRequest(params=forwarded), types.GetPromptResult
+        ))
+
+    async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> Any:
+        ref = params.ref
+        if isinstance(ref, types.PromptReference):
+            upstream, name = self._route_name(ref.name)
+            params = params.model_copy(update={"ref": ref.model_copy(update={"name": name})})
+        else:
+            upstream = self._resources.get(str(ref.uri)) or self._single_or_first("resources")
+        return await self._guarded(upstream, "completion/complete", lambda s: s.send_request(
+            types.CompleteRequest(params=_upstream_params(params)), types.CompleteResult
+        ))
+
+    async def _set_level(self, ctx: Ctx, params: types.SetLevelRequestParams) -> Any:
+        self._scope_for(ctx)
+        for upstream in self._serving("logging"):
+            await self._guarded(upstream, "logging/setLevel", lambda s: s.send_request(
+                types.SetLevelRequest(params=_upstream_params(params)), types.EmptyResult
+            ))
+        return types.EmptyResult()
+
+    # -- upstream notifications -> the agent -----------------------------------------------
+
+    async def _notified(self, upstream: Upstream, note: Any) -> None:
+        if isinstance(note, types.ToolListChangedNotification):
+            # Re-listing from inside the session's receive loop would wait on itself.
+            if self._tg is not None:
+                self._tg.start_soon(self._tools_changed, upstream)
+            return
+        if isinstance(note, types.LoggingMessageNotification):
+            params = note.params.model_dump(by_alias=True, mode="json", exclude_none=True)
+            if self.namespaced:
+                params["logger"] = f"{upstream.name}/{params.get('logger', '')}".rstrip("/")
+            await self._broadcast("notifications/message", params)
+        elif isinstance(note, _FORWARDED):
+            forwarded = (
+                note.params.model_dump(by_alias=True, mode="json", exclude_none=True)
+                if note.params is not None else None
+            )
+            await self._broadcast(note.method, forwarded)
+
+    async def _tools_changed(self, upstream: Upstream) -> None:
+        await self._refresh_tools(upstream)
+        await self._broadcast("notifications/tools/list_changed", None)
+
+    async def _broadcast(self, method: str, params: dict[str, Any] | None) -> None:
+        for connection in list(self._connections):
+            await connection.notify(method, params)
+
+    # -- routing helpers -------------------------------------------------------------------
+
+    def _scope_for(self, ctx: Ctx) -> str:
+        """The ref scope of the client behind this request: refs never cross clients."""
+        connection: Connection | None = getattr(ctx.session, "_connection", None)
+        if connection is None:
+            return self._scope
+        if connection.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._connections.add(connection)
+        if connection.session_id:
+            return "session:" + hashlib.sha256(connection.session_id.encode()).hexdigest()[:32]
+        if connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            # A stateless exchange has no session; its credential is the client's identity.
+            headers = getattr(ctx.request, "headers", None)
+            auth = headers.get("authorization") if headers is not None else None
+            if auth:
+                return "auth:" + hashlib.sha256(auth.encode()).hexdigest()[:32]
+            return self._scope
+        fresh = "conn:" + secrets.token_urlsafe(12)
+        scope: str = connection.state.setdefault("elision.scope", fresh)
+        return scope
+
+    def _exposed(self, upstream: Upstream, name: str) -> str:
+        return f"{upstream.name}{SEPARATOR}{name}" if self.namespaced else name
+
+    def _route_name(self, exposed: str) -> tuple[Upstream, str]:
+        if not self.namespaced:
+            return self._single(), exposed
+        route = self._prompts.get(exposed)
+        if route is not None:
+            return route.upstream, route.name
+        server, sep, name = exposed.partition(SEPARATOR)
+        if sep and server in self.upstreams:
+            return self.upstreams[server], name
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"unknown name {exposed!r}: behind this proxy names are <server>{SEPARATOR}<name> "
+            f"with a server among {sorted(self.upstreams)!r}",
+        )
+
+    def _single(self) -> Upstream:
+        return next(iter(self.upstreams.values()))
+
+    def _serving(self, capability: str) -> list[Upstream]:
+        return [
+            u for u in self.upstreams.values()
+            if u.capabilities is None or getattr(u.capabilities, capability, None) is not None
+        ]
+
+    def _single_or_first(self, capability: str) -> Upstream:
+        serving = self._serving(capability)
+        return serving[0] if serving else self._single()
+
+    async def _by_uri(
+        self, uri: str, what: str, request: Callable[[ClientSession], Awaitable[Any]]
+    ) -> Any:
+        known = self._resources.get(uri)
+        candidates = [known] if known is not None else self._serving("resources")
+        last: MCPError | None = None
+        for upstream in candidates:
+            try:
+                return await self._guarded(upstream, what, request)
+            except MCPError as exc:  # not this server's resource: try the next
+                last = exc
+        raise last or MCPError(types.INVALID_PARAMS, f"no server offers the resource {uri!r}")
+
+    async def _guarded(
+        self, upstream: Upstream, what: str, request: Callable[[ClientSession], Awaitable[R]]
+    ) -> R:
+        try:
+            return await upstream.call(what, request)
+        except UpstreamError as exc:
+            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
+
+
+_RESERVED_META = "io.modelcontextprotocol/"
+P = TypeVar("P", bound=types.RequestParams | None)
+
+
+def _upstream_params(params: P) -> P:
+    """``params`` without the reserved ``_meta`` keys of the downstream connection."""
+    if params is None or not params.meta:
+        return params
+    meta = {k: v for k, v in params.meta.items() if not k.startswith(_RESERVED_META)}
+    return params.model_copy(update={"meta": meta or None})
+_FORWARDED = (
+    types.ResourceUpdatedNotification,
+    types.PromptListChangedNotification,
+    types.ResourceListChangedNotification,
+)
+
+_INSTRUCTIONS = (
+    "Tool results pass through elision: a result that did not fit the budget starts with an "
+    "__elision__ object (JSON) or an [elision] header line (text) saying what was shown of "
+    "what. Call elision_fetch with the ref and the path or lines it names to read the rest."
+)

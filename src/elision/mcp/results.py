@@ -1,0 +1,259 @@
+"""Pipeline glue for MCP tool results: every block of a ``CallToolResult`` is made honest.
+
+What the model sees is shaped; what the tool returned is kept (when there is a store):
+
+* text blocks: each block, or the joined text when the blocks are one JSON document that
+  arrived in pieces, shares the budget;
+* ``structuredContent``: shaped once, consistently with its text echo (MCPServer sends a
+  result twice: as structured content and as a JSON text block), so both say the same thing;
+* image and audio: kept under their own budget, else replaced by a stub that names a ref;
+* resource links: kept as they are; embedded resources: text shaped, blobs like media.
+
+The envelope goes into ``_meta["elision/shaping"]``; JSON texts also carry it as
+``__elision__``. Error results are shaped too and stay errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types as types
+
+from elision.budget import MINIMUM, Budget
+from elision.envelope import ENVELOPE_KEY, META_KEY, VERSION, format_next, make_envelope
+from elision.errors import StoreError
+from elision.pipeline import Capture, Pipeline, parse_json
+from elision.shape import Shaped, new_ref
+
+#: Base64 characters of one image or audio block kept inline by default (~192 KB decoded).
+DEFAULT_MEDIA_BUDGET = 256 * 1024
+
+
+@dataclass
+class _Piece:
+    """One text-bearing place in the result and what it was shaped into."""
+
+    where: str
+    capture: Capture
+    size: int
+    shaped: Shaped | None = None
+
+
+@dataclass
+class ResultShaper:
+    """Shapes one ``CallToolResult`` with a :class:`Pipeline`."""
+
+    pipeline: Pipeline
+    media_budget: int = DEFAULT_MEDIA_BUDGET
+
+    def shape(
+        self,
+        result: types.CallToolResult,
+        *,
+        budget: Budget | None = None,
+        scope: str | None = None,
+        tool: str | None = None,
+        server: str | None = None,
+    ) -> types.CallToolResult:
+        budget = budget or self.pipeline.budget
+        content = list(result.content)
+        structured = result.structured_content
+        pieces: list[_Piece] = []
+        text_at = [i for i, block in enumerate(content) if isinstance(block, types.TextContent)]
+
+        def capture(text: str) -> Capture:
+            return self.pipeline.capture(text, tool=tool, server=server)
+
+        joined = _joined_document(content, text_at)
+        if joined is not None:
+            # One JSON document that arrived in pieces is one document to the model.
+            first = text_at[0]
+            content[first] = types.TextContent(text=joined)
+            content = [b for i, b in enumerate(content) if i == first or i not in text_at]
+            text_at = [first]
+        # MCPServer echoes structured content as a JSON text, or wraps a text in {"result": …}.
+        echo_at: int | None = None
+        echo_key: str | None = None
+        for i in text_at:
+            block = content[i]
+            assert isinstance(block, types.TextContent)
+            cap = capture(block.text)
+            if echo_at is None and structured is not None:
+                if _wraps(structured, block.text):
+                    echo_at, echo_key = i, next(iter(structured))
+                elif cap.is_json and cap.value == structured:
+                    echo_at = i
+            pieces.append(_Piece(f"content[{i}]", cap, budget.measure(block.text)))
+        structured_piece: _Piece | None = None
+        if structured is not None and echo_at is None:
+            body = _dumps(structured)
+            structured_piece = _Piece("structuredContent", capture(body), budget.measure(body))
+            pieces.append(structured_piece)
+        for i, block in enumerate(content):
+            if isinstance(block, types.EmbeddedResource) and isinstance(
+                block.resource, types.TextResourceContents
+            ):
+                text = block.resource.text
+                pieces.append(_Piece(f"content[{i}].resource", capture(text), budget.measure(text)))
+
+        for piece, share in zip(pieces, _shares([p.size for p in pieces], budget), strict=True):
+            limit = Budget(share, budget.unit, budget.counter)
+            piece.shaped = self.pipeline.run_capture(piece.capture, budget=limit, scope=scope)
+
+        envelopes: list[dict[str, Any]] = []
+        for piece in pieces:
+            shaped = piece.shaped
+            assert shaped is not None
+            env = _envelope_of(shaped)
+            if env is not None:
+                envelopes.append({"at": piece.where, **env})
+            if piece is structured_piece:
+                structured = _structured_from(shaped, structured)
+                continue
+            index = int(piece.where.split("[", 1)[1].split("]", 1)[0])
+            block = content[index]
+            if isinstance(block, types.TextContent):
+                content[index] = block.model_copy(update={"text": shaped.text})
+                if index == echo_at and echo_key is not None:
+                    structured = {echo_key: shaped.text}
+                elif index == echo_at:
+                    structured = _structured_from(shaped, structured)
+            elif isinstance(block, types.EmbeddedResource):
+                resource = block.resource.model_copy(update={"text": shaped.text})
+                content[index] = block.model_copy(update={"resource": resource})
+
+        for i, block in enumerate(content):
+            stub = self._media_stub(block, scope)
+            if stub is not None:
+                content[i], env = stub
+                envelopes.append({"at": f"content[{i}]", **env})
+
+        meta = dict(result.meta or {})
+        if envelopes:
+            meta[META_KEY] = _combined(envelopes)
+        return result.model_copy(
+            update={"content": content, "structured_content": structured, "meta": meta or None}
+        )
+
+    def _media_stub(
+        self, block: Any, scope: str | None
+    ) -> tuple[types.TextContent, dict[str, Any]] | None:
+        kind: str
+        if isinstance(block, types.ImageContent | types.AudioContent):
+            data, mime, kind = block.data, block.mime_type, block.type
+        elif isinstance(block, types.EmbeddedResource) and isinstance(
+            block.resource, types.BlobResourceContents
+        ):
+            data, kind = block.resource.blob, "resource"
+            mime = block.resource.mime_type or "application/octet-stream"
+        else:
+            return None
+        if len(data) <= self.media_budget:
+            return None
+        body = data.encode("ascii", "replace")
+        digest = hashlib.sha256(body).hexdigest()
+        ref = self._keep(body, digest, scope)
+        approx = len(data) * 3 // 4
+        text = (
+            f"[elision] {kind} {mime}, ~{approx:,} bytes, not shown: over the "
+            f"{self.media_budget:,}-char media budget; sha256={digest}"
+        )
+        if ref is not None:
+            text += f"; base64 fetchable with {format_next(ref)}"
+        env = make_envelope(
+            sha256=digest, shown_bytes=0, total_bytes=len(body), ref=ref,
+            withheld=[{"path": "$", "reason": "media-over-budget", "stub": ref or "none"}],
+            next_call=format_next(ref) if ref else None, stored=ref is not None,
+        )
+        return types.TextContent(text=text), env
+
+    def _keep(self, body: bytes, digest: str, scope: str | None) -> str | None:
+        store = self.pipeline.store
+        if store is None:
+            return None
+        ref = new_ref()
+        try:
+            store.put(body, ref=ref, sha256=digest, format="text", scope=scope)
+        except StoreError:
+            return None
+        return ref
+
+
+def _wraps(structured: Any, text: str) -> bool:
+    return (
+        isinstance(structured, dict) and len(structured) == 1
+        and next(iter(structured.values())) == text
+    )
+
+
+def _joined_document(content: list[Any], text_at: list[int]) -> str | None:
+    """The joined text when several text blocks are the pieces of one JSON document."""
+    if len(text_at) < 2:
+        return None
+    joined = "".join(content[i].text for i in text_at)
+    if joined.lstrip()[:1] not in ("{", "["):
+        return None
+    try:
+        parse_json(joined.encode("utf-8", "surrogatepass"))
+    except Exception:  # not one document: the blocks are separate texts
+        return None
+    # Blocks that are each whole JSON are separate documents, not pieces.
+    try:
+        parse_json(content[text_at[0]].text.encode("utf-8", "surrogatepass"))
+    except Exception:
+        return joined
+    return None
+
+
+def _shares(sizes: list[int], budget: Budget) -> list[int]:
+    """Split the budget: pieces under their fair share keep all of theirs, the rest split."""
+    limits = [budget.limit] * len(sizes)
+    if sum(sizes) <= budget.limit or len(sizes) < 2:
+        return limits
+    remaining, left = budget.limit, len(sizes)
+    for i in sorted(range(len(sizes)), key=lambda k: sizes[k]):
+        share = remaining // left
+        # Below the minimum not even an envelope fits; the minimum wins over an exact split.
+        limits[i] = max(min(sizes[i], share), MINIMUM[budget.unit])
+        remaining -= min(sizes[i], share)
+        left -= 1
+    return limits
+
+
+def _envelope_of(shaped: Shaped) -> dict[str, Any] | None:
+    if shaped.complete:
+        return None
+    if shaped.envelope is not None:
+        return shaped.envelope
+    return make_envelope(
+        sha256=shaped.sha256, shown_bytes=shaped.shown_bytes, total_bytes=shaped.total_bytes,
+        ref=shaped.ref,
+    )
+
+
+def _structured_from(shaped: Shaped, original: Any) -> Any:
+    if shaped.complete and shaped.envelope is None:
+        return original
+    try:
+        # Plain Python values: the SDK serializes structured content itself, and the exact
+        # parser's number wrappers are not something it knows.
+        return json.loads(shaped.text)
+    except ValueError:  # a text-shaped echo: structured content has no honest JSON form
+        return {ENVELOPE_KEY: _envelope_of(shaped)}
+
+
+def _combined(envelopes: list[dict[str, Any]]) -> dict[str, Any]:
+    if len(envelopes) == 1:
+        env = dict(envelopes[0])
+        env.pop("at")
+        return env
+    return {"v": VERSION, "complete": False, "parts": envelopes}
+
+
+def _dumps(value: Any) -> str:
+    from elision.pipeline import dump_value
+
+    return dump_value(value).decode("utf-8")

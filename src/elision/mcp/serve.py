@@ -1,0 +1,78 @@
+"""Run a :class:`~elision.mcp.proxy.Proxy`: over stdio, or as a streamable HTTP endpoint."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable
+
+import anyio
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from elision.errors import ElisionError
+from elision.mcp.proxy import Proxy
+from elision.mcp.upstream import stderr_log_handler
+
+#: What a proxy on HTTP prints on stderr once it accepts connections (tests wait for it).
+LISTENING = "elision proxy: listening on "
+
+
+def run_proxy(proxy: Proxy, *, listen: tuple[str, int] | None = None) -> None:
+    """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
+    stderr_log_handler()
+    # Upstreams of every protocol era are served, including ones whose features the newest
+    # era deprecates; that is the proxy's job, not something to warn about on each call.
+    warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
+    try:
+        anyio.run(_serve, proxy, listen)
+    except BaseExceptionGroup as group:
+        raise _first_elision_error(group) or group from None
+
+
+async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
+    async with anyio.create_task_group() as tg:
+        try:
+            await proxy.start(tg)
+            server = proxy.build_server()
+            options = server.create_initialization_options(proxy.notification_options())
+            if listen is None:
+                async with stdio_server() as (read, write):
+                    await server.run(read, write, options)
+            else:
+                await _serve_http(proxy, listen, tg.start_soon)
+        finally:
+            await proxy.aclose()
+            tg.cancel_scope.cancel()
+
+
+async def _serve_http(
+    proxy: Proxy, listen: tuple[str, int], spawn: Callable[..., object]
+) -> None:
+    import uvicorn
+
+    host, port = listen
+    server = proxy.build_server()
+    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    web = uvicorn.Server(config)
+
+    async def announce() -> None:
+        while not web.started:
+            await anyio.sleep(0.02)
+        bound = web.servers[0].sockets[0].getsockname()
+        print(f"{LISTENING}http://{host}:{bound[1]}/mcp", file=sys.stderr, flush=True)
+
+    spawn(announce)
+    await web.serve()
+
+
+def _first_elision_error(group: BaseExceptionGroup[BaseException]) -> ElisionError | None:
+    for exc in group.exceptions:
+        if isinstance(exc, ElisionError):
+            return exc
+        if isinstance(exc, BaseExceptionGroup):
+            found = _first_elision_error(exc)
+            if found is not None:
+                return found
+    return None

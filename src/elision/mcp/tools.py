@@ -1,0 +1,121 @@
+"""The tools the proxy adds: ``elision_fetch``, which pages through a kept body.
+
+Every page is shaped to a budget, so a page is as honest as the first result. A ref is only
+fetchable in the scope (the downstream client) that received it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+
+from elision.budget import MINIMUM, Budget
+from elision.envelope import ENVELOPE_KEY, META_KEY
+from elision.errors import BudgetError, ElisionError
+
+if TYPE_CHECKING:
+    from elision.store.base import Store
+
+FETCH_TOOL = "elision_fetch"
+
+FETCH_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "ref": {"type": "string", "description": "The ref from an __elision__ envelope or header."},
+        "path": {
+            "type": "string",
+            "description": "JSONPath into the body, e.g. $.rows[37:], as `next` says.",
+        },
+        "lines": {"type": "string", "description": "A line range of a text body, e.g. 62-5940."},
+        "bytes": {"type": "string", "description": "A byte range of the body, e.g. 0-65535."},
+        "budget": {
+            "type": "integer",
+            "minimum": MINIMUM["bytes"],
+            "description": "Size limit of this page in bytes (default: the proxy's budget).",
+        },
+    },
+    "required": ["ref"],
+    "additionalProperties": False,
+}
+
+
+def fetch_tool() -> types.Tool:
+    return types.Tool(
+        name=FETCH_TOOL,
+        description=(
+            "Fetch more of a tool result that elision shortened to fit the budget. Pass the "
+            "ref and the path (JSON) or lines (text) given in the result's `next` hint; each "
+            "page is itself shaped and says what it shows of what."
+        ),
+        input_schema=FETCH_INPUT_SCHEMA,
+        annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=True),
+    )
+
+
+def error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+def run_fetch(
+    store: Store | None, arguments: dict[str, Any], *, budget: Budget, scope: str | None
+) -> types.CallToolResult:
+    """One ``elision_fetch`` call; every failure becomes an error result the model can read."""
+    if store is None:
+        return error_result(
+            "elision_fetch: this proxy runs without a store (--no-store), so nothing was kept; "
+            "run it with a store to fetch the rest of a result"
+        )
+    ref = arguments.get("ref")
+    if not isinstance(ref, str) or not ref:
+        return error_result(f"elision_fetch: ref must be a non-empty string, got {ref!r}")
+    selectors = {k: arguments[k] for k in ("path", "lines", "bytes") if arguments.get(k)}
+    if len(selectors) > 1:
+        return error_result(
+            f"elision_fetch: give one of path, lines or bytes, got {sorted(selectors)!r}"
+        )
+    for key, value in selectors.items():
+        if not isinstance(value, str):
+            return error_result(f"elision_fetch: {key} must be a string, got {value!r}")
+    limit = budget
+    if arguments.get("budget") is not None:
+        try:
+            limit = Budget(arguments["budget"], budget.unit, budget.counter)
+        except BudgetError as exc:
+            return error_result(f"elision_fetch: {exc}")
+    try:
+        shaped = store.fetch(
+            ref, path=selectors.get("path"), lines=selectors.get("lines"),
+            byte_range=selectors.get("bytes"), budget=limit, scope=scope,
+        )
+    except ElisionError as exc:
+        return error_result(f"elision_fetch: {exc}")
+    meta = {META_KEY: shaped.envelope} if shaped.envelope is not None else None
+    return types.CallToolResult(
+        content=[types.TextContent(text=shaped.text)], _meta=meta
+    )
+
+
+def shaped_output_schema(schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A tool's ``outputSchema`` that a shaped ``structuredContent`` also satisfies.
+
+    A result that fits is unchanged, so it must still meet the tool's own schema; a shaped one
+    is marked by ``__elision__`` and has shorter arrays and strings than the schema may allow,
+    so it is accepted by that marker instead. Definitions stay at the root, where the original
+    schema's ``$ref``s point.
+    """
+    if schema is None:
+        return None
+    root_keys = ("$schema", "$id", "$defs", "definitions")
+    inner = {k: v for k, v in schema.items() if k not in root_keys}
+    shaped = {
+        "type": "object",
+        "required": [ENVELOPE_KEY],
+        "properties": {ENVELOPE_KEY: {"type": "object"}},
+    }
+    out: dict[str, Any] = {k: schema[k] for k in root_keys if k in schema}
+    if inner.get("type") == "object":
+        # Clients of protocols up to 2025-11-25 require an object root.
+        out["type"] = "object"
+    out["anyOf"] = [inner, shaped]
+    return out

@@ -1,0 +1,195 @@
+"""One long-lived client session per upstream server, restarted after a failure.
+
+The SDK's ``Client`` owns task groups, so it must be entered and left by one task: each
+upstream has an owner task that holds the session open; request handlers (other tasks) only
+send through it. A call that fails, hangs past its timeout or gets garbage marks the session
+dead and raises :class:`UpstreamError`; the next call starts a fresh one.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import anyio
+import mcp_types as types
+from anyio.abc import TaskGroup
+from mcp.client.session import ClientSession, IncomingMessage
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+from elision.errors import UpstreamError
+from elision.mcp.config import ServerSpec
+from elision.mcp.stdio import stdio_transport
+from mcp import Client
+
+logger = logging.getLogger("elision.proxy")
+
+T = TypeVar("T")
+#: How long starting an upstream (spawn + handshake) may take.
+CONNECT_TIMEOUT = 30.0
+
+NotificationSink = Callable[["Upstream", types.ServerNotification], Awaitable[None]]
+
+
+class Upstream:
+    """The proxy's one session with one upstream server."""
+
+    def __init__(
+        self,
+        spec: ServerSpec,
+        task_group: TaskGroup,
+        on_notification: NotificationSink | None = None,
+    ) -> None:
+        self.spec = spec
+        self._tg = task_group
+        self._on_notification = on_notification
+        self._client: Client | None = None
+        self._closing: anyio.Event | None = None
+        self._lock = anyio.Lock()
+        self._failure: str | None = None
+        self.starts = 0
+        self._capabilities: types.ServerCapabilities | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def capabilities(self) -> types.ServerCapabilities | None:
+        """What the server said it serves, the last time it was started."""
+        return self._capabilities
+
+    async def session(self) -> ClientSession:
+        """The live session, starting the upstream if it is not running."""
+        async with self._lock:
+            if self._client is None:
+                await self._start()
+            assert self._client is not None
+            return self._client.session
+
+    async def call(self, what: str, request: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """Run one request with the per-call timeout; failures become UpstreamError."""
+        session = await self.session()
+        try:
+            with anyio.fail_after(self.spec.timeout):
+                return await request(session)
+        except TimeoutError:
+            await self.restart()
+            raise UpstreamError(
+                f"server {self.name!r} did not answer {what} within {self.spec.timeout:g} s; "
+                "it was stopped and will be restarted on the next call (raise its timeout in "
+                "the config if it is just slow)"
+            ) from None
+        except MCPError as exc:
+            if exc.code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+                raise  # a protocol error the server chose to send: the caller forwards it
+            await self.restart()
+            raise UpstreamError(
+                f"server {self.name!r} went away during {what} ({exc.error.message}); "
+                "it will be restarted on the next call"
+            ) from None
+        except Exception as exc:
+            await self.restart()
+            raise UpstreamError(
+                f"server {self.name!r} failed during {what}: {_describe(exc)}; "
+                "it will be restarted on the next call"
+            ) from None
+
+    async def restart(self) -> None:
+        """Stop the session; the next call starts a new one."""
+        async with self._lock:
+            await self._stop()
+
+    async def aclose(self) -> None:
+        await self.restart()
+
+    async def _start(self) -> None:
+        ready = anyio.Event()
+        closing = anyio.Event()
+        self._failure = None
+        self._tg.start_soon(self._own, ready, closing)
+        with anyio.move_on_after(CONNECT_TIMEOUT) as scope:
+            await ready.wait()
+        if scope.cancelled_caught:
+            closing.set()
+            raise UpstreamError(
+                f"server {self.name!r} ({self.spec.target}) did not finish starting within "
+                f"{CONNECT_TIMEOUT:g} s; check that the command runs on its own"
+            )
+        if self._client is None:
+            raise UpstreamError(
+                f"server {self.name!r} ({self.spec.target}) could not be started: "
+                f"{self._failure or 'it exited during the handshake'}"
+            )
+        self._closing = closing
+        self._capabilities = self._client.server_capabilities
+        self.starts += 1
+
+    async def _stop(self) -> None:
+        if self._closing is not None:
+            self._closing.set()
+        self._closing = None
+        self._client = None
+
+    async def _own(self, ready: anyio.Event, closing: anyio.Event) -> None:
+        try:
+            async with self._make_client() as client:
+                self._client = client
+                ready.set()
+                await closing.wait()
+        except Exception as exc:
+            self._failure = _describe(exc)
+            logger.warning("upstream %r stopped: %s", self.name, self._failure)
+        finally:
+            if not closing.is_set():
+                self._client = None
+                self._closing = None
+            ready.set()
+
+    def _make_client(self) -> Client:
+        spec = self.spec
+        server: Any
+        if spec.url is not None:
+            # The SDK caps one SSE event at 1 MiB by default; results here may be far larger.
+            server = streamable_http_client(spec.url, max_sse_event_size=None)
+        else:
+            assert spec.command is not None
+            server = stdio_transport(
+                spec.command, spec.args, env=spec.env, inherit_env=spec.inherit_env, cwd=spec.cwd
+            )
+        return Client(
+            server, mode="legacy", message_handler=self._message, cache=None,
+            logging_callback=self._log,
+        )
+
+    async def _message(self, message: IncomingMessage) -> None:
+        if isinstance(message, Exception):
+            logger.warning("upstream %r sent something unreadable: %s", self.name,
+                           _describe(message))
+            return
+        if self._on_notification is not None:
+            await self._on_notification(self, message)
+
+    async def _log(self, params: types.LoggingMessageNotificationParams) -> None:
+        """Log messages also reach ``_message``, which forwards them; nothing to do twice."""
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _describe(exc.exceptions[0])
+    text = str(exc) or type(exc).__name__
+    if len(text) > 300:
+        text = text[:297] + "..."
+    return f"{type(exc).__name__}: {text}" if str(exc) else text
+
+
+def stderr_log_handler() -> None:
+    """Send the proxy's own warnings to stderr: stdout is the MCP channel."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("elision proxy: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)

@@ -1,0 +1,303 @@
+"""End to end: real upstream servers and a real proxy as subprocesses, the official mcp.Client.
+
+Each test starts its processes once and checks several behaviours, because starting a Python
+MCP process costs seconds on a busy CI machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.e2e
+
+HERE = Path(__file__).parent
+UPSTREAM = [sys.executable, str(HERE / "upstream_server.py")]
+ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
+META = "elision/shaping"
+BUDGET = 4096
+_NEXT_PATH = re.compile(r'path="((?:[^"\\]|\\.)*)"')
+
+
+def upstream_rows(n: int) -> dict[str, Any]:
+    return {
+        "rows": [{"id": i, "name": f"item {i}", "price": i * 1.25, "tags": ["a", "b"]}
+                 for i in range(n)],
+        "warnings": [f"searched 528 of {n:,} rows"],
+        "total_rows": n,
+    }
+
+
+def proxy_params(*args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+    command = [*ELISION, "proxy", *args]
+    return StdioServerParameters(
+        command=command[0], args=command[1:], env={**os.environ, **(env or {})}
+    )
+
+
+def run(main: Callable[[], Awaitable[None]]) -> None:
+    anyio.run(main)
+
+
+def text_of(result: types.CallToolResult, index: int = 0) -> str:
+    block = result.content[index]
+    assert isinstance(block, types.TextContent), block
+    return block.text
+
+
+async def walk_rows(client: Client, envelope: dict[str, Any], shown: list[Any]) -> list[Any]:
+    """Follow ``next`` with elision_fetch until the rows are complete; every page in budget."""
+    rows = list(shown)
+    next_call = envelope.get("next")
+    pages = 0
+    while next_call:
+        path = _NEXT_PATH.search(next_call)
+        assert path is not None, next_call
+        page = await client.call_tool(
+            "elision_fetch", {"ref": envelope["ref"], "path": json.loads(f'"{path[1]}"')}
+        )
+        assert not page.is_error, text_of(page)
+        body = text_of(page)
+        assert len(body.encode()) <= BUDGET
+        doc = json.loads(body)
+        rows.extend(doc["value"])
+        assert doc["__elision__"]["sha256"] == envelope["sha256"]
+        next_call = doc["__elision__"].get("next")
+        pages += 1
+        assert pages < 500, "the walk does not end"
+    return rows
+
+
+def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest() -> None:
+    async def main() -> None:
+        async with Client(UPSTREAM_PARAMS) as direct, Client(
+            proxy_params("--budget", str(BUDGET), "--store", ":memory:", "--timeout", "20",
+                         "--", *UPSTREAM)
+        ) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert "elision_fetch" in tools and "rows" in tools
+            # The output schema still validates an unshaped result and now a shaped one.
+            assert tools["rows"].output_schema is not None
+            assert "anyOf" in tools["rows"].output_schema
+
+            # JSON: within budget, caveats kept, envelope first, structured content agrees.
+            result = await client.call_tool("rows", {"n": 1000})
+            body = text_of(result)
+            assert len(body.encode()) <= BUDGET
+            doc = json.loads(body)
+            assert next(iter(doc)) == "__elision__"
+            env = doc["__elision__"]
+            assert result.meta is not None and result.meta[META] == env
+            assert doc["warnings"] == ["searched 528 of 1,000 rows"] and doc["total_rows"] == 1000
+            assert result.structured_content == doc
+            assert env["elided"][0]["total"] == 1000
+
+            # The digest binds exactly what the tool sent, and the walk gets back every row.
+            original = text_of(await direct.call_tool("rows", {"n": 1000}))
+            assert env["sha256"] == hashlib.sha256(original.encode()).hexdigest()
+            assert env["bytes"]["total"] == len(original.encode())
+            assert await walk_rows(client, env, doc["rows"]) == upstream_rows(1000)["rows"]
+
+            # Text: whole lines head and tail, the verdict on the last line kept.
+            log = text_of(await client.call_tool("log", {"lines": 3000}))
+            assert log.startswith("[elision] partial:") and len(log.encode()) <= BUDGET
+            assert log.rstrip("\n").endswith("FATAL: build failed with 3 errors")
+
+            # One document in three pieces is shaped as one document.
+            pieces = await client.call_tool("pieces", {})
+            assert len(pieces.content) == 1
+            assert json.loads(text_of(pieces))["total_rows"] == 300
+
+            # A 70 KB single line and a 17 MB message both come back shaped.
+            line = json.loads(text_of(await client.call_tool("one_line", {})))
+            assert line["note"] == "end" and line["__elision__"]["complete"] is False
+            huge = await client.call_tool("huge", {"megabytes": 17}, read_timeout_seconds=120)
+            assert len(text_of(huge).encode()) <= BUDGET
+            assert json.loads(text_of(huge))["__elision__"]["bytes"]["total"] > 16 * 2**20
+
+            # An image over the media budget becomes a stub; its caption is kept.
+            picture = await client.call_tool("picture", {"kilobytes": 400})
+            assert [b.type for b in picture.content] == ["text", "text"]
+            assert "image/png" in text_of(picture, 0) and "elision_fetch" in text_of(picture, 0)
+            assert text_of(picture, 1) == "a caption"
+
+            # An oversized error is shaped too and stays an error.
+            failed = await client.call_tool("fail", {})
+            assert failed.is_error and len(text_of(failed).encode()) <= BUDGET
+            assert "[elision] partial" in text_of(failed) or "__elision__" in text_of(failed)
+
+            # Forwarded: progress, resources, prompts.
+            seen: list[float] = []
+
+            async def on_progress(
+                progress: float, total: float | None, message: str | None
+            ) -> None:
+                seen.append(progress)
+
+            done = await client.call_tool("progress", {"steps": 3}, progress_callback=on_progress)
+            assert text_of(done) == "done" and seen == [1, 2, 3]
+            resources = await client.list_resources()
+            assert [str(r.uri) for r in resources.resources] == ["test://hello"]
+            read = await client.read_resource("test://hello")
+            assert read.contents[0].text == "hello from upstream"  # type: ignore[union-attr]
+            prompt = await client.get_prompt("greet", {"name": "Ada"})
+            assert "Ada" in str(prompt.messages[0].content)
+
+            # Another client's refs are not fetchable: a made-up ref is a clear error.
+            missing = await client.call_tool("elision_fetch", {"ref": "el_nope", "path": "$"})
+            assert missing.is_error and "el_nope" in text_of(missing)
+
+    run(main)
+
+
+UPSTREAM_PARAMS = StdioServerParameters(command=UPSTREAM[0], args=UPSTREAM[1:])
+
+
+def test_a_crashing_or_hanging_upstream_is_survived_and_restarted(tmp_path: Path) -> None:
+    marker = tmp_path / "crash-now"
+    marker.touch()
+
+    async def main() -> None:
+        async with Client(
+            proxy_params("--budget", str(BUDGET), "--store", ":memory:", "--timeout", "3",
+                         "--", *UPSTREAM, env={"UPSTREAM_CRASH_FILE": str(marker)})
+        ) as client:
+            crashed = await client.call_tool("crash", {})
+            assert crashed.is_error and "'upstream'" in text_of(crashed)
+            again = await client.call_tool("crash", {})  # restarted; the marker is gone
+            assert not again.is_error and text_of(again) == "still here"
+            started = time.monotonic()
+            hung = await client.call_tool("hang", {})
+            assert hung.is_error and "did not answer" in text_of(hung)
+            assert time.monotonic() - started < 15
+            rows = await client.call_tool("rows", {"n": 5})
+            assert not rows.is_error and json.loads(text_of(rows))["total_rows"] == 5
+
+    run(main)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def background(command: list[str], *, ready: Callable[[str], str | None],
+               env: dict[str, str] | None = None) -> Any:
+    """Start a process, wait until ``ready`` finds what it needs in its stderr, stop it after."""
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            text=True, env={**os.environ, **(env or {})})
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 60
+        seen = []
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line and proc.poll() is not None:
+                raise AssertionError(f"{command!r} exited early:\n{''.join(seen)}")
+            seen.append(line)
+            found = ready(line)
+            if found is not None:
+                yield found
+                return
+        raise AssertionError(f"{command!r} never became ready:\n{''.join(seen)}")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def wait_for_port(port: int) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
+
+
+def test_streamable_http_in_both_directions() -> None:
+    port = free_port()
+    upstream = subprocess.Popen([*UPSTREAM, "--http", str(port)], stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port)
+        listening = re.compile(r"listening on (http://\S+)")
+        with background(
+            [*ELISION, "proxy", "--budget", str(BUDGET), "--store", ":memory:",
+             "--upstream-url", f"http://127.0.0.1:{port}/mcp", "--listen", "127.0.0.1:0"],
+            ready=lambda line: (m[1] if (m := listening.search(line)) else None),
+        ) as url:
+
+            async def main() -> None:
+                async with Client(url) as client:
+                    result = await client.call_tool("rows", {"n": 2000})
+                    doc = json.loads(text_of(result))
+                    assert len(text_of(result).encode()) <= BUDGET
+                    env = doc["__elision__"]
+                    assert result.structured_content == doc
+                    rows = await walk_rows(client, env, doc["rows"])
+                    assert rows == upstream_rows(2000)["rows"]
+                    # Over HTTP an upstream result is read past the SDK's 1 MiB SSE event cap.
+                    big = await client.call_tool("huge", {"megabytes": 2})
+                    assert json.loads(text_of(big))["__elision__"]["bytes"]["total"] > 2**21
+
+            run(main)
+    finally:
+        upstream.terminate()
+        upstream.wait(10)
+
+
+def test_several_servers_get_namespaced_names_and_a_collision_stops_startup(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"budget": BUDGET, "mcpServers": {
+        "alpha": {"command": UPSTREAM[0], "args": UPSTREAM[1:]},
+        "beta": {"command": UPSTREAM[0], "args": UPSTREAM[1:], "toolBudgets": {"rows": 1024}},
+    }}))
+
+    async def main() -> None:
+        async with Client(proxy_params("--config", str(config), "--store", ":memory:")) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert {"alpha__rows", "beta__rows", "elision_fetch"} <= names
+            alpha = await client.call_tool("alpha__rows", {"n": 1000})
+            beta = await client.call_tool("beta__rows", {"n": 1000})
+            assert 1024 < len(text_of(alpha).encode()) <= BUDGET
+            assert len(text_of(beta).encode()) <= 1024  # the per-tool budget wins
+            prompt = await client.get_prompt("beta__greet", {"name": "Lin"})
+            assert "Lin" in str(prompt.messages[0].content)
+
+    run(main)
+
+    # An upstream tool named like the proxy's own cannot be served: a clear startup error.
+    collide = subprocess.run(
+        [*ELISION, "proxy", "--store", ":memory:", "--", *UPSTREAM],
+        env={**os.environ, "UPSTREAM_EXTRA_TOOL": "elision_fetch"}, input="",
+        capture_output=True, text=True, timeout=60,
+    )
+    assert collide.returncode == 2  # bad input, as click reports bad usage
+    assert "error: server 'upstream' has a tool named 'elision_fetch'" in collide.stderr

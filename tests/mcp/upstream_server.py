@@ -1,0 +1,135 @@
+"""A small MCP server for the proxy's end-to-end tests, written with the SDK's MCPServer.
+
+Run as a script: ``python upstream_server.py`` (stdio) or ``python upstream_server.py --http
+PORT``. ``UPSTREAM_TOOL_PREFIX`` renames every tool (to provoke a collision), and
+``UPSTREAM_EXTRA_TOOL`` adds a tool of that name, and
+``UPSTREAM_CRASH_FILE`` names a file that, while it exists, makes ``crash`` kill the process.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ImageContent, TextContent
+
+PREFIX = os.environ.get("UPSTREAM_TOOL_PREFIX", "")
+server = MCPServer("elision-test-upstream")
+
+
+def rows_doc(n: int) -> dict[str, Any]:
+    # Caveats last, as real servers write them, where a head slice cuts first.
+    return {
+        "rows": [{"id": i, "name": f"item {i}", "price": i * 1.25, "tags": ["a", "b"]}
+                 for i in range(n)],
+        "warnings": [f"searched 528 of {n:,} rows"],
+        "total_rows": n,
+    }
+
+
+@server.tool(name=PREFIX + "rows")
+def rows(n: int = 1000) -> dict[str, Any]:
+    """n rows, then the caveats."""
+    return rows_doc(n)
+
+
+@server.tool(name=PREFIX + "log")
+def log(lines: int = 3000) -> str:
+    """A build log with the verdict on its last line."""
+    body = "".join(f"2026-11-30T12:00:00Z INFO step {i} ok\n" for i in range(lines))
+    return body + "FATAL: build failed with 3 errors\n"
+
+
+@server.tool(name=PREFIX + "one_line")
+def one_line(size: int = 70_000) -> str:
+    """One line longer than 64 KB (a JSON string)."""
+    return json.dumps({"blob": "x" * size, "note": "end"})
+
+
+@server.tool(name=PREFIX + "huge")
+def huge(megabytes: int = 17) -> str:
+    """A message over 16 MB."""
+    return json.dumps(rows_doc(megabytes * 16_000))
+
+
+@server.tool(name=PREFIX + "pieces")
+def pieces() -> list[TextContent]:
+    """One JSON document sent as three text blocks."""
+    text = json.dumps(rows_doc(300))
+    third = len(text) // 3
+    return [TextContent(text=text[:third]), TextContent(text=text[third:2 * third]),
+            TextContent(text=text[2 * third:])]
+
+
+@server.tool(name=PREFIX + "picture")
+def picture(kilobytes: int = 400) -> list[ImageContent | TextContent]:
+    """A big image and a caption."""
+    data = base64.b64encode(os.urandom(kilobytes * 1024)).decode()
+    return [ImageContent(data=data, mime_type="image/png"), TextContent(text="a caption")]
+
+
+@server.tool(name=PREFIX + "fail")
+def fail() -> str:
+    """Raises with a long message: an error result that is itself oversized."""
+    raise ToolError("bad input: " + ", ".join(f"field_{i} is missing" for i in range(2000)))
+
+
+@server.tool(name=PREFIX + "crash")
+def crash() -> str:
+    """Kills the server while the marker file exists."""
+    marker = os.environ.get("UPSTREAM_CRASH_FILE")
+    if marker and os.path.exists(marker):
+        os.remove(marker)
+        os._exit(3)
+    return "still here"
+
+
+@server.tool(name=PREFIX + "hang")
+def hang() -> str:
+    """Never answers in time."""
+    time.sleep(3600)
+    return "too late"
+
+
+@server.tool(name=PREFIX + "progress")
+async def progress(ctx: Context, steps: int = 3) -> str:
+    """Reports progress, then answers."""
+    for i in range(steps):
+        await ctx.report_progress(i + 1, steps, f"step {i + 1}")
+        await anyio.sleep(0.01)
+    return "done"
+
+
+EXTRA = os.environ.get("UPSTREAM_EXTRA_TOOL")
+if EXTRA:
+
+    @server.tool(name=EXTRA)
+    def extra() -> str:
+        """A tool whose name the test chooses."""
+        return "extra"
+
+
+@server.resource("test://hello")
+def hello() -> str:
+    """A small resource."""
+    return "hello from upstream"
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    """A prompt with an argument."""
+    return f"Say hello to {name}."
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
