@@ -92,13 +92,34 @@ def test_redaction_policy_points_at_every_secret_and_counts_rules() -> None:
     assert SECRET not in verdict.reason
 
 
-def test_redaction_policy_uses_the_real_rules_when_they_are_there() -> None:
-    pytest.importorskip("elision.redact.scan")
-    url = "https://bucket.s3.amazonaws.com/k?X-Amz-Signature=abcdef0123456789&X-Amz-Credential=x"
-    decision = RedactionPolicy().decide(result_of({"uri": url}), ToolCall("t"))
+SIGNED = ("https://b.s3.amazonaws.com/k?X-Amz-Signature=deadbeefdeadbeef0123"
+          "&X-Amz-Credential=AKIAABCDEFGHIJKLMNOP")
+
+
+def test_the_real_rules_as_a_policy() -> None:
+    value = {
+        "a b": [{"type": "image", "uri": "https://x/y.png", "data": "AAAA"}],  # inline + uri
+        "k": f"see {SIGNED} ok",  # a signed URL inside prose
+        "fine": "nothing here",
+    }
+    kept: dict[str, dict[str, Any]] = {}
+    decision = RedactionPolicy(keep=kept.__setitem__).decide(result_of(value), ToolCall("t"))
     assert decision.kind == "modify"
-    assert decision.redactions[0].path == "/uri"
-    assert "abcdef0123456789" not in str(decision.redactions[0].replacement)
+    by_path = {r.path: r for r in decision.redactions}
+    assert set(by_path) == {"/a b/0/data", "/k"}
+    assert by_path["/a b/0/data"].rules == ("inline-with-uri",)
+    assert by_path["/k"].replacement == "see [credential withheld: aws-sigv4-url] ok"
+    (record,) = kept.values()  # the host-private record went to keep(), not into the value
+    assert record["uri"] == "https://x/y.png"
+    assert "deadbeef" not in orjson.dumps([r.to_wire() for r in decision.redactions]).decode()
+
+
+def test_the_real_rules_on_text_redact_the_root() -> None:
+    decision = RedactionPolicy().decide(result_of(f"line 1\nfetch {SIGNED}\n"), ToolCall("t"))
+    ((redaction),) = decision.redactions
+    assert redaction.path == ""
+    assert "deadbeef" not in str(redaction.replacement)
+    assert RedactionPolicy().decide(result_of("plain text"), ToolCall("t")).kind == "allow"
 
 
 class Raises:
@@ -207,3 +228,22 @@ def test_decision_on_x_equals_decision_on_padding_x_padding(
     assert summary(plain) == summary(with_padding)
     has_secret = SECRET in orjson.dumps(x).decode()
     assert (plain.decision == "modify") == has_secret
+
+
+real_payloads = st.one_of(
+    texts,
+    texts.map(lambda t: f"{t} {SIGNED} {t}"),
+    st.dictionaries(st.text(max_size=5), st.one_of(texts, st.just(SIGNED)), max_size=4),
+)
+
+
+@given(real_payloads, st.integers(0, 10 * BUDGET), st.sampled_from([" ", "x", "\n", "pad "]))
+def test_padding_hides_nothing_from_the_real_rules(x: Any, pad_len: int, unit: str) -> None:
+    pad = (unit * (pad_len // len(unit) + 1))[:pad_len]
+    guardian = Guardian([RedactionPolicy(), SizeCeiling(50 * BUDGET)])
+    call = ToolCall("search")
+    plain = guardian.evaluate(result_of(x), call)
+    with_padding = guardian.evaluate(result_of(padded(x, pad)), call)
+    assert summary(plain) == summary(with_padding)
+    if SIGNED in orjson.dumps(x).decode():
+        assert plain.decision == "modify"

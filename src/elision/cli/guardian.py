@@ -63,12 +63,6 @@ def guardian_command(
     host, port = parse_listen(listen)
     signer = signer_from_text(acs_key, acs_key_id) if acs_key else None
     config = load_config(config_path) if config_path is not None else GuardianConfig()
-    policies: list[Policy] = [SizeCeiling(max_bytes)]
-    if allow_tool or deny_tool:
-        policies.append(ToolLists(allow=allow_tool, deny=deny_tool))
-    if redact and not any(isinstance(p, RedactionPolicy) for p in config.policies):
-        policies.append(RedactionPolicy())
-    policies.extend(config.policies)
     log = AuditLog(
         log_path or config.audit_log, key=config.audit_key,
         checkpoint_every=config.checkpoint_every or DEFAULT_CHECKPOINT_EVERY,
@@ -79,6 +73,15 @@ def guardian_command(
             from elision.store import open_store
 
             store = open_store(store_spec)
+        policies: list[Policy] = [SizeCeiling(max_bytes)]
+        if allow_tool or deny_tool:
+            policies.append(ToolLists(allow=allow_tool, deny=deny_tool))
+        if redact and not any(isinstance(p, RedactionPolicy) for p in config.policies):
+            # Stubs' records go to the store, so `elision_fetch_reference` can resolve them.
+            keep = None if store is None else (
+                lambda stub, record: store.put_reference(stub, record, scope=None))
+            policies.append(RedactionPolicy(keep=keep))
+        policies.extend(config.policies)
         endpoint = AcsEndpoint(Guardian(policies), log, store, signer=signer)
         server = GuardianServer(endpoint, host, port)
         _serve(server, log, store, loopback=is_loopback(host))

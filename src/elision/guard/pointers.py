@@ -25,6 +25,25 @@ def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
+def changed_nodes(
+    before: Any, after: Any
+) -> Iterator[tuple[str, list[str | int], Any]]:
+    """Where ``after`` differs from ``before``: (pointer, path parts, new node) for each
+    highest changed node. Unchanged subtrees shared by identity are skipped at once."""
+    stack: list[tuple[list[str | int], Any, Any]] = [([], before, after)]
+    while stack:
+        parts, a, b = stack.pop()
+        if a is b:
+            continue
+        if isinstance(a, Mapping) and isinstance(b, Mapping) and list(a) == list(b):
+            stack.extend(reversed([([*parts, k], a[k], b[k]) for k in a]))
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            stack.extend(reversed([([*parts, i], x, y) for i, (x, y) in enumerate(
+                zip(a, b, strict=True))]))
+        elif a != b or type(a) is not type(b):
+            yield "".join(f"/{_escape(str(p))}" for p in parts), parts, b
+
+
 def apply_replacements(value: Any, replacements: Sequence[tuple[str, Any]]) -> Any:
     """A copy of ``value`` with the node at each pointer replaced (missing paths skipped).
 

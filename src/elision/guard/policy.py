@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from elision.guard.pointers import apply_replacements, walk_strings
+from elision.envelope import format_path
+from elision.guard.pointers import apply_replacements, changed_nodes, walk_strings
 
 DecisionKind = Literal["allow", "modify", "deny"]
 Stage = Literal["request", "result"]
@@ -299,28 +300,64 @@ SpanFinder = Callable[[str], Sequence[SpanLike]]
 
 
 class RedactionPolicy:
-    """The redaction rules as a policy: every string holding a credential or a signed URI
-    is modified, at its JSON pointer, to a copy with each secret replaced by a stub.
+    """The redaction rules as a policy: whatever they withhold becomes a modify, one JSON
+    pointer redaction per changed node, with counts by rule (never the values).
 
-    ``find`` is the adapter slot: any function from a string to spans (``start``, ``end``,
-    ``rule``). By default it is :func:`elision.redact.scan.find_spans`.
+    By default it runs :func:`elision.redact.redact_value` (reference lanes, signed URLs,
+    credentials, credential-named keys) and hands each reference stub's host-private record
+    to ``keep(stub_id, record)`` - the store's ``put_reference`` - so the stub can be
+    resolved later; without ``keep`` such a stub cannot be fetched.
+
+    ``find`` is the adapter slot for other rules: any function from a string to spans
+    (``start``, ``end``, ``rule``); each span is replaced by a credential stub.
     """
 
-    def __init__(self, find: SpanFinder | None = None, *, id: str = "redaction-rules") -> None:
-        self._find = find
-        self.id = id
-
-    def _finder(self) -> SpanFinder:
-        if self._find is None:
-            from elision.redact.scan import find_spans
-
-            self._find = find_spans
-        return self._find
+    def __init__(
+        self,
+        find: SpanFinder | None = None,
+        *,
+        keep: Callable[[str, dict[str, Any]], None] | None = None,
+        id: str = "redaction-rules",
+    ) -> None:
+        self._find, self._keep, self.id = find, keep, id
 
     def decide(self, result: ToolResult, call: ToolCall) -> Decision:
-        find = self._finder()
+        redactions = (
+            self._with_rules(result.value) if self._find is None
+            else self._with_spans(result.value, self._find)
+        )
+        if not redactions:
+            return Decision.allow()
+        rules = sorted({rule for r in redactions for rule in r.rules})
+        count = sum(len(r.rules) for r in redactions)
+        return Decision.modify(
+            redactions,
+            f"{count} value(s) withheld by the redaction rules ({', '.join(rules)})",
+            "redacted",
+        )
+
+    def _with_rules(self, value: Any) -> list[Redaction]:
+        from elision.redact import redact_text, redact_value
+
+        done = redact_text(value) if isinstance(value, str) else redact_value(value)
+        if not done.withheld:
+            return []
+        if self._keep is not None:
+            for stub_id, record in done.references.items():
+                self._keep(stub_id, record)
+        reasons = [(str(w.get("path", "$")), str(w["reason"])) for w in done.withheld]
+        redactions = []
+        for pointer, parts, replacement in changed_nodes(value, done.value):
+            where = format_path(parts)
+            rules = tuple(reason for path, reason in reasons if _within(path, where))
+            redactions.append(Redaction(pointer, rules[0] if rules else "redacted",
+                                        replacement, rules or ("redacted",)))
+        return redactions
+
+    @staticmethod
+    def _with_spans(value: Any, find: SpanFinder) -> list[Redaction]:
         redactions: list[Redaction] = []
-        for pointer, text in walk_strings(result.value):
+        for pointer, text in walk_strings(value):
             spans = sorted(find(text), key=lambda s: s.start)
             if not spans:
                 continue
@@ -333,15 +370,12 @@ class RedactionPolicy:
             redactions.append(Redaction(
                 pointer, spans[0].rule, "".join(out), tuple(s.rule for s in spans)
             ))
-        if not redactions:
-            return Decision.allow()
-        rules = sorted({rule for r in redactions for rule in r.rules})
-        count = sum(len(r.rules) for r in redactions)
-        return Decision.modify(
-            redactions,
-            f"{count} value(s) withheld by the redaction rules ({', '.join(rules)})",
-            "redacted",
-        )
+        return redactions
+
+
+def _within(path: str, where: str) -> bool:
+    # A text's withheld entries carry a line, not a path: they all sit in the root.
+    return where == "$" or path == where or path.startswith((where + ".", where + "["))
 
 
 def apply_redactions(value: Any, redactions: Sequence[Redaction]) -> Any:
