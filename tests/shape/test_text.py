@@ -312,3 +312,26 @@ def test_absurd_counts_still_fit_the_smallest_budget() -> None:
     assert is_text_header(shaped.text)
     assert f"{len(shaped.body):,} of" in shaped.text
     assert not shaped.complete
+
+
+def test_token_budget_is_met_by_searching_byte_limits() -> None:
+    from elision.errors import TokenizerUnavailable
+
+    budget = Budget(600, "tokens")
+    try:
+        budget.token_counter()
+    except TokenizerUnavailable as exc:
+        pytest.skip(str(exc))
+    body = "".join(f"2026-11-30T12:00:00Z INFO step {i} 日本語 done\n" for i in range(3000))
+    shaped = shape(body, budget, format="text")
+    assert not shaped.complete
+    # Within the budget, and not far under it: the search found a larger byte limit.
+    assert 0.9 * 600 <= budget.measure(shaped.text) <= 600
+    assert len(shaped.body) > 600
+
+
+def test_format_is_text_whatever_the_context_said() -> None:
+    body = _log(200)
+    ctx = ShapeContext(sha256=hashlib.sha256(body).hexdigest(), total_bytes=len(body), body=body)
+    shaped = text_shaper(body, ctx)(1024)
+    assert shaped.format == "text" == ctx.format

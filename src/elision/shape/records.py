@@ -200,6 +200,7 @@ def _as_text(body: bytes, ctx: ShapeContext, why: str) -> Callable[[int], Shaped
 
 def ndjson_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
     """Keep whole records (lines), head and tail, under a first line that is the envelope."""
+    ctx.format = "ndjson"
     ends = line_ends(body, newline_only=True)
     spans: list[Span] = []
     start = 0
@@ -219,6 +220,7 @@ def ndjson_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
 
 def csv_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
     """Keep the header row and whole rows, head and tail, under a ``# [elision]`` notice line."""
+    ctx.format = "csv"
     decoded = decode(body)
     data = decoded.data
     ends = line_ends(data)

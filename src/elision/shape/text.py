@@ -331,4 +331,5 @@ def _line_ending(line: bytes) -> bytes:
 
 def text_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
     """One pass over ``body`` now; the returned function fits it to any byte limit >= 512."""
+    ctx.format = "text"  # also what the store records, should the body be kept
     return _TextShaper(body, ctx)
