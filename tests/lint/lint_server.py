@@ -1,7 +1,9 @@
 """Small MCP servers for the lint end-to-end tests: ``python lint_server.py VARIANT``.
 
-``good`` keeps all four rules (with elision.server's helpers); ``rule1`` .. ``rule4`` each break
-exactly one of them and keep the other three, so the lint's findings can be asserted exactly.
+``good`` keeps all four rules (with elision.server's helpers). In ``bad`` each tool breaks
+exactly one rule and keeps the other three, so the lint's findings can be asserted exactly:
+``caveats_last`` rule 1, ``unbounded_fills`` rule 2, ``silent_cut`` rule 3, ``zero_balance``
+rule 4.
 ``--http PORT`` serves streamable HTTP instead of stdio. Every tool serves a deterministic
 ledger of 2,000 trades.
 """
@@ -75,41 +77,35 @@ def build(variant: str) -> MCPServer:
             """Never called by the scenarios: checked from its schema only."""
             return "pong"
 
-    elif variant == "rule1":
+    elif variant == "bad":
 
         @server.tool()
-        def search_trades(limit: int = 50) -> dict[str, Any]:
+        def caveats_last(limit: int = 50) -> dict[str, Any]:
             """Caveats last: a head slice cuts them first."""
             return {"trades": TRADES[:limit], "total": len(TRADES),
                     "has_more": limit < len(TRADES),
                     "warnings": [f"{min(limit, len(TRADES))} of {len(TRADES)} trades shown"]}
 
-    elif variant == "rule2":
-
         @server.tool()
-        def search_trades(limit: int = 50) -> dict[str, Any]:
+        def unbounded_fills(limit: int = 50) -> dict[str, Any]:
             """limit bounds trades but not fills."""
             return {"total": len(TRADES), "has_more": limit < len(TRADES),
                     "trades": TRADES[:limit], "fills": FILLS}
 
-    elif variant == "rule3":
-
         @server.tool()
-        def search_trades(limit: int = 50) -> dict[str, Any]:
+        def silent_cut(limit: int = 50) -> dict[str, Any]:
             """A bare truncation note and no count beside the cut array."""
             return {"note": "results truncated", "trades": TRADES[:limit]}
 
-    elif variant == "rule4":
-
         @server.tool()
-        def balance(account: str, token: str = "ok") -> RawBalance:
+        def zero_balance(account: str, token: str = "ok") -> RawBalance:
             """A zero balance when the token has expired."""
             if token != "ok":
                 return {"account": account, "balance": 0.0, "status": "error: token expired"}
             return {"account": account, "balance": 1234.5, "status": "ok"}
 
     else:
-        raise SystemExit(f"unknown variant {variant!r}: use good, rule1, rule2, rule3 or rule4")
+        raise SystemExit(f"unknown variant {variant!r}: use good or bad")
     return server
 
 
