@@ -24,11 +24,9 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import orjson
-import rfc8785
 
 from elision.audit.chain import (
     TOOL_REQUEST_STEP,
@@ -38,6 +36,20 @@ from elision.audit.chain import (
     tool_result_entry,
 )
 from elision.errors import ElisionError
+from elision.guard import acs_wire as wire
+from elision.guard.acs_wire import (
+    ACS_VERSION,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    NOT_NEGOTIATED,
+    PARSE_ERROR,
+    REPLAY_DETECTED,
+    SIGNATURE_INVALID,
+    SKEW_WINDOW_MS,
+    UNSUPPORTED_VERSION,
+    AcsError,
+)
 from elision.guard.policy import Guardian, ToolCall, ToolResult, Verdict, apply_redactions
 
 if TYPE_CHECKING:
@@ -45,23 +57,9 @@ if TYPE_CHECKING:
     from elision.guard.signing import EnvelopeSigner
     from elision.store.base import Store
 
-ACS_VERSION = "0.1.0"
-SKEW_WINDOW_MS = 300_000
 #: Request ids remembered per session for replay detection.
 REPLAY_MEMORY = 100_000
-
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-UNSUPPORTED_VERSION, NOT_NEGOTIATED, REPLAY_DETECTED, OUT_OF_WINDOW = -32001, -32003, -32005, -32006
-SIGNATURE_INVALID = -32004
 STEPS = (TOOL_REQUEST_STEP, TOOL_RESULT_STEP)
-
-
-class AcsError(Exception):
-    """A JSON-RPC error to send back: ``code``, a message, and the ``data.reason``."""
-
-    def __init__(self, code: int, message: str, reason: str, **data: Any) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, {"reason": reason, **data}
 
 
 class AcsEndpoint:
@@ -82,7 +80,7 @@ class AcsEndpoint:
         try:
             message = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            return orjson.dumps(_error(None, AcsError(
+            return orjson.dumps(wire.error(None, AcsError(
                 PARSE_ERROR, f"the request body is not JSON: {exc}", "parse_error")))
         return orjson.dumps(self.handle(message))
 
@@ -91,12 +89,12 @@ class AcsEndpoint:
         try:
             response = {"jsonrpc": "2.0", "id": msg_id, "result": self._dispatch(message)}
         except AcsError as exc:
-            response = _error(msg_id, exc)
+            response = wire.error(msg_id, exc)
         if self.signer is not None and isinstance(message, dict) and (
             message.get("method") != "system/ping"
         ):
             params = message.get("params")
-            session = _session_id(params) if isinstance(params, Mapping) else ""
+            session = wire.session_id(params) if isinstance(params, Mapping) else ""
             self.signer.sign(response, "result" if "result" in response else "error", session)
         return response
 
@@ -115,19 +113,19 @@ class AcsEndpoint:
         method = message["method"]
         params = message.get("params", {})
         if not isinstance(params, dict):
-            raise AcsError(INVALID_PARAMS, f"params must be an object, got {_kind(params)}",
+            raise AcsError(INVALID_PARAMS, f"params must be an object, got {wire.kind(params)}",
                            "invalid_params")
         if method == "system/ping":
             return self._ping(params)
         if self.signer is not None:
-            problem = self.signer.verify(message, "params", _session_id(params))
+            problem = self.signer.verify(message, "params", wire.session_id(params))
             if problem is not None:
                 raise AcsError(SIGNATURE_INVALID, f"{problem}; sign the request per ACS §10 "
                                "with this Guardian's key", "signature_invalid")
         if method == "handshake/hello":
             return self._hello(params)
         if method not in STEPS:
-            raise AcsError(METHOD_NOT_FOUND, f"unknown method {_short(method)}; this Guardian "
+            raise AcsError(METHOD_NOT_FOUND, f"unknown method {wire.short(method)}; this Guardian "
                            f"evaluates {', '.join(STEPS)}", "method_not_found")
         session = self._admit(method, params, message["id"])
         if method == TOOL_REQUEST_STEP:
@@ -142,11 +140,11 @@ class AcsEndpoint:
             isinstance(v, str) and v.split(".")[:2] == ["0", "1"] for v in offered
         ):
             raise AcsError(UNSUPPORTED_VERSION, "no common ACS version: offered "
-                           f"{_short(offered)}, this Guardian speaks {ACS_VERSION}",
+                           f"{wire.short(offered)}, this Guardian speaks {ACS_VERSION}",
                            "unsupported_version",
                            supported_versions=[ACS_VERSION])
         with self._lock:
-            self._sessions.setdefault(_session_id(params), OrderedDict())
+            self._sessions.setdefault(wire.session_id(params), OrderedDict())
         return {
             "negotiated_version": ACS_VERSION,
             "methods_evaluated": list(STEPS),
@@ -161,21 +159,21 @@ class AcsEndpoint:
         }
 
     def _admit(self, method: str, params: dict[str, Any], msg_id: Any) -> str:
-        session = _session_id(params)
+        session = wire.session_id(params)
         request_id = params.get("request_id", msg_id)
         if not isinstance(request_id, str | int) or isinstance(request_id, bool):
-            raise AcsError(INVALID_PARAMS, f"request_id must be a string, got {_short(request_id)}",
-                           "invalid_params")
-        _check_timestamp(params.get("timestamp"))
+            raise AcsError(INVALID_PARAMS, "request_id must be a string, got "
+                           f"{wire.short(request_id)}", "invalid_params")
+        wire.check_timestamp(params.get("timestamp"))
         with self._lock:
             seen = self._sessions.get(session)
             if seen is None:
                 raise AcsError(NOT_NEGOTIATED, f"{method} before handshake/hello for session "
-                               f"{_short(session)}; send handshake/hello first", "not_negotiated",
-                               method=method)
+                               f"{wire.short(session)}; send handshake/hello first",
+                               "not_negotiated", method=method)
             key = str(request_id)
             if key in seen:
-                raise AcsError(REPLAY_DETECTED, f"request_id {_short(key)} was already used "
+                raise AcsError(REPLAY_DETECTED, f"request_id {wire.short(key)} was already used "
                                "in this session; send a fresh request_id", "replay_detected")
             seen[key] = None
             if len(seen) > REPLAY_MEMORY:
@@ -192,21 +190,21 @@ class AcsEndpoint:
     # --- steps --------------------------------------------------------------------------
 
     def _tool_call_request(self, params: dict[str, Any], session: str) -> dict[str, Any]:
-        payload = _payload(params)
-        tool, server = _tool(payload)
+        payload = wire.payload(params)
+        tool, server = wire.tool(payload)
         arguments = payload.get("arguments", {})
         if not isinstance(arguments, dict):
             raise AcsError(INVALID_PARAMS, f"payload.arguments must be an object, got "
-                           f"{_kind(arguments)}", "invalid_params")
-        body = _canonical(arguments)
+                           f"{wire.kind(arguments)}", "invalid_params")
+        body = wire.canonical(arguments)
         result = ToolResult(arguments, len(body), hashlib.sha256(body).hexdigest())
         verdict = self.guardian.evaluate(result, ToolCall(tool, server, arguments, "request"))
         return self._decide(params, session, TOOL_REQUEST_STEP, tool, server, result, verdict,
                             prefix="/arguments")
 
     def _tool_call_result(self, params: dict[str, Any], session: str) -> dict[str, Any]:
-        payload = _payload(params)
-        tool, server = _tool(payload)
+        payload = wire.payload(params)
+        tool, server = wire.tool(payload)
         if "outputs" not in payload:
             raise AcsError(INVALID_PARAMS, "payload.outputs is missing", "invalid_params")
         result = self._full_result(payload["outputs"])
@@ -217,9 +215,9 @@ class AcsEndpoint:
     def _full_result(self, outputs: Any) -> ToolResult:
         if not (isinstance(outputs, dict) and isinstance(outputs.get("truncated"), bool)
                 and "digest" in outputs):
-            body = outputs.encode() if isinstance(outputs, str) else _canonical(outputs)
+            body = outputs.encode() if isinstance(outputs, str) else wire.canonical(outputs)
             return ToolResult(outputs, len(body), hashlib.sha256(body).hexdigest())
-        digest = _digest(outputs["digest"])
+        digest = wire.digest(outputs["digest"])
         inline = outputs.get("inline", "")
         if not isinstance(inline, str):
             raise AcsError(INVALID_PARAMS, "a bounded output's inline prefix must be a string",
@@ -229,10 +227,10 @@ class AcsEndpoint:
                 raise AcsError(INVALID_PARAMS, "outputs.truncated is false but digest is not "
                                "the sha256 of inline; send the digest of the body you sent",
                                "digest_mismatch")
-            return ToolResult(_parsed(inline.encode()), len(inline.encode()), digest)
+            return ToolResult(wire.parsed(inline.encode()), len(inline.encode()), digest)
         full = self._resolve(outputs.get("content_ref"), digest)
         if full is not None:
-            return ToolResult(_parsed(full), len(full), digest)
+            return ToolResult(wire.parsed(full), len(full), digest)
         declared = outputs.get("bytes")
         size = declared if isinstance(declared, int) and not isinstance(declared, bool) else (
             len(inline.encode()))
@@ -288,14 +286,14 @@ class AcsEndpoint:
     ) -> str:
         assert self.log is not None
         if verdict.decision == "deny":
-            shown_sha, shown_bytes = _digest_of(b"")  # only the reason reaches the agent
+            shown_sha, shown_bytes = wire.digest_of(b"")  # only the reason reaches the agent
         elif verdict.decision == "modify":
-            shown_sha, shown_bytes = _digest_of(
-                _body_of(apply_redactions(result.value, verdict.redactions)))
+            shown_sha, shown_bytes = wire.digest_of(
+                wire.body_of(apply_redactions(result.value, verdict.redactions)))
         elif result.complete:
             shown_sha, shown_bytes = result.sha256, result.body_bytes
         else:
-            shown_sha, shown_bytes = _digest_of(_body_of(result.value))
+            shown_sha, shown_bytes = wire.digest_of(wire.body_of(result.value))
         entry = tool_result_entry(
             step_id=str(params.get("request_id") or uuid.uuid4()), step_type=step,
             session_id=session or None, request_hash=request_hash(params), tool=tool,
@@ -310,91 +308,3 @@ class AcsEndpoint:
         return str(self.log.append(entry)["entry_hash"])
 
 
-def _kind(value: Any) -> str:
-    """A content-bearing value is named by its type only: an error must never echo a
-    credential the value might hold."""
-    return f"a JSON {type(value).__name__}" if value is not None else "null"
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _error(msg_id: Any, exc: AcsError) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id,
-            "error": {"code": exc.code, "message": exc.message,
-                      "data": {**exc.data, "message": exc.message}}}
-
-
-def _session_id(params: Mapping[str, Any]) -> str:
-    metadata = params.get("metadata")
-    sid = metadata.get("session_id") if isinstance(metadata, Mapping) else None
-    return sid if isinstance(sid, str) else ""
-
-
-def _check_timestamp(value: Any) -> None:
-    if value is None:
-        return
-    try:
-        when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-    except ValueError:
-        raise AcsError(INVALID_PARAMS, f"timestamp must be ISO 8601, got {_short(value)}",
-                       "invalid_params") from None
-    skew = abs((datetime.now(UTC) - when).total_seconds()) * 1000
-    if skew > SKEW_WINDOW_MS:
-        raise AcsError(OUT_OF_WINDOW, f"timestamp {_short(value)} is outside the "
-                       f"{SKEW_WINDOW_MS} ms window; correct the clock and retry",
-                       "timestamp_out_of_window", skew_window_ms=SKEW_WINDOW_MS)
-
-
-def _payload(params: Mapping[str, Any]) -> dict[str, Any]:
-    payload = params.get("payload")
-    if not isinstance(payload, dict):
-        raise AcsError(INVALID_PARAMS, f"params.payload must be an object, got {_kind(payload)}",
-                       "invalid_params")
-    return payload
-
-
-def _tool(payload: Mapping[str, Any]) -> tuple[str, str | None]:
-    tool = payload.get("tool")
-    name = tool.get("name") if isinstance(tool, Mapping) else tool
-    server = tool.get("server") if isinstance(tool, Mapping) else payload.get("server")
-    if not isinstance(name, str) or not name:
-        raise AcsError(INVALID_PARAMS, f"payload.tool must name the tool, got {_kind(tool)}",
-                       "invalid_params")
-    return name, server if isinstance(server, str) else None
-
-
-def _digest(value: Any) -> str:
-    text = value.removeprefix("sha256:") if isinstance(value, str) else ""
-    if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
-        # Its length only: whatever sits in a malformed digest field is not for an error.
-        got = f"{len(value)} chars" if isinstance(value, str) else _kind(value)
-        raise AcsError(INVALID_PARAMS, "digest must be 'sha256:' and 64 lowercase hex digits, "
-                       f"got {got}", "invalid_params")
-    return text
-
-
-def _canonical(value: Any) -> bytes:
-    try:
-        return bytes(rfc8785.dumps(value))
-    except (rfc8785.CanonicalizationError, TypeError, ValueError):
-        return orjson.dumps(value)
-
-
-def _body_of(value: Any) -> bytes:
-    return value.encode("utf-8", "replace") if isinstance(value, str) else _canonical(value)
-
-
-def _digest_of(body: bytes) -> tuple[str, int]:
-    return hashlib.sha256(body).hexdigest(), len(body)
-
-
-def _parsed(body: bytes) -> Any:
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return body.decode("utf-8", "replace")

@@ -15,7 +15,8 @@ from types import TracebackType
 import orjson
 
 from elision.errors import ElisionError
-from elision.guard.acs import INVALID_REQUEST, AcsEndpoint
+from elision.guard.acs import AcsEndpoint
+from elision.guard.acs_wire import INVALID_REQUEST
 
 #: Largest request body accepted; a bounded toolCallResult keeps real ones far below this.
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
