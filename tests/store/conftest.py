@@ -40,13 +40,14 @@ class _Backend:
     def persistent(self) -> bool:
         return self.name != "memory"
 
-    def open(self, **options: Any) -> Store:
+    def open(self, *, db_name: str = "store.db", **options: Any) -> Store:
+        """A store of this backend; the same ``db_name`` reopens the same data if persistent."""
         options.setdefault("clock", self.clock)
         store: Store
         if self.name == "memory":
             store = MemoryStore(**options)
         else:
-            store = SQLiteStore(self.tmp / "store.db", **options)
+            store = SQLiteStore(self.tmp / db_name, **options)
         self.opened.append(store)
         return store
 
