@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from elision.audit.log import AuditLog
 from elision.audit.verify import verify_log
@@ -298,3 +300,23 @@ def test_errors_never_echo_a_credential(client: Client, payload: Any) -> None:
     response = client.call(method, payload)
     assert response["error"]["code"] == -32602
     assert SECRET not in orjson.dumps(response).decode()
+
+
+@given(
+    st.one_of(st.text(max_size=100), st.text(max_size=100).map(lambda t: t + SECRET + t)),
+    st.integers(0, 10_240),
+)
+def test_the_endpoint_decision_ignores_padding(x: str, pad_len: int) -> None:
+    endpoint = AcsEndpoint(Guardian([RedactionPolicy(fake_find), SizeCeiling(100_000)]))
+    hello = {"acs_versions_supported": ["0.1.0"], "metadata": {"session_id": "p"}}
+    endpoint.handle({"jsonrpc": "2.0", "id": 0, "method": "handshake/hello", "params": hello})
+
+    def decide(outputs: Any) -> Any:
+        result = endpoint.handle({"jsonrpc": "2.0", "id": 1, "method": "steps/toolCallResult",
+                                  "params": {"request_id": str(uuid.uuid4()),
+                                             "metadata": {"session_id": "p"},
+                                             "payload": {"tool": "t", "outputs": outputs}}})
+        return result["result"]["decision"], result["result"].get("reason_codes")
+
+    pad = " " * pad_len
+    assert decide(x) == decide(pad + x + pad) == decide({"a": pad, "x": x, "b": pad})
