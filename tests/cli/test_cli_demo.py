@@ -1,0 +1,50 @@
+"""``elision demo`` end to end: real server, real proxy, real client, a readable comparison."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from elision.demo.run import head_view
+
+ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
+
+
+@pytest.mark.e2e
+def test_demo_shows_what_a_head_slice_loses_and_what_elision_keeps() -> None:
+    done = subprocess.run(
+        [*ELISION, "demo"], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "torn JSON: no parser reads it" in out
+    assert "searched 528 of 22,933 rows" in out  # the caveat survives through elision
+    assert "SUMMARY:" in out or "settlements FAILED" in out
+    assert "Following next: elision_fetch(" in out
+    assert "same sha256 as the first result" in out
+
+
+@pytest.mark.parametrize(
+    ("original", "intact", "integrity"),
+    [
+        ('{"rows": [' + '{"id": 1}, ' * 2000 + "{}]}", False, "torn JSON: no parser reads it"),
+        ('{"ok": true}', True, "valid JSON"),  # fits: a head slice is harmless
+        ("abcdefg\n" * 5000, True, "whole lines"),  # 8192 is a multiple of 8-byte lines
+        ("abc\n" * 1 + "x" * 9000, False, "ends mid-line"),  # a long last line is torn
+    ],
+)
+def test_head_view_judges_the_slice(original: str, intact: bool, integrity: str) -> None:
+    view = head_view(original, 8192)
+    assert (view.intact, view.integrity) == (intact, integrity)
+    assert view.shown_bytes == min(8192, len(original.encode()))
+
+
+def test_demo_refuses_a_budget_below_the_minimum() -> None:
+    done = subprocess.run([*ELISION, "demo", "--budget", "10"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1
+    assert "budget must be at least 512 bytes, got 10" in done.stderr
