@@ -156,10 +156,12 @@ class SQLiteStore:
                     raise
                 conn.execute("COMMIT")
             except sqlite3.Error as exc:
-                raise StoreError(
-                    f"the store {str(self.path)!r} failed: {exc}; if another process holds it "
-                    "busy, retry, or raise busy_timeout"
-                ) from None
+                if "locked" in str(exc) or "busy" in str(exc):
+                    hint = "another process held it longer than busy_timeout; retry"
+                else:
+                    hint = (f"check the file with sqlite3 {str(self.path)!r} "
+                            "'PRAGMA integrity_check', or point --store elsewhere")
+                raise StoreError(f"the store {str(self.path)!r} failed: {exc}; {hint}") from None
 
     # -- bodies --
 
