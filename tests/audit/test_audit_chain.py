@@ -169,6 +169,10 @@ def test_a_full_rewrite_without_a_checkpoint_is_not_detected(
     result = verify_entries(rewritten, [checkpoint_for(chain)], key=KEY)
     assert not result.ok
     assert "rewritten" in (result.problem or "")
+    # So does a chain_hash an observer recorded from the Guardian's answers.
+    published = verify_entries(rewritten, heads=[chain[-1]["entry_hash"]])
+    assert not published.ok
+    assert "published chain_hash" in (published.problem or "")
 
 
 def test_a_forged_checkpoint_is_refused() -> None:

@@ -134,3 +134,16 @@ def test_default_log_comes_from_the_environment(tmp_path: Path) -> None:
     code, out, _ = run("audit", "show", "--json",
                        env={"ELISION_AUDIT": str(tmp_path / "env.db")})
     assert code == 0 and len(out.splitlines()) == 1
+
+
+def test_verify_against_a_published_head(tmp_path: Path) -> None:
+    make_log(tmp_path / "a.db", key=None)
+    with AuditLog(tmp_path / "a.db") as log:
+        head = log.head()[1]
+    assert head is not None
+    ok = run("audit", "verify", "--log", str(tmp_path / "a.db"), "--head", head,
+             env={"ELISION_AUDIT_KEY": ""})
+    assert ok[0] == 0 and "warning" not in ok[2]
+    bad = run("audit", "verify", "--log", str(tmp_path / "a.db"), "--head", "c" * 64,
+              env={"ELISION_AUDIT_KEY": ""})
+    assert bad[0] == 1 and "published chain_hash" in bad[2]

@@ -66,8 +66,13 @@ def verify_entries(
     checkpoints: Sequence[Mapping[str, Any]] = (),
     *,
     key: str | None = None,
+    heads: Sequence[str] = (),
 ) -> VerifyResult:
-    """Verify ``entries`` (oldest first) and, with ``key``, every checkpoint against them."""
+    """Verify ``entries`` (oldest first) and, with ``key``, every checkpoint against them.
+
+    ``heads`` are ``chain_hash`` values someone recorded from the Guardian's answers: each must
+    still be the hash of an entry. That catches a full rewrite even with no checkpoint.
+    """
     hashes: list[str] = []
     previous: str | None = None
     for n, entry in enumerate(entries, start=1):
@@ -88,6 +93,14 @@ def verify_entries(
         problem, first_bad = _checkpoint_problem(i, cp, hashes, key)
         if problem is not None:
             return VerifyResult(False, len(hashes), head, i - 1, first_bad, problem)
+    known = set(hashes)
+    for published in heads:
+        if published not in known:
+            return VerifyResult(
+                False, len(hashes), head, len(checkpoints), None,
+                f"the published chain_hash {published!r} is not the hash of any entry: the "
+                "log was rewritten or cut after it was published",
+            )
     return VerifyResult(True, len(hashes), head, len(checkpoints))
 
 
@@ -237,10 +250,11 @@ def verify_log(
     *,
     checkpoint_paths: Sequence[str | Path] | None = None,
     key: str | None = None,
+    heads: Sequence[str] = (),
 ) -> VerifyResult:
     """Verify a log file, with its checkpoints (``<log>.checkpoints`` unless given)."""
     path = Path(path)
     if checkpoint_paths is None:
         checkpoint_paths = [path.with_name(path.name + ".checkpoints")]
     checkpoints = [cp for p in checkpoint_paths for cp in read_checkpoints(p)]
-    return verify_entries(read_log(path), checkpoints, key=key)
+    return verify_entries(read_log(path), checkpoints, key=key, heads=heads)

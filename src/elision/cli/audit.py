@@ -45,9 +45,15 @@ def audit_group() -> None:
     help="The key the checkpoints were signed with: hmac:<secret>, ed25519:<seed> or "
     "ed25519-pub:<public key>. Prefer the environment variable: a flag shows in `ps`.",
 )
+@click.option(
+    "--head", "heads", metavar="HASH", multiple=True,
+    help="A chain_hash recorded from a Guardian answer (repeatable): it must still be in the "
+    "log, which exposes a rewrite even without a checkpoint.",
+)
 @reports_errors
 def verify_command(
-    log_path: Path | None, checkpoint_paths: tuple[Path, ...], key: str | None
+    log_path: Path | None, checkpoint_paths: tuple[Path, ...], key: str | None,
+    heads: tuple[str, ...],
 ) -> None:
     """Recompute every hash and link; against the checkpoints, detect a cut tail.
 
@@ -56,13 +62,15 @@ def verify_command(
     from elision.audit.verify import verify_log
 
     path = _log_path(log_path)
-    result = verify_log(path, checkpoint_paths=list(checkpoint_paths) or None, key=key)
+    result = verify_log(
+        path, checkpoint_paths=list(checkpoint_paths) or None, key=key, heads=heads
+    )
     result.raise_for_problem()
     click.echo(
         f"ok: {result.entries} entries, head {result.head or '(empty)'}, "
         f"{result.checkpoints} checkpoint(s) verified"
     )
-    if result.checkpoints == 0:
+    if result.checkpoints == 0 and not heads:
         click.echo(
             "warning: no signed checkpoint, so a cut tail or a rewrite of the whole log would "
             "not show; set ELISION_AUDIT_KEY where the log is written",
