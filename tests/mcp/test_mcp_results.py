@@ -1,0 +1,219 @@
+"""ResultShaper: every block of a CallToolResult shaped, consistently, within one budget."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import jsonschema
+import mcp_types as types
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from elision.budget import Budget
+from elision.envelope import ENVELOPE_KEY, META_KEY
+from elision.mcp.config import parse_config
+from elision.mcp.results import ResultShaper, _shares
+from elision.mcp.tools import run_fetch, shaped_output_schema
+from elision.pipeline import Pipeline
+from elision.store import MemoryStore
+
+DOC = {
+    "rows": [{"id": i, "name": f"row {i}", "ok": i % 3 == 0} for i in range(600)],
+    "warnings": ["searched 528 of 22,933 rows"],
+    "total_rows": 22933,
+}
+
+
+def shaper(limit: int = 2048, **kwargs: Any) -> tuple[ResultShaper, MemoryStore]:
+    store = MemoryStore()
+    return ResultShaper(Pipeline(budget=Budget(limit), store=store), **kwargs), store
+
+
+def texts(result: types.CallToolResult) -> list[str]:
+    return [b.text for b in result.content if isinstance(b, types.TextContent)]
+
+
+def test_structured_content_and_its_text_echo_say_the_same_thing() -> None:
+    rs, _ = shaper()
+    result = types.CallToolResult(
+        content=[types.TextContent(text=json.dumps(DOC, indent=2))], structured_content=DOC
+    )
+    out = rs.shape(result, scope="a")
+    (text,) = texts(out)
+    assert len(text.encode()) <= 2048
+    assert json.loads(text) == out.structured_content
+    assert out.meta is not None and out.meta[META_KEY] == json.loads(text)[ENVELOPE_KEY]
+
+
+def test_a_wrapped_text_echo_keeps_the_wrapper_and_the_whole_budget() -> None:
+    log = "".join(f"line {i}\n" for i in range(5000))
+    rs, _ = shaper()
+    out = rs.shape(types.CallToolResult(
+        content=[types.TextContent(text=log)], structured_content={"result": log}
+    ))
+    (text,) = texts(out)
+    assert out.structured_content == {"result": text}
+    assert 1800 < len(text.encode()) <= 2048  # not split in two halves
+
+
+def test_a_fitting_result_is_returned_unchanged_without_an_envelope() -> None:
+    rs, _ = shaper()
+    result = types.CallToolResult(content=[types.TextContent(text='{"ok": true}')],
+                                  structured_content={"ok": True})
+    out = rs.shape(result)
+    assert out.content == result.content and out.structured_content == {"ok": True}
+    assert not (out.meta or {}).get(META_KEY)
+
+
+def test_an_error_result_is_shaped_and_stays_an_error() -> None:
+    rs, _ = shaper()
+    message = "bad input: " + ", ".join(f"field_{i} is missing" for i in range(2000))
+    out = rs.shape(types.CallToolResult(content=[types.TextContent(text=message)],
+                                        is_error=True))
+    assert out.is_error
+    assert len(texts(out)[0].encode()) <= 2048
+
+
+def test_several_texts_share_the_budget() -> None:
+    rs, _ = shaper()
+    blocks = [types.TextContent(text="short note"),
+              types.TextContent(text="a" * 5000 + "\n" + "b" * 5000),
+              types.TextContent(text=json.dumps(DOC))]
+    out = rs.shape(types.CallToolResult(content=blocks))
+    shown = texts(out)
+    assert shown[0] == "short note"
+    assert sum(len(t.encode()) for t in shown) <= 2048
+    assert len(out.meta[META_KEY]["parts"]) == 2  # type: ignore[index]
+
+
+def test_a_document_in_pieces_is_joined_and_shaped_once() -> None:
+    text = json.dumps(DOC)
+    cut = [text[:1000], text[1000:7000], text[7000:]]
+    rs, _ = shaper()
+    out = rs.shape(types.CallToolResult(content=[types.TextContent(text=t) for t in cut]))
+    (joined,) = texts(out)
+    assert json.loads(joined)["total_rows"] == 22933
+
+
+def test_big_media_becomes_a_stub_with_a_fetchable_ref_and_links_are_kept() -> None:
+    data = base64.b64encode(bytes(range(256)) * 2000).decode()
+    link = types.ResourceLink(uri="file:///report.pdf", name="report")
+    rs, store = shaper(media_budget=10_000)
+    out = rs.shape(types.CallToolResult(content=[
+        types.ImageContent(data=data, mime_type="image/png"), link,
+        types.AudioContent(data="AAAA", mime_type="audio/wav"),
+    ]), scope="a")
+    stub, kept_link, small_audio = out.content
+    assert isinstance(stub, types.TextContent) and "image/png" in stub.text
+    assert kept_link == link and isinstance(small_audio, types.AudioContent)
+    env = out.meta[META_KEY]  # type: ignore[index]
+    assert store.read(env["ref"], scope="a") == data.encode()
+
+
+def test_embedded_text_resources_are_shaped() -> None:
+    rs, _ = shaper()
+    resource = types.TextResourceContents(uri="test://log", text="x\n" * 10_000)
+    out = rs.shape(types.CallToolResult(content=[types.EmbeddedResource(resource=resource)]))
+    block = out.content[0]
+    assert isinstance(block, types.EmbeddedResource)
+    assert isinstance(block.resource, types.TextResourceContents)
+    assert block.resource.text.startswith("[elision] partial")
+
+
+@pytest.mark.parametrize(
+    ("schema", "binds"),
+    [
+        # Pydantic-style: required members and a $ref into $defs at the root.
+        ({"type": "object", "$defs": {"Row": {"type": "object", "required": ["id"],
+                                             "properties": {"id": {"type": "integer"}}}},
+         "properties": {"rows": {"type": "array", "items": {"$ref": "#/$defs/Row"},
+                                 "minItems": 600},
+                        "warnings": {"type": "array"}, "total_rows": {"type": "integer"}},
+         "required": ["rows", "warnings", "total_rows"], "additionalProperties": False},
+         True),
+        # MCPServer's dict output: anything goes.
+        ({"type": "object", "additionalProperties": True}, False),
+    ],
+)
+def test_the_rewritten_output_schema_accepts_shaped_and_unshaped_content(
+    schema: dict[str, Any], binds: bool,
+) -> None:
+    rewritten = shaped_output_schema(schema)
+    assert rewritten is not None
+    jsonschema.validate(DOC, rewritten)  # a result that fits is still checked as before
+    rs, _ = shaper()
+    out = rs.shape(types.CallToolResult(content=[types.TextContent(text=json.dumps(DOC))],
+                                        structured_content=DOC))
+    jsonschema.validate(out.structured_content, rewritten)
+    if binds:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"rows": "not a list"}, rewritten)  # the original still binds
+
+
+def test_fetch_is_scoped_and_reports_bad_arguments_as_errors() -> None:
+    rs, store = shaper()
+    out = rs.shape(types.CallToolResult(content=[types.TextContent(text=json.dumps(DOC))]),
+                   scope="alice")
+    ref = out.meta[META_KEY]["ref"]  # type: ignore[index]
+    page = run_fetch(store, {"ref": ref, "path": "$.rows[10:]"}, budget=Budget(1024),
+                     scope="alice")
+    assert not page.is_error and json.loads(texts(page)[0])["value"][0]["id"] == 10
+    other = run_fetch(store, {"ref": ref, "path": "$.rows[10:]"}, budget=Budget(1024),
+                      scope="bob")
+    assert other.is_error and ref in texts(other)[0]
+    for arguments, needle in [
+        ({"ref": ""}, "ref must be a non-empty string"),  # empty ref
+        ({"ref": ref, "path": "$", "lines": "1-2"}, "give one of path, lines or bytes"),
+        ({"ref": ref, "budget": 10}, "at least 512"),  # budget below the minimum
+    ]:
+        bad = run_fetch(store, arguments, budget=Budget(1024), scope="alice")
+        assert bad.is_error and needle in texts(bad)[0]
+    assert "--no-store" in texts(run_fetch(None, {"ref": ref}, budget=Budget(1024),
+                                           scope=None))[0]
+
+
+@given(sizes=st.lists(st.integers(min_value=0, max_value=50_000), min_size=1, max_size=8),
+       limit=st.integers(min_value=512, max_value=20_000))
+def test_shares_never_exceed_the_budget_beyond_the_minimum_per_piece(
+    sizes: list[int], limit: int,
+) -> None:
+    shares = _shares(sizes, Budget(limit))
+    assert len(shares) == len(sizes)
+    if sum(sizes) > limit and len(sizes) > 1:
+        shown = [min(size, share) for size, share in zip(sizes, shares, strict=True)]
+        assert sum(shown) <= max(limit, 512 * len(sizes))
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({}, 'must be an object with an "mcpServers" object'),  # not the layout
+        ({"mcpServers": {}}, "is empty"),  # nothing to proxy
+        ({"mcpServers": {"a__b": {"command": "x"}}}, "without '__'"),  # breaks namespacing
+        ({"mcpServers": {"a": {}}}, "needs exactly one of command or url"),  # neither
+        ({"mcpServers": {"a": {"command": "x", "url": "http://h"}}}, "exactly one"),  # both
+        ({"mcpServers": {"a": {"command": "x", "budget": 12}}}, "at least 512"),  # tiny
+        ({"mcpServers": {"a": {"command": "x", "timeout": 0}}}, "positive number"),
+        ({"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}, "env must map"),
+    ],
+)
+def test_config_errors_say_what_is_wrong(config: dict[str, Any], message: str) -> None:
+    from elision.errors import InputError
+
+    with pytest.raises(InputError, match=message.replace("(", r"\(")):
+        parse_config(config)
+
+
+def test_config_budgets_resolve_tool_then_server_then_file() -> None:
+    specs, file_budget = parse_config({"budget": 4096, "mcpServers": {
+        "a": {"command": "x", "budget": 2048, "toolBudgets": {"big": 1024}},
+        "b": {"url": "http://127.0.0.1:1/mcp"},
+    }})
+    a, b = specs
+    default = file_budget or Budget(8192)
+    assert a.budget_for("big", default).limit == 1024
+    assert a.budget_for("other", default).limit == 2048
+    assert b.budget_for("any", default).limit == 4096
