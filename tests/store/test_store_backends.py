@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from elision.budget import Budget
 from elision.errors import BodyTooLarge, IntegrityError, RefExpired, RefNotFound, StoreError
 from elision.shape import new_ref
 from elision.store.base import Store, not_found
@@ -134,6 +135,18 @@ def test_quota_evicts_least_recently_used(backend: Any) -> None:
     assert store.stats().bytes <= 3000
 
 
+def test_reads_touch_lru_at_most_once_per_resolution(backend: Any) -> None:
+    store = backend.open(lru_resolution=1.0)
+    ref = put(store, b"page me")
+    created = store.info(ref).last_access
+    backend.clock.advance(0.5)
+    store.read(ref)  # a page walk in quick succession: no write
+    assert store.info(ref).last_access == created
+    backend.clock.advance(0.5)
+    store.fetch(ref, budget=Budget(512))
+    assert store.info(ref).last_access == created + 1.0
+
+
 def test_scoped_ref_is_invisible_from_another_scope(backend: Any) -> None:
     store = backend.open(ttl=60)
     ref = put(store, b"secret body", scope="tenant-a")
@@ -186,7 +199,8 @@ def test_restart_keeps_bodies(backend: Any) -> None:
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("ttl", 0), ("ttl", float("inf")), ("quota_bytes", -1), ("max_body_bytes", 1.5)],
+    [("ttl", 0), ("ttl", float("inf")), ("quota_bytes", -1), ("max_body_bytes", 1.5),
+     ("lru_resolution", -1)],
 )
 def test_bad_retention_is_refused(backend: Any, option: str, value: Any) -> None:
     with pytest.raises(StoreError, match=option):

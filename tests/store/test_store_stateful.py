@@ -58,7 +58,7 @@ def machine_for(backend: Any) -> type[RuleBasedStateMachine]:
 
         def _open(self) -> Any:
             return backend.open(db_name=self.db_name, ttl=TTL, quota_bytes=QUOTA,
-                                max_body_bytes=MAX_BODY, clock=self.clock)
+                                max_body_bytes=MAX_BODY, lru_resolution=0, clock=self.clock)
 
         def _tick(self) -> float:
             # Every step moves time a little, so LRU order never has ties.

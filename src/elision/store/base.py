@@ -115,14 +115,25 @@ class Retention:
     ttl: float = DEFAULT_TTL
     quota_bytes: int = DEFAULT_QUOTA_BYTES
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    #: A read makes a ref young again only if it was last used this long ago: walking the
+    #: pages of one body then costs one write, not one per page. 0 tracks every read.
+    lru_resolution: float = 1.0
 
     def __post_init__(self) -> None:
         if not (isinstance(self.ttl, int | float) and self.ttl > 0 and math.isfinite(self.ttl)):
             raise StoreError(f"store ttl must be a positive number of seconds, got {self.ttl!r}")
+        resolution = self.lru_resolution
+        if not (isinstance(resolution, int | float) and 0 <= resolution < math.inf):
+            raise StoreError(
+                f"store lru_resolution must be a number of seconds >= 0, got {resolution!r}"
+            )
         for name in ("quota_bytes", "max_body_bytes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise StoreError(f"store {name} must be a positive integer, got {value!r}")
+
+    def needs_touch(self, last_access: float, now: float) -> bool:
+        return now - last_access >= self.lru_resolution
 
     def expires_at(self, now: float) -> float:
         return now + self.ttl

@@ -53,9 +53,10 @@ class MemoryStore:
         ttl: float = DEFAULT_TTL,
         quota_bytes: int = DEFAULT_QUOTA_BYTES,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        lru_resolution: float = 1.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.retention = Retention(ttl, quota_bytes, max_body_bytes)
+        self.retention = Retention(ttl, quota_bytes, max_body_bytes, lru_resolution)
         self._clock = clock
         self._lock = threading.RLock()
         self._bodies: dict[str, bytes] = {}
@@ -85,7 +86,9 @@ class MemoryStore:
         with self._lock:
             entry = self._live(ref, scope)
             body = self._bodies[entry.info.sha256]
-            entry.info = replace(entry.info, last_access=self._clock())
+            now = self._clock()
+            if self.retention.needs_touch(entry.info.last_access, now):
+                entry.info = replace(entry.info, last_access=now)
         actual = hashlib.sha256(body).hexdigest()
         if actual != entry.info.sha256:
             raise corrupted(ref, entry.info.sha256, actual)

@@ -66,6 +66,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         """CREATE TABLE reference_records (
             stub_id TEXT NOT NULL, scope TEXT NOT NULL, record BLOB NOT NULL,
             created REAL NOT NULL, expires REAL NOT NULL, PRIMARY KEY (stub_id, scope))""",
+        "CREATE INDEX reference_records_by_expiry ON reference_records (expires)",
     ),
 }
 
@@ -86,9 +87,10 @@ class SQLiteStore:
         quota_bytes: int = DEFAULT_QUOTA_BYTES,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         busy_timeout: float = 30.0,
+        lru_resolution: float = 1.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.retention = Retention(ttl, quota_bytes, max_body_bytes)
+        self.retention = Retention(ttl, quota_bytes, max_body_bytes, lru_resolution)
         self.path = Path(os.path.expanduser(os.fspath(path)))
         self._busy_timeout = busy_timeout
         self._clock = clock
@@ -202,8 +204,10 @@ class SQLiteStore:
         actual = hashlib.sha256(body).hexdigest()
         if actual != info.sha256:
             raise corrupted(ref, info.sha256, actual)
-        with self._tx(immediate=True) as conn:  # LRU: a read makes the ref young again
-            conn.execute("UPDATE refs SET last_access = ? WHERE ref = ?", (self._clock(), ref))
+        now = self._clock()
+        if self.retention.needs_touch(info.last_access, now):  # LRU: a read makes it young
+            with self._tx(immediate=True) as conn:
+                conn.execute("UPDATE refs SET last_access = ? WHERE ref = ?", (now, ref))
         return body, info
 
     def info(self, ref: str, *, scope: str | None = None) -> RefInfo:

@@ -1,0 +1,131 @@
+"""Store throughput against the floor: raw sqlite3 insert/select of the same bytes.
+
+    .venv/bin/python bench/store.py [--sizes 1KB,1MB,10MB,100MB] [--dir DIR]
+
+For each body size, times ``SQLiteStore.put`` and ``SQLiteStore.read`` against a plain
+``INSERT``/``SELECT`` of one BLOB in a table of its own, in a file with the same pragmas (WAL,
+synchronous=NORMAL). Every repetition writes a different body, so deduplication never skips a
+write. Medians, MB/s and the store/raw ratio are printed side by side. The store does more
+than the floor on purpose: put checks the SHA-256 it is given and splits the body into 4 MiB
+chunks; read joins the chunks and checks the digest again before serving.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from elision.shape import new_ref
+from elision.store import SQLiteStore
+
+T = TypeVar("T")
+UNITS = {"KB": 1024, "MB": 1024 * 1024}
+#: Repetitions per size: enough for a stable median on a shared 2-core machine.
+REPEATS = {1024: 300, 1024 * 1024: 20, 10 * 1024 * 1024: 7, 100 * 1024 * 1024: 3}
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().upper()
+    for suffix, factor in UNITS.items():
+        if text.endswith(suffix):
+            return int(float(text[: -len(suffix)]) * factor)
+    return int(text)
+
+
+def bodies(size: int, count: int) -> list[bytes]:
+    base = os.urandom(min(size, 1 << 20))
+    whole = (base * (size // len(base) + 1))[:size]
+    # A distinct prefix per repetition: a new digest, so the store writes every time.
+    return [i.to_bytes(8, "big") + whole[8:] if size >= 8 else whole for i in range(count)]
+
+
+def timed(func: Callable[[], T]) -> tuple[float, T]:
+    start = time.perf_counter()
+    result = func()
+    return time.perf_counter() - start, result
+
+
+def bench_store(path: Path, payloads: list[bytes]) -> tuple[list[float], list[float]]:
+    store = SQLiteStore(path, quota_bytes=1 << 40, max_body_bytes=1 << 30)
+    writes, reads, refs = [], [], []
+    for body in payloads:
+        ref = new_ref()
+        digest = hashlib.sha256(body).hexdigest()  # the caller's digest, as shape() passes it
+        elapsed, _ = timed(lambda b=body, r=ref, d=digest: store.put(
+            b, ref=r, sha256=d, format="text"))
+        writes.append(elapsed)
+        refs.append(ref)
+    for ref, body in zip(refs, payloads, strict=True):
+        elapsed, out = timed(lambda r=ref: store.read(r))
+        reads.append(elapsed)
+        assert out == body
+    store.close()
+    return writes, reads
+
+
+def bench_raw(path: Path, payloads: list[bytes]) -> tuple[list[float], list[float]]:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("CREATE TABLE raw (id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+    writes, reads = [], []
+
+    def insert(i: int, body: bytes) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO raw VALUES (?, ?)", (i, body))
+        conn.execute("COMMIT")
+
+    for i, body in enumerate(payloads):
+        writes.append(timed(lambda i=i, b=body: insert(i, b))[0])
+    for i, body in enumerate(payloads):
+        elapsed, out = timed(lambda i=i: bytes(
+            conn.execute("SELECT data FROM raw WHERE id = ?", (i,)).fetchone()[0]))
+        reads.append(elapsed)
+        assert out == body
+    conn.close()
+    return writes, reads
+
+
+def human(size: int) -> str:
+    return f"{size // (1 << 20)} MB" if size >= 1 << 20 else f"{size // 1024} KB"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1KB,1MB,10MB,100MB",
+                        help="comma-separated body sizes (KB, MB)")
+    parser.add_argument("--dir", default=None, help="where the temporary databases go")
+    args = parser.parse_args(argv)
+    sizes = [parse_size(s) for s in args.sizes.split(",")]
+    print(f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, "
+          f"{os.cpu_count()} cores")
+    header = (f"{'size':>7} {'op':>5} {'n':>4} | {'store median':>13} {'store MB/s':>10} | "
+              f"{'raw median':>11} {'raw MB/s':>9} | {'store/raw':>9}")
+    print(header)
+    print("-" * len(header))
+    for size in sizes:
+        count = REPEATS.get(size, 5)
+        payloads = bodies(size, count)
+        with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+            store_w, store_r = bench_store(Path(tmp) / "store.db", payloads)
+            raw_w, raw_r = bench_raw(Path(tmp) / "raw.db", payloads)
+        for op, mine, floor in (("write", store_w, raw_w), ("read", store_r, raw_r)):
+            m, f = statistics.median(mine), statistics.median(floor)
+            print(f"{human(size):>7} {op:>5} {count:>4} | {m * 1000:>10.3f} ms "
+                  f"{size / m / 1e6:>10.1f} | {f * 1000:>8.3f} ms {size / f / 1e6:>9.1f} | "
+                  f"{m / f:>8.2f}x")
+        del payloads
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
