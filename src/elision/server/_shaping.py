@@ -7,6 +7,10 @@ consumer cannot tell a server-side envelope from the proxy's except by where it 
 
 A **bulk array** is what the lint calls one: an array not inside another bulk array and not the
 value of a caveat key (``warnings`` stay whole).
+
+Caveat members are moved before the bulk of every object outside bulk arrays, even when nothing
+is cut: the server's cap is not the consumer's, and a consumer that cuts at a smaller cap than
+the server's must still find the totals first. ``sha256`` always binds the tool's own bytes.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 from elision.budget import Budget
 from elision.envelope import ENVELOPE_KEY, VALUE_KEY, elided_entry, format_path, make_envelope
 from elision.errors import ElisionError
-from elision.shape import DEFAULT_CAVEAT_KEYS, shape
+from elision.shape import DEFAULT_CAVEAT_KEYS, ShapeContext, shape, shape_body
 from elision.shape.json import caveat_matcher
 from elision.shape.jsonparse import dumps_value, parse_json
 
@@ -57,18 +61,55 @@ def bound_arrays(value: Any, limit: int) -> tuple[Any, list[dict[str, Any]]]:
     return walk(value, [], 0), cuts
 
 
+def caveats_first(value: Any, depth: int = 0) -> Any:
+    """``value`` with its members in a head-slice-safe order, in every object outside arrays.
+
+    Caveat members first, then scalars, then objects that hold caveats, then other objects,
+    then arrays (stable within each class), so no count or warning follows a bulk array.
+    """
+    if not isinstance(value, dict) or depth > 200:
+        return value
+
+    def rank(key: str, member: Any) -> int:
+        if _is_caveat(key) or (key == ENVELOPE_KEY and not depth):
+            return 0
+        if isinstance(member, list):
+            return 4
+        if isinstance(member, dict):
+            return 2 if _holds_caveat(member, depth + 1) else 3
+        return 1
+
+    ordered = sorted(value.items(), key=lambda kv: rank(kv[0], kv[1]))
+    return {
+        k: v if rank(k, v) == 0 else caveats_first(v, depth + 1) for k, v in ordered
+    }
+
+
+def _holds_caveat(value: dict[str, Any], depth: int) -> bool:
+    if depth > 200:
+        return False
+    return any(
+        _is_caveat(k) or (isinstance(v, dict) and _holds_caveat(v, depth + 1))
+        for k, v in value.items()
+    )
+
+
 def shape_value(value: Any, cap: int, limit: int | None = None) -> ServerShaped:
     """Bound ``value``'s bulk arrays by ``limit`` (if given), then fit ``cap`` bytes."""
     budget = Budget(cap)
     full = dumps_value(value)
-    cuts: list[dict[str, Any]] = []
-    limited = value
-    if limit is not None:
-        limited, cuts = bound_arrays(value, limit)
-    if not cuts:
-        shaped = shape(full, budget, format="json")
-        return ServerShaped(shaped.text, parse_json(shaped.body), shaped.envelope)
     digest = hashlib.sha256(full).hexdigest()
+    ordered = caveats_first(value)
+    cuts: list[dict[str, Any]] = []
+    limited = ordered
+    if limit is not None:
+        limited, cuts = bound_arrays(ordered, limit)
+    if not cuts:
+        body = full if ordered is value else dumps_value(ordered)
+        # Same members, so the same length: only the order (and so the digest) differs.
+        ctx = ShapeContext(sha256=digest, total_bytes=len(full), body=body)
+        shaped = shape_body(body, budget, "json", ctx)
+        return ServerShaped(shaped.text, parse_json(shaped.body), shaped.envelope)
     target = cap
     for _ in range(6):
         text, doc, envelope = _compose(limited, cuts, digest, len(full), target)

@@ -23,7 +23,7 @@ from typing import Any, TypeVar, cast
 import mcp_types as types
 
 from elision.budget import Budget
-from elision.envelope import META_KEY
+from elision.envelope import META_KEY, VALUE_KEY
 from elision.errors import InputError
 from elision.server._shaping import shape_value
 from elision.shape import shape
@@ -80,12 +80,17 @@ def shape_result(value: Any, cap: int, limit: int | None = None) -> Any:
     if hasattr(value, "model_dump") and callable(value.model_dump):
         value = value.model_dump(mode="json", by_alias=True)
     if isinstance(value, str):
-        text = shape(value, Budget(cap))
-        meta = {META_KEY: text.envelope} if text.envelope else None
-        return types.CallToolResult(content=[types.TextContent(text=text.text)], _meta=meta)
+        # MCPServer publishes a text tool's output as {"result": text}: keep to that schema.
+        text = shape(value, Budget(cap)).text
+        return types.CallToolResult(content=[types.TextContent(text=text)],
+                                    structured_content={"result": text})
     result = shape_value(value, cap, limit)
+    structured = result.value
+    if not isinstance(value, dict):
+        inner = structured[VALUE_KEY] if isinstance(structured, dict) else structured
+        structured = {"result": inner}
     return types.CallToolResult(
         content=[types.TextContent(text=result.text)],
-        structured_content=result.value if isinstance(result.value, dict) else None,
+        structured_content=structured,
         _meta={META_KEY: result.envelope} if result.envelope else None,
     )
