@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from elision.errors import InputError
 from elision.shape.jsonparse import (
     MAX_DEPTH,
     RawNumber,
@@ -236,3 +237,30 @@ def test_raw_number_is_a_value() -> None:
 def test_raw_number_refuses_what_is_not_a_number(raw: Any) -> None:
     with pytest.raises(ValueError, match="RawNumber needs the bytes of one JSON number"):
         RawNumber(raw)
+
+
+@given(documents)
+def test_deep_path_is_as_exact_as_the_others(token: Token) -> None:
+    # 1,100 levels is past orjson and the stdlib: the iterative parser reads the whole body.
+    text, expected = token
+    body = ("[" * 1100 + text + "]" * 1100).encode("utf-8")
+    value = parse_json(body)
+    assert dumps_value(value) == b"[" * 1100 + expected + b"]" * 1100
+    for _ in range(1100):
+        (value,) = value
+    # repr tells 1 from 1.0 and RawNumber(b'7') from 7, and shows key order.
+    assert repr(value) == repr(parse_json(text.encode("utf-8")))
+
+
+@given(documents, st.data())
+def test_any_cut_or_corruption_is_an_input_error(token: Token, data: st.DataObject) -> None:
+    # A torn or damaged body gives a clear InputError, never another exception.
+    body = token[0].encode("utf-8")
+    cut = data.draw(st.integers(0, len(body)))
+    damaged = bytearray(body[:cut])
+    if damaged and data.draw(st.booleans()):
+        damaged[data.draw(st.integers(0, len(damaged) - 1))] = data.draw(st.integers(0, 255))
+    try:
+        parse_json(bytes(damaged))
+    except InputError as exc:
+        assert "byte" in str(exc) or "empty" in str(exc) or "byte order mark" in str(exc)

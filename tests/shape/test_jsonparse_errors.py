@@ -52,7 +52,10 @@ DEEP = 1100  # past orjson's 1024 levels and the stdlib's recursion limit: the d
         (b"{'a': 1}", InputError, ["not valid JSON", "property name", "byte 1"]),
         (b"[01]", InputError, ["not valid JSON", "byte 2"]),
         (b'["a\tb"]', InputError, ["not valid JSON", "control character", "byte 3"]),
+        (b"[" * DEEP + b'"a\tb"' + b"]" * DEEP, InputError, ["control character"]),
         (b"[" * DEEP + b"1 2" + b"]" * DEEP, InputError, ["delimiter", f"byte {DEEP + 2}"]),
+        (b"[" * DEEP + b"1}" + b"]" * DEEP, InputError, ["delimiter", f"byte {DEEP + 1}"]),
+        (b'[{"a":1]' + b"]" * DEEP, InputError, ["delimiter", "byte 7"]),  # brackets must pair
         (b"[" * DEEP + b"{1:2}" + b"]" * DEEP, InputError, ["property name", f"byte {DEEP + 1}"]),
         # too deep for elision to walk
         (b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1), DepthError,
