@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import pytest
 
 from elision.budget import Budget
 from elision.errors import StoreError
-from elision.shape import shape
+from elision.shape import new_ref, shape
 from elision.store import MemoryStore, SQLiteStore, default_store_path, open_store
 
 
@@ -109,4 +111,14 @@ def test_body_too_large_still_shapes_and_says_not_stored(tmp_path: Path) -> None
     assert env["stored"] is False and "ref" not in env and "next" not in env
     assert any("maximum of 10,000 bytes" in note for note in env.get("notes", []))
     assert store.stats().refs == 0
+    store.close()
+
+
+def test_new_store_file_is_private(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "new" / "store.db")
+    body = b"tool result"
+    store.put(body, ref=new_ref(), sha256=hashlib.sha256(body).hexdigest(), format="text")
+    for path in (tmp_path / "new" / "store.db", tmp_path / "new" / "store.db-wal"):
+        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
+    assert stat.S_IMODE((tmp_path / "new").stat().st_mode) & 0o077 == 0
     store.close()

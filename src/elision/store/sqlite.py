@@ -96,7 +96,10 @@ class SQLiteStore:
         self._clock = clock
         self._lock = threading.RLock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Kept bodies are tool results: only their owner may read them.
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
         except OSError as exc:
             raise StoreError(
                 f"cannot create the store directory {str(self.path.parent)!r}: {exc.strerror}; "
