@@ -19,7 +19,7 @@ EXTENSION_FORMATS = {
 }
 
 STORE_HELP = (
-    "Store to keep the body in: a SQLite file path. Default: $ELISION_STORE, else "
+    "The content store, a SQLite file path. Default: $ELISION_STORE, else "
     "$XDG_DATA_HOME/elision/store.db (~/.local/share/elision/store.db)."
 )
 
