@@ -264,3 +264,19 @@ def test_any_cut_or_corruption_is_an_input_error(token: Token, data: st.DataObje
         parse_json(bytes(damaged))
     except InputError as exc:
         assert "byte" in str(exc) or "empty" in str(exc) or "byte order mark" in str(exc)
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        (b'{"sha": "1e5a0c", "id": "00000000000000000001"}', False),  # ids in strings: quiet
+        (b'{"price": 12.5, "qty": 3, "ok": [1, 2.25, -7]}', False),  # everyday numbers
+        (b'{"v": 1E5}', True),
+        (b'{"v":\n  [0,\t-0]}', True),  # any JSON whitespace after the anchor
+        (b'[1.50]', True),
+        (b'[12345678901234567890]', True),
+        (b'{"note": "ratio:1.50"}', True),  # looks like a number after ':': only costs speed
+    ],
+)
+def test_scan_is_anchored_to_number_context(body: bytes, flagged: bool) -> None:
+    assert risky_numbers(body) is flagged
