@@ -1,0 +1,314 @@
+"""The lint's parts without processes: the offset scanner, each rule's sharp edges, scenarios,
+and the report formats."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from elision.errors import InputError
+from elision.lint.judge import ToolReport, judge_tool
+from elision.lint.report import render, to_json, to_markdown
+from elision.lint.rules import (
+    Response,
+    Verdict,
+    is_aggregate,
+    limit_argument,
+    rule1_order,
+    rule3_declared,
+    rule4_induced,
+    rule4_schema,
+    rule4_zero,
+    schema_order,
+)
+from elision.lint.runner import LintResult
+from elision.lint.scan import scan
+from elision.lint.scenarios import Scenario, load_scenarios, parse_scenarios
+
+
+def resp(doc: Any, limit: int | None = None, failure: str | None = None,
+         is_error: bool = False) -> Response:
+    body = json.dumps(doc).encode()
+    return Response("r", body, is_error, scan(body), limit, failure)
+
+
+# -- the scanner ---------------------------------------------------------------------------------
+
+scalars = st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.text(max_size=12) | (
+    st.floats(allow_nan=False, allow_infinity=False))
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["rows", "total", "warnings", "a", "é", "b c", "count"]), inner,
+        max_size=4),
+    max_leaves=30,
+)
+
+
+def _at(doc: Any, path: str) -> Any:
+    for part in re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]", path):
+        name, quoted, index = part
+        doc = doc[int(index)] if index else doc[name or quoted]
+    return doc
+
+
+@given(doc=st.dictionaries(st.sampled_from(["rows", "total", "x", "é"]), values, max_size=5),
+       indent=st.none() | st.integers(0, 2))
+def test_every_scanned_node_slices_back_to_its_value(
+    doc: dict[str, Any], indent: int | None
+) -> None:
+    body = json.dumps(doc, indent=indent, ensure_ascii=False).encode()
+    found = scan(body)
+    starts = [n.start for n in found.nodes]
+    assert starts == sorted(starts)  # serialization order
+    for node in found.nodes:
+        value = json.loads(body[node.start:node.end])
+        assert value == _at(doc, node.path)
+        if node.key is not None:
+            assert json.loads(body[node.key_start:].split(b":", 1)[0]) == node.key
+        if node.kind == "array":
+            assert node.value == len(value)
+
+
+def test_bulk_arrays_are_skimmed_and_caveat_lists_are_not_bulk() -> None:
+    found = scan(b'{"warnings":["a"],"rows":[{"total":1,"tags":[1]}],"__elision__":{"elided":[]}}')
+    assert [(n.path, n.bulk, n.caveat) for n in found.nodes] == [
+        ("$", False, False),
+        ("$.warnings", False, True),
+        ("$.warnings[0]", False, False),
+        ("$.rows", True, False),  # its records are not walked: they are data, not coverage
+        ("$.__elision__", False, True),  # elision's own envelope is one caveat
+    ]
+
+
+# -- rule by rule --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("doc", "fails"),
+    [
+        # Caveats first: nothing to say.
+        ({"total": 3, "rows": [1, 2, 3]}, []),
+        # A total after the rows is lost by any head slice that cuts the rows.
+        ({"rows": [1, 2, 3], "total": 3},
+         ["r: $.total (byte 20) comes after bulk array $.rows (bytes 9-18, 3 items)"]),
+        # A nested caveat after a bulk array elsewhere is lost just the same.
+        ({"rows": [1], "meta": {"count": 1}},
+         ["r: $.meta.count (byte 23) comes after bulk array $.rows (bytes 9-12, 1 item)"]),
+        # A key inside a record is data, not coverage.
+        ({"rows": [{"tags": [1], "count": 2}]}, []),
+        # An empty array after... is still bulk; a warnings list is not.
+        ({"warnings": ["x"], "errors": []}, []),
+    ],
+)
+def test_rule1_table(doc: Any, fails: list[str]) -> None:
+    assert rule1_order(resp(doc))[0] == fails
+
+
+def test_rule1_names_what_each_head_slice_loses() -> None:
+    # 100 strings of 102 bytes and 99 ", " separators, then the caveats: 10,455 bytes.
+    doc = {"rows": ["x" * 100] * 100, "warnings": ["searched 5 of 9"], "total": 9}
+    _, notes = rule1_order(resp(doc))
+    assert notes == [
+        f"r: a head slice at {cap} KB of 10,455 bytes loses $.warnings, $.total"
+        for cap in (4, 8)
+    ] + ["r: 10,455 bytes fit a head slice at 16 KB whole"]
+
+
+@pytest.mark.parametrize(
+    ("doc", "limit", "fails"),
+    [
+        # At its limit with a total beside it: declared.
+        ({"total": 9, "rows": [1, 2]}, 2, 0),
+        # At its limit and alone: silent truncation.
+        ({"rows": [1, 2]}, 2, 1),
+        # A cursor in the root counts for a nested array too.
+        ({"next_cursor": "c", "data": {"rows": [1, 2]}}, 2, 0),
+        # Under its limit: nothing was cut.
+        ({"rows": [1]}, 2, 0),
+        # An elision envelope declares every cut itself.
+        ({"__elision__": {"v": 1}, "rows": [1, 2]}, 2, 0),
+        # A bare note, and a bare flag: both say "cut" without numbers.
+        ({"note": "Results truncated.", "total": 5, "rows": [1]}, 2, 1),
+        ({"truncated": True, "rows": [1]}, None, 1),
+        # The same flag beside a count is fine; a note with numbers is fine.
+        ({"truncated": True, "total": 10, "rows": [1]}, None, 0),
+        ({"note": "truncated: 1 of 10 shown", "rows": [1]}, None, 0),
+    ],
+)
+def test_rule3_table(doc: Any, limit: int | None, fails: int) -> None:
+    assert len(rule3_declared(resp(doc, limit))) == fails
+
+
+def test_rule3_reads_text_answers_line_by_line() -> None:
+    text = Response("r", b"ok\n[output truncated]\n", False, None)
+    assert rule3_declared(text) == [
+        "r: '[output truncated]' says it was cut without numbers; say shown-of-total, "
+        "e.g. '37 of 2,000 rows'"]
+    assert rule3_declared(Response("r", b"[3 of 9 lines truncated]", False, None)) == []
+
+
+@pytest.mark.parametrize(
+    ("doc", "fails"),
+    [
+        # A zero balance beside an error: reads like an empty account.
+        ({"status": "upstream unavailable", "balance": 0}, 1),
+        ({"error": {"code": 401}, "total_count": 0}, 1),
+        # Zero without any error is an honest zero; null beside an error is honest too.
+        ({"status": "ok", "balance": 0}, 0),
+        ({"status": "token expired", "balance": None}, 0),
+    ],
+)
+def test_rule4_zero_table(doc: Any, fails: int) -> None:
+    assert len(rule4_zero(resp(doc))) == fails
+
+
+@pytest.mark.parametrize(
+    ("doc", "is_error", "fails"),
+    [
+        ({"balance": None}, False, 0),
+        ({"balance": 0}, False, 1),
+        # An empty month reads as "nothing happened".
+        ({"trades": []}, False, 1),
+        ({"balance": 0}, True, 0),  # an error result is an honest answer
+    ],
+)
+def test_rule4_induced_table(doc: Any, is_error: bool, fails: int) -> None:
+    found, _ = rule4_induced(resp(doc, failure="bad token", is_error=is_error))
+    assert len(found) == fails
+
+
+@pytest.mark.parametrize(
+    ("schema", "fails"),
+    [
+        ({"properties": {"balance": {"type": "number"}}}, ["$.balance is number"]),
+        ({"properties": {"balance": {"anyOf": [{"type": "number"}, {"type": "null"}]}}}, []),
+        ({"properties": {"rowCount": {"type": ["integer", "null"]}}}, []),
+        # Through a $ref, and nested in an object.
+        ({"properties": {"acct": {"$ref": "#/$defs/A"}},
+          "$defs": {"A": {"properties": {"sum": {"type": "integer"}}}}}, ["$.acct.sum is integer"]),
+        # Not an aggregate name; an untyped property can be null.
+        ({"properties": {"name": {"type": "string"}, "total": {}}}, []),
+    ],
+)
+def test_rule4_schema_table(schema: dict[str, Any], fails: list[str]) -> None:
+    found = rule4_schema(schema)
+    assert len(found) == len(fails)
+    for message, fragment in zip(found, fails, strict=True):
+        assert fragment in message
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("total", True), ("row_count", True), ("totalBalance", True), ("account", False),
+     ("discount", False), ("summary", False), ("amount_usd", True)],
+)
+def test_is_aggregate(name: str, expected: bool) -> None:
+    assert is_aggregate(name) is expected
+
+
+@pytest.mark.parametrize(
+    ("props", "expected"),
+    [({"limit": {"type": "integer"}}, "limit"), ({"max_results": {}}, "max_results"),
+     ({"pageSize": {"type": "integer"}}, "pageSize"), ({"limit": {"type": "string"}}, None),
+     ({"query": {"type": "string"}}, None)],
+)
+def test_limit_argument(props: dict[str, Any], expected: str | None) -> None:
+    assert limit_argument({"properties": props}) == expected
+
+
+def test_schema_order_flags_caveats_declared_after_arrays() -> None:
+    schema = {"properties": {"rows": {"type": "array"}, "total": {"type": "integer"}}}
+    assert schema_order(schema) == (
+        ["output schema: $.total is declared after array $.rows, so it serializes after it"],
+        ["$.rows"])
+
+
+def test_a_tool_without_scenarios_is_judged_from_its_schema_only() -> None:
+    schema = {"properties": {"rows": {"type": "array"}, "total": {"type": "integer"}}}
+    report = judge_tool("t", {"properties": {}}, schema, [], [])
+    assert not report.exercised
+    assert [v.status for v in report.verdicts] == ["fail", "fail", "not exercised", "fail"]
+
+
+# -- scenarios -----------------------------------------------------------------------------------
+
+
+def test_scenarios_in_json_toml_and_yaml_mean_the_same(tmp_path: Path) -> None:
+    (tmp_path / "s.json").write_text(json.dumps({"tools": {"t": [
+        {"name": "a year", "arguments": {"limit": 5}},
+        {"arguments": {"token": "x"}, "induced_failure": "bad token"}]}}))
+    (tmp_path / "s.toml").write_text(
+        '[[tools.t]]\nname = "a year"\narguments = {limit = 5}\n'
+        '[[tools.t]]\narguments = {token = "x"}\ninduced_failure = "bad token"\n')
+    expected = {"t": [Scenario("t", "a year", {"limit": 5}),
+                      Scenario("t", "#2", {"token": "x"}, "bad token")]}
+    assert load_scenarios(tmp_path / "s.json") == expected
+    assert load_scenarios(tmp_path / "s.toml") == expected
+    pytest.importorskip("yaml")
+    (tmp_path / "s.yaml").write_text(
+        "tools:\n  t:\n    - name: a year\n      arguments: {limit: 5}\n"
+        "    - arguments: {token: x}\n      induced_failure: bad token\n")
+    assert load_scenarios(tmp_path / "s.yaml") == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "expected a top-level 'tools' mapping"),
+        ({"tool": {}}, "got ['tool']"),  # a typo in the top key is named
+        ({"tools": {"t": {}}}, "tools.t must be a non-empty list"),
+        ({"tools": {"t": ["x"]}}, "tools.t[0] must be a mapping"),
+        ({"tools": {"t": [{"args": {}}]}}, "unknown keys ['args']"),
+        ({"tools": {"t": [{"arguments": [1]}]}}, "tools.t[0].arguments must be a mapping"),
+        ({"tools": {"t": [{"induced_failure": ""}]}}, "induced_failure must say what fails"),
+    ],
+)
+def test_bad_scenarios_are_refused_with_the_place_named(data: Any, message: str) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        parse_scenarios(data)
+
+
+def test_a_scenarios_file_of_unknown_kind_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "calls.ini"
+    path.write_text("x")
+    with pytest.raises(InputError, match=re.escape("must end in .json, .toml, .yaml or .yml")):
+        load_scenarios(path)
+
+
+# -- reports -------------------------------------------------------------------------------------
+
+
+def _result() -> LintResult:
+    good = ToolReport("good", True, "limit",
+                      [Verdict(n, "pass", [f"ok {n}"]) for n in (1, 2, 3, 4)])
+    bad = ToolReport("bad|pipe", False, None,
+                     [Verdict(1, "fail", ["late total"]), Verdict(2, "not exercised"),
+                      Verdict(3, "not exercised"), Verdict(4, "pass")], ["call timed out"])
+    return LintResult("python s.py", [good, bad], ["ghost"])
+
+
+def test_reports_list_every_tool_and_rule() -> None:
+    data = to_json(_result())
+    assert data["ok"] is False
+    assert data["summary"] == {"tools": 2, "tools_failing": 1, "tools_not_exercised": 1,
+                               "pass": 5, "fail": 1, "not exercised": 2}
+    markdown = to_markdown(_result())
+    assert "| `good` | yes | PASS | PASS | PASS | PASS |" in markdown
+    assert "| `bad\\|pipe` | not exercised | FAIL | not exercised | not exercised | PASS |" \
+        in markdown
+    assert "- **call failed**: call timed out" in markdown
+    assert "  - late total" in markdown
+    assert "`ghost`" in markdown
+    sarif = json.loads(render(_result(), "sarif"))
+    kinds = [(r["ruleId"], r["kind"]) for r in sarif["runs"][0]["results"]]
+    assert len(kinds) == 8 and ("ELISION001", "fail") in kinds
+    notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [n["message"]["text"] for n in notes] == [
+        "tool 'bad|pipe': call timed out", "scenarios name an unknown tool 'ghost'"]
