@@ -312,3 +312,17 @@ def test_reports_list_every_tool_and_rule() -> None:
     notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert [n["message"]["text"] for n in notes] == [
         "tool 'bad|pipe': call timed out", "scenarios name an unknown tool 'ghost'"]
+
+
+def test_a_response_deeper_than_the_scanner_walks_is_read_as_text() -> None:
+    import mcp_types as types
+
+    from elision.errors import DepthError
+    from elision.lint.runner import response_of
+
+    deep = "[" * 5000 + "]" * 5000
+    with pytest.raises(DepthError, match="deeper than 200 levels"):
+        scan(deep.encode())
+    answer = response_of(types.CallToolResult(content=[types.TextContent(text=deep)]), "r")
+    assert answer.scan is None
+    assert answer.body == deep.encode()

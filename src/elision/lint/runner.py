@@ -16,7 +16,7 @@ import anyio
 import mcp_types as types
 import orjson
 
-from elision.errors import InputError, UpstreamError
+from elision.errors import DepthError, InputError, UpstreamError
 from elision.lint.judge import ToolReport, judge_tool
 from elision.lint.rules import Response, limit_argument
 from elision.lint.scan import scan
@@ -196,9 +196,12 @@ def response_of(result: types.CallToolResult, label: str) -> Response:
         if body.lstrip()[:1] in (b"{", b"["):
             try:
                 parse_json(body)
+                found = scan(body)
+            except DepthError:
+                break  # deeper than any consumer walks: judged as text
             except InputError:
                 continue
-            return Response(label, body, bool(result.is_error), scan(body))
+            return Response(label, body, bool(result.is_error), found)
     body = "\n".join(texts).encode("utf-8", "surrogatepass")
     return Response(label, body, bool(result.is_error), None)
 

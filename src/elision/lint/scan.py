@@ -25,7 +25,7 @@ from elision.shape import DEFAULT_CAVEAT_KEYS
 from elision.shape.json import caveat_matcher
 
 #: Nesting the scanner follows; deeper documents are refused (the shaper has its own limit).
-MAX_SCAN_DEPTH = 500
+MAX_SCAN_DEPTH = 200
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SCALAR = re.compile(rb"-?[0-9][0-9.eE+-]*|true|false|null")
