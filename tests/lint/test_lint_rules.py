@@ -326,3 +326,55 @@ def test_a_response_deeper_than_the_scanner_walks_is_read_as_text() -> None:
     answer = response_of(types.CallToolResult(content=[types.TextContent(text=deep)]), "r")
     assert answer.scan is None
     assert answer.body == deep.encode()
+
+
+# -- the runner's calls, with a stand-in client ---------------------------------------------------
+
+
+class _Client:
+    """Answers like a server whose tool hangs, raises, or returns rows."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        import anyio
+        import mcp_types as types
+
+        self.calls.append(arguments)
+        if arguments.get("mode") == "hang":
+            await anyio.sleep(30)
+        if arguments.get("mode") == "raise":
+            raise RuntimeError("Tool t has an output schema but did not return structured content")
+        n = arguments.get("limit", 3)
+        body = json.dumps({"total": 3, "rows": list(range(n)), "extra": [1, 2, 3]})
+        return types.CallToolResult(content=[types.TextContent(text=body)])
+
+
+def test_calls_that_hang_or_raise_are_reported_and_limit_is_set_to_1() -> None:
+    import anyio
+    import mcp_types as types
+
+    from elision.lint.runner import _lint_tool
+
+    tool = types.Tool(name="t", input_schema={"type": "object", "properties": {
+        "limit": {"type": "integer"}, "mode": {"type": "string"}}})
+    scenarios = [Scenario("t", "hangs", {"mode": "hang"}),
+                 Scenario("t", "raises", {"mode": "raise"}),
+                 Scenario("t", "three", {"limit": 3})]
+    client = _Client()
+    seen: list[str] = []
+    report = anyio.run(lambda: _lint_tool(client, tool, scenarios, 0.2, seen.append))
+    # The limit check reuses the first scenario without an induced failure: the hanging one.
+    assert client.calls[-1] == {"mode": "hang", "limit": 1}
+    assert seen == ["t: scenario 'hangs'", "t: scenario 'raises'", "t: scenario 'three'",
+                    "t: scenario 'hangs' with limit=1"]
+    assert report.errors == [
+        "scenario 'hangs': no answer within 0.2 s",
+        "scenario 'raises': the call failed: RuntimeError: Tool t has an output schema but did "
+        "not return structured content",
+        "scenario 'hangs' with limit=1: no answer within 0.2 s",
+    ]
+    assert report.failed
+    # The one answer still gets judged: three rows at limit 3 with a total beside them.
+    assert [v.status for v in report.verdicts] == ["pass", "not exercised", "pass", "pass"]
