@@ -122,3 +122,25 @@ def test_new_store_file_is_private(tmp_path: Path) -> None:
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
     assert stat.S_IMODE((tmp_path / "new").stat().st_mode) & 0o077 == 0
     store.close()
+
+
+def test_v1_store_migrates_and_keeps_its_totals(tmp_path: Path) -> None:
+    import sqlite3
+
+    store = SQLiteStore(tmp_path / "s.db")
+    for body in (b"a" * 100, b"b" * 250):
+        store.put(body, ref=new_ref(), sha256=hashlib.sha256(body).hexdigest(), format="text")
+    store.close()
+    # Put the file back to schema 1, as an older elision left it.
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        conn.execute("DROP TABLE usage")
+        conn.execute("DELETE FROM migrations WHERE version = 2")
+    conn.close()
+    again = SQLiteStore(tmp_path / "s.db")
+    stats = again.stats()
+    assert (stats.bodies, stats.bytes) == (2, 350)
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        versions = [row[0] for row in conn.execute("SELECT version FROM migrations ORDER BY 1")]
+    conn.close()
+    assert versions == [1, 2]
+    again.close()

@@ -43,7 +43,7 @@ from elision.store.fetch import shape_page
 
 #: 4 MiB chunks: big enough that a 100 MB body is 25 rows, small enough to stay off the limit.
 CHUNK_BYTES = 4 * MiB
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
@@ -68,12 +68,15 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             created REAL NOT NULL, expires REAL NOT NULL, PRIMARY KEY (stub_id, scope))""",
         "CREATE INDEX reference_records_by_expiry ON reference_records (expires)",
     ),
+    # A running total, so holding the quota does not scan every body on every put.
+    2: (
+        """CREATE TABLE usage (
+            id INTEGER PRIMARY KEY CHECK (id = 1), bodies INTEGER NOT NULL,
+            bytes INTEGER NOT NULL)""",
+        "INSERT INTO usage SELECT 1, COUNT(*), COALESCE(SUM(size), 0) FROM bodies",
+    ),
 }
 
-_ORPHANS = (
-    "SELECT sha256 FROM bodies b "
-    "WHERE NOT EXISTS (SELECT 1 FROM refs r WHERE r.sha256 = b.sha256)"
-)
 
 
 class SQLiteStore:
@@ -186,6 +189,8 @@ class SQLiteStore:
                 chunks = range(0, len(body), CHUNK_BYTES)
                 conn.execute("INSERT INTO bodies VALUES (?, ?, ?, ?)",
                              (sha256, len(body), len(chunks), now))
+                conn.execute("UPDATE usage SET bodies = bodies + 1, bytes = bytes + ?",
+                             (len(body),))
                 conn.executemany(
                     "INSERT INTO chunks VALUES (?, ?, ?)",
                     ((sha256, seq, memoryview(body)[start:start + CHUNK_BYTES])
@@ -299,8 +304,7 @@ class SQLiteStore:
 
     @staticmethod
     def _totals(conn: sqlite3.Connection) -> tuple[int, int]:
-        sql = "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM bodies"
-        count, total = conn.execute(sql).fetchone()
+        count, total = conn.execute("SELECT bodies, bytes FROM usage").fetchone()
         return int(count), int(total)
 
     def _drop_ref(
@@ -313,21 +317,31 @@ class SQLiteStore:
         if reason is not None:
             conn.execute("INSERT OR REPLACE INTO tombstones VALUES (?, ?, ?, ?)",
                          (ref, row[1], reason, now))
-        still_used = conn.execute("SELECT 1 FROM refs WHERE sha256 = ? LIMIT 1", (row[0],))
-        if still_used.fetchone() is None:
-            conn.execute("DELETE FROM chunks WHERE sha256 = ?", (row[0],))
-            conn.execute("DELETE FROM bodies WHERE sha256 = ?", (row[0],))
+        self._drop_body_if_unused(conn, row[0])
         return True
 
+    @staticmethod
+    def _drop_body_if_unused(conn: sqlite3.Connection, sha256: str) -> None:
+        if conn.execute("SELECT 1 FROM refs WHERE sha256 = ? LIMIT 1", (sha256,)).fetchone():
+            return
+        row = conn.execute("SELECT size FROM bodies WHERE sha256 = ?", (sha256,)).fetchone()
+        if row is None:
+            return
+        conn.execute("DELETE FROM chunks WHERE sha256 = ?", (sha256,))
+        conn.execute("DELETE FROM bodies WHERE sha256 = ?", (sha256,))
+        conn.execute("UPDATE usage SET bodies = bodies - 1, bytes = bytes - ?", (row[0],))
+
     def _expire(self, conn: sqlite3.Connection, now: float) -> int:
-        conn.execute("""INSERT OR REPLACE INTO tombstones
-                        SELECT ref, scope, 'expired', ? FROM refs WHERE expires <= ?""", (now, now))
-        gone = conn.execute("DELETE FROM refs WHERE expires <= ?", (now,)).rowcount
+        gone = conn.execute("SELECT ref, scope, sha256 FROM refs WHERE expires <= ?",
+                            (now,)).fetchall()
         if gone:
-            conn.execute(f"DELETE FROM chunks WHERE sha256 IN ({_ORPHANS})")
-            conn.execute(f"DELETE FROM bodies WHERE sha256 IN ({_ORPHANS})")
+            conn.executemany("INSERT OR REPLACE INTO tombstones VALUES (?, ?, 'expired', ?)",
+                             ((ref, scope, now) for ref, scope, _ in gone))
+            conn.execute("DELETE FROM refs WHERE expires <= ?", (now,))
+            for sha256 in {sha for _, _, sha in gone}:
+                self._drop_body_if_unused(conn, sha256)
         conn.execute("DELETE FROM reference_records WHERE expires <= ?", (now,))
-        return int(gone)
+        return len(gone)
 
     def _evict_for(self, conn: sqlite3.Connection, incoming: int, now: float) -> None:
         _, total = self._totals(conn)
