@@ -9,8 +9,10 @@ Put it under ``@server.tool()``::
 The tool keeps its signature (so its input and output schemas are unchanged). Each answer is
 bounded by the tool's ``limit`` argument (every bulk array, not one of them), then fitted to
 ``cap`` bytes with the same ``__elision__`` envelope as the proxy, which also goes into
-``_meta["elision/shaping"]``. An answer that fits and needed no cut is sent as the tool wrote
-it. Text answers are shaped as text; a ``CallToolResult`` the tool builds itself is passed on.
+``_meta["elision/shaping"]``. An answer that fits and needed no cut keeps every value as the
+tool wrote it, with caveat members moved first (a consumer may cut at less than ``cap``) and no
+envelope. Text answers are shaped as text; a ``CallToolResult`` the tool builds itself is passed
+on.
 """
 
 from __future__ import annotations
