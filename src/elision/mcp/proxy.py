@@ -29,6 +29,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import TypeAdapter
 
 from elision.errors import ElisionError, InputError, UpstreamError
 from elision.mcp.config import SEPARATOR, ServerSpec
@@ -150,6 +151,10 @@ class Proxy:
             get_tool_input_schema=self._input_schema,
             **handlers,
         )
+        # The per-message tracing span costs on every call and the proxy exports no traces.
+        server.middleware = [
+            m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
+        ]
         if "logging" in caps:
             # Registered directly: the constructor keyword warns that logging is deprecated in
             # the newest protocol, but clients of older ones still set levels.
@@ -210,12 +215,15 @@ class Proxy:
 
         relay: ProgressFnT | None = relay_progress if wants_progress else None
 
+        request = types.CallToolRequest(params=types.CallToolRequestParams(
+            name=route.name, arguments=params.arguments, input_responses=params.input_responses,
+            request_state=params.request_state, _meta=meta or None,
+        ))
+
         def send(session: ClientSession) -> Awaitable[Any]:
-            return session.call_tool(
-                route.name, params.arguments, progress_callback=relay,
-                input_responses=params.input_responses, request_state=params.request_state,
-                meta=meta or None, allow_input_required=True,
-            )
+            # Not session.call_tool: it re-validates every result against the upstream's
+            # outputSchema, which the agent's own client does anyway, at a cost on each call.
+            return session.send_request(request, _CALL_RESULT, progress_callback=relay)
 
         try:
             result = await upstream.call(f"tools/call {route.name!r}", send)
@@ -306,7 +314,7 @@ class Proxy:
         return await self._by_uri(
             str(params.uri), "resources/read",
             lambda s: s.send_request(
-                types.ReadResourceRequest(params=_upstream_params(params)), types.ReadResourceResult
+                types.ReadResourceRequest(params=_upstream_params(params)), _READ_RESULT
             ),
         )
 
@@ -346,7 +354,7 @@ class Proxy:
         upstream, name = self._route_name(params.name)
         forwarded = _upstream_params(params).model_copy(update={"name": name})
         return await self._guarded(upstream, f"prompts/get {name!r}", lambda s: s.send_request(
-            types.GetPromptRequest(params=forwarded), types.GetPromptResult
+            types.GetPromptRequest(params=forwarded), _PROMPT_RESULT
         ))
 
     async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> Any:
@@ -472,6 +480,10 @@ class Proxy:
 
 
 _RESERVED_META = "io.modelcontextprotocol/"
+# Results that may instead ask the agent for input first; passed through either way.
+_CALL_RESULT: TypeAdapter[Any] = TypeAdapter(types.CallToolResult | types.InputRequiredResult)
+_READ_RESULT: TypeAdapter[Any] = TypeAdapter(types.ReadResourceResult | types.InputRequiredResult)
+_PROMPT_RESULT: TypeAdapter[Any] = TypeAdapter(types.GetPromptResult | types.InputRequiredResult)
 P = TypeVar("P", bound=types.RequestParams | None)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 import warnings
 from collections.abc import Callable
@@ -12,6 +14,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from elision.errors import ElisionError
 from elision.mcp.proxy import Proxy
+from elision.mcp.stdio import stdio_server_transport
 from elision.mcp.upstream import stderr_log_handler
 
 #: What a proxy on HTTP prints on stderr once it accepts connections (tests wait for it).
@@ -37,7 +40,9 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
             server = proxy.build_server()
             options = server.create_initialization_options(proxy.notification_options())
             if listen is None:
-                async with stdio_server() as (read, write):
+                # The event loop reads pipes itself; a regular file needs the SDK's threads.
+                wire = stdio_server_transport() if _stdin_is_a_pipe() else stdio_server()
+                async with wire as (read, write):
                     await server.run(read, write, options)
             else:
                 await _serve_http(proxy, listen, tg.start_soon)
@@ -65,6 +70,14 @@ async def _serve_http(
 
     spawn(announce)
     await web.serve()
+
+
+def _stdin_is_a_pipe() -> bool:
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
 def _first_elision_error(group: BaseExceptionGroup[BaseException]) -> ElisionError | None:

@@ -8,6 +8,7 @@ become U+FFFD and, at worst, one unreadable message that the session reports.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -116,3 +117,68 @@ def _kill(process: Process) -> None:
         os.killpg(process.pid, 9)
 
 
+
+
+@asynccontextmanager
+async def stdio_server_transport() -> AsyncIterator[TransportStreams]:
+    """Serve MCP on this process's stdin and stdout without a thread hop per message.
+
+    The SDK's ``stdio_server`` reads and writes through worker threads, several per call; on
+    pipes the event loop can do both itself. While serving, fd 1 points at stderr so stray
+    prints cannot corrupt the wire. Raises ``ValueError`` when stdin is not a pipe, socket or
+    terminal (a regular file): use the SDK's transport then.
+    """
+    loop = asyncio.get_running_loop()
+    wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    saved_stdout = os.dup(1)
+    try:
+        stream = asyncio.StreamReader(limit=1 << 20, loop=loop)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), wire_in)
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, wire_out
+        )
+    except (ValueError, OSError):
+        wire_in.close()
+        wire_out.close()
+        os.close(saved_stdout)
+        raise ValueError("stdin is not a pipe") from None
+    out = asyncio.StreamWriter(transport, protocol, None, loop)
+    os.dup2(2, 1)
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def reader() -> None:
+        pieces: list[bytes] = []
+        async with read_writer:
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                while chunk := await stream.read(1 << 16):
+                    start = 0
+                    while (end := chunk.find(b"\n", start)) != -1:
+                        pieces.append(chunk[start:end])
+                        line = b"".join(pieces)
+                        pieces.clear()
+                        start = end + 1
+                        if line.strip():
+                            await read_writer.send(_parse(line))
+                    if start < len(chunk):
+                        pieces.append(chunk[start:])
+
+    async def writer() -> None:
+        async with write_reader:
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for message in write_reader:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    out.write(data.encode("utf-8", "replace") + b"\n")
+                    await out.drain()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(reader)
+            tg.start_soon(writer)
+            yield read_stream, write_stream
+            tg.cancel_scope.cancel()
+    finally:
+        transport.close()
+        os.dup2(saved_stdout, 1)
+        os.close(saved_stdout)
