@@ -300,3 +300,14 @@ def test_member_order_on_big_objects(extra: list[str]) -> None:
     assert caveats == [k for k in keys if is_caveat(k)]
     assert [k for _, k, _ in order] == caveats + [k for k in keys if not is_caveat(k)]
     assert all(keys[i] == k for i, k, _ in order)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_parsed_value_holding_nan_is_refused_not_written_as_null(bad: float) -> None:
+    from elision.shape import ShapeContext, fit
+    from elision.shape.json import value_shaper
+
+    value = {"rows": list(range(2000)), "x": bad}
+    ctx = ShapeContext(sha256="0" * 64, total_bytes=10_000, body=b"{}", page="$")
+    with pytest.raises(InputError, match="is not a JSON number"):
+        fit(value_shaper(value, ctx), Budget(1024))

@@ -7,6 +7,7 @@ node adds at least a byte to the compact form.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import orjson
@@ -23,6 +24,10 @@ def scalar_size(value: Any) -> int:
     if isinstance(value, int):
         return len(str(value))
     if isinstance(value, float):
+        if not math.isfinite(value):  # orjson would write null without a word
+            raise InputError(
+                f"{value!r} is not a JSON number; have the tool write null or a string instead"
+            )
         return len(orjson.dumps(value))
     if isinstance(value, RawNumber):
         return len(value)
