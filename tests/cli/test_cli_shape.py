@@ -161,3 +161,28 @@ def test_every_command_and_option_has_help(name: str, command: click.Command) ->
     for param in command.params:
         if isinstance(param, click.Option):
             assert param.help, f"{name} {param.opts}"
+
+
+NDJSON = "".join(json.dumps({"id": i, "v": "x" * 20}) + "\n" for i in range(500)).encode()
+CSV = ("id,v\n" + "".join(f"{i},{'x' * 20}\n" for i in range(500))).encode()
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "first_line_has"),
+    [
+        ("rows.jsonl", NDJSON, '"kind":"records"'),  # .jsonl: whole records, a JSON first line
+        ("rows.ndjson", NDJSON, '"kind":"records"'),  # .ndjson likewise
+        ("rows.csv", CSV, "# [elision] partial"),  # .csv: a comment line, then the header row
+        ("rows.txt", NDJSON, "[elision] partial: lines"),  # .txt forces text even for NDJSON
+    ],
+)
+def test_format_auto_uses_record_extensions(
+    tmp_path: Path, name: str, body: bytes, first_line_has: str
+) -> None:
+    source = write(tmp_path, name, body)
+    result = CliRunner().invoke(main, ["shape", str(source), "-b", "1024"])
+    assert result.exit_code == 0, result.output
+    first, second = result.stdout.splitlines()[:2]
+    assert first_line_has in first
+    if name.endswith(".csv"):
+        assert second == "id,v"  # the header row survives the cut
