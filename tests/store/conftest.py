@@ -1,10 +1,13 @@
 """One fixture for every store test, parametrized over the backends.
 
-A PostgreSQL backend joins by adding one param and one branch in ``_Backend.open``.
+PostgreSQL runs when ``ELISION_TEST_POSTGRES_URL`` is set: every ``db_name`` becomes its own
+random schema, dropped after the test, so parallel runs and reruns never share rows.
 """
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +17,8 @@ import pytest
 
 from elision.store import MemoryStore, SQLiteStore
 from elision.store.base import Store
+
+PG_URL_ENV = "ELISION_TEST_POSTGRES_URL"
 
 
 @dataclass
@@ -35,6 +40,7 @@ class _Backend:
     tmp: Path
     clock: FakeClock = field(default_factory=FakeClock)
     opened: list[Store] = field(default_factory=list)
+    schemas: dict[str, str] = field(default_factory=dict)
 
     @property
     def persistent(self) -> bool:
@@ -46,6 +52,11 @@ class _Backend:
         store: Store
         if self.name == "memory":
             store = MemoryStore(**options)
+        elif self.name == "postgres":
+            from elision.store.postgres import PostgresStore
+
+            schema = self.schemas.setdefault(db_name, f"elision_test_{uuid.uuid4().hex[:16]}")
+            store = PostgresStore(os.environ[PG_URL_ENV], schema=schema, **options)
         else:
             store = SQLiteStore(self.tmp / db_name, **options)
         self.opened.append(store)
@@ -54,10 +65,21 @@ class _Backend:
     def close_all(self) -> None:
         for store in self.opened:
             store.close()
+        if self.schemas:
+            import psycopg
+            from psycopg import sql
+
+            with psycopg.connect(os.environ[PG_URL_ENV], autocommit=True) as conn:
+                for schema in self.schemas.values():
+                    conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                        sql.Identifier(schema)))
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[_Backend]:
+    if request.param == "postgres" and not os.environ.get(PG_URL_ENV):
+        pytest.skip(f"{PG_URL_ENV} is unset: set it (e.g. postgresql://postgres@127.0.0.1:5432/"
+                    "test, as .ci/run does) to run the store suite against PostgreSQL")
     b = _Backend(request.param, tmp_path)
     yield b
     b.close_all()
