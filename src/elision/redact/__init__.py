@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
 from elision.redact.scan import redact_spans
-from elision.redact.walk import Walker, json_may_match, serialized
+from elision.redact.walk import Hits, Walker, may_need_redaction, serialized
 
 if TYPE_CHECKING:
     from elision.pipeline import Capture, Redacted
@@ -85,11 +85,16 @@ def redact_value(
     back through. ``body``, when given, must be the bytes ``value`` was parsed from; it lets
     a clean document skip one serialization.
     """
-    data = body if body is not None and b"\\u" not in body else serialized(value)
-    if data is not None and not json_may_match(data):
+    # The raw body is one cheap look when it is clean; a body that spells characters as \u
+    # escapes may hide a trigger from a byte search, so it is not trusted to be clean.
+    if body is not None and b"\\u" not in body and not may_need_redaction(body):
+        return Redaction(value)
+    data = serialized(value)
+    hits = Hits(data) if data is not None else None
+    if hits is not None and not hits:
         return Redaction(value)
     walker = Walker(root=path_root, server=server)
-    redacted = walker.run(value)
+    redacted = walker.run(value, data, hits)
     _log(walker.withheld)
     return Redaction(redacted, tuple(walker.withheld), walker.references)
 

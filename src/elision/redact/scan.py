@@ -1,37 +1,59 @@
 """Find and replace every withheld span in a text, at about the cost of a substring search.
 
-A long text is cut into chunks of about :data:`CHUNK` chars at line ends; a chunk that the
-pre-filter rejects is kept as it is, so the precise rules only ever run on the few chunks that
-might hold a secret. A PEM private key is the one shape that spans lines: a chunk that opens a
-key is extended to the line that closes it, so no key is split between two chunks.
+A long text is cut into chunks of about :data:`CHUNK` chars at line ends, and a chunk the
+pre-filter rejects is kept as it is. A chunk that might hold a secret is halved at a line end
+until the pieces are :data:`PIECE` chars or less, so the precise rules only ever run on a few
+short pieces around each candidate. A PEM private key is the one shape that spans lines, so
+that rule alone runs over the whole text (it is anchored on a literal, which is cheap).
 """
 
 from __future__ import annotations
 
 from elision.redact.rules import Span, credential_stub, may_match
-from elision.redact.secrets import find_credentials
+from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.urls import find_signed_urls
 
-#: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise, small enough that
-#: one secret does not send a whole log through the precise rules.
+#: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise.
 CHUNK = 1 << 16
-_PEM_BEGIN = "-----BEGIN"
-_PEM_END = "-----END"
+#: The largest piece the precise rules run on once the pre-filter has flagged it.
+PIECE = 1 << 10
+_PEM = next(rule for rule in CREDENTIAL_RULES if rule.id == "private-key")
 
 
 def find_spans(text: str) -> list[Span]:
     """The non-overlapping spans of ``text`` that must be withheld, in order."""
-    if len(text) <= CHUNK:
+    if len(text) <= PIECE:
         return _merge(_precise(text, 0)) if may_match(text) else []
     found: list[Span] = []
+    if _PEM.exact[0] in text:
+        found.extend(Span(m.start(), m.end(), _PEM.id) for m in _PEM.pattern.finditer(text))
     start, limit = 0, len(text)
     while start < limit:
-        end = _chunk_end(text, start)
-        chunk = text[start:end]
-        if may_match(chunk):
-            found.extend(_precise(chunk, start))
+        end = text.find("\n", start + CHUNK)
+        end = limit if end < 0 else end + 1
+        _halve(text, start, end, found)
         start = end
     return _merge(found)
+
+
+def _halve(text: str, start: int, end: int, found: list[Span]) -> None:
+    pending = [(start, end)]
+    while pending:
+        a, b = pending.pop()
+        piece = text[a:b]
+        if not may_match(piece):
+            continue
+        cut = -1
+        if b - a > PIECE:
+            mid = (a + b) // 2
+            cut = text.find("\n", mid, b - 1)
+            if cut < 0:
+                cut = text.rfind("\n", a, mid)
+        if cut < 0:  # small enough, or one long line: nothing left to split on
+            found.extend(_precise(piece, a))
+        else:
+            pending.append((cut + 1, b))
+            pending.append((a, cut + 1))
 
 
 def redact_spans(text: str) -> tuple[str, list[Span]]:
@@ -47,19 +69,6 @@ def redact_spans(text: str) -> tuple[str, list[Span]]:
         pos = span.end
     out.append(text[pos:])
     return "".join(out), spans
-
-
-def _chunk_end(text: str, start: int) -> int:
-    end = text.find("\n", start + CHUNK)
-    end = len(text) if end < 0 else end + 1
-    begin = text.rfind(_PEM_BEGIN, start, end)
-    if begin >= 0 and text.find(_PEM_END, begin, end) < 0:
-        close = text.find(_PEM_END, end)
-        if close < 0:
-            return len(text)
-        line_end = text.find("\n", close)
-        return len(text) if line_end < 0 else line_end + 1
-    return end
 
 
 def _precise(text: str, offset: int) -> list[Span]:

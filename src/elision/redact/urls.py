@@ -33,9 +33,10 @@ _TRIGGER = re.compile(
     + _EQ,
     re.IGNORECASE,
 )
+# Anchored on the "://" rather than the scheme: a pattern that starts with a letter class
+# is tried at every letter of the text.
 _USERINFO = re.compile(
-    r"[a-z][a-z0-9+.-]{0,15}(?::|%3a)(?:\\?/|%2f){2}[^\s/?#@\"'<>]{0,256}?(?::|%3a)"
-    r"[^\s/?#@\"'<>]{1,256}?(?:@|%40)",
+    r"(?:://|:\\/\\/|%3a%2f%2f)[^\s/?#@\"'<>]{0,256}?(?::|%3a)[^\s/?#@\"'<>]{1,256}?(?:@|%40)",
     re.IGNORECASE,
 )
 _SLACK_HOOK = re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}", re.I)
@@ -59,7 +60,15 @@ _MIN_CODE = 10
 def find_signed_urls(text: str) -> list[Span]:
     """Every credential-bearing URL in ``text`` as a span over the whole URL."""
     spans: dict[tuple[int, int], str] = {}
-    for pattern in (_TRIGGER, _USERINFO, _SLACK_HOOK):
+    low = text.lower()
+    patterns = []
+    if "=" in low or "%3d" in low:
+        patterns.append(_TRIGGER)
+    if "@" in low or "%40" in low:
+        patterns.append(_USERINFO)
+    if "hooks.slack.com" in low:
+        patterns.append(_SLACK_HOOK)
+    for pattern in patterns:
         for match in pattern.finditer(text):
             start, end = _token_bounds(text, match.start(), match.end())
             if (start, end) in spans:

@@ -1,0 +1,154 @@
+"""Redaction throughput beside the shaper's own cost (one orjson parse), in one run.
+
+    .venv/bin/python bench/redact.py                 # 1, 10 and 100 MB, 5 rounds each
+    .venv/bin/python bench/redact.py --sizes 1 10 --rounds 3
+
+For each size the corpus is mixed: JSON tool results (records with ordinary URLs, prose,
+base64 image blocks, MCP resource lanes, and a sparse sprinkling of signed URLs and keys) and
+a plain-text log with the same sprinkling. Each row gives the median wall time of:
+
+* ``loads``                 the floor: ``orjson.loads`` of the JSON corpus (for the log, of
+                            the JSON corpus of the same size); the shaper costs about one parse;
+* ``+sha256``               loads plus SHA-256 of the bytes: DESIGN.md's shaper floor;
+* ``redact_value(body=)``   what the pipeline calls (it has the raw body, so a clean run of the
+                            document skips one serialization);
+* ``redact_value``          the same without the body;
+* ``redact_text``           the log, as text.
+
+``ratio`` is redaction over loads, ``ratio2`` over loads + SHA-256. The target is a ratio
+below 1.0: redaction adds less than the shaper's own cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gc
+import hashlib
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from elision.redact import redact_text, redact_value
+
+SECRETS = [
+    "https://b.s3.amazonaws.com/o.png?X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261130"
+    "&X-Amz-Signature=0f0e0d0c0b0a09080706050403020100",
+    "Authorization: Bearer 0123456789abcdefBENCHtoken",
+    "ghp_BENCHonlyNOTaREALtoken0123456789abcd",
+    "https://api.example.com/v1/me?access_token=ya29.BENCHonly",
+]
+WORDS = [
+    "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "result", "row", "value",
+    "status", "ok", "error", "none", "warning", "partition", "shard", "replica", "latency",
+    "p99", "request", "response", "cache", "miss", "hit",
+]
+
+
+def _prose(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def _record(rng: random.Random, i: int, secret_every: int) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "id": i,
+        "name": _prose(rng, 4),
+        "url": f"https://example.com/items/{i}?page={i % 7}&sort=asc",
+        "score": rng.random(),
+        "tags": [rng.choice(WORDS) for _ in range(3)],
+        "note": _prose(rng, 12),
+    }
+    if i % 50 == 0:
+        rec["thumbnail"] = {"type": "image", "mimeType": "image/png",
+                            "data": base64.b64encode(rng.randbytes(600)).decode()}
+    if i % 97 == 0:
+        rec["doc"] = {"type": "resource", "uri": f"https://example.com/docs/{i}.pdf",
+                      "mimeType": "application/pdf"}
+    if secret_every and i % secret_every == 0:
+        rec["note"] += " " + rng.choice(SECRETS)
+    return rec
+
+
+def json_corpus(size: int, secret_every: int, seed: int = 7) -> bytes:
+    rng = random.Random(seed)
+    rows: list[dict[str, Any]] = []
+    approx = 0
+    i = 0
+    while approx < size:
+        rec = _record(rng, i, secret_every)
+        approx += len(orjson.dumps(rec)) + 1
+        rows.append(rec)
+        i += 1
+    doc = {"total": len(rows), "warnings": ["bench corpus"], "rows": rows}
+    return orjson.dumps(doc)
+
+
+def text_corpus(size: int, secret_every: int, seed: int = 11) -> str:
+    rng = random.Random(seed)
+    lines: list[str] = []
+    approx = 0
+    i = 0
+    while approx < size:
+        line = f"2026-11-30T12:00:{i % 60:02d}Z INFO {_prose(rng, 10)} https://example.com/p/{i}"
+        if secret_every and i % secret_every == 0:
+            line += " " + rng.choice(SECRETS)
+        lines.append(line)
+        approx += len(line) + 1
+        i += 1
+    return "\n".join(lines)
+
+
+def median_time(fn: Callable[[], object], rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def measure(mb: int, rounds: int, secret_every: int) -> None:
+    body = json_corpus(mb * 1_000_000, secret_every)
+    value = orjson.loads(body)
+    floor = median_time(lambda: orjson.loads(body), rounds)
+    sha = median_time(lambda: hashlib.sha256(body).digest(), rounds)
+    withheld = len(redact_value(value, body=body).withheld)
+    for what, fn in (
+        ("redact_value(body=)", lambda: redact_value(value, body=body)),
+        ("redact_value", lambda: redact_value(value)),
+    ):
+        cost = median_time(fn, rounds)
+        _row(mb, "json", floor, sha, cost, f"{what}, {withheld} withheld")
+    # A log has no parse of its own to compare with, so its floor is the parse of a JSON body
+    # of the same size: what the shaper would cost on it.
+    text = text_corpus(mb * 1_000_000, secret_every)
+    cost = median_time(lambda: redact_text(text), rounds)
+    withheld = len(redact_text(text).withheld)
+    _row(mb, "text", floor, sha, cost, f"redact_text, {withheld} withheld")
+
+
+def _row(mb: int, kind: str, floor: float, sha: float, cost: float, what: str) -> None:
+    print(f"{mb:>4}MB {kind:<5} {floor:>8.3f}s {floor + sha:>8.3f}s {cost:>8.3f}s "
+          f"{cost / floor:>6.2f} {cost / (floor + sha):>6.2f}  {what}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 10, 100], help="MB")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--secret-every", type=int, default=2000,
+                        help="one secret per this many records / lines (0: none)")
+    args = parser.parse_args()
+    print(f"{'size':>6} {'kind':<5} {'loads':>9} {'+sha256':>9} {'redact':>9} "
+          f"{'ratio':>6} {'ratio2':>6}  what")
+    for mb in args.sizes:
+        measure(mb, args.rounds, args.secret_every)
+
+
+if __name__ == "__main__":
+    main()
