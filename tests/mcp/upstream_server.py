@@ -40,6 +40,12 @@ def rows(n: int = 1000) -> dict[str, Any]:
     return rows_doc(n)
 
 
+@server.tool(name=PREFIX + "rows_text")
+def rows_text(n: int = 1000) -> str:
+    """The same document as rows, as compact JSON text whose bytes a test can predict."""
+    return json.dumps(rows_doc(n))
+
+
 @server.tool(name=PREFIX + "log")
 def log(lines: int = 3000) -> str:
     """A build log with the verdict on its last line."""

@@ -88,9 +88,24 @@ class Proxy:
         self._tg = task_group
         for spec in self.specs:
             self.upstreams[spec.name] = Upstream(spec, task_group, self._notified)
+        listed: dict[str, list[types.Tool]] = {}
+        failures: list[UpstreamError] = []
+
+        async def list_one(upstream: Upstream) -> None:
+            try:
+                listed[upstream.name] = await self._list_all_tools(upstream)
+            except UpstreamError as exc:
+                failures.append(exc)
+
+        # Servers start side by side: startup costs the slowest server, not their sum.
+        async with anyio.create_task_group() as starting:
+            for upstream in self.upstreams.values():
+                starting.start_soon(list_one, upstream)
+        if failures:
+            raise failures[0]
         tools: dict[str, _Route] = {}
         for upstream in self.upstreams.values():
-            for tool in await self._list_all_tools(upstream):
+            for tool in listed[upstream.name]:
                 exposed = self._exposed(upstream, tool.name)
                 if exposed == FETCH_TOOL:
                     raise InputError(
