@@ -57,7 +57,9 @@ def open_store(
     ttl: float | None = None,
     quota_bytes: int | None = None,
 ) -> Store:
-    """The store named by ``spec``: a file path, ``:memory:``, or ``None`` for the default."""
+    """The store named by ``spec``: a file path, ``:memory:``, a ``postgresql://`` URL (its
+    search_path's first schema; ``?options=-csearch_path%3Dname`` picks another), or ``None``
+    for the default."""
     if spec is None:
         spec = os.environ.get("ELISION_STORE") or default_store_path()
     text = os.fspath(spec)
@@ -65,10 +67,15 @@ def open_store(
     quota = quota_bytes if quota_bytes is not None else int(
         _env_number("ELISION_STORE_QUOTA", DEFAULT_QUOTA_BYTES))
     if text.startswith(("postgresql://", "postgres://")):
-        raise StoreError(
-            "a postgresql:// store needs the PostgreSQL backend (issue 8), which this elision "
-            "does not have yet; use a SQLite file path for --store / ELISION_STORE"
-        )
+        # Imported here: psycopg is an optional extra that a SQLite user need not install.
+        try:
+            from elision.store.postgres import PostgresStore
+        except ImportError:
+            raise StoreError(
+                "a postgresql:// store needs psycopg; install elision[postgres], or use a "
+                "SQLite file path for --store / ELISION_STORE"
+            ) from None
+        return PostgresStore(text, ttl=ttl, quota_bytes=quota)
     if text == ":memory:":
         return MemoryStore(ttl=ttl, quota_bytes=quota)
     if text.startswith("sqlite:///"):

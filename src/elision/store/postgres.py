@@ -121,6 +121,14 @@ class PgConnector:
         self._pool: ConnectionPool[Any] | None = None
         self._pid = -1
         self._given_schema = schema
+        self._probe()
+        try:
+            self._choose_schema(schema)
+        except BaseException:
+            self.close()
+            raise
+
+    def _choose_schema(self, schema: str | None) -> None:
         if schema:
             self.schema = schema
             # Replicas starting together race to create it: the lock makes that a queue.
@@ -132,9 +140,21 @@ class PgConnector:
             self.schema = "(default)"
             found = self.run(lambda c: _one(c, "SELECT current_schema()"), write=False)
             if found is None:
-                raise error(f"no schema on the search_path of {self.where} exists; create "
-                            "it, or pass a schema")
+                raise self._error(
+                    f"no schema on the search_path of {self.where} exists; create it with "
+                    "CREATE SCHEMA, or name one that exists in the URL's "
+                    "options=-csearch_path%3D<schema>")
             self.schema = str(found)
+
+    def _probe(self) -> None:
+        # A pool only says "couldn't get a connection" after its timeout; one direct attempt
+        # first gives the real reason (no such role, no such database) at once.
+        try:
+            psycopg.connect(self.url, connect_timeout=max(1, int(self.timeout))).close()
+        except psycopg.Error as exc:
+            raise self._error(
+                f"cannot connect to PostgreSQL at {self.where}: {_first_line(exc)}; check "
+                "that the server is up and that the URL's user and database exist") from None
 
     def _connections(self) -> ConnectionPool[Any]:
         # A pool must not cross a fork: the child's sockets would be the parent's.
@@ -184,9 +204,9 @@ class PgConnector:
                     f"{_first_line(exc)}; check that the schema {self.schema!r} holds "
                     "elision's tables at this version, or point at another schema") from None
         raise self._error(
-            f"lost the connection to PostgreSQL at {self.where} and {self.retries} retries "
-            f"failed ({_first_line(last)}); check that the server is up and reachable, "
-            "then try again") from None
+            f"could not reach PostgreSQL at {self.where} in {self.retries + 1} tries, on "
+            f"fresh connections ({_first_line(last)}); check that the server is up and that "
+            "the URL's user and database exist, then try again") from None
 
     def close(self) -> None:
         if self._pool is not None and self._pid == os.getpid():
@@ -243,7 +263,11 @@ class PostgresStore:
                                timeout=timeout, max_size=pool_size)
         self._lock = lock_key(self._db.schema, "store")
         self.path = f"{self._db.where} schema {self._db.schema}"
-        self.schema_version = self.migrate()
+        try:
+            self.schema_version = self.migrate()
+        except BaseException:
+            self._db.close()
+            raise
 
     def migrate(self) -> int:
         """Create or upgrade this schema's tables; returns the schema version now in place."""
