@@ -261,6 +261,14 @@ def test_csv_edges(body: bytes, limit: int) -> None:
     shaped = shape(body, Budget(limit), format="csv")
     assert not shaped.complete
     check_csv(body, limit, shaped)
+    notice = shaped.text.splitlines()[0]
+    header_row = body.splitlines(keepends=True)[0]
+    # The header row is kept whenever it fits at all; when it cannot, the notice says so.
+    if len(header_row) < 100:
+        assert shaped.text.splitlines(keepends=True)[1].encode() == header_row
+        assert "after the header row" in notice
+    else:
+        assert "header row too long to show" in notice
 
 
 def test_csv_that_fits_is_unchanged() -> None:

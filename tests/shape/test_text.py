@@ -90,6 +90,8 @@ def check(body: bytes, limit: int, shaped: Shaped) -> Reading:
     for part in (match["ranges"] or "").split(" and ") if match["ranges"] else []:
         a, _, b = part.partition("-")
         ranges.append((_num(a), _num(b or a)))
+    # From 512 bytes up, a line (or a cut of line 1) always fits beside header and marker.
+    assert ranges or n == 0
     cut = _CUT.search(match["extra"])
     if cut:
         assert ranges == [(1, 1)]
@@ -203,27 +205,55 @@ def test_budget_is_filled() -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "limit", "complete"),
+    ("where", "limits"),
     [
-        (b"", 512, True),  # empty body: nothing to cut
-        (b"x" * 512, 512, True),  # exactly fits
-        (b"x" * 513, 512, False),  # one byte over: one long line, cut
-        (b"\n" * 2000, 512, False),  # only newlines: empty lines are lines too
-        (b"\r\n" * 700, 600, False),  # CRLF pairs are one ending, never split
-        (b"\r" * 900, 600, False),  # old Mac endings
-        (b"a\r\nb\rc\n" * 200, 700, False),  # mixed endings kept as they were
-        ("é" * 2000, 512, False),  # one huge line of 2-byte chars: cut between chars
-        ("€" * 2000 + "\nend\n", 512, False),  # huge first line, small last: last shown whole
-        ("\ufeffcol\n" + "row\n" * 500, 600, False),  # BOM stays part of line 1
-        (b"line\n" * 300 + b"last without ending", 700, False),  # no trailing newline
-        (b"z" * 5000 + b"\n" + b"y" * 5000, 700, False),  # both ends too long: cut line 1
+        ("head", (1024, 2048, 2500)),  # the head's turn comes early (60%): the tail fills
+        ("tail", (1024, 3000, 3500)),  # the tail's turn comes later (40%): the head fills
     ],
 )
-def test_edges(body: bytes | str, limit: int, complete: bool) -> None:
+def test_a_long_line_on_one_side_leaves_its_share_to_the_other(
+    where: str, limits: tuple[int, ...]
+) -> None:
+    lines = reference_lines(_log(3000))
+    # Long enough that the path turns to it before the budget is spent: the fill must act.
+    long_line = b"stack trace " * 125 + b"\n"
+    lines.insert(2 if where == "head" else len(lines) - 2, long_line)
+    body = b"".join(lines)
+    for limit in limits:
+        shaped = shape_at(body, limit)
+        reading = check(body, limit, shaped)
+        assert len(shaped.body) >= 0.9 * limit, (limit, len(shaped.body))
+        blocked, other = (reading.head, reading.tail) if where == "head" else \
+            (reading.tail, reading.head)
+        assert blocked <= 2 < other
+
+
+@pytest.mark.parametrize(
+    ("body", "limit", "kind"),
+    [
+        (b"", 512, "complete"),  # empty body: nothing to cut
+        (b"x" * 512, 512, "complete"),  # exactly fits
+        (b"x" * 513, 512, "cut"),  # one byte over: one long line, cut
+        (b"\n" * 2000, 512, "lines"),  # only newlines: empty lines are lines too
+        (b"\r\n" * 700, 600, "lines"),  # CRLF pairs are one ending, never split
+        (b"\r" * 900, 600, "lines"),  # old Mac endings
+        (b"a\r\nb\rc\n" * 200, 700, "lines"),  # mixed endings kept as they were
+        ("é" * 2000, 512, "cut"),  # one huge line of 2-byte chars: cut between chars
+        ("€" * 2000 + "\nend\n", 512, "lines"),  # huge first line, small last: last shown whole
+        ("\ufeffcol\n" + "row\n" * 500, 600, "lines"),  # BOM stays part of line 1
+        (b"line\n" * 300 + b"last without ending", 700, "lines"),  # no trailing newline
+        (b"z" * 5000 + b"\n" + b"y" * 5000, 700, "cut"),  # both ends too long: cut line 1
+    ],
+)
+def test_edges(body: bytes | str, limit: int, kind: str) -> None:
     raw = body.encode() if isinstance(body, str) else body
     shaped = shape_at(raw, limit)
-    assert shaped.complete is complete
-    check(raw, limit, shaped)
+    assert shaped.complete is (kind == "complete")
+    reading = check(raw, limit, shaped)
+    assert (reading.cut_bytes > 0) is (kind == "cut")
+    if kind == "cut":
+        # The cut takes what the budget leaves (less the widest-case reserve for its numbers).
+        assert len(shaped.body) >= 0.9 * limit
     via_api = shape(raw, Budget(limit), format="text")
     assert via_api.text == shaped.text
 
