@@ -6,27 +6,22 @@ transaction-scoped advisory lock, one per schema: eviction reads the total and d
 oldest, which must not interleave with another replica doing the same. Reads run in one
 ``REPEATABLE READ`` snapshot, so a concurrent removal can never show up as a torn body.
 
-Connections come from a pool. A lost connection is retried a few times on a fresh one; after
-that the call raises :class:`~elision.errors.StoreError`, which the pipeline turns into a
-denial rather than an unaudited result.
+Connections come from a pool (:mod:`elision.store.pgpool`). A lost connection is retried a
+few times on a fresh one; after that the call raises :class:`~elision.errors.StoreError`,
+which the pipeline turns into a denial rather than an unaudited result.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
-import psycopg
-from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
-from psycopg_pool import ConnectionPool
 
 from elision.budget import Budget
-from elision.errors import ElisionError, StoreError
+from elision.errors import StoreError
 from elision.shape import Shaped
 from elision.store.base import (
     DEFAULT_FETCH_BUDGET,
@@ -45,9 +40,7 @@ from elision.store.base import (
     scope_key,
 )
 from elision.store.fetch import shape_page
-
-T = TypeVar("T")
-Conn = psycopg.Connection[Any]
+from elision.store.pgpool import Conn, PgConnector, lock_key, migrate, one
 
 #: 1 MiB chunks: PostgreSQL toasts a bytea anyway; smaller rows keep memory per row low.
 CHUNK_BYTES = 1 * MiB
@@ -85,159 +78,6 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
 
 _ORPHANS = ("SELECT sha256 FROM store_bodies b WHERE NOT EXISTS "
             "(SELECT 1 FROM store_refs r WHERE r.sha256 = b.sha256)")
-
-
-def describe(url: str) -> str:
-    """Where a URL points, for messages: host, port and database, never the password."""
-    try:
-        parts = conninfo_to_dict(url)
-    except psycopg.Error:
-        return "postgresql://(unparseable URL)"
-    host, port = parts.get("host") or "localhost", parts.get("port") or "5432"
-    return f"postgresql://{host}:{port}/{parts.get('dbname') or ''}"
-
-
-def lock_key(schema: str, purpose: str) -> int:
-    """A bigint advisory-lock key: advisory locks are database-wide, so it names the schema."""
-    digest = hashlib.sha256(f"elision:{purpose}:{schema}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
-class PgConnector:
-    """A connection pool bound to one schema, and transactions that survive a lost connection.
-
-    ``error`` builds the exception for a failure (StoreError for the store, AuditError for the
-    audit log), so each caller's errors stay in its own branch of the hierarchy.
-    """
-
-    def __init__(
-        self, url: str, *, schema: str | None, error: Callable[[str], ElisionError],
-        retries: int = 3, timeout: float = 10.0, max_size: int = 4,
-    ) -> None:
-        if not isinstance(url, str) or not url.startswith(("postgresql://", "postgres://")):
-            raise error(f"a PostgreSQL URL must start with postgresql://, got {describe(url)!r}")
-        self.url, self.where, self._error = url, describe(url), error
-        self.retries, self.timeout, self.max_size = retries, timeout, max_size
-        self._pool: ConnectionPool[Any] | None = None
-        self._pid = -1
-        self._given_schema = schema
-        self._probe()
-        try:
-            self._choose_schema(schema)
-        except BaseException:
-            self.close()
-            raise
-
-    def _choose_schema(self, schema: str | None) -> None:
-        if schema:
-            self.schema = schema
-            # Replicas starting together race to create it: the lock makes that a queue.
-            self.run(lambda c: c.execute(
-                sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema))),
-                lock=lock_key(schema, "schema"))
-        else:
-            # No schema given: the first one of the URL's search_path, as psql would use.
-            self.schema = "(default)"
-            found = self.run(lambda c: _one(c, "SELECT current_schema()"), write=False)
-            if found is None:
-                raise self._error(
-                    f"no schema on the search_path of {self.where} exists; create it with "
-                    "CREATE SCHEMA, or name one that exists in the URL's "
-                    "options=-csearch_path%3D<schema>")
-            self.schema = str(found)
-
-    def _probe(self) -> None:
-        # A pool only says "couldn't get a connection" after its timeout; one direct attempt
-        # first gives the real reason (no such role, no such database) at once.
-        try:
-            psycopg.connect(self.url, connect_timeout=max(1, int(self.timeout))).close()
-        except psycopg.Error as exc:
-            raise self._error(
-                f"cannot connect to PostgreSQL at {self.where}: {_first_line(exc)}; check "
-                "that the server is up and that the URL's user and database exist") from None
-
-    def _connections(self) -> ConnectionPool[Any]:
-        # A pool must not cross a fork: the child's sockets would be the parent's.
-        if self._pool is None or self._pid != os.getpid():
-            schema = self._given_schema
-
-            def configure(conn: Conn) -> None:
-                # Naming a schema that does not exist yet is allowed: it is created next.
-                if schema:
-                    conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
-
-            self._pool = ConnectionPool(
-                self.url, min_size=1, max_size=self.max_size, open=True,
-                timeout=self.timeout / (self.retries + 1),
-                kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout))},
-                configure=configure, check=ConnectionPool.check_connection,
-                name=f"elision-{os.getpid()}",
-            )
-            self._pid = os.getpid()
-        return self._pool
-
-    def run(
-        self, work: Callable[[Conn], T], *, write: bool = True, lock: int | None = None,
-    ) -> T:
-        """``work`` in one transaction; retried on a fresh connection if the link drops.
-
-        Only connection-level failures are retried: the transaction either committed or
-        rolled back as a whole, and every caller's work is safe to run again.
-        """
-        last: Exception | None = None
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(min(0.05 * 2 ** attempt, 1.0))
-            try:
-                with self._connections().connection() as conn, conn.transaction():
-                    if not write:
-                        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, "
-                                     "READ ONLY")
-                    if lock is not None:
-                        conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
-                    return work(conn)
-            except psycopg.OperationalError as exc:
-                last = exc
-            except psycopg.Error as exc:
-                raise self._error(
-                    f"PostgreSQL at {self.where} refused the operation: "
-                    f"{_first_line(exc)}; check that the schema {self.schema!r} holds "
-                    "elision's tables at this version, or point at another schema") from None
-        raise self._error(
-            f"could not reach PostgreSQL at {self.where} in {self.retries + 1} tries, on "
-            f"fresh connections ({_first_line(last)}); check that the server is up and that "
-            "the URL's user and database exist, then try again") from None
-
-    def close(self) -> None:
-        if self._pool is not None and self._pid == os.getpid():
-            self._pool.close()
-        self._pool = None
-
-
-def _one(conn: Conn, query: str, params: tuple[Any, ...] = ()) -> Any:
-    row = conn.execute(query, params).fetchone()
-    assert row is not None
-    return row[0]
-
-
-def _first_line(exc: BaseException | None) -> str:
-    return str(exc).strip().splitlines()[0] if exc is not None and str(exc).strip() else "?"
-
-
-def migrate(conn: Conn, table: str, migrations: dict[int, tuple[str, ...]], latest: int,
-            where: str, error: Callable[[str], ElisionError], now: float) -> int:
-    """Bring one schema's tables to ``latest``; callers hold the schema's advisory lock."""
-    conn.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (version INTEGER PRIMARY KEY, "
-                         "applied_at DOUBLE PRECISION NOT NULL)").format(sql.Identifier(table)))
-    current = int(_one(conn, f"SELECT COALESCE(MAX(version), 0) FROM {table}"))
-    if current > latest:
-        raise error(f"{where} has schema version {current}, newer than this elision knows "
-                    f"({latest}); upgrade elision or use another schema")
-    for version in range(current + 1, latest + 1):
-        for statement in migrations[version]:
-            conn.execute(statement)
-        conn.execute(f"INSERT INTO {table} VALUES (%s, %s)", (version, now))
-    return latest
 
 
 class PostgresStore:
@@ -365,7 +205,7 @@ class PostgresStore:
             bodies, total = self._totals(conn)
             row = conn.execute("SELECT COUNT(*), MIN(created) FROM store_refs").fetchone()
             assert row is not None
-            references = int(_one(conn, "SELECT COUNT(*) FROM store_references"))
+            references = int(one(conn, "SELECT COUNT(*) FROM store_references"))
             return StoreStats(bodies, int(row[0]), total, row[1], self.retention.quota_bytes,
                               self.retention.ttl, self.path, references)
 
