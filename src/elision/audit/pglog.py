@@ -63,8 +63,8 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         "INSERT INTO audit_lock VALUES (1)",
         """CREATE FUNCTION audit_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
            BEGIN
-             RAISE EXCEPTION 'the audit log is append-only: entries are never %', lower(TG_OP) || 'd'
-               USING ERRCODE = 'insufficient_privilege';
+             RAISE EXCEPTION 'the audit log is append-only: entries are never %',
+               lower(TG_OP) || 'd' USING ERRCODE = 'insufficient_privilege';
            END $$""",
         f"""CREATE TRIGGER audit_entries_append_only BEFORE UPDATE OR DELETE ON {ENTRIES_TABLE}
             FOR EACH ROW EXECUTE FUNCTION audit_refuse_change()""",
