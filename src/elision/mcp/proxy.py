@@ -16,15 +16,13 @@ import logging
 import secrets
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
 from mcp.client.session import ClientSession
 from mcp.server.connection import Connection
-from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
@@ -32,7 +30,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
 from elision.errors import ElisionError, InputError, UpstreamError
-from elision.mcp.config import SEPARATOR, ServerSpec
+from elision.mcp.config import ServerSpec
+from elision.mcp.forward import RESERVED_META, Ctx, Forwarding, R, Route
 from elision.mcp.results import DEFAULT_MEDIA_BUDGET, ResultShaper
 from elision.mcp.tools import FETCH_TOOL, error_result, fetch_tool, run_fetch, shaped_output_schema
 from elision.mcp.upstream import Upstream
@@ -40,20 +39,11 @@ from elision.pipeline import Pipeline
 
 logger = logging.getLogger("elision.proxy")
 
-Ctx = ServerRequestContext[Any, Any]
-R = TypeVar("R")
 #: Above this many text chars a result is shaped off the event loop.
 _THREAD_THRESHOLD = 64 * 1024
 
 
-@dataclass(frozen=True)
-class _Route:
-    upstream: Upstream
-    name: str
-    item: Any
-
-
-class Proxy:
+class Proxy(Forwarding):
     """Routes an agent's requests to upstream servers and shapes what comes back."""
 
     def __init__(
@@ -73,8 +63,8 @@ class Proxy:
         self.namespaced = namespaced
         self.shaper = ResultShaper(pipeline, media_budget)
         self.upstreams: dict[str, Upstream] = {}
-        self._tools: dict[str, _Route] = {}
-        self._prompts: dict[str, _Route] = {}
+        self._tools: dict[str, Route] = {}
+        self._prompts: dict[str, Route] = {}
         self._resources: dict[str, Upstream] = {}
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         # One stdio proxy serves one client, so a proxy-wide scope is that client's scope.
@@ -103,7 +93,7 @@ class Proxy:
                 starting.start_soon(list_one, upstream)
         if failures:
             raise failures[0]
-        tools: dict[str, _Route] = {}
+        tools: dict[str, Route] = {}
         for upstream in self.upstreams.values():
             for tool in listed[upstream.name]:
                 exposed = self._exposed(upstream, tool.name)
@@ -118,7 +108,7 @@ class Proxy:
                         f"tool name {exposed!r} is offered by both server {other!r} and server "
                         f"{upstream.name!r}; rename one of the servers in the config"
                     )
-                tools[exposed] = _Route(upstream, tool.name, tool)
+                tools[exposed] = Route(upstream, tool.name, tool)
         self._tools = tools
 
     async def aclose(self) -> None:
@@ -221,7 +211,7 @@ class Proxy:
         wants_progress = meta.pop("progress_token", None) is not None
         # Reserved keys describe the downstream connection (its protocol era, its client),
         # not this call: the upstream session has its own.
-        meta = {k: v for k, v in meta.items() if not k.startswith(_RESERVED_META)}
+        meta = {k: v for k, v in meta.items() if not k.startswith(RESERVED_META)}
 
         async def relay_progress(
             progress: float, total: float | None, message: str | None
@@ -291,105 +281,8 @@ class Proxy:
             if exposed in kept or exposed == FETCH_TOOL:
                 logger.warning("server %r: tool %r collides and is hidden", upstream.name, exposed)
                 continue
-            kept[exposed] = _Route(upstream, tool.name, tool)
+            kept[exposed] = Route(upstream, tool.name, tool)
         self._tools = kept
-
-    # -- resources, prompts, completions, logging: forwarded ------------------------------
-
-    async def _list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
-        if not self.namespaced:
-            return await self._single().call(
-                "resources/list", lambda s: s.list_resources(params=_upstream_params(params))
-            )
-        resources: list[types.Resource] = []
-        for upstream in self._serving("resources"):
-            page = await upstream.call("resources/list", lambda s: s.list_resources())
-            for resource in page.resources:
-                self._resources.setdefault(str(resource.uri), upstream)
-                resources.append(resource)
-        return types.ListResourcesResult(resources=resources)
-
-    async def _list_resource_templates(
-        self, ctx: Ctx, params: types.PaginatedRequestParams | None
-    ) -> Any:
-        if not self.namespaced:
-            return await self._single().call(
-                "resources/templates/list",
-                lambda s: s.list_resource_templates(params=_upstream_params(params)),
-            )
-        templates: list[types.ResourceTemplate] = []
-        for upstream in self._serving("resources"):
-            page = await upstream.call(
-                "resources/templates/list", lambda s: s.list_resource_templates()
-            )
-            templates.extend(page.resource_templates)
-        return types.ListResourceTemplatesResult(resource_templates=templates)
-
-    async def _read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
-        return await self._by_uri(
-            str(params.uri), "resources/read",
-            lambda s: s.send_request(
-                types.ReadResourceRequest(params=_upstream_params(params)), _READ_RESULT
-            ),
-        )
-
-    async def _subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> Any:
-        self._scope_for(ctx)
-        return await self._by_uri(
-            str(params.uri), "resources/subscribe",
-            lambda s: s.send_request(
-                types.SubscribeRequest(params=_upstream_params(params)), types.EmptyResult
-            ),
-        )
-
-    async def _unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> Any:
-        return await self._by_uri(
-            str(params.uri), "resources/unsubscribe",
-            lambda s: s.send_request(
-                types.UnsubscribeRequest(params=_upstream_params(params)), types.EmptyResult
-            ),
-        )
-
-    async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
-        if not self.namespaced:
-            return await self._single().call(
-                "prompts/list", lambda s: s.list_prompts(params=_upstream_params(params))
-            )
-        prompts: list[types.Prompt] = []
-        self._prompts = {}
-        for upstream in self._serving("prompts"):
-            page = await upstream.call("prompts/list", lambda s: s.list_prompts())
-            for prompt in page.prompts:
-                exposed = self._exposed(upstream, prompt.name)
-                self._prompts[exposed] = _Route(upstream, prompt.name, prompt)
-                prompts.append(prompt.model_copy(update={"name": exposed}))
-        return types.ListPromptsResult(prompts=prompts)
-
-    async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> Any:
-        upstream, name = self._route_name(params.name)
-        forwarded = _upstream_params(params).model_copy(update={"name": name})
-        return await self._guarded(upstream, f"prompts/get {name!r}", lambda s: s.send_request(
-            types.GetPromptRequest(params=forwarded), _PROMPT_RESULT
-        ))
-
-    async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> Any:
-        ref = params.ref
-        if isinstance(ref, types.PromptReference):
-            upstream, name = self._route_name(ref.name)
-            params = params.model_copy(update={"ref": ref.model_copy(update={"name": name})})
-        else:
-            upstream = self._resources.get(str(ref.uri)) or self._single_or_first("resources")
-        return await self._guarded(upstream, "completion/complete", lambda s: s.send_request(
-            types.CompleteRequest(params=_upstream_params(params)), types.CompleteResult
-        ))
-
-    async def _set_level(self, ctx: Ctx, params: types.SetLevelRequestParams) -> Any:
-        self._scope_for(ctx)
-        for upstream in self._serving("logging"):
-            await self._guarded(upstream, "logging/setLevel", lambda s: s.send_request(
-                types.SetLevelRequest(params=_upstream_params(params)), types.EmptyResult
-            ))
-        return types.EmptyResult()
 
     # -- upstream notifications -> the agent -----------------------------------------------
 
@@ -441,73 +334,8 @@ class Proxy:
         scope: str = connection.state.setdefault("elision.scope", fresh)
         return scope
 
-    def _exposed(self, upstream: Upstream, name: str) -> str:
-        return f"{upstream.name}{SEPARATOR}{name}" if self.namespaced else name
-
-    def _route_name(self, exposed: str) -> tuple[Upstream, str]:
-        if not self.namespaced:
-            return self._single(), exposed
-        route = self._prompts.get(exposed)
-        if route is not None:
-            return route.upstream, route.name
-        server, sep, name = exposed.partition(SEPARATOR)
-        if sep and server in self.upstreams:
-            return self.upstreams[server], name
-        raise MCPError(
-            types.INVALID_PARAMS,
-            f"unknown name {exposed!r}: behind this proxy names are <server>{SEPARATOR}<name> "
-            f"with a server among {sorted(self.upstreams)!r}",
-        )
-
-    def _single(self) -> Upstream:
-        return next(iter(self.upstreams.values()))
-
-    def _serving(self, capability: str) -> list[Upstream]:
-        return [
-            u for u in self.upstreams.values()
-            if u.capabilities is None or getattr(u.capabilities, capability, None) is not None
-        ]
-
-    def _single_or_first(self, capability: str) -> Upstream:
-        serving = self._serving(capability)
-        return serving[0] if serving else self._single()
-
-    async def _by_uri(
-        self, uri: str, what: str, request: Callable[[ClientSession], Awaitable[Any]]
-    ) -> Any:
-        known = self._resources.get(uri)
-        candidates = [known] if known is not None else self._serving("resources")
-        last: MCPError | None = None
-        for upstream in candidates:
-            try:
-                return await self._guarded(upstream, what, request)
-            except MCPError as exc:  # not this server's resource: try the next
-                last = exc
-        raise last or MCPError(types.INVALID_PARAMS, f"no server offers the resource {uri!r}")
-
-    async def _guarded(
-        self, upstream: Upstream, what: str, request: Callable[[ClientSession], Awaitable[R]]
-    ) -> R:
-        try:
-            return await upstream.call(what, request)
-        except UpstreamError as exc:
-            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
-
-
-_RESERVED_META = "io.modelcontextprotocol/"
 # Results that may instead ask the agent for input first; passed through either way.
 _CALL_RESULT: TypeAdapter[Any] = TypeAdapter(types.CallToolResult | types.InputRequiredResult)
-_READ_RESULT: TypeAdapter[Any] = TypeAdapter(types.ReadResourceResult | types.InputRequiredResult)
-_PROMPT_RESULT: TypeAdapter[Any] = TypeAdapter(types.GetPromptResult | types.InputRequiredResult)
-P = TypeVar("P", bound=types.RequestParams | None)
-
-
-def _upstream_params(params: P) -> P:
-    """``params`` without the reserved ``_meta`` keys of the downstream connection."""
-    if params is None or not params.meta:
-        return params
-    meta = {k: v for k, v in params.meta.items() if not k.startswith(_RESERVED_META)}
-    return params.model_copy(update={"meta": meta or None})
 _FORWARDED = (
     types.ResourceUpdatedNotification,
     types.PromptListChangedNotification,

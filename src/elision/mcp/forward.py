@@ -1,0 +1,207 @@
+"""Forwarding what the proxy does not shape: resources, prompts, completions, logging.
+
+Behind one server these go straight through; behind several, lists are merged, prompt names
+get the ``<server>__`` prefix, and a resource is read from the server that listed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter
+
+from elision.errors import UpstreamError
+from elision.mcp.config import SEPARATOR
+from elision.mcp.upstream import Upstream
+
+Ctx = ServerRequestContext[Any, Any]
+R = TypeVar("R")
+#: `_meta` keys that describe a connection (its era, its client), never one call.
+RESERVED_META = "io.modelcontextprotocol/"
+
+
+@dataclass(frozen=True)
+class Route:
+    upstream: Upstream
+    name: str
+    item: Any
+
+
+class Forwarding:
+    """The forwarding half of the proxy; :class:`~elision.mcp.proxy.Proxy` holds the state."""
+
+    upstreams: dict[str, Upstream]
+    namespaced: bool
+    _prompts: dict[str, Route]
+    _resources: dict[str, Upstream]
+
+    def _scope_for(self, ctx: Ctx) -> str:
+        raise NotImplementedError
+
+    async def _list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
+        if not self.namespaced:
+            return await self._single().call(
+                "resources/list", lambda s: s.list_resources(params=_upstream_params(params))
+            )
+        resources: list[types.Resource] = []
+        for upstream in self._serving("resources"):
+            page = await upstream.call("resources/list", lambda s: s.list_resources())
+            for resource in page.resources:
+                self._resources.setdefault(str(resource.uri), upstream)
+                resources.append(resource)
+        return types.ListResourcesResult(resources=resources)
+
+    async def _list_resource_templates(
+        self, ctx: Ctx, params: types.PaginatedRequestParams | None
+    ) -> Any:
+        if not self.namespaced:
+            return await self._single().call(
+                "resources/templates/list",
+                lambda s: s.list_resource_templates(params=_upstream_params(params)),
+            )
+        templates: list[types.ResourceTemplate] = []
+        for upstream in self._serving("resources"):
+            page = await upstream.call(
+                "resources/templates/list", lambda s: s.list_resource_templates()
+            )
+            templates.extend(page.resource_templates)
+        return types.ListResourceTemplatesResult(resource_templates=templates)
+
+    async def _read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
+        return await self._by_uri(
+            str(params.uri), "resources/read",
+            lambda s: s.send_request(
+                types.ReadResourceRequest(params=_upstream_params(params)), _READ_RESULT
+            ),
+        )
+
+    async def _subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> Any:
+        self._scope_for(ctx)
+        return await self._by_uri(
+            str(params.uri), "resources/subscribe",
+            lambda s: s.send_request(
+                types.SubscribeRequest(params=_upstream_params(params)), types.EmptyResult
+            ),
+        )
+
+    async def _unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> Any:
+        return await self._by_uri(
+            str(params.uri), "resources/unsubscribe",
+            lambda s: s.send_request(
+                types.UnsubscribeRequest(params=_upstream_params(params)), types.EmptyResult
+            ),
+        )
+
+    async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
+        if not self.namespaced:
+            return await self._single().call(
+                "prompts/list", lambda s: s.list_prompts(params=_upstream_params(params))
+            )
+        prompts: list[types.Prompt] = []
+        self._prompts = {}
+        for upstream in self._serving("prompts"):
+            page = await upstream.call("prompts/list", lambda s: s.list_prompts())
+            for prompt in page.prompts:
+                exposed = self._exposed(upstream, prompt.name)
+                self._prompts[exposed] = Route(upstream, prompt.name, prompt)
+                prompts.append(prompt.model_copy(update={"name": exposed}))
+        return types.ListPromptsResult(prompts=prompts)
+
+    async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> Any:
+        upstream, name = self._route_name(params.name)
+        forwarded = _upstream_params(params).model_copy(update={"name": name})
+        return await self._guarded(upstream, f"prompts/get {name!r}", lambda s: s.send_request(
+            types.GetPromptRequest(params=forwarded), _PROMPT_RESULT
+        ))
+
+    async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> Any:
+        ref = params.ref
+        if isinstance(ref, types.PromptReference):
+            upstream, name = self._route_name(ref.name)
+            params = params.model_copy(update={"ref": ref.model_copy(update={"name": name})})
+        else:
+            upstream = self._resources.get(str(ref.uri)) or self._single_or_first("resources")
+        return await self._guarded(upstream, "completion/complete", lambda s: s.send_request(
+            types.CompleteRequest(params=_upstream_params(params)), types.CompleteResult
+        ))
+
+    async def _set_level(self, ctx: Ctx, params: types.SetLevelRequestParams) -> Any:
+        self._scope_for(ctx)
+        for upstream in self._serving("logging"):
+            await self._guarded(upstream, "logging/setLevel", lambda s: s.send_request(
+                types.SetLevelRequest(params=_upstream_params(params)), types.EmptyResult
+            ))
+        return types.EmptyResult()
+
+    # -- routing helpers -------------------------------------------------------------------
+
+    def _exposed(self, upstream: Upstream, name: str) -> str:
+        return f"{upstream.name}{SEPARATOR}{name}" if self.namespaced else name
+
+    def _route_name(self, exposed: str) -> tuple[Upstream, str]:
+        if not self.namespaced:
+            return self._single(), exposed
+        route = self._prompts.get(exposed)
+        if route is not None:
+            return route.upstream, route.name
+        server, sep, name = exposed.partition(SEPARATOR)
+        if sep and server in self.upstreams:
+            return self.upstreams[server], name
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"unknown name {exposed!r}: behind this proxy names are <server>{SEPARATOR}<name> "
+            f"with a server among {sorted(self.upstreams)!r}",
+        )
+
+    def _single(self) -> Upstream:
+        return next(iter(self.upstreams.values()))
+
+    def _serving(self, capability: str) -> list[Upstream]:
+        return [
+            u for u in self.upstreams.values()
+            if u.capabilities is None or getattr(u.capabilities, capability, None) is not None
+        ]
+
+    def _single_or_first(self, capability: str) -> Upstream:
+        serving = self._serving(capability)
+        return serving[0] if serving else self._single()
+
+    async def _by_uri(
+        self, uri: str, what: str, request: Callable[[ClientSession], Awaitable[Any]]
+    ) -> Any:
+        known = self._resources.get(uri)
+        candidates = [known] if known is not None else self._serving("resources")
+        last: MCPError | None = None
+        for upstream in candidates:
+            try:
+                return await self._guarded(upstream, what, request)
+            except MCPError as exc:  # not this server's resource: try the next
+                last = exc
+        raise last or MCPError(types.INVALID_PARAMS, f"no server offers the resource {uri!r}")
+
+    async def _guarded(
+        self, upstream: Upstream, what: str, request: Callable[[ClientSession], Awaitable[R]]
+    ) -> R:
+        try:
+            return await upstream.call(what, request)
+        except UpstreamError as exc:
+            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
+
+
+_READ_RESULT: TypeAdapter[Any] = TypeAdapter(types.ReadResourceResult | types.InputRequiredResult)
+_PROMPT_RESULT: TypeAdapter[Any] = TypeAdapter(types.GetPromptResult | types.InputRequiredResult)
+P = TypeVar("P", bound=types.RequestParams | None)
+
+
+def _upstream_params(params: P) -> P:
+    """``params`` without the reserved ``_meta`` keys of the downstream connection."""
+    if params is None or not params.meta:
+        return params
+    meta = {k: v for k, v in params.meta.items() if not k.startswith(RESERVED_META)}
+    return params.model_copy(update={"meta": meta or None})
