@@ -365,3 +365,30 @@ def test_format_is_text_whatever_the_context_said() -> None:
     ctx = ShapeContext(sha256=hashlib.sha256(body).hexdigest(), total_bytes=len(body), body=body)
     shaped = text_shaper(body, ctx)(1024)
     assert shaped.format == "text" == ctx.format
+
+
+def test_a_store_that_fails_is_said_and_the_marker_says_what_to_do() -> None:
+    from elision.errors import StoreError
+
+    class FullStore:
+        def put(self, body: bytes, **_: object) -> None:
+            raise StoreError("store is full")
+
+    body = _log(500)
+    shaped = shape(body, Budget(2048), format="text", store=FullStore())  # type: ignore[arg-type]
+    header = shaped.text.splitlines()[0]
+    assert "body not kept" in header and "ref=" not in header
+    assert "could not be kept; shape again with a store or a larger budget" in shaped.text
+    assert shaped.ref is None and shaped.envelope is not None
+    assert shaped.envelope["stored"] is False
+    assert any("store is full" in note for note in shaped.envelope["notes"])
+    check(body, 2048, shaped)
+
+
+def test_withheld_values_make_a_fitting_text_incomplete() -> None:
+    body = b"see [ref_k3f9] image/png, ~120 KB\n"
+    withheld = [{"path": "lines", "reason": "signed-uri", "stub": "ref_k3f9"}]
+    shaped = shape_at(body, 512, withheld=withheld)
+    assert shaped.body == body  # the stub is already in the text
+    assert not shaped.complete
+    assert shaped.envelope is not None and shaped.envelope["withheld"] == withheld

@@ -11,9 +11,10 @@ NDJSON
 CSV
     Records are found with the :mod:`csv` module, so a quoted field with embedded newlines stays
     one record. The result starts with one notice line, ``# [elision] partial: lines 1-21 and
-    981-1001 of 1,001 shown; 40 of 1,000 data rows shown after the header row; …``, which CSV
-    readers that know comments (``pandas.read_csv(comment="#")``, DuckDB, R) skip and which the
-    :mod:`csv` module reads as one row; then the header row, then the kept rows byte for byte.
+    981-1001 of 1,001 shown; 40 of 1,000 data rows shown after the header row; …``, which
+    readers told to skip ``#`` comment lines skip (``pandas.read_csv(comment="#")``, R's
+    ``comment.char``) and which the :mod:`csv` module reads as one row of its own; then the
+    header row, then the kept rows byte for byte.
     No marker row sits between head and tail, so every row after the notice is a real one. A
     page (``root_offset > 0``) starts part-way into the body, so it has no header row of its own.
 
