@@ -14,7 +14,7 @@ with the per-string pre-filter instead: slower, same result.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,19 +81,6 @@ class Hits:
         i = bisect_left(positions, start)
         return i < len(positions) and positions[i] < end
 
-    def children_hit(self, begins: list[int], start: int, end: int) -> set[int]:
-        """Which of the siblings that begin at ``begins`` (and end by ``end``) need a look."""
-
-        def owners(positions: list[int]) -> set[int]:
-            lo, hi = bisect_left(positions, start), bisect_left(positions, end)
-            return {bisect_right(begins, p) - 1 for p in positions[lo:hi]}
-
-        dirty = owners(self.secrets) | owners(self.dispositions)
-        uris = owners(self.uris)
-        if uris:
-            dirty |= uris & owners(self.payloads)
-        return dirty
-
     def secret_in(self, start: int, end: int) -> bool:
         return self._any(self.secrets, start, end)
 
@@ -114,7 +101,7 @@ class WalkResult:
 
 class _Frame:
     __slots__ = (
-        "changed", "cursor", "dirty", "index", "is_dict", "keys", "limit", "node", "out", "path",
+        "changed", "cursor", "index", "is_dict", "keys", "limit", "node", "out", "path",
         "run_start", "size", "spans",
     )
 
@@ -129,10 +116,9 @@ class _Frame:
         self.cursor = None if start is None else start + 1
         #: Children before ``limit`` belong to the current run; with no offsets, one run of all.
         self.limit = self.size if start is None else 0
-        #: For the current run: each child's value span, and the children that need a look.
+        #: For the current run: the value span of each child that needs a look.
         self.run_start = 0
-        self.spans: list[tuple[int, int]] | None = None
-        self.dirty: set[int] = set()
+        self.spans: dict[int, tuple[int, int]] | None = None
         self.out: list[Any] = []
         self.changed = False
 
@@ -169,46 +155,75 @@ class Walker:
             if frame.index >= frame.limit:
                 self._next_run(frame)
                 continue
-            key = frame.keys[frame.index] if frame.is_dict else frame.index
-            child = frame.node[key]
             child_span = None
             if frame.spans is not None:
-                offset = frame.index - frame.run_start
-                if offset not in frame.dirty:
-                    self._deliver(frame, child, False)
+                child_span = frame.spans.get(frame.index - frame.run_start)
+                if child_span is None:
+                    self._copy_clean(frame)
                     continue
-                child_span = frame.spans[offset]
+            key = frame.keys[frame.index] if frame.is_dict else frame.index
+            child = frame.node[key]
             got = self._enter(child, (frame.path, key), child_span, stack, pending)
             if got is not pending:
                 self._deliver(frame, got, got is not child)
         return result
 
     def _next_run(self, frame: _Frame) -> None:
-        """Map the next run of siblings to byte spans and mark the ones that hold a trigger."""
-        hits, cursor = self._hits, frame.cursor
-        assert hits is not None and cursor is not None
+        """Find which of the next run of siblings hold a trigger, by halving the run.
+
+        A run whose bytes hold no trigger costs one serialization; one that does is halved
+        until each trigger is pinned to its sibling, so a flagged run of :data:`RUN` costs a
+        few serializations rather than one per sibling.
+        """
+        assert frame.cursor is not None
         stop = min(frame.index + RUN, frame.size)
-        keys = frame.keys[frame.index:stop] if frame.is_dict else None
-        values = (
-            [frame.node[k] for k in keys] if keys is not None else frame.node[frame.index:stop]
-        )
-        datas = [serialized(v) for v in values]
-        if any(d is None for d in datas):  # cannot happen once the whole serialized
+        spans: dict[int, tuple[int, int]] = {}
+        end = self._pin(frame, frame.index, stop, frame.cursor, spans)
+        if end is None:  # cannot happen once the whole serialized; stay safe regardless
             frame.cursor, frame.spans, frame.limit = None, None, frame.size
             return
-        begins: list[int] = []
-        spans: list[tuple[int, int]] = []
-        pos = cursor
-        for i, data in enumerate(datas):
-            begins.append(pos)
-            if keys is not None:
-                pos += len(orjson.dumps(keys[i])) + 1  # "key":
-            end = pos + len(data)  # type: ignore[arg-type]
-            spans.append((pos, end))
-            pos = end + 1  # the comma
         frame.run_start, frame.limit = frame.index, stop
-        frame.spans, frame.dirty = spans, hits.children_hit(begins, cursor, pos - 1)
-        frame.cursor = pos
+        frame.spans = spans
+        frame.cursor = end + 1  # past the comma
+
+    def _pin(
+        self, frame: _Frame, lo: int, hi: int, begin: int, spans: dict[int, tuple[int, int]]
+    ) -> int | None:
+        """Put the value span of every flagged sibling in ``lo:hi`` into ``spans`` (keyed by
+        offset from the run's start) and return where the slice ends."""
+        hits = self._hits
+        assert hits is not None
+        if frame.is_dict:
+            keys = frame.keys[lo:hi]
+            data = serialized({k: frame.node[k] for k in keys})
+        else:
+            data = serialized(frame.node[lo:hi])
+        if data is None:
+            return None
+        end = begin + len(data) - 2  # without the brackets
+        if not hits.any_in(begin, end):
+            return end
+        if hi - lo == 1:
+            start = begin + (len(orjson.dumps(frame.keys[lo])) + 1 if frame.is_dict else 0)
+            spans[lo - frame.index] = (start, end)
+            return end
+        mid = (lo + hi) // 2
+        left = self._pin(frame, lo, mid, begin, spans)
+        if left is None:
+            return None
+        return self._pin(frame, mid, hi, left + 1, spans)
+
+    @staticmethod
+    def _copy_clean(frame: _Frame) -> None:
+        """Copy the siblings up to the next flagged one (or the run's end) as they are."""
+        assert frame.spans is not None
+        ahead = [frame.run_start + i for i in frame.spans if frame.run_start + i > frame.index]
+        stop = min(ahead, default=frame.limit)
+        if frame.is_dict:
+            frame.out.extend(frame.node[k] for k in frame.keys[frame.index:stop])
+        else:
+            frame.out.extend(frame.node[frame.index:stop])
+        frame.index = stop
 
     @staticmethod
     def _deliver(frame: _Frame, value: Any, changed: bool) -> None:
