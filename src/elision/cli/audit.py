@@ -14,18 +14,38 @@ from elision.cli._common import reports_errors
 PROGRESS_THRESHOLD = 2000
 
 log_option = click.option(
-    "--log", "log_path", metavar="PATH", type=click.Path(dir_okay=False, path_type=Path),
-    help="The audit log file. Default: $ELISION_AUDIT, else audit.db in elision's data "
+    # A str, not a click.Path: a Path would fold postgresql://host into postgresql:/host.
+    "--log", "log_path", metavar="PATH|URL",
+    help="The audit log: a SQLite file, or a postgresql://user@host/db URL for a chain "
+    "shared by replicas. Default: $ELISION_AUDIT, else audit.db in elision's data "
     "directory ($XDG_DATA_HOME/elision or ~/.local/share/elision), beside the store.",
 )
 
 
-def _log_path(log_path: Path | None) -> Path:
+def _log_path(log_path: str | None) -> Path | str:
+    import os
+
+    from elision.audit.pgread import is_pg_url
+
+    spec = log_path if log_path is not None else os.environ.get("ELISION_AUDIT")
+    if is_pg_url(spec):
+        assert spec is not None
+        return spec
     if log_path is not None:
-        return log_path
+        return Path(log_path)
     from elision.audit.log import default_log_path
 
     return default_log_path()
+
+
+def _read_log(spec: Path | str) -> list[Any]:
+    if isinstance(spec, str):
+        from elision.audit.pgread import read_pg_log
+
+        return read_pg_log(spec)[0]
+    from elision.audit.verify import read_log
+
+    return read_log(spec)
 
 
 @click.group("audit")
@@ -38,7 +58,8 @@ def audit_group() -> None:
 @click.option(
     "--checkpoints", "checkpoint_paths", metavar="PATH", multiple=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Checkpoint file(s) to check the log against (repeatable). Default: <log>.checkpoints.",
+    help="Checkpoint file(s) to check the log against (repeatable). Default: "
+    "<log>.checkpoints; for a postgresql:// log, this host's file in elision's data directory.",
 )
 @click.option(
     "--key", envvar="ELISION_AUDIT_KEY", show_envvar=True, metavar="KEY",
@@ -52,18 +73,22 @@ def audit_group() -> None:
 )
 @reports_errors
 def verify_command(
-    log_path: Path | None, checkpoint_paths: tuple[Path, ...], key: str | None,
+    log_path: str | None, checkpoint_paths: tuple[Path, ...], key: str | None,
     heads: tuple[str, ...],
 ) -> None:
     """Recompute every hash and link; against the checkpoints, detect a cut tail.
 
     Exits 0 when the log verifies, 1 naming the first bad entry when it does not.
     """
+    from elision.audit.pgread import verify_pg_log
     from elision.audit.verify import verify_log
 
     path = _log_path(log_path)
-    result = verify_log(
-        path, checkpoint_paths=list(checkpoint_paths) or None, key=key, heads=heads
+    given = list(checkpoint_paths) or None
+    result = (
+        verify_pg_log(path, checkpoint_paths=given, key=key, heads=heads)
+        if isinstance(path, str)
+        else verify_log(path, checkpoint_paths=given, key=key, heads=heads)
     )
     result.raise_for_problem()
     click.echo(
@@ -86,11 +111,9 @@ def verify_command(
 @click.option("--last", type=click.IntRange(min=1), metavar="N",
               help="Only the last N entries.")
 @reports_errors
-def show_command(log_path: Path | None, as_json: bool, last: int | None) -> None:
+def show_command(log_path: str | None, as_json: bool, last: int | None) -> None:
     """List the entries of the audit log, oldest first."""
-    from elision.audit.verify import read_log
-
-    entries = read_log(_log_path(log_path))
+    entries = _read_log(_log_path(log_path))
     first = 1
     if last is not None and len(entries) > last:
         first = len(entries) - last + 1
