@@ -296,3 +296,30 @@ def test_csv_invalid_utf8_is_replaced_and_counted() -> None:
     shaped = shape(body, Budget(1024), format="csv")
     assert "invalid UTF-8 byte" in shaped.text.splitlines()[0]
     assert len(shaped.body) <= 1024
+
+
+def test_pages_count_in_the_original_lines() -> None:
+    # A page of lines 101-600 of a 2,001-line table: no header row of its own, and every line
+    # number it states is the original's.
+    lines = _table(2000).splitlines(keepends=True)
+    page = b"".join(lines[100:600])
+    shaped = shape_at(csv_shaper, page, 2048, "csv", root_offset=100, root_total=2001,
+                      page="lines=101-600", fixed_ref="el_page")
+    notice = shaped.text.splitlines()[0]
+    assert notice.startswith("# [elision] partial: lines 101-")
+    assert "of 2,001 shown" in notice and "after the header row" not in notice
+    assert read_rows(shaped.text)[1] == next(csv.reader([lines[100].decode()]))
+    assert shaped.envelope is not None and shaped.envelope["page"] == "lines=101-600"
+    gap = re.search(r'lines="(\d+)-(\d+)"', shaped.envelope["next"])
+    assert gap and 101 < int(gap[1]) <= int(gap[2]) < 600
+
+    events = _events(1000).splitlines(keepends=True)
+    page = b"".join(events[499:])
+    shaped = shape_at(ndjson_shaper, page, 1024, "ndjson", root_offset=499, root_total=1000,
+                      fixed_ref="el_page")
+    assert shaped.envelope is not None
+    (entry,) = shaped.envelope["elided"]
+    assert entry["ranges"][0][0] == 500 and entry["ranges"][-1][1] == 1000
+    assert entry["total"] == 501  # records in this page
+    first_kept = orjson.loads(shaped.text.splitlines()[1])
+    assert first_kept["seq"] == 500
