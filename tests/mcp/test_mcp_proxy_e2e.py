@@ -253,6 +253,17 @@ def test_streamable_http_in_both_directions() -> None:
                     big = await client.call_tool("huge", {"megabytes": 2})
                     assert json.loads(text_of(big))["__elision__"]["bytes"]["total"] > 2**21
 
+                # Two HTTP sessions are two scopes: a ref handed to one is not the other's.
+                async with Client(url, mode="legacy") as alice, Client(
+                    url, mode="legacy"
+                ) as bob:
+                    mine = json.loads(text_of(await alice.call_tool("rows", {"n": 600})))
+                    ref = mine["__elision__"]["ref"]
+                    own = await alice.call_tool("elision_fetch", {"ref": ref, "path": "$.rows"})
+                    assert not own.is_error
+                    other = await bob.call_tool("elision_fetch", {"ref": ref, "path": "$.rows"})
+                    assert other.is_error and ref in text_of(other)
+
             run(main)
     finally:
         upstream.terminate()
