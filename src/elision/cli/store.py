@@ -53,7 +53,7 @@ def fetch_command(
 
 @click.group("store")
 def store_group() -> None:
-    """Look after the content store: stats, gc, rm."""
+    """Look after the content store: stats, gc, rm, migrate."""
 
 
 @store_group.command("stats")
@@ -110,6 +110,30 @@ def rm_command(ref: str, store_spec: str | None) -> None:
     finally:
         store.close()
     click.echo(f"removed {ref}")
+
+
+@store_group.command("migrate")
+@store_option
+@reports_errors
+def migrate_command(store_spec: str | None) -> None:
+    """Create the store's tables, or bring them to this elision's schema version.
+
+    Every store also does this when it opens; run it as a deploy step so that replicas
+    starting together find the schema ready. A schema newer than this elision is refused.
+    """
+    from elision.store import MemoryStore, SQLiteStore
+    from elision.store import sqlite as sqlite_store
+
+    store = open_store(store_spec)
+    try:
+        if isinstance(store, MemoryStore):
+            click.echo("a memory store has no schema to migrate")
+            return
+        version = (sqlite_store.SCHEMA_VERSION if isinstance(store, SQLiteStore)
+                   else getattr(store, "schema_version", None))
+        click.echo(f"store {store.stats().path} is at schema version {version}")
+    finally:
+        store.close()
 
 
 def _when(timestamp: float) -> str:
