@@ -86,11 +86,23 @@ async def walk_rows(client: Client, envelope: dict[str, Any], shown: list[Any]) 
 
 def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest(tmp_path: Path) -> None:
     marker = tmp_path / "crash-now"
+    logged: list[Any] = []
+    notified: list[str] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logged.append(params.data)
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            notified.append(message.method)
 
     async def main() -> None:
+        # The handshake era, where log messages and list-changed notifications flow freely
+        # (the HTTP test below speaks the newest era).
         async with Client(
             proxy_params("--budget", str(BUDGET), "--store", ":memory:", "--timeout", "12",
-                         "--", *UPSTREAM, env={"UPSTREAM_CRASH_FILE": str(marker)})
+                         "--", *UPSTREAM, env={"UPSTREAM_CRASH_FILE": str(marker)}),
+            mode="legacy", logging_callback=on_log, message_handler=on_message,
         ) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert "elision_fetch" in tools and "rows" in tools
@@ -164,6 +176,14 @@ def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest(tmp_path:
             assert read.contents[0].text == "hello from upstream"  # type: ignore[union-attr]
             prompt = await client.get_prompt("greet", {"name": "Ada"})
             assert "Ada" in str(prompt.messages[0].content)
+            assert text_of(await client.call_tool("shout", {"message": "disk 91% full"})) == "said"
+            assert "disk 91% full" in logged
+            assert text_of(await client.call_tool("grow", {})) == "grew"
+            with anyio.fail_after(10):
+                while "grown" not in {t.name for t in (await client.list_tools()).tools}:
+                    await anyio.sleep(0.05)
+            assert notified == ["notifications/tools/list_changed"]
+            assert text_of(await client.call_tool("grown", {})) == "grown"
 
             # Another client's refs are not fetchable: a made-up ref is a clear error.
             missing = await client.call_tool("elision_fetch", {"ref": "el_nope", "path": "$"})

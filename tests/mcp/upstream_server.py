@@ -113,6 +113,26 @@ async def progress(ctx: Context, steps: int = 3) -> str:
     return "done"
 
 
+@server.tool(name=PREFIX + "shout")
+async def shout(ctx: Context, message: str = "hello") -> str:
+    """Sends a log message to the client, then answers."""
+    await ctx.info(message)
+    return "said"
+
+
+def grown() -> str:
+    """A tool that appears at run time."""
+    return "grown"
+
+
+@server.tool(name=PREFIX + "grow")
+async def grow(ctx: Context) -> str:
+    """Adds a tool and tells the client the list changed."""
+    server.add_tool(grown, name=PREFIX + "grown")
+    await ctx.session.send_tool_list_changed()
+    return "grew"
+
+
 EXTRA = os.environ.get("UPSTREAM_EXTRA_TOOL")
 if EXTRA:
 
