@@ -78,7 +78,7 @@ class Upstream:
             with anyio.fail_after(self.spec.timeout):
                 return await request(session)
         except TimeoutError:
-            await self.restart()
+            await self._discard(session)
             raise UpstreamError(
                 f"server {self.name!r} did not answer {what} within {self.spec.timeout:g} s; "
                 "it was stopped and will be restarted on the next call (raise its timeout in "
@@ -87,13 +87,13 @@ class Upstream:
         except MCPError as exc:
             if exc.code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
                 raise  # a protocol error the server chose to send: the caller forwards it
-            await self.restart()
+            await self._discard(session)
             raise UpstreamError(
                 f"server {self.name!r} went away during {what} ({exc.error.message}); "
                 "it will be restarted on the next call"
             ) from None
         except Exception as exc:
-            await self.restart()
+            await self._discard(session)
             raise UpstreamError(
                 f"server {self.name!r} failed during {what}: {_describe(exc)}; "
                 "it will be restarted on the next call"
@@ -106,6 +106,16 @@ class Upstream:
 
     async def aclose(self) -> None:
         await self.restart()
+
+    async def _discard(self, session: ClientSession) -> None:
+        """Stop ``session`` if it is still the live one.
+
+        Concurrent calls on a session that died all fail; the first one through stops it, and
+        the others must not stop the fresh session a later call may have started meanwhile.
+        """
+        async with self._lock:
+            if self._client is not None and self._client.session is session:
+                await self._stop()
 
     async def _start(self) -> None:
         ready = anyio.Event()
