@@ -157,7 +157,9 @@ class _RecordShaper:
     def _widest_notice(self) -> int:
         big = widest(max(self.total_lines, self.offset + self.n_lines))
         n = widest(len(self.spans))
-        ranges = [(big - 1, big)] * 3  # "a-b": a range with two ends
+        # At most two: the header row merges with the head block, else it starts a range of its own
+        # and the head is empty.
+        ranges = [(big - 1, big)] * 2
         return utf8_len(self._notice(ranges, widest(len(self.data) + 4096), n, (big, big),
                                      lead=False)) + len(self.eol)
 
