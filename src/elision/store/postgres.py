@@ -73,11 +73,14 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             created DOUBLE PRECISION NOT NULL, expires DOUBLE PRECISION NOT NULL,
             PRIMARY KEY (stub_id, scope))""",
         "CREATE INDEX store_references_by_expiry ON store_references (expires)",
+        # A running total, so holding the quota does not scan every body on every put.
+        """CREATE TABLE store_usage (
+            id INTEGER PRIMARY KEY CHECK (id = 1), bodies BIGINT NOT NULL,
+            bytes BIGINT NOT NULL)""",
+        "INSERT INTO store_usage VALUES (1, 0, 0)",
     ),
 }
 
-_ORPHANS = ("SELECT sha256 FROM store_bodies b WHERE NOT EXISTS "
-            "(SELECT 1 FROM store_refs r WHERE r.sha256 = b.sha256)")
 
 
 class PostgresStore:
@@ -134,6 +137,8 @@ class PostgresStore:
                 starts = range(0, len(body), CHUNK_BYTES)
                 conn.execute("INSERT INTO store_bodies VALUES (%s, %s, %s, %s)",
                              (sha256, len(body), len(starts), now))
+                conn.execute("UPDATE store_usage SET bodies = bodies + 1, bytes = bytes + %s",
+                             (len(body),))
                 with conn.cursor() as cur:
                     cur.executemany("INSERT INTO store_chunks VALUES (%s, %s, %s)", [
                         (sha256, seq, body[start:start + CHUNK_BYTES])
@@ -259,7 +264,7 @@ class PostgresStore:
 
     @staticmethod
     def _totals(conn: Conn) -> tuple[int, int]:
-        row = conn.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM store_bodies").fetchone()
+        row = conn.execute("SELECT bodies, bytes FROM store_usage").fetchone()
         assert row is not None
         return int(row[0]), int(row[1])
 
@@ -273,23 +278,34 @@ class PostgresStore:
                             ON CONFLICT (ref) DO UPDATE SET scope = EXCLUDED.scope,
                             reason = EXCLUDED.reason, at = EXCLUDED.at""",
                          (ref, row[1], reason, now))
-        if conn.execute("SELECT 1 FROM store_refs WHERE sha256 = %s LIMIT 1",
-                        (row[0],)).fetchone() is None:
-            conn.execute("DELETE FROM store_chunks WHERE sha256 = %s", (row[0],))
-            conn.execute("DELETE FROM store_bodies WHERE sha256 = %s", (row[0],))
+        self._drop_body_if_unused(conn, row[0])
         return True
 
+    @staticmethod
+    def _drop_body_if_unused(conn: Conn, sha256: str) -> None:
+        if conn.execute("SELECT 1 FROM store_refs WHERE sha256 = %s LIMIT 1",
+                        (sha256,)).fetchone() is not None:
+            return
+        row = conn.execute("DELETE FROM store_bodies WHERE sha256 = %s RETURNING size",
+                           (sha256,)).fetchone()
+        if row is None:
+            return
+        conn.execute("DELETE FROM store_chunks WHERE sha256 = %s", (sha256,))
+        conn.execute("UPDATE store_usage SET bodies = bodies - 1, bytes = bytes - %s", (row[0],))
+
     def _expire(self, conn: Conn, now: float) -> int:
-        conn.execute("""INSERT INTO store_tombstones
-                        SELECT ref, scope, 'expired', %s FROM store_refs WHERE expires <= %s
-                        ON CONFLICT (ref) DO UPDATE SET scope = EXCLUDED.scope,
-                        reason = EXCLUDED.reason, at = EXCLUDED.at""", (now, now))
-        gone = conn.execute("DELETE FROM store_refs WHERE expires <= %s", (now,)).rowcount
+        gone = conn.execute("DELETE FROM store_refs WHERE expires <= %s "
+                            "RETURNING ref, scope, sha256", (now,)).fetchall()
         if gone:
-            conn.execute(f"DELETE FROM store_chunks WHERE sha256 IN ({_ORPHANS})")
-            conn.execute(f"DELETE FROM store_bodies WHERE sha256 IN ({_ORPHANS})")
+            with conn.cursor() as cur:
+                cur.executemany("""INSERT INTO store_tombstones VALUES (%s, %s, 'expired', %s)
+                                   ON CONFLICT (ref) DO UPDATE SET scope = EXCLUDED.scope,
+                                   reason = EXCLUDED.reason, at = EXCLUDED.at""",
+                                [(ref, scope, now) for ref, scope, _ in gone])
+            for sha256 in {sha for _, _, sha in gone}:
+                self._drop_body_if_unused(conn, sha256)
         conn.execute("DELETE FROM store_references WHERE expires <= %s", (now,))
-        return int(gone)
+        return len(gone)
 
     def _evict_for(self, conn: Conn, incoming: int, now: float) -> None:
         _, total = self._totals(conn)
