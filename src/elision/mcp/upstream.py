@@ -133,7 +133,8 @@ class Upstream:
         if self._client is None:
             raise UpstreamError(
                 f"server {self.name!r} ({self.spec.target}) could not be started: "
-                f"{self._failure or 'it exited during the handshake'}"
+                f"{self._failure or 'it exited during the handshake'}; check that the command "
+                "(or URL) starts an MCP server on its own"
             )
         self._closing = closing
         self._capabilities = self._client.server_capabilities
