@@ -392,3 +392,32 @@ def test_withheld_values_make_a_fitting_text_incomplete() -> None:
     assert shaped.body == body  # the stub is already in the text
     assert not shaped.complete
     assert shaped.envelope is not None and shaped.envelope["withheld"] == withheld
+
+
+def _bad_bytes(body: bytes) -> int:
+    """Invalid bytes counted with the codec's own error ranges, independent of the shaper."""
+    bad, pos = 0, 0
+    while True:
+        try:
+            body[pos:].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad += exc.end - exc.start
+            pos += exc.end
+        else:
+            return bad
+
+
+@given(st.binary(max_size=3000), st.integers(512, 2048))
+def test_any_bytes_give_an_honest_text(body: bytes, limit: int) -> None:
+    shaped = shape(body, Budget(limit), format="text")
+    out = shaped.body
+    assert len(out) <= limit
+    out.decode("utf-8")  # strict: the result is always valid UTF-8
+    bad = _bad_bytes(body)
+    if bad:
+        header = shaped.text.splitlines()[0]
+        assert is_text_header(header)
+        assert f"{bad:,} invalid UTF-8 byte" in header
+        assert not shaped.complete
+    else:
+        assert shaped.complete == (out == body)
