@@ -159,3 +159,34 @@ def test_clean_runs_are_shared_and_dirty_ones_found() -> None:
     assert result.value["rows"][:777] == rows[:777]
     assert result.value["rows"][778:] == rows[778:]
     assert rows[777]["url"].endswith("FIXTURE123"), "the input is untouched"
+
+
+@pytest.mark.parametrize(
+    ("leaf", "withheld"),
+    [
+        # clean and too deep for orjson: the raw body alone says there is nothing to find
+        ("just text", 0),
+        # the same depth with a credential: the node-by-node walk finds it
+        ("key AKIAIOSFODNN7EXAMPLE", 1),
+    ],
+)
+def test_body_spares_a_deep_clean_document_the_walk(
+    leaf: str, withheld: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from elision.redact import walk
+
+    body = ("[" * 300 + orjson.dumps(leaf).decode() + "]" * 300).encode()
+    value = parse_json(body)
+    walked: list[bool] = []
+    real_run = walk.Walker.run
+
+    def counting_run(self: walk.Walker, *args: Any) -> Any:
+        walked.append(True)
+        return real_run(self, *args)
+
+    monkeypatch.setattr(walk.Walker, "run", counting_run)
+    result = redact_value(value, body=body)
+    assert walked == ([True] if withheld else [])
+    assert len(result.withheld) == withheld
+    if not withheld:
+        assert result.value is value

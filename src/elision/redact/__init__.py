@@ -82,16 +82,17 @@ def redact_value(
 
     ``path_root`` prefixes every withheld path (a page of ``$.rows`` passes ``"$.rows"``).
     ``server`` is recorded in each reference record: the upstream server a stub may be read
-    back through. ``body``, when given, must be the bytes ``value`` was parsed from; it lets
-    a clean document skip one serialization.
+    back through. ``body``, when given, must be the bytes ``value`` was parsed from; it spares
+    a clean document too deep for orjson (over 255 levels) a walk of every node.
     """
-    # The raw body is one cheap look when it is clean; a body that spells characters as \u
-    # escapes may hide a trigger from a byte search, so it is not trusted to be clean.
-    if body is not None and b"\\u" not in body and not may_need_redaction(body):
-        return Redaction(value)
     data = serialized(value)
     hits = Hits(data) if data is not None else None
     if hits is not None and not hits:
+        return Redaction(value)
+    # Too deep (or odd) for orjson, so every node would be walked: the raw body can still say
+    # there is nothing to find. Not trusted when it spells characters as \u escapes, which
+    # may hide a trigger from a byte search.
+    if data is None and body is not None and b"\\u" not in body and not may_need_redaction(body):
         return Redaction(value)
     walker = Walker(root=path_root, server=server)
     redacted = walker.run(value, data, hits)
