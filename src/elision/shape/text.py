@@ -21,11 +21,12 @@ are reserved at their largest possible width, so the choice never depends on dig
 
 from __future__ import annotations
 
+import codecs
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from elision.budget import utf8_len
 from elision.envelope import elided_entry, format_next, make_envelope, text_header
@@ -56,17 +57,29 @@ class Decoded:
 
 
 def decode(body: bytes) -> Decoded:
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
+    if not _is_utf8(body):
         escaped = body.decode("utf-8", "surrogateescape")
         text, bad = _ESCAPED_BYTE.subn("\ufffd", escaped)
         return Decoded(text.encode("utf-8"), bad)
     return Decoded(body, 0)
 
 
+def _is_utf8(body: bytes) -> bool:
+    # A chunk at a time, so checking a 100 MB body never holds a 100 MB str.
+    if body.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(body), _CHUNK):
+            decoder.decode(body[start:start + _CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def line_ends(data: bytes, newline_only: bool = False) -> list[int]:
-    """Offsets just past each line (terminator included); a last unterminated line counts.
+    r"""Offsets just past each line (terminator included); a last unterminated line counts.
 
     Lines end at ``\n``, ``\r\n`` or ``\r`` (only ``\n`` with ``newline_only``). The body is
     split a chunk at a time, each chunk ending just after a ``\n`` so a ``\r\n`` is never torn:
@@ -92,12 +105,86 @@ def line_ends(data: bytes, newline_only: bool = False) -> list[int]:
     return ends
 
 
+class LineIndex:
+    """The lines of a body, found from either end only as far as a shaper asks.
+
+    A shaper shows a budget's worth of lines from the head and the tail, so only those are
+    split; the total is counted in C. Memory grows with what is shown, not with the body: a
+    100 MB body of empty lines costs the same as one of long ones.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        ends = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+        self.count = ends + (1 if data and data[-1:] not in (b"\n", b"\r") else 0)
+        self._head: list[int] = []  # ends of lines 0, 1, 2, …
+        self._tail: list[int] = []  # starts of lines count-1, count-2, …
+        self._head_at, self._tail_at = 0, len(data)
+        self._head_chunk = self._tail_chunk = 1 << 14
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: int) -> int:
+        """The size of line ``i`` in bytes, terminator included."""
+        j = self.count - 1 - i
+        if i < len(self._head) or (j >= len(self._tail) and i <= len(self._head)):
+            return self.head_end(i + 1) - self.head_end(i)
+        return self.tail_start(j) - self.tail_start(j + 1)
+
+    def head_end(self, k: int) -> int:
+        """Bytes in the first ``k`` lines."""
+        while len(self._head) < k:
+            self._scan_head()
+        return self._head[k - 1] if k else 0
+
+    def tail_start(self, t: int) -> int:
+        """Where the last ``t`` lines start."""
+        while len(self._tail) < t:
+            self._scan_tail()
+        return self._tail[t - 1] if t else len(self.data)
+
+    def _scan_head(self) -> None:
+        start, data = self._head_at, self.data
+        if start >= len(data):
+            raise IndexError("line index out of range")
+        # A chunk ends just after a \n, never between the \r and \n of one ending.
+        stop = data.find(b"\n", start + self._head_chunk)
+        stop = len(data) if stop < 0 else stop + 1
+        offsets = accumulate((len(x) for x in data[start:stop].splitlines(True)), initial=start)
+        next(offsets)
+        self._head.extend(offsets)
+        self._head_at, self._head_chunk = stop, self._head_chunk * 2
+
+    def _scan_tail(self) -> None:
+        stop, data = self._tail_at, self.data
+        if stop <= 0:
+            raise IndexError("line index out of range")
+        target = stop - self._tail_chunk
+        start = 0
+        if target > 0:
+            # Start just after an ending: after a \n, or after a \r that no \n follows.
+            start = data.rfind(b"\n", 0, target) + 1
+            cr = data.rfind(b"\r", 0, target)
+            if cr >= start and data[cr + 1:cr + 2] != b"\n":
+                start = cr + 1
+        starts = list(accumulate((len(x) for x in data[start:stop].splitlines(True)),
+                                 initial=start))[:-1]
+        self._tail.extend(reversed(starts))
+        self._tail_at, self._tail_chunk = start, self._tail_chunk * 2
+
+
 def first_eol(data: bytes, newline_only: bool = False) -> str:
     match = (_NEWLINE if newline_only else _LINE_END).search(data)
     return match.group().decode() if match else "\n"
 
 
-def select(sizes: Sequence[int], budget: int) -> tuple[int, int]:
+class Sizes(Protocol):
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int, /) -> int: ...
+
+
+def select(sizes: Sizes, budget: int) -> tuple[int, int]:
     """How many units to keep from the head and the tail within ``budget`` bytes.
 
     The head and tail advance along a fixed path (the head's next unit is taken while the head
@@ -171,11 +258,10 @@ class _TextShaper:
         self.ctx = ctx
         decoded = decode(body)
         self.data, self.bad_note = decoded.data, decoded.note
-        self.ends = line_ends(self.data)
-        self.sizes = [b - a for a, b in zip([0, *self.ends], self.ends, strict=False)]
+        self.lines = LineIndex(self.data)
         self.eol = first_eol(self.data)
         self.offset = ctx.root_offset
-        n = len(self.ends)
+        n = len(self.lines)
         self.total_lines = ctx.root_total if ctx.root_total is not None else self.offset + n
         self._reserve: tuple[int, int] | None = None
         self._ref: str | None = None
@@ -197,9 +283,9 @@ class _TextShaper:
                           ctx.total_bytes)
         whole, with_cut = self._reserves()
         budget = max(0, limit - whole)
-        head, tail = select(self.sizes, budget)
+        head, tail = select(self.lines, budget)
         cut = None
-        if head == tail == 0 and self.sizes and limit > with_cut:
+        if head == tail == 0 and len(self.lines) and limit > with_cut:
             # Neither end line fits whole; a cut shows less than any whole line would at a
             # larger limit, so shown bytes still grow with the limit.
             cut = self._cut(limit - with_cut)
@@ -209,7 +295,7 @@ class _TextShaper:
         """The fixed costs at their widest, without and with a cut line: computed once."""
         if self._reserve is None:
             self._ref = self.ctx.keep()
-            n = len(self.sizes)
+            n = len(self.lines)
             big_line = widest(max(self.total_lines, self.offset + n))
             chars = widest(len(self.data))
             ranges = [(big_line - 1, big_line)] * 2  # "a-b": a range with two ends
@@ -223,17 +309,17 @@ class _TextShaper:
         return self._reserve
 
     def _cut(self, budget: int) -> _Cut | None:
-        end = self.ends[0]
-        line = self.data[: end - len(_line_ending(self.data[:end]))]
+        end = self.lines.head_end(1)
+        end -= len(_line_ending(self.data[max(0, end - 2):end]))
         # Backing off continuation bytes (10xxxxxx) means the cut never splits a character.
-        room = min(budget, len(line))
-        while 0 < room < len(line) and (line[room] & 0xC0) == 0x80:
+        room = min(budget, end)
+        while 0 < room < end and (self.data[room] & 0xC0) == 0x80:
             room -= 1
         if room <= 0:
             return None
         if self._line1_chars is None:
-            self._line1_chars = len(line.decode())
-        return _Cut(self.offset + 1, room, len(line[:room].decode()), self._line1_chars)
+            self._line1_chars = _chars(self.data, end)
+        return _Cut(self.offset + 1, room, _chars(self.data, room), self._line1_chars)
 
     def _header(self, ranges: list[tuple[int, int]], shown: int, cut: _Cut | None) -> str:
         extra = []
@@ -260,9 +346,9 @@ class _TextShaper:
     def _build(self, head: int, tail: int, cut: _Cut | None, limit: int) -> Shaped:
         from elision.shape import Shaped
 
-        n, off, eol = len(self.sizes), self.offset, self.eol
-        head_end = self.ends[head - 1] if head else 0
-        tail_start = self.ends[n - tail - 1] if tail < n else 0
+        n, off, eol = len(self.lines), self.offset, self.eol
+        head_end = self.lines.head_end(head)
+        tail_start = self.lines.tail_start(tail)
         parts: list[bytes] = [self.data[:head_end]]
         ranges: list[tuple[int, int]] = []
         if head:
@@ -296,7 +382,7 @@ class _TextShaper:
 
     def _envelope(self, head: int, tail: int, ranges: list[tuple[int, int]], cut: _Cut | None,
                   shown_bytes: int) -> dict[str, Any]:
-        ctx, n = self.ctx, len(self.sizes)
+        ctx, n = self.ctx, len(self.lines)
         entry = elided_entry("lines", "lines", head + tail, self.total_lines, self.offset)
         entry["ranges"] = [list(r) for r in ranges]
         notes = list(ctx.notes)
@@ -319,6 +405,14 @@ class _TextShaper:
         )
         env["complete"] = False
         return env
+
+
+def _chars(data: bytes, end: int) -> int:
+    """Characters in ``data[:end]`` (valid UTF-8), counted a chunk at a time without a copy."""
+    view, decoder, count = memoryview(data)[:end], codecs.getincrementaldecoder("utf-8")(), 0
+    for start in range(0, end, _CHUNK):
+        count += len(decoder.decode(view[start:start + _CHUNK]))
+    return count + len(decoder.decode(b"", final=True))
 
 
 def _line_ending(line: bytes) -> bytes:
