@@ -94,3 +94,12 @@ def test_is_stub(text: str, expected: bool) -> None:
 )
 def test_classify_url(url: str, rule: str | None) -> None:
     assert classify_url(url) == rule
+
+
+@pytest.mark.timeout(30)
+def test_one_huge_token_with_many_triggers_stays_linear() -> None:
+    # 20,000 credential parameters in one 400 KB token with no separator: each trigger must
+    # not re-walk the whole token (that would be 20,000 x 400 KB char steps).
+    text = "https://h/x?" + "&".join(f"token=v{i:05d}" for i in range(20_000))
+    result = redact_text(text)
+    assert result.value == credential_stub("credential-param-url")

@@ -69,8 +69,12 @@ def find_signed_urls(text: str) -> list[Span]:
     if "hooks.slack.com" in low:
         patterns.append(_SLACK_HOOK)
     for pattern in patterns:
+        covered = -1
         for match in pattern.finditer(text):
+            if match.start() < covered:
+                continue  # in the token just looked at: keeps a huge one-token text linear
             start, end = _token_bounds(text, match.start(), match.end())
+            covered = end
             if (start, end) in spans:
                 continue
             rule = (

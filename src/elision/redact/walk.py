@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -90,13 +89,6 @@ class Hits:
             or self._any(self.dispositions, start, end)
             or (self._any(self.uris, start, end) and self._any(self.payloads, start, end))
         )
-
-
-@dataclass
-class WalkResult:
-    value: Any
-    withheld: list[dict[str, Any]] = field(default_factory=list)
-    references: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class _Frame:
