@@ -217,3 +217,29 @@ def test_config_budgets_resolve_tool_then_server_then_file() -> None:
     assert a.budget_for("big", default).limit == 1024
     assert a.budget_for("other", default).limit == 2048
     assert b.budget_for("any", default).limit == 4096
+
+
+records = st.lists(
+    st.fixed_dictionaries({"id": st.integers(), "name": st.text(max_size=30)}), max_size=200
+)
+
+
+@given(rows=records, limit=st.integers(min_value=512, max_value=6000),
+       indent=st.sampled_from([None, 2]))
+def test_any_echoed_result_fits_and_both_forms_agree(
+    rows: list[dict[str, Any]], limit: int, indent: int | None,
+) -> None:
+    doc = {"rows": rows, "warnings": ["partial scan"], "total": len(rows)}
+    rs, _ = shaper(limit)
+    out = rs.shape(types.CallToolResult(
+        content=[types.TextContent(text=json.dumps(doc, indent=indent))], structured_content=doc
+    ))
+    (text,) = texts(out)
+    assert len(text.encode()) <= limit
+    shown = json.loads(text)
+    assert shown == out.structured_content
+    if ENVELOPE_KEY in shown:
+        assert shown["warnings"] == ["partial scan"] and shown["total"] == len(rows)
+        assert out.meta is not None and out.meta[META_KEY] == shown[ENVELOPE_KEY]
+    else:
+        assert shown == doc  # nothing cut: every value is there

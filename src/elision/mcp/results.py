@@ -84,7 +84,7 @@ class ResultShaper:
             if echo_at is None and structured is not None:
                 if _wraps(structured, block.text):
                     echo_at, echo_key = i, next(iter(structured))
-                elif cap.is_json and cap.value == structured:
+                elif cap.is_json and _same_document(cap.value, block.text, structured):
                     echo_at = i
             pieces.append(_Piece(f"content[{i}]", cap, budget.measure(block.text)))
         structured_piece: _Piece | None = None
@@ -180,6 +180,20 @@ class ResultShaper:
         except StoreError:
             return None
         return ref
+
+
+def _same_document(exact: Any, text: str, structured: Any) -> bool:
+    """Whether a JSON text is the structured content, as the SDK's own parser would see it."""
+    if exact == structured:
+        return True
+    # The exact parser keeps numbers it cannot hold losslessly as raw spellings; the SDK's
+    # values are plain Python, so compare in that form before calling it a different document.
+    if not isinstance(structured, dict) or not isinstance(exact, dict):
+        return False
+    try:
+        return bool(json.loads(text) == structured)
+    except ValueError:
+        return False
 
 
 def _wraps(structured: Any, text: str) -> bool:
