@@ -24,7 +24,7 @@ import mcp_types as types
 
 from elision.budget import MINIMUM, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY, VERSION, format_next, make_envelope
-from elision.errors import StoreError
+from elision.errors import InputError, StoreError
 from elision.pipeline import Capture, Pipeline, parse_json
 from elision.shape import Shaped, new_ref
 
@@ -39,6 +39,8 @@ class _Piece:
     where: str
     capture: Capture
     size: int
+    #: The content block it came from; ``None`` for structured content.
+    index: int | None = None
     shaped: Shaped | None = None
 
 
@@ -86,18 +88,18 @@ class ResultShaper:
                     echo_at, echo_key = i, next(iter(structured))
                 elif cap.is_json and _same_document(cap.value, block.text, structured):
                     echo_at = i
-            pieces.append(_Piece(f"content[{i}]", cap, budget.measure(block.text)))
-        structured_piece: _Piece | None = None
+            pieces.append(_Piece(f"content[{i}]", cap, budget.measure(block.text), i))
         if structured is not None and echo_at is None:
             body = _dumps(structured)
-            structured_piece = _Piece("structuredContent", capture(body), budget.measure(body))
-            pieces.append(structured_piece)
+            pieces.append(_Piece("structuredContent", capture(body), budget.measure(body)))
         for i, block in enumerate(content):
             if isinstance(block, types.EmbeddedResource) and isinstance(
                 block.resource, types.TextResourceContents
             ):
                 text = block.resource.text
-                pieces.append(_Piece(f"content[{i}].resource", capture(text), budget.measure(text)))
+                pieces.append(
+                    _Piece(f"content[{i}].resource", capture(text), budget.measure(text), i)
+                )
 
         for piece, share in zip(pieces, _shares([p.size for p in pieces], budget), strict=True):
             limit = Budget(share, budget.unit, budget.counter)
@@ -110,10 +112,10 @@ class ResultShaper:
             env = _envelope_of(shaped)
             if env is not None:
                 envelopes.append({"at": piece.where, **env})
-            if piece is structured_piece:
+            index = piece.index
+            if index is None:
                 structured = _structured_from(shaped, structured)
                 continue
-            index = int(piece.where.split("[", 1)[1].split("]", 1)[0])
             block = content[index]
             if isinstance(block, types.TextContent):
                 content[index] = block.model_copy(update={"text": shaped.text})
@@ -212,12 +214,12 @@ def _joined_document(content: list[Any], text_at: list[int]) -> str | None:
         return None
     try:
         parse_json(joined.encode("utf-8", "surrogatepass"))
-    except Exception:  # not one document: the blocks are separate texts
+    except InputError:  # not one document: the blocks are separate texts
         return None
     # Blocks that are each whole JSON are separate documents, not pieces.
     try:
         parse_json(content[text_at[0]].text.encode("utf-8", "surrogatepass"))
-    except Exception:
+    except InputError:
         return joined
     return None
 
