@@ -104,7 +104,7 @@ def _nested_dup(depth: int) -> bytes:
         (b'{"a":1,"b":2,"a":3}', ["$.a"], b'{"a":3,"b":2}'),  # at the first key's place
         (b'{"x":[{"k":1},{"k":1,"k":2,"k":3}]}', ["$.x[1].k", "$.x[1].k"],
          b'{"x":[{"k":1},{"k":3}]}'),  # each repeat is reported, with its path
-        (b'{"a b":1,"a b":2}', ['$["a b"]'], b'{"a b":2}'),  # keys that are not names
+        (b'{"a b":1,"a b":2}', ["$['a b']"], b'{"a b":2}'),  # keys that are not names
         (b'{"a":1E5,"a":1.10}', ["$.a"], b'{"a":1.10}'),  # on the exact path too
         (_nested_dup(DEEP), ["$" + "[0]" * DEEP + ".a"],
          b"[" * DEEP + b'{"a":2}' + b"]" * DEEP),  # and on the deep path

@@ -206,7 +206,7 @@ def _as_body(payload: Any, fmt: str) -> tuple[bytes, str]:
                 f"text has a lone surrogate at char {exc.start} ({payload[exc.start]!r}), "
                 "which no UTF-8 body can carry; decode the tool's bytes with errors='replace'"
             ) from None
-    from elision.shape.jsonparse import dumps_value
+    from elision.shape.jsondump import dumps_value
 
     return dumps_value(payload), "json" if fmt == "auto" else fmt
 

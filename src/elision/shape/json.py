@@ -43,8 +43,9 @@ from elision.envelope import (
 )
 from elision.errors import ElisionError, InputError
 from elision.shape import ShapeContext, Shaped
+from elision.shape.jsondump import default, dumps_value
 from elision.shape.jsonparse import MAX_DEPTH as MAX_PARSE_DEPTH
-from elision.shape.jsonparse import default, dumps_value, parse_json
+from elision.shape.jsonparse import parse_json
 from elision.shape.keys import caveat_matcher, member_order
 from elision.shape.sizes import bounded_size, scalar_size
 

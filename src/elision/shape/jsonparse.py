@@ -41,21 +41,21 @@ refused. Tuples are arrays.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 import orjson
 
+from elision.envelope import format_path
 from elision.errors import DepthError, InputError
+from elision.shape.jsondump import RawNumber, default, dumps_value
 
 __all__ = ["MAX_DEPTH", "RawNumber", "default", "dumps_value", "parse_json", "risky_numbers"]
 
 #: The deepest nesting :func:`parse_json` accepts; 10,000 levels parse in well under a second.
 MAX_DEPTH = 10_000
 
-_NUMBER_BYTES = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 # A number orjson could re-spell, in number context. One pass per anchor byte: a literal
 # first byte lets the regex engine skip ahead with a fast search (a class like [:,[] cannot),
 # and the lookahead drops the common case (a string value) after one byte.
@@ -83,54 +83,11 @@ _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstri
 _NOT_JSON = "is not JSON"
 
 
-class RawNumber:
-    """A JSON number kept in its original spelling, e.g. ``RawNumber(b"1E5")``.
-
-    Two are equal when their bytes are; ``len()`` is the serialized size in bytes.
-    """
-
-    __slots__ = ("raw",)
-    raw: bytes
-
-    def __init__(self, raw: bytes) -> None:
-        if not isinstance(raw, bytes) or _NUMBER_BYTES.fullmatch(raw) is None:
-            raise InputError(
-                f"RawNumber needs the bytes of one JSON number such as b'1E5', got {raw!r:.60}"
-            )
-        self.raw = raw
-
-    @property
-    def fragment(self) -> orjson.Fragment:
-        """The raw bytes as an ``orjson.Fragment``, for ``orjson.dumps(..., default=...)``."""
-        return orjson.Fragment(self.raw)
-
-    def __len__(self) -> int:
-        return len(self.raw)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, RawNumber):
-            return self.raw == other.raw
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash((RawNumber, self.raw))
-
-    def __repr__(self) -> str:
-        return f"RawNumber({self.raw!r})"
-
-
 def _raw(spelling: str) -> RawNumber:
     # The parser's grammar already checked the spelling; skip the second regex.
     number = object.__new__(RawNumber)
     number.raw = spelling.encode("ascii")
     return number
-
-
-def default(obj: Any) -> Any:
-    """The ``default=`` hook for ``orjson.dumps``: writes a RawNumber as its bytes."""
-    if isinstance(obj, RawNumber):
-        return orjson.Fragment(obj.raw)
-    raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
 
 
 # --------------------------------------------------------------------------- numbers
@@ -366,19 +323,7 @@ def _stack_path(stack: list[list[Any]]) -> str:
     parts: list[str | int] = []
     for container, key in stack:
         parts.append(len(container) if type(container) is list else key)
-    return _format_path(parts)
-
-
-def _format_path(parts: list[str | int]) -> str:
-    out = ["$"]
-    for part in parts:
-        if isinstance(part, int):
-            out.append(f"[{part}]")
-        elif _IDENT.fullmatch(part):
-            out.append(f".{part}")
-        else:
-            out.append(f"[{json.dumps(part, ensure_ascii=False)}]")
-    return "".join(out)
+    return format_path(parts)
 
 
 # --------------------------------------------------------------------------- errors
@@ -420,138 +365,3 @@ def _message(problem: str, body: bytes, offset: int) -> str:
         f"body is not valid JSON: {problem[:1].lower()}{problem[1:]} at {where}; fix the tool's "
         "output, or shape it as text (format='text')"
     )
-
-
-# --------------------------------------------------------------------------- serialize
-
-
-def dumps_value(value: Any) -> bytes:
-    """Compact, exact serialization of a parsed (or user-given) value; any depth."""
-    try:
-        out = orjson.dumps(value, default=default)
-    except TypeError:  # orjson.JSONEncodeError: too deep, an int past 64 bits, a bad key or str
-        return _dumps_slow(value)
-    if b"null" in out:  # orjson writes NaN and the infinities as null without a word
-        _reject_non_finite(value)
-    return out
-
-
-# A crumb is (parent crumb, key or index): a path built only when an error needs it.
-_Crumb = tuple[Any, "str | int"] | None
-
-
-def _crumb_path(crumb: _Crumb) -> str:
-    parts: list[str | int] = []
-    while crumb is not None:
-        crumb, part = crumb
-        parts.append(part)
-    parts.reverse()
-    return _format_path(parts)
-
-
-def _reject_non_finite(value: Any, crumb: _Crumb = None) -> None:
-    if not isinstance(value, dict | list | tuple):
-        if isinstance(value, float):
-            _check_float(value, crumb)
-        return
-    stack: list[tuple[Any, _Crumb]] = [(value, crumb)]
-    while stack:
-        node, crumb = stack.pop()
-        items = node.items() if isinstance(node, dict) else enumerate(node)
-        for key, child in items:
-            if isinstance(child, float):
-                _check_float(child, (crumb, key))
-            elif isinstance(child, dict | list | tuple):
-                stack.append((child, (crumb, key)))
-
-
-def _check_float(value: float, crumb: _Crumb) -> None:
-    if not math.isfinite(value):
-        raise InputError(
-            f"{value!r} at {_crumb_path(crumb)} is not a JSON number (RFC 8259 has no NaN or "
-            "Infinity); replace it with None or a string before shaping"
-        )
-
-
-def _dumps_slow(value: Any) -> bytes:
-    """Write what orjson would, iteratively: pending work is bytes or a (node, crumb) pair."""
-    out: list[bytes] = []
-    work: list[Any] = [(value, None)]
-    while work:
-        item = work.pop()
-        if type(item) is bytes:
-            out.append(item)
-            continue
-        node, crumb = item
-        if isinstance(node, dict):
-            pieces: list[Any] = [b"{"]
-            for index, (key, child) in enumerate(node.items()):
-                if not isinstance(key, str):
-                    raise InputError(
-                        f"object key {key!r} at {_crumb_path(crumb)} is of type "
-                        f"{type(key).__name__}; JSON keys are strings: convert it with str()"
-                    )
-                comma = b"," if index else b""
-                pieces.append(comma + _dumps_str(key, crumb) + b":")
-                pieces.append(_dumps_child(child, (crumb, key)))
-            pieces.append(b"}")
-            work.extend(reversed(pieces))
-        elif isinstance(node, list | tuple):
-            pieces = [b"["]
-            for index, child in enumerate(node):
-                if index:
-                    pieces.append(b",")
-                pieces.append(_dumps_child(child, (crumb, index)))
-            pieces.append(b"]")
-            work.extend(reversed(pieces))
-        else:
-            out.append(_dumps_leaf(node, crumb))
-    return b"".join(out)
-
-
-def _dumps_child(child: Any, crumb: _Crumb) -> Any:
-    if isinstance(child, dict | list | tuple):
-        # Most subtrees are fine for orjson; only the one holding the problem is walked here.
-        try:
-            out = orjson.dumps(child, default=default)
-        except TypeError:
-            return (child, crumb)
-        if b"null" in out:
-            _reject_non_finite(child, crumb)
-        return out
-    return _dumps_leaf(child, crumb)
-
-
-def _dumps_str(text: str, crumb: _Crumb) -> bytes:
-    try:
-        return orjson.dumps(text)
-    except TypeError:
-        at = next(i for i, char in enumerate(text) if "\ud800" <= char <= "\udfff")
-        raise InputError(
-            f"text at {_crumb_path(crumb)} has a lone surrogate {text[at]!r} at char {at}, "
-            "which no UTF-8 body can carry; decode the tool's bytes with errors='replace'"
-        ) from None
-
-
-def _dumps_leaf(leaf: Any, crumb: _Crumb) -> bytes:
-    if isinstance(leaf, str):
-        return _dumps_str(leaf, crumb)
-    if isinstance(leaf, RawNumber):
-        return leaf.raw
-    if isinstance(leaf, int) and not isinstance(leaf, bool) and not -(2**63) <= leaf < 2**64:
-        try:
-            return str(int(leaf)).encode("ascii")
-        except ValueError:  # past sys.get_int_max_str_digits()
-            raise InputError(
-                f"integer at {_crumb_path(crumb)} has more digits than Python will print; "
-                "pass it as RawNumber(b'...') with its digits"
-            ) from None
-    if isinstance(leaf, float):
-        _check_float(leaf, crumb)
-    try:
-        return orjson.dumps(leaf, default=default)
-    except TypeError:
-        raise InputError(
-            f"value at {_crumb_path(crumb)} is of type {type(leaf).__name__}, which is not "
-            "a JSON type; convert it to a dict, list, str, number, bool or None first"
-        ) from None

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from elision.errors import InputError
-from elision.shape.jsonparse import RawNumber
+from elision.shape.jsondump import RawNumber
 
 
 def scalar_size(value: Any) -> int:
