@@ -75,13 +75,23 @@ class PgConnector:
         else:
             # No schema given: the first one of the URL's search_path, as psql would use.
             self.schema = "(default)"
-            found = self.run(lambda c: one(c, "SELECT current_schema()"), write=False)
-            if found is None:
+            found = self.run(lambda c: c.execute(
+                "SELECT current_schema(), current_setting('search_path')").fetchone(),
+                write=False)
+            assert found is not None
+            first = found[1].split(",")[0].strip().strip('"')
+            if found[0] is None and first and first != "$user":
+                # The URL names a schema that does not exist yet: make it, as for schema=.
+                self.close()
+                self._given_schema = first
+                self._choose_schema(first)
+                return
+            if found[0] is None:
                 raise self._error(
-                    f"no schema on the search_path of {self.where} exists; create it with "
+                    f"no schema on the search_path of {self.where} exists; create one with "
                     "CREATE SCHEMA, or name one that exists in the URL's "
                     "options=-csearch_path%3D<schema>")
-            self.schema = str(found)
+            self.schema = str(found[0])
 
     def _probe(self) -> None:
         # A pool only says "couldn't get a connection" after its timeout; one direct attempt
