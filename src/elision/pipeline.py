@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import orjson
-
 from elision.budget import Budget
 from elision.errors import InputError, PolicyDenied
 from elision.shape import (
@@ -214,22 +212,15 @@ class Pipeline:
 
 def parse_json(body: bytes) -> Any:
     """Parse a JSON body exactly (big integers, float spellings), or raise InputError."""
-    try:
-        from elision.shape.jsonparse import parse_json as exact_parse
-    except ModuleNotFoundError:  # the exact parser has not landed in this checkout yet
-        try:
-            return orjson.loads(body)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(f"body is not JSON: {exc}") from None
+    from elision.shape.jsonparse import parse_json as exact_parse
+
     return exact_parse(body)
 
 
 def dump_value(value: Any) -> bytes:
     """Compact JSON of a parsed value, in the parser's own exact spelling."""
-    try:
-        from elision.shape.jsonparse import dumps_value
-    except ModuleNotFoundError:
-        return orjson.dumps(value)
+    from elision.shape.jsondump import dumps_value
+
     return dumps_value(value)
 
 
