@@ -10,6 +10,7 @@ from elision.errors import (
     SelectorError,
     StoreError,
 )
+from elision.pipeline import Pipeline
 from elision.shape import Shaped, shape
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "BudgetError",
     "ElisionError",
     "InputError",
+    "Pipeline",
     "RefExpired",
     "RefNotFound",
     "SelectorError",
