@@ -190,3 +190,9 @@ def test_body_spares_a_deep_clean_document_the_walk(
     assert len(result.withheld) == withheld
     if not withheld:
         assert result.value is value
+
+
+def test_stage_conforms_to_the_pipeline_protocol() -> None:
+    from elision.pipeline import Redactor
+
+    assert isinstance(RedactStage(), Redactor)
