@@ -11,10 +11,11 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg import sql
+from psycopg import IsolationLevel, sql
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
@@ -117,7 +118,7 @@ class PgConnector:
                 self.url, min_size=1, max_size=self.max_size, open=True,
                 timeout=self.timeout / (self.retries + 1),
                 kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout))},
-                configure=configure, check=ConnectionPool.check_connection,
+                configure=configure,
                 name=f"elision-{os.getpid()}",
             )
             self._pid = os.getpid()
@@ -125,24 +126,36 @@ class PgConnector:
 
     def run(
         self, work: Callable[[Conn], T], *, write: bool = True, lock: int | None = None,
+        durable: bool = True, pipeline: bool = False,
     ) -> T:
         """``work`` in one transaction; retried on a fresh connection if the link drops.
 
         Only connection-level failures are retried: the transaction either committed or
-        rolled back as a whole, and every caller's work is safe to run again.
+        rolled back as a whole, and every caller's work is safe to run again. A read runs in
+        one ``REPEATABLE READ`` snapshot. ``durable=False`` skips the wait for the WAL flush,
+        for writes that may be lost in a server crash without harm (an LRU touch).
+        ``pipeline=True`` sends statements whose results ``work`` does not read without
+        waiting for each (``rowcount`` is then not to be trusted before a fetch).
         """
         last: Exception | None = None
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(min(0.05 * 2 ** attempt, 1.0))
+                if self._pool is not None and self._pid == os.getpid():
+                    # Drop every idle connection that died with the one that just failed,
+                    # so a server restart costs one retry, not one per pooled connection.
+                    self._pool.check()
             try:
-                with self._connections().connection() as conn, conn.transaction():
-                    if not write:
-                        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, "
-                                     "READ ONLY")
-                    if lock is not None:
-                        conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
-                    return work(conn)
+                with self._connections().connection() as conn:
+                    # Set before BEGIN, so they travel in it: no extra round trip.
+                    conn.isolation_level = None if write else IsolationLevel.REPEATABLE_READ
+                    conn.read_only = None if write else True
+                    with conn.pipeline() if pipeline else nullcontext(), conn.transaction():
+                        if not durable:
+                            conn.execute("SET LOCAL synchronous_commit TO OFF")
+                        if lock is not None:
+                            conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+                        return work(conn)
             except psycopg.OperationalError as exc:
                 last = exc
             except psycopg.Error as exc:

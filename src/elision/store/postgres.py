@@ -147,7 +147,8 @@ class PostgresStore:
                          (ref, sha256, format, key, now, self.retention.expires_at(now), now))
             conn.execute("DELETE FROM store_tombstones WHERE ref = %s", (ref,))
 
-        self._db.run(work, lock=self._lock)
+        # Pipelined: a put is a dozen statements, most of whose results nobody reads.
+        self._db.run(work, lock=self._lock, pipeline=True)
 
     def read(self, ref: str, *, scope: str | None = None) -> bytes:
         return self._read(ref, scope)[0]
@@ -168,7 +169,8 @@ class PostgresStore:
         if self.retention.needs_touch(info.last_access, now):  # LRU: a read makes it young
             # One row, no advisory lock: an update of a ref evicted meanwhile touches nothing.
             self._db.run(lambda c: c.execute(
-                "UPDATE store_refs SET last_access = %s WHERE ref = %s", (now, ref)))
+                "UPDATE store_refs SET last_access = %s WHERE ref = %s", (now, ref)),
+                durable=False)
         return body, info
 
     def info(self, ref: str, *, scope: str | None = None) -> RefInfo:
