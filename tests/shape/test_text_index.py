@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elision.shape.text import LineIndex, decode, line_ends
+from elision.shape.text import LineIndex, decode, iter_lines, line_ends
 
 # Bytes that make line endings interesting, plus a multi-byte character.
 _BODIES = st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\r\n", "é".encode()]), max_size=80).map(
@@ -46,9 +46,20 @@ def test_index_agrees_whatever_the_chunk_and_order(body: bytes, chunk: int, rnd:
         assert index.head_end(t) == (ends[t - 1] if t else 0)
 
 
-@given(_BODIES)
-def test_line_ends_agree(body: bytes) -> None:
-    assert line_ends(body) == reference_ends(body)
+@given(_BODIES, st.integers(1, 8))
+def test_line_ends_agree(body: bytes, chunk: int) -> None:
+    import sys
+
+    text_module = sys.modules[LineIndex.__module__]
+    saved, text_module._CHUNK = text_module._CHUNK, chunk  # type: ignore[attr-defined]
+    try:
+        ends = line_ends(body)
+        lines = list(iter_lines(body))
+    finally:
+        text_module._CHUNK = saved  # type: ignore[attr-defined]
+    assert ends == reference_ends(body)
+    assert [start + len(line) for start, line in lines] == ends
+    assert b"".join(line for _, line in lines) == body
     assert line_ends(body, newline_only=True) == [
         i + 1 for i, byte in enumerate(body) if byte == 0x0A
     ] + ([len(body)] if body and not body.endswith(b"\n") else [])

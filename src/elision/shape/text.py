@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Protocol
@@ -78,30 +78,43 @@ def _is_utf8(body: bytes) -> bool:
     return True
 
 
-def line_ends(data: bytes, newline_only: bool = False) -> list[int]:
-    r"""Offsets just past each line (terminator included); a last unterminated line counts.
-
-    Lines end at ``\n``, ``\r\n`` or ``\r`` (only ``\n`` with ``newline_only``). The body is
-    split a chunk at a time, each chunk ending just after a ``\n`` so a ``\r\n`` is never torn:
-    C-speed splitting without holding a second copy of a large body as line objects.
-    """
-    ends: list[int] = []
+def chunks(data: bytes) -> Iterator[tuple[int, bytes]]:
+    r"""``data`` a chunk at a time, each ending just after a ``\n`` so no ``\r\n`` is torn."""
     start, total = 0, len(data)
     while start < total:
         stop = data.find(b"\n", start + _CHUNK)
         stop = total if stop < 0 else stop + 1
-        chunk = data[start:stop]
-        if newline_only:
-            pieces = chunk.split(b"\n")
-            lengths = [len(p) + 1 for p in pieces[:-1]]
-            if pieces[-1]:
-                lengths.append(len(pieces[-1]))
-        else:
-            lengths = [len(line) for line in chunk.splitlines(keepends=True)]
-        offsets = accumulate(lengths, initial=start)
+        yield start, data[start:stop]
+        start = stop
+
+
+def _split(chunk: bytes, newline_only: bool) -> list[bytes]:
+    if not newline_only:
+        return chunk.splitlines(keepends=True)
+    pieces = [p + b"\n" for p in chunk.split(b"\n")]
+    pieces[-1] = pieces[-1][:-1]  # what follows the chunk's last \n, if anything
+    return pieces if pieces[-1] else pieces[:-1]
+
+
+def iter_lines(data: bytes, newline_only: bool = False) -> Iterator[tuple[int, bytes]]:
+    r"""Each line's start offset and bytes (terminator included), in order.
+
+    Lines end at ``\n``, ``\r\n`` or ``\r`` (only ``\n`` with ``newline_only``). C-speed
+    splitting a chunk at a time, never holding the whole body as line objects.
+    """
+    for start, chunk in chunks(data):
+        for line in _split(chunk, newline_only):
+            yield start, line
+            start += len(line)
+
+
+def line_ends(data: bytes, newline_only: bool = False) -> list[int]:
+    """Offsets just past each line (terminator included); a last unterminated line counts."""
+    ends: list[int] = []
+    for start, chunk in chunks(data):
+        offsets = accumulate(map(len, _split(chunk, newline_only)), initial=start)
         next(offsets)  # the chunk's start is not a line end
         ends.extend(offsets)
-        start = stop
     return ends
 
 
