@@ -28,9 +28,11 @@ _NAMES = (
     "session_token", "api_key", "apikey", "api-key", "client_secret", "secret", "password",
     "passwd", "pass", "pwd", "code",
 )
+# A name followed by "=", with no separator asked for before it: a name may itself be
+# percent-encoded (X%2DAmz%2DSignature), so which parameter it really is is decided by
+# classify_url on the decoded token. "pageToken=" is a candidate here and ordinary there.
 _TRIGGER = re.compile(
-    _SEP + "(?:" + "|".join(re.escape(n) for n in sorted(_NAMES, key=len, reverse=True)) + ")"
-    + _EQ,
+    "(?:" + "|".join(re.escape(n) for n in sorted(_NAMES, key=len, reverse=True)) + ")" + _EQ,
     re.IGNORECASE,
 )
 # Anchored on the "://" rather than the scheme: a pattern that starts with a letter class
