@@ -10,7 +10,12 @@ A shaped text reads::
 Lines end with ``\\n``, ``\\r\\n`` or ``\\r`` and keep the ending the body gave them; the header
 and marker use the body's first line ending. Invalid UTF-8 is replaced with U+FFFD and the header
 counts the bad bytes, so the result is honest rather than an error. Only when neither the first
-nor the last line fits is a line cut, at a character boundary, and the header says where.
+nor the last line fits is a line cut, at a character boundary, and the header says where. A
+byte-order mark is part of line 1, like any other byte of it.
+
+A page (``ctx.page`` set; ``root_offset`` lines of the original before it, ``root_total`` in all)
+states the original's line numbers and total, and always carries a header, even when all of it
+fits: a page is never the complete body.
 
 Which lines are kept: the head and tail grow along one fixed path that keeps the head near 60% of
 the shown bytes; where the path stops on a line that does not fit, the other side takes whatever
