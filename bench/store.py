@@ -8,6 +8,10 @@ synchronous=NORMAL). Every repetition writes a different body, so deduplication 
 write. Medians, MB/s and the store/raw ratio are printed side by side. The store does more
 than the floor on purpose: put checks the SHA-256 it is given and splits the body into 4 MiB
 chunks; read joins the chunks and checks the digest again before serving.
+
+With ``--postgres URL`` (default: ``$ELISION_TEST_POSTGRES_URL``) the same bodies also go
+through ``PostgresStore``, against a plain ``INSERT``/``SELECT`` of one ``bytea`` over the
+same psycopg connection kind, in a throwaway schema.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from elision.shape import new_ref
 from elision.store import SQLiteStore
@@ -54,8 +58,9 @@ def timed(func: Callable[[], T]) -> tuple[float, T]:
     return time.perf_counter() - start, result
 
 
-def bench_store(path: Path, payloads: list[bytes]) -> tuple[list[float], list[float]]:
-    store = SQLiteStore(path, quota_bytes=1 << 40, max_body_bytes=1 << 30)
+def bench_store(path: Path, payloads: list[bytes], store: Any = None) -> tuple[list[float],
+                                                                              list[float]]:
+    store = store or SQLiteStore(path, quota_bytes=1 << 40, max_body_bytes=1 << 30)
     writes, reads, refs = [], [], []
     for body in payloads:
         ref = new_ref()
@@ -95,6 +100,36 @@ def bench_raw(path: Path, payloads: list[bytes]) -> tuple[list[float], list[floa
     return writes, reads
 
 
+def bench_postgres(url: str, payloads: list[bytes]) -> tuple[list[float], ...]:
+    import psycopg
+    from psycopg import sql
+
+    from elision.store.postgres import PostgresStore
+
+    schema = f"elision_bench_{os.getpid()}"
+    try:
+        store = PostgresStore(url, schema=schema, quota_bytes=1 << 40, max_body_bytes=1 << 30)
+        store_w, store_r = bench_store(Path(), payloads, store)
+        raw_w, raw_r = [], []
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+            conn.execute("CREATE TABLE raw (id INTEGER PRIMARY KEY, data BYTEA NOT NULL)")
+            conn.execute("ALTER TABLE raw ALTER COLUMN data SET STORAGE EXTERNAL")
+            for i, body in enumerate(payloads):
+                raw_w.append(timed(lambda i=i, b=body: conn.execute(
+                    "INSERT INTO raw VALUES (%s, %s)", (i, b)))[0])
+            for i, body in enumerate(payloads):
+                elapsed, out = timed(lambda i=i: bytes(conn.execute(
+                    "SELECT data FROM raw WHERE id = %s", (i,)).fetchone()[0]))
+                raw_r.append(elapsed)
+                assert out == body
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                sql.Identifier(schema)))
+    return store_w, store_r, raw_w, raw_r
+
+
 def human(size: int) -> str:
     return f"{size // (1 << 20)} MB" if size >= 1 << 20 else f"{size // 1024} KB"
 
@@ -104,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1KB,1MB,10MB,100MB",
                         help="comma-separated body sizes (KB, MB)")
     parser.add_argument("--dir", default=None, help="where the temporary databases go")
+    parser.add_argument("--postgres", metavar="URL",
+                        default=os.environ.get("ELISION_TEST_POSTGRES_URL"),
+                        help="also bench PostgresStore against raw psycopg on this database")
     args = parser.parse_args(argv)
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     print(f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, "
@@ -118,7 +156,11 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
             store_w, store_r = bench_store(Path(tmp) / "store.db", payloads)
             raw_w, raw_r = bench_raw(Path(tmp) / "raw.db", payloads)
-        for op, mine, floor in (("write", store_w, raw_w), ("read", store_r, raw_r)):
+        rows = [("write", store_w, raw_w), ("read", store_r, raw_r)]
+        if args.postgres:
+            pg_w, pg_r, pg_raw_w, pg_raw_r = bench_postgres(args.postgres, payloads)
+            rows += [("pg-w", pg_w, pg_raw_w), ("pg-r", pg_r, pg_raw_r)]
+        for op, mine, floor in rows:
             m, f = statistics.median(mine), statistics.median(floor)
             print(f"{human(size):>7} {op:>5} {count:>4} | {m * 1000:>10.3f} ms "
                   f"{size / m / 1e6:>10.1f} | {f * 1000:>8.3f} ms {size / f / 1e6:>9.1f} | "
