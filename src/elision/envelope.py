@@ -45,13 +45,18 @@ def quote_key(key: str) -> str:
     return f"'{escaped}'"
 
 
-def format_next(ref: str, *, path: str | None = None, lines: str | None = None) -> str:
+def format_next(
+    ref: str, *, path: str | None = None, lines: str | None = None,
+    byte_range: str | None = None,
+) -> str:
     """The call a model makes to get the next page: ``elision_fetch(ref="…", path="…")``."""
     args = [f"ref={_quoted(ref)}"]
     if path is not None:
         args.append(f"path={_quoted(path)}")
     if lines is not None:
         args.append(f"lines={_quoted(lines)}")
+    if byte_range is not None:
+        args.append(f"bytes={_quoted(byte_range)}")
     return "elision_fetch(" + ", ".join(args) + ")"
 
 

@@ -311,3 +311,10 @@ def test_a_parsed_value_holding_nan_is_refused_not_written_as_null(bad: float) -
     ctx = ShapeContext(sha256="0" * 64, total_bytes=10_000, body=b"{}", page="$")
     with pytest.raises(InputError, match="is not a JSON number"):
         fit(value_shaper(value, ctx), Budget(1024))
+
+
+def test_auto_format_finds_ndjson_and_text() -> None:
+    records = b"".join(orjson.dumps(record(i)) + b"\n" for i in range(500))
+    assert shape(records, Budget(1024)).format == "ndjson"
+    assert shape(b"plain log line\n" * 500, Budget(1024)).format == "text"
+    assert shape(orjson.dumps(ledger(200)), Budget(1024)).format == "json"

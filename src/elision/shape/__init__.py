@@ -89,6 +89,8 @@ class ShapeContext:
     root_offset: int = 0
     #: For pages of a slice: the length of the original node (elements, chars or lines).
     root_total: int | None = None
+    #: For text pages: the byte offset in the original body where the page body starts.
+    root_byte_offset: int = 0
     page: str | None = None
     #: Set for a page: the ref of the body it is a page of (already stored).
     fixed_ref: str | None = None
@@ -238,7 +240,7 @@ def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Sha
         shaper = json_shaper(body, ctx, strict=fmt == "json")
         if shaper is not None:
             return shaper
-        fmt = "text"
+        # Not one JSON document: in auto mode it may still be NDJSON, else it is text.
     if fmt == "ndjson" or (fmt == "auto" and _looks_like_ndjson(body)):
         from elision.shape.records import ndjson_shaper
 

@@ -358,8 +358,25 @@ class _TextShaper:
             what = f"rest of line {cut.line} and {lines:,} more {noun}"
         else:
             what = f"{lines:,} {noun}"
-        how = missing_how(self._ref, self.ctx.stored, first, last)
+        rest = self._rest_of_cut(cut)
+        if rest is not None and self._ref is not None:
+            how = format_next(self._ref, byte_range=rest)
+        else:
+            how = missing_how(self._ref, self.ctx.stored, first, last)
         return f"[… {what} elided ({nbytes:,} bytes): {how} …]"
+
+    def _rest_of_cut(self, cut: _Cut | None) -> str | None:
+        """The byte range, in the original, of what a cut line did not show.
+
+        A cut line is one line, so pointing at it by lines would serve the same page again;
+        by bytes, every page shows at least one more character. Not when invalid UTF-8 was
+        replaced: then offsets in the decoded text are not the original's.
+        """
+        if cut is None or self.bad_note:
+            return None
+        start = self.ctx.root_byte_offset + cut.shown_bytes
+        end = self.ctx.root_byte_offset + self.lines.head_end(1) - 1
+        return f"{start}-{end}"
 
     def _build(self, head: int, tail: int, cut: _Cut | None, limit: int) -> Shaped:
         from elision.shape import Shaped
@@ -410,7 +427,10 @@ class _TextShaper:
             notes.append(self.bad_note)
         elided = [entry] if head + tail < n or self.total_lines > n else []
         next_call = None
-        if self._ref is not None and head + tail < n:
+        rest = self._rest_of_cut(cut)
+        if self._ref is not None and rest is not None:
+            next_call = format_next(self._ref, byte_range=rest)
+        elif self._ref is not None and head + tail < n:
             next_call = format_next(self._ref, lines=range_text(
                 self.offset + head + 1, self.offset + n - tail))
         elif self._ref is not None and self.total_lines > self.offset + n:

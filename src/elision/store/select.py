@@ -217,6 +217,8 @@ class TextSelection:
     lines_before: int
     total_lines: int
     normalized: str
+    #: Where ``body`` starts in the original, in bytes.
+    byte_offset: int = 0
 
 
 def count_lines(body: bytes) -> int:
@@ -254,7 +256,7 @@ def select_lines(body: bytes, spec: str) -> TextSelection:
     start = ends[first - 2] if first > 1 else 0
     end = len(body) if last is None or last >= total else ends[last - 1]
     normalized = f"{first}-" if last is None else f"{first}-{last}"
-    return TextSelection(body[start:end], first - 1, total, normalized)
+    return TextSelection(body[start:end], first - 1, total, normalized, start)
 
 
 def select_bytes(body: bytes, spec: str) -> TextSelection:
@@ -272,7 +274,7 @@ def select_bytes(body: bytes, spec: str) -> TextSelection:
         end += 1
     ends = line_ends(body)
     return TextSelection(body[first:end], bisect_right(ends, first), len(ends),
-                         f"{first}-{end - 1}")
+                         f"{first}-{end - 1}", first)
 
 
 def _is_continuation(byte: int) -> bool:
