@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from elision.redact import redact_text, redact_value, walk
 from elision.redact.rules import credential_stub
+from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.shape.jsonparse import dumps_value
 
 SAFE_CHARS = "abcdfhijlmnoqruvwz0123456789 .,:/-_=?&\néü漢🙂"
@@ -132,7 +133,18 @@ def _insert(node: Any, leaf: Any, expected: Any, draw: st.DrawFn) -> tuple[Any, 
 @st.composite
 def seeded_documents(draw: st.DrawFn) -> tuple[Any, Any, str, str]:
     cred, stub, secret, rule = draw(credentials())
-    where = draw(st.sampled_from(["value", "in-text", "key", "key-in-text"]))
+    where = draw(st.sampled_from(["value", "in-text", "key", "key-in-text", "field"]))
+    if where == "field":
+        # A member named like a credential: its value goes, whatever it looks like.
+        name = draw(st.sampled_from(sorted(CREDENTIAL_FIELDS)))
+        name = "".join(c.upper() if draw(st.booleans()) else c for c in name)
+        secret = "K" + draw(_run(SAFE_CHARS, 8))
+        other = draw(st.dictionaries(safe_key, scalars, max_size=3))
+        stub = credential_stub("credential-field")
+        doc, want = _insert(
+            draw(documents), {**other, name: secret}, {**other, name: stub}, draw
+        )
+        return doc, want, secret, "credential-field"
     if where in ("in-text", "key-in-text"):
         before, after = draw(safe_text), draw(safe_text)
         cred, stub = f"{before} {cred} {after}", f"{before} {stub} {after}"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from elision.redact.rules import Span
+from elision.redact.rules import Span, is_stub
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,26 @@ CREDENTIAL_RULES: tuple[CredentialRule, ...] = (
         exact=("AIza",), boundary=True,
     ),
 )
+
+
+#: JSON member names whose string value is a credential whatever it looks like. Only names
+#: that mean nothing else: "token" (a tokenizer's output), "key" and "code" are left out.
+CREDENTIAL_FIELDS = frozenset({
+    "password", "passwd", "pwd", "secret", "client_secret", "api_key", "apikey", "api-key",
+    "access_token", "refresh_token", "id_token", "auth_token", "session_token", "private_key",
+    "secret_key", "secret_access_key", "aws_secret_access_key",
+})
+
+
+def is_credential_field(key: object, value: object) -> bool:
+    """Whether ``key: value`` is a credential member (a masked or empty value is not)."""
+    return (
+        isinstance(key, str)
+        and isinstance(value, str)
+        and key.lower() in CREDENTIAL_FIELDS
+        and value.strip("*xX•. ") != ""
+        and not is_stub(value)
+    )
 
 
 def find_credentials(text: str) -> list[Span]:

@@ -23,7 +23,9 @@ from elision.envelope import format_path
 from elision.redact.references import LANE_TYPES, govern_lane
 from elision.redact.rules import credential_stub, match_positions, may_match_bytes
 from elision.redact.scan import find_spans, redact_spans
+from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
 
+CREDENTIAL_FIELD = "credential-field"
 #: Siblings serialized and looked up together; a run with no trigger is skipped whole.
 RUN = 64
 _PAYLOAD_MARKERS = (b'"blob"', b'"data"', b'"text"')
@@ -49,16 +51,28 @@ def _fragment(obj: Any) -> Any:
 
 
 def may_need_redaction(data: bytes) -> bool:
-    """Whether serialized JSON might hold anything the redaction stage withholds."""
-    return may_match_bytes(data) or b'"disposition"' in data or (
-        b'"uri"' in data and any(m in data for m in _PAYLOAD_MARKERS)
+    """Whether JSON bytes (any spacing) might hold anything the redaction stage withholds."""
+    return (
+        may_match_bytes(data)
+        or b'"disposition"' in data
+        or (b'"uri"' in data and any(m in data for m in _PAYLOAD_MARKERS))
+        or _FIELD_KEYS_LOOSE.search(data.lower()) is not None
     )
 
 
 # A member key, found at its ":" (compact output has one after every key, and nothing else
-# puts a quote right before one outside a string): group 1 uri, 2 disposition, 3 a payload.
+# puts a quote right before one outside a string): group 1 uri, 2 disposition, 3 a payload,
+# 4 a credential field. Any case: a superset is what a pre-filter needs.
+_FIELD_KEYS = "|".join(f'(?<="{re.escape(name)}":)' for name in sorted(CREDENTIAL_FIELDS))
 _MARKERS = re.compile(
-    rb':(?:(?<="uri":)()|(?<="disposition":)()|(?<="(?:data|text|blob)":)())'
+    (
+        ':(?:(?<="uri":)()|(?<="disposition":)()|(?<="(?:data|text|blob)":)()'
+        f"|(?:{_FIELD_KEYS})())"
+    ).encode(),
+    re.IGNORECASE,
+)
+_FIELD_KEYS_LOOSE = re.compile(
+    ('"(?:' + "|".join(re.escape(n) for n in CREDENTIAL_FIELDS) + ')"').encode()
 )
 
 
@@ -66,11 +80,13 @@ class Hits:
     """Where the triggers are in one serialization: credential triggers and lane markers."""
 
     def __init__(self, data: bytes) -> None:
-        self.secrets = match_positions(data)
-        found: tuple[list[int], list[int], list[int]] = ([], [], [])
+        found: tuple[list[int], ...] = ([], [], [], [])
         for match in _MARKERS.finditer(data):
             found[match.lastindex - 1].append(match.start())  # type: ignore[operator]
-        self.uris, self.dispositions, self.payloads = found
+        self.uris, self.dispositions, self.payloads, fields = found
+        self.secrets = match_positions(data)
+        if fields:
+            self.secrets = sorted(self.secrets + fields)
 
     def __bool__(self) -> bool:
         return bool(self.secrets or self.dispositions or (self.uris and self.payloads))
@@ -253,17 +269,26 @@ class Walker:
                 # object that holds it is withheld whole, as a string in its place.
                 self._entry(path, (), rule, None)
                 return credential_stub(rule)
+            moved = False
+            fields = [k for k, v in node.items() if is_credential_field(k, v)]
+            if fields:
+                node = {**node, **{k: credential_stub(CREDENTIAL_FIELD) for k in fields}}
+                for k in fields:
+                    self._entry(path, (k,), CREDENTIAL_FIELD, None)
+                moved = True
             if node.get("type") in LANE_TYPES or "disposition" in node:
                 outcome = govern_lane(node, server=self.server)
                 if outcome is not None:
                     for rel, reason, stub_id in outcome.withheld:
                         self._entry(path, rel, reason, stub_id)
                     self.references.update(outcome.references)
-                    # Stubs moved the bytes, so this small record is walked without offsets.
-                    frame = _Frame(outcome.record, path, None)
-                    frame.changed = True
-                    stack.append(frame)
-                    return pending
+                    node, moved = outcome.record, True
+            if moved:
+                # Stubs moved the bytes, so this object is walked without offsets.
+                frame = _Frame(node, path, None)
+                frame.changed = True
+                stack.append(frame)
+                return pending
             if node:
                 stack.append(_Frame(node, path, span[0] if span is not None else None))
                 return pending
