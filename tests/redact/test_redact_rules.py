@@ -103,3 +103,11 @@ def test_one_huge_token_with_many_triggers_stays_linear() -> None:
     text = "https://h/x?" + "&".join(f"token=v{i:05d}" for i in range(20_000))
     result = redact_text(text)
     assert result.value == credential_stub("credential-param-url")
+
+
+def test_credential_field_names_end_where_the_prefilter_looks() -> None:
+    # The byte-level field marker only tries names whose last char is d, t, y or n: a new
+    # name ending otherwise would never be looked at in a large document.
+    from elision.redact.secrets import CREDENTIAL_FIELDS
+
+    assert {name[-1] for name in CREDENTIAL_FIELDS} <= set("dtyn")

@@ -108,14 +108,18 @@ class _Prefilter:
             return True
         return any(g in low for g in self.userinfo_gates) and bool(self.userinfo_odd.search(low))
 
-    def positions(self, text: Any) -> list[int]:
-        """Where in ``text`` anything that :meth:`__call__` tests for starts, sorted."""
+    def positions(self, text: Any, low: Any = None) -> list[int]:
+        """Where in ``text`` anything that :meth:`__call__` tests for starts, sorted.
+
+        ``low`` is ``text.lower()`` when the caller has it already.
+        """
         found: list[int] = []
         for lit in self.exact_literals:
             found.extend(_find_all(text, lit))
         for pattern in self.exact:
             found.extend(m.start() for m in pattern.finditer(text))
-        low = text.lower()
+        if low is None:
+            low = text.lower()
         for lit in self.lower_literals:
             found.extend(_find_all(low, lit))
         for pattern in self.lower:
@@ -151,9 +155,9 @@ def may_match_bytes(data: bytes) -> bool:
     return _BYTES_FILTER(data)
 
 
-def match_positions(data: bytes) -> list[int]:
+def match_positions(data: bytes, low: bytes | None = None) -> list[int]:
     """Every offset in ``data`` where :func:`may_match_bytes` would see a trigger start."""
-    return _BYTES_FILTER.positions(data)
+    return _BYTES_FILTER.positions(data, low)
 
 
 # The id alphabet avoids look-alikes so a stub id can be read back off a screen.

@@ -61,18 +61,22 @@ def may_need_redaction(data: bytes) -> bool:
 
 
 # A member key, found at its ":" (compact output has one after every key, and nothing else
-# puts a quote right before one outside a string): group 1 uri, 2 disposition, 3 a payload,
-# 4 a credential field. Any case: a superset is what a pre-filter needs.
-_FIELD_KEYS = "|".join(f'(?<="{re.escape(name)}":)' for name in sorted(CREDENTIAL_FIELDS))
+# puts a quote right before one outside a string): group 1 uri, 2 disposition, 3 a payload.
 _MARKERS = re.compile(
-    (
-        ':(?:(?<="uri":)()|(?<="disposition":)()|(?<="(?:data|text|blob)":)()'
-        f"|(?:{_FIELD_KEYS})())"
-    ).encode(),
-    re.IGNORECASE,
+    rb':(?:(?<="uri":)()|(?<="disposition":)()|(?<="(?:data|text|blob)":)())'
 )
+# A credential member's key, in the lower-cased copy; the one-char look behind rejects most
+# keys (every credential field name ends in d, t, y or n) before the names are tried.
+_FIELD_KEYS = re.compile(
+    (
+        '":(?<=[dtyn]":)(?:'
+        + "|".join(f'(?<="{re.escape(name)}":)' for name in sorted(CREDENTIAL_FIELDS))
+        + ")"
+    ).encode()
+)
+# The same names in raw JSON of any spacing (only for a body too deep for orjson).
 _FIELD_KEYS_LOOSE = re.compile(
-    ('"(?:' + "|".join(re.escape(n) for n in CREDENTIAL_FIELDS) + ')"').encode()
+    ('"(?:' + "|".join(re.escape(n) for n in sorted(CREDENTIAL_FIELDS)) + ')"').encode()
 )
 
 
@@ -80,11 +84,13 @@ class Hits:
     """Where the triggers are in one serialization: credential triggers and lane markers."""
 
     def __init__(self, data: bytes) -> None:
-        found: tuple[list[int], ...] = ([], [], [], [])
+        found: tuple[list[int], ...] = ([], [], [])
         for match in _MARKERS.finditer(data):
             found[match.lastindex - 1].append(match.start())  # type: ignore[operator]
-        self.uris, self.dispositions, self.payloads, fields = found
-        self.secrets = match_positions(data)
+        self.uris, self.dispositions, self.payloads = found
+        low = data.lower()
+        self.secrets = match_positions(data, low)
+        fields = [m.start() for m in _FIELD_KEYS.finditer(low)]
         if fields:
             self.secrets = sorted(self.secrets + fields)
 
