@@ -1,0 +1,167 @@
+"""Two proxy replicas over HTTP sharing one PostgreSQL store, as behind a load balancer.
+
+A client's ref scope over stateless HTTP is its credential, so the same client reaching the
+other replica can fetch what the first one kept; another client cannot. Real processes: one
+upstream MCP server, two ``elision proxy --listen`` replicas, the official mcp.Client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import psycopg
+import pytest
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from psycopg import sql
+
+from mcp import Client
+
+URL = os.environ.get("ELISION_TEST_POSTGRES_URL", "")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(not URL, reason="ELISION_TEST_POSTGRES_URL is unset: set it (as .ci/run "
+                       "does) to run proxy replicas on PostgreSQL"),
+]
+HERE = Path(__file__).parent
+UPSTREAM = [sys.executable, str(HERE / "upstream_server.py")]
+ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
+BUDGET = 1024
+CALLS = 500
+LISTENING = re.compile(r"listening on (http://\S+)")
+
+
+@pytest.fixture
+def schema() -> Iterator[str]:
+    name = f"elision_test_{uuid.uuid4().hex[:16]}"
+    yield name
+    with psycopg.connect(URL, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
+
+
+@contextmanager
+def replica(store: str, upstream: str) -> Iterator[str]:
+    """One ``elision proxy --listen`` process; yields its URL once it listens."""
+    proc = subprocess.Popen(
+        [*ELISION, "proxy", "--budget", str(BUDGET), "--store", store,
+         "--upstream-url", upstream, "--listen", "127.0.0.1:0"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        seen: list[str] = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line and proc.poll() is not None:
+                raise AssertionError("the replica exited early:\n" + "".join(seen))
+            seen.append(line)
+            if m := LISTENING.search(line):
+                yield m[1]
+                return
+        raise AssertionError("the replica never listened:\n" + "".join(seen))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def client(url: str, credential: str) -> Client:
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {credential}"})
+    return Client(streamable_http_client(url, http_client=http))
+
+
+def text_of(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent), block
+    return block.text
+
+
+def test_two_replicas_share_refs_through_one_database(schema: str) -> None:
+    port = free_port()
+    upstream = subprocess.Popen([*UPSTREAM, "--http", str(port)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    sep = "&" if "?" in URL else "?"
+    store = f"{URL}{sep}options=-csearch_path%3D{schema}"
+    try:
+        wait_for_port(port)
+        upstream_url = f"http://127.0.0.1:{port}/mcp"
+        with replica(store, upstream_url) as a, replica(store, upstream_url) as b:
+            refs: dict[int, tuple[str, str, str]] = {}  # call -> (ref, sha256, replica)
+            failures: list[str] = []
+
+            async def one_call(c: Client, n: int, via: str) -> None:
+                result = await c.call_tool("rows", {"n": 40 + n % 50})
+                if result.is_error:
+                    failures.append(text_of(result))
+                    return
+                envelope = json.loads(text_of(result))["__elision__"]
+                refs[n] = (envelope["ref"], envelope["sha256"], via)
+
+            async def main() -> None:
+                async with client(a, "alice") as on_a, client(b, "alice") as on_b:
+                    # 500 calls in flight at once, half through each replica.
+                    async with anyio.create_task_group() as tg:
+                        for n in range(CALLS):
+                            c, via = (on_a, "a") if n % 2 == 0 else (on_b, "b")
+                            tg.start_soon(one_call, c, n, via)
+                    assert failures == []
+                    assert len(refs) == CALLS and len({r for r, _, _ in refs.values()}) == CALLS
+                    # Every ref, fetched through the replica that did NOT keep it.
+                    for n in range(0, CALLS, 7):
+                        ref, digest, via = refs[n]
+                        other = on_b if via == "a" else on_a
+                        page = await other.call_tool("elision_fetch",
+                                                     {"ref": ref, "path": "$.total_rows"})
+                        assert not page.is_error, text_of(page)
+                        doc = json.loads(text_of(page))
+                        assert doc["value"] == 40 + n % 50
+                        assert doc["__elision__"]["sha256"] == digest
+                async with client(b, "mallory") as stranger:
+                    ref = refs[0][0]
+                    denied = await stranger.call_tool("elision_fetch", {"ref": ref})
+                    assert denied.is_error and ref in text_of(denied)
+
+            anyio.run(main)
+    finally:
+        upstream.terminate()
+        upstream.wait(10)
+    with psycopg.connect(URL) as conn:
+        conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+        kept = conn.execute("SELECT COUNT(*) FROM store_refs").fetchone()
+    assert kept == (CALLS,)
+
