@@ -15,8 +15,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import anyio
@@ -100,9 +100,14 @@ def replica(store: str, upstream: str) -> Iterator[str]:
             proc.stderr.close()
 
 
-def client(url: str, credential: str) -> Client:
-    http = create_mcp_http_client(headers={"Authorization": f"Bearer {credential}"})
-    return Client(streamable_http_client(url, http_client=http))
+@asynccontextmanager
+async def client(url: str, credential: str) -> AsyncIterator[Client]:
+    """A client whose credential is its ref scope on every replica."""
+    # The transport leaves a client it was handed open, so this one is closed here.
+    async with create_mcp_http_client(
+        headers={"Authorization": f"Bearer {credential}"}
+    ) as http, Client(streamable_http_client(url, http_client=http)) as session:
+        yield session
 
 
 def text_of(result: types.CallToolResult) -> str:
