@@ -111,3 +111,15 @@ def test_credential_field_names_end_where_the_prefilter_looks() -> None:
     from elision.redact.secrets import CREDENTIAL_FIELDS
 
     assert {name[-1] for name in CREDENTIAL_FIELDS} <= set("dtyn")
+
+
+def test_a_match_that_wraps_a_line_is_found_wherever_a_long_text_is_cut() -> None:
+    # Long enough to be pre-filtered in pieces cut at line ends; each credential starts at a
+    # line end and finishes on the next line, at every offset relative to the cuts.
+    lines: list[str] = []
+    for i in range(400):
+        lines.append("x" * (i % 37) + " Authorization: Bearer")
+        lines.append(f"T0ken{i:04d}abcdefghijklmnop rest of line")
+    result = redact_text("\n".join(lines))
+    assert "T0ken" not in result.value
+    assert len(result.withheld) == 400

@@ -4,9 +4,7 @@ A rule id is the ``reason`` written into the envelope's ``withheld`` entries. Th
 superset test: a text it rejects cannot match any precise rule in :mod:`~elision.redact.urls` or
 :mod:`~elision.redact.secrets`, so most of a large result is never looked at twice. Every
 precise pattern must therefore contain at least one of the pre-filter's triggers (the fixture
-corpus checks that each true positive passes the pre-filter). Known gap, by design: a rule
-whose match spans a line break (``Bearer`` on one line, its token on the next) can be missed
-in a text long enough to be split at line ends; PEM keys, the one multi-line shape, are not.
+corpus checks that each true positive passes the pre-filter).
 """
 
 from __future__ import annotations

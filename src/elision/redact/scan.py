@@ -3,8 +3,9 @@
 A long text is cut into chunks of about :data:`CHUNK` chars at line ends, and a chunk the
 pre-filter rejects is kept as it is. A chunk that might hold a secret is halved at a line end
 until the pieces are :data:`PIECE` chars or less, so the precise rules only ever run on a few
-short pieces around each candidate. A PEM private key is the one shape that spans lines, so
-that rule alone runs over the whole text (it is anchored on a literal, which is cheap).
+short pieces around each candidate, each read one line further so a match that wraps a line
+(``Bearer`` then its token on the next) is not cut in two. A PEM private key spans many
+lines, so that rule alone runs over the whole text (it is anchored on a literal: cheap).
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ def _halve(text: str, start: int, end: int, found: list[Span]) -> None:
             if cut < 0:
                 cut = text.rfind("\n", a, mid)
         if cut < 0:  # small enough, or one long line: nothing left to split on
-            found.extend(_precise(piece, a))
+            # Read one line past the piece: "Bearer" at a line end and its token on the next
+            # line is one match, wherever the cut fell. A repeat found twice is merged.
+            ahead = text.find("\n", b, b + PIECE)
+            stop = min(len(text), b + PIECE) if ahead < 0 else ahead
+            found.extend(_precise(text[a:stop], a))
         else:
             pending.append((cut + 1, b))
             pending.append((a, cut + 1))
