@@ -110,12 +110,32 @@ def test_count_is_deterministic(counter: tokens.EncodingCounter, text: str) -> N
 
 
 @given(head=lines, tail=lines)
-def test_count_monotone_when_appending_whole_lines(
+def test_appending_whole_lines_loses_at_most_one_token(
     counter: TokenCounter, head: list[str], tail: list[str]
 ) -> None:
+    # Not monotone: a trailing punctuation piece absorbs the newlines after it, so appending
+    # an empty line can merge two tokens into one (see the case below). Only that last piece
+    # is re-tokenized, and no search (300,000 targeted cases) found a drop of two.
     before = "".join(line + "\n" for line in head)
     after = before + "".join(line + "\n" for line in tail)
-    assert counter.count(after) >= counter.count(before)
+    assert counter.count(after) >= counter.count(before) - 1
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # a multiplication sign and a newline are two tokens; with a blank line added, one
+        ("\u00d7\n", "\u00d7\n\n"),
+        # a run of symbols ending a line behaves the same way
+        ("x<{|\u00d7](\u2122\n", "x<{|\u00d7](\u2122\n\n"),
+    ],
+)
+def test_count_is_not_monotone_under_appending(
+    counter: TokenCounter, before: str, after: str
+) -> None:
+    # Recorded so the shaper never relies on monotone token counts: it measures every
+    # candidate it returns instead.
+    assert counter.count(after) == counter.count(before) - 1
 
 
 @pytest.mark.parametrize(
