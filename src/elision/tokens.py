@@ -14,6 +14,8 @@ counting it must neither raise nor shrink it to one special token.
 
 Every byte-level BPE token covers at least one UTF-8 byte, so for these counters
 ``count(text) <= len(text.encode())``; the shaper relies on that (see ``elision.shape.fit``).
+Counts are not monotone, though: a blank line appended after a symbol can merge two tokens into
+one, so a text that grew can count one token less. Measure what you return; never extrapolate.
 """
 
 from __future__ import annotations
