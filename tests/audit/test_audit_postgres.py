@@ -19,7 +19,8 @@ import pytest
 from psycopg import sql
 
 from elision.audit.log import AuditLog
-from elision.audit.pglog import PgAuditLog, open_audit_log
+from elision.audit.opener import open_audit_log
+from elision.audit.pglog import PgAuditLog
 from elision.audit.pgread import read_pg_log, verify_pg_log
 from elision.audit.stage import LogAuditor
 from elision.budget import Budget
@@ -305,3 +306,18 @@ def test_bad_checkpoint_every_is_refused() -> None:
     with pytest.raises(AuditError, match="checkpoint_every must be at least 1, got 0"):
         PgAuditLog(URL, checkpoint_every=0)
 
+
+
+def test_a_sqlite_user_never_imports_psycopg(tmp_path: Path) -> None:
+    # psycopg is the optional 'postgres' extra: opening a SQLite log or store must not need it.
+    code = ("import sys\n"
+            "from elision.audit.opener import open_audit_log\n"
+            "from elision.store import open_store\n"
+            "open_audit_log(sys.argv[1]).close()\n"
+            "open_store(sys.argv[2]).close()\n"
+            "assert 'psycopg' not in sys.modules, 'psycopg was imported'\n")
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "a.db"), str(tmp_path / "s.db")],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, timeout=60,
+        check=False)
+    assert done.returncode == 0, done.stderr

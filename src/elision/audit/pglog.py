@@ -40,8 +40,8 @@ from elision.audit.checkpoint import (
     make_checkpoint,
     signer_from_key,
 )
-from elision.audit.log import DEFAULT_CHECKPOINT_EVERY, AuditLog, dump_entry
-from elision.audit.pgread import ENTRIES_TABLE, default_pg_checkpoint_path, is_pg_url
+from elision.audit.log import DEFAULT_CHECKPOINT_EVERY, dump_entry
+from elision.audit.pgread import ENTRIES_TABLE, default_pg_checkpoint_path
 from elision.audit.verify import read_checkpoints
 from elision.errors import AuditError
 from elision.store.pgpool import Conn, PgConnector, lock_key, migrate
@@ -208,20 +208,6 @@ class PgAuditLog:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def open_audit_log(spec: str | os.PathLike[str] | None = None, **options: Any) -> Any:
-    """The log ``spec`` names: a ``postgresql://`` URL, else a SQLite file (or the default).
-
-    Returns a :class:`PgAuditLog` or an :class:`~elision.audit.log.AuditLog`; both have the
-    same methods, so a front end can take either.
-    """
-    if spec is None:
-        spec = os.environ.get("ELISION_AUDIT") or None
-    if is_pg_url(spec):
-        assert isinstance(spec, str)
-        return PgAuditLog(spec, **options)
-    return AuditLog(spec, **options)
 
 
 def _last_signed_size(path: Path) -> int:

@@ -58,8 +58,13 @@ def default_pg_checkpoint_path(url: str, schema: str) -> Path:
 
 def read_pg_log(url: str, *, schema: str | None = None) -> tuple[list[Any], str]:
     """The entries of a PostgreSQL chain, oldest first, and the schema they were read from."""
-    import psycopg
-    from psycopg import sql
+    try:
+        import psycopg
+        from psycopg import sql
+    except ImportError:
+        raise AuditError(
+            "reading a postgresql:// audit log needs psycopg; install elision[postgres]"
+        ) from None
 
     host, port, db = where(url)
     try:
