@@ -156,21 +156,72 @@ class Pipeline:
     def run_capture(
         self, capture: Capture, *, budget: Budget | int | None = None, scope: str | None = None
     ) -> Shaped:
+        """Guard, redact, shape and audit one captured result (raises PolicyDenied on deny)."""
+        decision = self.decide(capture)
+        shaped = self.shape_capture(capture, budget=budget, scope=scope)
+        self.audit(capture, shaped, decision)
+        return shaped
+
+    def decide(self, capture: Capture) -> Decision:
+        """The guard's decision on the FULL body; a deny is audited, then raised.
+
+        A guard that fails is a deny (fail closed): a result nobody could judge is not shown.
+        """
+        decision = Decision()
+        if self.guard is not None:
+            try:
+                decision = self.guard.decide(capture)
+            except Exception as exc:
+                # The type only: the message may quote the body the guard choked on.
+                decision = Decision(False, (
+                    f"the guard could not decide on this result ({type(exc).__name__}); "
+                    "elision fails closed, so it is withheld - fix the guard's policies"
+                ))
+        if not decision.allowed:
+            self.audit(capture, None, decision)
+            raise PolicyDenied(decision.reason or "the guard denied this result")
+        return decision
+
+    def redact_capture(self, capture: Capture, *, scope: str | None = None) -> Redacted:
+        """The redact stage alone; reference records are kept in ``scope``."""
+        redactor = self._redactor_for(scope)
+        if redactor is None:
+            return Redacted(capture.value if capture.is_json else _text_of(capture))
+        return redactor.redact(capture)
+
+    def shape_capture(
+        self, capture: Capture, *, budget: Budget | int | None = None, scope: str | None = None
+    ) -> Shaped:
+        """Redact and shape, with no guard and no audit (a front end that audits a whole
+        call at once runs the stages itself)."""
         limit = self.budget if budget is None else budget
         if not isinstance(limit, Budget):
             limit = Budget(limit)
-        decision = self.guard.decide(capture) if self.guard is not None else Decision()
-        if not decision.allowed:
-            self._audit(capture, None, decision)
-            raise PolicyDenied(decision.reason or "the guard denied this result")
         value: Any = capture.value
         withheld: tuple[dict[str, Any], ...] = ()
         if self.redactor is not None:
-            redacted = self.redactor.redact(capture)
+            redacted = self.redact_capture(capture, scope=scope)
             value, withheld = redacted.value, tuple(redacted.withheld)
-        shaped = self._shape(capture, value, list(withheld), limit, scope)
+        return self._shape(capture, value, list(withheld), limit, scope)
+
+    def audit(self, capture: Capture, shaped: Shaped | None, decision: Decision) -> None:
+        """Append one entry that binds the full and the shown digest (errors propagate, so an
+        unaudited result is never delivered)."""
         self._audit(capture, shaped, decision)
-        return shaped
+
+    def _redactor_for(self, scope: str | None) -> Redactor | None:
+        redactor = self.redactor
+        # A RedactStage keeps reference records in one scope; each client has its own, so a
+        # stub is only resolvable by the client that was shown it.
+        stage_scope = getattr(redactor, "scope", scope)
+        store = getattr(redactor, "store", None)
+        if redactor is None or stage_scope == scope or store is None:
+            return redactor
+        from elision.redact import RedactStage
+
+        if type(redactor) is not RedactStage:
+            return redactor
+        return RedactStage(store=store, scope=scope, server=redactor.server)
 
     def _shape(
         self,
@@ -180,26 +231,38 @@ class Pipeline:
         budget: Budget,
         scope: str | None,
     ) -> Shaped:
+        # The store keeps, and the envelope digests, the ORIGINAL body: the digest binds what
+        # the tool returned. What the model sees is the redacted value; pages served later are
+        # redacted by the same rules on their way out (elision.store.fetch).
         body, digest = capture.body, capture.sha256
-        if withheld:
-            # The store must never hold what redaction withheld, so the redacted document is
-            # the body that is kept, digested and fetched; the audit stage binds the original.
-            body = dump_value(value)
-            digest = hashlib.sha256(body).hexdigest()
         ctx = ShapeContext(
             sha256=digest, total_bytes=len(body), body=body, store=self.store, scope=scope,
             caveat_keys=tuple(self.caveat_keys), format=capture.format, withheld=withheld,
         )
         if not capture.is_json:
             fmt = "auto" if capture.format == "auto" else capture.format
-            return shape_body(body, budget, fmt, ctx)
+            if not withheld:
+                return shape_body(body, budget, fmt, ctx)
+            from elision.store.fetch import remember_view, shape_view
+
+            view = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+            shaped = shape_view(view, budget, fmt, ctx)
+            if shaped.ref is not None:
+                remember_view(shaped.ref, view, None, ctx.withheld, size=len(body))
+            return shaped
         if not withheld and budget.unit == "bytes" and len(body) <= budget.limit:
             # A document that fits goes out byte for byte: no re-serialization.
             return Shaped(body.decode("utf-8"), True, None, "json", digest, len(body))
         from elision.shape.json import value_shaper
 
         ctx.format = "json"
-        return fit(value_shaper(value, ctx), budget)
+        shaped = fit(value_shaper(value, ctx), budget)
+        if withheld and shaped.ref is not None:
+            from elision.store.fetch import remember_view
+
+            # Pages of this body show the same stubs, whose records are kept in this scope.
+            remember_view(shaped.ref, None, value, ctx.withheld, size=len(body))
+        return shaped
 
     def _audit(self, capture: Capture, shaped: Shaped | None, decision: Decision) -> None:
         if self.auditor is None:
@@ -234,6 +297,10 @@ def _as_bytes(payload: str | bytes) -> bytes:
             f"text has a lone surrogate at char {exc.start} ({payload[exc.start]!r}), which no "
             "UTF-8 body can carry; decode the tool's bytes with errors='replace'"
         ) from None
+
+
+def _text_of(capture: Capture) -> str:
+    return capture.body.decode("utf-8", errors="replace")
 
 
 def _may_be_json(body: bytes) -> bool:

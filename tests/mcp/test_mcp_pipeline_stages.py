@@ -97,17 +97,20 @@ def test_a_deny_raises_with_the_guards_reason_and_is_audited() -> None:
     assert record.capture.sha256 == hashlib.sha256(json.dumps(BIG).encode()).hexdigest()
 
 
-def test_withheld_values_reach_the_envelope_and_never_the_store() -> None:
+def test_withheld_values_reach_the_envelope_and_the_store_keeps_the_original() -> None:
     doc = {"rows": [{"id": 1, "token": "sk-live-SECRET"}], "total": 1}
+    body = json.dumps(doc).encode()
     store = MemoryStore()
     pipeline = Pipeline(budget=Budget(1024), store=store, redactor=SecretRedactor())
-    shaped = pipeline.run(json.dumps(doc), scope="s")
+    shaped = pipeline.run(body, scope="s")
     assert "sk-live-SECRET" not in shaped.text
     env = json.loads(shaped.text)[ENVELOPE_KEY]
     assert env["complete"] is False
     assert env["withheld"] == [{"path": "$.rows[0].token", "reason": "secret", "stub": "ref_x"}]
+    # The digest binds what the tool returned, so the store keeps exactly that.
+    assert env["sha256"] == hashlib.sha256(body).hexdigest()
     if "ref" in env:
-        assert b"sk-live-SECRET" not in store.read(env["ref"], scope="s")
+        assert store.read(env["ref"], scope="s") == body
 
 
 def test_the_audit_record_binds_the_full_and_the_shown_digest() -> None:

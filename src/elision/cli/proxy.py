@@ -28,6 +28,24 @@ from elision.errors import InputError
               help="Seconds an upstream call may take before it fails and the server restarts.")
 @click.option("--media-budget", type=int, default=256 * 1024, show_default=True,
               help="Base64 chars of one image or audio block kept inline; larger is stubbed.")
+@click.option("--guard-config", type=click.Path(dir_okay=False), metavar="guard.toml",
+              help="The Guardian's TOML config: max_bytes, allow_tools, deny_tools, your own "
+                   "policies, and the [audit] log, key and checkpoint_every.")
+@click.option("--max-bytes", type=int, metavar="BYTES",
+              help="Refuse a result whose full body is over BYTES, whole rather than cut "
+                   "(default: 256 MiB, the store's own limit).")
+@click.option("--allow-tool", "allow_tools", multiple=True, metavar="NAME",
+              help="Only these tools may answer (repeatable; * and ? wildcards; NAME or "
+                   "server/NAME).")
+@click.option("--deny-tool", "deny_tools", multiple=True, metavar="NAME",
+              help="Refuse the results of these tools (repeatable; wins over --allow-tool).")
+@click.option("--no-redact", is_flag=True,
+              help="Do not withhold signed URIs and credentials (pages stay redacted).")
+@click.option("--audit", "audit_path", metavar="PATH",
+              help="The audit log to append to (default: $ELISION_AUDIT, else audit.db "
+                   "beside the default store). Checkpoints are signed with "
+                   "$ELISION_AUDIT_KEY when it is set.")
+@click.option("--no-audit", is_flag=True, help="Write no audit log.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @reports_errors
 def proxy_command(
@@ -39,6 +57,13 @@ def proxy_command(
     no_store: bool,
     timeout: float,
     media_budget: int,
+    guard_config: str | None,
+    max_bytes: int | None,
+    allow_tools: tuple[str, ...],
+    deny_tools: tuple[str, ...],
+    no_redact: bool,
+    audit_path: str | None,
+    no_audit: bool,
     command: tuple[str, ...],
 ) -> None:
     """Proxy an MCP server so every tool result fits BUDGET honestly.
@@ -49,15 +74,24 @@ def proxy_command(
       elision proxy --config servers.json
 
     Results that do not fit carry an __elision__ envelope (JSON) or an [elision] header
-    (text); the agent reads the rest with the added elision_fetch tool.
+    (text); the agent reads the rest with the added elision_fetch tool. Signed URIs and
+    credentials show as stubs (elision_fetch_reference reads a reference back through the
+    server that sent it), and every result is bound in the audit log.
     """
-    from elision.mcp.launch import build_proxy, parse_listen
+    from elision.mcp.launch import Stages, build_proxy, parse_listen
     from elision.mcp.serve import run_proxy
 
     if no_store and store_spec:
         raise InputError("give --store or --no-store, not both")
+    if no_audit and audit_path:
+        raise InputError("give --audit or --no-audit, not both")
+    stages = Stages(
+        guard_config=guard_config, max_bytes=max_bytes, allow_tools=allow_tools,
+        deny_tools=deny_tools, redact=not no_redact, audit=not no_audit, audit_path=audit_path,
+    )
     proxy = build_proxy(
         command=command, upstream_url=upstream_url, config_path=config_path, budget=budget,
         store_spec=store_spec, no_store=no_store, timeout=timeout, media_budget=media_budget,
+        stages=stages,
     )
     run_proxy(proxy, listen=parse_listen(listen) if listen else None)

@@ -1,14 +1,45 @@
-"""From command-line choices to a :class:`~elision.mcp.proxy.Proxy` (kept out of the CLI)."""
+"""From command-line choices to a :class:`~elision.mcp.proxy.Proxy` (kept out of the CLI).
+
+The proxy runs the whole pipeline by default: the Guardian (a size ceiling, tool allow and
+deny lists, your own policies from the guard config), the redaction rules, shaping, and the
+audit log beside the default store. ``--no-redact`` and ``--no-audit`` turn a stage off.
+"""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elision.budget import Budget
 from elision.errors import InputError
 from elision.mcp.config import ServerSpec, load_config
 from elision.mcp.proxy import Proxy
 from elision.pipeline import Pipeline
+
+if TYPE_CHECKING:
+    from elision.audit.log import AuditLog
+    from elision.guard.config import GuardianConfig
+    from elision.guard.stage import GuardStage
+
+#: With no --max-bytes, a body over the store's own limit is refused whole: it could be
+#: neither kept nor fetched, only cut.
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Stages:
+    """The command-line choices for the guard, redact and audit stages."""
+
+    guard_config: str | None = None
+    max_bytes: int | None = None
+    allow_tools: tuple[str, ...] = ()
+    deny_tools: tuple[str, ...] = ()
+    redact: bool = True
+    audit: bool = True
+    audit_path: str | None = None
 
 
 def build_proxy(
@@ -21,6 +52,7 @@ def build_proxy(
     no_store: bool = False,
     timeout: float = 60.0,
     media_budget: int = 256 * 1024,
+    stages: Stages | None = None,
 ) -> Proxy:
     """One proxy from exactly one upstream choice: a command, a URL, or a config file."""
     given = [
@@ -53,13 +85,84 @@ def build_proxy(
         specs = [ServerSpec("upstream", command=command[0], args=tuple(command[1:]),
                             timeout=timeout, inherit_env=True)]
         namespaced = False
+    stages = stages or Stages()
+    config = _guard_config(stages)
+    guard = _guard(stages, config)
     store = None
     if not no_store:
         from elision.store import open_store
 
         store = open_store(store_spec)
-    pipeline = Pipeline(budget=default_budget, store=store)
-    return Proxy(specs, pipeline, namespaced=namespaced, media_budget=media_budget)
+    redactor = None
+    if stages.redact:
+        from elision.redact import RedactStage
+
+        redactor = RedactStage(store=store)
+    log = _audit_log(stages, config) if stages.audit else None
+    auditor = None
+    if log is not None:
+        from elision.audit.stage import LogAuditor
+
+        auditor = LogAuditor(log, session_id=str(uuid.uuid4()))
+    pipeline = Pipeline(
+        budget=default_budget, store=store, guard=guard, redactor=redactor, auditor=auditor
+    )
+    proxy = Proxy(specs, pipeline, namespaced=namespaced, media_budget=media_budget)
+    if log is not None:
+        # Closing writes the final signed checkpoint, so a cut tail shows.
+        proxy.on_close.append(log.close)
+    return proxy
+
+
+def _guard_config(stages: Stages) -> GuardianConfig | None:
+    if stages.guard_config is None:
+        return None
+    from elision.guard.config import load_config as load_guard_config
+
+    return load_guard_config(stages.guard_config)
+
+
+def _guard(stages: Stages, config: GuardianConfig | None) -> GuardStage:
+    from elision.guard.policy import Guardian, Policy, RedactionPolicy, SizeCeiling, ToolLists
+    from elision.guard.stage import GuardStage
+
+    if stages.max_bytes is not None and stages.max_bytes < 1:
+        raise InputError(
+            f"--max-bytes must be a positive number of bytes, got {stages.max_bytes!r}"
+        )
+    policies: list[Policy] = []
+    ceiling: int | None = stages.max_bytes
+    allow, deny = list(stages.allow_tools), list(stages.deny_tools)
+    for policy in config.policies if config is not None else []:
+        if isinstance(policy, SizeCeiling):
+            ceiling = ceiling if ceiling is not None else policy.max_bytes
+        elif isinstance(policy, ToolLists):
+            allow.extend(policy.allow)
+            deny.extend(policy.deny)
+        elif not isinstance(policy, RedactionPolicy):
+            # The redaction rules run as the redact stage, which shows stubs; as a guard
+            # policy they could only deny, since a guard here cannot modify.
+            policies.append(policy)
+    policies.insert(0, SizeCeiling(ceiling if ceiling is not None else DEFAULT_MAX_BYTES))
+    if allow or deny:
+        policies.insert(1, ToolLists(allow=tuple(allow), deny=tuple(deny)))
+    return GuardStage(Guardian(policies))
+
+
+def _audit_log(stages: Stages, config: GuardianConfig | None) -> AuditLog:
+    from elision.audit.log import DEFAULT_CHECKPOINT_EVERY, AuditLog
+
+    path: str | Path | None = stages.audit_path
+    if path is None and config is not None:
+        path = config.audit_log
+    return AuditLog(
+        path,
+        key=config.audit_key if config is not None else None,
+        checkpoint_every=(
+            config.checkpoint_every if config is not None and config.checkpoint_every
+            else DEFAULT_CHECKPOINT_EVERY
+        ),
+    )
 
 
 def parse_listen(value: str) -> tuple[str, int]:

@@ -29,11 +29,23 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
-from elision.errors import ElisionError, InputError, UpstreamError
+from elision.budget import Budget
+from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError
 from elision.mcp.config import ServerSpec
 from elision.mcp.forward import RESERVED_META, Ctx, Forwarding, R, Route
+from elision.mcp.references import fetch_reference
 from elision.mcp.results import DEFAULT_MEDIA_BUDGET, ResultShaper
-from elision.mcp.tools import FETCH_TOOL, error_result, fetch_tool, run_fetch, shaped_output_schema
+from elision.mcp.tools import (
+    FETCH_REFERENCE_TOOL,
+    FETCH_TOOL,
+    PROXY_TOOLS,
+    error_result,
+    fetch_reference_tool,
+    fetch_tool,
+    redact_message,
+    run_fetch,
+    shaped_output_schema,
+)
 from elision.mcp.upstream import Upstream
 from elision.pipeline import Pipeline
 
@@ -70,6 +82,8 @@ class Proxy(Forwarding):
         # One stdio proxy serves one client, so a proxy-wide scope is that client's scope.
         self._scope = "proxy:" + secrets.token_urlsafe(12)
         self._tg: TaskGroup | None = None
+        #: Called once at shutdown, last first (the audit log's final checkpoint, say).
+        self.on_close: list[Callable[[], None]] = []
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -97,9 +111,9 @@ class Proxy(Forwarding):
         for upstream in self.upstreams.values():
             for tool in listed[upstream.name]:
                 exposed = self._exposed(upstream, tool.name)
-                if exposed == FETCH_TOOL:
+                if exposed in PROXY_TOOLS:
                     raise InputError(
-                        f"server {upstream.name!r} has a tool named {FETCH_TOOL!r}, which the "
+                        f"server {upstream.name!r} has a tool named {exposed!r}, which the "
                         "proxy adds itself; run it behind --config so its tools get a prefix"
                     )
                 if exposed in tools:
@@ -112,8 +126,12 @@ class Proxy(Forwarding):
         self._tools = tools
 
     async def aclose(self) -> None:
-        for upstream in self.upstreams.values():
-            await upstream.aclose()
+        try:
+            for upstream in self.upstreams.values():
+                await upstream.aclose()
+        finally:
+            while self.on_close:
+                self.on_close.pop()()
 
     def capabilities(self) -> set[str]:
         """What at least one upstream serves (tools always: the proxy adds its own)."""
@@ -181,11 +199,13 @@ class Proxy(Forwarding):
             })
             for name, route in self._tools.items()
         ]
-        return types.ListToolsResult(tools=[*tools, fetch_tool()])
+        return types.ListToolsResult(tools=[*tools, fetch_tool(), fetch_reference_tool()])
 
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         if name == FETCH_TOOL:
             return fetch_tool().input_schema
+        if name == FETCH_REFERENCE_TOOL:
+            return fetch_reference_tool().input_schema
         route = self._tools.get(name)
         return dict(route.item.input_schema) if route is not None else None
 
@@ -199,11 +219,19 @@ class Proxy(Forwarding):
                 ),
                 big=True,
             )
+        if params.name == FETCH_REFERENCE_TOOL:
+            return await fetch_reference(
+                params.arguments or {}, shaper=self.shaper, upstreams=self.upstreams,
+                scope=scope, budget=self.pipeline.budget,
+                shape=lambda result, budget, server: self._shape(
+                    FETCH_REFERENCE_TOOL, result, budget, scope, server
+                ),
+            )
         route = self._tools.get(params.name)
         if route is None:
             return error_result(
                 f"unknown tool {params.name!r}: this proxy offers "
-                f"{sorted([*self._tools, FETCH_TOOL])!r}; list the tools again"
+                f"{sorted([*self._tools, *PROXY_TOOLS])!r}; list the tools again"
             )
         upstream = route.upstream
         meta: Any = dict(params.meta or {})
@@ -234,19 +262,42 @@ class Proxy(Forwarding):
             result = await upstream.call(f"tools/call {route.name!r}", send)
         except UpstreamError as exc:
             return error_result(str(exc))
+        except MCPError as exc:
+            # Forwarded as the server sent it, but for any credential its message quotes.
+            raise MCPError(exc.code, redact_message(exc.message)) from None
         if not isinstance(result, types.CallToolResult):
             return result  # InputRequiredResult: the agent answers and calls again
         budget = upstream.spec.budget_for(route.name, self.pipeline.budget)
+        return await self._shape(params.name, result, budget, scope, upstream.name)
+
+    async def _shape(
+        self, name: str, result: types.CallToolResult, budget: Budget, scope: str, server: str
+    ) -> types.CallToolResult:
+        """The pipeline over one result; fails closed: a deny, or a result that could not be
+        shaped or audited, becomes an error result that says why, and the proxy stays up."""
+        tool = name if name == FETCH_REFERENCE_TOOL else self._tools[name].name
         size = sum(len(getattr(b, "text", "")) for b in result.content)
         try:
             return await self._off_loop(
                 lambda: self.shaper.shape(
-                    result, budget=budget, scope=scope, tool=route.name, server=upstream.name
+                    result, budget=budget, scope=scope, tool=tool, server=server
                 ),
                 big=size > _THREAD_THRESHOLD,
             )
+        except PolicyDenied as exc:
+            return error_result(f"elision denied the result of {name!r}: {exc}")
         except ElisionError as exc:
-            return error_result(f"elision could not shape the result of {params.name!r}: {exc}")
+            return error_result(
+                f"elision withheld the result of {name!r}: it could not be shaped or audited "
+                f"({exc})"
+            )
+        except Exception as exc:
+            # The type only: a message from deep inside may quote the body.
+            logger.warning("shaping the result of %r failed: %s", name, type(exc).__name__)
+            return error_result(
+                f"elision withheld the result of {name!r}: shaping failed "
+                f"({type(exc).__name__}); this is a bug in elision, please report it"
+            )
 
     async def _off_loop(self, work: Callable[[], R], *, big: bool) -> R:
         if not big:
@@ -278,7 +329,7 @@ class Proxy(Forwarding):
         kept = {k: r for k, r in self._tools.items() if r.upstream is not upstream}
         for tool in listed:
             exposed = self._exposed(upstream, tool.name)
-            if exposed in kept or exposed == FETCH_TOOL:
+            if exposed in kept or exposed in PROXY_TOOLS:
                 logger.warning("server %r: tool %r collides and is hidden", upstream.name, exposed)
                 continue
             kept[exposed] = Route(upstream, tool.name, tool)
@@ -345,5 +396,7 @@ _FORWARDED = (
 _INSTRUCTIONS = (
     "Tool results pass through elision: a result that did not fit the budget starts with an "
     "__elision__ object (JSON) or an [elision] header line (text) saying what was shown of "
-    "what. Call elision_fetch with the ref and the path or lines it names to read the rest."
+    "what. Call elision_fetch with the ref and the path or lines it names to read the rest. "
+    "A stub such as [ref_k3f9] stands for a signed URI or inline data that was withheld: "
+    "elision_fetch_reference reads it back through the server that sent it."
 )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
+import orjson
 
 from elision.budget import MINIMUM, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY, VERSION, format_next, make_envelope
@@ -60,6 +61,15 @@ class ResultShaper:
         tool: str | None = None,
         server: str | None = None,
     ) -> types.CallToolResult:
+        """Guard, redact, shape and audit one call's result.
+
+        The guard decides once, on the whole result as it arrived, and the audit log gets one
+        entry per call. Its full digest is over the body the tool returned: the text itself
+        when the result is one text block (a JSON echo in ``structuredContent`` being the same
+        document), else the compact JSON of the result's content, ``structuredContent`` and
+        ``isError``; its shown digest is over the same form of what the agent gets. Raises
+        :class:`~elision.errors.PolicyDenied` on a deny (already audited).
+        """
         budget = budget or self.pipeline.budget
         content = list(result.content)
         structured = result.structured_content
@@ -89,6 +99,20 @@ class ResultShaper:
                 elif cap.is_json and _same_document(cap.value, block.text, structured):
                     echo_at = i
             pieces.append(_Piece(f"content[{i}]", cap, budget.measure(block.text), i))
+        simple = len(content) == 1 and len(pieces) == 1 and (structured is None or echo_at == 0)
+        call = pieces[0].capture if simple else capture(_dumps_result(result))
+        decision = self.pipeline.decide(call)
+
+        envelopes: list[dict[str, Any]] = []
+        withheld: list[dict[str, Any]] = []
+        if self.pipeline.redactor is not None:
+            for i, block in enumerate(content):
+                redacted = self._redact_block(block, i, scope, tool, server)
+                if redacted is not None:
+                    content[i], env = redacted
+                    envelopes.append({"at": f"content[{i}]", **env})
+                    withheld.extend(env["withheld"])
+
         if structured is not None and echo_at is None:
             body = _dumps(structured)
             pieces.append(_Piece("structuredContent", capture(body), budget.measure(body)))
@@ -103,15 +127,15 @@ class ResultShaper:
 
         for piece, share in zip(pieces, _shares([p.size for p in pieces], budget), strict=True):
             limit = Budget(share, budget.unit, budget.counter)
-            piece.shaped = self.pipeline.run_capture(piece.capture, budget=limit, scope=scope)
+            piece.shaped = self.pipeline.shape_capture(piece.capture, budget=limit, scope=scope)
 
-        envelopes: list[dict[str, Any]] = []
         for piece in pieces:
             shaped = piece.shaped
             assert shaped is not None
-            env = _envelope_of(shaped)
-            if env is not None:
-                envelopes.append({"at": piece.where, **env})
+            piece_env = _envelope_of(shaped)
+            if piece_env is not None:
+                envelopes.append({"at": piece.where, **piece_env})
+                withheld.extend(piece_env.get("withheld", []))
             index = piece.index
             if index is None:
                 structured = _structured_from(shaped, structured)
@@ -132,13 +156,53 @@ class ResultShaper:
             if stub is not None:
                 content[i], env = stub
                 envelopes.append({"at": f"content[{i}]", **env})
+                withheld.extend(env["withheld"])
 
         meta = dict(result.meta or {})
         if envelopes:
             meta[META_KEY] = _combined(envelopes)
-        return result.model_copy(
+        out = result.model_copy(
             update={"content": content, "structured_content": structured, "meta": meta or None}
         )
+        if self.pipeline.auditor is not None:
+            shown = _shown_text(out) if simple else _dumps_result(out)
+            self.pipeline.audit(call, Shaped(
+                shown, not envelopes, {"withheld": withheld} if withheld else None,
+                call.format, call.sha256, len(call.body),
+            ), decision)
+        return out
+
+    def _redact_block(
+        self, block: Any, index: int, scope: str | None, tool: str | None, server: str | None
+    ) -> tuple[Any, dict[str, Any]] | None:
+        """A non-text block after the redaction rules (reference lanes, signed uris), or
+        ``None`` when nothing in it was withheld."""
+        if isinstance(block, types.TextContent):
+            return None
+        plain = block.model_dump(by_alias=True, mode="json", exclude_none=True)
+        body = orjson.dumps(plain)
+        cap = Capture(body, hashlib.sha256(body).hexdigest(), "json", plain, tool, server)
+        redacted = self.pipeline.redact_capture(cap, scope=scope)
+        if not redacted.withheld:
+            return None
+        entries = [
+            {**w, "path": f"$.content[{index}]" + str(w.get("path", "$"))[1:]}
+            for w in redacted.withheld
+        ]
+        new: Any = None
+        # A stub in place of base64 data would make the block undecodable: show it as text.
+        if not any(str(w.get("path", "")).endswith((".data", ".blob")) for w in entries):
+            try:
+                new = type(block).model_validate(redacted.value)
+            except ValueError:
+                new = None
+        if new is None:
+            new = types.TextContent(text=orjson.dumps(redacted.value).decode())
+        shown = orjson.dumps(redacted.value)
+        env = make_envelope(
+            sha256=cap.sha256, shown_bytes=len(shown), total_bytes=len(body), withheld=entries
+        )
+        return new, env
 
     def _media_stub(
         self, block: Any, scope: str | None
@@ -267,6 +331,19 @@ def _combined(envelopes: list[dict[str, Any]]) -> dict[str, Any]:
         env.pop("at")
         return env
     return {"v": VERSION, "complete": False, "parts": envelopes}
+
+
+def _dumps_result(result: types.CallToolResult) -> str:
+    """The compact JSON of what a result says (not its _meta): the audited form of a result
+    that is not a single text."""
+    plain = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    said = {k: plain[k] for k in ("content", "structuredContent", "isError") if k in plain}
+    return orjson.dumps(said).decode("utf-8")
+
+
+def _shown_text(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    return block.text if isinstance(block, types.TextContent) else _dumps_result(result)
 
 
 def _dumps(value: Any) -> str:

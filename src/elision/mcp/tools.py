@@ -1,7 +1,9 @@
-"""The tools the proxy adds: ``elision_fetch``, which pages through a kept body.
+"""The tools the proxy adds: ``elision_fetch``, which pages through a kept body, and
+``elision_fetch_reference``, which resolves a stub (see :mod:`elision.mcp.references`).
 
 Every page is shaped to a budget, so a page is as honest as the first result. A ref is only
-fetchable in the scope (the downstream client) that received it.
+fetchable in the scope (the downstream client) that received it. Every error text the proxy
+writes goes through the redaction rules first: it may quote an upstream's own message.
 """
 
 from __future__ import annotations
@@ -18,6 +20,25 @@ if TYPE_CHECKING:
     from elision.store.base import Store
 
 FETCH_TOOL = "elision_fetch"
+FETCH_REFERENCE_TOOL = "elision_fetch_reference"
+PROXY_TOOLS = (FETCH_TOOL, FETCH_REFERENCE_TOOL)
+
+FETCH_REFERENCE_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "stub": {
+            "type": "string",
+            "description": "The stub as shown, e.g. [ref_k3f9] image/png, ~120 KB, or its id.",
+        },
+        "budget": {
+            "type": "integer",
+            "minimum": MINIMUM["bytes"],
+            "description": "Size limit of the content in bytes (default: the proxy's budget).",
+        },
+    },
+    "required": ["stub"],
+    "additionalProperties": False,
+}
 
 FETCH_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -53,8 +74,39 @@ def fetch_tool() -> types.Tool:
     )
 
 
+def fetch_reference_tool() -> types.Tool:
+    return types.Tool(
+        name=FETCH_REFERENCE_TOOL,
+        description=(
+            "Read what a stub such as [ref_k3f9] stands for: elision withheld a signed URI or "
+            "inline data and kept a reference instead. The content is read back through the "
+            "MCP server that produced it (resources/read) and shaped to the budget; a stub "
+            "from another session, or one no server can resolve, is refused with the reason."
+        ),
+        input_schema=FETCH_REFERENCE_INPUT_SCHEMA,
+        annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=True),
+    )
+
+
 def error_result(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+    return types.CallToolResult(
+        content=[types.TextContent(text=redact_message(message))], is_error=True
+    )
+
+
+def redact_message(message: str) -> str:
+    """``message`` with every credential or signed URL in it replaced by its stub."""
+    from elision.redact import redact_text
+
+    done = redact_text(message)
+    return str(done.value) if done.withheld else message
+
+
+def budget_argument(arguments: dict[str, Any], budget: Budget) -> Budget:
+    """The call's own ``budget`` argument, else the proxy's (raises BudgetError)."""
+    if arguments.get("budget") is None:
+        return budget
+    return Budget(arguments["budget"], budget.unit, budget.counter)
 
 
 def run_fetch(
@@ -77,12 +129,10 @@ def run_fetch(
     for key, value in selectors.items():
         if not isinstance(value, str):
             return error_result(f"elision_fetch: {key} must be a string, got {value!r}")
-    limit = budget
-    if arguments.get("budget") is not None:
-        try:
-            limit = Budget(arguments["budget"], budget.unit, budget.counter)
-        except BudgetError as exc:
-            return error_result(f"elision_fetch: {exc}")
+    try:
+        limit = budget_argument(arguments, budget)
+    except BudgetError as exc:
+        return error_result(f"elision_fetch: {exc}")
     try:
         shaped = store.fetch(
             ref, path=selectors.get("path"), lines=selectors.get("lines"),

@@ -4,12 +4,24 @@ Every backend reads the exact original bytes and hands them here, so a page look
 whichever store served it. A page is shaped to the budget like any result, but its envelope
 counts shown-of-total against the ORIGINAL node, and its ``next`` points into the original,
 so a model can walk a 100 MB result one budget at a time.
+
+The store keeps the original (its digest binds what the tool returned), so no page is served
+from it directly: every page is selected from the body's *redacted view* - the same
+redaction rules the first result went through - and lists its own ``withheld`` entries.
+Selecting from the redacted whole, never redacting a selected part, matters: a part can cut
+a PEM key in two, or pick the value of a credential-named key out of its object, where no
+rule would see it. The view of a body the pipeline shaped in this process is the one it
+showed (the same stubs, whose records are kept in the client's scope); any other body is
+redacted afresh, and a reference stub in such a page has no record, so resolving it is
+refused rather than guessed.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -31,6 +43,43 @@ from elision.store.select import (
 _PARSED_CACHE_MAX_BYTES = 64 * 1024 * 1024
 _cache_lock = threading.Lock()
 _cache: tuple[str, Any] | None = None
+#: Redacted views kept by ref; the bound is on the view bytes they hold.
+_VIEWS_MAX = 16
+_VIEWS_MAX_BYTES = 64 * 1024 * 1024
+_views: OrderedDict[str, _View] = OrderedDict()
+_STUB_IN_TEXT = re.compile(r"\[credential withheld: ([A-Za-z0-9._-]+)\]")
+
+
+@dataclass(frozen=True)
+class _View:
+    """A body as the model may see it: redacted text bytes, or a redacted JSON value."""
+
+    text: bytes | None
+    value: Any
+    withheld: tuple[dict[str, Any], ...]
+    size: int
+
+
+def remember_view(
+    ref: str,
+    text: bytes | None,
+    value: Any,
+    withheld: list[dict[str, Any]] | tuple[dict[str, Any], ...],
+    *,
+    size: int,
+) -> None:
+    """Keep the redacted view the pipeline showed for ``ref``, so its pages agree with it.
+
+    ``size`` is the original body's length: the cache is bounded by what its views stand for.
+    """
+    view = _View(text, value, tuple(withheld), size)
+    with _cache_lock:
+        _views[ref] = view
+        _views.move_to_end(ref)
+        while len(_views) > _VIEWS_MAX or (
+            len(_views) > 1 and sum(v.size for v in _views.values()) > _VIEWS_MAX_BYTES
+        ):
+            _views.popitem(last=False)
 
 
 def shape_page(
@@ -44,7 +93,7 @@ def shape_page(
     lines: str | None = None,
     byte_range: str | None = None,
 ) -> Shaped:
-    """One page of ``body`` (already read and digest-checked), shaped to ``budget``."""
+    """One page of ``body`` (already read and digest-checked), redacted and shaped to ``budget``."""
     given = [name for name, value in (("path", path), ("lines", lines), ("bytes", byte_range))
              if value is not None]
     if len(given) > 1:
@@ -54,26 +103,90 @@ def shape_page(
         )
     ctx = ShapeContext(sha256=sha256, total_bytes=len(body), body=body, fixed_ref=ref,
                        format=format)
+    view = _view_of(body, ref=ref, sha256=sha256, format=format, as_json=path is not None)
     if path is not None:
-        return _json_page(body, path, ctx, budget)
+        return _json_page(view, path, ctx, budget)
+    text = _view_text(view, body)
     if lines is not None or byte_range is not None:
         if lines is not None:
-            selection = select_lines(body, lines)
+            selection = select_lines(text, lines)
             ctx.page = f"lines={selection.normalized}"
         else:
             assert byte_range is not None
-            selection = select_bytes(body, byte_range)
+            selection = select_bytes(text, byte_range)
             ctx.page = f"bytes={selection.normalized}"
+        ctx.withheld = _stubs_in(selection.body, selection.lines_before)
         return _text_page(selection, ctx, budget)
     # No selector: the whole original, shaped as it was the first time.
+    ctx.withheld = list(view.withheld)
+    if view.value is not None and view.withheld:
+        from elision.shape.json import value_shaper
+
+        ctx.format = "json"
+        return fit(value_shaper(view.value, ctx), budget)
     fmt = format if format in ("text", "ndjson", "csv") else "auto"
-    return shape_body(body, budget, fmt, ctx)
+    return shape_view(text, budget, fmt, ctx)
 
 
-def _json_page(body: bytes, path: str, ctx: ShapeContext, budget: Budget) -> Shaped:
+def shape_view(view: bytes, budget: Budget, fmt: str, ctx: ShapeContext) -> Shaped:
+    """Shape ``view`` (a redacted text) while ``ctx`` names the original's digest and size.
+
+    Unlike :func:`shape_body`, a view with withheld values never takes the fits-unchanged
+    path: what was withheld must still be said, in the envelope.
+    """
+    if not ctx.withheld:
+        return shape_body(view, budget, fmt, ctx)
+    from elision.shape import _shaper_for  # the one format dispatch; no second copy of it
+
+    return fit(_shaper_for(view, fmt, ctx), budget)
+
+
+def _view_of(body: bytes, *, ref: str, sha256: str, format: str, as_json: bool) -> _View:
+    with _cache_lock:
+        known = _views.get(ref)
+    if known is not None and (known.value is not None or not as_json):
+        return known
+    from elision.redact import redact_text, redact_value
+
+    if format == "json" or as_json:
+        document = parsed_document(body, sha256)
+        done = redact_value(document, body=body)
+        view = _View(None, done.value, done.withheld, len(body))
+    else:
+        text = body.decode("utf-8", errors="replace")
+        done = redact_text(text)
+        data = str(done.value).encode("utf-8") if done.withheld else body
+        view = _View(data, None, done.withheld, len(body))
+    if len(body) <= _PARSED_CACHE_MAX_BYTES:
+        # Walking the pages of one body redacts it once, not once per page.
+        remember_view(ref, view.text, view.value, view.withheld, size=len(body))
+    return view
+
+
+def _view_text(view: _View, body: bytes) -> bytes:
+    if view.text is not None:
+        return view.text
+    if not view.withheld:
+        return body
+    from elision.shape.jsondump import dumps_value
+
+    # Lines or bytes of a redacted JSON body: ranges over the redacted serialization.
+    return dumps_value(view.value)
+
+
+def _stubs_in(page: bytes, lines_before: int) -> list[dict[str, Any]]:
+    """Withheld entries for the credential stubs a text page shows, by line."""
+    entries: list[dict[str, Any]] = []
+    text = page.decode("utf-8", errors="replace")
+    for match in _STUB_IN_TEXT.finditer(text):
+        line = lines_before + text.count("\n", 0, match.start()) + 1
+        entries.append({"line": line, "reason": match.group(1)})
+    return entries
+
+
+def _json_page(view: _View, path: str, ctx: ShapeContext, budget: Budget) -> Shaped:
     steps = parse_path(path)
-    document = parsed_document(body, ctx.sha256)
-    selection = select(document, steps)
+    selection = select(view.value, steps)
     from elision.shape.json import value_shaper
 
     ctx.format = "json"
@@ -81,6 +194,11 @@ def _json_page(body: bytes, path: str, ctx: ShapeContext, budget: Budget) -> Sha
     ctx.root_path = selection.node_path
     ctx.root_offset = selection.offset
     ctx.root_total = selection.total
+    ctx.withheld = [
+        w for w in view.withheld
+        if _in_selection(str(w.get("path", "")), selection.node_path, selection.total,
+                         selection.offset, selection.value)
+    ]
     return fit(value_shaper(selection.value, ctx), budget)
 
 
@@ -91,6 +209,19 @@ def _text_page(selection: TextSelection, ctx: ShapeContext, budget: Budget) -> S
     ctx.root_offset = selection.lines_before
     ctx.root_total = selection.total_lines
     return fit(text_shaper(selection.body, ctx), budget)
+
+
+def _in_selection(path: str, node: str, total: int | None, offset: int, value: Any) -> bool:
+    if node == "$":
+        rest = path[1:]
+    elif path == node or path.startswith((node + ".", node + "[")):
+        rest = path[len(node):]
+    else:
+        return False
+    if total is None or not isinstance(value, list):
+        return True  # a whole node, or a slice of a string (its own path)
+    index = re.match(r"\[(\d+)\]", rest)
+    return index is not None and offset <= int(index.group(1)) < offset + len(value)
 
 
 def parsed_document(body: bytes, sha256: str) -> Any:
