@@ -16,6 +16,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from psycopg import sql
 
 from elision.audit.log import AuditLog
@@ -321,3 +323,31 @@ def test_a_sqlite_user_never_imports_psycopg(tmp_path: Path) -> None:
         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, timeout=60,
         check=False)
     assert done.returncode == 0, done.stderr
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(contents=st.lists(st.dictionaries(st.text(min_size=1), _JSON, max_size=5), min_size=1,
+                         max_size=4))
+def test_any_json_content_comes_back_exact_and_verifies(
+    schema: str, contents: list[dict[str, Any]]
+) -> None:
+    # NUL and any other code point, nesting, 53-bit integers: TEXT storage bends nothing.
+    with PgAuditLog(URL, schema=schema) as log:
+        before = log.head()[0]
+        written = [log.append(c) for c in contents]
+        stored = list(log.entries())[before:]
+    assert stored == written
+    linked = ("entry_id", "entry_hash", "previous_hash")  # the log's own, always overwritten
+    for entry, content in zip(written, contents, strict=True):
+        assert {k: v for k, v in entry.items() if k in content and k not in linked} == {
+            k: v for k, v in content.items() if k not in linked}
+    result = verify_pg_log(URL, schema=schema, checkpoint_paths=[])
+    assert result.ok, result.problem
+    assert result.entries == before + len(contents)
