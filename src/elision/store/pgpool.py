@@ -53,7 +53,9 @@ class PgConnector:
         retries: int = 3, timeout: float = 10.0, max_size: int = 4,
     ) -> None:
         if not isinstance(url, str) or not url.startswith(("postgresql://", "postgres://")):
-            raise error(f"a PostgreSQL URL must start with postgresql://, got {describe(url)!r}")
+            # Only the scheme is shown: the rest may hold a password.
+            scheme = url.partition("://")[0] if isinstance(url, str) else type(url).__name__
+            raise error(f"a PostgreSQL URL must start with postgresql://, got {scheme!r}://…")
         self.url, self.where, self._error = url, describe(url), error
         self.retries, self.timeout, self.max_size = retries, timeout, max_size
         self._pool: ConnectionPool[Any] | None = None
