@@ -11,9 +11,12 @@ none, so a bare ``Pipeline()`` is just honest shaping.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import orjson
 
 from elision.budget import Budget
 from elision.errors import InputError, PolicyDenied
@@ -158,8 +161,8 @@ class Pipeline:
     ) -> Shaped:
         """Guard, redact, shape and audit one captured result (raises PolicyDenied on deny)."""
         decision = self.decide(capture)
-        shaped = self.shape_capture(capture, budget=budget, scope=scope)
-        self.audit(capture, shaped, decision)
+        shaped, withheld = self.redact_and_shape(capture, budget=budget, scope=scope)
+        self.audit(capture, shaped, decision, withheld)
         return shaped
 
     def decide(self, capture: Capture) -> Decision:
@@ -192,8 +195,14 @@ class Pipeline:
     def shape_capture(
         self, capture: Capture, *, budget: Budget | int | None = None, scope: str | None = None
     ) -> Shaped:
-        """Redact and shape, with no guard and no audit (a front end that audits a whole
-        call at once runs the stages itself)."""
+        """Redact and shape, with no guard and no audit."""
+        return self.redact_and_shape(capture, budget=budget, scope=scope)[0]
+
+    def redact_and_shape(
+        self, capture: Capture, *, budget: Budget | int | None = None, scope: str | None = None
+    ) -> tuple[Shaped, tuple[dict[str, Any], ...]]:
+        """Redact and shape; also every withheld entry, one per value (the envelope may list
+        them condensed). A front end that audits a whole call at once runs this per part."""
         limit = self.budget if budget is None else budget
         if not isinstance(limit, Budget):
             limit = Budget(limit)
@@ -202,11 +211,22 @@ class Pipeline:
         if self.redactor is not None:
             redacted = self.redact_capture(capture, scope=scope)
             value, withheld = redacted.value, tuple(redacted.withheld)
-        return self._shape(capture, value, list(withheld), limit, scope)
+        shaped = self._shape(capture, value, condense_withheld(withheld, limit), limit, scope)
+        return shaped, withheld
 
-    def audit(self, capture: Capture, shaped: Shaped | None, decision: Decision) -> None:
+    def audit(
+        self,
+        capture: Capture,
+        shaped: Shaped | None,
+        decision: Decision,
+        withheld: Sequence[dict[str, Any]] | None = None,
+    ) -> None:
         """Append one entry that binds the full and the shown digest (errors propagate, so an
-        unaudited result is never delivered)."""
+        unaudited result is never delivered). ``withheld``, one entry per value, is what the
+        log counts by rule; by default the envelope's list."""
+        if withheld is not None and shaped is not None:
+            shaped = replace(shaped, envelope={**(shaped.envelope or {}),
+                                               "withheld": list(withheld)})
         self._audit(capture, shaped, decision)
 
     def _redactor_for(self, scope: str | None) -> Redactor | None:
@@ -271,6 +291,56 @@ class Pipeline:
             shaped = Shaped("", False, None, capture.format, capture.sha256, len(capture.body))
         shown = hashlib.sha256(shaped.body).hexdigest()
         self.auditor.record(AuditRecord(capture, shaped, decision, shown))
+
+
+#: The share of a budget the ``withheld`` list may take before it is condensed.
+WITHHELD_SHARE = 4
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def condense_withheld(
+    withheld: Sequence[dict[str, Any]], budget: Budget
+) -> list[dict[str, Any]]:
+    """``withheld`` as it is, or - when listing every entry would take over a quarter of the
+    budget - one entry per path pattern and reason with a ``count``, so a result with a
+    thousand signed URLs still fits and still says what was withheld where. Stubs stay in
+    the value itself; a page of the body lists its own entries one by one.
+    """
+    entries = list(withheld)
+    if not entries or len(orjson.dumps(entries)) <= budget.limit // WITHHELD_SHARE:
+        return entries
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for entry in entries:
+        where = _INDEX.sub("[*]", str(entry["path"])) if "path" in entry else "lines"
+        groups.setdefault((where, str(entry.get("reason", "withheld"))), []).append(entry)
+    condensed = [_group_entry(where, reason, group) for (where, reason), group in groups.items()]
+    if len(orjson.dumps(condensed)) <= budget.limit // WITHHELD_SHARE:
+        return condensed
+    by_reason: dict[str, int] = {}
+    for entry in condensed:
+        by_reason[entry["reason"]] = by_reason.get(entry["reason"], 0) + entry["count"]
+    by_rule = [{"path": "$", "reason": reason, "count": n} for reason, n in by_reason.items()]
+    if len(orjson.dumps(by_rule)) <= budget.limit // WITHHELD_SHARE:
+        return by_rule
+    # A budget this small has room for the count alone; the audit entry keeps the rules.
+    return [{"path": "$", "reason": "several", "count": len(entries)}]
+
+
+def _group_entry(where: str, reason: str, group: list[dict[str, Any]]) -> dict[str, Any]:
+    if where == "lines":
+        lines = [int(e["line"]) for e in group if isinstance(e.get("line"), int)]
+        span = f"{min(lines)}-{max(lines)}" if lines else "?"
+        return {"lines": span, "reason": reason, "count": len(group)}
+    return {"path": where, "reason": reason, "count": len(group)}
+
+
+def expand_withheld(withheld: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per withheld value again (a condensed entry stands for ``count`` of them)."""
+    out: list[dict[str, Any]] = []
+    for entry in withheld:
+        count = entry.get("count")
+        out.extend([entry] * (count if isinstance(count, int) and count > 0 else 1))
+    return out
 
 
 def parse_json(body: bytes) -> Any:

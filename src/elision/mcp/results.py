@@ -43,6 +43,8 @@ class _Piece:
     #: The content block it came from; ``None`` for structured content.
     index: int | None = None
     shaped: Shaped | None = None
+    #: One entry per value withheld from it (the envelope may list them condensed).
+    withheld: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass
@@ -127,7 +129,10 @@ class ResultShaper:
 
         for piece, share in zip(pieces, _shares([p.size for p in pieces], budget), strict=True):
             limit = Budget(share, budget.unit, budget.counter)
-            piece.shaped = self.pipeline.shape_capture(piece.capture, budget=limit, scope=scope)
+            piece.shaped, piece.withheld = self.pipeline.redact_and_shape(
+                piece.capture, budget=limit, scope=scope
+            )
+            withheld.extend(piece.withheld)
 
         for piece in pieces:
             shaped = piece.shaped
@@ -135,7 +140,6 @@ class ResultShaper:
             piece_env = _envelope_of(shaped)
             if piece_env is not None:
                 envelopes.append({"at": piece.where, **piece_env})
-                withheld.extend(piece_env.get("withheld", []))
             index = piece.index
             if index is None:
                 structured = _structured_from(shaped, structured)
@@ -167,9 +171,8 @@ class ResultShaper:
         if self.pipeline.auditor is not None:
             shown = _shown_text(out) if simple else _dumps_result(out)
             self.pipeline.audit(call, Shaped(
-                shown, not envelopes, {"withheld": withheld} if withheld else None,
-                call.format, call.sha256, len(call.body),
-            ), decision)
+                shown, not envelopes, None, call.format, call.sha256, len(call.body),
+            ), decision, withheld)
         return out
 
     def _redact_block(

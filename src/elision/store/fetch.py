@@ -28,6 +28,7 @@ import orjson
 
 from elision.budget import Budget
 from elision.errors import InputError, SelectorError
+from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, shape_body
 from elision.store.select import (
     VALID_PATH_FORMS,
@@ -115,10 +116,11 @@ def shape_page(
             assert byte_range is not None
             selection = select_bytes(text, byte_range)
             ctx.page = f"bytes={selection.normalized}"
-        ctx.withheld = _stubs_in(selection.body, selection.lines_before)
+        ctx.withheld = condense_withheld(_stubs_in(selection.body, selection.lines_before),
+                                         budget)
         return _text_page(selection, ctx, budget)
     # No selector: the whole original, shaped as it was the first time.
-    ctx.withheld = list(view.withheld)
+    ctx.withheld = condense_withheld(view.withheld, budget)
     if view.value is not None and view.withheld:
         from elision.shape.json import value_shaper
 
@@ -194,11 +196,11 @@ def _json_page(view: _View, path: str, ctx: ShapeContext, budget: Budget) -> Sha
     ctx.root_path = selection.node_path
     ctx.root_offset = selection.offset
     ctx.root_total = selection.total
-    ctx.withheld = [
+    ctx.withheld = condense_withheld([
         w for w in view.withheld
         if _in_selection(str(w.get("path", "")), selection.node_path, selection.total,
                          selection.offset, selection.value)
-    ]
+    ], budget)
     return fit(value_shaper(selection.value, ctx), budget)
 
 
