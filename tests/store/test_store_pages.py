@@ -18,7 +18,7 @@ from elision.budget import Budget
 from elision.envelope import ENVELOPE_KEY, VALUE_KEY
 from elision.shape import Shaped, shape
 from elision.shape.jsonparse import parse_json
-from elision.shape.text import line_ends
+from elision.shape.lines import line_ends
 from elision.store.base import Store
 from elision.store.fetch import parse_next
 from elision.store.select import Index, Key, normalize_path, parse_path

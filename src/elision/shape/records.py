@@ -39,7 +39,7 @@ from elision.envelope import (
     make_envelope,
     text_header,
 )
-from elision.shape.text import (
+from elision.shape.lines import (
     chunks,
     decode,
     first_eol,
@@ -48,9 +48,9 @@ from elision.shape.text import (
     range_text,
     select,
     settle,
-    text_shaper,
     widest,
 )
+from elision.shape.text import text_shaper
 
 if TYPE_CHECKING:
     from elision.shape import ShapeContext, Shaped

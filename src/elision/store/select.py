@@ -22,7 +22,7 @@ from typing import Any
 
 from elision.envelope import format_path, quote_key
 from elision.errors import SelectorError
-from elision.shape.text import line_ends
+from elision.shape.lines import line_ends
 
 VALID_PATH_FORMS = (
     "valid forms: $, $.key, $['key'], $[\"key\"], $[3], $[-1], $[10:], $[10:20], "

@@ -1,0 +1,241 @@
+"""Lines of a text body: decoding with replacement, finding line ends from either end, and the
+size arithmetic the text and record shapers share.
+
+Lines end with ``\\n``, ``\\r\\n`` or ``\\r``. Line ends are found in chunks, from the head or the
+tail, only as far as a shaper needs them, so a 100 MB log costs what is shown.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Protocol
+
+from elision.envelope import format_next
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_NEWLINE = re.compile(rb"\n")
+#: Bytes decoded or scanned at a time, so no pass copies the whole body.
+CHUNK = 1 << 20
+#: surrogateescape turns each undecodable byte into one of these: one per bad byte.
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A body as valid UTF-8 bytes, with the count of bytes that were not UTF-8."""
+
+    data: bytes
+    bad_bytes: int
+
+    @property
+    def note(self) -> str | None:
+        if not self.bad_bytes:
+            return None
+        noun = "byte" if self.bad_bytes == 1 else "bytes"
+        return f"{self.bad_bytes:,} invalid UTF-8 {noun} replaced with U+FFFD"
+
+
+def decode(body: bytes) -> Decoded:
+    if not _is_utf8(body):
+        escaped = body.decode("utf-8", "surrogateescape")
+        text, bad = _ESCAPED_BYTE.subn("\ufffd", escaped)
+        return Decoded(text.encode("utf-8"), bad)
+    return Decoded(body, 0)
+
+
+def _is_utf8(body: bytes) -> bool:
+    # A chunk at a time, so checking a 100 MB body never holds a 100 MB str.
+    if body.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(body), CHUNK):
+            decoder.decode(body[start:start + CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def chunks(data: bytes) -> Iterator[tuple[int, bytes]]:
+    r"""``data`` a chunk at a time, each ending just after a ``\n`` so no ``\r\n`` is torn."""
+    start, total = 0, len(data)
+    while start < total:
+        stop = data.find(b"\n", start + CHUNK)
+        stop = total if stop < 0 else stop + 1
+        yield start, data[start:stop]
+        start = stop
+
+
+def _split(chunk: bytes, newline_only: bool) -> list[bytes]:
+    if not newline_only:
+        return chunk.splitlines(keepends=True)
+    pieces = [p + b"\n" for p in chunk.split(b"\n")]
+    pieces[-1] = pieces[-1][:-1]  # what follows the chunk's last \n, if anything
+    return pieces if pieces[-1] else pieces[:-1]
+
+
+def iter_lines(data: bytes, newline_only: bool = False) -> Iterator[tuple[int, bytes]]:
+    r"""Each line's start offset and bytes (terminator included), in order.
+
+    Lines end at ``\n``, ``\r\n`` or ``\r`` (only ``\n`` with ``newline_only``). C-speed
+    splitting a chunk at a time, never holding the whole body as line objects.
+    """
+    for start, chunk in chunks(data):
+        for line in _split(chunk, newline_only):
+            yield start, line
+            start += len(line)
+
+
+def line_ends(data: bytes, newline_only: bool = False) -> list[int]:
+    """Offsets just past each line (terminator included); a last unterminated line counts."""
+    ends: list[int] = []
+    for start, chunk in chunks(data):
+        offsets = accumulate(map(len, _split(chunk, newline_only)), initial=start)
+        next(offsets)  # the chunk's start is not a line end
+        ends.extend(offsets)
+    return ends
+
+
+class LineIndex:
+    """The lines of a body, found from either end only as far as a shaper asks.
+
+    A shaper shows a budget's worth of lines from the head and the tail, so only those are
+    split; the total is counted in C. Memory grows with what is shown, not with the body: a
+    100 MB body of empty lines costs the same as one of long ones.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        ends = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+        self.count = ends + (1 if data and data[-1:] not in (b"\n", b"\r") else 0)
+        self._head: list[int] = []  # ends of lines 0, 1, 2, …
+        self._tail: list[int] = []  # starts of lines count-1, count-2, …
+        self._head_at, self._tail_at = 0, len(data)
+        self._head_chunk = self._tail_chunk = 1 << 14
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: int) -> int:
+        """The size of line ``i`` in bytes, terminator included."""
+        j = self.count - 1 - i
+        if i < len(self._head) or (j >= len(self._tail) and i <= len(self._head)):
+            return self.head_end(i + 1) - self.head_end(i)
+        return self.tail_start(j) - self.tail_start(j + 1)
+
+    def head_end(self, k: int) -> int:
+        """Bytes in the first ``k`` lines."""
+        while len(self._head) < k:
+            self._scan_head()
+        return self._head[k - 1] if k else 0
+
+    def tail_start(self, t: int) -> int:
+        """Where the last ``t`` lines start."""
+        while len(self._tail) < t:
+            self._scan_tail()
+        return self._tail[t - 1] if t else len(self.data)
+
+    def _scan_head(self) -> None:
+        start, data = self._head_at, self.data
+        if start >= len(data):
+            raise IndexError("line index out of range")
+        # A chunk ends just after a \n, never between the \r and \n of one ending.
+        stop = data.find(b"\n", start + self._head_chunk)
+        stop = len(data) if stop < 0 else stop + 1
+        offsets = accumulate((len(x) for x in data[start:stop].splitlines(True)), initial=start)
+        next(offsets)
+        self._head.extend(offsets)
+        self._head_at, self._head_chunk = stop, self._head_chunk * 2
+
+    def _scan_tail(self) -> None:
+        stop, data = self._tail_at, self.data
+        if stop <= 0:
+            raise IndexError("line index out of range")
+        target = stop - self._tail_chunk
+        start = 0
+        if target > 0:
+            # Start just after an ending: after a \n, or after a \r that no \n follows.
+            start = data.rfind(b"\n", 0, target) + 1
+            cr = data.rfind(b"\r", 0, target)
+            if cr >= start and data[cr + 1:cr + 2] != b"\n":
+                start = cr + 1
+        starts = list(accumulate((len(x) for x in data[start:stop].splitlines(True)),
+                                 initial=start))[:-1]
+        self._tail.extend(reversed(starts))
+        self._tail_at, self._tail_chunk = start, self._tail_chunk * 2
+
+
+def first_eol(data: bytes, newline_only: bool = False) -> str:
+    match = (_NEWLINE if newline_only else _LINE_END).search(data)
+    return match.group().decode() if match else "\n"
+
+
+class Sizes(Protocol):
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int, /) -> int: ...
+
+
+def select(sizes: Sizes, budget: int) -> tuple[int, int]:
+    """How many units to keep from the head and the tail within ``budget`` bytes.
+
+    The head and tail advance along a fixed path (the head's next unit is taken while the head
+    would stay within 60% of what is shown); where the path's next unit does not fit, the other
+    side fills the rest. Shown bytes never decrease as ``budget`` grows.
+    """
+    n = len(sizes)
+    head = tail = head_bytes = tail_bytes = 0
+    head_turn = True
+    while head + tail < n:
+        x, y = sizes[head], sizes[n - 1 - tail]
+        head_turn = 2 * (head_bytes + x) <= 3 * (tail_bytes + y)
+        step = x if head_turn else y
+        if head_bytes + tail_bytes + step > budget:
+            break
+        if head_turn:
+            head, head_bytes = head + 1, head_bytes + x
+        else:
+            tail, tail_bytes = tail + 1, tail_bytes + y
+    used = head_bytes + tail_bytes
+    if head_turn:
+        while head + tail < n and used + sizes[n - 1 - tail] <= budget:
+            used += sizes[n - 1 - tail]
+            tail += 1
+    else:
+        while head + tail < n and used + sizes[head] <= budget:
+            used += sizes[head]
+            head += 1
+    return head, tail
+
+
+def settle(size_with: Callable[[int], int], floor: int) -> int:
+    """The least ``s >= floor`` with ``size_with(s) == s``: a text that states its own size.
+
+    ``size_with`` grows with its argument (only through digit counts), so iterating from below
+    climbs to the least fixed point in a few steps.
+    """
+    shown = floor
+    while (size := size_with(shown)) != shown:
+        shown = size
+    return shown
+
+
+def widest(value: int) -> int:
+    """The widest number with as many digits as ``value``: a bound on how it prints."""
+    return int(10 ** len(str(max(value, 0)))) - 1
+
+
+def range_text(first: int, last: int) -> str:
+    return f"{first}-{last}"
+
+
+def missing_how(ref: str | None, stored: bool | None, first: int, last: int) -> str:
+    """How to get lines ``first``-``last`` back: a fetch call, or what to do without a ref."""
+    if ref is not None:
+        return format_next(ref, lines=range_text(first, last))
+    why = "could not be kept" if stored is False else "were not kept (no store)"
+    return f"lines {first}-{last} {why}; shape again with a store or a larger budget to see them"
