@@ -261,3 +261,23 @@ def test_a_seeded_secret_reaches_no_result_and_no_page(doc: Any, secret: str, li
     for text in seen:
         for s in SECRETS:
             assert s not in text
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        f"could not fetch {SIGNED}: 403",  # an upstream's own error text
+        f"Authorization: Bearer {JWT}",  # a header echoed back
+        "x" * 290 + SIGNED,  # a credential that would straddle the 300-char cut
+    ],
+)
+def test_every_error_text_the_proxy_writes_is_redacted(message: str) -> None:
+    from elision.mcp.tools import error_result
+    from elision.mcp.upstream import _describe
+
+    block = error_result(message).content[0]
+    assert isinstance(block, types.TextContent)
+    described = _describe(RuntimeError(message))
+    for text in (block.text, described):
+        assert SIGNED not in text and JWT not in text
+        assert "withheld" in text

@@ -324,7 +324,8 @@ class Proxy(Forwarding):
         try:
             listed = await self._list_all_tools(upstream)
         except (UpstreamError, MCPError) as exc:
-            logger.warning("could not re-list the tools of %r: %s", upstream.name, exc)
+            logger.warning("could not re-list the tools of %r: %s", upstream.name,
+                           redact_message(str(exc)))
             return
         kept = {k: r for k, r in self._tools.items() if r.upstream is not upstream}
         for tool in listed:

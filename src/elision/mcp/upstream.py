@@ -192,7 +192,10 @@ class Upstream:
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return _describe(exc.exceptions[0])
-    text = str(exc) or type(exc).__name__
+    from elision.mcp.tools import redact_message
+
+    # Redacted before cutting: a cut could leave half a credential no rule would recognise.
+    text = redact_message(str(exc)) or type(exc).__name__
     if len(text) > 300:
         text = text[:297] + "..."
     return f"{type(exc).__name__}: {text}" if str(exc) else text
