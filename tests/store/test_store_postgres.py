@@ -296,3 +296,17 @@ def test_store_migrate_command(schema: str) -> None:
         conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
         versions = conn.execute("SELECT version FROM store_migrations").fetchall()
     assert versions == [(1,)]
+
+
+def test_a_damaged_schema_is_refused_with_the_reason_not_retried(schema: str) -> None:
+    store = PostgresStore(URL, schema=schema, retries=3)
+    try:
+        ref = put(store, b"kept")
+        with psycopg.connect(URL, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP TABLE {}.store_usage").format(sql.Identifier(schema)))
+        # A missing table is no network blip: one clear error, at once, naming the table.
+        with pytest.raises(StoreError, match=r'refused the operation: relation "store_usage"'):
+            put(store, b"more")
+        assert store.read(ref) == b"kept"  # reads do not need the running total
+    finally:
+        store.close()
