@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -19,3 +22,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+# Tests (and the proxy subprocesses they start, which inherit the environment) must never write
+# the default store or audit log in the real user's data directory.
+_DATA_HOME = tempfile.mkdtemp(prefix="elision-test-data-")
+os.environ["XDG_DATA_HOME"] = _DATA_HOME
+for _name in ("ELISION_STORE", "ELISION_AUDIT", "ELISION_AUDIT_KEY"):
+    os.environ.pop(_name, None)
+atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)

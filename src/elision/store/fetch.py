@@ -210,6 +210,7 @@ def _text_page(selection: TextSelection, ctx: ShapeContext, budget: Budget) -> S
     ctx.format = "text"
     ctx.root_offset = selection.lines_before
     ctx.root_total = selection.total_lines
+    ctx.root_byte_offset = selection.byte_offset
     return fit(text_shaper(selection.body, ctx), budget)
 
 
