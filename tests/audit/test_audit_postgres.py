@@ -8,6 +8,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -353,3 +355,40 @@ def test_any_json_content_comes_back_exact_and_verifies(
     result = verify_pg_log(URL, schema=schema, checkpoint_paths=[])
     assert result.ok, result.problem
     assert result.entries == before + len(contents)
+
+
+def test_a_stalled_writer_cannot_hold_the_chain(
+    schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import elision.audit.pglog as pglog
+
+    stalled, other = (PgAuditLog(URL, schema=schema, stall_timeout=1.0) for _ in range(2))
+    real_link = pglog.link
+    state = {"stalls": 1}
+    stall_over = threading.Event()
+
+    def slow_link(body: dict[str, Any], head: str | None) -> dict[str, Any]:
+        # The first append freezes mid-transaction, holding the chain's lock, as a replica
+        # cut off by the network would.
+        if threading.current_thread().name == "stalled" and state["stalls"]:
+            state["stalls"] -= 1
+            time.sleep(4)
+            stall_over.set()
+        return real_link(body, head)
+
+    monkeypatch.setattr(pglog, "link", slow_link)
+    stalled_thread = threading.Thread(target=stalled.append, args=({"who": "stalled"},),
+                                      name="stalled")
+    stalled_thread.start()
+    time.sleep(0.5)  # let it take the lock first
+    other.append({"who": "other"})
+    # The server ended the stalled session after 1 s of idling, well before its 4 s sleep.
+    assert not stall_over.is_set()
+    stalled_thread.join(30)
+    assert stall_over.is_set()
+    stalled.close()
+    other.close()
+    entries, _ = read_pg_log(URL, schema=schema)
+    # The stalled append was retried on a fresh connection and landed after the other one.
+    assert [e["who"] for e in entries] == ["other", "stalled"]
+    assert verify_pg_log(URL, schema=schema, checkpoint_paths=[]).ok

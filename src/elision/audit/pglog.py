@@ -92,13 +92,15 @@ class PgAuditLog:
         origin: str | None = None,
         retries: int = 3,
         timeout: float = 10.0,
+        stall_timeout: float = 60.0,
     ) -> None:
         if checkpoint_every < 1:
             raise AuditError(f"checkpoint_every must be at least 1, got {checkpoint_every!r}")
         key = key if key is not None else key_from_env()
         self._signer: Signer | None = signer_from_key(key) if key else None
         self._db = PgConnector(url, schema=schema, error=AuditError, retries=retries,
-                               timeout=timeout, max_size=2)
+                               timeout=timeout, max_size=2,
+                               stall_timeout=stall_timeout)
         self.path = f"{self._db.where} schema {self._db.schema}"
         self.checkpoint_path = (
             Path(checkpoint_path) if checkpoint_path is not None

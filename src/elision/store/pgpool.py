@@ -41,6 +41,11 @@ def lock_key(schema: str, purpose: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
+#: Failures after which the work may be run again on a fresh connection: the link or the
+#: session is gone (an idle-in-transaction timeout is an InternalError, not an Operational one).
+_LOST = (psycopg.OperationalError, psycopg.errors.IdleInTransactionSessionTimeout)
+
+
 class PgConnector:
     """A connection pool bound to one schema, and transactions that survive a lost connection.
 
@@ -51,6 +56,7 @@ class PgConnector:
     def __init__(
         self, url: str, *, schema: str | None, error: Callable[[str], ElisionError],
         retries: int = 3, timeout: float = 10.0, max_size: int = 4,
+        stall_timeout: float = 60.0,
     ) -> None:
         if not isinstance(url, str) or not url.startswith(("postgresql://", "postgres://")):
             # Only the scheme is shown: the rest may hold a password.
@@ -58,6 +64,7 @@ class PgConnector:
             raise error(f"a PostgreSQL URL must start with postgresql://, got {scheme!r}://…")
         self.url, self.where, self._error = url, describe(url), error
         self.retries, self.timeout, self.max_size = retries, timeout, max_size
+        self.stall_timeout = stall_timeout
         self._pool: ConnectionPool[Any] | None = None
         self._pid = -1
         self._given_schema = schema
@@ -110,8 +117,13 @@ class PgConnector:
         # A pool must not cross a fork: the child's sockets would be the parent's.
         if self._pool is None or self._pid != os.getpid():
             schema = self._given_schema
+            stall_ms = max(1, int(self.stall_timeout * 1000))
 
             def configure(conn: Conn) -> None:
+                # A writer that stalls (or is cut off) inside a transaction would hold the
+                # chain's lock for every replica until TCP gave up; the server ends it instead.
+                conn.execute(sql.SQL("SET idle_in_transaction_session_timeout = {}").format(
+                    sql.Literal(stall_ms)))
                 # Naming a schema that does not exist yet is allowed: it is created next.
                 if schema:
                     conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
@@ -119,7 +131,10 @@ class PgConnector:
             self._pool = ConnectionPool(
                 self.url, min_size=1, max_size=self.max_size, open=True,
                 timeout=self.timeout / (self.retries + 1),
-                kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout))},
+                kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout)),
+                        # A dead peer is noticed in about a minute, not in two hours.
+                        "keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
+                        "keepalives_count": 3},
                 configure=configure,
                 name=f"elision-{os.getpid()}",
             )
@@ -158,7 +173,7 @@ class PgConnector:
                         if lock is not None:
                             conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
                         return work(conn)
-            except psycopg.OperationalError as exc:
+            except _LOST as exc:
                 last = exc
             except psycopg.Error as exc:
                 raise self._error(

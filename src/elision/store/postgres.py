@@ -98,12 +98,14 @@ class PostgresStore:
         clock: Callable[[], float] = time.time,
         retries: int = 3,
         timeout: float = 10.0,
+        stall_timeout: float = 60.0,
         pool_size: int = 4,
     ) -> None:
         self.retention = Retention(ttl, quota_bytes, max_body_bytes, lru_resolution)
         self._clock = clock
         self._db = PgConnector(url, schema=schema, error=StoreError, retries=retries,
-                               timeout=timeout, max_size=pool_size)
+                               timeout=timeout, max_size=pool_size,
+                               stall_timeout=stall_timeout)
         self._lock = lock_key(self._db.schema, "store")
         self.path = f"{self._db.where} schema {self._db.schema}"
         try:
