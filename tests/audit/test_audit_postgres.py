@@ -365,13 +365,14 @@ def test_a_stalled_writer_cannot_hold_the_chain(
     stalled, other = (PgAuditLog(URL, schema=schema, stall_timeout=1.0) for _ in range(2))
     real_link = pglog.link
     state = {"stalls": 1}
-    stall_over = threading.Event()
+    stalling, stall_over = threading.Event(), threading.Event()
 
     def slow_link(body: dict[str, Any], head: str | None) -> dict[str, Any]:
         # The first append freezes mid-transaction, holding the chain's lock, as a replica
         # cut off by the network would.
         if threading.current_thread().name == "stalled" and state["stalls"]:
             state["stalls"] -= 1
+            stalling.set()
             time.sleep(4)
             stall_over.set()
         return real_link(body, head)
@@ -380,7 +381,7 @@ def test_a_stalled_writer_cannot_hold_the_chain(
     stalled_thread = threading.Thread(target=stalled.append, args=({"who": "stalled"},),
                                       name="stalled")
     stalled_thread.start()
-    time.sleep(0.5)  # let it take the lock first
+    assert stalling.wait(30)  # it holds the lock now
     other.append({"who": "other"})
     # The server ended the stalled session after 1 s of idling, well before its 4 s sleep.
     assert not stall_over.is_set()
