@@ -318,3 +318,15 @@ def test_auto_format_finds_ndjson_and_text() -> None:
     assert shape(records, Budget(1024)).format == "ndjson"
     assert shape(b"plain log line\n" * 500, Budget(1024)).format == "text"
     assert shape(orjson.dumps(ledger(200)), Budget(1024)).format == "json"
+
+
+def test_an_object_shown_whole_keeps_its_key_order_even_when_opened() -> None:
+    # With many siblings growing, the object's fair share is too small to show it whole in one
+    # step, so it is opened member by member; every member ends up shown, so its caveat key
+    # must not have moved.
+    inner = {"memo": "m" * 40, "id": 7, "warnings": None}
+    doc: dict[str, Any] = {f"list{i}": [record(j) for j in range(50)] for i in range(20)}
+    doc["obj"] = inner
+    for limit in range(1024, 4096, 128):
+        shaped = shape(orjson.dumps(doc), Budget(limit))
+        assert problems(doc, shaped.text) == [], limit

@@ -466,16 +466,31 @@ class _Child:
 
 
 def _build(item: Any) -> Any:
+    return _built(item)[0]
+
+
+def _built(item: Any) -> tuple[Any, bool]:
+    """The shown value of ``item``, and whether anything in it was cut."""
     if not isinstance(item, _Node):
-        return item
+        return item, False
     kind = item.kind
     if kind.startswith("whole:"):
-        return item.value
+        return item.value, False
     if kind == "string":
-        return item.value[: item.shown]
-    if kind == "object":
-        return {key: _build(child) for key, child in item.items}
-    return [_build(child) for child in item.items]
+        return item.value[: item.shown], item.remaining > 0
+    children = [_built(child) for child in (
+        (child for _, child in item.items) if kind == "object" else item.items
+    )]
+    cut = item.remaining > 0 or any(child_cut for _, child_cut in children)
+    if kind != "object":
+        return [value for value, _ in children], cut
+    members = [(key, value) for (key, _), (value, _) in zip(item.items, children, strict=True)]
+    if not cut:
+        # Every member is there whole: caveats were only moved first in case of a cut, so
+        # the object goes out in its own key order, exactly.
+        position = {key: index for index, key, _ in item.keys}
+        members.sort(key=lambda member: position[member[0]])
+    return dict(members), cut
 
 
 def _doc_order(node: _Node) -> tuple[int, ...]:
