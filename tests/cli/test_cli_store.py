@@ -112,10 +112,11 @@ def test_stats_and_rm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert again.exit_code == 1 and "no body is kept" in again.stderr
 
 
-def test_postgres_spec_is_refused_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ELISION_STORE", "postgresql://u@127.0.0.1/db")
+def test_unreachable_postgres_store_is_refused_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ELISION_STORE", "postgresql://u:s3cret@127.0.0.1:1/db")
     result = CliRunner().invoke(main, ["store", "stats"])
-    assert result.exit_code == 1 and "PostgreSQL backend (issue 8)" in result.stderr
+    assert result.exit_code == 1 and "cannot connect to PostgreSQL at" in result.stderr
+    assert "s3cret" not in result.output + result.stderr
 
 
 def test_installed_entry_point_shapes_and_fetches(tmp_path: Path) -> None:

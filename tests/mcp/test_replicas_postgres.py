@@ -197,10 +197,6 @@ def test_two_replicas_share_refs_through_one_database(schema: str) -> None:
     assert kept == (CALLS,)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "elision proxy opens its audit log with AuditLog(path) in mcp/launch.py::_audit_log, so "
-    "--audit postgresql://... is taken as a file name; elision.audit.opener.open_audit_log is "
-    "the call that picks PgAuditLog. Remove this mark once launch.py uses it."))
 def test_two_replicas_write_one_audit_chain(
     schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

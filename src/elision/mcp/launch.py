@@ -150,12 +150,14 @@ def _guard(stages: Stages, config: GuardianConfig | None) -> GuardStage:
 
 
 def _audit_log(stages: Stages, config: GuardianConfig | None) -> AuditLog:
-    from elision.audit.log import DEFAULT_CHECKPOINT_EVERY, AuditLog
+    """The SQLite log, or the shared PostgreSQL chain for a ``postgresql://`` spec."""
+    from elision.audit.log import DEFAULT_CHECKPOINT_EVERY
+    from elision.audit.opener import open_audit_log
 
     path: str | Path | None = stages.audit_path
     if path is None and config is not None:
         path = config.audit_log
-    return AuditLog(
+    log: AuditLog = open_audit_log(
         path,
         key=config.audit_key if config is not None else None,
         checkpoint_every=(
@@ -163,6 +165,7 @@ def _audit_log(stages: Stages, config: GuardianConfig | None) -> AuditLog:
             else DEFAULT_CHECKPOINT_EVERY
         ),
     )
+    return log
 
 
 def parse_listen(value: str) -> tuple[str, int]:
