@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import sys
 import warnings
@@ -40,6 +41,9 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
             server = proxy.build_server()
             options = server.create_initialization_options(proxy.notification_options())
             if listen is None:
+                # uvicorn stops cleanly on SIGTERM by itself; on stdio that is done here, so
+                # the audit log is closed and its final checkpoint written.
+                tg.start_soon(_cancel_on_sigterm, tg.cancel_scope)
                 # The event loop reads pipes itself; a regular file needs the SDK's threads.
                 wire = stdio_server_transport() if _stdin_is_a_pipe() else stdio_server()
                 async with wire as (read, write):
@@ -47,8 +51,16 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
             else:
                 await _serve_http(proxy, listen, tg.start_soon)
         finally:
-            await proxy.aclose()
+            with anyio.CancelScope(shield=True):  # a SIGTERM cancelled the rest, not this
+                await proxy.aclose()
             tg.cancel_scope.cancel()
+
+
+async def _cancel_on_sigterm(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
 
 
 async def _serve_http(
