@@ -111,3 +111,48 @@ def test_a_signing_guardian_process(tmp_path: Path) -> None:
     assert answer["result"]["decision"] == "allow"
     assert signer.verify(answer, "result", "signed") is None  # chain_hash is covered
     assert answer["result"]["chain_hash"]
+
+
+PG_URL = os.environ.get("ELISION_TEST_POSTGRES_URL", "")
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not PG_URL, reason="ELISION_TEST_POSTGRES_URL is unset: set it (as .ci/run "
+                    "does) to run the Guardian on a PostgreSQL chain")
+def test_guardian_appends_to_a_postgresql_chain(tmp_path: Path) -> None:
+    import psycopg
+    from psycopg import sql
+
+    schema = f"elision_test_{uuid.uuid4().hex[:16]}"
+    sep = "&" if "?" in PG_URL else "?"
+    url = f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
+    env = {**os.environ, "ELISION_AUDIT_KEY": KEY, "XDG_DATA_HOME": str(tmp_path / "data")}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from elision.cli import main; main()", "guardian",
+         "--listen", "127.0.0.1:0", "--log", url, "--no-store"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert "serving ACS on " in line, line + proc.stderr.read()
+        acs = line.rsplit(" ", 1)[-1].strip()
+        session = {"metadata": {"session_id": "pg"}, "acs_version": "0.1.0"}
+        post(acs, "handshake/hello", {**session, "acs_versions_supported": ["0.1.0"]})
+        answer = post(acs, "steps/toolCallResult", {
+            **session, "request_id": "r1",
+            "payload": {"tool": {"name": "search"}, "outputs": {"rows": [1, 2]}}})
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    try:
+        verify = subprocess.run(
+            [sys.executable, "-c", "from elision.cli import main; main()", "audit", "verify",
+             "--log", url], capture_output=True, text=True, timeout=60, env=env)
+        assert verify.returncode == 0, verify.stderr
+        assert "ok: 1 entries" in verify.stdout
+        assert answer["result"]["chain_hash"] in verify.stdout
+    finally:
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                sql.Identifier(schema)))

@@ -20,8 +20,9 @@ from elision.errors import ElisionError
 @click.option("--config", "config_path", metavar="FILE",
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A TOML file of policies and audit settings (see elision.guard.config).")
-@click.option("--log", "log_path", metavar="PATH", type=click.Path(dir_okay=False,
-              path_type=Path), help="The audit log to append to. Default: as `elision audit`.")
+@click.option("--log", "log_path", metavar="PATH|URL",
+              help="The audit log to append to: a SQLite file, or a postgresql:// URL for a "
+                   "chain shared by several replicas. Default: as `elision audit`.")
 @click.option("--store", "store_spec", metavar="PATH",
               help="The store bounded outputs' content_ref is resolved against. Default: the "
               "default store (where the proxy keeps bodies).")
@@ -43,7 +44,7 @@ from elision.errors import ElisionError
               "redactions).")
 @reports_errors
 def guardian_command(
-    listen: str, config_path: Path | None, log_path: Path | None, store_spec: str | None,
+    listen: str, config_path: Path | None, log_path: str | None, store_spec: str | None,
     no_store: bool, max_bytes: int, allow_tool: tuple[str, ...], deny_tool: tuple[str, ...],
     acs_key: str | None, acs_key_id: str, redact: bool,
 ) -> None:
@@ -53,7 +54,8 @@ def guardian_command(
     Runs until interrupted (Ctrl-C or SIGTERM); on the way out it writes a signed checkpoint
     of the chain's head when ELISION_AUDIT_KEY (or the config's key) is set.
     """
-    from elision.audit.log import DEFAULT_CHECKPOINT_EVERY, AuditLog
+    from elision.audit.log import DEFAULT_CHECKPOINT_EVERY
+    from elision.audit.opener import open_audit_log
     from elision.guard.acs import AcsEndpoint
     from elision.guard.config import GuardianConfig, load_config
     from elision.guard.policy import Guardian, Policy, RedactionPolicy, SizeCeiling, ToolLists
@@ -63,7 +65,7 @@ def guardian_command(
     host, port = parse_listen(listen)
     signer = signer_from_text(acs_key, acs_key_id) if acs_key else None
     config = load_config(config_path) if config_path is not None else GuardianConfig()
-    log = AuditLog(
+    log = open_audit_log(
         log_path or config.audit_log, key=config.audit_key,
         checkpoint_every=config.checkpoint_every or DEFAULT_CHECKPOINT_EVERY,
     )
