@@ -59,6 +59,11 @@ SHORT_STRING = 48
 STRING_STEP = 256
 #: An array element larger than limit // PARTIAL_ELEMENT_SHARE may be shown in shaped form.
 PARTIAL_ELEMENT_SHARE = 8
+#: An array whose element measured at most this many bytes has its later elements measured by
+#: serializing them. orjson writes at most 254 levels, so FAST_DEPTH levels of room below
+#: MAX_OUTPUT_DEPTH keep such an element within the 1024 levels strict parsers read.
+FAST_ELEMENT = 4096
+FAST_DEPTH = 50
 
 _WRAP_OVERHEAD = len(b'{"' + ENVELOPE_KEY.encode() + b'":,"' + VALUE_KEY.encode() + b'":}')
 _ROOT_OVERHEAD = len(b'{"' + ENVELOPE_KEY.encode() + b'":,}')
@@ -83,6 +88,8 @@ def value_shaper(value: Any, ctx: ShapeContext) -> Callable[[int], Shaped]:
     """A shaper for an already-parsed JSON ``value`` (a whole document, or a page of one)."""
     whole = not ctx.withheld and ctx.page is None
     compact: list[bytes] = []
+    # Sizes that subtrees are known to exceed, shared by every pass over this value.
+    known: dict[int, int] = {}
 
     def run(limit: int) -> Shaped:
         if whole:
@@ -91,22 +98,22 @@ def value_shaper(value: Any, ctx: ShapeContext) -> Callable[[int], Shaped]:
                 return Shaped(text, True, None, "json", ctx.sha256, ctx.total_bytes)
             # A bounded walk first: serializing a 100 MB value to learn it does not fit would
             # cost as much as the parse.
-            if not compact and bounded_size(value, limit, MAX_PARSE_DEPTH) is not None:
+            if not compact and bounded_size(value, limit, MAX_PARSE_DEPTH, known) is not None:
                 compact.append(dumps_value(value))
             if compact and len(compact[0]) <= limit:
                 # Only whitespace overflowed: every value is there, so no envelope.
                 text = compact[0].decode("utf-8")
                 return Shaped(text, True, None, "json", ctx.sha256, ctx.total_bytes)
-        return _shape_to(value, ctx, limit)
+        return _shape_to(value, ctx, limit, known)
 
     return run
 
 
-def _shape_to(value: Any, ctx: ShapeContext, limit: int) -> Shaped:
+def _shape_to(value: Any, ctx: ShapeContext, limit: int, known: dict[int, int]) -> Shaped:
     ref = ctx.keep()
     target = limit
     for _ in range(8):
-        out, envelope, complete = _Growth(value, ctx, target, ref).run()
+        out, envelope, complete = _Growth(value, ctx, target, ref, known).run()
         if len(out) <= limit:
             return Shaped(out.decode("utf-8"), complete, envelope, "json", ctx.sha256,
                           ctx.total_bytes, ref)
@@ -123,8 +130,8 @@ class _Node:
     """A value shown in part; grows in turns."""
 
     __slots__ = (
-        "depth", "entry_size", "first_turn", "items", "keys", "kind", "members", "offset",
-        "order", "path", "shown", "total", "value",
+        "depth", "entry_size", "fast", "first_turn", "items", "keys", "kind", "members",
+        "offset", "order", "path", "shown", "total", "value",
     )
 
     def __init__(
@@ -146,6 +153,7 @@ class _Node:
         self.members: Iterator[tuple[int, str, bool]] | None = None
         self.entry_size = 0
         self.first_turn = True
+        self.fast = False  # an array whose elements have proved small: measure them in C
 
     def entry(self) -> dict[str, Any]:
         return elided_entry(self.path, self.kind, self.shown, self.total, self.offset)
@@ -160,7 +168,10 @@ class _Node:
 class _Growth:
     """One greedy pass at one byte limit."""
 
-    def __init__(self, value: Any, ctx: ShapeContext, limit: int, ref: str | None) -> None:
+    def __init__(
+        self, value: Any, ctx: ShapeContext, limit: int, ref: str | None, known: dict[int, int]
+    ) -> None:
+        self.known = known
         self.value = value
         self.ctx = ctx
         self.limit = limit
@@ -231,7 +242,9 @@ class _Growth:
             else:
                 doc = {ENVELOPE_KEY: envelope}
                 doc.update(shown_root)
-            out = orjson.dumps(doc, default=default)
+            # dumps_value, not orjson.dumps: it refuses NaN in a value handed in directly (orjson
+            # would write null) and writes any depth.
+            out = dumps_value(doc)
             if len(out) == shown:
                 break
             shown = len(out)
@@ -290,7 +303,7 @@ class _Growth:
             if size > room:
                 return False
         else:
-            size = bounded_size(node.value, room, MAX_OUTPUT_DEPTH - node.depth)
+            size = bounded_size(node.value, room, MAX_OUTPUT_DEPTH - node.depth, self.known)
             if size is None:
                 return False
         self._show_all(node, size - 2)
@@ -315,13 +328,14 @@ class _Growth:
                 return False
             node.items.append(element)
         else:
-            child = self._child(node, element, original_index, original_index)
             share = max(self._share(), self.limit // PARTIAL_ELEMENT_SHARE)
-            whole = self._whole_or_none(child, element, min(share, self.room - sep))
+            whole = self._element_size(node, element, min(share, self.room - sep))
             if whole is not None:
                 node.items.append(element)
                 size = whole
             else:
+                child = self._child(node, element, original_index, original_index)
+                child.node.first_turn = False  # it was just tried whole
                 # Not whole: it is larger than its share, or than the room left. Only a large
                 # element is worth showing in part; a small one ends the array here.
                 if node.shown and self.room - sep < share and not self._large(element):
@@ -346,7 +360,7 @@ class _Growth:
             whole: int | None
             if isinstance(member, dict | list):
                 whole = (
-                    bounded_size(member, room, MAX_OUTPUT_DEPTH - node.depth - 1)
+                    bounded_size(member, room, MAX_OUTPUT_DEPTH - node.depth - 1, self.known)
                     if caveat or not member else None
                 )
             elif isinstance(member, str):
@@ -429,19 +443,36 @@ class _Growth:
             node = _Node("object", value, path, (*parent.order, order), depth, len(value))
         return _Child(node)
 
-    def _whole_or_none(self, child: _Child, value: Any, bound: int) -> int | None:
-        """The size of ``value`` shown whole, if that is at most ``bound``."""
-        child.node.first_turn = False
+    def _element_size(self, array: _Node, value: Any, bound: int) -> int | None:
+        """The size of array element ``value`` shown whole, if that is at most ``bound``.
+
+        Once an array's elements have proved small, the rest are measured by serializing them
+        in C rather than walking them in Python: a large one among them costs its size once,
+        and then the array stops growing, so all of it together costs at most one more pass
+        over the document.
+        """
         if isinstance(value, str):
             size = len(orjson.dumps(value))
             return size if size <= bound else None
-        return bounded_size(value, bound, MAX_OUTPUT_DEPTH - child.node.depth)
+        if array.fast:
+            try:
+                size = len(orjson.dumps(value, default=default))
+            except TypeError:  # deeper than orjson writes, or an int past 64 bits
+                array.fast = False
+            else:
+                return size if size <= bound else None
+        size_or_none = bounded_size(
+            value, bound, MAX_OUTPUT_DEPTH - array.depth - 1, self.known
+        )
+        if size_or_none is not None and size_or_none <= FAST_ELEMENT:
+            array.fast = array.depth + FAST_DEPTH <= MAX_OUTPUT_DEPTH
+        return size_or_none
 
     def _large(self, value: Any) -> bool:
         share = self.limit // PARTIAL_ELEMENT_SHARE
         if isinstance(value, str):
             return len(value) > share
-        return bounded_size(value, share, MAX_OUTPUT_DEPTH) is None
+        return bounded_size(value, share, MAX_OUTPUT_DEPTH, self.known) is None
 
     def _adopt(self, child: _Child, *, front: bool = False) -> None:
         node = child.node

@@ -8,6 +8,7 @@ node adds at least a byte to the compact form.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -36,42 +37,71 @@ def scalar_size(value: Any) -> int:
     raise InputError(f"not a JSON value: {type(value).__name__} {value!r:.60}")
 
 
-def bounded_size(value: Any, limit: int, depth_room: int) -> int | None:
+def bounded_size(
+    value: Any, limit: int, depth_room: int, known: dict[int, int] | None = None
+) -> int | None:
     """Compact serialized size of ``value``, or ``None`` once it passes ``limit`` bytes or
-    nests deeper than ``depth_room``. Visits at most about ``limit`` nodes."""
+    nests deeper than ``depth_room``.
+
+    Containers are walked through iterators, never copied onto a stack whole, so the walk
+    visits at most about ``limit`` nodes however long an array is. ``known`` remembers, by
+    ``id()``, a size each container is known to exceed: a walk that gives up records it for
+    every container it was inside, and a later walk skips any container it proves too big.
+    The shaper asks about the same subtrees several times (the document, then its root, then
+    the array inside it), so this turns three walks of the limit into one.
+    """
+    if not isinstance(value, dict | list):
+        size = scalar_size(value)
+        return size if size <= limit else None
+    if known is not None and known.get(id(value), -1) >= limit:
+        return None
     size = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            if depth > depth_room:
-                return None
-            count = len(item)
-            size += 2 + (2 * count - 1 if count else 0)  # braces, colons, commas
-            for key, member in item.items():
-                size += len(orjson.dumps(key))
-                if isinstance(member, dict | list):
-                    stack.append((member, depth + 1))
-                else:
-                    size += scalar_size(member)
-                if size > limit:
-                    return None
-        elif isinstance(item, list):
-            if depth > depth_room:
-                return None
-            count = len(item)
-            size += 2 + (count - 1 if count else 0)
-            if size > limit:
-                return None
-            for member in item:
-                if isinstance(member, dict | list):
-                    stack.append((member, depth + 1))
-                else:
-                    size += scalar_size(member)
-                    if size > limit:
-                        return None
-        else:
-            size += scalar_size(item)
-        if size > limit:
+    # (members, depth, keyed, container, size before it opened)
+    stack: list[tuple[Iterator[Any], int, bool, Any, int]] = []
+    item: Any = value
+    depth = 1
+    while True:
+        if depth > depth_room:
             return None
-    return size
+        before, count = size, len(item)
+        if isinstance(item, dict):
+            size += 2 + count + max(count - 1, 0)  # braces, colons, commas
+            stack.append((iter(item.items()), depth, True, item, before))
+        else:
+            size += 2 + max(count - 1, 0)  # brackets, commas
+            stack.append((iter(item), depth, False, item, before))
+        if size > limit:
+            _too_big(stack, limit, known)
+            return None
+        item = None
+        while stack and item is None:
+            members, level, keyed, _, _ = stack[-1]
+            for member in members:
+                if keyed:
+                    key, member = member
+                    size += len(orjson.dumps(key))
+                if isinstance(member, dict | list):
+                    if known is not None and known.get(id(member), -1) >= limit - size:
+                        _too_big(stack, limit, known)
+                        return None
+                    item, depth = member, level + 1
+                    break
+                size += scalar_size(member)
+                if size > limit:
+                    _too_big(stack, limit, known)
+                    return None
+            else:
+                stack.pop()
+        if item is None:
+            return size
+
+
+def _too_big(
+    stack: list[tuple[Iterator[Any], int, bool, Any, int]], limit: int,
+    known: dict[int, int] | None,
+) -> None:
+    """Record, for every container the walk was inside, that it is larger than what was left."""
+    if known is not None:
+        for _, _, _, container, before in stack:
+            key = id(container)
+            known[key] = max(known.get(key, -1), limit - before)
