@@ -5,7 +5,14 @@
 
 For each size the corpus is mixed: JSON tool results (records with ordinary URLs, prose,
 base64 image blocks, MCP resource lanes, and a sparse sprinkling of signed URLs and keys) and
-a plain-text log with the same sprinkling. Each row gives the median wall time of:
+a plain-text log with the same sprinkling. The JSON comes in two densities, side by side:
+
+* ``realistic``  a few lane records in the whole result (8 inline images, 4 resource uris),
+                 as a typical tool result has: a search hit list with a thumbnail or two;
+* ``dense``      an inline image every 50 records and a resource uri every 97, so nearly
+                 every run of siblings holds both and must be narrowed: the worst case.
+
+Each row gives the median wall time of:
 
 * ``loads``                 the floor: ``orjson.loads`` of the JSON corpus (for the log, of
                             the JSON corpus of the same size); the shaper costs about one parse;
@@ -53,7 +60,9 @@ def _prose(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
-def _record(rng: random.Random, i: int, secret_every: int) -> dict[str, Any]:
+def _record(
+    rng: random.Random, i: int, secret_every: int, image: bool, resource: bool
+) -> dict[str, Any]:
     rec: dict[str, Any] = {
         "id": i,
         "name": _prose(rng, 4),
@@ -62,10 +71,10 @@ def _record(rng: random.Random, i: int, secret_every: int) -> dict[str, Any]:
         "tags": [rng.choice(WORDS) for _ in range(3)],
         "note": _prose(rng, 12),
     }
-    if i % 50 == 0:
+    if image:
         rec["thumbnail"] = {"type": "image", "mimeType": "image/png",
                             "data": base64.b64encode(rng.randbytes(600)).decode()}
-    if i % 97 == 0:
+    if resource:
         rec["doc"] = {"type": "resource", "uri": f"https://example.com/docs/{i}.pdf",
                       "mimeType": "application/pdf"}
     if secret_every and i % secret_every == 0:
@@ -73,13 +82,23 @@ def _record(rng: random.Random, i: int, secret_every: int) -> dict[str, Any]:
     return rec
 
 
-def json_corpus(size: int, secret_every: int, seed: int = 7) -> bytes:
+#: Lane records in a whole realistic result, whatever its size.
+REALISTIC_IMAGES = 8
+REALISTIC_RESOURCES = 4
+#: Average record size, to spread the realistic corpus's few lanes over the whole result.
+_RECORD_BYTES = 258
+
+
+def json_corpus(size: int, secret_every: int, dense: bool = True, seed: int = 7) -> bytes:
     rng = random.Random(seed)
     rows: list[dict[str, Any]] = []
     approx = 0
     i = 0
+    records = max(1, size // _RECORD_BYTES)
+    image_every = 50 if dense else max(1, records // REALISTIC_IMAGES)
+    resource_every = 97 if dense else max(1, records // REALISTIC_RESOURCES)
     while approx < size:
-        rec = _record(rng, i, secret_every)
+        rec = _record(rng, i, secret_every, i % image_every == 0, i % resource_every == 0)
         approx += len(orjson.dumps(rec)) + 1
         rows.append(rec)
         i += 1
@@ -112,8 +131,21 @@ def median_time(fn: Callable[[], object], rounds: int) -> float:
     return statistics.median(times)
 
 
-def measure(mb: int, rounds: int, secret_every: int) -> None:
-    body = json_corpus(mb * 1_000_000, secret_every)
+def measure(mb: int, rounds: int, secret_every: int, corpora: list[str]) -> None:
+    floor = sha = 0.0
+    for corpus in corpora:
+        floor, sha = _json_rows(mb, rounds, secret_every, corpus)
+    # A log has no parse of its own to compare with, so its floor is the parse of a JSON body
+    # of the same size: what the shaper would cost on it.
+    text = text_corpus(mb * 1_000_000, secret_every)
+    cost = median_time(lambda: redact_text(text), rounds)
+    withheld = len(redact_text(text).withheld)
+    _row(mb, "text", floor, sha, cost, f"redact_text, {withheld} withheld")
+
+
+def _json_rows(mb: int, rounds: int, secret_every: int, corpus: str) -> tuple[float, float]:
+    """Time the JSON corpus of one density; return its floor (loads, sha256) for the log."""
+    body = json_corpus(mb * 1_000_000, secret_every, dense=corpus == "dense")
     value = orjson.loads(body)
     floor = median_time(lambda: orjson.loads(body), rounds)
     sha = median_time(lambda: hashlib.sha256(body).digest(), rounds)
@@ -123,13 +155,8 @@ def measure(mb: int, rounds: int, secret_every: int) -> None:
         ("redact_value", lambda: redact_value(value)),
     ):
         cost = median_time(fn, rounds)
-        _row(mb, "json", floor, sha, cost, f"{what}, {withheld} withheld")
-    # A log has no parse of its own to compare with, so its floor is the parse of a JSON body
-    # of the same size: what the shaper would cost on it.
-    text = text_corpus(mb * 1_000_000, secret_every)
-    cost = median_time(lambda: redact_text(text), rounds)
-    withheld = len(redact_text(text).withheld)
-    _row(mb, "text", floor, sha, cost, f"redact_text, {withheld} withheld")
+        _row(mb, "json", floor, sha, cost, f"{corpus}: {what}, {withheld} withheld")
+    return floor, sha
 
 
 def _row(mb: int, kind: str, floor: float, sha: float, cost: float, what: str) -> None:
@@ -143,11 +170,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--secret-every", type=int, default=2000,
                         help="one secret per this many records / lines (0: none)")
+    parser.add_argument("--corpus", nargs="+", choices=["realistic", "dense"],
+                        default=["realistic", "dense"], help="JSON lane density")
     args = parser.parse_args()
     print(f"{'size':>6} {'kind':<5} {'loads':>9} {'+sha256':>9} {'redact':>9} "
           f"{'ratio':>6} {'ratio2':>6}  what")
     for mb in args.sizes:
-        measure(mb, args.rounds, args.secret_every)
+        measure(mb, args.rounds, args.secret_every, args.corpus)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,13 @@ import orjson
 
 from elision.envelope import format_path
 from elision.redact.references import LANE_TYPES, govern_lane
-from elision.redact.rules import credential_stub, match_positions, may_match_bytes
+from elision.redact.rules import (
+    credential_stub,
+    match_positions,
+    may_match_bytes,
+    names_behind,
+    names_behind_order,
+)
 from elision.redact.scan import find_spans, redact_spans
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
 
@@ -60,20 +66,24 @@ def may_need_redaction(data: bytes) -> bool:
     )
 
 
-# A member key, found at its ":" (compact output has one after every key, and nothing else
-# puts a quote right before one outside a string): group 1 uri, 2 disposition, 3 a payload.
-_MARKERS = re.compile(
-    rb':(?:(?<="uri":)()|(?<="disposition":)()|(?<="(?:data|text|blob)":)())'
-)
-# A credential member's key, in the lower-cased copy; the one-char look behind rejects most
-# keys (every credential field name ends in d, t, y or n) before the names are tried.
-_FIELD_KEYS = re.compile(
-    (
-        '":(?<=[dtyn]":)(?:'
-        + "|".join(f'(?<="{re.escape(name)}":)' for name in sorted(CREDENTIAL_FIELDS))
-        + ")"
-    ).encode()
-)
+# A member key, found at its ":" in the lower-cased copy (compact output has one after every
+# key, and nothing else puts a quote right before one outside a string). One pass finds the
+# lane keys and the credential members: each name has an empty group whose number says which
+# kind it is, and the names are grouped by last letter so that most keys fail on one one-char
+# look behind. Lower-cased, "URI" is found too: a trigger only costs a closer look.
+_URI, _DISPOSITION, _PAYLOAD, _FIELD = range(4)
+_KEY_KINDS = (("uri",), ("disposition",), ("data", "text", "blob"), sorted(CREDENTIAL_FIELDS))
+
+
+def _member_keys() -> tuple[re.Pattern[bytes], tuple[int, ...]]:
+    kind_of = {name: kind for kind, names in enumerate(_KEY_KINDS) for name in names}
+    names = list(kind_of)
+    behind = names_behind(names, '":', capture=True)
+    kinds = (-1, *(kind_of[name] for name in names_behind_order(names)))  # group 0: the match
+    return re.compile(f'":{behind}'.encode()), kinds
+
+
+_KEYS, _KEY_KIND = _member_keys()
 # The same names in raw JSON of any spacing (only for a body too deep for orjson).
 _FIELD_KEYS_LOOSE = re.compile(
     ('"(?:' + "|".join(re.escape(n) for n in sorted(CREDENTIAL_FIELDS)) + ')"').encode()
@@ -84,13 +94,13 @@ class Hits:
     """Where the triggers are in one serialization: credential triggers and lane markers."""
 
     def __init__(self, data: bytes) -> None:
-        found: tuple[list[int], ...] = ([], [], [])
-        for match in _MARKERS.finditer(data):
-            found[match.lastindex - 1].append(match.start())  # type: ignore[operator]
-        self.uris, self.dispositions, self.payloads = found
         low = data.lower()
+        found: tuple[list[int], ...] = ([], [], [], [])
+        kind_of = _KEY_KIND
+        for match in _KEYS.finditer(low):
+            found[kind_of[match.lastindex]].append(match.start())  # type: ignore[index]
+        self.uris, self.dispositions, self.payloads, fields = found
         self.secrets = match_positions(data, low)
-        fields = [m.start() for m in _FIELD_KEYS.finditer(low)]
         if fields:
             self.secrets = sorted(self.secrets + fields)
 
