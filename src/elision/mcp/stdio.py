@@ -1,17 +1,24 @@
-"""A stdio client transport that reads a 100 MB line in linear time.
+"""Newline-delimited JSON-RPC over pipes, read and written without a task hop per message.
 
 The SDK's stdio client re-joins its whole buffer with every 64 KB chunk, so one 34 MB message
 (a 17 MB result sent twice, as MCPServer does) takes minutes. Here the chunks of a line are
 collected and joined once, at its newline. Lines are also decoded leniently: garbage bytes
 become U+FFFD and, at worst, one unreadable message that the session reports.
+
+Both directions are plain objects, not memory streams fed by reader and writer tasks: the
+session's receive loop reads the pipe itself and a sender writes the pipe itself, so a proxied
+call costs no extra event-loop turns for handing messages between tasks (four per call).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
+from types import TracebackType
+from typing import Self
 
 import anyio
 import mcp_types as types
@@ -22,6 +29,101 @@ from mcp.shared.message import SessionMessage
 
 #: How long a server gets to exit after its stdin closes, and then after SIGTERM.
 GRACE_SECONDS = 2.0
+#: Bytes asked of the pipe per read.
+CHUNK = 1 << 16
+
+#: What a pipe read or write raises once the other end is gone.
+_GONE = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
+
+
+class LineReader:
+    """The session's read stream: one message per line, read from the pipe on demand."""
+
+    def __init__(self, read: Callable[[], Awaitable[bytes]]) -> None:
+        self._read = read
+        self._pieces: list[bytes] = []
+        self._ready: deque[SessionMessage | Exception] = deque()
+        self._done = False
+
+    async def receive(self) -> SessionMessage | Exception:
+        while not self._ready:
+            if self._done:
+                raise anyio.EndOfStream
+            try:
+                chunk = await self._read()
+            except _GONE:
+                chunk = b""
+            if not chunk:
+                self._done = True  # a last line with no newline was never a whole message
+                continue
+            self._split(chunk)
+        return self._ready.popleft()
+
+    def _split(self, chunk: bytes) -> None:
+        pieces, start = self._pieces, 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            pieces.append(chunk[start:end])
+            line = b"".join(pieces)
+            pieces.clear()
+            start = end + 1
+            if line.strip():
+                self._ready.append(_parse(line))
+        if start < len(chunk):
+            pieces.append(chunk[start:])
+
+    async def aclose(self) -> None:
+        self._done = True
+        self._ready.clear()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class LineWriter:
+    """The session's write stream: each message is written to the pipe by its sender.
+
+    A write is one ``write`` of the whole line, so concurrent senders never interleave.
+    """
+
+    def __init__(self, write: Callable[[bytes], Awaitable[None]]) -> None:
+        self._write = write
+        self._closed = False
+
+    async def send(self, message: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+        try:
+            await self._write(data.encode("utf-8", "replace") + b"\n")
+        except _GONE as exc:
+            raise anyio.BrokenResourceError from exc
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
 
 @asynccontextmanager
@@ -43,46 +145,17 @@ async def stdio_transport(
         [command, *args], env={**base, **(env or {})}, cwd=cwd, stderr=None,
         start_new_session=True,
     )
-    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
-
-    async def reader() -> None:
-        assert process.stdout is not None
-        pieces: list[bytes] = []
-        async with read_writer:
-            with suppress(anyio.EndOfStream, anyio.ClosedResourceError,
-                          anyio.BrokenResourceError, OSError):
-                async for chunk in process.stdout:
-                    start = 0
-                    while (end := chunk.find(b"\n", start)) != -1:
-                        pieces.append(chunk[start:end])
-                        line = b"".join(pieces)
-                        pieces.clear()
-                        start = end + 1
-                        if line.strip():
-                            await read_writer.send(_parse(line))
-                    if start < len(chunk):
-                        pieces.append(chunk[start:])
-
-    async def writer() -> None:
-        assert process.stdin is not None
-        async with write_reader:
-            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                async for message in write_reader:
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send(data.encode("utf-8", "replace") + b"\n")
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(reader)
-        tg.start_soon(writer)
-        try:
-            yield read_stream, write_stream
-        finally:
-            with anyio.CancelScope(shield=True):
-                await _stop(process)
-                await write_stream.aclose()
-                await read_stream.aclose()
-            tg.cancel_scope.cancel()
+    stdout, stdin = process.stdout, process.stdin
+    assert stdout is not None and stdin is not None
+    read_stream = LineReader(lambda: stdout.receive(CHUNK))
+    write_stream = LineWriter(stdin.send)
+    try:
+        yield read_stream, write_stream
+    finally:
+        with anyio.CancelScope(shield=True):
+            await _stop(process)
+            await write_stream.aclose()
+            await read_stream.aclose()
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:
@@ -117,11 +190,9 @@ def _kill(process: Process) -> None:
         os.killpg(process.pid, 9)
 
 
-
-
 @asynccontextmanager
 async def stdio_server_transport() -> AsyncIterator[TransportStreams]:
-    """Serve MCP on this process's stdin and stdout without a thread hop per message.
+    """Serve MCP on this process's stdin and stdout without a thread or task hop per message.
 
     The SDK's ``stdio_server`` reads and writes through worker threads, several per call; on
     pipes the event loop can do both itself. While serving, fd 1 points at stderr so stray
@@ -145,39 +216,13 @@ async def stdio_server_transport() -> AsyncIterator[TransportStreams]:
         raise ValueError("stdin is not a pipe") from None
     out = asyncio.StreamWriter(transport, protocol, None, loop)
     os.dup2(2, 1)
-    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
-    async def reader() -> None:
-        pieces: list[bytes] = []
-        async with read_writer:
-            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                while chunk := await stream.read(1 << 16):
-                    start = 0
-                    while (end := chunk.find(b"\n", start)) != -1:
-                        pieces.append(chunk[start:end])
-                        line = b"".join(pieces)
-                        pieces.clear()
-                        start = end + 1
-                        if line.strip():
-                            await read_writer.send(_parse(line))
-                    if start < len(chunk):
-                        pieces.append(chunk[start:])
-
-    async def writer() -> None:
-        async with write_reader:
-            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                async for message in write_reader:
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    out.write(data.encode("utf-8", "replace") + b"\n")
-                    await out.drain()
+    async def write(data: bytes) -> None:
+        out.write(data)
+        await out.drain()
 
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(reader)
-            tg.start_soon(writer)
-            yield read_stream, write_stream
-            tg.cancel_scope.cancel()
+        yield LineReader(lambda: stream.read(CHUNK)), LineWriter(write)
     finally:
         transport.close()
         os.dup2(saved_stdout, 1)
