@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import orjson
 
@@ -70,7 +70,68 @@ def dump_entry(entry: Mapping[str, Any]) -> str:
     return orjson.dumps(dict(entry)).decode()
 
 
-class AuditLog:
+class CheckpointingLog:
+    """What every audit log does the same way: signed checkpoints, and closing with one.
+
+    A log sets ``_signer``, ``_lock``, ``origin``, ``checkpoint_path``,
+    ``_last_checkpoint_size`` and ``_closed``, and provides ``head()`` and ``_disconnect()``.
+    """
+
+    _signer: Signer | None
+    _lock: threading.Lock
+    _closed: bool
+    _last_checkpoint_size: int
+    origin: str
+    checkpoint_path: Path
+
+    def head(self) -> tuple[int, str | None]:
+        raise NotImplementedError
+
+    def _disconnect(self) -> None:
+        raise NotImplementedError
+
+    def checkpoint(self) -> None:
+        """Write a signed checkpoint of the current head now (no-op without a key)."""
+        if self._signer is None:
+            return
+        size, head = self.head()
+        with self._lock:
+            if head is not None:
+                self._checkpoint(size, head)
+
+    def _checkpoint(self, size: int, head: str) -> None:
+        assert self._signer is not None
+        if size == self._last_checkpoint_size:
+            return
+        append_checkpoint(
+            self.checkpoint_path, make_checkpoint(self._signer, self.origin, size, head)
+        )
+        self._last_checkpoint_size = size
+
+    def close(self) -> None:
+        """Checkpoint the head (when a key is configured) and close the connection."""
+        if self._closed:
+            return
+        try:
+            self.checkpoint()
+        finally:
+            with self._lock:
+                self._closed = True
+                self._disconnect()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AuditLog(CheckpointingLog):
     """An append-only, hash-chained audit log in one SQLite file.
 
     ``key`` signs checkpoints (``ELISION_AUDIT_KEY`` when not given); with no key, entries
@@ -159,6 +220,9 @@ class AuditLog:
                 self._checkpoint(seq + 1, entry["entry_hash"])
             return entry
 
+    def _disconnect(self) -> None:
+        self._db.close()
+
     def head(self) -> tuple[int, str | None]:
         """``(size, chain_hash)`` of the log as it is now."""
         with self._lock:
@@ -174,45 +238,6 @@ class AuditLog:
         for (body,) in rows:
             yield orjson.loads(body)
 
-    def checkpoint(self) -> None:
-        """Write a signed checkpoint of the current head now (no-op without a key)."""
-        if self._signer is None:
-            return
-        size, head = self.head()
-        with self._lock:
-            if head is not None:
-                self._checkpoint(size, head)
-
-    def _checkpoint(self, size: int, head: str) -> None:
-        assert self._signer is not None
-        if size == self._last_checkpoint_size:
-            return
-        append_checkpoint(
-            self.checkpoint_path, make_checkpoint(self._signer, self.origin, size, head)
-        )
-        self._last_checkpoint_size = size
-
-    def close(self) -> None:
-        """Checkpoint the head (when a key is configured) and close the database."""
-        if self._closed:
-            return
-        try:
-            self.checkpoint()
-        finally:
-            with self._lock:
-                self._closed = True
-                self._db.close()
-
-    def __enter__(self) -> AuditLog:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _last_checkpoint_size(path: Path) -> int:

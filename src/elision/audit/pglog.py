@@ -27,7 +27,6 @@ import threading
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import orjson
@@ -35,12 +34,10 @@ import orjson
 from elision.audit.chain import link, now_timestamp
 from elision.audit.checkpoint import (
     Signer,
-    append_checkpoint,
     key_from_env,
-    make_checkpoint,
     signer_from_key,
 )
-from elision.audit.log import DEFAULT_CHECKPOINT_EVERY, dump_entry
+from elision.audit.log import DEFAULT_CHECKPOINT_EVERY, CheckpointingLog, dump_entry
 from elision.audit.pgread import ENTRIES_TABLE, default_pg_checkpoint_path
 from elision.audit.verify import read_checkpoints
 from elision.errors import AuditError
@@ -74,7 +71,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
 }
 
 
-class PgAuditLog:
+class PgAuditLog(CheckpointingLog):
     """An append-only, hash-chained audit log in PostgreSQL, shared by many processes.
 
     The same interface as :class:`~elision.audit.log.AuditLog`: ``append``, ``head``,
@@ -157,6 +154,9 @@ class PgAuditLog:
                 self._checkpoint(seq, entry["entry_hash"])
             return entry
 
+    def _disconnect(self) -> None:
+        self._db.close()
+
     def head(self) -> tuple[int, str | None]:
         """``(size, chain_hash)`` of the chain as it is now."""
         row = self._db.run(lambda c: c.execute(
@@ -171,45 +171,6 @@ class PgAuditLog:
         for (body,) in rows:
             yield orjson.loads(body)
 
-    def checkpoint(self) -> None:
-        """Write a signed checkpoint of the current head now (no-op without a key)."""
-        if self._signer is None:
-            return
-        size, head = self.head()
-        with self._lock:
-            if head is not None:
-                self._checkpoint(size, head)
-
-    def _checkpoint(self, size: int, head: str) -> None:
-        assert self._signer is not None
-        if size == self._last_checkpoint_size:
-            return
-        append_checkpoint(
-            self.checkpoint_path, make_checkpoint(self._signer, self.origin, size, head)
-        )
-        self._last_checkpoint_size = size
-
-    def close(self) -> None:
-        """Checkpoint the head (when a key is configured) and release the connections."""
-        if self._closed:
-            return
-        try:
-            self.checkpoint()
-        finally:
-            with self._lock:
-                self._closed = True
-                self._db.close()
-
-    def __enter__(self) -> PgAuditLog:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _last_signed_size(path: Path) -> int:
