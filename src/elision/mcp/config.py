@@ -5,10 +5,18 @@
  "mcpServers": {
    "ledger": {"command": "python", "args": ["-m", "elision.demo.server"], "env": {},
               "budget": 16384, "timeout": 30, "toolBudgets": {"search_trades": 4096}},
-   "docs":   {"url": "http://127.0.0.1:9000/mcp"}}}
+   "docs":   {"url": "http://127.0.0.1:9000/mcp", "mode": "auto"}}}
 ```
 
 A budget is the most specific of: the tool's, the server's, the file's, the command line's.
+
+``mode`` is how the proxy's session with that server picks its protocol era. ``"legacy"``
+(the default) is the ``initialize`` handshake every server speaks: log messages and
+list-changed notifications reach the agent, and a server that needs input asks for it
+mid-call. ``"auto"`` uses the newest era (2026-07-28) when the server speaks it, so a tool
+that needs input answers with an ``InputRequiredResult``, which the proxy passes to the agent
+as is and whose answer it passes back; that era's log and list-changed notifications are not
+forwarded.
 """
 
 from __future__ import annotations
@@ -27,6 +35,8 @@ from elision.errors import BudgetError, InputError
 #: Joins a server's name and its tool's (or prompt's) name when several servers share a proxy.
 SEPARATOR = "__"
 DEFAULT_TIMEOUT = 60.0
+#: The ``mode`` values of a server entry: how its session picks the protocol era.
+MODES = ("legacy", "auto")
 
 _NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")
 
@@ -47,6 +57,8 @@ class ServerSpec:
     #: A command given on the command line runs with the user's environment; one from a
     #: config file gets the SDK's safe defaults plus its ``env``, as agent clients do.
     inherit_env: bool = False
+    #: How the session picks its protocol era (see the module docstring).
+    mode: str = "legacy"
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
@@ -58,6 +70,11 @@ class ServerSpec:
             raise InputError(
                 f"server {self.name!r}: timeout must be a positive number of seconds, got "
                 f"{self.timeout!r}"
+            )
+        if self.mode not in MODES:
+            raise InputError(
+                f"server {self.name!r}: mode must be one of {', '.join(MODES)}, got "
+                f"{self.mode!r}"
             )
 
     @property
@@ -128,6 +145,7 @@ def parse_config(
                 if (b := _budget(value, f"{where}.toolBudgets.{tool}")) is not None
             },
             timeout=_timeout(entry.get("timeout", timeout), f"{where}.timeout"),
+            mode=_mode(entry.get("mode", "legacy"), f"{where}.mode"),
         ))
     if not servers:
         raise InputError(f"{source}: \"mcpServers\" is empty; add at least one server")
@@ -147,6 +165,12 @@ def _timeout(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         raise InputError(f"{where} must be a positive number of seconds, got {value!r}")
     return float(value)
+
+
+def _mode(value: Any, where: str) -> str:
+    if value not in MODES:
+        raise InputError(f"{where} must be one of {', '.join(MODES)}, got {_short(value)!r}")
+    return str(value)
 
 
 def _short(value: Any) -> Any:

@@ -173,7 +173,7 @@ class Upstream:
                 spec.command, spec.args, env=spec.env, inherit_env=spec.inherit_env, cwd=spec.cwd
             )
         return Client(
-            server, mode="legacy", message_handler=self._message, cache=None,
+            server, mode=spec.mode, message_handler=self._message, cache=None,
             logging_callback=self._log,
         )
 
