@@ -17,6 +17,7 @@ from elision.budget import Budget
 from elision.errors import InputError
 from elision.mcp.config import ServerSpec, load_config
 from elision.mcp.proxy import Proxy
+from elision.mcp.scopes import require_auth_scope_from_env
 from elision.pipeline import Pipeline
 
 if TYPE_CHECKING:
@@ -53,8 +54,13 @@ def build_proxy(
     timeout: float = 60.0,
     media_budget: int = 256 * 1024,
     stages: Stages | None = None,
+    require_auth_scope: bool | None = None,
 ) -> Proxy:
-    """One proxy from exactly one upstream choice: a command, a URL, or a config file."""
+    """One proxy from exactly one upstream choice: a command, a URL, or a config file.
+
+    ``require_auth_scope`` (default: ``$ELISION_REQUIRE_AUTH_SCOPE``) refuses fetches from
+    stateless HTTP clients that send no Authorization header (see :mod:`elision.mcp.scopes`).
+    """
     given = [
         name for name, value in
         (("a command after --", command), ("--upstream-url", upstream_url),
@@ -107,7 +113,10 @@ def build_proxy(
     pipeline = Pipeline(
         budget=default_budget, store=store, guard=guard, redactor=redactor, auditor=auditor
     )
-    proxy = Proxy(specs, pipeline, namespaced=namespaced, media_budget=media_budget)
+    if require_auth_scope is None:
+        require_auth_scope = require_auth_scope_from_env()
+    proxy = Proxy(specs, pipeline, namespaced=namespaced, media_budget=media_budget,
+                  require_auth_scope=require_auth_scope)
     if log is not None:
         # Closing writes the final signed checkpoint, so a cut tail shows.
         proxy.on_close.append(log.close)

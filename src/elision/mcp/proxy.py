@@ -7,13 +7,14 @@ progress, logging, list-changed notifications, ``InputRequiredResult``) is forwa
 
 With several servers, tool and prompt names are ``<server>__<name>``; two servers that would
 expose the same name are refused at startup.
+
+Kept bodies and stubs are fetchable only in the scope of the client that was shown them
+(see :mod:`elision.mcp.scopes`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import secrets
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -35,6 +36,7 @@ from elision.mcp.config import ServerSpec
 from elision.mcp.forward import RESERVED_META, Ctx, Forwarding, R, Route
 from elision.mcp.references import fetch_reference
 from elision.mcp.results import DEFAULT_MEDIA_BUDGET, ResultShaper
+from elision.mcp.scopes import client_scope, is_unnamed, new_proxy_scope, unnamed_refusal
 from elision.mcp.tools import (
     FETCH_REFERENCE_TOOL,
     FETCH_TOOL,
@@ -65,6 +67,7 @@ class Proxy(Forwarding):
         *,
         namespaced: bool = False,
         media_budget: int = DEFAULT_MEDIA_BUDGET,
+        require_auth_scope: bool = False,
     ) -> None:
         if not specs:
             raise InputError("the proxy needs at least one upstream server, got none")
@@ -74,13 +77,14 @@ class Proxy(Forwarding):
         self.pipeline = pipeline
         self.namespaced = namespaced
         self.shaper = ResultShaper(pipeline, media_budget)
+        self.require_auth_scope = require_auth_scope
         self.upstreams: dict[str, Upstream] = {}
         self._tools: dict[str, Route] = {}
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, Upstream] = {}
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         # One stdio proxy serves one client, so a proxy-wide scope is that client's scope.
-        self._scope = "proxy:" + secrets.token_urlsafe(12)
+        self._scope = new_proxy_scope()
         self._tg: TaskGroup | None = None
         #: Called once at shutdown, last first (the audit log's final checkpoint, say).
         self.on_close: list[Callable[[], None]] = []
@@ -211,6 +215,8 @@ class Proxy(Forwarding):
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> Any:
         scope = self._scope_for(ctx)
+        if params.name in PROXY_TOOLS and is_unnamed(scope):
+            return error_result(unnamed_refusal(params.name))
         if params.name == FETCH_TOOL:
             return await self._off_loop(
                 lambda: run_fetch(
@@ -369,22 +375,11 @@ class Proxy(Forwarding):
     def _scope_for(self, ctx: Ctx) -> str:
         """The ref scope of the client behind this request: refs never cross clients."""
         connection: Connection | None = getattr(ctx.session, "_connection", None)
-        if connection is None:
-            return self._scope
-        if connection.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._connections.add(connection)
-        if connection.session_id:
-            return "session:" + hashlib.sha256(connection.session_id.encode()).hexdigest()[:32]
-        if connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            # A stateless exchange has no session; its credential is the client's identity.
-            headers = getattr(ctx.request, "headers", None)
-            auth = headers.get("authorization") if headers is not None else None
-            if auth:
-                return "auth:" + hashlib.sha256(auth.encode()).hexdigest()[:32]
-            return self._scope
-        fresh = "conn:" + secrets.token_urlsafe(12)
-        scope: str = connection.state.setdefault("elision.scope", fresh)
-        return scope
+        if connection is not None and connection.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._connections.add(connection)  # it gets list-changed notifications
+        return client_scope(
+            ctx, shared=self._scope, require_auth_scope=self.require_auth_scope
+        )
 
 # Results that may instead ask the agent for input first; passed through either way.
 _CALL_RESULT: TypeAdapter[Any] = TypeAdapter(types.CallToolResult | types.InputRequiredResult)

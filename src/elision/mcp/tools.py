@@ -67,7 +67,9 @@ def fetch_tool() -> types.Tool:
         description=(
             "Fetch more of a tool result that elision shortened to fit the budget. Pass the "
             "ref and the path (JSON) or lines (text) given in the result's `next` hint; each "
-            "page is itself shaped and says what it shows of what."
+            "page is itself shaped and says what it shows of what. A ref is fetchable only by "
+            "the client it was shown to (its session or credential); treat it as a secret: "
+            "a client with neither shares refs by knowledge alone."
         ),
         input_schema=FETCH_INPUT_SCHEMA,
         annotations=types.ToolAnnotations(read_only_hint=True, idempotent_hint=True),
