@@ -146,7 +146,8 @@ class ResultShaper:
                 continue
             block = content[index]
             if isinstance(block, types.TextContent):
-                content[index] = block.model_copy(update={"text": shaped.text})
+                if shaped.text != block.text:
+                    content[index] = block.model_copy(update={"text": shaped.text})
                 if index == echo_at and echo_key is not None:
                     structured = {echo_key: shaped.text}
                 elif index == echo_at:
@@ -162,12 +163,20 @@ class ResultShaper:
                 envelopes.append({"at": f"content[{i}]", **env})
                 withheld.extend(env["withheld"])
 
-        meta = dict(result.meta or {})
-        if envelopes:
-            meta[META_KEY] = _combined(envelopes)
-        out = result.model_copy(
-            update={"content": content, "structured_content": structured, "meta": meta or None}
+        unchanged = (
+            not envelopes and structured is result.structured_content
+            and len(content) == len(result.content)
+            and all(a is b for a, b in zip(content, result.content, strict=True))
         )
+        if unchanged:
+            out = result  # a small clean result goes out as it came: no model copy
+        else:
+            meta = dict(result.meta or {})
+            if envelopes:
+                meta[META_KEY] = _combined(envelopes)
+            out = result.model_copy(update={
+                "content": content, "structured_content": structured, "meta": meta or None,
+            })
         if self.pipeline.auditor is not None:
             shown = _shown_text(out) if simple else _dumps_result(out)
             self.pipeline.audit(call, Shaped(

@@ -65,6 +65,11 @@ class Upstream:
 
     async def session(self) -> ClientSession:
         """The live session, starting the upstream if it is not running."""
+        client = self._client
+        if client is not None:
+            # The common case takes no lock: acquiring one yields to the event loop, a turn
+            # on every call. A session that dies meanwhile fails the call like any other.
+            return client.session
         async with self._lock:
             if self._client is None:
                 await self._start()
