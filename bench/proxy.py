@@ -1,7 +1,7 @@
 """Per-call overhead of ``elision proxy`` over a direct call, stdio, side by side in one run.
 
     .venv/bin/python bench/proxy.py [--calls 200] [--big-calls 40] [--budget 8192]
-                                    [--modes default,no-audit,bare]
+                                    [--modes default,no-audit,bare] [--baseline SRC]
 
 Starts this file as an MCP server (``--serve``) once for direct calls and once behind each
 proxy mode: ``default`` (guard, redact and audit on, as a user runs it; the audit log is a
@@ -10,6 +10,10 @@ temporary SQLite file, never the real one), ``no-audit`` (``--no-audit``) and ``
 every path so machine noise hits all alike. Reports the median latency of each, the
 overhead over the direct call (target: <= 2 ms for a small result), and the load average
 before and after, since on a shared machine the figures move with it.
+
+``--baseline SRC`` adds a ``baseline`` path: the default proxy run from another copy of the
+source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
+so a change is measured before and after in the same run.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -70,36 +75,41 @@ def load() -> str:
 
 
 async def measure(
-    calls: int, big_calls: int, budget: int, modes: list[str], workdir: str
+    calls: int, big_calls: int, budget: int, modes: list[str], workdir: str,
+    baseline: str | None = None,
 ) -> list[dict[str, Any]]:
     upstream = [sys.executable, str(HERE), "--serve"]
     paths: dict[str, StdioServerParameters] = {
         "direct": StdioServerParameters(command=upstream[0], args=upstream[1:]),
     }
-    for mode in modes:
-        audit = ["--audit", str(Path(workdir) / f"audit-{mode}.db")] if mode == "default" else []
-        paths[mode] = StdioServerParameters(
+    runs = [(mode, mode, None) for mode in modes]
+    if baseline is not None:
+        runs.append(("baseline", "default", baseline))
+    for key, mode, source in runs:
+        audit = ["--audit", str(Path(workdir) / f"audit-{key}.db")] if mode == "default" else []
+        # The proxy must never write the real data directory from a benchmark.
+        env = {**os.environ, "XDG_DATA_HOME": workdir}
+        if source is not None:
+            env["PYTHONPATH"] = source
+        paths[key] = StdioServerParameters(
             command=sys.executable,
             args=["-c", "from elision.cli import main; main()", "proxy", "--budget", str(budget),
                   "--store", ":memory:", *audit, *MODES[mode], "--", *upstream],
-            # The proxy must never write the real data directory from a benchmark.
-            env={**os.environ, "XDG_DATA_HOME": workdir},
+            env=env,
         )
     rows = []
-    clients: dict[str, Client] = {}
-    entered = [Client(p) for p in paths.values()]
-    try:
-        for key, client in zip(paths, entered, strict=True):
-            clients[key] = await client.__aenter__()
+    async with AsyncExitStack() as stack:
+        clients = {key: await stack.enter_async_context(Client(p)) for key, p in paths.items()}
         for name, tool, arguments, n in (
             ("small", "small", {}, calls),
             ("300 KB", "sized", {"kilobytes": 300}, big_calls),
         ):
             times: dict[str, list[float]] = {key: [] for key in clients}
             sizes: dict[str, int] = {}
-            for key, client in clients.items():  # warm up every path
-                result = await client.call_tool(tool, arguments)
-                sizes[key] = sum(len(getattr(b, "text", "")) for b in result.content)
+            for _ in range(max(1, n // 20)):  # warm up every path
+                for key, client in clients.items():
+                    result = await client.call_tool(tool, arguments)
+                    sizes[key] = sum(len(getattr(b, "text", "")) for b in result.content)
             for _ in range(n):
                 for key, client in clients.items():
                     started = time.perf_counter()
@@ -112,9 +122,6 @@ async def measure(
                     "case": name, "path": key, "calls": n, "median_ms": ms,
                     "overhead_ms": ms - direct_ms, "bytes": sizes[key],
                 })
-    finally:
-        for client in reversed(entered):
-            await client.__aexit__(None, None, None)
     return rows
 
 
@@ -126,6 +133,8 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=8192)
     parser.add_argument("--modes", default="default,no-audit,bare",
                         help=f"proxy modes to run, comma-separated, of {', '.join(MODES)}")
+    parser.add_argument("--baseline", metavar="SRC",
+                        help="also run the default proxy from this source directory")
     args = parser.parse_args()
     if args.serve:
         serve()
@@ -136,7 +145,9 @@ def main() -> None:
         parser.error(f"unknown mode(s) {unknown!r}; choose from {', '.join(MODES)}")
     print(f"load before: {load()}")
     with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
-        rows = anyio.run(measure, args.calls, args.big_calls, args.budget, modes, workdir)
+        rows = anyio.run(
+            measure, args.calls, args.big_calls, args.budget, modes, workdir, args.baseline
+        )
     print(f"load after:  {load()}")
     print(f"{'case':<8} {'path':<9} {'calls':>5} {'median ms':>10} {'overhead ms':>12} "
           f"{'bytes':>9}")
