@@ -113,6 +113,20 @@ async def progress(ctx: Context, steps: int = 3) -> str:
     return "done"
 
 
+@server.tool(name=PREFIX + "wait_for_cancel")
+async def wait_for_cancel(marker: str, seconds: float = 60) -> str:
+    """Waits; writes ``started`` to the marker file at once and ``cancelled`` if cancelled."""
+    with open(marker, "w") as out:
+        out.write("started")
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        with open(marker, "w") as out:
+            out.write("cancelled")
+        raise
+    return "waited"
+
+
 @server.tool(name=PREFIX + "shout")
 async def shout(ctx: Context, message: str = "hello") -> str:
     """Sends a log message to the client, then answers."""
