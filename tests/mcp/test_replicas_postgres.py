@@ -1,12 +1,16 @@
 """Two proxy replicas over HTTP sharing one PostgreSQL store, as behind a load balancer.
 
 A client's ref scope over stateless HTTP is its credential, so the same client reaching the
-other replica can fetch what the first one kept; another client cannot. Real processes: one
-upstream MCP server, two ``elision proxy --listen`` replicas, the official mcp.Client.
+other replica can fetch what the first one kept; another client cannot. Both append to one
+audit chain, and a replica SIGKILLed mid-load loses no entry of a call it answered. Real
+processes: one upstream MCP server, two ``elision proxy --listen`` replicas, the official
+mcp.Client.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -16,11 +20,16 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import anyio
+import httpx2
 import mcp_types as types
 import psycopg
 import pytest
@@ -75,6 +84,14 @@ def wait_for_port(port: int) -> None:
 def replica(*args: str, cwd: Path | None = None,
             env: dict[str, str] | None = None) -> Iterator[str]:
     """One ``elision proxy --listen`` process; yields its URL once it listens."""
+    with replica_process(*args, cwd=cwd, env=env) as (url, _):
+        yield url
+
+
+@contextmanager
+def replica_process(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+                    ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """One ``elision proxy --listen`` process; yields its URL, and the process to kill."""
     proc = subprocess.Popen(
         [*ELISION, "proxy", "--budget", str(BUDGET), "--listen", "127.0.0.1:0", *args],
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=cwd,
@@ -93,7 +110,7 @@ def replica(*args: str, cwd: Path | None = None,
             if m := LISTENING.search(line):
                 # Keep reading: a full stderr pipe would stall the replica mid-load.
                 drain.start()
-                yield m[1]
+                yield m[1], proc
                 return
         raise AssertionError("the replica never listened:\n" + "".join(seen))
     finally:
@@ -230,3 +247,150 @@ def test_two_replicas_write_one_audit_chain(
                and e.get("tool") == "rows"]
     # One linear chain (verify checks every link and position): no fork, no gap, no loss.
     assert len(results) == result.entries == CALLS + 1
+
+
+# The kill test: small enough for two busy cores, large enough that the kill lands mid-load.
+DOOMED_CALLS = 80  # sent to the replica that is killed
+SURVIVOR_CALLS = 80  # sent to the other one at the same time
+KILL_AFTER = 20  # the doomed replica's answers before the kill; the rest are still in flight
+AFTER_KILL = 10  # calls the survivor must answer once the other one is gone
+GRACE = 20.0  # seconds a call on the dead replica may take to fail before it is given up
+ROWS = 40  # call n asks for ROWS + n rows: a distinct body, and over the budget, for every call
+GUARD_TOML = """
+[audit]
+checkpoint_every = 10  # both replicas sign checkpoints mid-load, so the kill can cut past one
+"""
+
+
+@cache
+def upstream_module() -> Any:
+    spec = importlib.util.spec_from_file_location("replicas_upstream", HERE / "upstream_server.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def full_digest(n: int) -> str:
+    """What the proxy digests for call n of rows_text: the tool's text, byte for byte."""
+    text = json.dumps(upstream_module().rows_doc(ROWS + n))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass
+class Load:
+    answered: dict[int, str] = field(default_factory=dict)  # call -> sha256 its envelope bound
+    doomed: set[int] = field(default_factory=set)  # calls sent to the replica that was killed
+    answers_before_kill: int = 0
+
+
+async def load_with_a_kill(doomed_url: str, doomed: subprocess.Popen[str],
+                           survivor_url: str) -> Load:
+    """Calls through both replicas at once; the doomed one is SIGKILLed from the event loop
+    the moment it has answered KILL_AFTER calls, so its other calls are in flight."""
+    load = Load(doomed=set(range(DOOMED_CALLS)))
+    killed = anyio.Event()
+
+    def answered(n: int, result: types.CallToolResult) -> None:
+        assert not result.is_error, text_of(result)
+        load.answered[n] = json.loads(text_of(result))["__elision__"]["sha256"]
+
+    async def on_doomed(c: Client, n: int) -> None:
+        try:
+            result = await c.call_tool("rows_text", {"n": ROWS + n})
+        except Exception:
+            if not killed.is_set():
+                raise  # a failure before the kill is a bug, not the test's doing
+            return  # the replica died under this call: it was never answered
+        answered(n, result)
+        load.answers_before_kill += not killed.is_set()
+        if load.answers_before_kill == KILL_AFTER and not killed.is_set():
+            doomed.kill()
+            killed.set()
+
+    async def drive_doomed() -> None:
+        with anyio.CancelScope() as scope:
+            try:
+                async with client(doomed_url, "alice") as on_a, anyio.create_task_group() as tg:
+                    for n in range(DOOMED_CALLS):
+                        tg.start_soon(on_doomed, on_a, n)
+                    await killed.wait()
+                    with anyio.fail_after(30):
+                        await anyio.to_thread.run_sync(doomed.wait)
+                    # Dead and reaped: nothing more can be answered. A call the client has
+                    # not yet failed gets GRACE seconds to fail, then is given up.
+                    scope.deadline = anyio.current_time() + GRACE
+            except* httpx2.TransportError:
+                # The SDK's transport fails as a whole when its server dies under POSTs in
+                # flight, and that cancels every call still waiting on this replica.
+                if not killed.is_set():
+                    raise
+
+    async def on_survivor(c: Client, n: int) -> None:
+        answered(n, await c.call_tool("rows_text", {"n": ROWS + n}))
+
+    async with client(survivor_url, "alice") as on_b:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(drive_doomed)
+            for n in range(DOOMED_CALLS, DOOMED_CALLS + SURVIVOR_CALLS):
+                tg.start_soon(on_survivor, on_b, n)
+        assert killed.is_set(), "the doomed replica never answered enough calls to be killed"
+        with anyio.fail_after(30):
+            await anyio.to_thread.run_sync(doomed.wait)
+        assert doomed.returncode == -9, doomed.returncode
+        # The survivor keeps answering once the other replica is gone.
+        start = DOOMED_CALLS + SURVIVOR_CALLS
+        for n in range(start, start + AFTER_KILL):
+            await on_survivor(on_b, n)
+    return load
+
+
+def test_killing_a_replica_mid_load_loses_no_answered_entry(
+    schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    env = {"XDG_DATA_HOME": str(tmp_path), "ELISION_AUDIT_KEY": KEY}
+    guard = tmp_path / "guard.toml"
+    guard.write_text(GUARD_TOML)
+    log = url_for(schema)
+    shared = ("--store", log, "--audit", log, "--guard-config", str(guard))
+    with upstream_server() as upstream, \
+            replica_process(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as (
+                a, doomed), \
+            replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as b:
+        load = anyio.run(load_with_a_kill, a, doomed, b)
+
+    calls = DOOMED_CALLS + SURVIVOR_CALLS + AFTER_KILL
+    call_of = {full_digest(n): n for n in range(calls)}
+    assert len(call_of) == calls  # every call's body is its own, so a digest names one call
+    for n, digest in load.answered.items():
+        assert call_of.get(digest) == n, f"call {n} was answered with a foreign digest"
+    unanswered = load.doomed - load.answered.keys()
+    # The kill landed mid-load: some of the doomed replica's calls were answered, some not.
+    assert load.answers_before_kill == KILL_AFTER and unanswered
+    # Every call to the survivor, during and after the kill, was answered.
+    assert set(range(DOOMED_CALLS, calls)) <= load.answered.keys()
+
+    entries, _ = read_pg_log(URL, schema=schema)
+    results = [e for e in entries if e.get("step_type") == "steps/toolCallResult"]
+    assert all(e.get("tool") == "rows_text" for e in results), results
+    entered = Counter(call_of.get(e["full"]["sha256"], -1) for e in results)
+    assert -1 not in entered, "an entry names no call that was made"
+    assert [n for n, k in entered.items() if k > 1] == [], "an entry was written twice"
+    assert len({e["step_id"] for e in results}) == len(results)
+    # An entry is committed before its answer is sent: an answered call is always in the chain.
+    assert load.answered.keys() <= entered.keys()
+    # An unanswered call died before, during or after its append; if the append committed,
+    # its entry is there, once. Nothing else is in the chain.
+    assert entered.keys() - load.answered.keys() <= unanswered
+
+    # One line: the writer-free reader, and the CLI as a user runs it, on this host's
+    # checkpoints (both replicas signed into the same file, the killed one mid-load).
+    checkpoints = default_pg_checkpoint_path(log, schema)
+    result = verify_pg_log(URL, schema=schema, checkpoint_paths=[checkpoints], key=KEY)
+    assert result.ok, result.problem
+    assert result.entries == len(entries) == len(results) and result.checkpoints > 0
+    cli = subprocess.run([*ELISION, "audit", "verify", "--log", log], capture_output=True,
+                         text=True, timeout=60, env={**os.environ, **env}, cwd=tmp_path)
+    assert cli.returncode == 0, cli.stdout + cli.stderr
+    assert cli.stdout.startswith(f"ok: {len(entries)} entries"), cli.stdout
