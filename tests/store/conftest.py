@@ -62,6 +62,13 @@ class _Backend:
         self.opened.append(store)
         return store
 
+    def close_stores(self) -> None:
+        """Close every store opened so far (a Hypothesis example's, before the next one):
+        a PostgreSQL store holds connections, and a test's examples would exhaust the server."""
+        for store in self.opened:
+            store.close()
+        self.opened.clear()
+
     def close_all(self) -> None:
         for store in self.opened:
             store.close()

@@ -112,6 +112,7 @@ def _direct_children(entries: list[dict[str, Any]], steps: list[Any]) -> list[li
 def test_walking_json_pages_gives_back_the_original(
     backend: Any, document: Any, limit: int
 ) -> None:
+    backend.close_stores()  # the previous example's
     store = backend.open()
     body = json.dumps(document, ensure_ascii=False).encode()
     budget = Budget(limit)
@@ -139,6 +140,7 @@ line_text = st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max
 def test_walking_text_pages_gives_back_every_line(
     backend: Any, lines: list[str], k: int, final_newline: bool, limit: int
 ) -> None:
+    backend.close_stores()  # the previous example's
     store = backend.open()
     body = ("\n".join(lines * k) + ("\n" if final_newline else "")).encode()
     budget = Budget(limit)
