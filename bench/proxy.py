@@ -9,7 +9,9 @@ temporary SQLite file, never the real one), ``no-audit`` (``--no-audit``) and ``
 (``--no-audit --no-redact``: the floor of the MCP hop itself). Calls go round-robin over
 every path so machine noise hits all alike. Reports the median latency of each, the
 overhead over the direct call (target: <= 2 ms for a small result), and the load average
-before and after, since on a shared machine the figures move with it.
+before and after, since on a shared machine the figures move with it. On Linux it also
+reports the CPU time each server process spent per call (from /proc): that is what elision
+controls, and it moves far less with the load than latency does.
 
 ``--baseline SRC`` adds a ``baseline`` path: the default proxy run from another copy of the
 source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
@@ -69,6 +71,38 @@ def serve() -> None:
     server.run()
 
 
+def _cpu_ms(pid: int) -> float | None:
+    """User + system CPU time of a process so far, from /proc (None where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def _server_pids() -> dict[str, int]:
+    """Path name -> pid of each server this process started (the -c marker names proxies)."""
+    found: dict[str, int] = {}
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return found
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid != os.getpid():
+            continue
+        if "#path=" in cmdline:
+            found[cmdline.split("#path=", 1)[1].split()[0]] = int(entry.name)
+        elif "--serve" in cmdline:
+            found["direct"] = int(entry.name)
+    return found
+
+
 def load() -> str:
     one, five, _ = os.getloadavg()
     return f"{one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
@@ -93,13 +127,15 @@ async def measure(
             env["PYTHONPATH"] = source
         paths[key] = StdioServerParameters(
             command=sys.executable,
-            args=["-c", "from elision.cli import main; main()", "proxy", "--budget", str(budget),
+            args=["-c", f"from elision.cli import main; main()  #path={key}", "proxy",
+                  "--budget", str(budget),
                   "--store", ":memory:", *audit, *MODES[mode], "--", *upstream],
             env=env,
         )
     rows = []
     async with AsyncExitStack() as stack:
         clients = {key: await stack.enter_async_context(Client(p)) for key, p in paths.items()}
+        pids = _server_pids()
         for name, tool, arguments, n in (
             ("small", "small", {}, calls),
             ("300 KB", "sized", {"kilobytes": 300}, big_calls),
@@ -110,17 +146,23 @@ async def measure(
                 for key, client in clients.items():
                     result = await client.call_tool(tool, arguments)
                     sizes[key] = sum(len(getattr(b, "text", "")) for b in result.content)
+            cpu_before = {key: _cpu_ms(pid) for key, pid in pids.items()}
             for _ in range(n):
                 for key, client in clients.items():
                     started = time.perf_counter()
                     await client.call_tool(tool, arguments)
                     times[key].append((time.perf_counter() - started) * 1000)
+            cpu: dict[str, float | None] = {}
+            for key, pid in pids.items():
+                before, after = cpu_before[key], _cpu_ms(pid)
+                if before is not None and after is not None:
+                    cpu[key] = (after - before) / n
             direct_ms = statistics.median(times["direct"])
             for key in clients:
                 ms = statistics.median(times[key])
                 rows.append({
                     "case": name, "path": key, "calls": n, "median_ms": ms,
-                    "overhead_ms": ms - direct_ms, "bytes": sizes[key],
+                    "overhead_ms": ms - direct_ms, "bytes": sizes[key], "cpu_ms": cpu.get(key),
                 })
     return rows
 
@@ -150,10 +192,11 @@ def main() -> None:
         )
     print(f"load after:  {load()}")
     print(f"{'case':<8} {'path':<9} {'calls':>5} {'median ms':>10} {'overhead ms':>12} "
-          f"{'bytes':>9}")
+          f"{'bytes':>9} {'server CPU ms/call':>19}")
     for r in rows:
+        cpu = f"{r['cpu_ms']:.3f}" if r["cpu_ms"] is not None else "-"
         print(f"{r['case']:<8} {r['path']:<9} {r['calls']:>5} {r['median_ms']:>10.2f} "
-              f"{r['overhead_ms']:>12.2f} {r['bytes']:>9,}")
+              f"{r['overhead_ms']:>12.2f} {r['bytes']:>9,} {cpu:>19}")
     for r in rows:
         if r["case"] == "small" and r["path"] != "direct":
             verdict = "meets" if r["overhead_ms"] <= 2 else "misses"
