@@ -116,7 +116,7 @@ async def measure(
     paths: dict[str, StdioServerParameters] = {
         "direct": StdioServerParameters(command=upstream[0], args=upstream[1:]),
     }
-    runs = [(mode, mode, None) for mode in modes]
+    runs: list[tuple[str, str, str | None]] = [(mode, mode, None) for mode in modes]
     if baseline is not None:
         runs.append(("baseline", "default", baseline))
     for key, mode, source in runs:
