@@ -64,3 +64,46 @@ def test_sigterm_writes_the_final_checkpoint(tmp_path: Path) -> None:
     assert verify.returncode == 0, verify.stderr
     assert "ok: 1 entries" in verify.stdout or "ok: 1 entry" in verify.stdout, verify.stdout
     assert "1 checkpoint" in verify.stdout, verify.stdout
+
+
+def test_sigterm_on_http_writes_the_final_checkpoint(tmp_path: Path) -> None:
+    # uvicorn re-raises the stop signal after its own shutdown; the proxy must still get to
+    # close its audit log first.
+    import re
+
+    import anyio
+
+    from mcp import Client
+
+    log = tmp_path / "audit.db"
+    env = {**os.environ, "ELISION_AUDIT_KEY": KEY}
+    with subprocess.Popen(
+        [*ELISION, "proxy", "--store", str(tmp_path / "store.db"), "--audit", str(log),
+         "--listen", "127.0.0.1:0", "--", *UPSTREAM],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+    ) as proxy:
+        assert proxy.stderr is not None
+        try:
+            url = None
+            for raw in proxy.stderr:
+                found = re.search(rb"listening on (http://\S+)", raw)
+                if found:
+                    url = found[1].decode()
+                    break
+            assert url is not None, "the proxy never said where it listens"
+
+            async def call() -> None:
+                async with Client(url) as client:
+                    assert not (await client.call_tool("small", {})).is_error
+
+            anyio.run(call)
+            proxy.send_signal(signal.SIGTERM)
+            proxy.communicate(timeout=30)
+        finally:
+            if proxy.poll() is None:
+                proxy.kill()
+    assert proxy.returncode == 0  # it closed and exited by itself, not killed by the signal
+    verify = subprocess.run([*ELISION, "audit", "verify", "--log", str(log)], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert verify.returncode == 0, verify.stderr
+    assert "1 checkpoint" in verify.stdout, verify.stdout

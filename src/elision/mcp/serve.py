@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import stat
 import sys
+import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import anyio
 from mcp.server.stdio import stdio_server
@@ -72,7 +75,7 @@ async def _serve_http(
     server = proxy.build_server()
     app = server.streamable_http_app(host=host)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    web = uvicorn.Server(config)
+    web = _uvicorn_server(config)
 
     async def announce() -> None:
         while not web.started:
@@ -82,6 +85,32 @@ async def _serve_http(
 
     spawn(announce)
     await web.serve()
+
+
+def _uvicorn_server(config: Any) -> Any:
+    """uvicorn's server, minus re-raising the stop signal once it has shut down.
+
+    uvicorn sends a captured SIGTERM to the process again after its own shutdown, which killed
+    the proxy before it closed its audit log, so the final signed checkpoint was never written.
+    Here a stop signal only ends serving; the proxy then closes and exits by itself.
+    """
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            stops = (signal.SIGINT, signal.SIGTERM)
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in stops}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    return Server(config)
 
 
 def _stdin_is_a_pipe() -> bool:
