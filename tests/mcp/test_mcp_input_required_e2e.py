@@ -102,3 +102,16 @@ def test_input_required_passes_through_both_ways_and_the_final_result_is_shaped(
                 )
 
     anyio.run(main)
+
+
+def test_a_client_of_an_older_protocol_is_told_why_it_cannot_answer(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Client(proxy(write_config(tmp_path, "auto")), mode="legacy") as client:
+            result = await client.call_tool("bank__transfer", {"amount": 7})
+            assert result.is_error
+            block = result.content[0]
+            assert isinstance(block, types.TextContent)
+            assert "server 'bank' needs input before 'transfer' can answer" in block.text
+            assert "this client speaks '2025-11-25'" in block.text
+
+    anyio.run(main)

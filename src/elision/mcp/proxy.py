@@ -44,6 +44,7 @@ from elision.mcp.tools import (
     error_result,
     fetch_reference_tool,
     fetch_tool,
+    input_unanswerable,
     redact_message,
     run_fetch,
     shaped_output_schema,
@@ -272,7 +273,10 @@ class Proxy(Forwarding):
             # Forwarded as the server sent it, but for any credential its message quotes.
             raise MCPError(exc.code, redact_message(exc.message)) from None
         if not isinstance(result, types.CallToolResult):
-            return result  # InputRequiredResult: the agent answers and calls again
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                return result  # InputRequiredResult: the agent answers and calls again
+            # An older client has no way to answer one, and the SDK would only say "invalid".
+            return error_result(input_unanswerable(upstream.name, route.name, ctx.protocol_version))
         budget = upstream.spec.budget_for(route.name, self.pipeline.budget)
         return await self._shape(params.name, result, budget, scope, upstream.name)
 

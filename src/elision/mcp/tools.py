@@ -96,6 +96,15 @@ def error_result(message: str) -> types.CallToolResult:
     )
 
 
+def input_unanswerable(server: str, tool: str, version: str) -> str:
+    """Why an ``InputRequiredResult`` cannot go to a client of an older protocol."""
+    return (
+        f"server {server!r} needs input before {tool!r} can answer, and asks for it as "
+        f"protocol 2026-07-28 does; this client speaks {version!r}, which cannot answer it: "
+        "connect with a client of protocol 2026-07-28"
+    )
+
+
 def redact_message(message: str) -> str:
     """``message`` with every credential or signed URL in it replaced by its stub."""
     from elision.redact import redact_text
