@@ -65,3 +65,29 @@ def test_a_config_that_is_not_json_says_so(tmp_path: Path) -> None:
     config.write_text(json.dumps({"mcpServers": {"a": {"command": "x", "args": "not a list"}}}))
     code, out = invoke("--config", str(config))
     assert code == 2 and "args must be a list of strings, got 'not a list'" in out
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ([], None),  # not given: the environment decides ($ELISION_REQUIRE_AUTH_SCOPE)
+        (["--require-auth-scope"], True),  # given: refuse fetches from unnamed HTTP clients
+    ],
+)
+def test_require_auth_scope_flag_reaches_the_proxy(
+    monkeypatch: pytest.MonkeyPatch, flags: list[str], expected: bool | None
+) -> None:
+    import elision.mcp.launch as launch
+    import elision.mcp.serve as serve
+
+    seen: dict[str, object] = {}
+
+    def fake_build(**kwargs: object) -> object:
+        seen.update(kwargs)
+        return object()
+
+    monkeypatch.setattr(launch, "build_proxy", fake_build)
+    monkeypatch.setattr(serve, "run_proxy", lambda proxy, listen=None: None)
+    result = CliRunner().invoke(main, ["proxy", *flags, "--", "true"])
+    assert result.exit_code == 0, result.output
+    assert seen["require_auth_scope"] is expected

@@ -46,6 +46,10 @@ from elision.errors import InputError
                    "beside the default store). Checkpoints are signed with "
                    "$ELISION_AUDIT_KEY when it is set.")
 @click.option("--no-audit", is_flag=True, help="Write no audit log.")
+@click.option("--require-auth-scope", is_flag=True, default=None,
+              help="Over HTTP, refuse elision_fetch to clients with neither a session nor an "
+                   "Authorization header, instead of letting a ref act as a bearer capability "
+                   "(default: $ELISION_REQUIRE_AUTH_SCOPE).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @reports_errors
 def proxy_command(
@@ -64,6 +68,7 @@ def proxy_command(
     no_redact: bool,
     audit_path: str | None,
     no_audit: bool,
+    require_auth_scope: bool | None,
     command: tuple[str, ...],
 ) -> None:
     """Proxy an MCP server so every tool result fits BUDGET honestly.
@@ -92,6 +97,6 @@ def proxy_command(
     proxy = build_proxy(
         command=command, upstream_url=upstream_url, config_path=config_path, budget=budget,
         store_spec=store_spec, no_store=no_store, timeout=timeout, media_budget=media_budget,
-        stages=stages,
+        stages=stages, require_auth_scope=require_auth_scope,
     )
     run_proxy(proxy, listen=parse_listen(listen) if listen else None)
