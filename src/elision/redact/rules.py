@@ -96,7 +96,8 @@ _LOWER_PATTERNS = (
     # No \s after "basic": in a serialized string a newline is the two chars \n.
     # Both percent-encoded spellings in one pass: they share the "%" a search starts from.
     _after_param("="), _after_param("%3d", "%253d"), r"b(?:earer|asic)",
-    r"secret_?access",
+    # Anchored on "cc" rather than on "s", which starts every other English word.
+    r"cc(?:(?<=secret_acc)|(?<=secretacc))",
 )
 # scheme://user:password@, plain; then JSON-escaped (\/, or \\/ once serialized) or
 # percent-encoded, which only run when their gate literal is there at all.
