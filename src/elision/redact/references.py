@@ -58,7 +58,7 @@ class LaneOutcome:
 
 def govern_lane(record: dict[str, Any], *, server: str | None = None) -> LaneOutcome | None:
     """The outcome for ``record`` if it is a lane that needs anything withheld, else ``None``."""
-    kind = record.get("type")
+    kind = lane_kind(record)
     if kind not in LANE_TYPES and not _disposition(record):
         return None
     inner = record.get("resource") if kind == "resource" else None
@@ -90,7 +90,9 @@ def govern_lane(record: dict[str, Any], *, server: str | None = None) -> LaneOut
         for path in paths:
             replace[path] = stub
             outcome.withheld.append((path, rules.DISPOSITION_NEVER, None))
-    elif disposition == "ref" or payload_at is not None or signed:
+    elif payload_at is not None or signed:
+        # disposition "ref" alone changes nothing on a lane whose only source is an ordinary
+        # uri: that is a reference already, and nothing inline is there to withhold.
         stub_id = new_stub_id()
         mime = _mime_type(holders)
         size = _size(holders, payload_at)
@@ -125,6 +127,13 @@ def _replaced(record: dict[str, Any], replace: dict[tuple[PathPart, ...], str]) 
         if len(path) == 1:
             out[str(path[0])] = value
     return out
+
+
+def lane_kind(record: dict[str, Any]) -> str | None:
+    """The record's ``type`` when it is a string (an object or array there is ordinary data)."""
+    kind = record.get("type")
+    return kind if isinstance(kind, str) else None
+
 
 
 def _usable_uri(value: object) -> bool:

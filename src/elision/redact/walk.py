@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from elision.envelope import format_path
-from elision.redact.references import LANE_TYPES, govern_lane
+from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import (
     credential_stub,
     match_positions,
@@ -316,7 +316,7 @@ class Walker:
                 for k in fields:
                     self._entry(path, (k,), CREDENTIAL_FIELD, None)
                 moved = True
-            if node.get("type") in LANE_TYPES or "disposition" in node:
+            if lane_kind(node) in LANE_TYPES or "disposition" in node:
                 outcome = govern_lane(node, server=self.server)
                 if outcome is not None:
                     for rel, reason, stub_id in outcome.withheld:
