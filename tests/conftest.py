@@ -28,6 +28,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 # the default store or audit log in the real user's data directory.
 _DATA_HOME = tempfile.mkdtemp(prefix="elision-test-data-")
 os.environ["XDG_DATA_HOME"] = _DATA_HOME
+# The MCP SDK starts stdio servers with a trimmed environment that keeps HOME but drops
+# XDG_DATA_HOME, so a proxy started that way falls back to ~/.local/share: HOME moves too.
+os.environ["HOME"] = os.path.join(_DATA_HOME, "home")
+os.makedirs(os.environ["HOME"])
 for _name in ("ELISION_STORE", "ELISION_AUDIT", "ELISION_AUDIT_KEY"):
     os.environ.pop(_name, None)
 atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)

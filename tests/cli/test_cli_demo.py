@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,12 +15,18 @@ ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 
 
 @pytest.mark.e2e
-def test_demo_shows_what_a_head_slice_loses_and_what_elision_keeps() -> None:
+def test_demo_shows_what_a_head_slice_loses_and_what_elision_keeps(tmp_path: Path) -> None:
+    # The SDK starts servers with a trimmed environment (HOME and PATH pass, XDG_DATA_HOME does
+    # not), so a proxy that fell back to the default data directory would write under HOME.
+    home = tmp_path / "home"
     done = subprocess.run(
         [*ELISION, "demo"], capture_output=True, text=True, timeout=120,
-        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "HOME": str(home),
+             "XDG_DATA_HOME": str(home / ".local" / "share")},
     )
     assert done.returncode == 0, done.stderr
+    # The demo keeps its store and audit log in a temporary directory of its own.
+    assert not home.exists() or not any(home.rglob("*.db")), list(home.rglob("*"))
     out = done.stdout
     assert "torn JSON: no parser reads it" in out
     assert "searched 528 of 22,933 rows" in out  # the caveat survives through elision

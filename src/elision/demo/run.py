@@ -69,8 +69,11 @@ async def _run(budget: int, store: str | None) -> DemoReport:
         store_spec = store or str(Path(tmp) / "store.db")
         proxy = StdioServerParameters(
             command=sys.executable,
+            # The demo's audit entries go beside its temporary store, never into the
+            # user's own audit chain.
             args=["-c", "from elision.cli import main; main()", "proxy", "--budget",
-                  str(budget), "--store", store_spec, "--", *SERVER],
+                  str(budget), "--store", store_spec, "--audit", str(Path(tmp) / "audit.db"),
+                  "--", *SERVER],
         )
         direct = StdioServerParameters(command=SERVER[0], args=SERVER[1:])
         report = DemoReport(budget)
