@@ -36,7 +36,23 @@ CHUNK = 1 << 16
 _GONE = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
 
 
-class LineReader:
+class _ClosesOnExit:
+    """``async with`` support for a stream: leaving the block closes it."""
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class LineReader(_ClosesOnExit):
     """The session's read stream: one message per line, read from the pipe on demand."""
 
     def __init__(self, read: Callable[[], Awaitable[bytes]]) -> None:
@@ -84,17 +100,8 @@ class LineReader:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class LineWriter:
+class LineWriter(_ClosesOnExit):
     """The session's write stream: each message is written to the pipe by its sender.
 
     A write is one ``write`` of the whole line, so concurrent senders never interleave.
@@ -115,15 +122,6 @@ class LineWriter:
 
     async def aclose(self) -> None:
         self._closed = True
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 @asynccontextmanager
