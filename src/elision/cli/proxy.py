@@ -20,9 +20,10 @@ from elision.errors import InputError
 @click.option("--upstream-url", help="Streamable HTTP URL of the MCP server to proxy.")
 @click.option("--listen", metavar="HOST:PORT",
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: any).")
-@click.option("--store", "store_spec", metavar="PATH",
-              help="Where cut bodies are kept: a SQLite file or :memory: (default: "
-                   "$ELISION_STORE or ~/.local/share/elision/store.db).")
+@click.option("--store", "store_spec", metavar="PATH|URL",
+              help="Where cut bodies are kept: a SQLite file, :memory:, or a postgresql:// "
+                   "URL shared by replicas (default: $ELISION_STORE or "
+                   "~/.local/share/elision/store.db).")
 @click.option("--no-store", is_flag=True, help="Keep nothing: results are cut, not fetchable.")
 @click.option("--timeout", type=float, default=60.0, show_default=True,
               help="Seconds an upstream call may take before it fails and the server restarts.")
@@ -41,8 +42,9 @@ from elision.errors import InputError
               help="Refuse the results of these tools (repeatable; wins over --allow-tool).")
 @click.option("--no-redact", is_flag=True,
               help="Do not withhold signed URIs and credentials (pages stay redacted).")
-@click.option("--audit", "audit_path", metavar="PATH",
-              help="The audit log to append to (default: $ELISION_AUDIT, else audit.db "
+@click.option("--audit", "audit_path", metavar="PATH|URL",
+              help="The audit log to append to, a SQLite file or a postgresql:// URL "
+                   "(default: $ELISION_AUDIT, else audit.db "
                    "beside the default store). Checkpoints are signed with "
                    "$ELISION_AUDIT_KEY when it is set.")
 @click.option("--no-audit", is_flag=True, help="Write no audit log.")

@@ -19,7 +19,8 @@ EXTENSION_FORMATS = {
 }
 
 STORE_HELP = (
-    "The content store, a SQLite file path. Default: $ELISION_STORE, else "
+    "The content store: a SQLite file path, or a postgresql:// URL shared by replicas. "
+    "Default: $ELISION_STORE, else "
     "$XDG_DATA_HOME/elision/store.db (~/.local/share/elision/store.db)."
 )
 
@@ -46,7 +47,7 @@ def budget_options(func: Any) -> Any:
               help="Also print a table of what was elided or withheld to stderr.")
 @click.option("--no-store", is_flag=True,
               help="Do not keep the body: the output then has no ref to fetch the rest with.")
-@click.option("--store", "store_spec", metavar="PATH", help=STORE_HELP)
+@click.option("--store", "store_spec", metavar="PATH|URL", help=STORE_HELP)
 @reports_errors
 def shape_command(
     file: str, budget: int, unit: str, fmt: str, explain: bool, no_store: bool,

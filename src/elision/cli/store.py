@@ -13,7 +13,7 @@ from elision.store import open_store
 from elision.store.base import not_found
 from elision.store.fetch import parse_next
 
-store_option = click.option("--store", "store_spec", metavar="PATH", help=STORE_HELP)
+store_option = click.option("--store", "store_spec", metavar="PATH|URL", help=STORE_HELP)
 
 
 @click.command("fetch")
