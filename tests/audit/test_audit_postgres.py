@@ -336,6 +336,12 @@ _JSON = st.recursive(
 )
 
 
+# A PostgreSQL pool opens connections on a worker thread that draws jitter from the ``random``
+# module; Hypothesis sees the module's state move while it draws the next example.
+@pytest.mark.filterwarnings(
+    "ignore:Do not use the `random` module inside strategies"
+    ":hypothesis.errors.HypothesisDeprecationWarning"
+)
 @settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(contents=st.lists(st.dictionaries(st.text(min_size=1), _JSON, max_size=5), min_size=1,
                          max_size=4))

@@ -41,6 +41,7 @@ class _Backend:
     clock: FakeClock = field(default_factory=FakeClock)
     opened: list[Store] = field(default_factory=list)
     schemas: dict[str, str] = field(default_factory=dict)
+    _shared: Store | None = None
 
     @property
     def persistent(self) -> bool:
@@ -62,12 +63,16 @@ class _Backend:
         self.opened.append(store)
         return store
 
-    def close_stores(self) -> None:
-        """Close every store opened so far (a Hypothesis example's, before the next one):
-        a PostgreSQL store holds connections, and a test's examples would exhaust the server."""
-        for store in self.opened:
-            store.close()
-        self.opened.clear()
+    def shared(self) -> Store:
+        """One store for all of a Hypothesis test's examples.
+
+        A PostgreSQL store holds a connection pool: one per example ran the server out of
+        connections, and each new pool's threads touch the ``random`` module while Hypothesis
+        draws the next example, which it reports as a flaky strategy.
+        """
+        if self._shared is None:
+            self._shared = self.open()
+        return self._shared
 
     def close_all(self) -> None:
         for store in self.opened:

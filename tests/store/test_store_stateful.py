@@ -183,6 +183,12 @@ def machine_for(backend: Any) -> type[RuleBasedStateMachine]:
     return StoreMachine
 
 
+# The PostgreSQL backend's pool threads draw jitter from the ``random`` module while
+# Hypothesis draws rules; that is not the strategy depending on global state.
+@pytest.mark.filterwarnings(
+    "ignore:Do not use the `random` module inside strategies"
+    ":hypothesis.errors.HypothesisDeprecationWarning"
+)
 def test_store_state_machine(backend: Any) -> None:
     run_state_machine_as_test(
         machine_for(backend),
