@@ -11,10 +11,7 @@ from typing import Any
 
 import orjson
 
-from elision.budget import Budget
-from elision.shape import Shaped
 from elision.store.base import (
-    DEFAULT_FETCH_BUDGET,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_QUOTA_BYTES,
     DEFAULT_TTL,
@@ -28,7 +25,7 @@ from elision.store.base import (
     reference_not_found,
     scope_key,
 )
-from elision.store.fetch import shape_page
+from elision.store.fetch import PagedStore
 
 
 @dataclass
@@ -44,7 +41,7 @@ class _Tombstone:
     at: float
 
 
-class MemoryStore:
+class MemoryStore(PagedStore):
     """Bodies in a dict: nothing survives the process. Thread-safe."""
 
     def __init__(
@@ -98,20 +95,8 @@ class MemoryStore:
         with self._lock:
             return self._live(ref, scope).info
 
-    def fetch(
-        self,
-        ref: str,
-        *,
-        path: str | None = None,
-        lines: str | None = None,
-        byte_range: str | None = None,
-        budget: Budget = DEFAULT_FETCH_BUDGET,
-        scope: str | None = None,
-    ) -> Shaped:
-        info = self.info(ref, scope=scope)
-        body = self.read(ref, scope=scope)
-        return shape_page(body, ref=ref, sha256=info.sha256, format=info.format, budget=budget,
-                          path=path, lines=lines, byte_range=byte_range)
+    def _read(self, ref: str, scope: str | None) -> tuple[bytes, RefInfo]:
+        return self.read(ref, scope=scope), self.info(ref, scope=scope)
 
     def remove(self, ref: str) -> bool:
         with self._lock:

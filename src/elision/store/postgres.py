@@ -20,11 +20,8 @@ from typing import Any
 
 import orjson
 
-from elision.budget import Budget
 from elision.errors import StoreError
-from elision.shape import Shaped
 from elision.store.base import (
-    DEFAULT_FETCH_BUDGET,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_QUOTA_BYTES,
     DEFAULT_TTL,
@@ -39,7 +36,7 @@ from elision.store.base import (
     reference_not_found,
     scope_key,
 )
-from elision.store.fetch import shape_page
+from elision.store.fetch import PagedStore
 from elision.store.pgpool import Conn, PgConnector, lock_key, migrate, one
 
 #: 1 MiB chunks: PostgreSQL toasts a bytea anyway; smaller rows keep memory per row low.
@@ -83,7 +80,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
 
 
 
-class PostgresStore:
+class PostgresStore(PagedStore):
     """Bodies in PostgreSQL (``bytea`` chunks); safe to share between processes and hosts."""
 
     def __init__(
@@ -177,20 +174,6 @@ class PostgresStore:
 
     def info(self, ref: str, *, scope: str | None = None) -> RefInfo:
         return self._db.run(lambda c: self._live(c, ref, scope), write=False)
-
-    def fetch(
-        self,
-        ref: str,
-        *,
-        path: str | None = None,
-        lines: str | None = None,
-        byte_range: str | None = None,
-        budget: Budget = DEFAULT_FETCH_BUDGET,
-        scope: str | None = None,
-    ) -> Shaped:
-        body, info = self._read(ref, scope)
-        return shape_page(body, ref=ref, sha256=info.sha256, format=info.format, budget=budget,
-                          path=path, lines=lines, byte_range=byte_range)
 
     def remove(self, ref: str) -> bool:
         return self._db.run(lambda c: self._drop_ref(c, ref, None, self._clock()),

@@ -20,11 +20,8 @@ from typing import Any
 
 import orjson
 
-from elision.budget import Budget
 from elision.errors import StoreError
-from elision.shape import Shaped
 from elision.store.base import (
-    DEFAULT_FETCH_BUDGET,
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_QUOTA_BYTES,
     DEFAULT_TTL,
@@ -39,7 +36,7 @@ from elision.store.base import (
     reference_not_found,
     scope_key,
 )
-from elision.store.fetch import shape_page
+from elision.store.fetch import PagedStore
 
 #: 4 MiB chunks: big enough that a 100 MB body is 25 rows, small enough to stay off the limit.
 CHUNK_BYTES = 4 * MiB
@@ -79,7 +76,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
 
 
 
-class SQLiteStore:
+class SQLiteStore(PagedStore):
     """Bodies in one SQLite file; safe to share between threads and processes."""
 
     def __init__(
@@ -221,20 +218,6 @@ class SQLiteStore:
     def info(self, ref: str, *, scope: str | None = None) -> RefInfo:
         with self._tx(immediate=False) as conn:
             return self._live(conn, ref, scope)
-
-    def fetch(
-        self,
-        ref: str,
-        *,
-        path: str | None = None,
-        lines: str | None = None,
-        byte_range: str | None = None,
-        budget: Budget = DEFAULT_FETCH_BUDGET,
-        scope: str | None = None,
-    ) -> Shaped:
-        body, info = self._read(ref, scope)
-        return shape_page(body, ref=ref, sha256=info.sha256, format=info.format, budget=budget,
-                          path=path, lines=lines, byte_range=byte_range)
 
     def remove(self, ref: str) -> bool:
         with self._tx(immediate=True) as conn:
