@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import mcp_types as types
 import pytest
 
 from mcp import Client, StdioServerParameters
+from support.ports import free_port, wait_for_port
 
 pytestmark = pytest.mark.e2e
 
@@ -200,13 +200,6 @@ def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest(tmp_path:
     run(main)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def background(command: list[str], *, ready: Callable[[str], str | None],
                env: dict[str, str] | None = None) -> Any:
@@ -236,16 +229,6 @@ def background(command: list[str], *, ready: Callable[[str], str | None],
             proc.wait(10)
         if proc.stderr is not None:
             proc.stderr.close()
-
-
-def wait_for_port(port: int) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
 
 
 def test_streamable_http_in_both_directions() -> None:

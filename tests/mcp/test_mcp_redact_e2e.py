@@ -14,7 +14,6 @@ import importlib.util
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -199,12 +198,6 @@ def test_stdio_client_sees_stubs_in_every_result_page_and_error(tmp_path: Path) 
     anyio.run(main)
     seen.assert_clean()
     assert_files_clean(tmp_path)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager

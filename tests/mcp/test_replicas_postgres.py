@@ -14,7 +14,6 @@ import importlib.util
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -39,6 +38,7 @@ from psycopg import sql
 
 from elision.audit.pgread import default_pg_checkpoint_path, read_pg_log, verify_pg_log
 from mcp import Client
+from support.ports import free_port, wait_for_port
 
 URL = os.environ.get("ELISION_TEST_POSTGRES_URL", "")
 pytestmark = [
@@ -61,23 +61,6 @@ def schema() -> Iterator[str]:
     yield name
     with psycopg.connect(URL, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_for_port(port: int) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
 
 
 @contextmanager
