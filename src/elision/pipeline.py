@@ -26,9 +26,11 @@ from elision.shape import (
     Format,
     ShapeContext,
     Shaped,
+    body_bytes,
     fit,
     shape_body,
 )
+from elision.shape.jsonparse import parse_json
 
 if TYPE_CHECKING:
     from elision.store.base import Store
@@ -126,7 +128,7 @@ class Pipeline:
         """Digest the body and parse it once (when it is, or may be, JSON)."""
         if format not in FORMATS:
             raise InputError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
-        body = _as_bytes(payload)
+        body = body_bytes(payload)
         digest = hashlib.sha256(body).hexdigest()
         value: Any = NOT_JSON
         fmt: str = format
@@ -341,32 +343,6 @@ def expand_withheld(withheld: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         count = entry.get("count")
         out.extend([entry] * (count if isinstance(count, int) and count > 0 else 1))
     return out
-
-
-def parse_json(body: bytes) -> Any:
-    """Parse a JSON body exactly (big integers, float spellings), or raise InputError."""
-    from elision.shape.jsonparse import parse_json as exact_parse
-
-    return exact_parse(body)
-
-
-def dump_value(value: Any) -> bytes:
-    """Compact JSON of a parsed value, in the parser's own exact spelling."""
-    from elision.shape.jsondump import dumps_value
-
-    return dumps_value(value)
-
-
-def _as_bytes(payload: str | bytes) -> bytes:
-    if isinstance(payload, bytes | bytearray | memoryview):
-        return bytes(payload)
-    try:
-        return payload.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InputError(
-            f"text has a lone surrogate at char {exc.start} ({payload[exc.start]!r}), which no "
-            "UTF-8 body can carry; decode the tool's bytes with errors='replace'"
-        ) from None
 
 
 def _text_of(capture: Capture) -> str:

@@ -26,8 +26,9 @@ import orjson
 from elision.budget import MINIMUM, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY, VERSION, format_next, make_envelope
 from elision.errors import InputError, StoreError
-from elision.pipeline import Capture, Pipeline, parse_json
+from elision.pipeline import Capture, Pipeline
 from elision.shape import Shaped, new_ref
+from elision.shape.jsonparse import parse_json
 
 #: Base64 characters of one image or audio block kept inline by default (~192 KB decoded).
 DEFAULT_MEDIA_BUDGET = 256 * 1024
@@ -359,6 +360,6 @@ def _shown_text(result: types.CallToolResult) -> str:
 
 
 def _dumps(value: Any) -> str:
-    from elision.pipeline import dump_value
+    from elision.shape.jsondump import dumps_value
 
-    return dump_value(value).decode("utf-8")
+    return dumps_value(value).decode("utf-8")

@@ -197,17 +197,22 @@ def fit(shaper: Callable[[int], Shaped], budget: Budget) -> Shaped:
     return best
 
 
-def _as_body(payload: Any, fmt: str) -> tuple[bytes, str]:
+def body_bytes(payload: str | bytes | bytearray | memoryview) -> bytes:
+    """The UTF-8 body of a text or bytes payload; a lone surrogate is a clear error."""
     if isinstance(payload, bytes | bytearray | memoryview):
-        return bytes(payload), fmt
-    if isinstance(payload, str):
-        try:
-            return payload.encode("utf-8"), fmt
-        except UnicodeEncodeError as exc:
-            raise InputError(
-                f"text has a lone surrogate at char {exc.start} ({payload[exc.start]!r}), "
-                "which no UTF-8 body can carry; decode the tool's bytes with errors='replace'"
-            ) from None
+        return bytes(payload)
+    try:
+        return payload.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"text has a lone surrogate at char {exc.start} ({payload[exc.start]!r}), "
+            "which no UTF-8 body can carry; decode the tool's bytes with errors='replace'"
+        ) from None
+
+
+def _as_body(payload: Any, fmt: str) -> tuple[bytes, str]:
+    if isinstance(payload, str | bytes | bytearray | memoryview):
+        return body_bytes(payload), fmt
     from elision.shape.jsondump import dumps_value
 
     return dumps_value(payload), "json" if fmt == "auto" else fmt

@@ -30,6 +30,7 @@ from elision.budget import Budget
 from elision.errors import InputError, SelectorError
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, shape_body
+from elision.shape.jsonparse import parse_json
 from elision.store.base import DEFAULT_FETCH_BUDGET, RefInfo
 from elision.store.select import (
     VALID_PATH_FORMS,
@@ -269,17 +270,6 @@ def parsed_document(body: bytes, sha256: str) -> Any:
         with _cache_lock:
             _cache = (sha256, document)
     return document
-
-
-def parse_json(body: bytes) -> Any:
-    """Parse with the project's exact-number parser, or orjson until that one is installed."""
-    try:
-        from elision.shape.jsonparse import parse_json as exact_parse
-    except ModuleNotFoundError as exc:
-        if exc.name != "elision.shape.jsonparse":
-            raise
-        return orjson.loads(body)
-    return exact_parse(body)
 
 
 _NEXT_CALL = re.compile(r"\s*elision_fetch\((.*)\)\s*\Z", re.DOTALL)
