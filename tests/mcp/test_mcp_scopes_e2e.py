@@ -91,8 +91,12 @@ async def fetch(client: Client, ref: str) -> types.CallToolResult:
     return await client.call_tool("elision_fetch", {"ref": ref, "path": "$.rows[0]"})
 
 
-def test_stateless_clients_by_default_a_credential_is_a_scope_and_a_ref_a_capability() -> None:
-    with listening_proxy(ELISION_REQUIRE_AUTH_SCOPE="0") as url:
+@pytest.mark.parametrize("scope_key", ["", "a-secret-shared-by-replicas"])
+def test_stateless_clients_by_default_a_credential_is_a_scope_and_a_ref_a_capability(
+    scope_key: str,
+) -> None:
+    # With $ELISION_SCOPE_KEY the header's hash is keyed; clients see no difference.
+    with listening_proxy(ELISION_REQUIRE_AUTH_SCOPE="0", ELISION_SCOPE_KEY=scope_key) as url:
 
         async def main() -> None:
             async with stateless(url, "alice-token") as alice, stateless(

@@ -17,7 +17,7 @@ from elision.budget import Budget
 from elision.errors import InputError
 from elision.mcp.config import ServerSpec, load_config
 from elision.mcp.proxy import Proxy
-from elision.mcp.scopes import require_auth_scope_from_env
+from elision.mcp.scopes import require_auth_scope_from_env, scope_key_from_env
 from elision.pipeline import Pipeline
 
 if TYPE_CHECKING:
@@ -59,7 +59,8 @@ def build_proxy(
     """One proxy from exactly one upstream choice: a command, a URL, or a config file.
 
     ``require_auth_scope`` (default: ``$ELISION_REQUIRE_AUTH_SCOPE``) refuses fetches from
-    stateless HTTP clients that send no Authorization header (see :mod:`elision.mcp.scopes`).
+    stateless HTTP clients that send no Authorization header (see :mod:`elision.mcp.scopes`,
+    which also reads ``$ELISION_SCOPE_KEY``, the key for hashing that header).
     """
     given = [
         name for name, value in
@@ -76,6 +77,7 @@ def build_proxy(
         raise InputError(f"--timeout must be a positive number of seconds, got {timeout!r}")
     if media_budget < 0:
         raise InputError(f"--media-budget must not be negative, got {media_budget!r}")
+    scope_key_from_env()  # a key too short to be a secret stops the proxy here, not mid-call
     default_budget = Budget(budget)
     if config_path:
         specs, file_budget = load_config(config_path, default_timeout=timeout)

@@ -5,7 +5,10 @@ A ref or stub is fetchable only in the scope of the client that was shown it:
 * a stdio proxy serves one client, so the proxy's own scope is that client's;
 * an HTTP session (protocols up to 2025-11-25) is a scope, per connection;
 * a stateless HTTP client (2026-07-28 has no session) is scoped by its Authorization
-  header, hashed, so the same credential finds its refs on every replica of the proxy;
+  header, hashed, so the same credential finds its refs on every replica of the proxy.
+  The hash is keyed when ``$ELISION_SCOPE_KEY`` is set (HMAC-SHA256; give every replica the
+  same key): a leaked store then does not let anyone test guessed credentials against it.
+  Unset, it is a plain SHA-256, which is safe for high-entropy tokens only;
 * a stateless HTTP client that sends no Authorization header cannot be told from another.
   By default such clients share the proxy's scope, where a ref is a bearer capability: 144
   random bits, shown only to the client that got the result; knowing it is the permission.
@@ -17,6 +20,7 @@ A ref or stub is fetchable only in the scope of the client that was shown it:
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import secrets
 from typing import Any
@@ -46,12 +50,44 @@ def require_auth_scope_from_env() -> bool:
     return value in _TRUE
 
 
+#: A secret shared by the proxy's replicas that keys the hash of an Authorization header.
+SCOPE_KEY_ENV = "ELISION_SCOPE_KEY"
+_MIN_KEY = 16
+
+
+def scope_key_from_env() -> bytes | None:
+    """The key for hashing Authorization headers into scopes, or None when unset."""
+    value = os.environ.get(SCOPE_KEY_ENV, "")
+    if not value:
+        return None
+    if len(value) < _MIN_KEY:
+        raise InputError(
+            f"${SCOPE_KEY_ENV} is {len(value)} chars; use a random secret of at least {_MIN_KEY} "
+            "(e.g. the output of `python -c 'import secrets; print(secrets.token_urlsafe(32))'`), "
+            "the same on every replica, or unset it"
+        )
+    return value.encode()
+
+
+def auth_scope(authorization: str, key: bytes | None) -> str:
+    """The scope of a client known only by its Authorization header."""
+    if key is None:
+        digest = hashlib.sha256(authorization.encode()).hexdigest()
+    else:
+        digest = hmac.new(key, authorization.encode(), hashlib.sha256).hexdigest()
+    return "auth:" + digest[:32]
+
+
 def new_proxy_scope() -> str:
     return "proxy:" + secrets.token_urlsafe(12)
 
 
 def client_scope(ctx: Any, *, shared: str, require_auth_scope: bool) -> str:
-    """The scope of the client behind ``ctx``; ``shared`` is the proxy-wide one."""
+    """The scope of the client behind ``ctx``; ``shared`` is the proxy-wide one.
+
+    ``$ELISION_SCOPE_KEY`` is read here, per request, so every way of starting a proxy keys
+    alike; :func:`scope_key_from_env` at startup refuses a key too short to be a secret.
+    """
     connection: Connection | None = getattr(ctx.session, "_connection", None)
     if connection is None:
         return shared
@@ -63,7 +99,7 @@ def client_scope(ctx: Any, *, shared: str, require_auth_scope: bool) -> str:
         auth = headers.get("authorization") if headers is not None else None
         if auth:
             # The credential is the client's identity; only its hash is ever stored.
-            return "auth:" + hashlib.sha256(auth.encode()).hexdigest()[:32]
+            return auth_scope(auth, os.environ.get(SCOPE_KEY_ENV, "").encode() or None)
         if require_auth_scope and request is not None:
             return UNNAMED + secrets.token_urlsafe(12)
         return shared
