@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import pytest
 
 from mcp import Client, StdioServerParameters
 from support.ports import free_port, wait_for_port
+from support.processes import started
 
 pytestmark = pytest.mark.e2e
 
@@ -200,48 +200,16 @@ def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest(tmp_path:
     run(main)
 
 
-@contextmanager
-def background(command: list[str], *, ready: Callable[[str], str | None],
-               env: dict[str, str] | None = None) -> Any:
-    """Start a process, wait until ``ready`` finds what it needs in its stderr, stop it after."""
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            text=True, env={**os.environ, **(env or {})})
-    try:
-        assert proc.stderr is not None
-        deadline = time.monotonic() + 60
-        seen = []
-        while time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if not line and proc.poll() is not None:
-                raise AssertionError(f"{command!r} exited early:\n{''.join(seen)}")
-            seen.append(line)
-            found = ready(line)
-            if found is not None:
-                yield found
-                return
-        raise AssertionError(f"{command!r} never became ready:\n{''.join(seen)}")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        if proc.stderr is not None:
-            proc.stderr.close()
-
-
 def test_streamable_http_in_both_directions() -> None:
     port = free_port()
     upstream = subprocess.Popen([*UPSTREAM, "--http", str(port)], stderr=subprocess.DEVNULL)
     try:
         wait_for_port(port)
-        listening = re.compile(r"listening on (http://\S+)")
-        with background(
+        with started(
             [*ELISION, "proxy", "--budget", str(BUDGET), "--store", ":memory:",
              "--upstream-url", f"http://127.0.0.1:{port}/mcp", "--listen", "127.0.0.1:0"],
-            ready=lambda line: (m[1] if (m := listening.search(line)) else None),
-        ) as url:
+        ) as proxy:
+            url = proxy.url
 
             async def main() -> None:
                 async with Client(url) as client:
@@ -294,10 +262,10 @@ def test_several_servers_get_namespaced_names_and_a_collision_stops_startup(
             prompt = await client.get_prompt("beta__greet", {"name": "Lin"})
             assert "Lin" in str(prompt.messages[0].content)
             # A hang costs one server's timeout, names the server, and the server comes back.
-            started = time.monotonic()
+            began = time.monotonic()
             hung = await client.call_tool("beta__hang", {})
             assert hung.is_error and "server 'beta' did not answer" in text_of(hung)
-            assert time.monotonic() - started < 15
+            assert time.monotonic() - began < 15
             after = await client.call_tool("beta__rows", {"n": 5})
             assert not after.is_error and json.loads(text_of(after))["total_rows"] == 5
 

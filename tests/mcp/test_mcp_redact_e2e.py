@@ -14,9 +14,7 @@ import importlib.util
 import json
 import os
 import re
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +25,7 @@ import mcp_types as types
 import pytest
 
 from mcp import Client, StdioServerParameters
+from support.processes import started
 
 pytestmark = pytest.mark.e2e
 
@@ -202,30 +201,17 @@ def test_stdio_client_sees_stubs_in_every_result_page_and_error(tmp_path: Path) 
 
 @contextmanager
 def http_proxy(tmp: Path) -> Iterator[str]:
-    err = (tmp / "stderr.log").open("wb")
-    proc = subprocess.Popen(
-        [*ELISION, "proxy", "--budget", str(BUDGET), "--store", str(tmp / "store.db"),
-         "--audit", str(tmp / "audit.db"), "--listen", "127.0.0.1:0", "--", *UPSTREAM],
-        stdout=subprocess.DEVNULL, stderr=err,
-    )
+    """A listening proxy; what it wrote to stderr ends up in ``stderr.log`` for the checks."""
+    lines: list[str] = []
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            found = re.search(r"listening on (http://\S+)", (tmp / "stderr.log").read_text())
-            if found:
-                yield found[1]
-                return
-            assert proc.poll() is None, (tmp / "stderr.log").read_text()
-            time.sleep(0.05)
-        raise AssertionError("the proxy never listened")
+        with started(
+            [*ELISION, "proxy", "--budget", str(BUDGET), "--store", str(tmp / "store.db"),
+             "--audit", str(tmp / "audit.db"), "--listen", "127.0.0.1:0", "--", *UPSTREAM],
+        ) as proxy:
+            lines = proxy.lines  # still filling until the proxy has stopped
+            yield proxy.url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        err.close()
+        (tmp / "stderr.log").write_text("".join(lines))
 
 
 def test_over_http_a_stub_resolves_only_for_the_client_that_was_shown_it(tmp_path: Path) -> None:

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -25,44 +22,24 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from mcp import Client
+from support.processes import started
 
 pytestmark = pytest.mark.e2e
 
 HERE = Path(__file__).parent
 UPSTREAM = [sys.executable, str(HERE / "upstream_server.py")]
 ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
-LISTENING = re.compile(r"listening on (http://\S+)")
 
 
 @contextmanager
 def listening_proxy(**env: str) -> Iterator[str]:
     """An ``elision proxy --listen`` on a free port in front of the test upstream; its URL."""
-    proc = subprocess.Popen(
+    with started(
         [*ELISION, "proxy", "--budget", "2048", "--store", ":memory:", "--listen",
          "127.0.0.1:0", "--", *UPSTREAM],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-        env={**os.environ, **env},
-    )
-    try:
-        assert proc.stderr is not None
-        deadline, seen = time.monotonic() + 60, []
-        while time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if not line and proc.poll() is not None:
-                raise AssertionError(f"the proxy exited early:\n{''.join(seen)}")
-            seen.append(line)
-            if found := LISTENING.search(line):
-                yield found[1]
-                return
-        raise AssertionError(f"the proxy never listened:\n{''.join(seen)}")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        proc.stderr.close() if proc.stderr else None
+        env=env,
+    ) as proxy:
+        yield proxy.url
 
 
 @asynccontextmanager

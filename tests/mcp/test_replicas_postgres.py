@@ -13,11 +13,8 @@ import hashlib
 import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
-import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
@@ -39,6 +36,7 @@ from psycopg import sql
 from elision.audit.pgread import default_pg_checkpoint_path, read_pg_log, verify_pg_log
 from mcp import Client
 from support.ports import free_port, wait_for_port
+from support.processes import started
 
 URL = os.environ.get("ELISION_TEST_POSTGRES_URL", "")
 pytestmark = [
@@ -52,7 +50,6 @@ ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 BUDGET = 1024
 CALLS = 500
 KEY = "hmac:a-test-key-of-enough-length"
-LISTENING = re.compile(r"listening on (http://\S+)")
 
 
 @pytest.fixture
@@ -75,38 +72,11 @@ def replica(*args: str, cwd: Path | None = None,
 def replica_process(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None
                     ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """One ``elision proxy --listen`` process; yields its URL, and the process to kill."""
-    proc = subprocess.Popen(
+    with started(
         [*ELISION, "proxy", "--budget", str(BUDGET), "--listen", "127.0.0.1:0", *args],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=cwd,
-        env={**os.environ, **(env or {})},
-    )
-    drain = threading.Thread(target=lambda: proc.stderr and proc.stderr.read(), daemon=True)
-    try:
-        assert proc.stderr is not None
-        seen: list[str] = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if not line and proc.poll() is not None:
-                raise AssertionError("the replica exited early:\n" + "".join(seen))
-            seen.append(line)
-            if m := LISTENING.search(line):
-                # Keep reading: a full stderr pipe would stall the replica mid-load.
-                drain.start()
-                yield m[1], proc
-                return
-        raise AssertionError("the replica never listened:\n" + "".join(seen))
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        if drain.is_alive():
-            drain.join(10)
-        if proc.stderr is not None:
-            proc.stderr.close()
+        cwd=cwd, env=env,
+    ) as replica:
+        yield replica.url, replica.proc
 
 
 @contextmanager
