@@ -80,14 +80,23 @@ def _ledger_row(rng: random.Random, i: int) -> dict[str, object]:
     }
 
 
-def ledger(megabytes: float, rng: random.Random) -> tuple[bytes, Meta]:
+def _fill(
+    megabytes: float, slack: int, make: Callable[[int], dict[str, object]]
+) -> list[dict[str, object]]:
+    """Items from ``make(index)`` until they (JSON, comma-separated) come within ``slack``
+    bytes of ``megabytes``: the rest of the document goes in that slack."""
     target = int(megabytes * 1_000_000)
-    rows: list[dict[str, object]] = []
+    items: list[dict[str, object]] = []
     size = 0
-    while size < target - 600:
-        row = _ledger_row(rng, len(rows))
-        size += len(orjson.dumps(row)) + 1
-        rows.append(row)
+    while size < target - slack:
+        item = make(len(items))
+        size += len(orjson.dumps(item)) + 1
+        items.append(item)
+    return items
+
+
+def ledger(megabytes: float, rng: random.Random) -> tuple[bytes, Meta]:
+    rows = _fill(megabytes, 600, lambda i: _ledger_row(rng, i))
     warning = "22405 older trades arrive as 3152 hourly rollups and are not in rows"
     cursor = f"cur_{rng.getrandbits(64):016x}"
     doc = {
@@ -183,13 +192,7 @@ def _chapter(rng: random.Random, number: int) -> dict[str, object]:
 
 
 def deep(megabytes: float, rng: random.Random) -> tuple[bytes, Meta]:
-    target = int(megabytes * 1_000_000)
-    chapters: list[dict[str, object]] = []
-    size = 0
-    while size < target - 800:
-        chapter = _chapter(rng, len(chapters))
-        size += len(orjson.dumps(chapter)) + 1
-        chapters.append(chapter)
+    chapters = _fill(megabytes, 800, lambda i: _chapter(rng, i))
     note = "chapters past the first 40 are not yet indexed; search results may be incomplete"
     doc = {
         "document": {
