@@ -58,7 +58,14 @@ def guardian_command(
     from elision.audit.opener import open_audit_log
     from elision.guard.acs import AcsEndpoint
     from elision.guard.config import GuardianConfig, load_config
-    from elision.guard.policy import Guardian, Policy, RedactionPolicy, SizeCeiling, ToolLists
+    from elision.guard.policy import (
+        Guardian,
+        Policy,
+        RedactionPolicy,
+        SizeCeiling,
+        ToolLists,
+        store_keeper,
+    )
     from elision.guard.server import GuardianServer, is_loopback, parse_listen
     from elision.guard.signing import signer_from_text
 
@@ -78,11 +85,11 @@ def guardian_command(
         policies: list[Policy] = [SizeCeiling(max_bytes)]
         if allow_tool or deny_tool:
             policies.append(ToolLists(allow=allow_tool, deny=deny_tool))
+        # Stubs' records go to the store, so `elision_fetch_reference` can resolve them,
+        # whether the policy came from --redact or from the config's `redact = true`.
+        config.bind_store(store)
         if redact and not any(isinstance(p, RedactionPolicy) for p in config.policies):
-            # Stubs' records go to the store, so `elision_fetch_reference` can resolve them.
-            keep = None if store is None else (
-                lambda stub, record: store.put_reference(stub, record, scope=None))
-            policies.append(RedactionPolicy(keep=keep))
+            policies.append(RedactionPolicy(keep=None if store is None else store_keeper(store)))
         policies.extend(config.policies)
         endpoint = AcsEndpoint(Guardian(policies), log, store, signer=signer)
         server = GuardianServer(endpoint, host, port)

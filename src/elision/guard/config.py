@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from elision.errors import ElisionError
-from elision.guard.policy import Guardian, Policy, RedactionPolicy, SizeCeiling, ToolLists
+from elision.guard.policy import (
+    Guardian,
+    Policy,
+    RedactionPolicy,
+    SizeCeiling,
+    ToolLists,
+    store_keeper,
+)
 
 _GUARDIAN_KEYS = {"max_bytes", "allow_tools", "deny_tools", "redact", "policies"}
 _AUDIT_KEYS = {"log", "checkpoint_every", "key"}
@@ -47,6 +54,21 @@ class GuardianConfig:
 
     def guardian(self) -> Guardian:
         return Guardian(self.policies)
+
+    def bind_store(self, store: Any, *, scope: str | None = None) -> None:
+        """Give the config's redaction policy (``redact = true``) the store its stubs' records
+        go to, so a stub it shows can be resolved later, like one from the default redactor.
+
+        A policy that already keeps its records somewhere (a user policy built with ``keep``)
+        is left as it is; with no store there is nothing to bind.
+        """
+        if store is None:
+            return
+        self.policies = [
+            p.keeping(store_keeper(store, scope=scope))
+            if isinstance(p, RedactionPolicy) and not p.keeps_references else p
+            for p in self.policies
+        ]
 
 
 def load_config(path: str | Path) -> GuardianConfig:

@@ -321,9 +321,18 @@ class RedactionPolicy:
     ) -> None:
         self._find, self._keep, self.id = find, keep, id
 
+    @property
+    def keeps_references(self) -> bool:
+        """Whether reference stubs' records go anywhere (else such a stub cannot be fetched)."""
+        return self._keep is not None
+
+    def keeping(self, keep: Callable[[str, dict[str, Any]], None]) -> RedactionPolicy:
+        """The same policy, handing each reference stub's record to ``keep``."""
+        return RedactionPolicy(self._find, keep=keep, id=self.id)
+
     def decide(self, result: ToolResult, call: ToolCall) -> Decision:
         redactions = (
-            self._with_rules(result.value) if self._find is None
+            self._with_rules(result.value, call.server) if self._find is None
             else self._with_spans(result.value, self._find)
         )
         if not redactions:
@@ -336,10 +345,11 @@ class RedactionPolicy:
             "redacted",
         )
 
-    def _with_rules(self, value: Any) -> list[Redaction]:
+    def _with_rules(self, value: Any, server: str | None) -> list[Redaction]:
         from elision.redact import redact_text, redact_value
 
-        done = redact_text(value) if isinstance(value, str) else redact_value(value)
+        # The server goes into each reference record: the one a stub may be read back through.
+        done = redact_text(value) if isinstance(value, str) else redact_value(value, server=server)
         if not done.withheld:
             return []
         if self._keep is not None:
@@ -371,6 +381,16 @@ class RedactionPolicy:
                 pointer, spans[0].rule, "".join(out), tuple(s.rule for s in spans)
             ))
         return redactions
+
+
+def store_keeper(store: Any, *, scope: str | None = None) -> Callable[[str, dict[str, Any]], None]:
+    """A ``keep`` for :class:`RedactionPolicy` that puts each record into ``store`` (its
+    ``put_reference``), where ``elision_fetch_reference`` and ``lookup_reference`` find it."""
+
+    def keep(stub_id: str, record: dict[str, Any]) -> None:
+        store.put_reference(stub_id, record, scope=scope)
+
+    return keep
 
 
 def _within(path: str, where: str) -> bool:
