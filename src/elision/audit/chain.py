@@ -12,12 +12,14 @@ original, and a cut can never pass for a whole.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import rfc8785
 
+from elision.audit.jcs import canonical
 from elision.errors import AuditError
 
 TOOL_RESULT_STEP = "steps/toolCallResult"
@@ -25,13 +27,14 @@ TOOL_REQUEST_STEP = "steps/toolCallRequest"
 #: The two members that are not part of an entry's hashed content.
 LINK_FIELDS = ("entry_hash", "previous_hash")
 DECISIONS = ("allow", "modify", "deny")
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def canonical_content(entry: Mapping[str, Any]) -> bytes:
     """JCS bytes of ``entry`` without its link fields: what ``entry_hash`` commits to."""
     content = {k: v for k, v in entry.items() if k not in LINK_FIELDS}
     try:
-        return bytes(rfc8785.dumps(content))
+        return canonical(content)
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
         raise AuditError(
             f"audit entry {entry.get('entry_id')!r} cannot be canonicalized ({exc}); entries "
@@ -103,7 +106,7 @@ def tool_result_entry(
     if decision not in DECISIONS:
         raise AuditError(f"decision must be one of {', '.join(DECISIONS)}, got {decision!r}")
     for name, digest in (("full_sha256", full_sha256), ("shown_sha256", shown_sha256)):
-        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        if not isinstance(digest, str) or _SHA256_HEX.fullmatch(digest) is None:
             raise AuditError(f"{name} must be 64 lowercase hex digits, got {digest!r}")
     entry: dict[str, Any] = {
         "step_id": step_id,
@@ -135,6 +138,6 @@ def request_hash(params: Mapping[str, Any]) -> str:
     """ACS ``request_hash``: SHA-256 of the JCS form of a request's params, as sent (its
     signature included, as the ACS reference implementations hash it)."""
     try:
-        return sha256_hex(bytes(rfc8785.dumps(dict(params))))
+        return sha256_hex(canonical(dict(params)))
     except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
         raise AuditError(f"request params cannot be canonicalized ({exc})") from None

@@ -201,7 +201,8 @@ class AuditLog(CheckpointingLog):
                     seq, head = (row[0], row[1]) if row else (0, None)
                     body: dict[str, Any] = {"entry_id": str(seq + 1)}
                     body.update({k: v for k, v in content.items() if k != "entry_id"})
-                    body.setdefault("timestamp", now_timestamp())
+                    if "timestamp" not in body:
+                        body["timestamp"] = now_timestamp()
                     entry = link(body, head)
                     self._db.execute(
                         "INSERT INTO entries (seq, entry_hash, previous_hash, body) "

@@ -1,0 +1,117 @@
+"""The fast JCS path writes exactly what rfc8785 writes, and refuses exactly what it refuses."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from typing import Any
+
+import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from elision.audit.chain import canonical_content, tool_result_entry
+from elision.audit.jcs import _fits_fast_path, canonical
+from elision.errors import AuditError
+
+# Keys and strings over the whole of Unicode, lone surrogates included, with extra weight on
+# the characters where the two paths could part: controls, escapes, the U+E000-U+FFFF block
+# that sorts differently in UTF-16, and characters above U+FFFF.
+_tricky = st.sampled_from(
+    ["\x00", "\x1f", "\x7f", '"', "\\", "/", "\b", "\f", "\n", "\r", "\t", "\u2028",
+     "\ud800", "\udfff", "\ue000", "\uffff", "\ufb01", "\U00010000", "\U0001f600", "é"]
+)
+texts = st.lists(st.characters(codec=None) | _tricky, max_size=8).map("".join)
+integers = st.integers(-(2**53) + 1, 2**53 - 1) | st.integers() | st.sampled_from(
+    [2**53 - 1, 2**53, -(2**53) + 1, -(2**53), 2**64, -(2**63)]
+)
+floats = st.floats(allow_nan=True, allow_infinity=True)
+scalars = st.none() | st.booleans() | integers | texts | floats
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4)
+    | st.lists(inner, max_size=3).map(tuple)
+    | st.dictionaries(texts, inner, max_size=5),
+    max_leaves=20,
+)
+
+
+def _outcome(encode: Any, value: Any) -> tuple[str, bytes | type[BaseException]]:
+    try:
+        return "ok", encode(value)
+    except (rfc8785.CanonicalizationError, ValueError, TypeError) as exc:
+        # rfc8785 refuses some values with a UnicodeEncodeError (a lone surrogate in a key).
+        return "refused", type(exc)
+
+
+@given(values)
+@settings(max_examples=400)
+def test_fast_path_is_byte_identical_to_rfc8785(value: Any) -> None:
+    assert _outcome(canonical, value) == _outcome(rfc8785.dumps, value)
+
+
+@given(st.dictionaries(texts, st.none() | st.booleans() | texts | integers, max_size=6))
+@settings(max_examples=400)
+def test_objects_of_scalars_match(value: dict[str, Any]) -> None:
+    # The shape of an audit entry, where the fast path matters: keys sorted, scalars only.
+    assert _outcome(canonical, value) == _outcome(rfc8785.dumps, value)
+
+
+class _Color(enum.IntEnum):
+    RED = 1
+
+
+@pytest.mark.parametrize(
+    ("value", "fast"),
+    [
+        ({"a": 1, "b": [True, None, "x"]}, True),  # the common shape
+        ({"\ue000": 1, "\U0001f600": 2}, False),  # UTF-16 order differs from code points
+        ({"é": 1, "z": 2}, True),  # non-ASCII but below U+D800: orders agree
+        ({"a": 1.0}, False),  # a float: ECMAScript spelling
+        ({"a": 2**53}, False),  # past the exact integers: rfc8785 refuses
+        ({"a": _Color.RED}, False),  # a subclass may serialize differently
+        ({1: "a"}, False),  # a non-string key
+        ([[[]]], True),
+    ],
+)
+def test_what_takes_the_fast_path(value: Any, fast: bool) -> None:
+    assert _fits_fast_path(value, 0) is fast
+    assert _outcome(canonical, value) == _outcome(rfc8785.dumps, value)
+
+
+def test_deep_nesting_falls_back_and_still_matches() -> None:
+    deep: Any = "leaf"
+    for _ in range(300):  # past orjson's own depth limit
+        deep = {"k": deep}
+    assert not _fits_fast_path(deep, 0)
+    assert canonical(deep) == rfc8785.dumps(deep)
+
+
+def test_lone_surrogate_is_refused_as_rfc8785_refuses_it() -> None:
+    with pytest.raises(rfc8785.CanonicalizationError):
+        canonical({"a": "\ud800"})
+    with pytest.raises(AuditError, match="cannot be canonicalized"):
+        canonical_content({"entry_id": "1", "a": "\udfff"})
+
+
+@given(
+    tool=texts, server=st.none() | texts, nbytes=st.integers(0, 2**40),
+    withheld=st.dictionaries(texts, st.integers(0, 5), max_size=3),
+    policies=st.lists(texts, max_size=3),
+)
+def test_tool_result_entries_hash_as_rfc8785_would(
+    tool: str, server: str | None, nbytes: int, withheld: dict[str, int], policies: list[str]
+) -> None:
+    digest = hashlib.sha256(tool.encode("utf-8", "surrogatepass")).hexdigest()
+    entry = tool_result_entry(
+        step_id="s", tool=tool, server=server, full_sha256=digest, full_bytes=nbytes,
+        shown_sha256=digest, shown_bytes=nbytes, complete=True, decision="allow",
+        withheld=withheld, policy_ids=policies, timestamp="2026-11-30T12:00:00.000Z",
+    )
+    expected = _outcome(rfc8785.dumps, entry)
+    if expected[0] == "ok":
+        assert canonical_content(entry) == expected[1]
+    else:
+        with pytest.raises(AuditError):
+            canonical_content(entry)
