@@ -104,14 +104,18 @@ def redact_text(text: str) -> Redaction:
     """Redact plain text: each withheld URL or secret replaced by its stub, in place.
 
     Withheld entries name the 1-based ``line`` the value started on, since a text has no path.
+    Lines keep their numbers: a stub that replaces a value spanning lines (a PEM key) is
+    followed by that value's line breaks, so line N of the redacted text is line N of ``text``.
     """
-    new, spans = redact_spans(text)
+    new, spans = redact_spans(text, keep_lines=True)
     if not spans:
         return Redaction(text)
     withheld: list[dict[str, Any]] = []
     line, pos = 1, 0
     for span in spans:
-        line += text.count("\n", pos, span.start)
+        # Lines end at \n, \r\n or \r, as the text shaper counts them.
+        line += (text.count("\n", pos, span.start) + text.count("\r", pos, span.start)
+                 - text.count("\r\n", pos, span.start))
         pos = span.start
         withheld.append({"line": line, "reason": span.rule})
     _log(withheld)

@@ -10,6 +10,8 @@ lines, so that rule alone runs over the whole text (it is anchored on a literal:
 
 from __future__ import annotations
 
+import re
+
 from elision.redact.rules import Span, credential_stub, may_match
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.urls import find_signed_urls
@@ -18,6 +20,8 @@ from elision.redact.urls import find_signed_urls
 CHUNK = 1 << 16
 #: The largest piece the precise rules run on once the pre-filter has flagged it.
 PIECE = 1 << 10
+#: Line breaks as the text shaper counts them (``bytes.splitlines``).
+_BREAKS = re.compile(r"\r\n|\r|\n")
 _PEM = next(rule for rule in CREDENTIAL_RULES if rule.id == "private-key")
 
 
@@ -61,8 +65,14 @@ def _halve(text: str, start: int, end: int, found: list[Span]) -> None:
             pending.append((a, cut + 1))
 
 
-def redact_spans(text: str) -> tuple[str, list[Span]]:
-    """``text`` with each withheld span replaced by its stub, and the spans (input offsets)."""
+def redact_spans(text: str, *, keep_lines: bool = False) -> tuple[str, list[Span]]:
+    """``text`` with each withheld span replaced by its stub, and the spans (input offsets).
+
+    With ``keep_lines``, a stub is followed by the line breaks of the span it replaces (a PEM
+    key of 28 lines becomes the stub and 27 empty lines), so every line after it keeps its
+    number: a text's pages, selected by ``lines=`` from its redacted view, then number lines as
+    the original does, which is what the envelope and its ``next`` describe.
+    """
     spans = find_spans(text)
     if not spans:
         return text, spans
@@ -71,6 +81,8 @@ def redact_spans(text: str) -> tuple[str, list[Span]]:
     for span in spans:
         out.append(text[pos:span.start])
         out.append(credential_stub(span.rule))
+        if keep_lines:
+            out.extend(_BREAKS.findall(text, span.start, span.end))
         pos = span.end
     out.append(text[pos:])
     return "".join(out), spans

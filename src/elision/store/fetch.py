@@ -14,6 +14,11 @@ rule would see it. The view of a body the pipeline shaped in this process is the
 showed (the same stubs, whose records are kept in the client's scope); any other body is
 redacted afresh, and a reference stub in such a page has no record, so resolving it is
 refused rather than guessed.
+
+A text's redacted view has the original's lines: a stub that replaces a value spanning N lines
+(a PEM key) is followed by its N-1 line breaks (:func:`elision.redact.redact_text`), so
+``lines=`` selects, and a page's header and ``next`` number, the same lines as in the original
+the envelope describes. Byte offsets (``bytes=``) are offsets in the redacted view.
 """
 
 from __future__ import annotations
