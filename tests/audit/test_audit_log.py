@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import base64
 import sqlite3
+import tempfile
 import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from elision.audit.log import AuditLog, default_log_path
 from elision.audit.verify import read_checkpoints, verify_log
@@ -104,6 +107,24 @@ def test_two_writers_on_one_file_never_fork_the_chain(tmp_path: Path) -> None:
     result = verify_log(path)
     assert result.ok, result.problem
     assert result.entries == 50
+
+
+@given(st.lists(st.integers(0, 2), min_size=1, max_size=12))
+@settings(max_examples=25, deadline=None)
+def test_writers_taking_turns_link_after_the_real_head(turns: list[int]) -> None:
+    # Each log remembers the head it wrote last; whenever another one appended since, that
+    # memory is stale and the entry must still link after the real head, with no gap.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "audit.db"
+        logs = [AuditLog(path) for _ in range(3)]
+        written = [logs[w].append({"step_id": f"{w}-{i}"}) for i, w in enumerate(turns)]
+        for log in logs:
+            log.close()
+        assert [e["entry_id"] for e in written] == [str(i + 1) for i in range(len(turns))]
+        assert [e["step_id"] for e in written] == [f"{w}-{i}" for i, w in enumerate(turns)]
+        result = verify_log(path)
+        assert result.ok, result.problem
+        assert result.entries == len(turns)
 
 
 def test_without_a_key_no_checkpoint_is_written(

@@ -178,6 +178,8 @@ class AuditLog(CheckpointingLog):
                 f"set {LOG_ENV} to a writable file"
             ) from None
         self._closed = False
+        #: ``(seq, entry_hash)`` of the entry this log appended last; ``None`` until then.
+        self._head: tuple[int, str | None] | None = None
 
     @property
     def signs_checkpoints(self) -> bool:
@@ -188,38 +190,57 @@ class AuditLog(CheckpointingLog):
 
         ``entry_id`` becomes the entry's 1-based position, so the verifier can tell a gap or
         a duplicate from a link error. A missing ``timestamp`` is filled in.
+
+        The head this log last wrote is remembered, and the next entry goes in as one
+        statement (its own transaction) linked after it. Every writer appends at the next
+        ``seq``, so if another one appended meanwhile that ``seq`` is taken, the insert fails
+        on the primary key, and the entry is linked again after the real head inside a
+        ``BEGIN IMMEDIATE`` transaction. A stale head can cost a retry, never a fork.
         """
         with self._lock:
             if self._closed:
                 raise AuditError("the audit log is closed; open a new AuditLog to append")
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    row = self._db.execute(
-                        "SELECT seq, entry_hash FROM entries ORDER BY seq DESC LIMIT 1"
-                    ).fetchone()
-                    seq, head = (row[0], row[1]) if row else (0, None)
-                    body: dict[str, Any] = {"entry_id": str(seq + 1)}
-                    body.update({k: v for k, v in content.items() if k != "entry_id"})
-                    if "timestamp" not in body:
-                        body["timestamp"] = now_timestamp()
-                    entry = link(body, head)
-                    self._db.execute(
-                        "INSERT INTO entries (seq, entry_hash, previous_hash, body) "
-                        "VALUES (?, ?, ?, ?)",
-                        (seq + 1, entry["entry_hash"], head, dump_entry(entry)),
-                    )
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
+                entry: dict[str, Any] | None = None
+                if self._head is not None:
+                    seq, head = self._head
+                    entry = _linked(content, seq, head)
+                    try:
+                        self._insert(seq + 1, entry)
+                    except sqlite3.IntegrityError:
+                        entry = None  # another writer took seq + 1: link after its head
+                if entry is None:
+                    seq, entry = self._append_at_head(content)
             except sqlite3.Error as exc:
                 raise AuditError(
                     f"could not append to the audit log {str(self.path)!r}: {exc}"
                 ) from None
+            self._head = (seq + 1, entry["entry_hash"])
             if self._signer is not None and (seq + 1) % self.checkpoint_every == 0:
                 self._checkpoint(seq + 1, entry["entry_hash"])
             return entry
+
+    def _append_at_head(self, content: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+        """Read the head and append after it in one write transaction."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            row = self._db.execute(
+                "SELECT seq, entry_hash FROM entries ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+            seq, head = (row[0], row[1]) if row else (0, None)
+            entry = _linked(content, seq, head)
+            self._insert(seq + 1, entry)
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+        return seq, entry
+
+    def _insert(self, seq: int, entry: dict[str, Any]) -> None:
+        self._db.execute(
+            "INSERT INTO entries (seq, entry_hash, previous_hash, body) VALUES (?, ?, ?, ?)",
+            (seq, entry["entry_hash"], entry["previous_hash"], dump_entry(entry)),
+        )
 
     def _disconnect(self) -> None:
         self._db.close()
@@ -239,6 +260,15 @@ class AuditLog(CheckpointingLog):
         for (body,) in rows:
             yield orjson.loads(body)
 
+
+
+def _linked(content: Mapping[str, Any], seq: int, head: str | None) -> dict[str, Any]:
+    """``content`` as the entry at ``seq + 1``, linked after ``head``."""
+    body: dict[str, Any] = {"entry_id": str(seq + 1)}
+    body.update({k: v for k, v in content.items() if k != "entry_id"})
+    if "timestamp" not in body:
+        body["timestamp"] = now_timestamp()
+    return link(body, head)
 
 
 def _last_checkpoint_size(path: Path) -> int:
