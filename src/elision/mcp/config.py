@@ -17,6 +17,11 @@ mid-call. ``"auto"`` uses the newest era (2026-07-28) when the server speaks it,
 that needs input answers with an ``InputRequiredResult``, which the proxy passes to the agent
 as is and whose answer it passes back; that era's log and list-changed notifications are not
 forwarded.
+
+``sampling`` (default ``false``) lets the proxy tell a server it can sample: a server's
+``sampling/createMessage`` then goes to the agent whose call asked. Off, the server is not
+told the proxy can sample (it cannot know that any agent behind it will), so it does not ask.
+Elicitation and roots are always offered; see :mod:`elision.mcp.asking`.
 """
 
 from __future__ import annotations
@@ -59,6 +64,8 @@ class ServerSpec:
     inherit_env: bool = False
     #: How the session picks its protocol era (see the module docstring).
     mode: str = "legacy"
+    #: Whether the proxy tells this server it can sample (see the module docstring).
+    sampling: bool = False
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
@@ -146,6 +153,7 @@ def parse_config(
             },
             timeout=_timeout(entry.get("timeout", timeout), f"{where}.timeout"),
             mode=_mode(entry.get("mode", "legacy"), f"{where}.mode"),
+            sampling=_flag(entry.get("sampling", False), f"{where}.sampling"),
         ))
     if not servers:
         raise InputError(f"{source}: \"mcpServers\" is empty; add at least one server")
@@ -171,6 +179,12 @@ def _mode(value: Any, where: str) -> str:
     if value not in MODES:
         raise InputError(f"{where} must be one of {', '.join(MODES)}, got {_short(value)!r}")
     return str(value)
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"{where} must be true or false, got {_short(value)!r}")
+    return value
 
 
 def _short(value: Any) -> Any:

@@ -32,6 +32,8 @@ from pydantic import TypeAdapter
 
 from elision.budget import Budget
 from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError
+from elision.mcp.asking import Asking
+from elision.mcp.bridge import is_proxy_state
 from elision.mcp.config import ServerSpec
 from elision.mcp.forward import RESERVED_META, Ctx, Forwarding, R, Route
 from elision.mcp.references import fetch_reference
@@ -49,7 +51,7 @@ from elision.mcp.tools import (
     run_fetch,
     shaped_output_schema,
 )
-from elision.mcp.upstream import Upstream
+from elision.mcp.upstream import Deadline, Upstream
 from elision.pipeline import Pipeline
 
 logger = logging.getLogger("elision.proxy")
@@ -87,6 +89,8 @@ class Proxy(Forwarding):
         # One stdio proxy serves one client, so a proxy-wide scope is that client's scope.
         self._scope = new_proxy_scope()
         self._tg: TaskGroup | None = None
+        #: Questions upstreams ask mid-call, carried to the agent that caused them.
+        self.asking = Asking(pipeline, lambda: list(self._connections))
         #: Called once at shutdown, last first (the audit log's final checkpoint, say).
         self.on_close: list[Callable[[], None]] = []
 
@@ -95,8 +99,11 @@ class Proxy(Forwarding):
     async def start(self, task_group: TaskGroup) -> None:
         """Start every upstream and list its tools; a name collision is an error here."""
         self._tg = task_group
+        self.asking.start(task_group)
         for spec in self.specs:
-            self.upstreams[spec.name] = Upstream(spec, task_group, self._notified)
+            self.upstreams[spec.name] = Upstream(
+                spec, task_group, self._notified, asker=self.asking.answer
+            )
         listed: dict[str, list[types.Tool]] = {}
         failures: list[UpstreamError] = []
 
@@ -241,6 +248,39 @@ class Proxy(Forwarding):
                 f"{sorted([*self._tools, *PROXY_TOOLS])!r}; list the tools again"
             )
         upstream = route.upstream
+        if is_proxy_state(params.request_state):
+            # The agent answering a question the proxy asked for a server of an older era.
+            refusal = self.asking.bridge.refusal(params, scope)
+            if refusal is not None:
+                return error_result(refusal)
+            outcome = self.asking.bridge.resume(params)
+        else:
+            outcome = self.asking.run(
+                ctx, upstream, tool=params.name, scope=scope,
+                send=self._sender(ctx, params, route),
+            )
+        try:
+            result = await outcome
+        except UpstreamError as exc:
+            return error_result(str(exc))
+        except MCPError as exc:
+            # Forwarded as the server sent it, but for any credential its message quotes.
+            raise MCPError(exc.code, redact_message(exc.message)) from None
+        if isinstance(result, types.InputRequiredResult) and is_proxy_state(result.request_state):
+            return result  # the proxy's own question, already redacted
+        if isinstance(result, types.InputRequiredResult):
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                # The agent answers and calls again; it sees the questions redacted.
+                return self.asking.shown_result(result, scope=scope, server=upstream.name)
+            # An older client has no way to answer one, and the SDK would only say "invalid".
+            return error_result(input_unanswerable(upstream.name, route.name, ctx.protocol_version))
+        budget = upstream.spec.budget_for(route.name, self.pipeline.budget)
+        return await self._shape(params.name, result, budget, scope, upstream.name)
+
+    def _sender(
+        self, ctx: Ctx, params: types.CallToolRequestParams, route: Route
+    ) -> Callable[[Deadline], Awaitable[Any]]:
+        """The upstream ``tools/call`` for this agent call, to run under ``deadline``."""
         meta: Any = dict(params.meta or {})
         # The SDK gives the upstream call its own progress token and relays to ours.
         wants_progress = meta.pop("progress_token", None) is not None
@@ -265,20 +305,9 @@ class Proxy(Forwarding):
             # outputSchema, which the agent's own client does anyway, at a cost on each call.
             return session.send_request(request, _CALL_RESULT, progress_callback=relay)
 
-        try:
-            result = await upstream.call(f"tools/call {route.name!r}", send)
-        except UpstreamError as exc:
-            return error_result(str(exc))
-        except MCPError as exc:
-            # Forwarded as the server sent it, but for any credential its message quotes.
-            raise MCPError(exc.code, redact_message(exc.message)) from None
-        if not isinstance(result, types.CallToolResult):
-            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                return result  # InputRequiredResult: the agent answers and calls again
-            # An older client has no way to answer one, and the SDK would only say "invalid".
-            return error_result(input_unanswerable(upstream.name, route.name, ctx.protocol_version))
-        budget = upstream.spec.budget_for(route.name, self.pipeline.budget)
-        return await self._shape(params.name, result, budget, scope, upstream.name)
+        return lambda deadline: route.upstream.call(
+            f"tools/call {route.name!r}", send, deadline=deadline
+        )
 
     async def _shape(
         self, name: str, result: types.CallToolResult, budget: Budget, scope: str, server: str

@@ -4,11 +4,17 @@ The SDK's ``Client`` owns task groups, so it must be entered and left by one tas
 upstream has an owner task that holds the session open; request handlers (other tasks) only
 send through it. A call that fails, hangs past its timeout or gets garbage marks the session
 dead and raises :class:`UpstreamError`; the next call starts a fresh one.
+
+A server's own requests during a call (``elicitation/create``, ``sampling/createMessage``,
+``roots/list``) go to the ``asker`` the proxy gives (:mod:`elision.mcp.asking`); while the
+agent is answering one, the call's timeout is stopped (:class:`Deadline`), since the time a
+person takes to answer is not the server being slow.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -16,10 +22,11 @@ from typing import Any, TypeVar
 import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
-from mcp.client.session import ClientSession, IncomingMessage
+from mcp.client.session import ClientRequestContext, ClientSession, IncomingMessage
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elision.errors import UpstreamError
 from elision.mcp.config import ServerSpec
@@ -33,6 +40,36 @@ T = TypeVar("T")
 CONNECT_TIMEOUT = 30.0
 
 NotificationSink = Callable[["Upstream", types.ServerNotification], Awaitable[None]]
+#: Answers one request the server sends during a call: the agent's answer, or an error.
+Asker = Callable[["Upstream", types.InputRequest], Awaitable[types.InputResponse | types.ErrorData]]
+
+
+class Deadline:
+    """The timeout of one upstream call, stopped while the agent answers a question.
+
+    The clock starts over when the last question is answered: what is left of the call is
+    the server's work again.
+    """
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._scope: anyio.CancelScope | None = None
+        self._paused = 0
+
+    def bind(self, scope: anyio.CancelScope) -> None:
+        self._scope = scope
+        if self._paused:
+            scope.deadline = math.inf
+
+    def pause(self) -> None:
+        self._paused += 1
+        if self._scope is not None:
+            self._scope.deadline = math.inf
+
+    def resume(self) -> None:
+        self._paused = max(0, self._paused - 1)
+        if not self._paused and self._scope is not None:
+            self._scope.deadline = anyio.current_time() + self.timeout
 
 
 class Upstream:
@@ -43,10 +80,12 @@ class Upstream:
         spec: ServerSpec,
         task_group: TaskGroup,
         on_notification: NotificationSink | None = None,
+        asker: Asker | None = None,
     ) -> None:
         self.spec = spec
         self._tg = task_group
         self._on_notification = on_notification
+        self._asker = asker
         self._client: Client | None = None
         self._closing: anyio.Event | None = None
         self._lock = anyio.Lock()
@@ -76,11 +115,29 @@ class Upstream:
             assert self._client is not None
             return self._client.session
 
-    async def call(self, what: str, request: Callable[[ClientSession], Awaitable[T]]) -> T:
-        """Run one request with the per-call timeout; failures become UpstreamError."""
+    @property
+    def modern(self) -> bool:
+        """Whether the live session speaks the newest era, where a server asks by result."""
+        client = self._client
+        return client is not None and client.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    async def call(
+        self,
+        what: str,
+        request: Callable[[ClientSession], Awaitable[T]],
+        *,
+        deadline: Deadline | None = None,
+    ) -> T:
+        """Run one request with the per-call timeout; failures become UpstreamError.
+
+        ``deadline``, when given, is the handle that stops the timeout while the agent answers
+        a question the server asked during this call.
+        """
         session = await self.session()
         try:
-            with anyio.fail_after(self.spec.timeout):
+            with anyio.fail_after(self.spec.timeout) as scope:
+                if deadline is not None:
+                    deadline.bind(scope)
                 return await request(session)
         except TimeoutError:
             await self._discard(session)
@@ -177,10 +234,52 @@ class Upstream:
             server = stdio_transport(
                 spec.command, spec.args, env=spec.env, inherit_env=spec.inherit_env, cwd=spec.cwd
             )
+        # What the proxy tells the server it can do; see elision.mcp.asking for why.
+        asking: dict[str, Any] = {}
+        if self._asker is not None:
+            asking.update(elicitation_callback=self._elicit, list_roots_callback=self._roots)
+            if spec.sampling:
+                asking["sampling_callback"] = self._sample
         return Client(
             server, mode=spec.mode, message_handler=self._message, cache=None,
-            logging_callback=self._log,
+            logging_callback=self._log, **asking,
         )
+
+    async def _elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        answer = await self._ask(types.ElicitRequest(params=params))
+        return answer if isinstance(answer, types.ElicitResult | types.ErrorData) else _mismatch()
+
+    async def _sample(
+        self, context: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData:
+        answer = await self._ask(types.CreateMessageRequest(params=params))
+        if isinstance(answer, types.ElicitResult | types.ListRootsResult):
+            return _mismatch()
+        return answer
+
+    async def _roots(
+        self, context: ClientRequestContext
+    ) -> types.ListRootsResult | types.ErrorData:
+        answer = await self._ask(types.ListRootsRequest())
+        if isinstance(answer, types.ListRootsResult | types.ErrorData):
+            return answer
+        return _mismatch()
+
+    async def _ask(self, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
+        assert self._asker is not None
+        try:
+            return await self._asker(self, request)
+        except Exception as exc:
+            # Never the session's problem: the server gets an error, the proxy stays up.
+            logger.warning("answering %s from %r failed: %s", request.method, self.name,
+                           _describe(exc))
+            return types.ErrorData(
+                code=types.INTERNAL_ERROR,
+                message=f"elision proxy could not carry {request.method} to the agent "
+                        f"({type(exc).__name__})",
+            )
 
     async def _message(self, message: IncomingMessage) -> None:
         if isinstance(message, Exception):
@@ -192,6 +291,13 @@ class Upstream:
 
     async def _log(self, params: types.LoggingMessageNotificationParams) -> None:
         """Log messages also reach ``_message``, which forwards them; nothing to do twice."""
+
+
+def _mismatch() -> types.ErrorData:
+    return types.ErrorData(
+        code=types.INTERNAL_ERROR,
+        message="elision proxy: the agent's answer is not of the kind the request asked for",
+    )
 
 
 def _describe(exc: BaseException) -> str:
