@@ -147,8 +147,9 @@ class ResultShaper:
                 continue
             block = content[index]
             if isinstance(block, types.TextContent):
-                if shaped.text != block.text:
-                    content[index] = block.model_copy(update={"text": shaped.text})
+                if shaped.text == block.text:
+                    continue  # a result that fits goes out as it came, echo and all
+                content[index] = block.model_copy(update={"text": shaped.text})
                 if index == echo_at and echo_key is not None:
                     structured = {echo_key: shaped.text}
                 elif index == echo_at:

@@ -22,6 +22,7 @@ from typing import Self
 
 import anyio
 import mcp_types as types
+import orjson
 from anyio.abc import Process
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
@@ -157,11 +158,51 @@ async def stdio_transport(
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:
+    """One message off the wire, as the SDK's parser would read it.
+
+    orjson then validation of the Python value is several times faster than pydantic's own
+    JSON parser on a long string full of escapes (a JSON text inside a result: 18 ms vs 3 ms
+    for 850 KB). Where the two could differ, the line is read the old way: bytes orjson
+    refuses (invalid UTF-8, a lone surrogate escape, NaN, nesting past its limit), a message
+    that does not validate (so the error is the one the SDK would give), and integers past
+    64 bits, which orjson reads as floats where the SDK keeps them exact.
+    """
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        if not _has_rounded_integer(value):
+            try:
+                return SessionMessage(
+                    types.jsonrpc_message_adapter.validate_python(value, by_name=False)
+                )
+            except ValueError:
+                pass
     try:
         text = line.decode("utf-8", "replace")
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
     except ValueError as exc:
         return exc
+
+
+#: orjson keeps integers in [-2**63, 2**64) exact and reads longer ones as floats.
+_EXACT_LIMIT = float(2**63)
+
+
+def _has_rounded_integer(value: object) -> bool:
+    """Whether a float in ``value`` may be an integer literal orjson could not hold exactly
+    (a float literal that large, such as 1e19, counts too: the slow path reads it the same)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and abs(item) >= _EXACT_LIMIT:
+            return True
+    return False
 
 
 async def _stop(process: Process) -> None:
