@@ -16,11 +16,13 @@ from elision.errors import InputError
 from elision.lint.judge import ToolReport, judge_tool
 from elision.lint.report import render, to_json, to_markdown
 from elision.lint.rules import (
+    TEXT_LEAD_LINES,
     Response,
     Verdict,
     is_aggregate,
     limit_argument,
     rule1_order,
+    rule1_text,
     rule3_declared,
     rule4_induced,
     rule4_schema,
@@ -30,6 +32,7 @@ from elision.lint.rules import (
 from elision.lint.runner import LintResult
 from elision.lint.scan import scan
 from elision.lint.scenarios import Scenario, load_scenarios, parse_scenarios
+from elision.lint.textscan import coverage_kind
 
 
 def resp(doc: Any, limit: int | None = None, failure: str | None = None,
@@ -152,6 +155,217 @@ def test_rule3_reads_text_answers_line_by_line() -> None:
         "r: '[output truncated]' says it was cut without numbers; say shown-of-total, "
         "e.g. '37 of 2,000 rows'"]
     assert rule3_declared(Response("r", b"[3 of 9 lines truncated]", False, None)) == []
+
+
+# -- rule 1 on text answers ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        # True positives: how much there is or was shown, or how to get more.
+        ("50 of 320 matches shown", "shown-of-total"),
+        ("Showing 1-50 of 320", "shown-of-total"),
+        ("showing 1\u201350 of 320 results", "shown-of-total"),  # an en dash
+        ("Page 2 of 7", "shown-of-total"),
+        ("searched 528 of 22,933 rows", "shown-of-total"),  # the design's own example
+        ("WARNING: output truncated; 50 of 320 lines shown", "shown-of-total"),  # a notice
+        ("[elision] partial: lines 1-48 and 2970-3000 of 3,000 shown; sha256=ab", "shown-of-total"),
+        ("Showing first 50 results", "count shown"),
+        ("270 lines omitted", "count shown"),
+        ("50 rows returned", "count shown"),
+        ("total: 2,000", "total"),
+        ("Total = 2000", "total"),
+        ("2,000 total", "total"),
+        ("320 matches in total", "total"),
+        ("Found 320 files", "total"),
+        ("next page: cursor=eyJhIjoxfQ", "cursor"),
+        ("next_cursor: abc", "cursor"),
+        ("page_token = x", "cursor"),
+        ("has_more: true", "has more"),
+        ("... and 270 more", "has more"),
+        ("(270 more rows)", "has more"),
+        ("-- more results available: call again with offset=50 --", "has more"),
+        ("[output truncated]", "truncation"),
+        ("results truncated", "truncation"),
+        ("partial results", "truncation"),
+        ("output was cut at 8 KB", "truncation"),
+        ("[partial]", "truncation"),  # a weak word in a notice's brackets
+        ("Results were limited to 50.", "truncation"),
+        # False positives avoided: data that merely looks alarming or has numbers.
+        ("2026-11-30T12:00:00Z WARNING output truncated for job 7", None),  # a log record
+        ("2026-11-30 12:00:01 ERROR fetched 50 of 320 rows", None),  # a log record
+        ("WARNING  disk 91% full", None),  # a level word alone is not coverage
+        ("[ERROR] truncated frame", None),  # a bracketed level: a log record
+        ("INFO:root:showing 50 of 320 rows", None),  # Python logging's default format
+        ("ERROR", None),
+        ("ERROR connection refused (attempt 1 of 3)", None),  # N of M about something else
+        ("3 of 5 shards failed", None),
+        ("step 3 of 5", None),
+        ("Chapter 3 of 10", None),
+        ("version 1.2 of 3 modules", None),
+        ("src/a.py:12:    print('showing 1-50 of 320 rows')", None),  # a grep match
+        ("a.py-12-total: 5", None),  # a grep context line
+        ("| total | 2,000 |", None),  # a table row
+        ("id\ttotal\tqty", None),  # a tab-separated row
+        ('{"id": 1, "total": 12.5}', None),  # an NDJSON record
+        ("The director's cut was released in 2003.", None),  # prose: a weak word, no notice
+        ("Cut the text into lines.", None),
+        ("The partial derivative", None),
+        ("# TODO: handle truncated input", None),  # a strong word about something else
+        ("subtotal: 12.50", None),
+        ("total_time: 3.2s", None),
+        ("I need 2 more eggs", None),
+        ("next: 0x7f3a", None),  # a linked list dump, not a cursor
+        ("GET /x returned 200 in 3ms", None),
+        ("x" * 290 + " total: 5 of 9 rows shown", None),  # over 300 chars: a paragraph
+    ],
+)
+def test_coverage_lines_in_text(line: str, kind: str | None) -> None:
+    assert coverage_kind(line) == kind
+
+
+def _ungated(line: str) -> str | None:
+    """coverage_kind without its word tests: every pattern, in the same order."""
+    from elision.lint import textscan as ts
+
+    t = line.strip()
+    if not t or len(t) > ts.MAX_COVERAGE_CHARS or ts._RECORD.match(t) or ts._is_json_record(t):
+        return None
+    of_total = ts._OF_TOTAL.search(t)
+    found = next((kind for kind, hit in [
+        ("shown-of-total", of_total and ts._ABOUT_ANSWER.search(t)),
+        ("cursor", ts._CURSOR.search(t)), ("has more", ts._HAS_MORE.search(t)),
+        ("total", ts._TOTAL.search(t)), ("count shown", ts._COUNT_SHOWN.search(t))] if hit), None)
+    cut = ts.TRUNCATION.search(t)
+    if found is None and cut is not None:
+        weak = ts._WEAK_TRUNCATION.match(cut.group())
+        about = (ts._WEAK_ABOUT if weak else ts._SUBJECT).search(t)
+        if ts._NOTICE.match(t) or of_total or about:
+            found = "truncation"
+    return found
+
+
+_WORDS = ["50", "1-50", "2,000", "of", "OF", "out", "Total", "total:", "found", "Matched",
+          "rows", "Lines", "shown", "Showing", "next", "page", "cursor=x", "token", "more",
+          "and", "...", "[", "]", "has_more", "truncated", "partial", "cut", "results", "were",
+          "limited", "omitted", "in", "KB", "the", "x", "(", ")", "Page_Token:", "elided"]
+
+
+@given(st.lists(st.sampled_from(_WORDS), max_size=8))
+def test_the_word_tests_only_skip_patterns_that_cannot_match(words: list[str]) -> None:
+    line = " ".join(words)
+    assert coverage_kind(line) == _ungated(line)
+
+
+def text(body: str) -> Response:
+    return Response("r", body.encode(), False, None)
+
+
+ROWS = [f"trades.log:{i}:2026-01-{1 + i % 28:02d} ACME qty={10 + i % 7}" for i in range(1, 301)]
+SUMMARY = "300 of 667 ACME trades shown; next page: offset=300"
+
+
+@pytest.mark.parametrize(
+    ("body", "fails"),
+    [
+        # Coverage first, or after a title and a header row: kept.
+        ("\n".join([SUMMARY, *ROWS]), 0),
+        ("Trades\nid qty\n1 10\n2 11\n2 of 2 rows shown", 0),
+        # Five data lines lead and it still passes; the sixth makes them bulk.
+        ("\n".join(["a", "b", "c", "d", "e", "5 of 9 rows shown"]), 0),
+        ("\n".join(["a", "b", "c", "d", "e", "f", "6 of 9 rows shown"]), 1),
+        # Coverage last after 300 rows: a head slice cuts it first. Each late line fails.
+        ("\n".join([*ROWS, SUMMARY]), 1),
+        ("\n".join([*ROWS, "[output truncated]", "total: 667"]), 2),
+        # One line after a title, but 5 KB in: the tightest head slice (4 KB) cuts it.
+        ("Title\n" + "x" * 5000 + "\n1 of 9 rows shown", 1),
+        # Blank and rule lines are not data.
+        ("Trades\n\n-----\n\n====\n\n\n2 of 2 rows shown", 0),
+        # No coverage line at all, or a log whose WARNING lines are data: nothing to misplace.
+        ("\n".join(ROWS), 0),
+        ("\n".join([*ROWS, "2026-11-30T12:00:00Z WARNING 3 of 5 rows truncated"]), 0),
+        # A gap marker after a header that came first marks its spot; without one it is late.
+        ("\n".join([SUMMARY, *ROWS[:100], "[... 200 lines omitted ...]", *ROWS[-5:]]), 0),
+        ("\n".join([*ROWS[:100], "[... 200 lines omitted ...]", *ROWS[-5:]]), 1),
+    ],
+)
+def test_rule1_on_text_answers(body: str, fails: int) -> None:
+    assert len(rule1_text(text(body))[0]) == fails
+
+
+def test_rule1_on_text_names_the_line_its_offset_and_the_data_before_it() -> None:
+    body = "\n".join([*ROWS, SUMMARY])
+    offset = len("\n".join(ROWS)) + 1
+    fails, notes = rule1_text(text(body))
+    assert fails == [
+        f"r: shown-of-total line 301 (byte {offset:,}) {SUMMARY!r} comes after 300 data lines "
+        f"(lines 1-300, bytes 0-{offset - 1:,}); move it before the data (a title and header "
+        "rows, up to 5 lines, may come first)"]
+    assert notes == [
+        f"r: a head slice at {cap} KB of {len(body):,} bytes loses line 301: {SUMMARY!r}"
+        for cap in (4, 8)
+    ] + [f"r: {len(body):,} bytes fit a head slice at 16 KB whole"]
+    fails, notes = rule1_text(text("Title\n" + "x" * 5000 + "\n1 of 9 rows shown"))
+    assert fails == ["r: shown-of-total line 3 (byte 5,007) '1 of 9 rows shown' comes after 2 "
+                     "data lines (lines 1-2, bytes 0-5,006); it ends past 4 KB, where the "
+                     "tightest head slice cuts; move it to the top"]
+
+
+def test_rule1_on_text_says_what_it_read_when_the_answer_keeps_it() -> None:
+    body = "\n".join([SUMMARY, *ROWS])
+    assert rule1_text(text(body)) == ([], [
+        f"r: text answer of 301 lines, 300 of them data; coverage line 1 {SUMMARY!r} comes "
+        "before the data",
+        *[f"r: a head slice at {cap} KB of {len(body):,} bytes keeps every caveat"
+          for cap in (4, 8)],
+        f"r: {len(body):,} bytes fit a head slice at 16 KB whole",
+    ])
+    assert rule1_text(text("a\nb")) == ([], [
+        "r: text answer of 2 lines, 2 of them data; no line says how much there is or how to "
+        "get more, so there is no coverage to misplace"])
+    report = judge_tool("t", {"properties": {}}, None, [text(body)], [])
+    assert report.verdicts[0].status == "pass"
+    assert report.verdicts[0].evidence[0].startswith("r: text answer of 301 lines")
+
+
+@given(lead=st.integers(0, 12), tail=st.integers(0, 12))
+def test_rule1_on_text_depends_only_on_how_many_data_lines_lead(lead: int, tail: int) -> None:
+    body = "\n".join([*ROWS[:lead], SUMMARY, *ROWS[lead:lead + tail]])
+    fails, _ = rule1_text(text(body))
+    assert bool(fails) is (lead > TEXT_LEAD_LINES)
+
+
+def test_elisions_own_shaped_text_keeps_rule_1() -> None:
+    from elision import shape
+    from elision.store.memory import MemoryStore
+
+    log = "\n".join(f"2026-11-30T12:{i // 60 % 60:02d}:{i % 60:02d}Z INFO step {i} of the build"
+                    for i in range(6000))
+    shaped = shape(log, 8192, store=MemoryStore()).body
+    marker = next(line for line in shaped.decode().splitlines() if "elided" in line)
+    assert coverage_kind(marker) == "count shown"  # the gap marker is coverage, in place
+    fails, notes = rule1_text(text(shaped.decode()))
+    assert fails == []
+    assert notes[0].startswith("r: text answer of")
+    assert "coverage line 1 '[elision] partial: lines 1-" in notes[0]
+
+
+def test_a_str_tool_result_is_read_as_its_text() -> None:
+    import mcp_types as types
+
+    from elision.lint.runner import response_of
+
+    body = "\n".join([*ROWS, SUMMARY])
+    # How SDKs wrap a tool that returns a str: the same text, also as {"result": ...}.
+    wrapped = types.CallToolResult(content=[types.TextContent(text=body)],
+                                   structured_content={"result": body})
+    answer = response_of(wrapped, "r")
+    assert answer.scan is None and answer.body == body.encode()
+    # Structured content that says something else is still the JSON a consumer reads.
+    other = types.CallToolResult(content=[types.TextContent(text="see structured")],
+                                 structured_content={"result": "other"})
+    assert response_of(other, "r").scan is not None
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from elision.lint.rules import (
     Verdict,
     limit_argument,
     rule1_order,
+    rule1_text,
     rule2_bounded,
     rule3_declared,
     rule4_induced,
@@ -21,6 +22,7 @@ from elision.lint.rules import (
     rule4_zero,
     schema_order,
 )
+from elision.lint.textscan import scan_text
 
 #: A bulk array longer than this, from a tool with no limit-like argument, is unbounded.
 UNBOUNDED_ITEMS = 100
@@ -74,22 +76,26 @@ def _verdict(rule: int, fails: list[str], notes: list[str], exercised: bool) -> 
 
 
 def _rule1(ordinary: list[Response], schema: dict[str, Any] | None, exercised: bool) -> Verdict:
+    """JSON answers by their caveat members, text answers by their coverage lines."""
     fails, _ = schema_order(schema)
     notes: list[str] = []
-    json_answers = [r for r in ordinary if r.scan is not None and not r.is_error]
-    for resp in json_answers:
-        f, n = rule1_order(resp)
+    answers = [r for r in ordinary if not r.is_error]
+    json_answers = [r for r in answers if r.scan is not None]
+    for resp in answers:
+        f, n = rule1_order(resp) if resp.scan is not None else rule1_text(resp)
         fails += f
         notes += n
-    if not fails and not json_answers:
-        notes.append("no JSON answer to read" if exercised else
+    if not fails and not answers:
+        notes.append("every answer was an error: nothing to read" if ordinary else
+                     "only induced failures were called: no ordinary answer to read"
+                     if exercised else
                      "no scenario: only the output schema's order was checked"
                      if schema else "no scenario and no output schema")
-    elif not fails:
+    elif not fails and json_answers:
         has_bulk = any(r.scan is not None and r.scan.bulk_arrays for r in json_answers)
         notes.insert(0, "every caveat comes before the first bulk array" if has_bulk
                      else "no bulk array in any answer")
-    return _verdict(1, fails, notes, bool(json_answers))
+    return _verdict(1, fails, notes, bool(answers))
 
 
 def _rule2(
@@ -121,7 +127,10 @@ def _rule2(
             fails.append(f"{resp.label}: answered with an error: "
                          f"{resp.body[:200].decode('utf-8', 'replace')!r}")
         elif resp.scan is None:
-            notes.append(f"{resp.label}: answer is text, not JSON; no arrays to count")
+            text = scan_text(resp.body)
+            notes.append(f"{resp.label}: answer is text, not JSON, {text.data_lines:,} data "
+                         f"line{'s' if text.data_lines != 1 else ''} at {limit_arg}="
+                         f"{resp.limit}; no arrays to count")
         else:
             f, n = rule2_bounded(resp)
             fails += f
@@ -129,7 +138,7 @@ def _rule2(
     if not limited:
         notes.append(f"takes {limit_arg!r}; " + ("no scenario to call it with"
                      if not exercised else "not called with it"))
-    elif not fails:
+    elif not fails and any(r.scan is not None for r in limited):
         notes.insert(0, f"{limit_arg}=1 bounds every bulk array")
     return _verdict(2, fails, notes, bool(limited))
 

@@ -1,6 +1,7 @@
 """The four rules a tool response keeps, as checks over one tool's calls and schemas.
 
-1. Coverage and caveat metadata serialize **before** bulk arrays.
+1. Coverage and caveat metadata serialize **before** bulk arrays (in a text answer, coverage
+   lines come before the data lines: :func:`rule1_text`).
 2. ``limit`` bounds **every** bulk array, not one of them.
 3. Truncation warns with numbers (shown-of-total), never a bare "truncated".
 4. An unreadable dataset reports null or an error, never zero.
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from elision.lint.scan import Node, Scan
+from elision.lint.textscan import TRUNCATION, CoverageLine, scan_text
 from elision.shape import DEFAULT_CAVEAT_KEYS
 from elision.shape.json import caveat_matcher
 
@@ -50,10 +52,6 @@ _AGGREGATE_WORDS = frozenset({
     "total", "balance", "count", "sum", "amount", "average", "avg", "mean",
 })
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-_TRUNCATION = re.compile(
-    r"truncat|\bpartial\b|\bcut\b|clipped|omitted|more results|results? (?:were|was) limited",
-    re.IGNORECASE,
-)
 _ERRORISH = re.compile(
     r"error|fail|unavailable|unreachable|expired|unauthori[sz]ed|forbidden|denied|timed? ?out|"
     r"could not|cannot|can't|not synced|unsynced|invalid token",
@@ -142,6 +140,78 @@ def rule1_order(resp: Response) -> tuple[list[str], list[str]]:
     return fails, notes
 
 
+#: Data lines a text answer may put before its first coverage line: a title, a header row and
+#: a few rows ("Trades\nid qty\n1 10\n2 of 2 shown"). More than this makes them bulk.
+TEXT_LEAD_LINES = 5
+
+
+def rule1_text(resp: Response) -> tuple[list[str], list[str]]:
+    """Rule 1 for a text answer: coverage lines after the data (failures), head slices (notes).
+
+    Coverage lines are found by :func:`elision.lint.textscan.coverage_kind`. One is late, and
+    fails, when more than :data:`TEXT_LEAD_LINES` data lines come before it (a title and a
+    header row may lead), or when any data does and it ends past the smallest head-slice cap
+    (the tightest consumer never sees it). A gap marker (``[… 2,909 lines elided …]``) is
+    judged only when no coverage line leads: after a header that says how much is shown, it
+    marks the spot of a gap that header already declared.
+    """
+    text = scan_text(resp.body)
+    leading = [c for c in text.coverage if not _late(c)]
+    judged = [c for c in text.coverage if not (c.gap and leading)]
+    fails = [f"{resp.label}: {_late_line(c)}" for c in judged if _late(c)]
+    shape = (f"text answer of {text.lines:,} line{'s' if text.lines != 1 else ''}, "
+             f"{text.data_lines:,} of them data")
+    if not judged:
+        return fails, [f"{resp.label}: {shape}; no line says how much there is or how to get "
+                       "more, so there is no coverage to misplace"]
+    notes: list[str] = []
+    if not fails:
+        first = judged[0]
+        place = ("comes before the data" if not first.data_before else
+                 f"comes after only {first.data_before} data line"
+                 + ("s" if first.data_before != 1 else "")
+                 + f", within the {TEXT_LEAD_LINES} a title and header rows may take")
+        notes.append(f"{resp.label}: {shape}; coverage line {first.number:,} "
+                     f"{_quote(first.text)} {place}")
+    for cap in HEAD_SLICE_CAPS:
+        if text.size <= cap:
+            notes.append(f"{resp.label}: {text.size:,} bytes fit a head slice at {_kb(cap)} "
+                         "whole")
+            break
+        lost = [c for c in judged if c.end > cap]
+        where = f"{resp.label}: a head slice at {_kb(cap)} of {text.size:,} bytes"
+        if lost:
+            shown = "; ".join(f"line {c.number:,}: {_quote(c.text)}" for c in lost[:3])
+            more = f"; and {len(lost) - 3:,} more coverage lines" if len(lost) > 3 else ""
+            notes.append(f"{where} loses {shown}{more}")
+        else:
+            notes.append(f"{where} keeps every caveat")
+    return fails, notes
+
+
+def _late(line: CoverageLine) -> bool:
+    return line.data_before > TEXT_LEAD_LINES or (
+        line.data_before > 0 and line.end > HEAD_SLICE_CAPS[0])
+
+
+def _late_line(c: CoverageLine) -> str:
+    (first, start), (last, end) = c.first_data, c.last_data
+    rows = f"line {first:,}" if first == last else f"lines {first:,}-{last:,}"
+    lines = f"{c.data_before:,} data line" + ("s" if c.data_before != 1 else "")
+    if c.data_before > TEXT_LEAD_LINES:
+        fix = (f"move it before the data (a title and header rows, up to {TEXT_LEAD_LINES} "
+               "lines, may come first)")
+    else:
+        fix = (f"it ends past {_kb(HEAD_SLICE_CAPS[0])}, where the tightest head slice cuts; "
+               "move it to the top")
+    return (f"{c.kind} line {c.number:,} (byte {c.start:,}) {_quote(c.text)} comes after "
+            f"{lines} ({rows}, bytes {start:,}-{end:,}); {fix}")
+
+
+def _quote(text: str) -> str:
+    return repr(text if len(text) <= 120 else text[:119] + "…")
+
+
 # -- rule 2 -------------------------------------------------------------------------------------
 
 
@@ -167,7 +237,7 @@ def rule3_declared(resp: Response) -> list[str]:
     if resp.scan is None:
         text = resp.body.decode("utf-8", "replace")
         for line in text.splitlines():
-            if _TRUNCATION.search(line) and not re.search(r"[0-9]", line):
+            if TRUNCATION.search(line) and not re.search(r"[0-9]", line):
                 fails.append(f"{resp.label}: {line.strip()[:120]!r} says it was cut without "
                              "numbers; say shown-of-total, e.g. '37 of 2,000 rows'")
         return fails
@@ -185,13 +255,13 @@ def rule3_declared(resp: Response) -> list[str]:
     for node in scan.nodes:
         if node.bulk:
             continue
-        if node.kind == "string" and _TRUNCATION.search(node.value) and not re.search(
+        if node.kind == "string" and TRUNCATION.search(node.value) and not re.search(
             r"[0-9]", node.value
         ):
             fails.append(f"{resp.label}: {node.path} = {node.value[:120]!r} says it was cut "
                          "without numbers; say shown-of-total, e.g. '37 of 2,000 rows'")
         elif (node.kind == "boolean" and node.value is True and node.key is not None
-              and _TRUNCATION.search(node.key) and not _count_beside(scan, node)):
+              and TRUNCATION.search(node.key) and not _count_beside(scan, node)):
             fails.append(f"{resp.label}: {node.path} is true with no count beside it; say "
                          "shown-of-total, e.g. total or has_more with a count")
     return fails

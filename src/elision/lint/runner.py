@@ -3,7 +3,8 @@
 The lint connects over stdio (a command) or streamable HTTP (a URL) with the official SDK,
 makes every scenario call, and for a tool with a limit-like argument one more call with that
 argument at 1. Each answer is read as a consumer reads it: the first text block that is a JSON
-document (what a head slice cuts), else the structured content, else the text.
+document (what a head slice cuts), else the structured content (unless it only wraps the text as
+``{"result": "..."}``), else the text.
 """
 
 from __future__ import annotations
@@ -190,8 +191,13 @@ def response_of(result: types.CallToolResult, label: str) -> Response:
     candidates = [t.encode("utf-8", "surrogatepass") for t in texts]
     if len(texts) > 1:
         candidates.insert(0, "".join(texts).encode("utf-8", "surrogatepass"))
-    if result.structured_content is not None:
-        candidates.append(orjson.dumps(result.structured_content))
+    structured = result.structured_content
+    # {"result": "<the text>"} is how SDKs wrap a tool that returns a str: the text is the answer.
+    if structured is not None and not (
+        isinstance(structured, dict) and list(structured) == ["result"]
+        and structured["result"] == "".join(texts)
+    ):
+        candidates.append(orjson.dumps(structured))
     for body in candidates:
         if body.lstrip()[:1] in (b"{", b"["):
             try:
