@@ -3,7 +3,8 @@
 ``good`` keeps all four rules (with elision.server's helpers). In ``bad`` each tool breaks
 exactly one rule and keeps the other three, so the lint's findings can be asserted exactly:
 ``caveats_last`` rule 1, ``unbounded_fills`` rule 2, ``silent_cut`` rule 3, ``zero_balance``
-rule 4.
+rule 4, and ``grep_summary_last`` rule 1 in plain text. Each variant has a text tool (a
+grep-like listing, returned as a str) with its coverage line first (good) or last (bad).
 ``--http PORT`` serves streamable HTTP instead of stdio. Every tool serves a deterministic
 ledger of 2,000 trades.
 """
@@ -24,6 +25,17 @@ TRADES = [
     for i in range(2000)
 ]
 FILLS = [{"trade": i, "venue": "XNAS"} for i in range(300)]
+
+
+def grep_lines(symbol: str, limit: int) -> tuple[list[str], str]:
+    """A grep-like listing of one symbol's trades, and the line that says how much it shows."""
+    hits = [t for t in TRADES if t["symbol"] == symbol]
+    shown = hits[:limit]
+    rows = [f"trades.log:{t['id'] + 1}:{t['day']} {t['symbol']} qty={t['qty']}" for t in shown]
+    summary = f"{len(shown)} of {len(hits)} {symbol} trades shown"
+    if len(shown) < len(hits):
+        summary += f"; next page: offset={len(shown)}"
+    return rows, summary
 
 
 class Balance(TypedDict):
@@ -73,6 +85,12 @@ def build(variant: str) -> MCPServer:
                     "total_trades": len(TRADES)}
 
         @server.tool()
+        def grep_trades(symbol: str = "ACME", limit: int = 50) -> str:
+            """A grep-like listing with its coverage line first."""
+            rows, summary = grep_lines(symbol, limit)
+            return "\n".join([summary, *rows])
+
+        @server.tool()
         def ping() -> str:
             """Never called by the scenarios: checked from its schema only."""
             return "pong"
@@ -103,6 +121,12 @@ def build(variant: str) -> MCPServer:
             if token != "ok":
                 return {"account": account, "balance": 0.0, "status": "error: token expired"}
             return {"account": account, "balance": 1234.5, "status": "ok"}
+
+        @server.tool()
+        def grep_summary_last(symbol: str = "ACME", limit: int = 50) -> str:
+            """The same listing with its coverage line last, where a head slice cuts it."""
+            rows, summary = grep_lines(symbol, limit)
+            return "\n".join([*rows, summary])
 
     else:
         raise SystemExit(f"unknown variant {variant!r}: use good or bad")

@@ -1,7 +1,8 @@
 """End to end: ``elision lint`` as a real process against the servers in lint_server.py.
 
-One server keeps all four rules; in the other each tool breaks exactly one. The findings are
-asserted exactly. The two lint runs start together (each start costs seconds on a busy machine).
+One server keeps all four rules; in the other each tool breaks exactly one (a JSON tool per
+rule, and a plain-text tool for rule 1). The findings are asserted exactly. The two lint runs
+start together (each start costs seconds on a busy machine).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ SCENARIOS: dict[str, dict[str, Any]] = {
              "induced_failure": "expired token"},
         ],
         "ledger": [{"name": "everything", "arguments": {}}],
+        "grep_trades": [{"name": "ACME", "arguments": {"symbol": "ACME", "limit": 500}}],
     }},
     "bad": {"tools": {
         "caveats_last": [{"name": "a year", "arguments": {"limit": 500}}],
@@ -49,6 +51,7 @@ SCENARIOS: dict[str, dict[str, Any]] = {
             {"name": "expired token", "arguments": {"account": "ACC-1", "token": "expired"},
              "induced_failure": "expired token"},
         ],
+        "grep_summary_last": [{"name": "ACME", "arguments": {"symbol": "ACME", "limit": 500}}],
     }},
 }
 
@@ -90,9 +93,11 @@ def reports(
              str(scenarios), "--", *SERVER, variant],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
-    # Over HTTP: only caveats_last has a scenario (TOML this time); SARIF written to a file.
+    # Over HTTP: only caveats_last and grep_summary_last have a scenario (TOML this time);
+    # SARIF written to a file.
     toml = tmp / "calls.toml"
-    toml.write_text('[[tools.caveats_last]]\nname = "a year"\narguments = {limit = 500}\n')
+    toml.write_text('[[tools.caveats_last]]\nname = "a year"\narguments = {limit = 500}\n'
+                    '[[tools.grep_summary_last]]\nname = "ACME"\narguments = {limit = 500}\n')
     sarif = tmp / "report.sarif"
     _wait_for(http_server)
     http = subprocess.Popen(
@@ -124,6 +129,8 @@ def test_the_server_that_keeps_the_rules_passes_every_rule(reports: Any) -> None
         "balance": ["pass"] * 4,
         # @shaped output: envelope and caveats first, every array bounded by limit.
         "ledger": ["pass"] * 4,
+        # Plain text, its coverage line first.
+        "grep_trades": ["pass"] * 4,
         # No scenario: only its schema is read, and nothing static applies to rules 1-3.
         "ping": ["not exercised", "not exercised", "not exercised", "pass"],
     }
@@ -134,6 +141,9 @@ def test_the_server_that_keeps_the_rules_passes_every_rule(reports: Any) -> None
     assert ("scenario 'expired token': induced failure 'expired token' answered with null "
             "aggregates") in evidence(report, "balance", 4)
     assert "limit=1 bounds every bulk array" in evidence(report, "ledger", 2)
+    assert evidence(report, "grep_trades", 1)[0] == (
+        "scenario 'ACME': text answer of 501 lines, 500 of them data; coverage line 1 "
+        "'500 of 667 ACME trades shown; next page: offset=500' comes before the data")
 
 
 def test_each_broken_rule_fails_alone_and_the_exit_status_says_so(reports: Any) -> None:
@@ -145,8 +155,9 @@ def test_each_broken_rule_fails_alone_and_the_exit_status_says_so(reports: Any) 
         "unbounded_fills": ["pass", "fail", "pass", "pass"],
         "silent_cut": ["pass", "pass", "fail", "pass"],
         "zero_balance": ["pass", "pass", "pass", "fail"],
+        "grep_summary_last": ["fail", "pass", "pass", "pass"],
     }
-    assert report["summary"]["tools_failing"] == 4
+    assert report["summary"]["tools_failing"] == 5
 
 
 def test_caveats_after_the_rows_fail_rule_1_with_offsets_and_head_slices(reports: Any) -> None:
@@ -165,6 +176,20 @@ def test_caveats_after_the_rows_fail_rule_1_with_offsets_and_head_slices(reports
         f"scenario 'a year': a head slice at {cap} KB of 48,499 bytes loses $.total, "
         "$.has_more, $.warnings"
         for cap in (4, 8, 16, 32)
+    ]
+
+
+def test_a_text_answer_with_its_coverage_line_last_fails_rule_1(reports: Any) -> None:
+    _, report = reports["bad"]
+    line = "'500 of 667 ACME trades shown; next page: offset=500'"
+    # 500 grep-like rows of 37-39 bytes, then the line that says how much they are.
+    assert evidence(report, "grep_summary_last", 1) == [
+        f"scenario 'ACME': shown-of-total line 501 (byte 19,131) {line} comes after 500 data "
+        "lines (lines 1-500, bytes 0-19,130); move it before the data (a title and header "
+        "rows, up to 5 lines, may come first)",
+        *[f"scenario 'ACME': a head slice at {cap} KB of 19,182 bytes loses line 501: {line}"
+          for cap in (4, 8, 16)],
+        "scenario 'ACME': 19,182 bytes fit a head slice at 32 KB whole",
     ]
 
 
@@ -231,11 +256,13 @@ def test_url_and_a_sarif_report_written_to_a_file(reports: Any) -> None:
     for r in results:
         name = r["locations"][0]["logicalLocations"][0]["name"]
         by_tool.setdefault(name, []).append((r["ruleId"], r["kind"], r["level"]))
-    # Only caveats_last has a scenario; the other tools are judged from their schemas.
-    assert by_tool["caveats_last"] == [
-        ("ELISION001", "fail", "error"), ("ELISION002", "pass", "none"),
-        ("ELISION003", "pass", "none"), ("ELISION004", "pass", "none"),
-    ]
+    # Only caveats_last and grep_summary_last have a scenario; the other tools are judged
+    # from their schemas.
+    for name in ("caveats_last", "grep_summary_last"):
+        assert by_tool[name] == [
+            ("ELISION001", "fail", "error"), ("ELISION002", "pass", "none"),
+            ("ELISION003", "pass", "none"), ("ELISION004", "pass", "none"),
+        ]
     assert by_tool["zero_balance"][3] == ("ELISION004", "fail", "error")
     assert by_tool["silent_cut"][:3] == [
         ("ELISION001", "notApplicable", "none"), ("ELISION002", "notApplicable", "none"),
@@ -245,3 +272,7 @@ def test_url_and_a_sarif_report_written_to_a_file(reports: Any) -> None:
         "ELISION001", "ELISION002", "ELISION003", "ELISION004"]
     fail = next(r for r in results if r["kind"] == "fail")
     assert "$.warnings (byte 48,449) comes after bulk array $.trades" in fail["message"]["text"]
+    text = next(r for r in results if r["kind"] == "fail"
+                and r["locations"][0]["logicalLocations"][0]["name"] == "grep_summary_last")
+    assert "tool 'grep_summary_last': rule 1 (coverage and caveats come before bulk arrays): " \
+        "FAIL. scenario 'ACME': shown-of-total line 501 (byte 19,131)" in text["message"]["text"]
