@@ -184,7 +184,7 @@ def test_a_newest_era_agent_answers_through_the_bridge(tmp_path: Path) -> None:
             assert isinstance(request, types.ElicitRequest)
             assert_redacted(request.params.message)
 
-            no = {key: types.ElicitResult(action="decline")}
+            no: dict[str, types.InputResponse] = {key: types.ElicitResult(action="decline")}
             wrong = await session.call_tool(
                 "bank__where", {}, request_state=state, input_responses=no,
                 allow_input_required=True,
