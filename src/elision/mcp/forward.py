@@ -1,5 +1,7 @@
 """Forwarding what the proxy does not shape: resources, prompts, completions, logging.
 
+(Resource subscriptions and notifications are :mod:`elision.mcp.notify`'s.)
+
 Behind one server these go straight through; behind several, lists are merged, prompt names
 get the ``<server>__`` prefix, and a resource is read from the server that listed it.
 """
@@ -14,6 +16,7 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
 from elision.errors import UpstreamError
@@ -81,23 +84,6 @@ class Forwarding:
             ),
         )
 
-    async def _subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> Any:
-        self._scope_for(ctx)
-        return await self._by_uri(
-            str(params.uri), "resources/subscribe",
-            lambda s: s.send_request(
-                types.SubscribeRequest(params=_upstream_params(params)), types.EmptyResult
-            ),
-        )
-
-    async def _unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> Any:
-        return await self._by_uri(
-            str(params.uri), "resources/unsubscribe",
-            lambda s: s.send_request(
-                types.UnsubscribeRequest(params=_upstream_params(params)), types.EmptyResult
-            ),
-        )
-
     async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
         if not self.namespaced:
             return await self._single().call(
@@ -134,9 +120,7 @@ class Forwarding:
     async def _set_level(self, ctx: Ctx, params: types.SetLevelRequestParams) -> Any:
         self._scope_for(ctx)
         for upstream in self._serving("logging"):
-            await self._guarded(upstream, "logging/setLevel", lambda s: s.send_request(
-                types.SetLevelRequest(params=_upstream_params(params)), types.EmptyResult
-            ))
+            await self._guarded(upstream, "logging/setLevel", lambda s: _set_level_on(s, params))
         return types.EmptyResult()
 
     # -- routing helpers -------------------------------------------------------------------
@@ -197,6 +181,16 @@ class Forwarding:
 _READ_RESULT: TypeAdapter[Any] = TypeAdapter(types.ReadResourceResult | types.InputRequiredResult)
 _PROMPT_RESULT: TypeAdapter[Any] = TypeAdapter(types.GetPromptResult | types.InputRequiredResult)
 P = TypeVar("P", bound=types.RequestParams | None)
+
+
+async def _set_level_on(session: ClientSession, params: types.SetLevelRequestParams) -> Any:
+    if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        # No such request at 2026-07-28: each request asks for every level, and the proxy
+        # sends each agent what it asked for (elision.mcp.notify).
+        return types.EmptyResult()
+    return await session.send_request(
+        types.SetLevelRequest(params=_upstream_params(params)), types.EmptyResult
+    )
 
 
 def _upstream_params(params: P) -> P:

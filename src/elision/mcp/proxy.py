@@ -36,6 +36,7 @@ from elision.mcp.asking import Asking
 from elision.mcp.bridge import is_proxy_state
 from elision.mcp.config import ServerSpec
 from elision.mcp.forward import RESERVED_META, Ctx, Forwarding, R, Route
+from elision.mcp.notify import Notifier, forwarded_params, redacted_log
 from elision.mcp.references import fetch_reference
 from elision.mcp.results import DEFAULT_MEDIA_BUDGET, ResultShaper
 from elision.mcp.scopes import client_scope, is_unnamed, new_proxy_scope, unnamed_refusal
@@ -93,17 +94,23 @@ class Proxy(Forwarding):
         self.asking = Asking(pipeline, lambda: list(self._connections))
         #: Called once at shutdown, last first (the audit log's final checkpoint, say).
         self.on_close: list[Callable[[], None]] = []
+        #: Upstream notifications to agents of both eras (see elision.mcp.notify).
+        self.notifier = Notifier(self.upstreams, self._resources.get, self._connections)
+        self.on_close.append(self.notifier.close)
 
     # -- lifecycle -------------------------------------------------------------------------
 
     async def start(self, task_group: TaskGroup) -> None:
         """Start every upstream and list its tools; a name collision is an error here."""
         self._tg = task_group
+        self.notifier.start(task_group)
         self.asking.start(task_group)
         for spec in self.specs:
             self.upstreams[spec.name] = Upstream(
                 spec, task_group, self._notified, asker=self.asking.answer
             )
+        for upstream in self.upstreams.values():
+            upstream.on_start.append(self.notifier.upstream_started)
         listed: dict[str, list[types.Tool]] = {}
         failures: list[UpstreamError] = []
 
@@ -163,7 +170,10 @@ class Proxy(Forwarding):
         caps = self.capabilities()
         handlers: dict[str, Any] = {
             "on_list_tools": self._list_tools,
-            "on_call_tool": self._call_tool,
+            # Log messages an upstream sends during the call ride the call's own stream.
+            "on_call_tool": self.notifier.around_call(self._call_tool, self._upstream_of),
+            # Served always: it is how an agent of protocol 2026-07-28 hears of any change.
+            "on_subscriptions_listen": self.notifier.serve_listen,
         }
         if "resources" in caps:
             handlers.update(
@@ -172,8 +182,10 @@ class Proxy(Forwarding):
                 on_read_resource=self._read_resource,
             )
         if "subscribe" in caps:
+            # Counted with the uris listen streams want, so neither era unsubscribes the other.
             handlers.update(
-                on_subscribe_resource=self._subscribe, on_unsubscribe_resource=self._unsubscribe
+                on_subscribe_resource=self.notifier.on_subscribe,
+                on_unsubscribe_resource=self.notifier.on_unsubscribe,
             )
         if "prompts" in caps:
             handlers.update(on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
@@ -194,7 +206,8 @@ class Proxy(Forwarding):
             # Registered directly: the constructor keyword warns that logging is deprecated in
             # the newest protocol, but clients of older ones still set levels.
             server.add_request_handler(
-                "logging/setLevel", types.SetLevelRequestParams, self._set_level
+                "logging/setLevel", types.SetLevelRequestParams,
+                self.notifier.around_set_level(self._set_level),
             )
         return server
 
@@ -384,24 +397,23 @@ class Proxy(Forwarding):
                 self._tg.start_soon(self._tools_changed, upstream)
             return
         if isinstance(note, types.LoggingMessageNotification):
-            params = note.params.model_dump(by_alias=True, mode="json", exclude_none=True)
+            # Redacted like every result: a log line may quote a credential or signed URL.
+            params = redacted_log(forwarded_params(note.params) or {})
             if self.namespaced:
                 params["logger"] = f"{upstream.name}/{params.get('logger', '')}".rstrip("/")
-            await self._broadcast("notifications/message", params)
+            await self.notifier.log(upstream.name, params)
         elif isinstance(note, _FORWARDED):
-            forwarded = (
-                note.params.model_dump(by_alias=True, mode="json", exclude_none=True)
-                if note.params is not None else None
-            )
-            await self._broadcast(note.method, forwarded)
+            await self.notifier.changed(note.method, forwarded_params(note.params))
 
     async def _tools_changed(self, upstream: Upstream) -> None:
+        # Announced only once the new list is in place, so the agent's re-list sees it.
         await self._refresh_tools(upstream)
-        await self._broadcast("notifications/tools/list_changed", None)
+        await self.notifier.changed("notifications/tools/list_changed", None)
 
-    async def _broadcast(self, method: str, params: dict[str, Any] | None) -> None:
-        for connection in list(self._connections):
-            await connection.notify(method, params)
+    def _upstream_of(self, params: types.CallToolRequestParams) -> str | None:
+        """The server a tool call goes to (None for the proxy's own tools)."""
+        route = self._tools.get(params.name)
+        return route.upstream.name if route is not None else None
 
     # -- routing helpers -------------------------------------------------------------------
 

@@ -92,6 +92,8 @@ class Upstream:
         self._failure: str | None = None
         self.starts = 0
         self._capabilities: types.ServerCapabilities | None = None
+        #: Called with each new session once it is up (the proxy's notifier follows it).
+        self.on_start: list[Callable[[Upstream, ClientSession], None]] = []
 
     @property
     def name(self) -> str:
@@ -161,6 +163,18 @@ class Upstream:
                 "it will be restarted on the next call"
             ) from None
 
+    async def notify(self, notification: types.ClientNotification) -> None:
+        """Send ``notification`` on the running session of the handshake era, if there is
+        one; never raises (a server that is gone has nothing to be told)."""
+        client = self._client
+        if client is None or self.modern:
+            return
+        try:
+            await client.session.send_notification(notification)
+        except Exception as exc:
+            logger.warning("could not tell %r %s: %s", self.name, notification.method,
+                           _describe(exc))
+
     async def restart(self) -> None:
         """Stop the session; the next call starts a new one."""
         async with self._lock:
@@ -201,6 +215,8 @@ class Upstream:
         self._closing = closing
         self._capabilities = self._client.server_capabilities
         self.starts += 1
+        for started in self.on_start:
+            started(self, self._client.session)
 
     async def _stop(self) -> None:
         if self._closing is not None:
@@ -242,7 +258,8 @@ class Upstream:
                 asking["sampling_callback"] = self._sample
         return Client(
             server, mode=spec.mode, message_handler=self._message, cache=None,
-            logging_callback=self._log, **asking,
+            # Every level: the proxy decides which agent gets which (elision.mcp.notify).
+            logging_callback=self._log, log_level="debug", **asking,
         )
 
     async def _elicit(

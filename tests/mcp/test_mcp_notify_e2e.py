@@ -1,0 +1,302 @@
+"""End to end: upstream notifications reach agents of both protocol eras through the proxy.
+
+A real upstream (``notify_server.py``) behind a real ``elision proxy``, driven by the official
+``mcp.Client`` as an agent of a handshake-era protocol (``mode="legacy"``) and as one of
+protocol 2026-07-28, over stdio and over HTTP, with the upstream's own session in either era
+(``"mode": "legacy"`` or ``"auto"`` in the proxy's config). Each agent checks:
+
+* a tool that changes the tool list: the agent hears ``tools/list_changed`` and lists the
+  new tool;
+* ``resources/updated`` for a uri it subscribed to (``resources/subscribe``, or a listen
+  stream's ``resourceSubscriptions``) and not for another uri;
+* a log message at the level it asked for reaches it during the call, one below it does not;
+* a log message that carries a credential arrives with the credential withheld.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.client.subscriptions import ResourceUpdated, Subscription, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcp import Client, StdioServerParameters
+from support.ports import free_port, wait_for_port
+
+pytestmark = [
+    pytest.mark.e2e,
+    # logging/setLevel and resources/subscribe are deprecated at 2026-07-28; the agents of an
+    # older protocol here use them on purpose.
+    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
+]
+
+HERE = Path(__file__).parent
+UPSTREAM = [sys.executable, str(HERE / "notify_server.py")]
+ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
+FEED = "test://feed"
+OTHER = "test://other"
+SECRET = "ghp_" + "k3F9q2Lm7Zx8Rt4Wv6Yb1Nc5Hd0Js3Pa9Ue2"
+NEWEST = MODERN_PROTOCOL_VERSIONS[-1]
+#: How long a notification may take to arrive.
+WAIT = 10.0
+
+
+def write_config(tmp_path: Path, mode: str, url: str | None = None) -> Path:
+    entry: dict[str, Any] = {"url": url} if url else {"command": UPSTREAM[0], "args": UPSTREAM[1:]}
+    config = tmp_path / f"servers-{mode}.json"
+    config.write_text(json.dumps({"mcpServers": {"feed": {**entry, "mode": mode}}}))
+    return config
+
+
+def proxy_command(config: Path, *extra: str) -> list[str]:
+    return [*ELISION, "proxy", "--config", str(config), "--store", ":memory:", *extra]
+
+
+class Agent:
+    """One agent's client and everything it heard."""
+
+    def __init__(self, era: str) -> None:
+        self.era = era
+        self.modern = era != "legacy"
+        self.logs: list[types.LoggingMessageNotificationParams] = []
+        self.heard: list[types.ServerNotification] = []
+        self.events: list[Any] = []
+
+    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self.logs.append(params)
+
+    async def on_message(self, message: Any) -> None:
+        if not isinstance(message, Exception):
+            self.heard.append(message)
+
+    def client(self, server: Any) -> Client:
+        return Client(server, mode=self.era, logging_callback=self.on_log,
+                      message_handler=self.on_message)
+
+    def updated(self) -> list[str]:
+        return [str(n.params.uri) for n in self.heard
+                if isinstance(n, types.ResourceUpdatedNotification)]
+
+    def tools_changed(self) -> int:
+        return sum(isinstance(n, types.ToolListChangedNotification) for n in self.heard)
+
+    async def call(self, client: Client, name: str, args: dict[str, Any],
+                   level: types.LoggingLevel | None = None) -> str:
+        # An agent of protocol 2026-07-28 asks for log messages on each call; one of an older
+        # protocol asked once, with logging/setLevel.
+        meta: Any = {types.LOG_LEVEL_META_KEY: level} if level and self.modern else None
+        result = await client.call_tool(f"feed__{name}", args, meta=meta)
+        assert not result.is_error, result
+        block = result.content[0]
+        assert isinstance(block, types.TextContent)
+        return block.text
+
+
+async def until(check: Callable[[], bool], what: str) -> None:
+    with anyio.fail_after(WAIT):
+        while not check():
+            await anyio.sleep(0.02)
+
+
+async def drain(subscription: Subscription, agent: Agent) -> None:
+    async for event in subscription:
+        agent.events.append(event)
+
+
+async def exercise(client: Client, agent: Agent, *, upstream_era: str) -> None:
+    """Every check, for one agent; the upstream's era is checked too, so a fallback shows."""
+    assert (client.protocol_version in MODERN_PROTOCOL_VERSIONS) == agent.modern
+    era = await agent.call(client, "era", {})
+    assert (era in MODERN_PROTOCOL_VERSIONS) == (upstream_era != "legacy"), era
+
+    async with anyio.create_task_group() as tg:
+        if agent.modern:
+            listening = client.listen(tools_list_changed=True, resource_subscriptions=[FEED])
+            subscription = await listening.__aenter__()
+            assert subscription.honored.resource_subscriptions == [FEED]
+            tg.start_soon(drain, subscription, agent)
+        else:
+            await client.set_logging_level("warning")
+            await client.subscribe_resource(FEED)
+
+        # Logs: one below the level asked for, then one at it; only the second arrives, and
+        # during the call (before its result) for an agent of protocol 2026-07-28.
+        assert await agent.call(client, "say", {"message": "quiet", "level": "info"},
+                                level="warning") == "said"
+        assert await agent.call(client, "say", {"message": "loud", "level": "warning"},
+                                level="warning") == "said"
+        if agent.modern:
+            assert [p.data for p in agent.logs] == ["loud"]
+        await until(lambda: any(p.data == "loud" for p in agent.logs), "the warning")
+        assert [p.data for p in agent.logs] == ["loud"]
+        assert agent.logs[0].level == "warning" and agent.logs[0].logger == "feed/notify"
+        if agent.modern:
+            # A call that asked for no log messages gets none.
+            await agent.call(client, "say", {"message": "unasked", "level": "error"})
+        # A credential in a log message is withheld.
+        await agent.call(client, "say", {"message": f"token={SECRET} ok", "level": "error"},
+                         level="warning")
+        await until(lambda: len(agent.logs) == 2, "the error")
+        assert SECRET not in json.dumps([p.model_dump() for p in agent.logs])
+        assert "credential withheld" in str(agent.logs[1].data)
+        assert str(agent.logs[1].data).endswith(" ok")
+
+        # resources/updated: for the subscribed uri, not for another one.
+        await agent.call(client, "touch", {"uri": OTHER})
+        await agent.call(client, "touch", {"uri": FEED})
+        await until(lambda: FEED in agent.updated(), "resources/updated")
+        assert agent.updated() == [FEED]
+        if agent.modern:
+            await until(lambda: ResourceUpdated(uri=FEED) in agent.events, "the listen event")
+            assert ResourceUpdated(uri=OTHER) not in agent.events
+        if upstream_era == "legacy":
+            # The proxy subscribed the upstream itself.
+            assert json.loads(await agent.call(client, "subscribed", {})) == [FEED]
+
+        # A tool that changes the tool list: heard, and the new tool is listed at once.
+        assert "feed__grown" not in {t.name for t in (await client.list_tools()).tools}
+        await agent.call(client, "grow", {})
+        await until(lambda: agent.tools_changed() > 0, "tools/list_changed")
+        assert "feed__grown" in {t.name for t in (await client.list_tools()).tools}
+        assert await agent.call(client, "grown", {}) == "grown"
+        if agent.modern:
+            await until(lambda: ToolsListChanged() in agent.events, "the listen event")
+            await listening.__aexit__(None, None, None)
+        else:
+            await client.unsubscribe_resource(FEED)
+        tg.cancel_scope.cancel()
+    if upstream_era == "legacy":
+        # Nobody wants the uri any more: the proxy unsubscribed the upstream.
+        await until_subscribed(client, agent, [])
+
+
+async def until_subscribed(client: Client, agent: Agent, uris: list[str]) -> None:
+    with anyio.fail_after(WAIT):
+        while json.loads(await agent.call(client, "subscribed", {})) != uris:
+            await anyio.sleep(0.05)
+
+
+@pytest.mark.parametrize("upstream_era", ["legacy", "auto"])
+def test_stdio_agents_of_both_eras_hear_every_notification(
+    tmp_path: Path, upstream_era: str
+) -> None:
+    config = write_config(tmp_path, upstream_era)
+    command = proxy_command(config)
+    server = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+
+    async def one(era: str) -> None:
+        agent = Agent(era)
+        async with agent.client(server) as client:
+            await exercise(client, agent, upstream_era=upstream_era)
+
+    async def main() -> None:
+        # Each stdio agent has its own proxy (and upstream): started side by side.
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one, "legacy")
+            tg.start_soon(one, NEWEST)
+
+    anyio.run(main)
+
+
+@asynccontextmanager
+async def http_proxy(config: Path) -> AsyncIterator[str]:
+    """A proxy on HTTP; yields its URL once it listens."""
+    listening = re.compile(r"listening on (http://\S+)")
+    proc = await anyio.open_process(proxy_command(config, "--listen", "127.0.0.1:0"),
+                                    stdout=subprocess.DEVNULL)
+    try:
+        assert proc.stderr is not None
+        seen = ""
+        with anyio.fail_after(60):
+            while not (found := listening.search(seen)):
+                chunk = await proc.stderr.receive()
+                seen += chunk.decode(errors="replace")
+        yield found[1]
+    finally:
+        proc.terminate()
+        with anyio.move_on_after(10):
+            await proc.wait()
+        if proc.returncode is None:
+            proc.kill()
+        await proc.aclose()
+
+
+@pytest.mark.parametrize("upstream_era", ["legacy", "auto"])
+def test_http_agents_of_both_eras_on_one_proxy_hear_every_notification(
+    tmp_path: Path, upstream_era: str
+) -> None:
+    # The upstream speaks HTTP too when it is of the newest era, so the proxy's own listen
+    # stream runs over HTTP; the other case keeps a stdio upstream.
+    upstream = None
+    url = None
+    if upstream_era == "auto":
+        port = free_port()
+        upstream = subprocess.Popen([*UPSTREAM, "--http", str(port)], stderr=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        if upstream is not None:
+            wait_for_port(port)
+        config = write_config(tmp_path, upstream_era, url)
+
+        async def main() -> None:
+            async with http_proxy(config) as proxy_url:
+                legacy, modern = Agent("legacy"), Agent(NEWEST)
+                async with legacy.client(proxy_url) as old, modern.client(proxy_url) as new:
+                    await old.list_tools()  # as an agent does first; the proxy knows it now
+                    # One after the other: both share one upstream, whose tool list grows once.
+                    await exercise(new, modern, upstream_era=upstream_era)
+                    await check_legacy_after_growth(old, legacy, upstream_era=upstream_era)
+                    await check_shared_interest(old, legacy, new, modern,
+                                                upstream_era=upstream_era)
+
+        anyio.run(main)
+    finally:
+        if upstream is not None:
+            upstream.terminate()
+            upstream.wait(10)
+
+
+async def check_legacy_after_growth(client: Client, agent: Agent, *, upstream_era: str) -> None:
+    """The handshake-era agent on the same proxy: it heard the growth the other agent caused,
+    and gets its own logs and updates."""
+    await until(lambda: agent.tools_changed() > 0, "tools/list_changed")
+    assert "feed__grown" in {t.name for t in (await client.list_tools()).tools}
+    # It also heard what the other agent's calls logged and updated; from here on, its own.
+    agent.logs.clear()
+    agent.heard.clear()
+    await client.set_logging_level("warning")
+    await client.subscribe_resource(FEED)
+    await agent.call(client, "say", {"message": "quiet", "level": "info"})
+    await agent.call(client, "say", {"message": f"token={SECRET}", "level": "warning"})
+    await until(lambda: len(agent.logs) > 0, "the warning")
+    assert len(agent.logs) == 1 and SECRET not in str(agent.logs[0].data)
+    assert "credential withheld" in str(agent.logs[0].data)
+    await agent.call(client, "touch", {"uri": FEED})
+    await until(lambda: FEED in agent.updated(), "resources/updated")
+    if upstream_era == "legacy":
+        assert json.loads(await agent.call(client, "subscribed", {})) == [FEED]
+
+
+async def check_shared_interest(old: Client, legacy: Agent, new: Client, modern: Agent, *,
+                                upstream_era: str) -> None:
+    """Both eras want the uri; the handshake-era agent lets it go, the other still hears."""
+    modern.heard.clear()
+    async with new.listen(resource_subscriptions=[FEED]):
+        await old.unsubscribe_resource(FEED)
+        if upstream_era == "legacy":
+            assert json.loads(await legacy.call(old, "subscribed", {})) == [FEED]
+        await modern.call(new, "touch", {"uri": FEED})
+        await until(lambda: FEED in modern.updated(), "resources/updated")
+    if upstream_era == "legacy":
+        await until_subscribed(new, modern, [])
