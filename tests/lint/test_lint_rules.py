@@ -520,6 +520,10 @@ def test_reports_list_every_tool_and_rule() -> None:
     assert "- **call failed**: call timed out" in markdown
     assert "  - late total" in markdown
     assert "`ghost`" in markdown
+    assert "No tool was called" not in markdown  # 'good' was
+    idle = LintResult("python s.py", [ToolReport("t", False, None, [Verdict(1, "not exercised")])],
+                      [])
+    assert "No tool was called, so only their schemas were read." in to_markdown(idle)
     sarif = json.loads(render(_result(), "sarif"))
     kinds = [(r["ruleId"], r["kind"]) for r in sarif["runs"][0]["results"]]
     assert len(kinds) == 8 and ("ELISION001", "fail") in kinds

@@ -89,8 +89,10 @@ def _rule1(ordinary: list[Response], schema: dict[str, Any] | None, exercised: b
         notes.append("every answer was an error: nothing to read" if ordinary else
                      "only induced failures were called: no ordinary answer to read"
                      if exercised else
-                     "no scenario: only the output schema's order was checked"
-                     if schema else "no scenario and no output schema")
+                     "no scenario: only the output schema's order was checked; give it one "
+                     "with --scenarios to judge its answers"
+                     if schema else "no scenario and no output schema; give it one with "
+                     "--scenarios to judge its answers")
     elif not fails and json_answers:
         has_bulk = any(r.scan is not None and r.scan.bulk_arrays for r in json_answers)
         notes.insert(0, "every caveat comes before the first bulk array" if has_bulk

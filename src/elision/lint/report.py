@@ -79,6 +79,11 @@ def to_markdown(result: LintResult) -> str:
         cells = [_status(v.status) for v in t.verdicts]
         lines.append(f"| `{_cell(t.name)}` | {'yes' if t.exercised else 'not exercised'} | "
                      + " | ".join(cells) + " |")
+    if result.tools and not any(t.exercised for t in result.tools):
+        lines += ["", "No tool was called, so only their schemas were read. Write a scenarios "
+                  "file with arguments for each tool (the largest realistic case first) and "
+                  "pass it with `--scenarios FILE` to judge their answers; see "
+                  "`elision lint --help`."]
     if result.unknown_scenarios:
         lines += ["", "Scenarios name tools the server does not list: "
                   + ", ".join(f"`{n}`" for n in result.unknown_scenarios)]
