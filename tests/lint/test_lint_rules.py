@@ -280,6 +280,8 @@ SUMMARY = "300 of 667 ACME trades shown; next page: offset=300"
         ("\n".join([*ROWS, "[output truncated]", "total: 667"]), 2),
         # One line after a title, but 5 KB in: the tightest head slice (4 KB) cuts it.
         ("Title\n" + "x" * 5000 + "\n1 of 9 rows shown", 1),
+        # CRLF line endings read the same.
+        ("\r\n".join([*ROWS, SUMMARY]), 1),
         # Blank and rule lines are not data.
         ("Trades\n\n-----\n\n====\n\n\n2 of 2 rows shown", 0),
         # No coverage line at all, or a log whose WARNING lines are data: nothing to misplace.
@@ -306,6 +308,12 @@ def test_rule1_on_text_names_the_line_its_offset_and_the_data_before_it() -> Non
         f"r: a head slice at {cap} KB of {len(body):,} bytes loses line 301: {SUMMARY!r}"
         for cap in (4, 8)
     ] + [f"r: {len(body):,} bytes fit a head slice at 16 KB whole"]
+    # Offsets are bytes, CRLF and invalid UTF-8 included: the quote stops before the \r.
+    crlf = Response("r", b"\xff\xfe row\r\n" * 6 + b"6 of 9 rows shown\r\n", False, None)
+    assert rule1_text(crlf)[0] == [
+        "r: shown-of-total line 7 (byte 48) '6 of 9 rows shown' comes after 6 data lines (lines "
+        "1-6, bytes 0-46); move it before the data (a title and header rows, up to 5 lines, "
+        "may come first)"]
     fails, notes = rule1_text(text("Title\n" + "x" * 5000 + "\n1 of 9 rows shown"))
     assert fails == ["r: shown-of-total line 3 (byte 5,007) '1 of 9 rows shown' comes after 2 "
                      "data lines (lines 1-2, bytes 0-5,006); it ends past 4 KB, where the "

@@ -13,8 +13,9 @@ total              ``total: 2,000``, ``2,000 total``, ``320 matches in total``, 
 cursor             ``next page: cursor=eyJ…``, ``next_cursor: abc``, ``page_token = x``
 has more           ``has_more: true``, ``... and 270 more``, ``(270 more rows)``
 truncation         ``[output truncated]``, ``results truncated``, ``partial results`` (the
-                   words of rule 3's check; ``cut`` and ``partial`` only in a notice's shape,
-                   or beside a count, since prose uses them too)
+                   words of rule 3's check, about the output; ``cut``, ``partial`` and
+                   ``clipped``, which prose uses too, only in a notice's shape such as
+                   ``[partial]``, beside ``N of M``, or next to what they cut)
 =================  ==========================================================================
 
 Precision matters more than recall: a false coverage line after the rows fails a tool that keeps
@@ -200,8 +201,7 @@ def scan_text(body: bytes) -> TextScan:
         newline = body.find(b"\n", start)
         stop = len(body) if newline < 0 else newline
         number += 1
-        raw = body[start:stop]
-        end = stop - 1 if raw.endswith(b"\r") else stop
+        end = stop - 1 if stop > start and body[stop - 1] == 0x0D else stop  # CRLF
         text = body[start:end].decode("utf-8", "replace")
         kind = coverage_kind(text)
         if kind is not None:
