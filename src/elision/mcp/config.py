@@ -15,8 +15,9 @@ A budget is the most specific of: the tool's, the server's, the file's, the comm
 list-changed notifications reach the agent, and a server that needs input asks for it
 mid-call. ``"auto"`` uses the newest era (2026-07-28) when the server speaks it, so a tool
 that needs input answers with an ``InputRequiredResult``, which the proxy passes to the agent
-as is and whose answer it passes back; that era's log and list-changed notifications are not
-forwarded.
+as is and whose answer it passes back. The proxy listens to such a server for its list-changed
+and resource events and asks it for log messages on every request (see
+:mod:`elision.mcp.notify`), so agents of either era still get them.
 
 ``sampling`` (default ``false``) lets the proxy tell a server it can sample: a server's
 ``sampling/createMessage`` then goes to the agent whose call asked. Off, the server is not
