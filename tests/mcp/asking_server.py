@@ -8,7 +8,8 @@ that rewrote the state on the way would show.
 The other tools ask the handshake-era way, mid-call, with requests of their own:
 ``confirm_transfer`` elicits (``checks`` times), ``summarize`` samples, ``where`` lists roots,
 ``gate`` elicits only once ``wait_for`` calls of it are in flight together, and ``stats``
-counts the calls that were cancelled while waiting for an answer. Each reports what it got
+counts the calls that were cancelled while waiting for an answer and the roots changes it
+was told of. Each reports what it got
 as JSON, so a test sees what reached the tool. Run as a script on stdio.
 """
 
@@ -27,6 +28,7 @@ from mcp_types import (
     ElicitRequestFormParams,
     ElicitResult,
     InputRequiredResult,
+    NotificationParams,
     SamplingMessage,
     TextContent,
 )
@@ -36,7 +38,7 @@ from pydantic import BaseModel
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
 server = MCPServer("elision-test-asking")
-counts = {"arrived": 0, "asked": 0, "cancelled": 0}
+counts = {"arrived": 0, "asked": 0, "cancelled": 0, "roots_changed": 0}
 #: A credential the server puts into its questions (a test passes one in); never for the agent.
 SECRET = os.environ.get("ASKING_SECRET", "")
 
@@ -147,6 +149,15 @@ async def gate(ctx: Context, wait_for: int = 2) -> str:
 def stats() -> str:
     """How many calls were cancelled while they waited for an answer."""
     return json.dumps(counts)
+
+
+async def roots_changed(ctx: object, params: object) -> None:
+    counts["roots_changed"] += 1
+
+
+server._lowlevel_server.add_notification_handler(
+    "notifications/roots/list_changed", NotificationParams, roots_changed
+)
 
 
 if __name__ == "__main__":

@@ -148,6 +148,12 @@ def test_a_handshake_era_agent_is_asked_on_its_own_call(tmp_path: Path) -> None:
             assert doc_of(result) == {"roots": [ROOT]}
             assert agent.roots_asked == 1
 
+            # The agent's roots changed: the server, told the proxy's roots may change, hears.
+            await client.session.send_notification(types.RootsListChangedNotification())
+            with anyio.fail_after(10):
+                while doc_of(await client.call_tool("bank__stats", {}))["roots_changed"] != 1:
+                    await anyio.sleep(0.05)
+
     anyio.run(main)
     assert len(agent.asked) == 5
     assert_redacted(agent.shown())

@@ -97,10 +97,14 @@ class Asking:
     """Links each upstream's questions to agent calls and carries them both ways."""
 
     def __init__(
-        self, pipeline: Pipeline, connections: Callable[[], Iterable[Connection]]
+        self,
+        pipeline: Pipeline,
+        connections: Callable[[], Iterable[Connection]],
+        upstreams: Callable[[], Iterable[Upstream]] = tuple,
     ) -> None:
         self.pipeline = pipeline
         self._connections = connections
+        self._upstreams = upstreams
         self._calls: dict[str, list[Call]] = {}
         self.bridge = Bridge()
 
@@ -276,6 +280,13 @@ class Asking:
                 return exc.error
         return types.ErrorData(code=REQUEST_TIMEOUT,
                                message="elision proxy: the agent did not answer roots/list")
+
+    async def roots_changed(self, ctx: Ctx, params: types.NotificationParams | None) -> None:
+        """An agent's ``notifications/roots/list_changed``: told to every running upstream of
+        the handshake era (the proxy declared ``roots.listChanged`` to them), which ask again
+        and are answered as above."""
+        for upstream in self._upstreams():
+            await upstream.notify(types.RootsListChangedNotification())
 
     # -- bookkeeping -----------------------------------------------------------------------
 

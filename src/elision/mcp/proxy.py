@@ -91,7 +91,9 @@ class Proxy(Forwarding):
         self._scope = new_proxy_scope()
         self._tg: TaskGroup | None = None
         #: Questions upstreams ask mid-call, carried to the agent that caused them.
-        self.asking = Asking(pipeline, lambda: list(self._connections))
+        self.asking = Asking(
+            pipeline, lambda: list(self._connections), lambda: list(self.upstreams.values())
+        )
         #: Called once at shutdown, last first (the audit log's final checkpoint, say).
         self.on_close: list[Callable[[], None]] = []
         #: Upstream notifications to agents of both eras (see elision.mcp.notify).
@@ -209,6 +211,10 @@ class Proxy(Forwarding):
                 "logging/setLevel", types.SetLevelRequestParams,
                 self.notifier.around_set_level(self._set_level),
             )
+        # Upstreams were told the proxy's roots may change: an agent's change is theirs too.
+        server.add_notification_handler(
+            "notifications/roots/list_changed", types.NotificationParams, self.asking.roots_changed
+        )
         return server
 
     def notification_options(self) -> NotificationOptions:
