@@ -28,6 +28,9 @@ there is exactly one; otherwise the server gets an error.
 **What is forwarded.** Only a kind the target agent declared: elicitation (URL mode only to
 an agent that declared it), sampling (with tools only to one that declared sampling tools),
 roots. Anything else is refused with an error that says which capability was missing.
+The agent has the server's timeout to answer one question; the call's own clock stops
+meanwhile (:class:`~elision.mcp.upstream.Deadline`), so a person thinking does not get the
+server restarted as hung. The agent's answer, or its error, goes back to the server as given.
 
 **What the proxy declares upstream.** Elicitation (form and URL) and roots always: every
 agent the proxy serves can be reached by one route or the other, and one that cannot answer
