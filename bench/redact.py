@@ -1,7 +1,11 @@
 """Redaction throughput beside the shaper's own cost (one orjson parse), in one run.
 
-    .venv/bin/python bench/redact.py                 # 1, 10 and 100 MB, 5 rounds each
-    .venv/bin/python bench/redact.py --sizes 1 10 --rounds 3
+    .venv/bin/python bench/redact.py                 # 10 KB to 100 MB, 5 rounds each
+    .venv/bin/python bench/redact.py --sizes 0.01 0.1 1 10 --rounds 3
+    ELISION_REDACT_ENGINE=re .venv/bin/python bench/redact.py   # without hyperscan
+
+Sizes are in MB (0.01 is 10 KB). Below 1 MB each round times enough calls to last about as
+long as one call on 1 MB, and reports the time of one.
 
 For each size the corpus is mixed: JSON tool results (records with ordinary URLs, prose,
 base64 image blocks, MCP resource lanes, and a sparse sprinkling of signed URLs and keys) and
@@ -121,31 +125,38 @@ def text_corpus(size: int, secret_every: int, seed: int = 11) -> str:
     return "\n".join(lines)
 
 
+#: Calls per timed round: set from the size, so a 10 KB round is not a timer tick.
+_repeat = 1
+
+
 def median_time(fn: Callable[[], object], rounds: int) -> float:
     times = []
     for _ in range(rounds):
         gc.collect()
         start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
+        for _ in range(_repeat):
+            fn()
+        times.append((time.perf_counter() - start) / _repeat)
     return statistics.median(times)
 
 
-def measure(mb: int, rounds: int, secret_every: int, corpora: list[str]) -> None:
+def measure(mb: float, rounds: int, secret_every: int, corpora: list[str]) -> None:
+    global _repeat
+    _repeat = max(1, round(1 / mb)) if mb < 1 else 1
     floor = sha = 0.0
     for corpus in corpora:
         floor, sha = _json_rows(mb, rounds, secret_every, corpus)
     # A log has no parse of its own to compare with, so its floor is the parse of a JSON body
     # of the same size: what the shaper would cost on it.
-    text = text_corpus(mb * 1_000_000, secret_every)
+    text = text_corpus(int(mb * 1_000_000), secret_every)
     cost = median_time(lambda: redact_text(text), rounds)
     withheld = len(redact_text(text).withheld)
     _row(mb, "text", floor, sha, cost, f"redact_text, {withheld} withheld")
 
 
-def _json_rows(mb: int, rounds: int, secret_every: int, corpus: str) -> tuple[float, float]:
+def _json_rows(mb: float, rounds: int, secret_every: int, corpus: str) -> tuple[float, float]:
     """Time the JSON corpus of one density; return its floor (loads, sha256) for the log."""
-    body = json_corpus(mb * 1_000_000, secret_every, dense=corpus == "dense")
+    body = json_corpus(int(mb * 1_000_000), secret_every, dense=corpus == "dense")
     value = orjson.loads(body)
     floor = median_time(lambda: orjson.loads(body), rounds)
     sha = median_time(lambda: hashlib.sha256(body).digest(), rounds)
@@ -159,21 +170,30 @@ def _json_rows(mb: int, rounds: int, secret_every: int, corpus: str) -> tuple[fl
     return floor, sha
 
 
-def _row(mb: int, kind: str, floor: float, sha: float, cost: float, what: str) -> None:
-    print(f"{mb:>4}MB {kind:<5} {floor:>8.3f}s {floor + sha:>8.3f}s {cost:>8.3f}s "
+def _row(mb: float, kind: str, floor: float, sha: float, cost: float, what: str) -> None:
+    size = f"{mb * 1000:g}KB" if mb < 1 else f"{mb:g}MB"
+    print(f"{size:>6} {kind:<5} {_ms(floor)} {_ms(floor + sha)} {_ms(cost)} "
           f"{cost / floor:>6.2f} {cost / (floor + sha):>6.2f}  {what}", flush=True)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:>8.3f}ms" if seconds < 1 else f"{seconds:>8.3f}s "
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 10, 100], help="MB")
+    parser.add_argument("--sizes", type=float, nargs="+", default=[0.01, 0.1, 1, 10, 100],
+                        help="MB (0.01 is 10 KB)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--secret-every", type=int, default=2000,
                         help="one secret per this many records / lines (0: none)")
     parser.add_argument("--corpus", nargs="+", choices=["realistic", "dense"],
                         default=["realistic", "dense"], help="JSON lane density")
     args = parser.parse_args()
-    print(f"{'size':>6} {'kind':<5} {'loads':>9} {'+sha256':>9} {'redact':>9} "
+    from elision.redact.triggers import engine_name
+
+    print(f"trigger search: {engine_name()}")
+    print(f"{'size':>6} {'kind':<5} {'loads':>10} {'+sha256':>10} {'redact':>10} "
           f"{'ratio':>6} {'ratio2':>6}  what")
     for mb in args.sizes:
         measure(mb, args.rounds, args.secret_every, args.corpus)

@@ -36,7 +36,7 @@ class Span(NamedTuple):
 
 #: Every credential parameter the URL rules know ends in one of these, just before its "=":
 #: "token" covers access_token and X-Amz-Security-Token, "key" covers api_key.
-_PARAM_SUFFIXES = (
+PARAM_SUFFIXES = (
     "token", "sig", "signature", "credential", "keyid", "accessid", "pair-id", "key", "secret",
     "password", "passwd", "pass", "pwd", "code",
 )
@@ -77,7 +77,7 @@ def _after_param(*eqs: str) -> str:
     # that most "=" in a URL-heavy body (page=, sort=) fail on one one-char look behind.
     heads = "|".join(re.escape(eq[1:]) for eq in eqs if eq[1:])
     head = f"(?:{heads})" if heads else ""
-    behind = "|".join(names_behind(list(_PARAM_SUFFIXES), eq) for eq in eqs)
+    behind = "|".join(names_behind(list(PARAM_SUFFIXES), eq) for eq in eqs)
     return f"{re.escape(eqs[0][0])}{head}(?:{behind})"
 
 
@@ -186,6 +186,11 @@ def may_match(text: str) -> bool:
 def may_match_bytes(data: bytes) -> bool:
     """:func:`may_match` over UTF-8 bytes (a JSON serialization, say), without decoding."""
     return _BYTES_FILTER(data)
+
+
+def text_positions(text: str) -> list[int]:
+    """Every offset in ``text`` where :func:`may_match` would see a trigger start."""
+    return _STR_FILTER.positions(text)
 
 
 def match_positions(data: bytes, low: bytes | None = None) -> list[int]:

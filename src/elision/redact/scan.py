@@ -1,19 +1,22 @@
 """Find and replace every withheld span in a text, at about the cost of a substring search.
 
-A long text is cut into chunks of about :data:`CHUNK` chars at line ends, and a chunk the
-pre-filter rejects is kept as it is. A chunk that might hold a secret is halved at a line end
-until the pieces are :data:`PIECE` chars or less, so the precise rules only ever run on a few
-short pieces around each candidate, each read one line further so a match that wraps a line
-(``Bearer`` then its token on the next) is not cut in two. A PEM private key spans many
-lines, so that rule alone runs over the whole text (it is anchored on a literal: cheap).
-"""
+The pre-filter's triggers are found first, in one search of the whole text
+(:mod:`elision.redact.triggers`). A long text is cut into chunks of about :data:`CHUNK` chars
+at line ends, and a chunk that holds no trigger is kept as it is. A chunk that holds one is
+halved at a line end until the pieces are :data:`PIECE` chars or less, so the precise rules
+only ever run on a few short pieces around each candidate, each read one line further so a
+match that wraps a line (``Bearer`` then its token on the next) is not cut in two. A PEM
+private key spans many lines, so that rule alone runs over the whole text (it is anchored on
+a literal: cheap)."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
-from elision.redact.rules import Span, credential_stub, may_match
+from elision.redact.rules import Span, credential_stub
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
+from elision.redact.triggers import text_triggers
 from elision.redact.urls import find_signed_urls
 
 #: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise.
@@ -27,8 +30,11 @@ _PEM = next(rule for rule in CREDENTIAL_RULES if rule.id == "private-key")
 
 def find_spans(text: str) -> list[Span]:
     """The non-overlapping spans of ``text`` that must be withheld, in order."""
+    positions = text_triggers(text)
+    if not positions:
+        return []
     if len(text) <= PIECE:
-        return _merge(_precise(text, 0)) if may_match(text) else []
+        return _merge(_precise(text, 0))
     found: list[Span] = []
     if _PEM.exact[0] in text:
         found.extend(Span(m.start(), m.end(), _PEM.id) for m in _PEM.pattern.finditer(text))
@@ -36,17 +42,24 @@ def find_spans(text: str) -> list[Span]:
     while start < limit:
         end = text.find("\n", start + CHUNK)
         end = limit if end < 0 else end + 1
-        _halve(text, start, end, found)
+        if _any(positions, start, end):
+            _halve(text, start, end, found, positions)
         start = end
     return _merge(found)
 
 
-def _halve(text: str, start: int, end: int, found: list[Span]) -> None:
+def _any(positions: list[int], start: int, end: int) -> bool:
+    i = bisect_left(positions, start)
+    return i < len(positions) and positions[i] < end
+
+
+def _halve(text: str, start: int, end: int, found: list[Span], positions: list[int]) -> None:
+    # A trigger never spans a line end and every piece is whole lines, so a piece holds a
+    # match only if it holds a trigger's position.
     pending = [(start, end)]
     while pending:
         a, b = pending.pop()
-        piece = text[a:b]
-        if not may_match(piece):
+        if not _any(positions, a, b):
             continue
         cut = -1
         if b - a > PIECE:
@@ -56,9 +69,10 @@ def _halve(text: str, start: int, end: int, found: list[Span]) -> None:
                 cut = text.rfind("\n", a, mid)
         if cut < 0:  # small enough, or one long line: nothing left to split on
             # Read one line past the piece: "Bearer" at a line end and its token on the next
-            # line is one match, wherever the cut fell. A repeat found twice is merged.
-            ahead = text.find("\n", b, b + PIECE)
-            stop = min(len(text), b + PIECE) if ahead < 0 else ahead
+            # line is one match, wherever the cut fell, however long that line is (a token
+            # cut short would show its tail). A repeat found twice is merged.
+            ahead = text.find("\n", b)
+            stop = len(text) if ahead < 0 else ahead
             found.extend(_precise(text[a:stop], a))
         else:
             pending.append((cut + 1, b))

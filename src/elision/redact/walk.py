@@ -1,11 +1,16 @@
 """The walk over a parsed JSON value: iterative (10,000 levels deep is fine), never mutating.
 
 Speed comes from not walking. The value is serialized once by orjson and searched once for
-every trigger the pre-filter knows (:class:`Hits`). A node's byte range in that serialization
-is known as the walk reaches it (orjson's compact output is canonical, so a run of siblings
-serialized on its own is exactly the bytes it spans in the whole), and a node or a run of
-:data:`RUN` siblings whose range holds no trigger is shared with the input unchanged: one
+every trigger the pre-filter knows (:class:`Hits`, found by :mod:`elision.redact.triggers`).
+A node's byte range in that serialization is known as the walk reaches it (orjson's compact
+output is canonical, so a run of siblings serialized on its own is exactly the bytes it spans
+in the whole), and a node or a run of siblings whose range holds no trigger is shared with the
+input unchanged. A run reaches as far as the next trigger is likely to be (it gallops), so one
 secret in a million rows costs a few serializations and a walk of one row.
+
+A uri and an inline payload only matter together, in one object (an inline-with-uri lane), so
+each uri key is paired with the payload keys of its own object by reading the serialization's
+brackets around it; a uri in one record and a thumbnail in the next cost nothing.
 
 A value orjson cannot serialize (nested deeper than it will go, say) is walked node by node
 with the per-string pre-filter instead: slower, same result.
@@ -15,27 +20,28 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
 from elision.envelope import format_path
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
-from elision.redact.rules import (
-    credential_stub,
-    match_positions,
-    may_match_bytes,
-    names_behind,
-    names_behind_order,
-)
+from elision.redact.rules import credential_stub, may_match_bytes
 from elision.redact.scan import find_spans, redact_spans
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
+from elision.redact.triggers import json_triggers
 
 CREDENTIAL_FIELD = "credential-field"
-#: Siblings serialized and looked up together; a run with no trigger is skipped whole.
+#: The fewest siblings serialized and looked up together; a run with no trigger is skipped
+#: whole, and a run that has one is halved until it is pinned to its sibling.
 RUN = 64
 _PAYLOAD_MARKERS = (b'"blob"', b'"data"', b'"text"')
+#: Member keys repeat across results ("id", "name"), so what the rules make of a short key is
+#: kept for the process: the rules are fixed, so an answer never goes stale.
 _KEY_CACHE_LIMIT = 4096
+_KEY_CACHE_LONGEST = 128
+_key_rule: dict[str, str | None] = {}
 
 # A path is a linked list (parent, part) so a node 10,000 levels deep costs one tuple.
 _Path = tuple[Any, Any] | None
@@ -66,53 +72,40 @@ def may_need_redaction(data: bytes) -> bool:
     )
 
 
-# A member key, found at its ":" in the lower-cased copy (compact output has one after every
-# key, and nothing else puts a quote right before one outside a string). One pass finds the
-# lane keys and the credential members: each name has an empty group whose number says which
-# kind it is, and the names are grouped by last letter so that most keys fail on one one-char
-# look behind. Lower-cased, "URI" is found too: a trigger only costs a closer look.
-_URI, _DISPOSITION, _PAYLOAD, _FIELD = range(4)
-_KEY_KINDS = (("uri",), ("disposition",), ("data", "text", "blob"), sorted(CREDENTIAL_FIELDS))
-
-
-def _member_keys() -> tuple[re.Pattern[bytes], tuple[int, ...]]:
-    kind_of = {name: kind for kind, names in enumerate(_KEY_KINDS) for name in names}
-    names = list(kind_of)
-    behind = names_behind(names, '":', capture=True)
-    kinds = (-1, *(kind_of[name] for name in names_behind_order(names)))  # group 0: the match
-    # Anchored on the ":" alone: a search for a one-char literal runs faster than one that
-    # stops at every quote to look for '":'.
-    return re.compile(f":{behind}".encode()), kinds
-
-
-_KEYS, _KEY_KIND = _member_keys()
 # The same names in raw JSON of any spacing (only for a body too deep for orjson).
 _FIELD_KEYS_LOOSE = re.compile(
     ('"(?:' + "|".join(re.escape(n) for n in sorted(CREDENTIAL_FIELDS)) + ')"').encode()
 )
+#: A pairing scan steps from string to string with ``bytes.find`` (memchr speed: a megabyte
+#: of base64 is one step); what lies between two strings is a few structural bytes. After
+#: this many strings on one side of a uri it takes the rest of the document as the uri's
+#: object (a superset: the walk just looks closer).
+_PAIR_STEPS = 256
 
 
 class Hits:
-    """Where the triggers are in one serialization: credential triggers and lane markers."""
+    """Where the triggers are in one serialization: credential triggers, dispositions, and
+    lanes (a "uri" key whose object also has a payload key)."""
 
     def __init__(self, data: bytes) -> None:
-        low = data.lower()
-        found: tuple[list[int], ...] = ([], [], [], [])
-        kind_of = _KEY_KIND
-        for match in _KEYS.finditer(low):
-            found[kind_of[match.lastindex]].append(match.start())  # type: ignore[index]
-        self.uris, self.dispositions, self.payloads, fields = found
-        self.secrets = match_positions(data, low)
-        if fields:
-            self.secrets = sorted(self.secrets + fields)
+        found = json_triggers(data)
+        self.secrets = found.secrets
+        self.dispositions = found.dispositions
+        self.lanes = _lanes(data, found.uris, found.payloads)
 
     def __bool__(self) -> bool:
-        return bool(self.secrets or self.dispositions or (self.uris and self.payloads))
+        return bool(self.secrets or self.dispositions or self.lanes)
 
     @staticmethod
     def _any(positions: list[int], start: int, end: int) -> bool:
         i = bisect_left(positions, start)
         return i < len(positions) and positions[i] < end
+
+    def next_from(self, start: int) -> int:
+        """The least ``end`` for which :meth:`any_in` of ``(start, end)`` could be true: a
+        run of siblings that ends at or before it holds nothing to look at."""
+        kinds = (self.secrets, self.dispositions, self.lanes)
+        return min(_at_or_after(positions, start) for positions in kinds) + 1
 
     def secret_in(self, start: int, end: int) -> bool:
         return self._any(self.secrets, start, end)
@@ -121,8 +114,107 @@ class Hits:
         return (
             self._any(self.secrets, start, end)
             or self._any(self.dispositions, start, end)
-            or (self._any(self.uris, start, end) and self._any(self.payloads, start, end))
+            or self._any(self.lanes, start, end)
         )
+
+
+def _lanes(data: bytes, uris: list[int], payloads: list[int]) -> list[int]:
+    """The uri keys that may share an object with a payload key (each position is a key's
+    ":"). A superset: a payload key in an object nested inside the uri's counts too.
+
+    A lane needs both in one object; a uri in one record and a thumbnail's data in the next
+    are not one, and counting them as one would make the walk narrow a run down to each.
+    """
+    if not uris or not payloads:
+        return []
+    lanes: list[int] = []
+    for uri in uris:
+        start, end = _object_around(data, uri)
+        i = bisect_left(payloads, start)
+        if i < len(payloads) and payloads[i] < end:
+            lanes.append(uri)
+    return lanes
+
+
+def _object_around(data: bytes, key: int) -> tuple[int, int]:
+    """The span of the object whose member key has its ":" at ``key``; as far as the whole of
+    ``data`` on a side where it is too far to find cheaply.
+
+    Compact JSON can be read backwards as well as forwards: every quote inside a string is
+    escaped, so from a position outside any string the unescaped quotes pair up either way.
+    """
+    begin, end = 0, len(data)
+    depth = 0
+    for pos, char in _brackets(data, key + 1, len(data), forward=True):
+        if pos < 0:
+            break
+        depth += 1 if char in b"{[" else -1
+        if depth < 0:
+            end = pos + 1
+            break
+    depth = 0
+    for pos, char in _brackets(data, 0, key, forward=False):
+        if pos < 0:
+            break
+        depth += 1 if char in b"}]" else -1
+        if depth < 0:
+            begin = pos
+            break
+    return begin, end
+
+
+def _brackets(data: bytes, start: int, stop: int, *, forward: bool) -> Iterator[tuple[int, int]]:
+    """The brackets outside strings in ``data[start:stop]``, from ``start`` on or (backward)
+    from ``stop`` down, as (offset, byte); ``(-1, 0)`` once :data:`_PAIR_STEPS` strings have
+    been stepped over. The end scanning starts from must be outside any string."""
+    lo, hi = start, stop
+    for _ in range(_PAIR_STEPS):
+        # The next string's first quote, and the structural bytes before it.
+        quote = _quote(data, lo, hi, forward)
+        gap = range(lo, hi if quote < 0 else quote) if forward else range(
+            hi - 1, (lo if quote < 0 else quote + 1) - 1, -1)
+        for i in gap:
+            if data[i] in b"{}[]":
+                yield i, data[i]
+        if quote < 0:
+            return
+        # Its other quote (the string's end, or its start when going backward).
+        other = _quote(data, quote + 1, hi, True) if forward else _quote(data, lo, quote, False)
+        if other < 0:
+            return
+        if forward:
+            lo = other + 1
+        else:
+            hi = other
+    yield -1, 0
+
+
+def _quote(data: bytes, lo: int, hi: int, forward: bool) -> int:
+    """The first unescaped quote in ``data[lo:hi]`` (the last one, going backward), or -1."""
+    while True:
+        at = data.find(b'"', lo, hi) if forward else data.rfind(b'"', lo, hi)
+        if at < 0 or not _escaped(data, at):
+            return at
+        if forward:
+            lo = at + 1
+        else:
+            hi = at
+
+
+def _escaped(data: bytes, quote: int) -> bool:
+    """Whether the quote at ``quote`` follows an odd run of backslashes (is inside a string)."""
+    run = quote
+    while data[run - 1] == 0x5C:
+        run -= 1
+    return (quote - run) % 2 == 1
+
+
+_NEVER = 1 << 62
+
+
+def _at_or_after(positions: list[int], start: int) -> int:
+    i = bisect_left(positions, start)
+    return positions[i] if i < len(positions) else _NEVER
 
 
 class _Frame:
@@ -161,7 +253,6 @@ class Walker:
         self.server = server
         self.withheld: list[dict[str, Any]] = []
         self.references: dict[str, dict[str, Any]] = {}
-        self._key_rule: dict[str, str | None] = {}
         self._hits: Hits | None = None
 
     def run(self, value: Any, data: bytes | None = None, hits: Hits | None = None) -> Any:
@@ -212,7 +303,13 @@ class Walker:
             # Nothing ahead holds a trigger: the rest is shared without serializing it.
             frame.run_start, frame.limit, frame.spans = frame.index, frame.size, spans
             return
-        stop = min(frame.index + RUN, frame.size)
+        # Gallop: siblings that end before the next trigger are clean, so a run can reach as
+        # far as the bytes per sibling so far say they do, and one serialization skips them.
+        size = RUN
+        if frame.end is not None and frame.size > frame.index:
+            per = max(1, (frame.end - frame.cursor) // (frame.size - frame.index))
+            size = max(RUN, (self._hits.next_from(frame.cursor) - frame.cursor) * 7 // (8 * per))
+        stop = min(frame.index + size, frame.size)
         # The last run ends at the closing bracket: no serialization needed to know where.
         known = frame.end if stop == frame.size else None
         end = self._pin(frame, frame.index, stop, frame.cursor, spans, known)
@@ -349,7 +446,7 @@ class Walker:
         return new
 
     def _bad_key(self, node: dict[str, Any]) -> str | None:
-        cache = self._key_rule
+        cache = _key_rule
         for key in node:
             if not isinstance(key, str):
                 continue
@@ -358,7 +455,7 @@ class Walker:
             else:
                 spans = find_spans(key)
                 rule = spans[0].rule if spans else None
-                if len(cache) < _KEY_CACHE_LIMIT:
+                if len(key) <= _KEY_CACHE_LONGEST and len(cache) < _KEY_CACHE_LIMIT:
                     cache[key] = rule
             if rule is not None:
                 return rule

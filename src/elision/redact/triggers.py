@@ -1,0 +1,247 @@
+"""Where the pre-filter's triggers are in a text: one pass with hyperscan, else the regex passes.
+
+The pre-filter (:mod:`elision.redact.rules`) is a superset test: the precise rules only run
+where a trigger is. Finding the triggers is most of redaction's cost on a large result, and the
+standard library has no multi-pattern search: each ``re`` pass or ``bytes.find`` of a short
+literal runs at about 2 GB/s (memchr speed is for one byte only), and the triggers take about
+eight passes plus a lower-cased copy. `hyperscan <https://pypi.org/project/hyperscan/>`_ finds
+all of them, any case, in one pass at several GB/s, so it is used when it is installed (the
+``fast`` extra) and the regex passes otherwise; both give a superset of the same triggers, so
+the precise rules, and what is withheld, are the same either way (a differential test checks).
+``ELISION_REDACT_ENGINE=re`` forces the regex passes.
+
+A position is an offset inside the trigger (hyperscan reports where a match ends, the regex
+passes where it starts); callers only ask whether a node's or a line's range holds one, and a
+trigger never spans a JSON string's quotes or a line end.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from elision.redact import rules
+from elision.redact.secrets import CREDENTIAL_FIELDS
+
+ENGINE_ENV = "ELISION_REDACT_ENGINE"
+
+
+class JsonTriggers(NamedTuple):
+    """Trigger positions in a compact JSON serialization, by what they stand for."""
+
+    secrets: list[int]  #: credential triggers and credential-named keys
+    uris: list[int]  #: "uri" keys
+    payloads: list[int]  #: "data", "text" and "blob" keys
+    dispositions: list[int]  #: "disposition" keys
+
+
+# The literals below are the regex passes' triggers spelled out (rules.py builds the same set
+# from look-behinds): hyperscan compiles a set of literals in milliseconds, where one
+# alternation of the same names takes a tenth of a second.
+_EXACT = (
+    "sk-", "-----BEGIN", "github_pat_", "eyJ", "AIza", "AKIA", "ASIA", "ABIA", "ACCA",
+    *(f"xox{c}-" for c in "abposre"), *(f"gh{c}_" for c in "pousr"),
+    *(f"{a}k_{b}_" for a in "sr" for b in ("live", "test")),
+)
+_ANY_CASE = (
+    "hooks.slack.com", "bearer", "basic", "secret_acc", "secretacc",
+    *(f"{name}{eq}" for name in rules.PARAM_SUFFIXES for eq in ("=", "%3d", "%253d")),
+)
+#: A userinfo match needs an "@" (or "%40") after the "://": only then is its pattern run.
+_AT_GATES = ("@", "%40")
+# The regex passes' userinfo patterns with unbounded repeats: a superset that hyperscan
+# compiles in milliseconds (bounded to 256 chars, it takes over a second).
+_USERINFO_TAIL = r"""[^\s/?#@"'<>:]*(?::|%3a)[^\s/?#@"'<>]*(?:@|%40)"""
+_USERINFO = ("://" + _USERINFO_TAIL, r"(?::\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL)
+_SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT = range(6)
+
+
+class _Hyperscan:
+    """The triggers as two hyperscan databases: literals (always) and userinfo (on an "@")."""
+
+    def __init__(self, hs: Any) -> None:
+        self.hs = hs
+        caseless = hs.HS_FLAG_CASELESS
+        self.kinds: list[int] = []
+        exprs: list[bytes] = []
+        flags: list[int] = []
+
+        def add(literal: str, flag: int, kind: int) -> None:
+            exprs.append(literal.encode())
+            flags.append(flag)
+            self.kinds.append(kind)
+
+        for lit in _EXACT:
+            add(lit, 0, _SECRET)
+        for lit in _ANY_CASE:
+            add(lit, caseless, _SECRET)
+        for lit in _AT_GATES:
+            add(lit, caseless | hs.HS_FLAG_SINGLEMATCH, _AT)
+        self.key_ids = len(exprs)
+        for name, kind in _KEY_NAMES.items():
+            add(f'{name}":', caseless, kind)  # a key, at its ":" in compact output, any case
+        self.literals = self._compile(exprs, flags, literal=True)
+        # The key literals are left out of a text's scan: a text has no members.
+        self.text_literals = self._compile(exprs[:self.key_ids], flags[:self.key_ids],
+                                           literal=True)
+        self._userinfo: Any = None
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    def _compile(self, exprs: list[bytes], flags: list[int], *, literal: bool) -> Any:
+        db = self.hs.Database()
+        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
+                   flags=flags, literal=literal)
+        return db
+
+    def _scratch(self, name: str, db: Any) -> Any:
+        # A scan releases the GIL, so each thread needs scratch space of its own.
+        scratch = getattr(self._local, name, None)
+        if scratch is None:
+            scratch = self.hs.Scratch(db)
+            setattr(self._local, name, scratch)
+        return scratch
+
+    def _userinfo_db(self) -> Any:
+        with self._lock:
+            if self._userinfo is None:
+                caseless = self.hs.HS_FLAG_CASELESS
+                self._userinfo = self._compile([p.encode() for p in _USERINFO],
+                                               [caseless] * len(_USERINFO), literal=False)
+            return self._userinfo
+
+    def scan(self, data: bytes, *, keys: bool) -> tuple[list[int], ...]:
+        found: tuple[list[int], ...] = ([], [], [], [], [], [])
+        kinds = self.kinds
+        adds = [lst.append for lst in found]
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+            adds[kinds[expr]](end - 1)
+
+        db = self.literals if keys else self.text_literals
+        db.scan(data, match_event_handler=on_match,
+                scratch=self._scratch("keys" if keys else "text", db))
+        if found[_AT]:
+            secrets = found[_SECRET]
+
+            def on_userinfo(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+                secrets.append(end - 1)
+
+            userinfo = self._userinfo_db()
+            userinfo.scan(data, match_event_handler=on_userinfo,
+                          scratch=self._scratch("userinfo", userinfo))
+        return found
+
+
+class _Regex:
+    """The same triggers with the standard library's ``re``: one pass per anchor char."""
+
+    def scan(self, data: bytes, *, keys: bool) -> tuple[list[int], ...]:
+        low = data.lower()
+        found: tuple[list[int], ...] = ([], [], [], [], [], [])
+        if keys:
+            kind_of = _KEY_KIND
+            for match in _KEYS.finditer(low):
+                found[kind_of[match.lastindex or 0]].append(match.start())
+        found[_SECRET].extend(rules.match_positions(data, low))
+        return found
+
+
+# One pass over the lower-cased copy finds every member key, anchored on its ":"; each name
+# has an empty group whose number says which kind of key it is.
+_KEY_NAMES = {
+    "uri": _URI, "disposition": _DISPOSITION, "data": _PAYLOAD, "text": _PAYLOAD,
+    "blob": _PAYLOAD, **dict.fromkeys(sorted(CREDENTIAL_FIELDS), _FIELD),
+}
+
+
+def _compile_keys() -> tuple[Any, tuple[int, ...]]:
+    import re
+
+    names = list(_KEY_NAMES)
+    behind = rules.names_behind(names, '":', capture=True)
+    kinds = (-1, *(_KEY_NAMES[name] for name in rules.names_behind_order(names)))
+    return re.compile(f":{behind}".encode()), kinds
+
+
+_KEYS, _KEY_KIND = _compile_keys()
+
+
+def _load_engine() -> Callable[[], _Hyperscan | _Regex]:
+    choice = os.environ.get(ENGINE_ENV, "").strip().lower()
+    lock = threading.Lock()
+    built: list[_Hyperscan | _Regex] = []
+
+    def engine() -> _Hyperscan | _Regex:
+        # Compiled on first use, not on import: a CLI that never redacts pays nothing.
+        if built:
+            return built[0]
+        with lock:
+            if not built:
+                built.append(_build(choice))
+            return built[0]
+
+    return engine
+
+
+def _build(choice: str) -> _Hyperscan | _Regex:
+    if choice == "re":
+        return _Regex()
+    try:
+        import hyperscan
+    except ImportError:
+        return _Regex()
+    return _Hyperscan(hyperscan)
+
+
+engine = _load_engine()
+
+
+def engine_name() -> str:
+    """``"hyperscan"`` or ``"re"``: which engine finds the triggers in this process."""
+    return "hyperscan" if isinstance(engine(), _Hyperscan) else "re"
+
+
+def json_triggers(data: bytes, using: _Hyperscan | _Regex | None = None) -> JsonTriggers:
+    """The triggers in ``data``, a compact JSON serialization (orjson's)."""
+    found = (using or engine()).scan(data, keys=True)
+    secrets = found[_SECRET]
+    if found[_FIELD]:
+        secrets = secrets + found[_FIELD]
+    secrets.sort()
+    return JsonTriggers(secrets, sorted(found[_URI]), sorted(found[_PAYLOAD]),
+                        sorted(found[_DISPOSITION]))
+
+
+def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[int]:
+    """Offsets (in chars) of the credential triggers in ``text``, sorted."""
+    current = using or engine()
+    if isinstance(current, _Regex):
+        return rules.text_positions(text)
+    data = text.encode("utf-8", "surrogatepass")
+    positions = current.scan(data, keys=False)[_SECRET]
+    positions.sort()
+    if len(data) == len(text) or not positions:
+        return positions
+    # Byte offsets to char offsets: each position is at an ASCII char (every trigger is
+    # ASCII), so the bytes between two of them decode on their own.
+    chars: list[int] = []
+    at = char = 0
+    for pos in positions:
+        char += len(data[at:pos].decode("utf-8", "surrogatepass"))
+        at = pos
+        chars.append(char)
+    return chars
+
+
+def engines() -> list[_Hyperscan | _Regex]:
+    """Every engine this process can use (for a differential test)."""
+    found: list[_Hyperscan | _Regex] = [_Regex()]
+    try:
+        import hyperscan
+    except ImportError:
+        return found
+    found.append(_Hyperscan(hyperscan))
+    return found

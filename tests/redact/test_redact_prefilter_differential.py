@@ -1,0 +1,190 @@
+"""Differential: the pre-filtered search finds exactly what the precise rules find unfiltered.
+
+The trigger search (:mod:`elision.redact.triggers`, hyperscan or the regex passes) only decides
+where the precise rules run. So on any text, ``find_spans`` must equal the precise rules run over
+the whole text at once, with either engine; and on any JSON value, ``redact_value`` must give
+the same value and ``withheld`` entries with either engine as with no pre-filter at all. Texts
+are lines of filler with credentials seeded in every spelling a tool emits (case variants,
+percent-encoded once or twice, ``\\u0026`` and ``&amp;``), and the chunk and piece sizes are
+made small so that seeds fall on and across their boundaries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from elision.redact import redact_value, scan, triggers
+from elision.redact.scan import _merge, _precise, find_spans
+from elision.shape.jsonparse import dumps_value
+from redact.test_redact_properties import ALNUM, HEX, credentials, seeded_documents
+
+ENGINES = triggers.engines()
+ENGINE_IDS = [type(e).__name__.strip("_").lower() for e in ENGINES]
+
+FILLER = st.text(alphabet="abcdfhijlmnoqruvwz0123456789 .,:/-_=?&#éü漢", max_size=40)
+
+
+def _case(draw: st.DrawFn, text: str) -> str:
+    how = draw(st.sampled_from(["as-is", "upper", "lower", "mixed"]))
+    if how == "upper":
+        return text.upper()
+    if how == "lower":
+        return text.lower()
+    if how == "mixed":
+        return "".join(c.upper() if draw(st.booleans()) else c.lower() for c in text)
+    return text
+
+
+@st.composite
+def url_seeds(draw: st.DrawFn) -> str:
+    """Credential-bearing URLs in the spellings the URL rules know, any case where it is free."""
+    value = "K9" + draw(st.text(ALNUM, min_size=12, max_size=20))
+    name = _case(draw, draw(st.sampled_from([
+        "X-Amz-Signature", "access_token", "api_key", "client_secret", "sig", "password",
+        "X-Goog-Signature", "Signature",
+    ])))
+    eq = draw(st.sampled_from(["=", "%3D", "%3d", "%253D"]))
+    sep = draw(st.sampled_from(["&", "\\u0026", "&amp;", "%26", "?"]))
+    head = draw(st.sampled_from(["https://h.example.com/p", "HTTPS://H.EXAMPLE.COM/p",
+                                 "https:\\/\\/h.example.com\\/p", "/relative/p"]))
+    first = "?page=2" if sep != "?" else ""
+    url = f"{head}{first}{sep}{name}{eq}{value}"
+    if draw(st.booleans()):  # inside a redirect: the whole URL percent-encoded once
+        url = "https://r.example.com/go?next=" + re.sub(
+            r"[:/?&=]", lambda m: f"%{ord(m.group()):02X}", url)
+    return url
+
+
+@st.composite
+def seeds(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["credential", "url", "userinfo", "scheme", "near-miss"]))
+    if kind == "credential":
+        return draw(credentials())[0]
+    if kind == "url":
+        return draw(url_seeds())
+    if kind == "userinfo":
+        pw = "K" + draw(st.text(ALNUM, min_size=6, max_size=12))
+        return draw(st.sampled_from([
+            f"postgres://admin:{pw}@db:5432/x", f"HTTPS://u:{pw}@h/", f"https%3A%2F%2Fu%3A{pw}%40h",
+            f"https:\\/\\/u:{pw}@h\\/",
+        ]))
+    if kind == "scheme":
+        token = "K7" + draw(st.text(ALNUM, min_size=16, max_size=24))
+        word = _case(draw, draw(st.sampled_from(["Bearer", "Basic"])))
+        space = draw(st.sampled_from([" ", "  ", "\t", "\n"]))  # the token may wrap a line
+        return f"Authorization: {word}{space}{token}"
+    # Things that look close and must come out the same either way.
+    return draw(st.sampled_from([
+        "pageToken=abc123", "sk-learn-style-name", "Bearer of bad news", "eyJnot.a.jwt",
+        "AKIA" + draw(st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", max_size=20)),
+        "https://example.com/items?page=3&sort=asc", "code=404", "user@example.com",
+        "-----BEGIN PUBLIC KEY-----", "hooks.slack.com/services/" + draw(st.text(HEX, max_size=30)),
+    ]))
+
+
+@st.composite
+def seeded_texts(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(FILLER, min_size=1, max_size=40))
+    for _ in range(draw(st.integers(1, 6))):
+        at = draw(st.integers(0, len(lines)))
+        seed = draw(seeds())
+        if at < len(lines) and draw(st.booleans()):
+            cut = draw(st.integers(0, len(lines[at])))
+            lines[at] = f"{lines[at][:cut]} {seed} {lines[at][cut:]}"
+        else:
+            lines.insert(at, seed)
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    return newline.join(lines)
+
+
+@contextmanager
+def _small_pieces(chunk: int, piece: int) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "CHUNK", chunk)
+        mp.setattr(scan, "PIECE", piece)
+        yield
+
+
+@contextmanager
+def _engine(engine: Any) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "engine", lambda: engine)
+        yield
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=seeded_texts(), chunk=st.sampled_from([64, 200, 1 << 16]),
+       piece=st.sampled_from([16, 48, 1 << 10]))
+@pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
+def test_prefiltered_search_equals_the_precise_rules_on_the_whole_text(
+    engine: Any, text: str, chunk: int, piece: int
+) -> None:
+    unfiltered = _merge(_precise(text, 0))
+    with _engine(engine), _small_pieces(chunk, piece):
+        assert find_spans(text) == unfiltered
+
+
+def _normalized(done: Any) -> tuple[bytes, list[dict[str, Any]]]:
+    # Reference stub ids are random; everything else must match byte for byte.
+    value = re.sub(rb"ref_[a-z0-9]+", b"ref_", dumps_value(done.value))
+    withheld = [{k: ("ref_" if k == "stub" else v) for k, v in w.items()} for w in done.withheld]
+    return value, withheld
+
+
+@contextmanager
+def _no_prefilter() -> Iterator[None]:
+    """Every string and key goes to the precise rules, and every node is walked."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "text_triggers", lambda text: list(range(len(text))))
+        mp.setattr("elision.redact.serialized", lambda value: None)
+        yield
+
+
+@st.composite
+def lane_documents(draw: st.DrawFn) -> Any:
+    """Records with lanes (uri with or without a payload, nested or beside), dispositions."""
+    rows = []
+    for i in range(draw(st.integers(1, 12))):
+        row: dict[str, Any] = {"id": i, "note": draw(FILLER)}
+        lane = draw(st.sampled_from(["none", "uri", "inline", "both", "embedded", "never",
+                                     "nested", "signed"]))
+        if lane == "uri":
+            row["doc"] = {"type": "resource", "uri": f"https://x/{i}.pdf"}
+        elif lane == "inline":
+            row["img"] = {"type": "image", "data": "iVBORw0K", "mimeType": "image/png"}
+        elif lane == "both":
+            row["img"] = {"data": "iVBOR\\\"}w0K", "type": "image", "uri": f"https://x/{i}"}
+        elif lane == "embedded":
+            row["res"] = {"type": "resource", "resource": {"uri": f"file:///{i}", "text": "hi"}}
+        elif lane == "never":
+            row["res"] = {"type": "resource", "uri": f"https://x/{i}", "disposition": "never"}
+        elif lane == "nested":
+            row["res"] = {"type": "image", "uri": f"https://x/{i}", "meta": {"data": "[{"}}
+        elif lane == "signed":
+            row["doc"] = {"type": "resource", "uri": draw(url_seeds())}
+        rows.append(row)
+    return {"total": len(rows), "rows": rows}
+
+
+@settings(max_examples=150, deadline=None)
+@given(doc=st.one_of(seeded_documents().map(lambda s: s[0]), lane_documents()))
+@pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
+def test_redact_value_is_the_same_with_or_without_the_prefilter(engine: Any, doc: Any) -> None:
+    with _no_prefilter():
+        unfiltered = _normalized(redact_value(doc))
+    with _engine(engine):
+        assert _normalized(redact_value(doc)) == unfiltered
+
+
+def test_both_engines_are_tested_where_hyperscan_is_installed() -> None:
+    # The fast engine is the one users get; a silent fallback would leave it untested.
+    pytest.importorskip("hyperscan")
+    assert ENGINE_IDS == ["regex", "hyperscan"]
+    assert triggers.engine_name() == "hyperscan" or triggers.ENGINE_ENV in __import__("os").environ
