@@ -28,6 +28,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from anyio.abc import Process
 from mcp.client.subscriptions import ResourceUpdated, Subscription, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -210,8 +211,8 @@ def test_stdio_agents_of_both_eras_hear_every_notification(
 
 
 @asynccontextmanager
-async def http_proxy(config: Path) -> AsyncIterator[str]:
-    """A proxy on HTTP; yields its URL once it listens."""
+async def http_proxy(config: Path) -> AsyncIterator[tuple[str, Process]]:
+    """A proxy on HTTP; yields its URL (and the process) once it listens."""
     listening = re.compile(r"listening on (http://\S+)")
     proc = await anyio.open_process(proxy_command(config, "--listen", "127.0.0.1:0"),
                                     stdout=subprocess.DEVNULL)
@@ -222,9 +223,10 @@ async def http_proxy(config: Path) -> AsyncIterator[str]:
             while not (found := listening.search(seen)):
                 chunk = await proc.stderr.receive()
                 seen += chunk.decode(errors="replace")
-        yield found[1]
+        yield found[1], proc
     finally:
-        proc.terminate()
+        if proc.returncode is None:
+            proc.terminate()
         with anyio.move_on_after(10):
             await proc.wait()
         if proc.returncode is None:
@@ -250,7 +252,7 @@ def test_http_agents_of_both_eras_on_one_proxy_hear_every_notification(
         config = write_config(tmp_path, upstream_era, url)
 
         async def main() -> None:
-            async with http_proxy(config) as proxy_url:
+            async with http_proxy(config) as (proxy_url, proc):
                 legacy, modern = Agent("legacy"), Agent(NEWEST)
                 async with legacy.client(proxy_url) as old, modern.client(proxy_url) as new:
                     await old.list_tools()  # as an agent does first; the proxy knows it now
@@ -259,6 +261,16 @@ def test_http_agents_of_both_eras_on_one_proxy_hear_every_notification(
                     await check_legacy_after_growth(old, legacy, upstream_era=upstream_era)
                     await check_shared_interest(old, legacy, new, modern,
                                                 upstream_era=upstream_era)
+                # Stopped while an agent listens: the stream ends gracefully and the proxy
+                # exits (uvicorn waits for every open response, and a listen stream is one).
+                async with modern.client(proxy_url) as late, late.listen(
+                    tools_list_changed=True
+                ) as subscription:
+                    proc.terminate()
+                    with anyio.fail_after(WAIT):
+                        async for _ in subscription:
+                            pass
+                        assert await proc.wait() == 0
 
         anyio.run(main)
     finally:

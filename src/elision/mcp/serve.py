@@ -75,7 +75,7 @@ async def _serve_http(
     server = proxy.build_server()
     app = server.streamable_http_app(host=host)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    web = _uvicorn_server(config)
+    web = _uvicorn_server(config, on_shutdown=proxy.notifier.close)
 
     async def announce() -> None:
         while not web.started:
@@ -87,16 +87,23 @@ async def _serve_http(
     await web.serve()
 
 
-def _uvicorn_server(config: Any) -> Any:
+def _uvicorn_server(config: Any, on_shutdown: Callable[[], None]) -> Any:
     """uvicorn's server, minus re-raising the stop signal once it has shut down.
 
     uvicorn sends a captured SIGTERM to the process again after its own shutdown, which killed
     the proxy before it closed its audit log, so the final signed checkpoint was never written.
     Here a stop signal only ends serving; the proxy then closes and exits by itself.
+
+    ``on_shutdown`` runs as shutdown begins: uvicorn waits for every open response, and an
+    agent's ``subscriptions/listen`` stream stays open until it is ended.
     """
     import uvicorn
 
     class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[Any] | None = None) -> None:
+            on_shutdown()
+            await super().shutdown(sockets=sockets)
+
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
             if threading.current_thread() is not threading.main_thread():
