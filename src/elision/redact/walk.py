@@ -332,8 +332,8 @@ class Walker:
         """Put the value span of every flagged sibling in ``lo:hi`` into ``spans`` (keyed by
         offset from the run's start) and return where the slice ends.
 
-        ``end``, when the caller knows it, spares the serialization: a halved slice
-        serializes only its left half, since the right half ends where the whole did.
+        ``end``, when the caller knows it, spares the serialization: a split slice
+        serializes only its left part, since the right part ends where the whole did.
         """
         hits = self._hits
         assert hits is not None
@@ -352,7 +352,12 @@ class Walker:
             start = begin + (len(orjson.dumps(frame.keys[lo])) + 1 if frame.is_dict else 0)
             spans[lo - frame.index] = (start, end)
             return end
-        mid = (lo + hi) // 2
+        # Split where the first trigger is likely to be, by its offset: siblings of similar
+        # size (records) put it within one or two, so it is pinned in a few serializations,
+        # where halving takes one per halving.
+        first = hits.next_from(begin) - 1
+        mid = lo + (first - begin) * (hi - lo) // max(1, end - begin)
+        mid = min(max(mid, lo + 1), hi - 1)
         left = self._pin(frame, lo, mid, begin, spans)
         if left is None:
             return None
