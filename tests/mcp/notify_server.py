@@ -14,7 +14,8 @@ Tools:
   stream's own filter decides. So an update that arrives proves the subscription was made;
 * ``say(message, level)``: sends a log message at ``level`` during the call;
 * ``subscribed``: the uris subscribed with ``resources/subscribe``, as JSON;
-* ``era``: the protocol version of the calling connection.
+* ``era``: the protocol version of the calling connection;
+* ``crash``: the process exits at once.
 
 It also serves ``logging/setLevel`` (and ignores the level: filtering is left to the proxy).
 """
@@ -22,6 +23,7 @@ It also serves ``logging/setLevel`` (and ignores the level: filtering is left to
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 from typing import Any
@@ -61,6 +63,7 @@ TOOLS = {
         input_schema=_OBJECT,
     ),
     "era": types.Tool(name="era", description="The caller's protocol.", input_schema=_OBJECT),
+    "crash": types.Tool(name="crash", description="Exits at once.", input_schema=_OBJECT),
 }
 GROWN = types.Tool(name="grown", description="Appears after grow.", input_schema=_OBJECT)
 
@@ -106,6 +109,8 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
         return text(json.dumps(sorted(subscribed)))
     if params.name == "era":
         return text(ctx.protocol_version)
+    if params.name == "crash":
+        os._exit(3)
     return types.CallToolResult(content=[types.TextContent(text="no such tool")], is_error=True)
 
 

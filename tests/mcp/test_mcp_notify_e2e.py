@@ -200,6 +200,7 @@ def test_stdio_agents_of_both_eras_hear_every_notification(
         agent = Agent(era)
         async with agent.client(server) as client:
             await exercise(client, agent, upstream_era=upstream_era)
+            await check_restart(client, agent)
 
     async def main() -> None:
         # Each stdio agent has its own proxy (and upstream): started side by side.
@@ -208,6 +209,32 @@ def test_stdio_agents_of_both_eras_hear_every_notification(
             tg.start_soon(one, NEWEST)
 
     anyio.run(main)
+
+
+async def check_restart(client: Client, agent: Agent) -> None:
+    """The upstream dies; the next call starts it again, and the proxy subscribes the new
+    session (or listens to it) again, so changes still reach the agent."""
+    agent.heard.clear()
+    agent.events.clear()
+    async with anyio.create_task_group() as tg:
+        if agent.modern:
+            listening = client.listen(tools_list_changed=True, resource_subscriptions=[FEED])
+            tg.start_soon(drain, await listening.__aenter__(), agent)
+        else:
+            await client.subscribe_resource(FEED)
+        crashed = await client.call_tool("feed__crash", {})
+        assert crashed.is_error
+        with anyio.fail_after(WAIT):
+            # The first call starts the server; its subscription follows in the background.
+            while FEED not in agent.updated():
+                await agent.call(client, "touch", {"uri": FEED})
+                await anyio.sleep(0.1)
+        await agent.call(client, "grow", {})
+        await until(lambda: agent.tools_changed() > 0, "tools/list_changed")
+        if agent.modern:
+            await until(lambda: ToolsListChanged() in agent.events, "the listen event")
+            await listening.__aexit__(None, None, None)
+        tg.cancel_scope.cancel()
 
 
 @asynccontextmanager
