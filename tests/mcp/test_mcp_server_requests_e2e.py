@@ -166,7 +166,7 @@ def test_a_newest_era_agent_answers_through_the_bridge(tmp_path: Path) -> None:
     async def main() -> None:
         async with Client(
             stdio_proxy(config), elicitation_callback=agent.elicit,
-            sampling_callback=agent.sample,
+            sampling_callback=agent.sample, list_roots_callback=agent.roots,
         ) as client:
             # The SDK's own driver answers each round: two questions, two rounds, one call.
             result = await client.call_tool("bank__confirm_transfer", {"amount": 9, "checks": 2})
@@ -176,6 +176,11 @@ def test_a_newest_era_agent_answers_through_the_bridge(tmp_path: Path) -> None:
             ]
             result = await client.call_tool("bank__summarize", {"text": "the ledger"})
             assert doc_of(result)["summary"] == "a short summary"
+            assert doc_of(await client.call_tool("bank__where", {})) == {"roots": [ROOT]}
+            agent.action = "cancel"
+            result = await client.call_tool("bank__confirm_transfer", {"amount": 1})
+            assert doc_of(result) == {"done": False, "actions": ["cancel"]}
+            agent.action = "accept"
 
             # One round by hand: the wire shape the official client answers.
             session = client.session
