@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import stat
@@ -43,6 +44,10 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
             await proxy.start(tg)
             server = proxy.build_server()
             options = server.create_initialization_options(proxy.notification_options())
+            # What startup made (~85,000 objects of imported modules) lives as long as the
+            # process: out of the collector's sight, a full collection set off by a large
+            # result walks what that result made instead of all of them (100 ms -> 10 ms).
+            gc.freeze()
             if listen is None:
                 # uvicorn stops cleanly on SIGTERM by itself; on stdio that is done here, so
                 # the audit log is closed and its final checkpoint written.

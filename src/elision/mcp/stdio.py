@@ -28,6 +28,8 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from elision.pipeline import GC_PAUSE_BYTES, collector_paused
+
 #: How long a server gets to exit after its stdin closes, and then after SIGTERM.
 GRACE_SECONDS = 2.0
 #: Bytes asked of the pipe per read.
@@ -168,7 +170,11 @@ def _parse(line: bytes) -> SessionMessage | Exception:
     64 bits, which orjson reads as floats where the SDK keeps them exact.
     """
     try:
-        value = orjson.loads(line)
+        if len(line) < GC_PAUSE_BYTES:
+            value = orjson.loads(line)
+        else:
+            with collector_paused():
+                value = orjson.loads(line)
     except orjson.JSONDecodeError:
         pass
     else:
