@@ -92,30 +92,22 @@ class Hits:
         self.secrets = found.secrets
         self.dispositions = found.dispositions
         self.lanes = _lanes(data, found.uris, found.payloads)
+        #: All of them, in order: what the walk asks about most.
+        self.all = sorted(self.secrets + self.dispositions + self.lanes)
 
     def __bool__(self) -> bool:
-        return bool(self.secrets or self.dispositions or self.lanes)
-
-    @staticmethod
-    def _any(positions: list[int], start: int, end: int) -> bool:
-        i = bisect_left(positions, start)
-        return i < len(positions) and positions[i] < end
+        return bool(self.all)
 
     def next_from(self, start: int) -> int:
         """The least ``end`` for which :meth:`any_in` of ``(start, end)`` could be true: a
         run of siblings that ends at or before it holds nothing to look at."""
-        kinds = (self.secrets, self.dispositions, self.lanes)
-        return min(_at_or_after(positions, start) for positions in kinds) + 1
+        return _at_or_after(self.all, start) + 1
 
     def secret_in(self, start: int, end: int) -> bool:
-        return self._any(self.secrets, start, end)
+        return _at_or_after(self.secrets, start) < end
 
     def any_in(self, start: int, end: int) -> bool:
-        return (
-            self._any(self.secrets, start, end)
-            or self._any(self.dispositions, start, end)
-            or self._any(self.lanes, start, end)
-        )
+        return _at_or_after(self.all, start) < end
 
 
 def _lanes(data: bytes, uris: list[int], payloads: list[int]) -> list[int]:
