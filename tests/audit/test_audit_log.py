@@ -6,6 +6,7 @@ import base64
 import sqlite3
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from elision.audit.log import AuditLog, default_log_path
 from elision.audit.verify import read_checkpoints, verify_log
+from elision.audit.walfold import FOLD_EVERY
 from elision.errors import AuditError
 
 KEY = "hmac:a-long-enough-test-secret"
@@ -125,6 +127,28 @@ def test_writers_taking_turns_link_after_the_real_head(turns: list[int]) -> None
         result = verify_log(path)
         assert result.ok, result.problem
         assert result.entries == len(turns)
+
+
+def test_the_wal_is_folded_off_the_appending_thread(tmp_path: Path) -> None:
+    # Appends never fold the WAL themselves (that waits for fsyncs); a thread does it every
+    # FOLD_EVERY appends, so the entries reach the database file while the log stays open.
+    path = tmp_path / "audit.db"
+    with AuditLog(path) as log:
+        start = path.stat().st_size
+        for i in range(FOLD_EVERY - 1):
+            log.append({"step_id": f"s{i}"})
+        assert log._folder.folds == 0 and path.stat().st_size == start
+        log.append({"step_id": "last"})
+        deadline = time.monotonic() + 10
+        while log._folder.folds == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert log._folder.folds == 1
+        assert path.stat().st_size > start + 100 * 1024
+        threads = [t.name for t in threading.enumerate()]
+        assert "elision-audit-wal-fold" in threads
+    assert "elision-audit-wal-fold" not in [t.name for t in threading.enumerate()]
+    result = verify_log(path)
+    assert result.ok and result.entries == FOLD_EVERY
 
 
 def test_without_a_key_no_checkpoint_is_written(

@@ -31,6 +31,7 @@ from elision.audit.checkpoint import (
     make_checkpoint,
     signer_from_key,
 )
+from elision.audit.walfold import FOLD_EVERY, WalFolder
 from elision.errors import AuditError
 
 LOG_ENV = "ELISION_AUDIT"
@@ -171,6 +172,8 @@ class AuditLog(CheckpointingLog):
             # instead of ~3 ms. A power cut can lose the last appends; the checkpoint file is
             # fsynced, so such a loss shows as a cut tail instead of passing unseen.
             self._db.execute("PRAGMA synchronous=NORMAL")
+            # The WAL is folded into the file by a thread of its own (see walfold.py).
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
             self._db.executescript(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise AuditError(
@@ -180,6 +183,8 @@ class AuditLog(CheckpointingLog):
         self._closed = False
         #: ``(seq, entry_hash)`` of the entry this log appended last; ``None`` until then.
         self._head: tuple[int, str | None] | None = None
+        self._folder = WalFolder(self.path)
+        self._appended = 0
 
     @property
     def signs_checkpoints(self) -> bool:
@@ -216,6 +221,9 @@ class AuditLog(CheckpointingLog):
                     f"could not append to the audit log {str(self.path)!r}: {exc}"
                 ) from None
             self._head = (seq + 1, entry["entry_hash"])
+            self._appended += 1
+            if self._appended % FOLD_EVERY == 0:
+                self._folder.request()
             if self._signer is not None and (seq + 1) % self.checkpoint_every == 0:
                 self._checkpoint(seq + 1, entry["entry_hash"])
             return entry
@@ -243,6 +251,7 @@ class AuditLog(CheckpointingLog):
         )
 
     def _disconnect(self) -> None:
+        self._folder.close()
         self._db.close()
 
     def head(self) -> tuple[int, str | None]:
