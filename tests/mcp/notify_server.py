@@ -17,7 +17,8 @@ Tools:
 * ``era``: the protocol version of the calling connection;
 * ``crash``: the process exits at once.
 
-It also serves ``logging/setLevel`` (and ignores the level: filtering is left to the proxy).
+Reading a resource sends a log message at ``notice``. It also serves ``logging/setLevel``
+(and ignores the level: filtering is left to the proxy).
 """
 
 from __future__ import annotations
@@ -119,6 +120,9 @@ async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
 
 
 async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
+    await ctx.session.send_log_message(
+        "notice", f"read {params.uri}", logger="notify", related_request_id=ctx.request_id
+    )
     return types.ReadResourceResult(
         contents=[types.TextResourceContents(uri=params.uri, text="the feed")]
     )

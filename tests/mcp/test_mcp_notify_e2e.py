@@ -145,6 +145,12 @@ async def exercise(client: Client, agent: Agent, *, upstream_era: str) -> None:
         if agent.modern:
             # A call that asked for no log messages gets none.
             await agent.call(client, "say", {"message": "unasked", "level": "error"})
+            # A resource read that asked for them gets its own, before the result.
+            read = await client.read_resource(
+                FEED, meta={types.LOG_LEVEL_META_KEY: "notice"}, cache_mode="bypass"
+            )
+            assert read.contents and [p.data for p in agent.logs] == ["loud", f"read {FEED}"]
+            agent.logs.pop()
         # A credential in a log message is withheld.
         await agent.call(client, "say", {"message": f"token={SECRET} ok", "level": "error"},
                          level="warning")

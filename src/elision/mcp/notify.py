@@ -10,9 +10,10 @@ An upstream's notifications reach the agent in the form the agent's era expects:
   the ``subscriptions/listen`` streams whose filter asked for them (the SDK's
   :class:`~mcp.server.subscriptions.ListenHandler`); a ``resources/updated`` reaches a stream
   whose ``resourceSubscriptions`` lists exactly its uri. A log message rides the stream of
-  the agent's call that was in flight, to the same upstream, when it arrived, if that call's
-  ``_meta["io.modelcontextprotocol/logLevel"]`` asked for its level or a lower one; the call's
-  result waits until such messages are written, so they come before it.
+  each call (``tools/call``, ``resources/read``, ``prompts/get``) that was in flight to the
+  same upstream when it arrived and whose ``_meta["io.modelcontextprotocol/logLevel"]`` asked
+  for its level or a lower one; the call's result waits until such messages are written, so
+  they come before it.
 
   A log message that arrives while no such call is in flight reaches no agent of this era:
   the protocol allows a log message only on the stream of a request that opted in, and one
@@ -285,9 +286,13 @@ class Notifier:
     def around_call(
         self,
         handler: Callable[[Ctx, Any], Awaitable[Any]],
-        upstream_of: Callable[[Any], str | None],
+        upstream_of: Callable[[Any], str | None] = lambda params: None,
     ) -> Callable[[Ctx, Any], Awaitable[Any]]:
-        """``handler``, with log messages that arrive during it routed to its stream."""
+        """``handler``, with log messages that arrive during it routed to its stream.
+
+        ``upstream_of`` names the server a request goes to; None (the default) takes log
+        messages from any server.
+        """
 
         async def call(ctx: Ctx, params: Any) -> Any:
             if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not ctx.meta:

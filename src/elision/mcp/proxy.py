@@ -183,7 +183,7 @@ class Proxy(Forwarding):
             handlers.update(
                 on_list_resources=self._list_resources,
                 on_list_resource_templates=self._list_resource_templates,
-                on_read_resource=self._read_resource,
+                on_read_resource=self.notifier.around_call(self._read_resource),
             )
         if "subscribe" in caps:
             # Counted with the uris listen streams want, so neither era unsubscribes the other.
@@ -192,7 +192,10 @@ class Proxy(Forwarding):
                 on_unsubscribe_resource=self.notifier.on_unsubscribe,
             )
         if "prompts" in caps:
-            handlers.update(on_list_prompts=self._list_prompts, on_get_prompt=self._get_prompt)
+            handlers.update(
+                on_list_prompts=self._list_prompts,
+                on_get_prompt=self.notifier.around_call(self._get_prompt),
+            )
         if "completions" in caps:
             handlers["on_completion"] = self._complete
         server: Server[Any] = Server(
