@@ -118,6 +118,10 @@ class Pipeline:
     redactor: Redactor | None = None
     auditor: Auditor | None = None
     caveat_keys: Sequence[str] = DEFAULT_CAVEAT_KEYS
+    #: The redact stage for each scope, as made from ``redactor`` (see ``_redactor_for``).
+    _scoped_redactors: dict[str | None, tuple[Redactor, Redactor]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def capture(
         self,
@@ -228,7 +232,9 @@ class Pipeline:
         """Append one entry that binds the full and the shown digest (errors propagate, so an
         unaudited result is never delivered). ``withheld``, one entry per value, is what the
         log counts by rule; by default the envelope's list."""
-        if withheld is not None and shaped is not None:
+        if withheld is not None and shaped is not None and (
+            withheld or (shaped.envelope or {}).get("withheld")
+        ):
             shaped = replace(shaped, envelope={**(shaped.envelope or {}),
                                                "withheld": list(withheld)})
         self._audit(capture, shaped, decision)
@@ -245,7 +251,14 @@ class Pipeline:
 
         if type(redactor) is not RedactStage:
             return redactor
-        return RedactStage(store=store, scope=scope, server=redactor.server)
+        cached = self._scoped_redactors.get(scope)
+        if cached is not None and cached[0] is redactor:
+            return cached[1]
+        scoped = RedactStage(store=store, scope=scope, server=redactor.server)
+        if len(self._scoped_redactors) >= _SCOPED_REDACTORS:
+            self._scoped_redactors.clear()  # an HTTP proxy sees a scope per client
+        self._scoped_redactors[scope] = (redactor, scoped)
+        return scoped
 
     def _shape(
         self,
@@ -299,6 +312,8 @@ class Pipeline:
         self.auditor.record(AuditRecord(capture, shaped, decision, shown))
 
 
+#: How many scopes' redact stages a pipeline keeps made.
+_SCOPED_REDACTORS = 256
 #: The share of a budget the ``withheld`` list may take before it is condensed.
 WITHHELD_SHARE = 4
 _INDEX = re.compile(r"\[\d+\]")

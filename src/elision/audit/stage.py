@@ -24,11 +24,10 @@ class LogAuditor:
 
     def record(self, record: AuditRecord) -> None:
         capture, shaped, decision = record.capture, record.shaped, record.decision
-        envelope = shaped.envelope or {}
+        listed = (shaped.envelope or {}).get("withheld") or ()
         withheld = Counter(
-            str(w.get("reason", "withheld")) for w in envelope.get("withheld", [])
-            if isinstance(w, dict)
-        )
+            str(w.get("reason", "withheld")) for w in listed if isinstance(w, dict)
+        ) if listed else {}
         self.log.append(tool_result_entry(
             step_id=str(uuid.uuid4()),
             session_id=self.session_id,
