@@ -161,3 +161,17 @@ def test_output_fits_parses_and_reshaping_changes_nothing(value: Any, limit: int
     json.loads(shaped.text)  # never torn
     again = pipeline.run(shaped.text)
     assert again.text == shaped.text
+
+
+def test_each_scope_keeps_one_redact_stage_of_its_own() -> None:
+    from elision.redact import RedactStage
+
+    store = MemoryStore()
+    pipeline = Pipeline(store=store, redactor=RedactStage(store=store))
+    a, b = pipeline._redactor_for("a"), pipeline._redactor_for("b")
+    assert isinstance(a, RedactStage) and isinstance(b, RedactStage)
+    assert (a.scope, b.scope) == ("a", "b")
+    assert pipeline._redactor_for("a") is a  # kept, not made again per result
+    pipeline.redactor = RedactStage(store=store, server="other")
+    fresh = pipeline._redactor_for("a")
+    assert fresh is not a and isinstance(fresh, RedactStage) and fresh.server == "other"
