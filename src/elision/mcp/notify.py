@@ -185,10 +185,9 @@ class Follower:
                                 async for _ in subscription:
                                     pass
                             except SubscriptionLost:
-                                if not stop.is_set():
-                                    logger.warning("server %r ended the proxy's listen stream; "
-                                                   "its changes reach agents again after its "
-                                                   "next restart", name)
+                                # Its session ended (a crash says so itself, and a restart
+                                # listens again), or the proxy is closing.
+                                logger.debug("server %r: the proxy's listen stream ended", name)
                             holding.cancel_scope.cancel()
 
                         holding.start_soon(drain)
