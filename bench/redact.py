@@ -26,8 +26,10 @@ Each row gives the median wall time of:
 * ``redact_value``          the same without the body;
 * ``redact_text``           the log, as text.
 
-``ratio`` is redaction over loads, ``ratio2`` over loads + SHA-256. The target is a ratio
-below 1.0: redaction adds less than the shaper's own cost.
+``ratio`` is redaction over loads, ``ratio2`` over loads + SHA-256, each the median of the
+per-round ratios (a round times the floor and the redaction one right after the other, so both
+see the same load). The target is a ratio below 1.0: redaction adds less than the shaper's own
+cost.
 """
 
 from __future__ import annotations
@@ -129,51 +131,64 @@ def text_corpus(size: int, secret_every: int, seed: int = 11) -> str:
 _repeat = 1
 
 
-def median_time(fn: Callable[[], object], rounds: int) -> float:
-    times = []
+def _time(fn: Callable[[], object]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    for _ in range(_repeat):
+        fn()
+    return (time.perf_counter() - start) / _repeat
+
+
+def side_by_side(fns: list[Callable[[], object]], rounds: int) -> list[list[float]]:
+    """Per round, each of ``fns`` timed once, one right after another: on a shared machine
+    the load drifts, and a ratio of two times taken together drifts much less than either."""
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
-        gc.collect()
-        start = time.perf_counter()
-        for _ in range(_repeat):
-            fn()
-        times.append((time.perf_counter() - start) / _repeat)
-    return statistics.median(times)
+        for fn, got in zip(fns, times, strict=True):
+            got.append(_time(fn))
+    return times
 
 
 def measure(mb: float, rounds: int, secret_every: int, corpora: list[str]) -> None:
     global _repeat
     _repeat = max(1, round(1 / mb)) if mb < 1 else 1
-    floor = sha = 0.0
     for corpus in corpora:
-        floor, sha = _json_rows(mb, rounds, secret_every, corpus)
+        _json_rows(mb, rounds, secret_every, corpus)
     # A log has no parse of its own to compare with, so its floor is the parse of a JSON body
     # of the same size: what the shaper would cost on it.
+    body = json_corpus(int(mb * 1_000_000), secret_every, dense=False)
     text = text_corpus(int(mb * 1_000_000), secret_every)
-    cost = median_time(lambda: redact_text(text), rounds)
+    floor, sha, cost = side_by_side([
+        lambda: orjson.loads(body), lambda: hashlib.sha256(body).digest(),
+        lambda: redact_text(text),
+    ], rounds)
     withheld = len(redact_text(text).withheld)
     _row(mb, "text", floor, sha, cost, f"redact_text, {withheld} withheld")
 
 
-def _json_rows(mb: float, rounds: int, secret_every: int, corpus: str) -> tuple[float, float]:
-    """Time the JSON corpus of one density; return its floor (loads, sha256) for the log."""
+def _json_rows(mb: float, rounds: int, secret_every: int, corpus: str) -> None:
+    """Time the JSON corpus of one density against its floor (loads, sha256)."""
     body = json_corpus(int(mb * 1_000_000), secret_every, dense=corpus == "dense")
     value = orjson.loads(body)
-    floor = median_time(lambda: orjson.loads(body), rounds)
-    sha = median_time(lambda: hashlib.sha256(body).digest(), rounds)
     withheld = len(redact_value(value, body=body).withheld)
-    for what, fn in (
-        ("redact_value(body=)", lambda: redact_value(value, body=body)),
-        ("redact_value", lambda: redact_value(value)),
-    ):
-        cost = median_time(fn, rounds)
+    floor, sha, with_body, without = side_by_side([
+        lambda: orjson.loads(body), lambda: hashlib.sha256(body).digest(),
+        lambda: redact_value(value, body=body), lambda: redact_value(value),
+    ], rounds)
+    for what, cost in (("redact_value(body=)", with_body), ("redact_value", without)):
         _row(mb, "json", floor, sha, cost, f"{corpus}: {what}, {withheld} withheld")
-    return floor, sha
 
 
-def _row(mb: float, kind: str, floor: float, sha: float, cost: float, what: str) -> None:
+def _row(
+    mb: float, kind: str, floor: list[float], sha: list[float], cost: list[float], what: str
+) -> None:
+    """Medians of the times, and the median of the per-round ratios."""
     size = f"{mb * 1000:g}KB" if mb < 1 else f"{mb:g}MB"
-    print(f"{size:>6} {kind:<5} {_ms(floor)} {_ms(floor + sha)} {_ms(cost)} "
-          f"{cost / floor:>6.2f} {cost / (floor + sha):>6.2f}  {what}", flush=True)
+    both = [f + s for f, s in zip(floor, sha, strict=True)]
+    ratio = statistics.median(c / f for c, f in zip(cost, floor, strict=True))
+    ratio2 = statistics.median(c / b for c, b in zip(cost, both, strict=True))
+    print(f"{size:>6} {kind:<5} {_ms(statistics.median(floor))} {_ms(statistics.median(both))} "
+          f"{_ms(statistics.median(cost))} {ratio:>6.2f} {ratio2:>6.2f}  {what}", flush=True)
 
 
 def _ms(seconds: float) -> str:

@@ -154,7 +154,7 @@ def lane_documents(draw: st.DrawFn) -> Any:
     for i in range(draw(st.integers(1, 12))):
         row: dict[str, Any] = {"id": i, "note": draw(FILLER)}
         lane = draw(st.sampled_from(["none", "uri", "inline", "both", "embedded", "never",
-                                     "nested", "signed"]))
+                                     "nested", "signed", "embedded-beside"]))
         if lane == "uri":
             row["doc"] = {"type": "resource", "uri": f"https://x/{i}.pdf"}
         elif lane == "inline":
@@ -163,6 +163,8 @@ def lane_documents(draw: st.DrawFn) -> Any:
             row["img"] = {"data": "iVBOR\\\"}w0K", "type": "image", "uri": f"https://x/{i}"}
         elif lane == "embedded":
             row["res"] = {"type": "resource", "resource": {"uri": f"file:///{i}", "text": "hi"}}
+        elif lane == "embedded-beside":  # the payload beside "resource", the uri inside it
+            row["res"] = {"type": "resource", "text": "hi", "resource": {"uri": f"file:///{i}"}}
         elif lane == "never":
             row["res"] = {"type": "resource", "uri": f"https://x/{i}", "disposition": "never"}
         elif lane == "nested":
@@ -188,3 +190,31 @@ def test_both_engines_are_tested_where_hyperscan_is_installed() -> None:
     pytest.importorskip("hyperscan")
     assert ENGINE_IDS == ["regex", "hyperscan"]
     assert triggers.engine_name() == "hyperscan" or triggers.ENGINE_ENV in __import__("os").environ
+
+
+@pytest.mark.parametrize(("doc", "paired"), [
+    # a uri beside a payload, in either order: one lane
+    ([{"uri": "u", "data": "d"}], [True]),
+    ([{"data": "d", "uri": "u"}], [True]),
+    # a uri in one record, a payload in the next: no lane
+    ([{"uri": "u"}, {"data": "d"}], [False]),
+    ([{"text": "t"}, {"uri": "u"}], [False]),
+    # brackets and escaped quotes inside strings are not structure
+    ([{"data": 'x"}],{"', "uri": "u"}, {"uri": "v", "n": "\\\"}"}], [True, False]),
+    # a payload in an object nested in the uri's counts (a superset is safe)...
+    ([{"uri": "u", "meta": {"data": "d"}}], [True]),
+    # ...a uri nested below a payload's object does not
+    ([{"data": "d", "inner": {"uri": "u"}}], [False]),
+    # unless it is the embedded form's resource: the record beside it is one lane with it
+    ([{"type": "resource", "text": "t", "resource": {"uri": "u"}}], [True]),
+    ([{"type": "resource", "uri": "u", "resource": {"text": "t"}}], [True]),
+])
+def test_uri_keys_pair_with_their_own_objects_payload_keys(doc: Any, paired: list[bool]) -> None:
+    from elision.redact.walk import _lanes, serialized
+
+    data = serialized(doc)
+    assert data is not None
+    uris = [m.end() - 1 for m in re.finditer(rb'uri":', data)]
+    payloads = [m.end() - 1 for m in re.finditer(rb'(?:data|text)":', data)]
+    lanes = _lanes(data, uris, payloads)
+    assert [uri in lanes for uri in uris] == paired

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -122,10 +121,17 @@ def _lanes(data: bytes, uris: list[int], payloads: list[int]) -> list[int]:
     lanes: list[int] = []
     for uri in uris:
         start, end = _object_around(data, uri)
+        if data[max(0, start - len(_EMBEDDED)):start] == _EMBEDDED:
+            # The embedded form: {"type": "resource", "resource": {"uri": …}} with the payload
+            # beside "resource" is one lane too, so the record around it is looked at.
+            start, end = _object_start(data, start), _object_end(data, end - 1)
         i = bisect_left(payloads, start)
         if i < len(payloads) and payloads[i] < end:
             lanes.append(uri)
     return lanes
+
+
+_EMBEDDED = b'"resource":'
 
 
 def _object_around(data: bytes, key: int) -> tuple[int, int]:
@@ -135,62 +141,69 @@ def _object_around(data: bytes, key: int) -> tuple[int, int]:
     Compact JSON can be read backwards as well as forwards: every quote inside a string is
     escaped, so from a position outside any string the unescaped quotes pair up either way.
     """
-    begin, end = 0, len(data)
-    depth = 0
-    for pos, char in _brackets(data, key + 1, len(data), forward=True):
-        if pos < 0:
-            break
-        depth += 1 if char in b"{[" else -1
-        if depth < 0:
-            end = pos + 1
-            break
-    depth = 0
-    for pos, char in _brackets(data, 0, key, forward=False):
-        if pos < 0:
-            break
-        depth += 1 if char in b"}]" else -1
-        if depth < 0:
-            begin = pos
-            break
-    return begin, end
+    return _object_start(data, key), _object_end(data, key)
 
 
-def _brackets(data: bytes, start: int, stop: int, *, forward: bool) -> Iterator[tuple[int, int]]:
-    """The brackets outside strings in ``data[start:stop]``, from ``start`` on or (backward)
-    from ``stop`` down, as (offset, byte); ``(-1, 0)`` once :data:`_PAIR_STEPS` strings have
-    been stepped over. The end scanning starts from must be outside any string."""
-    lo, hi = start, stop
+def _object_end(data: bytes, key: int) -> int:
+    depth, pos = 0, key + 1
     for _ in range(_PAIR_STEPS):
-        # The next string's first quote, and the structural bytes before it.
-        quote = _quote(data, lo, hi, forward)
-        gap = range(lo, hi if quote < 0 else quote) if forward else range(
-            hi - 1, (lo if quote < 0 else quote + 1) - 1, -1)
-        for i in gap:
-            if data[i] in b"{}[]":
-                yield i, data[i]
+        quote = _next_quote(data, pos)
+        for i in range(pos, len(data) if quote < 0 else quote):  # a few structural bytes
+            char = data[i]
+            if char in _OPEN:
+                depth += 1
+            elif char in _CLOSE:
+                depth -= 1
+                if depth < 0:
+                    return i + 1
         if quote < 0:
-            return
-        # Its other quote (the string's end, or its start when going backward).
-        other = _quote(data, quote + 1, hi, True) if forward else _quote(data, lo, quote, False)
-        if other < 0:
-            return
-        if forward:
-            lo = other + 1
-        else:
-            hi = other
-    yield -1, 0
+            break
+        close = _next_quote(data, quote + 1)
+        if close < 0:
+            break
+        pos = close + 1
+    return len(data)
 
 
-def _quote(data: bytes, lo: int, hi: int, forward: bool) -> int:
-    """The first unescaped quote in ``data[lo:hi]`` (the last one, going backward), or -1."""
-    while True:
-        at = data.find(b'"', lo, hi) if forward else data.rfind(b'"', lo, hi)
-        if at < 0 or not _escaped(data, at):
-            return at
-        if forward:
-            lo = at + 1
-        else:
-            hi = at
+def _object_start(data: bytes, key: int) -> int:
+    depth, pos = 0, key  # data[key] is the ":"; read what comes before it
+    for _ in range(_PAIR_STEPS):
+        quote = _last_quote(data, pos)
+        for i in range(pos - 1, quote, -1):
+            char = data[i]
+            if char in _CLOSE:
+                depth += 1
+            elif char in _OPEN:
+                depth -= 1
+                if depth < 0:
+                    return i
+        if quote < 0:
+            break
+        opening = _last_quote(data, quote)
+        if opening < 0:
+            break
+        pos = opening
+    return 0
+
+
+_OPEN = frozenset(b"{[")
+_CLOSE = frozenset(b"}]")
+
+
+def _next_quote(data: bytes, pos: int) -> int:
+    """The first unescaped quote at or after ``pos``, or -1."""
+    at = data.find(b'"', pos)
+    while at > 0 and data[at - 1] == 0x5C and _escaped(data, at):
+        at = data.find(b'"', at + 1)
+    return at
+
+
+def _last_quote(data: bytes, pos: int) -> int:
+    """The last unescaped quote before ``pos``, or -1."""
+    at = data.rfind(b'"', 0, pos)
+    while at > 0 and data[at - 1] == 0x5C and _escaped(data, at):
+        at = data.rfind(b'"', 0, at)
+    return at
 
 
 def _escaped(data: bytes, quote: int) -> bool:
