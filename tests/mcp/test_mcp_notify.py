@@ -100,20 +100,40 @@ def test_forwarded_params_drop_the_upstream_hops_reserved_meta() -> None:
     assert forwarded_params(None) is None
 
 
-@pytest.mark.parametrize(("method", "params", "event"), [
-    ("notifications/tools/list_changed", None, ToolsListChanged()),
-    ("notifications/prompts/list_changed", None, PromptsListChanged()),
-    ("notifications/resources/list_changed", None, ResourcesListChanged()),
-    ("notifications/resources/updated", {"uri": "test://feed"}, ResourceUpdated("test://feed")),
+@pytest.mark.parametrize(("method", "event"), [
+    ("notifications/tools/list_changed", ToolsListChanged()),
+    ("notifications/prompts/list_changed", PromptsListChanged()),
+    ("notifications/resources/list_changed", ResourcesListChanged()),
 ])
-def test_a_change_reaches_both_eras(method: str, params: Any, event: ServerEvent) -> None:
+def test_a_list_change_reaches_both_eras(method: str, event: ServerEvent) -> None:
     older = FakeConnection()
     hub = notifier(older)
     published: list[ServerEvent] = []
     hub.bus.subscribe(published.append)
-    anyio.run(hub.changed, method, params)
-    assert older.sent == [(method, params)]
+    anyio.run(hub.changed, method, None)
+    assert older.sent == [(method, None)]
     assert published == [event]
+
+
+@pytest.mark.parametrize(("uri", "gets"), [
+    ("test://dir", True),  # the uri it subscribed to
+    ("test://dir/file", True),  # one beneath it, which the protocol lets a server name
+    ("test://dirt", False),  # a longer name is another resource
+    ("https://b.s3.amazonaws.com/o?X-Amz-Signature=e1", False),  # nobody asked: not told
+])
+def test_an_update_reaches_the_older_agents_that_subscribed_to_it(uri: str, gets: bool) -> None:
+    subscriber, bystander = FakeConnection(), FakeConnection()
+    hub = notifier(subscriber, bystander)
+    # What on_subscribe records once an upstream took the subscription.
+    hub._subscribed[subscriber] = {"test://dir"}  # type: ignore[index]
+    published: list[ServerEvent] = []
+    hub.bus.subscribe(published.append)
+    method = "notifications/resources/updated"
+    anyio.run(hub.changed, method, {"uri": uri})
+    assert subscriber.sent == ([(method, {"uri": uri})] if gets else [])
+    assert bystander.sent == []
+    # Listen streams filter for themselves (exact uris), so every update is published.
+    assert published == [ResourceUpdated(uri)]
 
 
 def test_log_messages_go_to_the_calls_that_asked_for_their_level_and_server() -> None:

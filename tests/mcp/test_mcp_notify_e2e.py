@@ -339,9 +339,13 @@ async def check_shared_interest(old: Client, legacy: Agent, new: Client, modern:
     modern.heard.clear()
     async with new.listen(resource_subscriptions=[FEED]):
         await old.unsubscribe_resource(FEED)
+        legacy.heard.clear()
         if upstream_era == "legacy":
             assert json.loads(await legacy.call(old, "subscribed", {})) == [FEED]
         await modern.call(new, "touch", {"uri": FEED})
         await until(lambda: FEED in modern.updated(), "resources/updated")
+        # The proxy tells agents of the older era first: had it told this one, it would show.
+        await old.send_ping()
+        assert legacy.updated() == []
     if upstream_era == "legacy":
         await until_subscribed(new, modern, [])

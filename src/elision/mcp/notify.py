@@ -2,9 +2,10 @@
 
 An upstream's notifications reach the agent in the form the agent's era expects:
 
-* **Handshake era** (protocols up to 2025-11-25): list-changed, ``resources/updated`` and log
-  messages go out on each agent's connection, as they always did. A log message below the
-  level the agent set with ``logging/setLevel`` is not sent to it.
+* **Handshake era** (protocols up to 2025-11-25): list-changed and log messages go out on each
+  agent's connection, as they always did; a log message below the level the agent set with
+  ``logging/setLevel`` is not sent to it. A ``resources/updated`` goes to the agents that
+  subscribed to its uri (or to one above it: ``test://dir`` covers ``test://dir/file``).
 * **Protocol 2026-07-28**: there is no standing stream. Change events (tools, prompts and
   resources list-changed, ``resources/updated``) are published on a subscription bus and reach
   the ``subscriptions/listen`` streams whose filter asked for them (the SDK's
@@ -52,7 +53,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.exceptions import MCPError
-from mcp.shared.subscriptions import event_from_wire
+from mcp.shared.subscriptions import ResourceUpdated, event_from_wire
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elision.errors import UpstreamError
@@ -260,8 +261,15 @@ class Notifier:
 
     async def changed(self, method: str, params: dict[str, Any] | None) -> None:
         """A list-changed or ``resources/updated`` notification, to agents of both eras."""
-        await self._broadcast(method, params)
         event = event_from_wire(method, params)
+        if isinstance(event, ResourceUpdated):
+            # Only to the agents that subscribed to it: a uri may carry a credential (a
+            # signed URL), which an agent that did not name it must not learn from here.
+            for connection in list(self._connections):
+                if _covers(self._subscribed.get(connection, ()), event.uri):
+                    await connection.notify(method, params)
+        else:
+            await self._broadcast(method, params)
         if event is not None:
             await self.bus.publish(event)
 
@@ -451,6 +459,12 @@ def _legacy_connection(ctx: Ctx) -> Connection | None:
     if connection is None or connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
         return None
     return connection
+
+
+def _covers(subscribed: Iterable[str], uri: str) -> bool:
+    """Whether a handshake-era agent that subscribed to ``subscribed`` gets ``uri``'s updates:
+    the uri itself, or one beneath it (the protocol lets a server name a sub-resource)."""
+    return any(uri == held or uri.startswith(held.rstrip("/") + "/") for held in subscribed)
 
 
 def _severity(level: object) -> int:
