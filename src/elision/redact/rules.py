@@ -110,36 +110,46 @@ _USERINFO_GATES = ("\\/", "%2f%2f")
 
 
 class _Prefilter:
-    """The same test over ``str`` or over ``bytes``: compiled once per type."""
+    """The same test over ``str`` or over ``bytes``: compiled once per type.
+
+    Each pattern opens with a literal char, and each literal and pattern is paired with a char
+    it cannot match without (its gate): ``char in text`` is a memchr, about twenty times faster
+    than a regex pass, so a pattern whose gate is absent costs nearly nothing.
+    """
 
     def __init__(self, encode: bool) -> None:
         def conv(text: str) -> Any:
             return text.encode() if encode else text
 
-        self.exact_literals = tuple(conv(x) for x in _EXACT_LITERALS)
-        self.exact = tuple(re.compile(conv(x)) for x in _EXACT_PATTERNS)
-        self.lower_literals = tuple(conv(x) for x in _LOWER_LITERALS)
-        self.lower = tuple(re.compile(conv(x)) for x in _LOWER_PATTERNS)
-        self.at = (conv("@"), conv("%40"))
+        def gated(pattern: str) -> tuple[Any, re.Pattern[Any]]:
+            return conv(pattern[0]), re.compile(conv(pattern))
+
+        self.exact_literals = tuple((conv(x[0]), conv(x)) for x in _EXACT_LITERALS)
+        self.exact = tuple(gated(x) for x in _EXACT_PATTERNS)
+        self.lower_literals = tuple((conv(x[0]), conv(x)) for x in _LOWER_LITERALS)
+        self.lower = tuple(gated(x) for x in _LOWER_PATTERNS)
+        self.at = ((conv("@"), conv("@")), (conv("%"), conv("%40")))
         self.userinfo = re.compile(conv(_USERINFO_PLAIN))
-        self.userinfo_gates = tuple(conv(x) for x in _USERINFO_GATES)
+        self.userinfo_gates = tuple((conv(x[0]), conv(x)) for x in _USERINFO_GATES)
         self.userinfo_odd = re.compile(conv(_USERINFO_ODD))
 
     def __call__(self, text: Any) -> bool:
-        if any(lit in text for lit in self.exact_literals):
+        if any(g in text and lit in text for g, lit in self.exact_literals):
             return True
-        if any(p.search(text) for p in self.exact):
+        if any(g in text and p.search(text) for g, p in self.exact):
             return True
         low = text.lower()
-        if any(lit in low for lit in self.lower_literals):
+        if any(g in low and lit in low for g, lit in self.lower_literals):
             return True
-        if any(p.search(low) for p in self.lower):
+        if any(g in low and p.search(low) for g, p in self.lower):
             return True
-        if not any(a in low for a in self.at):
+        if not any(g in low and a in low for g, a in self.at):
             return False
         if self.userinfo.search(low):
             return True
-        return any(g in low for g in self.userinfo_gates) and bool(self.userinfo_odd.search(low))
+        return any(g in low and lit in low for g, lit in self.userinfo_gates) and bool(
+            self.userinfo_odd.search(low)
+        )
 
     def positions(self, text: Any, low: Any = None) -> list[int]:
         """Where in ``text`` anything that :meth:`__call__` tests for starts, sorted.
@@ -147,19 +157,23 @@ class _Prefilter:
         ``low`` is ``text.lower()`` when the caller has it already.
         """
         found: list[int] = []
-        for lit in self.exact_literals:
-            found.extend(_find_all(text, lit))
-        for pattern in self.exact:
-            found.extend(m.start() for m in pattern.finditer(text))
+        for gate, lit in self.exact_literals:
+            if gate in text:
+                found.extend(_find_all(text, lit))
+        for gate, pattern in self.exact:
+            if gate in text:
+                found.extend(m.start() for m in pattern.finditer(text))
         if low is None:
             low = text.lower()
-        for lit in self.lower_literals:
-            found.extend(_find_all(low, lit))
-        for pattern in self.lower:
-            found.extend(m.start() for m in pattern.finditer(low))
-        if any(a in low for a in self.at):
+        for gate, lit in self.lower_literals:
+            if gate in low:
+                found.extend(_find_all(low, lit))
+        for gate, pattern in self.lower:
+            if gate in low:
+                found.extend(m.start() for m in pattern.finditer(low))
+        if any(g in low and a in low for g, a in self.at):
             found.extend(m.start() for m in self.userinfo.finditer(low))
-            if any(g in low for g in self.userinfo_gates):
+            if any(g in low and lit in low for g, lit in self.userinfo_gates):
                 found.extend(m.start() for m in self.userinfo_odd.finditer(low))
         found.sort()
         return found
