@@ -1,4 +1,4 @@
-"""Upstream notifications to agents of every protocol era, and the proxy's own listening.
+"""Upstream notifications to agents of every protocol era.
 
 An upstream's notifications reach the agent in the form the agent's era expects:
 
@@ -25,14 +25,8 @@ An upstream's notifications reach the agent in the form the agent's era expects:
 Every log message is redacted first, ``data`` and ``logger`` alike: a credential or signed
 URL in it reaches no agent, of either era.
 
-Resource subscriptions of both eras share one count per uri: the first agent to want a uri
-(``resources/subscribe``, or a listen stream that lists it) subscribes the upstreams, the last
-one to let it go unsubscribes them. Upstreams of the handshake era get ``resources/subscribe``;
-an upstream of protocol 2026-07-28 (``"mode": "auto"``) announces nothing unless the client
-listens, so the proxy holds a listen stream open on each such session (:class:`Follower`),
-asking for every list-changed kind and for the uris agents want, and reopens it when that set
-changes (the new stream is acknowledged before the old one closes, so no event falls between).
-Its events reach the proxy as ordinary notifications and go on from there like any other.
+Resource subscriptions of both eras are counted together, and the upstreams subscribed or
+listened to accordingly, by :mod:`elision.mcp.subscriptions`.
 """
 
 from __future__ import annotations
@@ -47,7 +41,6 @@ import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
 from mcp.client.session import ClientSession
-from mcp.client.subscriptions import SubscriptionLost, listen
 from mcp.server.connection import Connection, allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
@@ -56,7 +49,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourceUpdated, event_from_wire
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from elision.errors import UpstreamError
+from elision.mcp.subscriptions import Subscriptions
 from elision.mcp.upstream import Upstream
 
 logger = logging.getLogger("elision.proxy")
@@ -128,81 +121,6 @@ class _Call:
                 await self.idle.wait()
 
 
-class Follower:
-    """The proxy's listen stream on one upstream session of protocol 2026-07-28."""
-
-    def __init__(self, upstream: Upstream, session: ClientSession, tg: TaskGroup) -> None:
-        self.upstream = upstream
-        self.session = session
-        self._tg = tg
-        self._lock = anyio.Lock()
-        self._stop: anyio.Event | None = None
-        #: The uris of the stream that is open, once one is.
-        self.uris: frozenset[str] | None = None
-
-    async def listen(self, uris: Iterable[str]) -> bool:
-        """Open a stream for every list-changed kind and ``uris``, then close the previous one.
-
-        False when the upstream did not acknowledge it in time (the previous stream stays).
-        """
-        wanted = frozenset(uris)
-        async with self._lock:
-            ready, stop, scope = anyio.Event(), anyio.Event(), anyio.CancelScope()
-            opened: list[bool] = []
-            self._tg.start_soon(self._hold, sorted(wanted), ready, stop, scope, opened)
-            with anyio.move_on_after(self.upstream.spec.timeout):
-                await ready.wait()
-            if not opened:
-                scope.cancel()
-                return False
-            previous, self._stop, self.uris = self._stop, stop, wanted
-            if previous is not None:
-                previous.set()
-            return True
-
-    def close(self) -> None:
-        if self._stop is not None:
-            self._stop.set()
-
-    async def _hold(
-        self, uris: list[str], ready: anyio.Event, stop: anyio.Event, scope: anyio.CancelScope,
-        opened: list[bool],
-    ) -> None:
-        name = self.upstream.name
-        with scope:
-            try:
-                async with listen(
-                    self.session, tools_list_changed=True, prompts_list_changed=True,
-                    resources_list_changed=True, resource_subscriptions=uris,
-                ) as subscription:
-                    opened.append(True)
-                    ready.set()
-                    async with anyio.create_task_group() as holding:
-
-                        async def drain() -> None:
-                            # The events also reach the session's message handler, which
-                            # forwards them; here they are only taken off the backlog.
-                            try:
-                                async for _ in subscription:
-                                    pass
-                            except SubscriptionLost:
-                                # Its session ended (a crash says so itself, and a restart
-                                # listens again), or the proxy is closing.
-                                logger.debug("server %r: the proxy's listen stream ended", name)
-                            holding.cancel_scope.cancel()
-
-                        holding.start_soon(drain)
-                        await stop.wait()
-                        holding.cancel_scope.cancel()
-            except (MCPError, SubscriptionLost, UpstreamError, anyio.BrokenResourceError,
-                    anyio.ClosedResourceError) as exc:
-                logger.warning("server %r did not accept the proxy's subscriptions/listen (%s); "
-                               "its list-changed and resource events will not reach agents",
-                               name, _described(exc))
-            finally:
-                ready.set()
-
-
 class Notifier:
     """Carries upstream notifications to the agents of both eras (see the module docstring)."""
 
@@ -214,8 +132,7 @@ class Notifier:
     ) -> None:
         """``upstreams`` and ``connections`` are the proxy's own (filled as it runs);
         ``owner`` names the upstream that listed a uri, if one did."""
-        self.upstreams = upstreams
-        self._owner = owner
+        self.subscriptions = Subscriptions(upstreams, owner)
         self.bus = InMemorySubscriptionBus()
         self._listener = ListenHandler(self.bus)
         self._connections = connections
@@ -226,22 +143,16 @@ class Notifier:
             weakref.WeakKeyDictionary()
         )
         self._calls: set[_Call] = set()
-        #: uri -> how many listen streams and handshake-era agents want it.
-        self._wanted: dict[str, int] = {}
-        #: server -> the uris it was sent resources/subscribe for (handshake-era sessions).
-        self._held: dict[str, set[str]] = {}
-        self._followers: dict[str, Follower] = {}
-        self._lock = anyio.Lock()
         self._tg: TaskGroup | None = None
 
     def start(self, tg: TaskGroup) -> None:
         self._tg = tg
+        self.subscriptions.start(tg)
 
     def close(self) -> None:
         """End every agent's listen stream gracefully and the proxy's own on upstreams."""
         self._listener.close()
-        for follower in self._followers.values():
-            follower.close()
+        self.subscriptions.close()
 
     # -- agents ----------------------------------------------------------------------------
 
@@ -323,16 +234,16 @@ class Notifier:
     ) -> types.SubscriptionsListenResult:
         """``subscriptions/listen``: the upstreams are subscribed to its uris before the ack."""
         uris = sorted(set(params.notifications.resource_subscriptions or ()))
-        self._count(uris, +1)
+        self.subscriptions.count(uris, +1)
         try:
             if uris:
-                await self._sync()
+                await self.subscriptions.sync()
             return await self._listener(ctx, params)
         finally:
             # Usually reached by cancellation (the agent went away): the work goes elsewhere.
-            self._count(uris, -1)
+            self.subscriptions.count(uris, -1)
             if uris:
-                self._spawn(self._sync)
+                self._spawn(self.subscriptions.sync)
 
     async def on_subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> Any:
         """A handshake-era agent's ``resources/subscribe``."""
@@ -344,11 +255,11 @@ class Notifier:
         if uri in held:
             return types.EmptyResult()
         held.add(uri)
-        self._count([uri], +1)
-        if uri not in await self._sync():
+        self.subscriptions.count([uri], +1)
+        if uri not in await self.subscriptions.sync():
             held.discard(uri)
-            self._count([uri], -1)
-            await self._sync()
+            self.subscriptions.count([uri], -1)
+            await self.subscriptions.sync()
             raise MCPError(
                 types.INVALID_PARAMS,
                 f"no server accepted a subscription to the resource {uri!r}; list the "
@@ -362,8 +273,8 @@ class Notifier:
         held = self._subscribed.get(connection) if connection is not None else None
         if held is not None and uri in held:
             held.discard(uri)
-            self._count([uri], -1)
-            await self._sync()
+            self.subscriptions.count([uri], -1)
+            await self.subscriptions.sync()
         return types.EmptyResult()
 
     async def _broadcast(self, method: str, params: dict[str, Any] | None) -> None:
@@ -374,83 +285,12 @@ class Notifier:
 
     def upstream_started(self, upstream: Upstream, session: ClientSession) -> None:
         """A new session with ``upstream``: follow it, or subscribe it again to what is wanted."""
-        self._spawn(self._follow, upstream, session)
-
-    async def _follow(self, upstream: Upstream, session: ClientSession) -> None:
-        if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            old = self._followers.get(upstream.name)
-            self._followers[upstream.name] = Follower(upstream, session, self._task_group())
-            if old is not None:
-                old.close()
-        else:
-            self._held[upstream.name] = set()  # a new session holds no subscriptions yet
-        await self._sync()
-
-    def _count(self, uris: Iterable[str], step: int) -> None:
-        """One more (or one fewer) agent wanting each of ``uris``: counted at once, in the
-        caller's task, so a cancelled caller never leaves a count behind."""
-        for uri in uris:
-            left = self._wanted.get(uri, 0) + step
-            if left > 0:
-                self._wanted[uri] = left
-            else:
-                self._wanted.pop(uri, None)
-
-    async def _sync(self) -> frozenset[str]:
-        """Bring every upstream's subscriptions to the wanted uris; the uris some server took.
-
-        It compares what is wanted with what each server holds, so calls that overlap, or
-        run in another order than the changes they follow, still end in the right state.
-        """
-        taken: set[str] = set()
-        with anyio.CancelScope(shield=True):  # called as streams end, often by cancellation
-            async with self._lock:
-                wanted = frozenset(self._wanted)
-                for upstream in list(self.upstreams.values()):
-                    taken |= await self._sync_one(upstream, wanted)
-        return frozenset(taken)
-
-    async def _sync_one(self, upstream: Upstream, wanted: frozenset[str]) -> set[str]:
-        follower = self._followers.get(upstream.name)
-        if follower is not None:  # of protocol 2026-07-28: its listen stream takes the set
-            if follower.uris != wanted:
-                await follower.listen(wanted)
-            return set(follower.uris or ())
-        held = self._held.get(upstream.name)
-        caps = upstream.capabilities
-        if held is None or caps is None or caps.resources is None or not caps.resources.subscribe:
-            return set()
-        for uri in sorted(wanted - held):
-            owner = self._owner(uri)
-            if owner is not None and owner is not upstream:
-                continue  # behind several servers: only the one that listed it
-            if await self._subscribe_upstream(upstream, uri, "resources/subscribe"):
-                held.add(uri)
-        for uri in sorted(held - wanted):
-            held.discard(uri)
-            await self._subscribe_upstream(upstream, uri, "resources/unsubscribe")
-        return set(held)
-
-    async def _subscribe_upstream(self, upstream: Upstream, uri: str, method: str) -> bool:
-        request: Any = (
-            types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
-            if method == "resources/subscribe"
-            else types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=uri))
-        )
-        try:
-            await upstream.call(method, lambda s: s.send_request(request, types.EmptyResult))
-        except (MCPError, UpstreamError) as exc:
-            logger.debug("server %r: %s %r: %s", upstream.name, method, uri, _described(exc))
-            return False
-        return True
-
-    def _task_group(self) -> TaskGroup:
-        if self._tg is None:
-            raise RuntimeError("the notifier is used before the proxy started")
-        return self._tg
+        self.subscriptions.upstream_started(upstream, session)
 
     def _spawn(self, work: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
-        self._task_group().start_soon(work, *args)
+        if self._tg is None:
+            raise RuntimeError("the notifier is used before the proxy started")
+        self._tg.start_soon(work, *args)
 
 
 def _legacy_connection(ctx: Ctx) -> Connection | None:
@@ -471,8 +311,3 @@ def _severity(level: object) -> int:
     """Where ``level`` stands among the log levels; an unknown one as the most severe."""
     return _LEVELS.index(level) if level in _LEVELS else len(_LEVELS)
 
-
-def _described(exc: BaseException) -> str:
-    from elision.mcp.tools import redact_message
-
-    return redact_message(str(exc)) or type(exc).__name__
