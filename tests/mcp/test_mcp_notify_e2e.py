@@ -10,7 +10,10 @@ protocol 2026-07-28, over stdio and over HTTP, with the upstream's own session i
 * ``resources/updated`` for a uri it subscribed to (``resources/subscribe``, or a listen
   stream's ``resourceSubscriptions``) and not for another uri;
 * a log message at the level it asked for reaches it during the call, one below it does not;
-* a log message that carries a credential arrives with the credential withheld.
+* a log message that carries a credential arrives with the credential withheld;
+* after the upstream dies and is restarted, its changes still reach the agent (stdio);
+* agents of both eras on one proxy share a subscription, and an HTTP proxy stopped while an
+  agent listens ends the stream and exits (HTTP).
 """
 
 from __future__ import annotations
