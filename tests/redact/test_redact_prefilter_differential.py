@@ -218,3 +218,19 @@ def test_uri_keys_pair_with_their_own_objects_payload_keys(doc: Any, paired: lis
     payloads = [m.end() - 1 for m in re.finditer(rb'(?:data|text)":', data)]
     lanes = _lanes(data, uris, payloads)
     assert [uri in lanes for uri in uris] == paired
+
+
+def test_pairing_past_its_budget_counts_every_uri_as_a_lane(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Reading is bounded per document; what is left unread is taken as one object (a superset),
+    # so the walk looks closer instead of the pairing running long.
+    from elision.redact import walk
+
+    data = walk.serialized([{"uri": "u", "x": ["a", "b", "c"]}, {"data": "d"}, {"uri": "v"}])
+    assert data is not None
+    uris = [m.end() - 1 for m in re.finditer(rb'uri":', data)]
+    payloads = [m.end() - 1 for m in re.finditer(rb'data":', data)]
+    assert walk._lanes(data, uris, payloads) == []
+    monkeypatch.setattr(walk, "_PAIR_BUDGET", 2)
+    assert walk._lanes(data, uris, payloads) == uris

@@ -75,11 +75,6 @@ def may_need_redaction(data: bytes) -> bool:
 _FIELD_KEYS_LOOSE = re.compile(
     ('"(?:' + "|".join(re.escape(n) for n in sorted(CREDENTIAL_FIELDS)) + ')"').encode()
 )
-#: A pairing scan steps from string to string with ``bytes.find`` (memchr speed: a megabyte
-#: of base64 is one step); what lies between two strings is a few structural bytes. After
-#: this many strings on one side of a uri it takes the rest of the document as the uri's
-#: object (a superset: the walk just looks closer).
-_PAIR_STEPS = 256
 
 
 class Hits:
@@ -115,16 +110,18 @@ def _lanes(data: bytes, uris: list[int], payloads: list[int]) -> list[int]:
 
     A lane needs both in one object; a uri in one record and a thumbnail's data in the next
     are not one, and counting them as one would make the walk narrow a run down to each.
+    The reading is bounded as a whole (:data:`_PAIR_BUDGET`): past it, a uri counts as a lane.
     """
     if not uris or not payloads:
         return []
+    reader = _Reader(data, max(_PAIR_BUDGET, len(data) // 512))
     lanes: list[int] = []
     for uri in uris:
-        start, end = _object_around(data, uri)
+        start, end = reader.start(uri), reader.end(uri)
         if data[max(0, start - len(_EMBEDDED)):start] == _EMBEDDED:
             # The embedded form: {"type": "resource", "resource": {"uri": …}} with the payload
             # beside "resource" is one lane too, so the record around it is looked at.
-            start, end = _object_start(data, start), _object_end(data, end - 1)
+            start, end = reader.start(start), reader.end(end - 1)
         i = bisect_left(payloads, start)
         if i < len(payloads) and payloads[i] < end:
             lanes.append(uri)
@@ -132,62 +129,92 @@ def _lanes(data: bytes, uris: list[int], payloads: list[int]) -> list[int]:
 
 
 _EMBEDDED = b'"resource":'
+#: Strings and brackets the pairing of all uris of one document may step over: at least this
+#: many, and one per 512 bytes (a few microseconds a step, so a fraction of a parse).
+_PAIR_BUDGET = 1 << 10
+_OPEN = frozenset(b"{[")
+_BRACKETS = (b"{", b"}", b"[", b"]")
 
 
-def _object_around(data: bytes, key: int) -> tuple[int, int]:
-    """The span of the object whose member key has its ":" at ``key``; as far as the whole of
-    ``data`` on a side where it is too far to find cheaply.
+class _Reader:
+    """Finds the object around a member key in compact JSON, reading strings whole.
 
     Compact JSON can be read backwards as well as forwards: every quote inside a string is
     escaped, so from a position outside any string the unescaped quotes pair up either way.
+    Between two strings only brackets matter, found with ``bytes.find`` (memchr speed, so a
+    long array of numbers is a few steps too). Each string or bracket is a step; when the
+    steps run out, an object reaches as far as the document does (a superset).
     """
-    return _object_start(data, key), _object_end(data, key)
 
+    def __init__(self, data: bytes, steps: int) -> None:
+        self.data = data
+        self.steps = steps
 
-def _object_end(data: bytes, key: int) -> int:
-    depth, pos = 0, key + 1
-    for _ in range(_PAIR_STEPS):
-        quote = _next_quote(data, pos)
-        for i in range(pos, len(data) if quote < 0 else quote):  # a few structural bytes
-            char = data[i]
-            if char in _OPEN:
-                depth += 1
-            elif char in _CLOSE:
-                depth -= 1
+    def end(self, key: int) -> int:
+        """Just past the object whose member key has its ":" at ``key``."""
+        data, depth, pos = self.data, 0, key + 1
+        while self.steps > 0:
+            self.steps -= 1
+            quote = _next_quote(data, pos)
+            stop = len(data) if quote < 0 else quote
+            bracket = _first_bracket(data, pos, stop)
+            if bracket >= 0:  # a bracket comes before the next string
+                depth += 1 if data[bracket] in _OPEN else -1
                 if depth < 0:
-                    return i + 1
-        if quote < 0:
-            break
-        close = _next_quote(data, quote + 1)
-        if close < 0:
-            break
-        pos = close + 1
-    return len(data)
+                    return bracket + 1
+                pos = bracket + 1
+                continue
+            if quote < 0:
+                break
+            close = _next_quote(data, quote + 1)
+            if close < 0:
+                break
+            pos = close + 1
+        return len(data)
 
-
-def _object_start(data: bytes, key: int) -> int:
-    depth, pos = 0, key  # data[key] is the ":"; read what comes before it
-    for _ in range(_PAIR_STEPS):
-        quote = _last_quote(data, pos)
-        for i in range(pos - 1, quote, -1):
-            char = data[i]
-            if char in _CLOSE:
-                depth += 1
-            elif char in _OPEN:
-                depth -= 1
+    def start(self, key: int) -> int:
+        """Where the object whose member key (or value) starts at ``key`` opens."""
+        data, depth, pos = self.data, 0, key
+        while self.steps > 0:
+            self.steps -= 1
+            quote = _last_quote(data, pos)
+            bracket = _last_bracket(data, quote + 1, pos)
+            if bracket >= 0:  # a bracket comes after the string before
+                depth += -1 if data[bracket] in _OPEN else 1
                 if depth < 0:
-                    return i
-        if quote < 0:
-            break
-        opening = _last_quote(data, quote)
-        if opening < 0:
-            break
-        pos = opening
-    return 0
+                    return bracket
+                pos = bracket
+                continue
+            if quote < 0:
+                break
+            opening = _last_quote(data, quote)
+            if opening < 0:
+                break
+            pos = opening
+        return 0
 
 
-_OPEN = frozenset(b"{[")
-_CLOSE = frozenset(b"}]")
+def _first_bracket(data: bytes, lo: int, hi: int) -> int:
+    if hi - lo <= _SHORT_GAP:  # between two strings there is usually just ":" or ","
+        for i in range(lo, hi):
+            if data[i] in _ANY_BRACKET:
+                return i
+        return -1
+    found = [at for at in (data.find(b, lo, hi) for b in _BRACKETS) if at >= 0]
+    return min(found) if found else -1
+
+
+def _last_bracket(data: bytes, lo: int, hi: int) -> int:
+    if hi - lo <= _SHORT_GAP:
+        for i in range(hi - 1, lo - 1, -1):
+            if data[i] in _ANY_BRACKET:
+                return i
+        return -1
+    return max(data.rfind(b, lo, hi) for b in _BRACKETS)
+
+
+_SHORT_GAP = 8
+_ANY_BRACKET = frozenset(b"{}[]")
 
 
 def _next_quote(data: bytes, pos: int) -> int:
