@@ -234,3 +234,13 @@ def test_pairing_past_its_budget_counts_every_uri_as_a_lane(
     assert walk._lanes(data, uris, payloads) == []
     monkeypatch.setattr(walk, "_PAIR_BUDGET", 2)
     assert walk._lanes(data, uris, payloads) == uris
+
+
+def test_siblings_of_very_unequal_size_still_pin_the_trigger_to_its_record() -> None:
+    # Twenty thousand tiny records then one huge one: guesses from a trigger's offset and
+    # the bytes per sibling are far off here; the trigger must still land on its record.
+    rows: list[dict[str, Any]] = [{"n": i} for i in range(20_000)]
+    rows.append({"k": "x" * 3_000_000})
+    rows[15_000]["s"] = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    done = redact_value({"rows": rows})
+    assert done.withheld == ({"path": "$.rows[15000].s", "reason": "github-token"},)

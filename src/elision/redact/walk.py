@@ -242,6 +242,8 @@ def _escaped(data: bytes, quote: int) -> bool:
 
 
 _NEVER = 1 << 62
+#: Splits of one run guessed from a trigger's offset before the rest are halves.
+_GUESSES = 4
 
 
 def _at_or_after(positions: list[int], start: int) -> int:
@@ -360,6 +362,7 @@ class Walker:
         begin: int,
         spans: dict[int, tuple[int, int]],
         end: int | None = None,
+        depth: int = 0,
     ) -> int | None:
         """Put the value span of every flagged sibling in ``lo:hi`` into ``spans`` (keyed by
         offset from the run's start) and return where the slice ends.
@@ -384,16 +387,20 @@ class Walker:
             start = begin + (len(orjson.dumps(frame.keys[lo])) + 1 if frame.is_dict else 0)
             spans[lo - frame.index] = (start, end)
             return end
-        # Split where the first trigger is likely to be, by its offset: siblings of similar
-        # size (records) put it within one or two, so it is pinned in a few serializations,
-        # where halving takes one per halving.
-        first = hits.next_from(begin) - 1
-        mid = lo + (first - begin) * (hi - lo) // max(1, end - begin)
-        mid = min(max(mid, lo + 1), hi - 1)
-        left = self._pin(frame, lo, mid, begin, spans)
+        if depth < _GUESSES:
+            # Split where the first trigger is likely to be, by its offset: siblings of similar
+            # size (records) put it within one or two, so it is pinned in a few
+            # serializations. Siblings of very unequal size can make a guess shave off one
+            # sibling at a time, so after a few guesses a slice is halved.
+            first = hits.next_from(begin) - 1
+            mid = lo + (first - begin) * (hi - lo) // max(1, end - begin)
+            mid = min(max(mid, lo + 1), hi - 1)
+        else:
+            mid = (lo + hi) // 2
+        left = self._pin(frame, lo, mid, begin, spans, None, depth + 1)
         if left is None:
             return None
-        return self._pin(frame, mid, hi, left + 1, spans, end)
+        return self._pin(frame, mid, hi, left + 1, spans, end, depth + 1)
 
     @staticmethod
     def _copy_clean(frame: _Frame) -> None:
