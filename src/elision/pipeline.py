@@ -207,17 +207,25 @@ class Pipeline:
         return self.redact_and_shape(capture, budget=budget, scope=scope)[0]
 
     def redact_and_shape(
-        self, capture: Capture, *, budget: Budget | int | None = None, scope: str | None = None
+        self,
+        capture: Capture,
+        *,
+        budget: Budget | int | None = None,
+        scope: str | None = None,
+        redacted: Redacted | None = None,
     ) -> tuple[Shaped, tuple[dict[str, Any], ...]]:
         """Redact and shape; also every withheld entry, one per value (the envelope may list
-        them condensed). A front end that audits a whole call at once runs this per part."""
+        them condensed). A front end that audits a whole call at once runs this per part.
+        ``redacted`` is the redact stage's result when the caller already has it (each value
+        is withheld, and its record kept, once)."""
         limit = self.budget if budget is None else budget
         if not isinstance(limit, Budget):
             limit = Budget(limit)
         value: Any = capture.value
         withheld: tuple[dict[str, Any], ...] = ()
         if self.redactor is not None:
-            redacted = self.redact_capture(capture, scope=scope)
+            if redacted is None:
+                redacted = self.redact_capture(capture, scope=scope)
             value, withheld = redacted.value, tuple(redacted.withheld)
         shaped = self._shape(capture, value, condense_withheld(withheld, limit), limit, scope)
         return shaped, withheld

@@ -243,3 +243,101 @@ def test_any_echoed_result_fits_and_both_forms_agree(
         assert out.meta is not None and out.meta[META_KEY] == shown[ENVELOPE_KEY]
     else:
         assert shown == doc  # nothing cut: every value is there
+
+
+class _Records:
+    """An auditor that keeps what it is given."""
+
+    def __init__(self) -> None:
+        self.records: list[Any] = []
+
+    def record(self, record: Any) -> None:
+        self.records.append(record)
+
+
+_IDS = __import__("re").compile(r"\b(ref|el)_[A-Za-z0-9_\-]+")
+_SECRET = "https://b.s3.amazonaws.com/k?X-Amz-Signature=abcdef0123456789&X-Amz-Credential=AK"
+
+
+def _said(result: types.CallToolResult) -> str:
+    # Stub and ref ids are random per run; everything else must be the same.
+    return _IDS.sub(r"\1_X", result.model_dump_json(by_alias=True, exclude_none=True))
+
+
+@given(
+    text=st.one_of(
+        st.builds(lambda d: json.dumps(d), st.dictionaries(
+            st.sampled_from(["a", "url", "rows", "note"]),
+            st.one_of(st.integers(), st.text(max_size=30), st.just(_SECRET),
+                      st.lists(st.integers(), max_size=40)),
+            max_size=4,
+        )),
+        st.text(max_size=200),
+        st.just(f"see {_SECRET} for the file"),
+    ),
+    echo=st.sampled_from(["none", "wrapped", "document"]),
+    slack=st.integers(-60, 60),
+)
+def test_short_path_for_a_fitting_text_matches_the_general_path(
+    text: str, echo: str, slack: int
+) -> None:
+    # A text that fits a bytes budget takes the short path. With nothing to withhold, a chars
+    # budget of the same limit (which never takes it) must give the same result and audit
+    # record; with something withheld, the general path must give what it gives when it
+    # redacts again itself - and the redact stage must have run once.
+    from elision.redact import RedactStage
+
+    text = text.encode("ascii", "replace").decode()  # chars and bytes agree
+    structured: Any = None
+    if echo == "wrapped":
+        structured = {"result": text}
+    elif echo == "document":
+        try:
+            structured = json.loads(text)
+        except ValueError:
+            structured = None
+        if not isinstance(structured, dict):
+            structured = None
+    result = types.CallToolResult(
+        content=[types.TextContent(text=text)], structured_content=structured
+    )
+    limit = max(512, len(text) + slack)
+
+    def run(unit: str, *, redact_again: bool = False) -> tuple[Any, str, tuple[Any, ...], int]:
+        store = MemoryStore()
+        records = _Records()
+        stage = RedactStage(store=store)
+        calls = []
+        real_redact = RedactStage.redact
+
+        def counted(self: RedactStage, capture: Any) -> Any:
+            calls.append(1)
+            return real_redact(self, capture)
+
+        pipeline = Pipeline(budget=Budget(limit, unit), store=store, redactor=stage,
+                            auditor=records)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(RedactStage, "redact", counted)
+            if redact_again:
+                real = Pipeline.redact_and_shape
+                mp.setattr(Pipeline, "redact_and_shape",
+                           lambda self, capture, **kw: real(self, capture,
+                                                            **{**kw, "redacted": None}))
+            out = ResultShaper(pipeline).shape(result, scope="s", tool="t", server="u")
+        (rec,) = records.records
+        audit = (rec.capture.sha256, _IDS.sub(r"\1_X", rec.shaped.text), rec.shaped.complete,
+                 rec.decision.allowed,
+                 [w.get("reason") for w in (rec.shaped.envelope or {}).get("withheld", [])])
+        return out, _said(out), audit, len(calls)
+
+    out, said, audit, redactions = run("bytes")
+    if _SECRET not in text:
+        _, said_chars, audit_chars, _ = run("chars")
+        assert (said, audit) == (said_chars, audit_chars)
+        if len(text) <= limit:
+            assert out is result  # nothing to change: not even copied
+    else:
+        _, said_again, audit_again, _ = run("bytes", redact_again=True)
+        assert (said, audit) == (said_again, audit_again)
+        assert "X-Amz-Signature" not in said
+    assert redactions == 1

@@ -26,7 +26,7 @@ import orjson
 from elision.budget import MINIMUM, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY, VERSION, format_next, make_envelope
 from elision.errors import InputError, StoreError
-from elision.pipeline import Capture, Pipeline
+from elision.pipeline import Capture, Pipeline, Redacted
 from elision.shape import Shaped, new_ref
 from elision.shape.jsonparse import parse_json
 
@@ -106,6 +106,19 @@ class ResultShaper:
         call = pieces[0].capture if simple else capture(_dumps_result(result))
         decision = self.pipeline.decide(call)
 
+        presumed: Redacted | None = None
+        if simple and joined is None and budget.unit == "bytes" and len(call.body) <= budget.limit:
+            presumed = self.pipeline.redact_capture(call, scope=scope)
+            if not presumed.withheld:
+                # One text (and its echo) that fits and holds nothing to withhold goes out as
+                # it came: the steps below would change nothing, so they are not run.
+                if self.pipeline.auditor is not None:
+                    self.pipeline.audit(call, Shaped(
+                        _shown_text(result), True, None, call.format, call.sha256,
+                        len(call.body),
+                    ), decision, ())
+                return result
+
         envelopes: list[dict[str, Any]] = []
         withheld: list[dict[str, Any]] = []
         if self.pipeline.redactor is not None:
@@ -131,7 +144,8 @@ class ResultShaper:
         for piece, share in zip(pieces, _shares([p.size for p in pieces], budget), strict=True):
             limit = Budget(share, budget.unit, budget.counter)
             piece.shaped, piece.withheld = self.pipeline.redact_and_shape(
-                piece.capture, budget=limit, scope=scope
+                piece.capture, budget=limit, scope=scope,
+                redacted=presumed if piece is pieces[0] else None,
             )
             withheld.extend(piece.withheld)
 
