@@ -11,7 +11,8 @@ every path so machine noise hits all alike. Reports the median latency of each, 
 overhead over the direct call (target: <= 2 ms for a small result), and the load average
 before and after, since on a shared machine the figures move with it. On Linux it also
 reports the CPU time each server process spent per call (from /proc): that is what elision
-controls, and it moves far less with the load than latency does.
+controls, and it moves far less with the load than latency does. The CPU a path spends over
+the bare proxy's is printed too: what guard, redact, shape and audit cost, without the hop.
 
 ``--baseline SRC`` adds a ``baseline`` path: the default proxy run from another copy of the
 source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
@@ -197,6 +198,14 @@ def main() -> None:
         cpu = f"{r['cpu_ms']:.3f}" if r["cpu_ms"] is not None else "-"
         print(f"{r['case']:<8} {r['path']:<9} {r['calls']:>5} {r['median_ms']:>10.2f} "
               f"{r['overhead_ms']:>12.2f} {r['bytes']:>9,} {cpu:>19}")
+    cpu_of = {(r["case"], r["path"]): r["cpu_ms"] for r in rows}
+    for r in rows:
+        floor = cpu_of.get((r["case"], "bare"))
+        if r["path"] in ("direct", "bare") or floor is None or r["cpu_ms"] is None:
+            continue
+        # What the pipeline itself costs: the same proxy hop, less the bare proxy's CPU.
+        print(f"pipeline CPU, {r['case']}, {r['path']}: {r['cpu_ms'] - floor:.3f} ms a call "
+              "over the bare proxy")
     for r in rows:
         if r["case"] == "small" and r["path"] != "direct":
             verdict = "meets" if r["overhead_ms"] <= 2 else "misses"
