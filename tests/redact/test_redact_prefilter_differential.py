@@ -244,3 +244,17 @@ def test_siblings_of_very_unequal_size_still_pin_the_trigger_to_its_record() -> 
     rows[15_000]["s"] = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     done = redact_value({"rows": rows})
     assert done.withheld == ({"path": "$.rows[15000].s", "reason": "github-token"},)
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
+def test_threads_scanning_at_once_each_get_their_own_triggers(engine: Any) -> None:
+    # hyperscan releases the GIL while it scans, so each thread needs scratch space of its own;
+    # a shared one fails (scratch in use) or mixes up matches.
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [("ok " * 20_000) + f" ghp_{i:04d}A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6 " + "x" * i
+             for i in range(16)]
+    want = [triggers.text_triggers(t, engine) for t in texts]
+    with ThreadPoolExecutor(8) as pool:
+        for _ in range(3):
+            assert list(pool.map(lambda t: triggers.text_triggers(t, engine), texts)) == want

@@ -324,10 +324,10 @@ class Walker:
         return result
 
     def _next_run(self, frame: _Frame) -> None:
-        """Find which of the next run of siblings hold a trigger, by halving the run.
+        """Find which of the next run of siblings hold a trigger, by splitting the run.
 
-        A run whose bytes hold no trigger costs one serialization; one that does is halved
-        until each trigger is pinned to its sibling, so a flagged run of :data:`RUN` costs a
+        A run whose bytes hold no trigger costs one serialization; one that does is split
+        until each trigger is pinned to its sibling (:meth:`_pin`), so a flagged run costs a
         few serializations rather than one per sibling.
         """
         assert frame.cursor is not None
