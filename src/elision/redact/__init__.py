@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
 from elision.redact.scan import redact_spans
+from elision.redact.triggers import body_may_need_redaction
 from elision.redact.walk import Hits, Walker, may_need_redaction, serialized
 
 if TYPE_CHECKING:
@@ -82,9 +83,12 @@ def redact_value(
 
     ``path_root`` prefixes every withheld path (a page of ``$.rows`` passes ``"$.rows"``).
     ``server`` is recorded in each reference record: the upstream server a stub may be read
-    back through. ``body``, when given, must be the bytes ``value`` was parsed from; it spares
-    a clean document too deep for orjson (over 255 levels) a walk of every node.
+    back through. ``body``, when given, must be the bytes ``value`` was parsed from; one search
+    of it can tell that a document holds nothing to withhold (sparing its serialization), and
+    it spares a clean document too deep for orjson (over 255 levels) a walk of every node.
     """
+    if body is not None and body_may_need_redaction(body) is False:
+        return Redaction(value)  # one pass over the raw body said so: nothing to serialize
     data = serialized(value)
     hits = Hits(data) if data is not None else None
     if hits is not None and not hits:

@@ -87,6 +87,7 @@ class _Hyperscan:
         self.text_literals = self._compile(exprs[:self.key_ids], flags[:self.key_ids],
                                            literal=True)
         self._userinfo: Any = None
+        self._body: Any = None
         self._local = threading.local()
         self._lock = threading.Lock()
 
@@ -111,6 +112,44 @@ class _Hyperscan:
                 self._userinfo = self._compile([p.encode() for p in _USERINFO],
                                                [caseless] * len(_USERINFO), literal=False)
             return self._userinfo
+
+    def _body_db(self) -> tuple[Any, list[int]]:
+        # Whether a raw body (any spacing) holds a trigger or a key, each reported once.
+        with self._lock:
+            if self._body is None:
+                once, caseless = self.hs.HS_FLAG_SINGLEMATCH, self.hs.HS_FLAG_CASELESS
+                spec = [(lit, once, _SECRET) for lit in _EXACT]
+                spec += [(lit, once | caseless, _SECRET) for lit in _ANY_CASE]
+                spec += [(lit, once | caseless, _AT) for lit in _AT_GATES]
+                spec += [(f'"{name}"', once | caseless, kind) for name, kind in _KEY_NAMES.items()]
+                db = self._compile([lit.encode() for lit, _, _ in spec],
+                                   [flag for _, flag, _ in spec], literal=True)
+                self._body = (db, [kind for _, _, kind in spec])
+            body: tuple[Any, list[int]] = self._body
+            return body
+
+    def body_kinds(self, body: bytes) -> set[int]:
+        """The kinds of trigger in a raw JSON body: a secret's, or a key's (quoted, any case,
+        so a string value that spells one counts too)."""
+        db, kinds = self._body_db()
+        found: set[int] = set()
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+            found.add(kinds[expr])
+
+        db.scan(body, match_event_handler=on_match, scratch=self._scratch("body", db))
+        if _AT in found:
+            hit: list[int] = []
+
+            def on_userinfo(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+                hit.append(end)
+
+            userinfo = self._userinfo_db()
+            userinfo.scan(body, match_event_handler=on_userinfo,
+                          scratch=self._scratch("userinfo", userinfo))
+            if hit:
+                found.add(_SECRET)
+        return found
 
     def scan(self, data: bytes, *, keys: bool) -> tuple[list[int], ...]:
         found: tuple[list[int], ...] = ([], [], [], [], [], [])
@@ -213,6 +252,21 @@ def json_triggers(data: bytes, using: _Hyperscan | _Regex | None = None) -> Json
     secrets.sort()
     return JsonTriggers(secrets, sorted(found[_URI]), sorted(found[_PAYLOAD]),
                         sorted(found[_DISPOSITION]))
+
+
+def body_may_need_redaction(body: bytes) -> bool | None:
+    """Whether a raw JSON body, as a tool sent it (any spacing), may hold anything to withhold.
+
+    ``False`` is certain: the value parsed from ``body`` needs no serialization and no walk.
+    ``None`` when this cannot be told for the price of one pass: with the regex passes (the
+    serialized value is searched instead), or when the body spells characters as ``\\u``
+    escapes, which may hide a trigger from a byte search.
+    """
+    current = engine()
+    if not isinstance(current, _Hyperscan) or (b"\\" in body and b"\\u" in body):
+        return None
+    kinds = current.body_kinds(body)
+    return bool(kinds & {_SECRET, _DISPOSITION, _FIELD}) or {_URI, _PAYLOAD} <= kinds
 
 
 def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[int]:
