@@ -384,7 +384,8 @@ def collector_paused() -> Iterator[None]:
     runs, nor part of a cycle, yet every few hundred set off a collection, and the many that
     survive set off full ones over every object the process holds. On a 300 KB document that
     is most of the parse (7 ms with collections, 2.5 ms without, and a full one now and then
-    takes 100 ms). Collection is resumed, never turned on if it was off.
+    takes 100 ms). Collection is resumed, never turned on if it was off; the switch is the
+    process's, so a ``gc.disable()`` another thread makes during the pause is undone by it.
     """
     if not gc.isenabled():
         yield
