@@ -87,6 +87,8 @@ def seeds(draw: st.DrawFn) -> str:
         "AKIA" + draw(st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", max_size=20)),
         "https://example.com/items?page=3&sort=asc", "code=404", "user@example.com",
         "-----BEGIN PUBLIC KEY-----", "hooks.slack.com/services/" + draw(st.text(HEX, max_size=30)),
+        # the Kelvin sign lower-cases to "k": the precise rules take this for api_key
+        "https://h.example.com/p?page=1&api_\u212aey=K9abcdefghijklmn",
     ]))
 
 

@@ -56,6 +56,7 @@ _AT_GATES = ("@", "%40")
 _USERINFO_TAIL = r"""[^\s/?#@"'<>:]*(?::|%3a)[^\s/?#@"'<>]*(?:@|%40)"""
 _USERINFO = ("://" + _USERINFO_TAIL, r"(?::\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL)
 _SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT = range(6)
+_KELVIN = "\u212a"
 
 
 class _Hyperscan:
@@ -272,7 +273,9 @@ def body_may_need_redaction(body: bytes) -> bool | None:
 def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[int]:
     """Offsets (in chars) of the credential triggers in ``text``, sorted."""
     current = using or engine()
-    if isinstance(current, _Regex):
+    # The Kelvin sign lower-cases to an ASCII "k", and the precise rules (re.IGNORECASE) match
+    # it as one, so "api_\u212aey=" is a credential parameter; only str.lower() sees that.
+    if isinstance(current, _Regex) or _KELVIN in text:
         return rules.text_positions(text)
     data = text.encode("utf-8", "surrogatepass")
     positions = current.scan(data, keys=False)[_SECRET]
