@@ -16,7 +16,8 @@ the bare proxy's is printed too: what guard, redact, shape and audit cost, witho
 
 ``--baseline SRC`` adds a ``baseline`` path: the default proxy run from another copy of the
 source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
-so a change is measured before and after in the same run.
+so a change is measured before and after in the same run; ``--baseline-mode bare`` runs it
+bare instead, to compare the hop itself.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def load() -> str:
 
 async def measure(
     calls: int, big_calls: int, budget: int, modes: list[str], workdir: str,
-    baseline: str | None = None,
+    baseline: str | None = None, baseline_mode: str = "default",
 ) -> list[dict[str, Any]]:
     upstream = [sys.executable, str(HERE), "--serve"]
     paths: dict[str, StdioServerParameters] = {
@@ -119,7 +120,7 @@ async def measure(
     }
     runs: list[tuple[str, str, str | None]] = [(mode, mode, None) for mode in modes]
     if baseline is not None:
-        runs.append(("baseline", "default", baseline))
+        runs.append(("baseline", baseline_mode, baseline))
     for key, mode, source in runs:
         audit = ["--audit", str(Path(workdir) / f"audit-{key}.db")] if mode == "default" else []
         # The proxy must never write the real data directory from a benchmark.
@@ -177,7 +178,9 @@ def main() -> None:
     parser.add_argument("--modes", default="default,no-audit,bare",
                         help=f"proxy modes to run, comma-separated, of {', '.join(MODES)}")
     parser.add_argument("--baseline", metavar="SRC",
-                        help="also run the default proxy from this source directory")
+                        help="also run the proxy from this source directory")
+    parser.add_argument("--baseline-mode", default="default", choices=list(MODES),
+                        help="the mode the --baseline proxy runs in (bare: compare the hop)")
     args = parser.parse_args()
     if args.serve:
         serve()
@@ -189,7 +192,8 @@ def main() -> None:
     print(f"load before: {load()}")
     with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
         rows = anyio.run(
-            measure, args.calls, args.big_calls, args.budget, modes, workdir, args.baseline
+            measure, args.calls, args.big_calls, args.budget, modes, workdir, args.baseline,
+            args.baseline_mode,
         )
     print(f"load after:  {load()}")
     print(f"{'case':<8} {'path':<9} {'calls':>5} {'median ms':>10} {'overhead ms':>12} "
