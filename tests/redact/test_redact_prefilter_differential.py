@@ -306,3 +306,24 @@ def test_what_a_raw_body_says(body: bytes, verdict: bool | None) -> None:
     if triggers.engine_name() != "hyperscan":
         pytest.skip("only hyperscan reads a raw body (the regex passes search the value)")
     assert triggers.body_may_need_redaction(body) is verdict
+
+
+def test_an_unusable_hyperscan_falls_back_to_the_regex_passes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Installed but failing (a CPU it does not support, say): redaction must still work.
+    import sys
+    import types
+
+    class Broken:
+        HS_FLAG_CASELESS = 1
+        HS_FLAG_SINGLEMATCH = 8
+
+        @staticmethod
+        def Database() -> Any:  # named as in the real module
+            raise RuntimeError("no SSSE3")
+
+    monkeypatch.setitem(sys.modules, "hyperscan", types.SimpleNamespace(**vars(Broken)))
+    built = triggers._build("")
+    assert type(built).__name__ == "_Regex"
+    assert triggers.text_triggers("Bearer 0123456789abcdefTOKEN", built)

@@ -17,6 +17,7 @@ trigger never spans a JSON string's quotes or a line end.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from elision.redact import rules
 from elision.redact.secrets import CREDENTIAL_FIELDS
 
 ENGINE_ENV = "ELISION_REDACT_ENGINE"
+log = logging.getLogger("elision.redact")
 
 
 class JsonTriggers(NamedTuple):
@@ -229,11 +231,20 @@ def _load_engine() -> Callable[[], _Hyperscan | _Regex]:
 def _build(choice: str) -> _Hyperscan | _Regex:
     if choice == "re":
         return _Regex()
+    return _hyperscan() or _Regex()
+
+
+def _hyperscan() -> _Hyperscan | None:
     try:
         import hyperscan
     except ImportError:
-        return _Regex()
-    return _Hyperscan(hyperscan)
+        return None
+    try:
+        return _Hyperscan(hyperscan)
+    except Exception as exc:  # a CPU it does not support, say: the regex passes still work
+        log.warning("hyperscan is installed but unusable here (%s); redaction uses the "
+                    "regex passes", type(exc).__name__)
+        return None
 
 
 engine = _load_engine()
@@ -295,10 +306,5 @@ def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[i
 
 def engines() -> list[_Hyperscan | _Regex]:
     """Every engine this process can use (for a differential test)."""
-    found: list[_Hyperscan | _Regex] = [_Regex()]
-    try:
-        import hyperscan
-    except ImportError:
-        return found
-    found.append(_Hyperscan(hyperscan))
-    return found
+    fast = _hyperscan()
+    return [_Regex()] if fast is None else [_Regex(), fast]
