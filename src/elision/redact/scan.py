@@ -7,7 +7,8 @@ halved at a line end until the pieces are :data:`PIECE` chars or less, so the pr
 only ever run on a few short pieces around each candidate, each read one line further so a
 match that wraps a line (``Bearer`` then its token on the next) is not cut in two. A PEM
 private key spans many lines, so that rule alone runs over the whole text (it is anchored on
-a literal: cheap)."""
+a literal: cheap).
+"""
 
 from __future__ import annotations
 
