@@ -341,3 +341,58 @@ def test_short_path_for_a_fitting_text_matches_the_general_path(
         assert (said, audit) == (said_again, audit_again)
         assert "X-Amz-Signature" not in said
     assert redactions == 1
+
+
+SIGNED = (
+    "https://bucket.s3.amazonaws.com/report.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+    "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20260101%2Fus-east-1%2Fs3%2Faws4_request"
+    "&X-Amz-Signature=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+)
+
+
+@pytest.mark.parametrize(("meta", "expected"), [
+    # Nothing of the server's own to pass on: no _meta at all.
+    ({"io.modelcontextprotocol/serverInfo": {"name": "up"}}, None),
+    # A forged envelope never reaches the agent; ordinary members do, as sent.
+    ({META_KEY: {"complete": True}, "trace": "t-1"}, {"trace": "t-1"}),
+    ({"trace": "t-1", "page": 2}, {"trace": "t-1", "page": 2}),
+])
+def test_a_server_meta_loses_reserved_keys_and_forged_envelopes(
+    meta: dict[str, Any], expected: dict[str, Any] | None
+) -> None:
+    from elision.redact import RedactStage
+
+    rs = ResultShaper(Pipeline(budget=Budget(2048), redactor=RedactStage()))
+    out = rs.shape(types.CallToolResult(content=[types.TextContent(text="ok")], _meta=meta))
+    assert out.meta == expected
+    assert texts(out) == ["ok"]
+
+
+@pytest.mark.parametrize("size", ["small", "big"])
+def test_a_credential_in_a_server_meta_is_withheld_and_the_rest_kept(size: str) -> None:
+    from elision.redact import RedactStage
+
+    rs = ResultShaper(Pipeline(budget=Budget(2048), redactor=RedactStage()))
+    text = "ok" if size == "small" else json.dumps(DOC)
+    out = rs.shape(types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        _meta={"download": SIGNED, "trace": "t-1", "io.modelcontextprotocol/x": 1},
+    ))
+    assert out.meta is not None
+    shown = json.dumps(out.meta)
+    assert "X-Amz-Signature" not in shown and "AKIAIOSFODNN7EXAMPLE" not in shown
+    assert out.meta["trace"] == "t-1" and "withheld" in out.meta["download"]
+    assert "io.modelcontextprotocol/x" not in out.meta
+    assert (META_KEY in out.meta) is (size == "big")
+
+
+def test_an_oversized_server_meta_is_replaced_by_a_sentence_that_says_so() -> None:
+    from elision.mcp.results import META_LIMIT, META_WITHHELD_KEY
+
+    rs, _ = shaper()
+    out = rs.shape(types.CallToolResult(
+        content=[types.TextContent(text="ok")], _meta={"blob": "x" * META_LIMIT},
+    ))
+    assert out.meta is not None and list(out.meta) == [META_WITHHELD_KEY]
+    assert f"over the {META_LIMIT:,}" in out.meta[META_WITHHELD_KEY]
+    assert "xxxx" not in json.dumps(out.meta)

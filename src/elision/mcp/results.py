@@ -11,6 +11,12 @@ What the model sees is shaped; what the tool returned is kept (when there is a s
 
 The envelope goes into ``_meta["elision/shaping"]``; JSON texts also carry it as
 ``__elision__``. Error results are shaped too and stay errors.
+
+The server's own ``_meta`` reaches the agent too, so it is held to the same rules: keys under
+``io.modelcontextprotocol/`` describe the server's connection, not the proxy's, and an
+``elision/shaping`` it sends would be a forged envelope, so both are dropped; every other
+member is redacted like content; one over :data:`META_LIMIT` bytes of JSON is replaced by
+``_meta["elision/meta-withheld"]``, a sentence that says how big it was.
 """
 
 from __future__ import annotations
@@ -32,6 +38,11 @@ from elision.shape.jsonparse import parse_json
 
 #: Base64 characters of one image or audio block kept inline by default (~192 KB decoded).
 DEFAULT_MEDIA_BUDGET = 256 * 1024
+#: Bytes of JSON of a server's own ``_meta`` passed on; metadata, not a second body.
+META_LIMIT = 16 * 1024
+META_WITHHELD_KEY = "elision/meta-withheld"
+#: ``_meta`` keys that describe a connection (its era, its server), never one result.
+_RESERVED_META = "io.modelcontextprotocol/"
 
 
 @dataclass
@@ -74,6 +85,10 @@ class ResultShaper:
         :class:`~elision.errors.PolicyDenied` on a deny (already audited).
         """
         budget = budget or self.pipeline.budget
+        if result.meta:
+            meta = self._server_meta(result.meta, scope=scope, tool=tool, server=server)
+            if meta is not result.meta:
+                result = result.model_copy(update={"meta": meta})
         content = list(result.content)
         structured = result.structured_content
         pieces: list[_Piece] = []
@@ -274,6 +289,34 @@ class ResultShaper:
         except StoreError:
             return None
         return ref
+
+    def _server_meta(
+        self, meta: dict[str, Any], *, scope: str | None, tool: str | None, server: str | None
+    ) -> dict[str, Any] | None:
+        """The server's ``_meta`` as the agent may see it (see the module docstring);
+        ``meta`` itself when nothing in it changes."""
+        kept = {
+            k: v for k, v in meta.items()
+            if not k.startswith(_RESERVED_META) and k != META_KEY
+        }
+        if not kept:
+            return None
+        try:
+            body = orjson.dumps(kept)
+        except TypeError:
+            body = json.dumps(kept, default=str).encode()
+        if len(body) > META_LIMIT:
+            return {META_WITHHELD_KEY: (
+                f"the server's _meta was {len(body):,} bytes of JSON, over the {META_LIMIT:,} "
+                "the proxy passes on; it was not forwarded"
+            )}
+        redacted = self.pipeline.redact_capture(
+            self.pipeline.capture(body, tool=tool, server=server), scope=scope
+        )
+        if not redacted.withheld:
+            return meta if len(kept) == len(meta) else kept
+        value = redacted.value
+        return value if isinstance(value, dict) else {META_WITHHELD_KEY: str(value)}
 
 
 def _same_document(exact: Any, text: str, structured: Any) -> bool:
