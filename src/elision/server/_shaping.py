@@ -110,19 +110,43 @@ def shape_value(value: Any, cap: int, limit: int | None = None) -> ServerShaped:
         ctx = ShapeContext(sha256=digest, total_bytes=len(full), body=body)
         shaped = shape_body(body, budget, "json", ctx)
         return ServerShaped(shaped.text, parse_json(shaped.body), shaped.envelope)
+    # At a small cap the limit cuts' own entries can leave too little room for the rows the
+    # limit keeps (the shaper needs its minimum budget): then fewer rows are kept, each cut
+    # still declared with its original total, down to none at all.
+    for keep in _fewer(limit):
+        if keep != limit:
+            limited, cuts = bound_arrays(ordered, keep)
+        fitted = _fit(limited, cuts, digest, len(full), cap, budget)
+        if fitted is not None:
+            return fitted
+    raise ElisionError(
+        f"could not fit the {len(cuts)} limit cuts and the envelope in {cap} bytes; raise the "
+        "cap or lower the limit"
+    )
+
+
+def _fewer(limit: int | None) -> list[int]:
+    """``limit``, then half as many, and so on down to 0."""
+    assert limit is not None
+    counts = [limit]
+    while counts[-1] > 0:
+        counts.append(counts[-1] // 2)
+    return counts
+
+
+def _fit(
+    limited: Any, cuts: list[dict[str, Any]], digest: str, total: int, cap: int, budget: Budget
+) -> ServerShaped | None:
     target = cap
     for _ in range(6):
-        text, doc, envelope = _compose(limited, cuts, digest, len(full), target)
+        text, doc, envelope = _compose(limited, cuts, digest, total, target)
         size = len(text.encode("utf-8"))
         if size <= cap:
             return ServerShaped(text, doc, envelope)
         target -= size - cap + 16
         if target < budget.limit // 2:
             break
-    raise ElisionError(
-        f"could not fit the {len(cuts)} limit cuts and the envelope in {cap} bytes; raise the "
-        "cap or lower the limit"
-    )
+    return None
 
 
 def _compose(
