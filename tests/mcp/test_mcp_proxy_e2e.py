@@ -176,6 +176,13 @@ def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest(tmp_path:
             assert read.contents[0].text == "hello from upstream"  # type: ignore[union-attr]
             prompt = await client.get_prompt("greet", {"name": "Ada"})
             assert "Ada" in str(prompt.messages[0].content)
+            # A resource or a prompt reaches the model too: its credentials are withheld.
+            note = (await client.read_resource("test://notes/q3")).contents[0]
+            assert note.text.startswith("note q3: the report is at ")  # type: ignore[union-attr]
+            handoff = str((await client.get_prompt("handoff", {})).messages[0].content)
+            for shown in (note.text, handoff):  # type: ignore[union-attr]
+                assert "withheld" in shown and "X-Amz-Signature" not in shown
+                assert "AKIAIOSFODNN7EXAMPLE" not in shown
             assert text_of(await client.call_tool("shout", {"message": "disk 91% full"})) == "said"
             assert "disk 91% full" in logged
             assert text_of(await client.call_tool("grow", {})) == "grew"

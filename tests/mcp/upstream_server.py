@@ -162,10 +162,30 @@ def hello() -> str:
     return "hello from upstream"
 
 
+#: A presigned link, as a server might hand out in a resource or a prompt.
+SIGNED_LINK = (
+    "https://files.example.com/q3.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+    "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261130%2Fus-east-1%2Fs3%2Faws4_request"
+    "&X-Amz-Signature=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+)
+
+
+@server.resource("test://notes/{name}")
+def note(name: str) -> str:
+    """A resource template whose notes carry a presigned link."""
+    return f"note {name}: the report is at {SIGNED_LINK}"
+
+
 @server.prompt()
 def greet(name: str) -> str:
     """A prompt with an argument."""
     return f"Say hello to {name}."
+
+
+@server.prompt()
+def handoff() -> str:
+    """A prompt that quotes a presigned link."""
+    return f"Summarise the report at {SIGNED_LINK}"
 
 
 if __name__ == "__main__":

@@ -4,6 +4,11 @@
 
 Behind one server these go straight through; behind several, lists are merged, prompt names
 get the ``<server>__`` prefix, and a resource is read from the server that listed it.
+
+What a resource read or a prompt returns is not shaped (the agent asked for that very
+resource), but it does reach the model, so its texts are redacted like results: a credential or
+a signed URL in a resource's text or a prompt message becomes its stub (unless the proxy runs
+with ``--no-redact``). Binary contents (``blob``) go as they are.
 """
 
 from __future__ import annotations
@@ -17,11 +22,12 @@ from mcp.client.session import ClientSession
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from elision.errors import UpstreamError
 from elision.mcp.config import SEPARATOR
 from elision.mcp.upstream import Upstream
+from elision.pipeline import Pipeline
 
 Ctx = ServerRequestContext[Any, Any]
 R = TypeVar("R")
@@ -41,6 +47,7 @@ class Forwarding:
 
     upstreams: dict[str, Upstream]
     namespaced: bool
+    pipeline: Pipeline
     _prompts: dict[str, Route]
     _resources: dict[str, Upstream]
 
@@ -77,12 +84,18 @@ class Forwarding:
         return types.ListResourceTemplatesResult(resource_templates=templates)
 
     async def _read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
-        return await self._by_uri(
+        result = await self._by_uri(
             str(params.uri), "resources/read",
             lambda s: s.send_request(
                 types.ReadResourceRequest(params=_upstream_params(params)), _READ_RESULT
             ),
         )
+        if self.pipeline.redactor is None or not isinstance(result, types.ReadResourceResult):
+            return result
+        contents = [_redacted_text(c) for c in result.contents]
+        if all(a is b for a, b in zip(contents, result.contents, strict=True)):
+            return result
+        return result.model_copy(update={"contents": contents})
 
     async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
         if not self.namespaced:
@@ -102,9 +115,16 @@ class Forwarding:
     async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> Any:
         upstream, name = self._route_name(params.name)
         forwarded = _upstream_params(params).model_copy(update={"name": name})
-        return await self._guarded(upstream, f"prompts/get {name!r}", lambda s: s.send_request(
-            types.GetPromptRequest(params=forwarded), _PROMPT_RESULT
-        ))
+        result = await self._guarded(
+            upstream, f"prompts/get {name!r}",
+            lambda s: s.send_request(types.GetPromptRequest(params=forwarded), _PROMPT_RESULT),
+        )
+        if self.pipeline.redactor is None or not isinstance(result, types.GetPromptResult):
+            return result
+        messages = [_redacted_message(m) for m in result.messages]
+        if all(a is b for a, b in zip(messages, result.messages, strict=True)):
+            return result
+        return result.model_copy(update={"messages": messages})
 
     async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> Any:
         ref = params.ref
@@ -176,6 +196,38 @@ class Forwarding:
             return await upstream.call(what, request)
         except UpstreamError as exc:
             raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _redacted_text(item: M) -> M:
+    """``item`` (anything with a ``text``) with its text redacted; ``item`` itself when
+    nothing in it is withheld."""
+    from elision.mcp.tools import redact_message
+
+    text = getattr(item, "text", None)
+    if not isinstance(text, str):
+        return item
+    shown = redact_message(text)
+    if shown is text:
+        return item
+    redacted: M = item.model_copy(update={"text": shown})
+    return redacted
+
+
+def _redacted_message(message: types.PromptMessage) -> types.PromptMessage:
+    content = message.content
+    if isinstance(content, types.EmbeddedResource):
+        resource = _redacted_text(content.resource)
+        if resource is content.resource:
+            return message
+        redacted: Any = content.model_copy(update={"resource": resource})
+    else:
+        redacted = _redacted_text(content)
+        if redacted is content:
+            return message
+    return message.model_copy(update={"content": redacted})
 
 
 _READ_RESULT: TypeAdapter[Any] = TypeAdapter(types.ReadResourceResult | types.InputRequiredResult)

@@ -3,7 +3,8 @@
 :class:`Proxy` holds one :class:`~elision.mcp.upstream.Upstream` per server and builds the
 low-level SDK ``Server`` the agent talks to. ``tools/call`` results go through the
 :class:`~elision.pipeline.Pipeline`; everything else (resources, prompts, completions,
-progress, logging, list-changed notifications, ``InputRequiredResult``) is forwarded. What a
+progress, logging, list-changed notifications, ``InputRequiredResult``) is forwarded, the
+texts of resources and prompts redacted (see :mod:`elision.mcp.forward`). What a
 server asks mid-call (elicitation, sampling, roots) goes to the agent whose call caused it,
 and every question an agent is shown is redacted first (see :mod:`elision.mcp.asking`).
 
