@@ -1,4 +1,4 @@
-"""Redaction throughput beside the shaper's own cost (one orjson parse), in one run.
+"""Redaction throughput beside the shaper alone and its floor (one orjson parse), in one run.
 
     .venv/bin/python bench/redact.py                 # 10 KB to 100 MB, 5 rounds each
     .venv/bin/python bench/redact.py --sizes 0.01 0.1 1 10 --rounds 3
@@ -21,15 +21,18 @@ Each row gives the median wall time of:
 * ``loads``                 the floor: ``orjson.loads`` of the JSON corpus (for the log, of
                             the JSON corpus of the same size); the shaper costs about one parse;
 * ``+sha256``               loads plus SHA-256 of the bytes: DESIGN.md's shaper floor;
+* ``shape``                 the shaper alone: ``shape()`` of the same body (the log: of the
+                            text) at the proxy's default budget of 8 KB, no store;
 * ``redact_value(body=)``   what the pipeline calls (it has the raw body, so a clean run of the
                             document skips one serialization);
 * ``redact_value``          the same without the body;
 * ``redact_text``           the log, as text.
 
-``ratio`` is redaction over loads, ``ratio2`` over loads + SHA-256, each the median of the
-per-round ratios (a round times the floor and the redaction one right after the other, so both
-see the same load). The target is a ratio below 1.0: redaction adds less than the shaper's own
-cost.
+``ratio`` is redaction over loads, ``ratio2`` over loads + SHA-256, ``/shape`` over the shaper
+alone, each the median of the per-round ratios (a round times them one right after the other,
+so all see the same load). The issue's target is ``/shape`` below 1.0 on 1-100 MB: redaction
+adds less than the shaper's own cost. ``ratio`` below 1.0 is the stricter reading (less than
+one parse), which the shaper itself never meets.
 """
 
 from __future__ import annotations
@@ -46,7 +49,11 @@ from typing import Any
 
 import orjson
 
+from elision import Budget, shape
 from elision.redact import redact_text, redact_value
+
+#: The shaper alone runs at the proxy's default budget.
+BUDGET = Budget(8192)
 
 SECRETS = [
     "https://b.s3.amazonaws.com/o.png?X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261130"
@@ -158,12 +165,12 @@ def measure(mb: float, rounds: int, secret_every: int, corpora: list[str]) -> No
     # of the same size: what the shaper would cost on it.
     body = json_corpus(int(mb * 1_000_000), secret_every, dense=False)
     text = text_corpus(int(mb * 1_000_000), secret_every)
-    floor, sha, cost = side_by_side([
+    floor, sha, shaper, cost = side_by_side([
         lambda: orjson.loads(body), lambda: hashlib.sha256(body).digest(),
-        lambda: redact_text(text),
+        lambda: shape(text, budget=BUDGET), lambda: redact_text(text),
     ], rounds)
     withheld = len(redact_text(text).withheld)
-    _row(mb, "text", floor, sha, cost, f"redact_text, {withheld} withheld")
+    _row(mb, "text", floor, sha, shaper, cost, f"redact_text, {withheld} withheld")
 
 
 def _json_rows(mb: float, rounds: int, secret_every: int, corpus: str) -> None:
@@ -171,24 +178,28 @@ def _json_rows(mb: float, rounds: int, secret_every: int, corpus: str) -> None:
     body = json_corpus(int(mb * 1_000_000), secret_every, dense=corpus == "dense")
     value = orjson.loads(body)
     withheld = len(redact_value(value, body=body).withheld)
-    floor, sha, with_body, without = side_by_side([
+    floor, sha, shaper, with_body, without = side_by_side([
         lambda: orjson.loads(body), lambda: hashlib.sha256(body).digest(),
+        lambda: shape(body, budget=BUDGET),
         lambda: redact_value(value, body=body), lambda: redact_value(value),
     ], rounds)
     for what, cost in (("redact_value(body=)", with_body), ("redact_value", without)):
-        _row(mb, "json", floor, sha, cost, f"{corpus}: {what}, {withheld} withheld")
+        _row(mb, "json", floor, sha, shaper, cost, f"{corpus}: {what}, {withheld} withheld")
 
 
 def _row(
-    mb: float, kind: str, floor: list[float], sha: list[float], cost: list[float], what: str
+    mb: float, kind: str, floor: list[float], sha: list[float], shaper: list[float],
+    cost: list[float], what: str,
 ) -> None:
     """Medians of the times, and the median of the per-round ratios."""
     size = f"{mb * 1000:g}KB" if mb < 1 else f"{mb:g}MB"
     both = [f + s for f, s in zip(floor, sha, strict=True)]
     ratio = statistics.median(c / f for c, f in zip(cost, floor, strict=True))
     ratio2 = statistics.median(c / b for c, b in zip(cost, both, strict=True))
+    ratio3 = statistics.median(c / s for c, s in zip(cost, shaper, strict=True))
     print(f"{size:>6} {kind:<5} {_ms(statistics.median(floor))} {_ms(statistics.median(both))} "
-          f"{_ms(statistics.median(cost))} {ratio:>6.2f} {ratio2:>6.2f}  {what}", flush=True)
+          f"{_ms(statistics.median(shaper))} {_ms(statistics.median(cost))} {ratio:>6.2f} "
+          f"{ratio2:>6.2f} {ratio3:>6.2f}  {what}", flush=True)
 
 
 def _ms(seconds: float) -> str:
@@ -208,8 +219,8 @@ def main() -> None:
     from elision.redact.triggers import engine_name
 
     print(f"trigger search: {engine_name()}")
-    print(f"{'size':>6} {'kind':<5} {'loads':>10} {'+sha256':>10} {'redact':>10} "
-          f"{'ratio':>6} {'ratio2':>6}  what")
+    print(f"{'size':>6} {'kind':<5} {'loads':>10} {'+sha256':>10} {'shape':>10} {'redact':>10} "
+          f"{'ratio':>6} {'ratio2':>6} {'/shape':>6}  what")
     for mb in args.sizes:
         measure(mb, args.rounds, args.secret_every, args.corpus)
 
