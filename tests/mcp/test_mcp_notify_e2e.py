@@ -352,3 +352,22 @@ async def check_shared_interest(old: Client, legacy: Agent, new: Client, modern:
         assert legacy.updated() == []
     if upstream_era == "legacy":
         await until_subscribed(new, modern, [])
+
+
+def test_an_agent_that_goes_away_without_unsubscribing_lets_its_uris_go(tmp_path: Path) -> None:
+    """A handshake-era agent over HTTP subscribes, then closes its session: the proxy lets the
+    uri go as if it had unsubscribed, so the upstream is not held subscribed for no one."""
+    config = write_config(tmp_path, "legacy")
+
+    async def main() -> None:
+        async with http_proxy(config) as (proxy_url, _):
+            watcher = Agent("legacy")
+            async with watcher.client(proxy_url) as watching:
+                gone = Agent("legacy")
+                async with gone.client(proxy_url) as leaving:
+                    await leaving.subscribe_resource(FEED)
+                    assert json.loads(await gone.call(leaving, "subscribed", {})) == [FEED]
+                # Its session ended (the client closed it): nobody wants the uri any more.
+                await until_subscribed(watching, watcher, [])
+
+    anyio.run(main)

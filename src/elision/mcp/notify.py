@@ -31,6 +31,7 @@ listened to accordingly, by :mod:`elision.mcp.subscriptions`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
@@ -251,7 +252,7 @@ class Notifier:
         connection = _legacy_connection(ctx)
         if connection is not None:
             self._connections.add(connection)  # it gets the updates on its connection
-        held = self._subscribed.setdefault(connection, set()) if connection is not None else set()
+        held = self._held_by(connection) if connection is not None else set()
         if uri in held:
             return types.EmptyResult()
         held.add(uri)
@@ -266,6 +267,25 @@ class Notifier:
                 "resources to see which uris the servers offer",
             )
         return types.EmptyResult()
+
+    def _held_by(self, connection: Connection) -> set[str]:
+        """The uris ``connection`` subscribed to; when it closes without unsubscribing (an
+        agent that went away), they are let go as if it had."""
+        held = self._subscribed.get(connection)
+        if held is None:
+            held = self._subscribed[connection] = set()
+            connection.exit_stack.push_async_callback(self._closed, connection)
+        return held
+
+    async def _closed(self, connection: Connection) -> None:
+        self._connections.discard(connection)
+        held = self._subscribed.pop(connection, None)
+        if held:
+            self.subscriptions.count(held, -1)
+            held.clear()
+            # Not awaited: a connection's teardown is bounded, an upstream may be slow.
+            with contextlib.suppress(RuntimeError):  # the proxy itself is shutting down
+                self._spawn(self.subscriptions.sync)
 
     async def on_unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> Any:
         uri = str(params.uri)
