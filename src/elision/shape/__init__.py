@@ -239,14 +239,19 @@ def _light_format(body: bytes, fmt: str) -> str:
 
 
 def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Shaped]:
-    if fmt in ("auto", "json"):
+    from elision.shape.records import looks_like_ndjson
+
+    # Two JSON lines are never one JSON document (the first value ends before the second line),
+    # so NDJSON skips a whole-body parse attempt that would fail only after scanning it all.
+    ndjson = fmt == "ndjson" or (fmt == "auto" and looks_like_ndjson(body))
+    if fmt == "json" or (fmt == "auto" and not ndjson):
         from elision.shape.json import json_shaper
 
         shaper = json_shaper(body, ctx, strict=fmt == "json")
         if shaper is not None:
             return shaper
         # Not one JSON document: in auto mode it may still be NDJSON, else it is text.
-    if fmt == "ndjson" or (fmt == "auto" and _looks_like_ndjson(body)):
+    if ndjson:
         from elision.shape.records import ndjson_shaper
 
         ctx.format = "ndjson"
@@ -260,16 +265,3 @@ def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Sha
 
     ctx.format = "text"
     return text_shaper(body, ctx)
-
-
-def _looks_like_ndjson(body: bytes) -> bool:
-    first, _, rest = body.lstrip().partition(b"\n")
-    if not first.startswith(b"{") or not rest.strip():
-        return False
-    try:
-        orjson.loads(first)
-        second = rest.lstrip().partition(b"\n")[0]
-        orjson.loads(second)
-    except orjson.JSONDecodeError:
-        return False
-    return True

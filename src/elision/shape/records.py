@@ -25,9 +25,13 @@ embedded newlines spans several), the unit ``elision_fetch`` slices by.
 from __future__ import annotations
 
 import csv
+import re
 from array import array
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate, compress, count, islice
+from operator import add
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
@@ -43,7 +47,6 @@ from elision.shape.lines import (
     chunks,
     decode,
     first_eol,
-    iter_lines,
     missing_how,
     range_text,
     select,
@@ -54,6 +57,9 @@ from elision.shape.text import text_shaper
 
 if TYPE_CHECKING:
     from elision.shape import ShapeContext, Shaped
+
+#: What bytes.strip() strips: JSON's whitespace, and \x0b and \x0c.
+_SPACE = re.compile(rb"\s*")
 
 Span = tuple[int, int, int, int]  # start byte, end byte, first line, last line (0-based)
 
@@ -85,8 +91,32 @@ class _Spans:
         return span
 
 
+class _LineSpans:
+    """NDJSON records as line bounds: 8 bytes a line, plus 8 a record once a blank line is seen.
+
+    A record is one line, so its span is its line's bounds: ``bounds[k]`` is where line ``k``
+    starts (its ``\\n`` ends it), the last entry is the body's length. ``lines`` maps records to
+    lines; it stays ``None`` while every line is a record.
+    """
+
+    def __init__(self, bounds: array[int], lines: array[int] | None) -> None:
+        self._bounds, self._lines = bounds, lines
+
+    def __len__(self) -> int:
+        return len(self._bounds) - 1 if self._lines is None else len(self._lines)
+
+    def __getitem__(self, i: int) -> Span:
+        line = i if self._lines is None else self._lines[i]
+        return self._bounds[line], self._bounds[line + 1], line, line
+
+
+class _SpanTable(Protocol):
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int, /) -> Span: ...
+
+
 class _Sizes:
-    def __init__(self, spans: _Spans) -> None:
+    def __init__(self, spans: _SpanTable) -> None:
         self._spans = spans
 
     def __len__(self) -> int:
@@ -102,7 +132,7 @@ class _RecordShaper:
 
     kind = "records"
 
-    def __init__(self, data: bytes, spans: _Spans, lead: Span | None, eol: str,
+    def __init__(self, data: bytes, spans: _SpanTable, lead: Span | None, eol: str,
                  ctx: ShapeContext, n_lines: int, bad_note: str | None) -> None:
         self.ctx, self.data, self.spans, self.lead, self.eol = ctx, data, spans, lead, eol
         self.sizes = _Sizes(spans)
@@ -243,22 +273,76 @@ def _as_text(body: bytes, ctx: ShapeContext, why: str) -> Callable[[int], Shaped
     return text_shaper(body, ctx)
 
 
+def looks_like_ndjson(body: bytes) -> bool:
+    """Whether ``body`` starts with two lines that are JSON, the first an object.
+
+    Then it is not one JSON document: the first line's value ends before the second line. Only
+    the two lines are copied, never the rest of the body.
+    """
+    start = _SPACE.match(body).end()  # type: ignore[union-attr]
+    end = body.find(b"\n", start)
+    if end < 0 or not body.startswith(b"{", start):
+        return False
+    second = _SPACE.match(body, end + 1).end()  # type: ignore[union-attr]
+    if second == len(body):
+        return False
+    second_end = body.find(b"\n", second)
+    try:
+        orjson.loads(body[start:end])
+        orjson.loads(body[second:second_end if second_end >= 0 else len(body)])
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
 def ndjson_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
     """Keep whole records (lines), head and tail, under a first line that is the envelope."""
     ctx.format = "ndjson"
-    spans, n_lines = _Spans(), 0
-    for i, (start, line) in enumerate(iter_lines(body, newline_only=True)):
-        n_lines = i + 1
-        if line.isspace():
-            continue  # a blank line is no record
+    bounds: array[int] = array("q")
+    lines: array[int] | None = None
+    line = 0  # lines before the chunk
+    for start, chunk in chunks(body):
+        pieces = chunk.split(b"\n")
+        if not pieces[-1]:
+            pieces.pop()  # the chunk ends with a \n: nothing follows it
+        # Where each piece starts: the lengths before it, plus one \n for each.
+        bounds.extend(islice(map(add, accumulate(map(len, pieces), initial=start), count()),
+                             len(pieces)))
         try:
-            orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            return _as_text(body, ctx, f"line {ctx.root_offset + i + 1} is not JSON ({exc}); "
-                                       "shaped as text")
-        spans.append(start, start + len(line), i, i)
+            # Every line orjson reads is a record; the parsed values are dropped at once.
+            deque(map(orjson.loads, filter(None, pieces)), maxlen=0)
+            # An empty piece is a blank line; any other is a record.
+            mask: Sequence[object] | None = None if all(pieces) else pieces
+        except orjson.JSONDecodeError:
+            # A line of whitespace, or one that is not JSON: find which, one line at a time.
+            found = _records_in(pieces, ctx.root_offset + line)
+            if isinstance(found, str):
+                return _as_text(body, ctx, found)
+            mask = found
+        if mask is not None and lines is None:
+            lines = array("q", range(line))  # every line so far was a record
+        if lines is not None:
+            lines.extend(range(line, line + len(pieces)) if mask is None
+                         else compress(count(line), mask))
+        line += len(pieces)
+    bounds.append(len(body))
     eol = first_eol(body, newline_only=True)
-    return _NdjsonShaper(body, spans, None, eol, ctx, n_lines, None)
+    return _NdjsonShaper(body, _LineSpans(bounds, lines), None, eol, ctx, line, None)
+
+
+def _records_in(pieces: list[bytes], lines_before: int) -> list[bool] | str:
+    """Which of ``pieces`` (lines) are records, not blank; or why one is not JSON."""
+    records = []
+    for i, piece in enumerate(pieces):
+        if not piece or piece.isspace():
+            records.append(False)  # a blank line is no record
+            continue
+        try:
+            orjson.loads(piece)
+        except orjson.JSONDecodeError as exc:
+            return f"line {lines_before + i + 1} is not JSON ({exc}); shaped as text"
+        records.append(True)
+    return records
 
 
 def csv_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
