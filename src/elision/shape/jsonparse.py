@@ -7,10 +7,11 @@ levels. So :func:`parse_json` takes one of three paths:
 
 fast
     ``orjson.loads``, when the root is an object or array and a scan of the raw bytes
-    (:func:`risky_numbers`: regexes anchored to number context after ``[ : ,``) finds no
-    number orjson could re-spell: 19+ digit integers, exponents, fractions ending in a 0 after
-    their first digit, 16+ significant digits, ``-0``, and fractions below 1e-5. The scan may
-    fire on a string that merely looks like a number; that only costs speed.
+    (:func:`~elision.shape.numscan.risky_numbers`, in number context after ``[ : ,``; one
+    hyperscan pass on large bodies) finds no number orjson could re-spell: 19+ digit integers,
+    exponents, fractions ending in a 0 after their first digit, 16+ significant digits, ``-0``,
+    and fractions below 1e-5. The scan may fire on a string that merely looks like a number;
+    that only costs speed.
 exact
     stdlib ``json`` with hooks, for scalar roots, bodies the scan flagged, and anything orjson
     refused (so the error message comes from one place). An integer in ``[-2**63, 2**64)``
@@ -50,25 +51,13 @@ import orjson
 from elision.envelope import format_path
 from elision.errors import DepthError, InputError
 from elision.shape.jsondump import RawNumber, default, dumps_value
+from elision.shape.numscan import risky_numbers
 
 __all__ = ["MAX_DEPTH", "RawNumber", "default", "dumps_value", "parse_json", "risky_numbers"]
 
 #: The deepest nesting :func:`parse_json` accepts; 10,000 levels parse in well under a second.
 MAX_DEPTH = 10_000
 
-# A number orjson could re-spell, in number context. One pass per anchor byte: a literal
-# first byte lets the regex engine skip ahead with a fast search (a class like [:,[] cannot),
-# and the lookahead drops the common case (a string value) after one byte.
-_RISKY_NUMBER = (
-    rb"[ \t\n\r]*+(?=[-0-9])-?+"
-    rb"(?:0\.00000"  # below 1e-5 orjson switches to 1e-6
-    rb"|[0-9.]{17}"  # 16+ significant digits may not survive a double; 19+ digits, 64 bits
-    rb"|0(?![.0-9])(?<=-0)"  # orjson reads -0 as 0
-    rb"|[0-9]++(?:(\.)[0-9]++)?+"
-    rb"(?:[eE]"  # orjson writes 1E5 as 100000.0
-    rb"|(?(1)(?<=[0-9]0)|(?!))))"  # 1.50 comes back as 1.5 (1.0 is fine)
-)
-_RISKY = tuple(re.compile(re.escape(anchor) + _RISKY_NUMBER) for anchor in (b":", b",", b"["))
 _LEADING_WS = re.compile(rb"[ \t\n\r]*")
 _SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
 # Escaped backslashes are consumed first so that ``\\ud800`` (a backslash, then text) is skipped.
@@ -145,11 +134,6 @@ def parse_json(body: bytes, *, duplicates: list[str] | None = None) -> Any:
                 return _parse_deep_body(body, None)
             # Anything else orjson refuses is parsed again below, so every error reads alike.
     return _parse_exact(body, duplicates)
-
-
-def risky_numbers(body: bytes) -> bool:
-    """Whether ``body`` may hold a number orjson would re-spell (false positives allowed)."""
-    return any(pattern.search(body) is not None for pattern in _RISKY)
 
 
 def _decode(body: bytes) -> str:
