@@ -109,6 +109,7 @@ async def in_flight(
             await anyio.sleep(0.001)
         answer = await ask.answer(up, question)
         release.set()
+        ask.close()  # the bridge's idle workers end, and so can the task group
     return answer
 
 
@@ -271,6 +272,7 @@ def test_a_held_call_is_answered_only_by_its_client_on_its_tool() -> None:
             # Spent: the same state again names nothing.
             assert "names no call" in (bridge.refusal(params("bank__t", first.request_state),
                                                       "s1") or "")
+            ask.close()
 
     anyio.run(main)
 

@@ -114,6 +114,10 @@ class Asking:
     def start(self, task_group: TaskGroup) -> None:
         self.bridge.start(task_group)
 
+    def close(self) -> None:
+        """Let the bridge's idle workers end, so the task group given to :meth:`start` can."""
+        self.bridge.close()
+
     # -- agent calls -----------------------------------------------------------------------
 
     async def run(

@@ -14,10 +14,20 @@ cancels the call upstream (the server gets ``notifications/cancelled``, then an 
 each open question) and forgets the token. A token that is unknown, spent or expired, that
 another client's scope presents, or that comes back on another tool, gets an error that says
 which. An agent that abandons its call while the proxy waits cancels it upstream as well.
+
+Every call of a newest-era agent to such a server is ready to be bridged, since nobody knows
+beforehand whether the server will ask. It cannot run in the handler's own task: that task
+must return the ``InputRequiredResult`` while the upstream call goes on, and an anyio cancel
+scope (the call's timeout) cannot move from one task to another mid-call. Starting a task
+per call cost ~35 us of a small call's CPU, so the calls run on a pool of worker tasks
+instead, each waiting for its next call once it has finished one; the pool grows to the
+number of calls in flight and keeps a few idle workers, until :meth:`Bridge.close` (the task
+group they run in does not end while one waits).
 """
 
 from __future__ import annotations
 
+import contextvars
 import hmac
 import logging
 import secrets
@@ -72,7 +82,8 @@ class Held:
     token: str = ""
     questions: dict[str, Question] = field(default_factory=dict)
     asked: int = 0
-    changed: anyio.Event = field(default_factory=anyio.Event)
+    #: Set when a question comes or the call ends (made by whoever waits for that).
+    changed: anyio.Event | None = None
     #: The upstream call's task; cancelling it cancels the call upstream.
     task: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     expiry: anyio.CancelScope | None = None
@@ -84,6 +95,22 @@ class Held:
     #: Why it was cancelled, for the server's open questions.
     why: str = ""
 
+    def wake(self) -> None:
+        if self.changed is not None:
+            self.changed.set()
+
+
+#: Idle workers kept for later calls; more finish once their call is over.
+IDLE_WORKERS = 4
+
+
+class _Worker:
+    """A task that runs bridged calls one after another (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.job: tuple[Held, Callable[[Deadline], Awaitable[Any]]] | None = None
+        self.ready = anyio.Event()
+
 
 class Bridge:
     """The held calls of one proxy, by token."""
@@ -91,13 +118,26 @@ class Bridge:
     def __init__(self) -> None:
         self._held: dict[str, Held] = {}
         self._tg: TaskGroup | None = None
+        self._idle: list[_Worker] = []
+        self._context: contextvars.Context | None = None
+        self._closed = False
 
     def start(self, task_group: TaskGroup) -> None:
         self._tg = task_group
+        # Workers start in the proxy's context, not in that of the request that needed one:
+        # a worker serves many requests, and none of them should see another's variables.
+        self._context = contextvars.copy_context()
 
     @property
     def ready(self) -> bool:
         return self._tg is not None
+
+    def close(self) -> None:
+        """Let the idle workers finish (busy ones finish after their call); calls bridged
+        later each get a task of their own."""
+        self._closed = True
+        while self._idle:
+            self._idle.pop().ready.set()  # with no job: the worker returns
 
     def __len__(self) -> int:
         """Calls waiting for an agent's answer (each holds an upstream call open)."""
@@ -105,9 +145,28 @@ class Bridge:
 
     async def open(self, held: Held, send: Callable[[Deadline], Awaitable[Any]]) -> Any:
         """Start the upstream call; its result, or its first question."""
-        assert self._tg is not None
-        self._tg.start_soon(self._run, held, send)
+        assert self._tg is not None and self._context is not None
+        if self._idle and not self._closed:
+            worker = self._idle.pop()
+            worker.job = (held, send)
+            worker.ready.set()
+        else:
+            self._context.run(self._tg.start_soon, self._work, held, send)
         return await self._next(held)
+
+    async def _work(self, held: Held, send: Callable[[Deadline], Awaitable[Any]]) -> None:
+        """Run ``held``, then each call handed to this worker, until enough others idle."""
+        worker = _Worker()
+        while True:
+            await self._run(held, send)
+            if self._closed or len(self._idle) >= IDLE_WORKERS:
+                return
+            worker.ready = anyio.Event()
+            self._idle.append(worker)
+            await worker.ready.wait()
+            if worker.job is None:
+                return  # closed
+            (held, send), worker.job = worker.job, None
 
     def refusal(self, params: types.CallToolRequestParams, scope: str) -> str | None:
         """Why this answer to a bridged call cannot be taken, or None when it can."""
@@ -154,7 +213,7 @@ class Bridge:
         question = Question(f"{kind}-{held.asked}", request)
         held.questions[question.key] = question
         held.deadline.pause()
-        held.changed.set()
+        held.wake()
         try:
             await question.answered.wait()
         finally:
@@ -178,7 +237,7 @@ class Bridge:
                 question.settle(types.ErrorData(
                     code=REQUEST_TIMEOUT, message=f"elision proxy: {held.why or 'the call ended'}"
                 ))
-            held.changed.set()
+            held.wake()
 
     async def _next(self, held: Held) -> Any:
         """Wait for the held call's next question (returned as an ``InputRequiredResult``)

@@ -102,6 +102,7 @@ class Proxy(Forwarding):
         #: Upstream notifications to agents of both eras (see elision.mcp.notify).
         self.notifier = Notifier(self.upstreams, self._resources.get, self._connections)
         self.on_close.append(self.notifier.close)
+        self.on_close.append(self.asking.close)
 
     # -- lifecycle -------------------------------------------------------------------------
 
