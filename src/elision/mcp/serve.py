@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import inspect
 import os
 import signal
 import stat
@@ -11,16 +12,24 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
+from mcp.server import runner as sdk_runner
+from mcp.server.lowlevel import Server
+from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCRequest
 
 from elision.errors import ElisionError
 from elision.mcp.proxy import Proxy
 from elision.mcp.stdio import stdio_server_transport
 from elision.mcp.upstream import stderr_log_handler
+
+if TYPE_CHECKING:
+    from mcp.shared._stream_protocols import ReadStream, WriteStream
 
 #: What a proxy on HTTP prints on stderr once it accepts connections (tests wait for it).
 LISTENING = "elision proxy: listening on "
@@ -53,15 +62,140 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
                 # the audit log is closed and its final checkpoint written.
                 tg.start_soon(_cancel_on_sigterm, tg.cancel_scope)
                 # The event loop reads pipes itself; a regular file needs the SDK's threads.
-                wire = stdio_server_transport() if _stdin_is_a_pipe() else stdio_server()
-                async with wire as (read, write):
-                    await server.run(read, write, options)
+                if _stdin_is_a_pipe():
+                    async with stdio_server_transport() as (read, write):
+                        await serve_connection(server, read, write, options)
+                else:
+                    async with stdio_server() as (read, write):
+                        await server.run(read, write, options)
             else:
                 await _serve_http(proxy, listen, tg.start_soon)
         finally:
             with anyio.CancelScope(shield=True):  # a SIGTERM cancelled the rest, not this
                 await proxy.aclose()
             tg.cancel_scope.cancel()
+
+
+async def serve_connection(
+    server: Server[Any],
+    read: ReadStream[SessionMessage | Exception],
+    write: WriteStream[SessionMessage],
+    options: InitializationOptions,
+) -> None:
+    """``server.run`` over the proxy's own stdio streams, minus a task hop per message.
+
+    The SDK's loop peeks at the client's first request (it decides the protocol era), then
+    relays every later message through a memory stream fed by a task of its own: an extra
+    event-loop turn for each message received. Here the peeked messages are replayed and the
+    rest read straight from the pipe. That needs two private functions of the SDK (one loop
+    per era); when they are missing or take other arguments, ``server.run`` does it all.
+    """
+    loops = _era_loops()
+    if loops is None:
+        await server.run(read, write, options)
+        return
+    serve_modern, serve_legacy, is_modern = loops
+    async with server.lifespan(server) as state:
+        try:
+            try:
+                lead, opening = await _read_opening(read)
+                replayed = _Replayed(lead, read)
+                if opening is not None and opening.method != "initialize" and is_modern(
+                    opening.params
+                ):
+                    await serve_modern(
+                        server, replayed, write, lifespan_state=state, raise_exceptions=False
+                    )
+                else:
+                    await serve_legacy(
+                        server, replayed, write, lifespan_state=state, session_id=None,
+                        init_options=options, raise_exceptions=False,
+                    )
+            finally:
+                await read.aclose()
+        finally:
+            await write.aclose()
+
+
+#: What each private SDK function must accept for :func:`serve_connection` to call it.
+_ERA_LOOP_PARAMS = {
+    "_serve_modern_stream": {"lifespan_state", "raise_exceptions"},
+    "_serve_legacy_stream": {"lifespan_state", "session_id", "init_options", "raise_exceptions"},
+}
+
+
+def _era_loops() -> tuple[Any, Any, Callable[[Any], bool]] | None:
+    """The SDK's per-era serving loops and its era test, or None when this SDK has other ones."""
+    found = []
+    for name, needed in _ERA_LOOP_PARAMS.items():
+        loop = getattr(sdk_runner, name, None)
+        if loop is None or not inspect.iscoroutinefunction(loop):
+            return None
+        try:
+            params = set(inspect.signature(loop).parameters)
+        except (TypeError, ValueError):
+            return None
+        if not needed <= params:
+            return None
+        found.append(loop)
+    is_modern = getattr(sdk_runner, "_has_modern_envelope", None)
+    if not callable(is_modern):
+        return None
+    return found[0], found[1], is_modern
+
+
+#: Messages kept from before the client's first request (the SDK keeps as many).
+_LEAD_LIMIT = 8
+
+
+async def _read_opening(
+    read: ReadStream[SessionMessage | Exception],
+) -> tuple[list[SessionMessage | Exception], JSONRPCRequest | None]:
+    """Messages up to and including the client's first request, and that request (None if
+    the pipe closed before one came)."""
+    lead: list[SessionMessage | Exception] = []
+    async for item in read:
+        request = item.message if isinstance(item, SessionMessage) else None
+        if isinstance(request, JSONRPCRequest):
+            lead.append(item)
+            return lead, request
+        if len(lead) < _LEAD_LIMIT:
+            lead.append(item)
+    return lead, None
+
+
+class _Replayed:
+    """The read stream the era's loop gets: the peeked messages again, then the pipe."""
+
+    def __init__(
+        self, lead: list[SessionMessage | Exception], rest: ReadStream[SessionMessage | Exception]
+    ) -> None:
+        self._lead = lead
+        self._rest = rest
+
+    async def receive(self) -> SessionMessage | Exception:
+        if self._lead:
+            return self._lead.pop(0)
+        return await self._rest.receive()
+
+    def __aiter__(self) -> _Replayed:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._lead.clear()
+        await self._rest.aclose()
+
+    async def __aenter__(self) -> _Replayed:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 async def _cancel_on_sigterm(scope: anyio.CancelScope) -> None:
