@@ -18,6 +18,11 @@ the bare proxy's is printed too: what guard, redact, shape and audit cost, witho
 source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
 so a change is measured before and after in the same run; ``--baseline-mode bare`` runs it
 bare instead, to compare the hop itself.
+
+The client speaks the newest protocol (``mode="auto"``) and the upstream is of the handshake
+era, so each call through the proxy is ready to be bridged (a question asked mid-call becomes
+an ``InputRequiredResult``). ``--legacy-client`` adds a ``legacy`` path: a default proxy
+whose client does the initialize handshake instead, to show what that readiness costs.
 """
 
 from __future__ import annotations
@@ -112,13 +117,15 @@ def load() -> str:
 
 async def measure(
     calls: int, big_calls: int, budget: int, modes: list[str], workdir: str,
-    baseline: str | None = None, baseline_mode: str = "default",
+    baseline: str | None = None, baseline_mode: str = "default", legacy_client: bool = False,
 ) -> list[dict[str, Any]]:
     upstream = [sys.executable, str(HERE), "--serve"]
     paths: dict[str, StdioServerParameters] = {
         "direct": StdioServerParameters(command=upstream[0], args=upstream[1:]),
     }
     runs: list[tuple[str, str, str | None]] = [(mode, mode, None) for mode in modes]
+    if legacy_client:
+        runs.append(("legacy", "default", None))
     if baseline is not None:
         runs.append(("baseline", baseline_mode, baseline))
     for key, mode, source in runs:
@@ -136,7 +143,12 @@ async def measure(
         )
     rows = []
     async with AsyncExitStack() as stack:
-        clients = {key: await stack.enter_async_context(Client(p)) for key, p in paths.items()}
+        clients = {
+            key: await stack.enter_async_context(
+                Client(p, mode="legacy" if key == "legacy" else "auto")
+            )
+            for key, p in paths.items()
+        }
         pids = _server_pids()
         for name, tool, arguments, n in (
             ("small", "small", {}, calls),
@@ -181,6 +193,8 @@ def main() -> None:
                         help="also run the proxy from this source directory")
     parser.add_argument("--baseline-mode", default="default", choices=list(MODES),
                         help="the mode the --baseline proxy runs in (bare: compare the hop)")
+    parser.add_argument("--legacy-client", action="store_true",
+                        help="also call a default proxy from a client of the handshake era")
     args = parser.parse_args()
     if args.serve:
         serve()
@@ -193,7 +207,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
         rows = anyio.run(
             measure, args.calls, args.big_calls, args.budget, modes, workdir, args.baseline,
-            args.baseline_mode,
+            args.baseline_mode, args.legacy_client,
         )
     print(f"load after:  {load()}")
     print(f"{'case':<8} {'path':<9} {'calls':>5} {'median ms':>10} {'overhead ms':>12} "
