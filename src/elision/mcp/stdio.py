@@ -23,7 +23,7 @@ from typing import Self
 import anyio
 import mcp_types as types
 import orjson
-from anyio.abc import Process
+from anyio.abc import ByteSendStream, Process
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
@@ -149,7 +149,7 @@ async def stdio_transport(
     stdout, stdin = process.stdout, process.stdin
     assert stdout is not None and stdin is not None
     read_stream = LineReader(lambda: stdout.receive(CHUNK))
-    write_stream = LineWriter(stdin.send)
+    write_stream = LineWriter(pipe_writer(stdin))
     try:
         yield read_stream, write_stream
     finally:
@@ -157,6 +157,21 @@ async def stdio_transport(
             await _stop(process)
             await write_stream.aclose()
             await read_stream.aclose()
+
+
+def pipe_writer(stdin: ByteSendStream) -> Callable[[bytes], Awaitable[None]]:
+    """How to write a line to a child's stdin: straight to the asyncio stream under anyio's
+    wrapper when there is one, since the wrapper's ``send`` spends an extra event-loop turn
+    after each write (a checkpoint); else the wrapper's ``send``."""
+    stream = getattr(stdin, "_stream", None)
+    if not isinstance(stream, asyncio.StreamWriter):
+        return stdin.send
+
+    async def write(data: bytes) -> None:
+        stream.write(data)
+        await stream.drain()
+
+    return write
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:
