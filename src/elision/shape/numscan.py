@@ -19,11 +19,11 @@ body down the exact path, which costs speed, never exactness.
 Two engines find exactly the same things (a differential test holds them to it):
 
 hyperscan
-    one pass over the body, 3-6x faster than the regex passes (0.1-0.35x of an orjson parse,
-    where the regex passes cost 0.5-1.5x); used for bodies of :data:`HYPERSCAN_FROM` bytes and
-    more when it is installed (a default dependency where it has wheels), so its one-off
-    compile (10-30 ms) is paid once a larger body arrives, never by a process that sees only
-    small ones.
+    one pass over the body, 3-6x faster than the regex passes (0.06-0.4x of an orjson parse
+    from 0.4 to 100 MB, where they cost 0.3-1.6x: ``bench/jsonparse.py``); used for bodies of
+    :data:`HYPERSCAN_FROM` bytes and more when it is installed (a default dependency where it
+    has wheels), so its one-off compile (10-30 ms) is paid once a larger body arrives, never
+    by a process that sees only small ones.
 regex
     one pass per anchor byte: a literal first byte lets the regex engine skip ahead with a fast
     search (a class like ``[:,[]`` cannot), and the lookahead drops the common case, a string
