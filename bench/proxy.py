@@ -154,6 +154,8 @@ async def measure(
             ("small", "small", {}, calls),
             ("300 KB", "sized", {"kilobytes": 300}, big_calls),
         ):
+            if n < 1:
+                continue  # --big-calls 0: that case is not run
             times: dict[str, list[float]] = {key: [] for key in clients}
             sizes: dict[str, int] = {}
             for _ in range(max(1, n // 20)):  # warm up every path
