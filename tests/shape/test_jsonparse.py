@@ -24,8 +24,7 @@ from elision.shape.jsonparse import (
     parse_json,
     risky_numbers,
 )
-
-Token = tuple[str, bytes]  # (text fed to the parser, compact bytes expected back)
+from support.json_tokens import Token, json_documents
 
 WHITESPACE = st.text(alphabet=" \t\n\r", max_size=2)
 # Spellings that sit on the edges of what orjson re-spells; mixed into the generated ones.
@@ -54,46 +53,8 @@ def number_spellings(draw: st.DrawFn) -> str:
 texts = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=12)
 
 
-@st.composite
-def string_tokens(draw: st.DrawFn) -> Token:
-    text = draw(texts)
-    # Escaped (\u00e9, \ud83d\ude00) and raw spellings must both come back as the raw text.
-    spelled = json.dumps(text, ensure_ascii=draw(st.booleans()))
-    return spelled, orjson.dumps(text)
-
-
-def leaf_tokens() -> st.SearchStrategy[Token]:
-    return st.one_of(
-        number_spellings().map(lambda spelling: (spelling, spelling.encode("ascii"))),
-        string_tokens(),
-        st.sampled_from([("true", b"true"), ("false", b"false"), ("null", b"null")]),
-    )
-
-
-@st.composite
-def array_tokens(draw: st.DrawFn, children: st.SearchStrategy[Token]) -> Token:
-    items = draw(st.lists(children, max_size=5))
-    spelled = ",".join(draw(WHITESPACE) + text + draw(WHITESPACE) for text, _ in items)
-    return "[" + (spelled or draw(WHITESPACE)) + "]", b"[" + b",".join(e for _, e in items) + b"]"
-
-
-@st.composite
-def object_tokens(draw: st.DrawFn, children: st.SearchStrategy[Token]) -> Token:
-    keys = draw(st.lists(texts, max_size=5, unique=True))
-    members = [(key, draw(children)) for key in keys]
-    spelled = ",".join(
-        f"{draw(WHITESPACE)}{json.dumps(key)}{draw(WHITESPACE)}:{draw(WHITESPACE)}{text}"
-        f"{draw(WHITESPACE)}"
-        for key, (text, _) in members
-    )
-    expected = b",".join(orjson.dumps(key) + b":" + e for key, (_, e) in members)
-    return "{" + (spelled or draw(WHITESPACE)) + "}", b"{" + expected + b"}"
-
-
-documents = st.recursive(
-    leaf_tokens(),
-    lambda children: st.one_of(array_tokens(children), object_tokens(children)),
-    max_leaves=30,
+documents = json_documents(
+    number_spellings(), texts, texts, WHITESPACE, max_items=5, max_leaves=30
 )
 
 

@@ -12,16 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
-import orjson
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from elision.shape import numscan
 from elision.shape.jsonparse import dumps_value, parse_json
-
-Token = tuple[str, bytes]  # (text fed to the parser, compact bytes expected back)
+from support.json_tokens import Token, json_documents
 
 engine = numscan.hyperscan_engine()
 needs_hyperscan = pytest.mark.skipif(engine is None, reason="hyperscan is not installed")
@@ -69,46 +68,10 @@ def number_like_texts(draw: st.DrawFn) -> str:
     return "".join(anchor + space + spelling for anchor, space, spelling in parts)
 
 
-@st.composite
-def string_tokens(draw: st.DrawFn) -> Token:
-    text = draw(st.one_of(number_like_texts(), st.text(max_size=8)))
-    spelled = json.dumps(text, ensure_ascii=draw(st.booleans()))
-    return spelled, orjson.dumps(text)
-
-
-def leaf_tokens() -> st.SearchStrategy[Token]:
-    return st.one_of(
-        number_spellings().map(lambda spelling: (spelling, spelling.encode("ascii"))),
-        string_tokens(),
-        st.sampled_from([("true", b"true"), ("null", b"null")]),
-    )
-
-
-@st.composite
-def array_tokens(draw: st.DrawFn, children: st.SearchStrategy[Token]) -> Token:
-    items = draw(st.lists(children, max_size=4))
-    spelled = ",".join(draw(WHITESPACE) + text + draw(WHITESPACE) for text, _ in items)
-    return "[" + (spelled or draw(WHITESPACE)) + "]", b"[" + b",".join(e for _, e in items) + b"]"
-
-
-@st.composite
-def object_tokens(draw: st.DrawFn, children: st.SearchStrategy[Token]) -> Token:
-    keys = draw(st.lists(st.one_of(number_like_texts(), st.text(max_size=4)), max_size=4,
-                         unique=True))
-    members = [(key, draw(children)) for key in keys]
-    spelled = ",".join(
-        f"{draw(WHITESPACE)}{json.dumps(key)}{draw(WHITESPACE)}:{draw(WHITESPACE)}{text}"
-        f"{draw(WHITESPACE)}"
-        for key, (text, _) in members
-    )
-    expected = b",".join(orjson.dumps(key) + b":" + e for key, (_, e) in members)
-    return "{" + (spelled or draw(WHITESPACE)) + "}", b"{" + expected + b"}"
-
-
-documents = st.recursive(
-    leaf_tokens(),
-    lambda children: st.one_of(array_tokens(children), object_tokens(children)),
-    max_leaves=20,
+documents = json_documents(
+    number_spellings(), st.one_of(number_like_texts(), st.text(max_size=8)),
+    st.one_of(number_like_texts(), st.text(max_size=4)), WHITESPACE,
+    max_items=4, max_leaves=20, literals=("true", "null"),
 ).map(lambda token: (f"[{token[0]}]", b"[" + token[1] + b"]"))  # the fast path needs a container
 
 
@@ -183,3 +146,23 @@ def test_large_bodies_go_to_hyperscan(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not numscan.risky_numbers(body.replace(b"1E5", b"5"))
     with pytest.raises(AssertionError, match="regex passes"):
         numscan.risky_numbers(b'{"x": 1E5}')  # a small body: no compile needed for it
+
+
+def test_an_unusable_hyperscan_leaves_the_regex_passes(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Installed but failing (a CPU it does not support, say): the scan must still answer.
+    import sys
+    import types
+
+    def broken_database() -> Any:
+        raise RuntimeError("no SSSE3")
+
+    monkeypatch.setitem(sys.modules, "hyperscan", types.SimpleNamespace(
+        Database=broken_database, HS_FLAG_SOM_LEFTMOST=0, HS_FLAG_CASELESS=1,
+        HS_FLAG_SINGLEMATCH=8, HS_FLAG_DOTALL=2, HS_FLAG_MULTILINE=4,
+    ))
+    with caplog.at_level("WARNING", logger="elision.shape"):
+        assert numscan._compile() is None
+    assert "hyperscan is installed but unusable here (RuntimeError)" in caplog.text
+    assert numscan.risky_numbers(b'{"a": 1E5}') and not numscan.risky_numbers(b'{"a": 1.5}')

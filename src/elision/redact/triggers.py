@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from elision._hyperscan import built_with_hyperscan
 from elision.redact import rules
 from elision.redact.secrets import CREDENTIAL_FIELDS
 
@@ -235,16 +236,7 @@ def _build(choice: str) -> _Hyperscan | _Regex:
 
 
 def _hyperscan() -> _Hyperscan | None:
-    try:
-        import hyperscan
-    except ImportError:
-        return None
-    try:
-        return _Hyperscan(hyperscan)
-    except Exception as exc:  # a CPU it does not support, say: the regex passes still work
-        log.warning("hyperscan is installed but unusable here (%s); redaction uses the "
-                    "regex passes", type(exc).__name__)
-        return None
+    return built_with_hyperscan(_Hyperscan, log, "redaction uses the regex passes")
 
 
 engine = _load_engine()

@@ -38,6 +38,8 @@ import re
 import threading
 from typing import Any
 
+from elision._hyperscan import built_with_hyperscan
+
 log = logging.getLogger("elision.shape")
 
 #: Bodies this large or larger are scanned with hyperscan when it is installed. Below it the
@@ -118,16 +120,7 @@ def hyperscan_engine() -> _Hyperscan | None:
 
 
 def _compile() -> _Hyperscan | None:
-    try:
-        import hyperscan
-    except ImportError:
-        return None
-    try:
-        return _Hyperscan(hyperscan)
-    except Exception as exc:  # a CPU it does not support, say: the regex passes still work
-        log.warning("hyperscan is installed but unusable here (%s); the number scan uses the "
-                    "regex passes", type(exc).__name__)
-        return None
+    return built_with_hyperscan(_Hyperscan, log, "the number scan uses the regex passes")
 
 
 def risky_numbers(body: bytes) -> bool:
