@@ -45,7 +45,9 @@ requests of a bridged call, and those of an ``InputRequiredResult`` a newest-era
 itself) goes through the pipeline's redaction first, in the scope of the client it goes to:
 a signed URL or a credential in an elicitation message or a sampling prompt never reaches
 the agent. A question whose form would break if its credential were withheld (a credential
-held by a key of its schema, say) is refused, not sent.
+held by a key of its schema, say) is refused, not sent. That includes the link of a URL-mode
+elicitation: a signed link is withheld like any other, so a server that wants the user to
+open one must send a link that is not itself a credential.
 """
 
 from __future__ import annotations

@@ -15,6 +15,11 @@ each open question) and forgets the token. A token that is unknown, spent or exp
 another client's scope presents, or that comes back on another tool, gets an error that says
 which. An agent that abandons its call while the proxy waits cancels it upstream as well.
 
+Not bridged: progress. The server's progress notifications are relayed to the agent request
+that started the call; those sent after the first round would belong to the agent's later
+calls, which carry their own progress tokens, and are not relayed. Nor are questions written
+to the audit log: it binds results, and a question is not one.
+
 Every call of a newest-era agent to such a server is ready to be bridged, since nobody knows
 beforehand whether the server will ask. It cannot run in the handler's own task: that task
 must return the ``InputRequiredResult`` while the upstream call goes on, and an anyio cancel
