@@ -86,6 +86,7 @@ async def confirm_transfer(ctx: Context, amount: int = 5, checks: int = 1) -> st
     actions = []
     try:
         for i in range(checks):
+            await ctx.report_progress(i, checks + 1)
             message = f"Transfer {amount} EUR? (check {i + 1}){receipt()}"
             answer = await ctx.elicit(message, Confirm)
             actions.append(answer.action)
@@ -96,6 +97,7 @@ async def confirm_transfer(ctx: Context, amount: int = 5, checks: int = 1) -> st
         raise
     except MCPError as exc:
         return json.dumps({"done": False, "error": exc.error.message})
+    await ctx.report_progress(checks, checks + 1)
     rows = [{"id": i, "amount": amount, "memo": f"leg {i}"} for i in range(2000)]
     return json.dumps({"rows": rows, "done": True, "actions": actions, "total_rows": len(rows)})
 

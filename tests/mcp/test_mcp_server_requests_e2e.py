@@ -168,9 +168,20 @@ def test_a_newest_era_agent_answers_through_the_bridge(tmp_path: Path) -> None:
             stdio_proxy(config), elicitation_callback=agent.elicit,
             sampling_callback=agent.sample, list_roots_callback=agent.roots,
         ) as client:
-            # The SDK's own driver answers each round: two questions, two rounds, one call.
-            result = await client.call_tool("bank__confirm_transfer", {"amount": 9, "checks": 2})
+            # The SDK's own driver answers each round: two questions, two rounds, one call;
+            # the server's progress reaches the agent in every round, not only the first.
+            seen: list[float] = []
+
+            async def on_progress(done: float, total: float | None, message: str | None) -> None:
+                seen.append(done)
+
+            result = await client.call_tool(
+                "bank__confirm_transfer", {"amount": 9, "checks": 2}, progress_callback=on_progress
+            )
             assert_shaped_transfer(result, ["accept", "accept"])
+            with anyio.fail_after(5):
+                while seen != [0, 1, 2]:
+                    await anyio.sleep(0.02)
             assert [a[:27] for a in agent.asked] == [
                 "Transfer 9 EUR? (check 1) r", "Transfer 9 EUR? (check 2) r"
             ]

@@ -130,9 +130,12 @@ class Asking:
         tool: str,
         scope: str,
         send: Callable[[Deadline], Awaitable[Any]],
+        progress: Any = None,
     ) -> Any:
         """One agent call on ``upstream``: its result, or an ``InputRequiredResult`` that
-        holds it (newest-era agent, a server that asks mid-call). Raises what ``send`` does."""
+        holds it (newest-era agent, a server that asks mid-call). Raises what ``send`` does.
+        ``progress`` is the box its progress relay reads the agent request from (see
+        :class:`~elision.mcp.bridge.Held`)."""
         call = Call(
             ctx, upstream, tool, scope, owner=getattr(ctx.session, "_connection", ctx.session),
             deadline=Deadline(upstream.spec.timeout),
@@ -145,7 +148,8 @@ class Asking:
         if not bridged:
             with self._tracked(call):
                 return await send(call.deadline)
-        held = Held(tool, scope, call.deadline, ended=lambda: self._untrack(call))
+        held = Held(tool, scope, call.deadline, ended=lambda: self._untrack(call),
+                    progress=progress)
         call.held = call.owner = held
         self._track(call)
         return await self.bridge.open(held, send)

@@ -15,10 +15,10 @@ each open question) and forgets the token. A token that is unknown, spent or exp
 another client's scope presents, or that comes back on another tool, gets an error that says
 which. An agent that abandons its call while the proxy waits cancels it upstream as well.
 
-Not bridged: progress. The server's progress notifications are relayed to the agent request
-that started the call; those sent after the first round would belong to the agent's later
-calls, which carry their own progress tokens, and are not relayed. Nor are questions written
-to the audit log: it binds results, and a question is not one.
+Progress follows the rounds: the server's progress notifications go to the agent request
+that is waiting on the call, the first one and then each call that answers (each carries its
+own progress token), when the first one asked for progress. Questions are not written to the
+audit log: it binds results, and a question is not one.
 
 Every call of a newest-era agent to such a server is ready to be bridged, since nobody knows
 beforehand whether the server will ask. It cannot run in the handler's own task: that task
@@ -97,6 +97,9 @@ class Held:
     error: BaseException | None = None
     #: A downstream request is waiting on this call right now.
     waiting: bool = False
+    #: Where the server's progress goes: a box whose ``ctx`` is the agent request now
+    #: waiting (each round is a new request with its own progress token), or None.
+    progress: Any = None
     #: Why it was cancelled, for the server's open questions.
     why: str = ""
 
@@ -195,10 +198,12 @@ class Bridge:
             )
         return None
 
-    async def resume(self, params: types.CallToolRequestParams) -> Any:
+    async def resume(self, params: types.CallToolRequestParams, ctx: Any = None) -> Any:
         """The agent's answers (:meth:`refusal` said yes): the call's next question, or its
-        result."""
+        result. ``ctx`` is the agent's request that brings them: progress goes to it now."""
         held = self._held.pop(params.request_state or "")
+        if ctx is not None and held.progress is not None:
+            held.progress.ctx = ctx
         if held.expiry is not None:
             held.expiry.cancel()
         for key, answer in (params.input_responses or {}).items():

@@ -279,11 +279,12 @@ class Proxy(Forwarding):
             refusal = self.asking.bridge.refusal(params, scope)
             if refusal is not None:
                 return error_result(refusal)
-            outcome = self.asking.bridge.resume(params)
+            outcome = self.asking.bridge.resume(params, ctx)
         else:
+            progress = _ProgressTo(ctx)
             outcome = self.asking.run(
                 ctx, upstream, tool=params.name, scope=scope,
-                send=self._sender(ctx, params, route),
+                send=self._sender(progress, params, route), progress=progress,
             )
         try:
             result = await outcome
@@ -304,9 +305,10 @@ class Proxy(Forwarding):
         return await self._shape(params.name, result, budget, scope, upstream.name)
 
     def _sender(
-        self, ctx: Ctx, params: types.CallToolRequestParams, route: Route
+        self, progress: _ProgressTo, params: types.CallToolRequestParams, route: Route
     ) -> Callable[[Deadline], Awaitable[Any]]:
         """The upstream ``tools/call`` for this agent call, to run under ``deadline``."""
+        target = progress
         meta: Any = dict(params.meta or {})
         # The SDK gives the upstream call its own progress token and relays to ours.
         wants_progress = meta.pop("progress_token", None) is not None
@@ -317,7 +319,7 @@ class Proxy(Forwarding):
         async def relay_progress(
             progress: float, total: float | None, message: str | None
         ) -> None:
-            await ctx.session.report_progress(progress, total, message)
+            await target.ctx.session.report_progress(progress, total, message)
 
         relay: ProgressFnT | None = relay_progress if wants_progress else None
 
@@ -438,6 +440,16 @@ class Proxy(Forwarding):
         return client_scope(
             ctx, shared=self._scope, require_auth_scope=self.require_auth_scope
         )
+
+class _ProgressTo:
+    """The agent request an upstream call's progress goes to: the one that made the call,
+    then, when the call is bridged, each one that answers a round."""
+
+    __slots__ = ("ctx",)
+
+    def __init__(self, ctx: Ctx) -> None:
+        self.ctx = ctx
+
 
 # Results that may instead ask the agent for input first; passed through either way.
 _CALL_RESULT: TypeAdapter[Any] = TypeAdapter(types.CallToolResult | types.InputRequiredResult)
