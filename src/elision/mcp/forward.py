@@ -26,13 +26,12 @@ from pydantic import BaseModel, TypeAdapter
 
 from elision.errors import UpstreamError
 from elision.mcp.config import SEPARATOR
+from elision.mcp.meta import without_reserved
 from elision.mcp.upstream import Upstream
 from elision.pipeline import Pipeline
 
 Ctx = ServerRequestContext[Any, Any]
 R = TypeVar("R")
-#: `_meta` keys that describe a connection (its era, its client), never one call.
-RESERVED_META = "io.modelcontextprotocol/"
 
 
 @dataclass(frozen=True)
@@ -249,5 +248,4 @@ def _upstream_params(params: P) -> P:
     """``params`` without the reserved ``_meta`` keys of the downstream connection."""
     if params is None or not params.meta:
         return params
-    meta = {k: v for k, v in params.meta.items() if not k.startswith(RESERVED_META)}
-    return params.model_copy(update={"meta": meta or None})
+    return params.model_copy(update={"meta": without_reserved(params.meta) or None})

@@ -50,14 +50,13 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourceUpdated, event_from_wire
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from elision.mcp.meta import without_reserved
 from elision.mcp.subscriptions import Subscriptions
 from elision.mcp.upstream import Upstream
 
 logger = logging.getLogger("elision.proxy")
 
 Ctx = ServerRequestContext[Any, Any]
-#: `_meta` keys that belong to one hop (a subscription id, the client's era), never forwarded.
-_RESERVED = "io.modelcontextprotocol/"
 _LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)
 #: How long a call's result waits for the log messages still being written to its stream.
 _FLUSH_SECONDS = 2.0
@@ -70,7 +69,7 @@ def forwarded_params(params: Any) -> dict[str, Any] | None:
     dumped: dict[str, Any] = params.model_dump(by_alias=True, mode="json", exclude_none=True)
     meta = dumped.pop("_meta", None)
     if isinstance(meta, dict):
-        kept = {k: v for k, v in meta.items() if not k.startswith(_RESERVED)}
+        kept = without_reserved(meta)
         if kept:
             dumped["_meta"] = kept
     return dumped

@@ -38,7 +38,8 @@ from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError
 from elision.mcp.asking import Asking
 from elision.mcp.bridge import is_proxy_state
 from elision.mcp.config import ServerSpec
-from elision.mcp.forward import RESERVED_META, Ctx, Forwarding, R, Route
+from elision.mcp.forward import Ctx, Forwarding, R, Route
+from elision.mcp.meta import without_reserved
 from elision.mcp.notify import Notifier, forwarded_params, redacted_log
 from elision.mcp.references import fetch_reference
 from elision.mcp.results import DEFAULT_MEDIA_BUDGET, ResultShaper
@@ -314,7 +315,7 @@ class Proxy(Forwarding):
         wants_progress = meta.pop("progress_token", None) is not None
         # Reserved keys describe the downstream connection (its protocol era, its client),
         # not this call: the upstream session has its own.
-        meta = {k: v for k, v in meta.items() if not k.startswith(RESERVED_META)}
+        meta = without_reserved(meta)
 
         async def relay_progress(
             progress: float, total: float | None, message: str | None

@@ -32,6 +32,7 @@ import orjson
 from elision.budget import MINIMUM, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY, VERSION, format_next, make_envelope
 from elision.errors import InputError, StoreError
+from elision.mcp.meta import without_reserved
 from elision.pipeline import Capture, Pipeline, Redacted
 from elision.shape import Shaped, new_ref
 from elision.shape.jsonparse import parse_json
@@ -41,8 +42,6 @@ DEFAULT_MEDIA_BUDGET = 256 * 1024
 #: Bytes of JSON of a server's own ``_meta`` passed on; metadata, not a second body.
 META_LIMIT = 16 * 1024
 META_WITHHELD_KEY = "elision/meta-withheld"
-#: ``_meta`` keys that describe a connection (its era, its server), never one result.
-_RESERVED_META = "io.modelcontextprotocol/"
 
 
 @dataclass
@@ -295,10 +294,8 @@ class ResultShaper:
     ) -> dict[str, Any] | None:
         """The server's ``_meta`` as the agent may see it (see the module docstring);
         ``meta`` itself when nothing in it changes."""
-        kept = {
-            k: v for k, v in meta.items()
-            if not k.startswith(_RESERVED_META) and k != META_KEY
-        }
+        kept = without_reserved(meta)
+        kept.pop(META_KEY, None)
         if not kept:
             return None
         try:
