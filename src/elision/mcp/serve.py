@@ -25,7 +25,7 @@ from mcp_types import JSONRPCRequest
 
 from elision.errors import ElisionError
 from elision.mcp.proxy import Proxy
-from elision.mcp.stdio import stdio_server_transport
+from elision.mcp.stdio import MessageReader, stdio_server_transport
 from elision.mcp.upstream import stderr_log_handler
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ async def _read_opening(
     return lead, None
 
 
-class _Replayed:
+class _Replayed(MessageReader):
     """The read stream the era's loop gets: the peeked messages again, then the pipe."""
 
     def __init__(
@@ -178,24 +178,9 @@ class _Replayed:
             return self._lead.pop(0)
         return await self._rest.receive()
 
-    def __aiter__(self) -> _Replayed:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
     async def aclose(self) -> None:
         self._lead.clear()
         await self._rest.aclose()
-
-    async def __aenter__(self) -> _Replayed:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 async def _cancel_on_sigterm(scope: anyio.CancelScope) -> None:

@@ -55,7 +55,23 @@ class _ClosesOnExit:
         await self.aclose()
 
 
-class LineReader(_ClosesOnExit):
+class MessageReader(_ClosesOnExit):
+    """A session's read stream: ``receive`` one message at a time, or iterate to the end."""
+
+    async def receive(self) -> SessionMessage | Exception:
+        raise NotImplementedError
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+
+class LineReader(MessageReader):
     """The session's read stream: one message per line, read from the pipe on demand."""
 
     def __init__(self, read: Callable[[], Awaitable[bytes]]) -> None:
@@ -93,15 +109,6 @@ class LineReader(_ClosesOnExit):
     async def aclose(self) -> None:
         self._done = True
         self._ready.clear()
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
 
 
 class LineWriter(_ClosesOnExit):
