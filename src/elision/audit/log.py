@@ -270,7 +270,6 @@ class AuditLog(CheckpointingLog):
             yield orjson.loads(body)
 
 
-
 def _linked(content: Mapping[str, Any], seq: int, head: str | None) -> dict[str, Any]:
     """``content`` as the entry at ``seq + 1``, linked after ``head``."""
     body: dict[str, Any] = {"entry_id": str(seq + 1)}

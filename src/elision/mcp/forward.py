@@ -91,10 +91,7 @@ class Forwarding:
         )
         if self.pipeline.redactor is None or not isinstance(result, types.ReadResourceResult):
             return result
-        contents = [_redacted_text(c) for c in result.contents]
-        if all(a is b for a, b in zip(contents, result.contents, strict=True)):
-            return result
-        return result.model_copy(update={"contents": contents})
+        return _each_redacted(result, "contents", _redacted_text)
 
     async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
         if not self.namespaced:
@@ -120,10 +117,7 @@ class Forwarding:
         )
         if self.pipeline.redactor is None or not isinstance(result, types.GetPromptResult):
             return result
-        messages = [_redacted_message(m) for m in result.messages]
-        if all(a is b for a, b in zip(messages, result.messages, strict=True)):
-            return result
-        return result.model_copy(update={"messages": messages})
+        return _each_redacted(result, "messages", _redacted_message)
 
     async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> Any:
         ref = params.ref
@@ -198,6 +192,17 @@ class Forwarding:
 
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _each_redacted(result: M, field: str, redact: Callable[[Any], Any]) -> M:
+    """``result`` with each item of its list ``field`` redacted; ``result`` itself when no
+    item changes."""
+    items = getattr(result, field)
+    redacted = [redact(item) for item in items]
+    if all(a is b for a, b in zip(redacted, items, strict=True)):
+        return result
+    copied: M = result.model_copy(update={field: redacted})
+    return copied
 
 
 def _redacted_text(item: M) -> M:
