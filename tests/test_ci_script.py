@@ -1,0 +1,35 @@
+"""`.ci/run` runs what the README says CI runs.
+
+Found by reading it (issue 14, item 15): the README said CI ran ruff and mypy; `.ci/run` ran
+pytest alone, so a lint or type error could land.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _commands() -> list[str]:
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_ci_runs_ruff_and_mypy_before_pytest() -> None:
+    commands = _commands()
+    ruff = next(i for i, c in enumerate(commands) if c.startswith(".venv/bin/ruff check"))
+    mypy = next(i for i, c in enumerate(commands) if c == ".venv/bin/mypy")
+    pytest = next(i for i, c in enumerate(commands) if c == ".venv/bin/python -m pytest")
+    assert "src tests bench" in commands[ruff]
+    # pytest last: CI reads the test runner's closing line.
+    assert ruff < pytest and mypy < pytest and pytest == len(commands) - 1
+
+
+def test_ci_installs_as_the_readme_test_command_does() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pattern = r"^(python3 -m venv \.venv && .*'\.\[test\]') && \.venv/bin/python -m pytest$"
+    match = re.search(pattern, readme, re.MULTILINE)
+    assert match, "README's test command not found"
+    assert match.group(1) in _commands()
