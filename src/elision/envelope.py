@@ -2,7 +2,7 @@
 
 JSON results carry one namespaced key, ``__elision__``, first in the root object; texts carry a
 header line first. Both say, for every trimmed node, how much was shown of how much there was.
-See DESIGN.md, "The wire contract (v1)".
+See docs/design.md, "The wire contract (v1)".
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The JSON shaper against DESIGN.md invariants 1-7: properties, then the sharp edges."""
+"""The JSON shaper against docs/design.md invariants 1-7: properties, then the sharp edges."""
 
 from __future__ import annotations
 
