@@ -239,3 +239,12 @@ def test_the_verifier_imports_nothing_from_the_writer() -> None:
     writer = ("elision.audit.chain", "elision.audit.log", "elision.audit.checkpoint")
     assert not [name for name in imported if name.startswith(writer)]
     assert "elision.errors" in imported  # the walk does see elision imports
+
+
+def test_a_key_with_no_checkpoint_fails() -> None:
+    # Holding the key, a verifier given no checkpoint cannot tell a cut tail from a short
+    # log; passing would let the deletion of one file hide the cut.
+    chain = build_chain([{"a": 1}, {"a": 2}])
+    result = verify_entries(chain[:1], [], key=KEY)
+    assert not result.ok
+    assert "--checkpoints" in (result.problem or "")

@@ -25,7 +25,7 @@ from psycopg import sql
 from elision.audit.log import AuditLog
 from elision.audit.opener import open_audit_log
 from elision.audit.pglog import PgAuditLog
-from elision.audit.pgread import read_pg_log, verify_pg_log
+from elision.audit.pgread import default_pg_checkpoint_path, read_pg_log, verify_pg_log
 from elision.audit.stage import LogAuditor
 from elision.budget import Budget
 from elision.errors import AuditError
@@ -273,6 +273,36 @@ def test_cli_finds_a_cut_tail_through_the_checkpoints(schema: str, tmp_path: Pat
     bad = run_cli("audit", "verify", "--log", url_for(schema), "--checkpoints", str(cps))
     assert bad.returncode == 1
     assert "the tail was cut, entries 4..4 are missing" in bad.stderr
+
+
+@pytest.mark.parametrize("given", [
+    True,  # --checkpoints names the file that was deleted
+    False,  # the default file of this host, deleted
+])
+def test_cli_with_a_key_fails_when_the_checkpoint_file_is_gone(
+    schema: str, tmp_path: Path, given: bool, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by cutting the tail and deleting the checkpoint file: verify passed with a
+    warning, so deleting one file hid the cut."""
+    cps = tmp_path / "cp"
+    data_home = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(data_home))  # the writer's default file, and
+    with PgAuditLog(URL, schema=schema, key=KEY,
+                    checkpoint_path=cps if given else None) as log:
+        for n in range(4):
+            log.append({"n": n})
+    with admin(schema) as conn:
+        conn.execute("ALTER TABLE audit_entries DISABLE TRIGGER USER")
+        conn.execute("DELETE FROM audit_entries WHERE seq = 4")
+    default = default_pg_checkpoint_path(URL, schema)
+    (cps if given else default).unlink()
+    args = ["audit", "verify", "--log", url_for(schema)]
+    if given:
+        args += ["--checkpoints", str(cps)]
+    bad = run_cli(*args)  # the verifier's: the environment passes on
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "does not exist" in bad.stderr and "--checkpoints" in bad.stderr
+    assert KEY.split(":")[1] not in bad.stdout + bad.stderr
 
 
 def test_cli_says_when_no_chain_is_there(schema: str) -> None:

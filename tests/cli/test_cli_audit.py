@@ -28,6 +28,15 @@ def make_log(path: Path, n: int = 3, key: str | None = KEY) -> None:
             ))
 
 
+def cut_tail(path: Path) -> None:
+    """Delete the last of three entries, as someone with write access to the file could."""
+    db = sqlite3.connect(path)
+    db.execute("DROP TRIGGER entries_no_delete")
+    db.execute("DELETE FROM entries WHERE seq = 3")
+    db.commit()
+    db.close()
+
+
 def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, list(args), env=env)
     return result.exit_code, result.stdout, result.stderr
@@ -57,11 +66,7 @@ def test_verify_names_the_first_bad_entry(tmp_path: Path) -> None:
 
 def test_verify_catches_a_cut_tail_with_the_checkpoint_file(tmp_path: Path) -> None:
     make_log(tmp_path / "a.db")
-    db = sqlite3.connect(tmp_path / "a.db")
-    db.execute("DROP TRIGGER entries_no_delete")
-    db.execute("DELETE FROM entries WHERE seq = 3")
-    db.commit()
-    db.close()
+    cut_tail(tmp_path / "a.db")
     code, _, err = run("audit", "verify", "--log", str(tmp_path / "a.db"), "--key", KEY,
                        "--checkpoints", str(tmp_path / "a.db.checkpoints"))
     assert code == 1
@@ -147,3 +152,61 @@ def test_verify_against_a_published_head(tmp_path: Path) -> None:
     bad = run("audit", "verify", "--log", str(tmp_path / "a.db"), "--head", "c" * 64,
               env={"ELISION_AUDIT_KEY": ""})
     assert bad[0] == 1 and "published chain_hash" in bad[2]
+
+
+def _delete(cps: Path) -> None:
+    cps.unlink()
+
+
+def _empty(cps: Path) -> None:
+    cps.write_bytes(b"")
+
+
+def _torn(cps: Path) -> None:
+    cps.write_bytes(cps.read_bytes()[:-20])
+
+
+def _unreadable(cps: Path) -> None:
+    # The tests run as root, where a chmod does not stop a read; a directory in the
+    # file's place cannot be read by anyone.
+    cps.unlink()
+    cps.mkdir()
+
+
+@pytest.mark.parametrize("damage, said", [
+    (_delete, "does not exist"),  # the file deleted: the plainest way to hide a cut tail
+    (_empty, "holds no checkpoint"),  # truncated to nothing
+    (_torn, "is not JSON"),  # truncated mid-line
+    (_unreadable, "could not read"),  # there but not readable
+])
+@pytest.mark.parametrize("key_by", ["env", "flag"])
+def test_verify_with_a_key_fails_when_the_checkpoints_are_gone(
+    tmp_path: Path, damage: object, said: str, key_by: str,
+) -> None:
+    """Found by deleting the checkpoint file after cutting the tail: verify passed with a
+    warning, so deleting one file hid the cut."""
+    make_log(tmp_path / "a.db")
+    cut_tail(tmp_path / "a.db")
+    assert callable(damage)
+    damage(tmp_path / "a.db.checkpoints")
+    args = ["audit", "verify", "--log", str(tmp_path / "a.db")]
+    if key_by == "flag":
+        code, out, err = run(*args, "--key", KEY, env={"ELISION_AUDIT_KEY": ""})
+    else:
+        code, out, err = run(*args, env={"ELISION_AUDIT_KEY": KEY})
+    assert code == 1, out + err
+    assert not out.startswith("ok")
+    assert said in err and "a.db.checkpoints" in err
+    assert "--checkpoints" in err  # says what to do
+    assert KEY.split(":")[1] not in err + out
+
+
+def test_verify_with_a_key_names_each_missing_checkpoint_file(tmp_path: Path) -> None:
+    # One good file given beside one that is gone: the missing one could have held the
+    # checkpoint that shows the cut, so it fails too.
+    make_log(tmp_path / "a.db")
+    code, _, err = run("audit", "verify", "--log", str(tmp_path / "a.db"), "--key", KEY,
+                       "--checkpoints", str(tmp_path / "a.db.checkpoints"),
+                       "--checkpoints", str(tmp_path / "other.checkpoints"))
+    assert code == 1
+    assert "other.checkpoints" in err and "does not exist" in err

@@ -70,6 +70,9 @@ def verify_entries(
 ) -> VerifyResult:
     """Verify ``entries`` (oldest first) and, with ``key``, every checkpoint against them.
 
+    With ``key``, at least one checkpoint must be given: a verifier that holds the key and
+    finds none cannot tell a cut tail from a short log, so it fails.
+
     ``heads`` are ``chain_hash`` values someone recorded from the Guardian's answers: each must
     still be the hash of an entry. That catches a full rewrite even with no checkpoint.
     """
@@ -87,6 +90,12 @@ def verify_entries(
             False, len(hashes), head, 0, None,
             f"{len(checkpoints)} checkpoint(s) found but no key to check their signatures; "
             "pass --key or set ELISION_AUDIT_KEY",
+        )
+    if key is not None and not checkpoints:
+        return VerifyResult(
+            False, len(hashes), head, 0, None,
+            "a key is configured but no checkpoint was given to check the log against, so "
+            "a cut tail would not show; pass the checkpoint file with --checkpoints PATH",
         )
     for i, cp in enumerate(checkpoints, start=1):
         assert key is not None
@@ -224,25 +233,63 @@ def read_log(path: str | Path) -> list[Any]:
     return out
 
 
-def read_checkpoints(path: str | Path) -> list[dict[str, Any]]:
-    """The checkpoints in a checkpoint file (none if it does not exist)."""
+def read_checkpoints(path: str | Path, *, required: bool = False) -> list[dict[str, Any]]:
+    """The checkpoints in a checkpoint file (none if it does not exist, unless ``required``).
+
+    ``required`` is for a verifier that holds the key: then a file that is gone, cannot be
+    read or holds nothing is a failure, since deleting or emptying it is all it would take
+    to hide a cut tail.
+    """
     path = Path(path)
     if not path.exists():
+        if required:
+            raise AuditError(
+                f"the checkpoint file {str(path)!r} does not exist, though a key is "
+                f"configured: it was deleted or moved, so a cut tail would not show; "
+                f"{_WHAT_TO_DO}"
+            )
         return []
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AuditError(
+            f"could not read the checkpoint file {str(path)!r}: {exc.strerror}; "
+            f"{_WHAT_TO_DO}"
+        ) from None
     out: list[dict[str, Any]] = []
-    for n, line in enumerate(path.read_bytes().splitlines(), start=1):
+    for n, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError:
             raise AuditError(
-                f"line {n} of the checkpoint file {str(path)!r} is not JSON: {line[:80]!r}"
+                f"line {n} of the checkpoint file {str(path)!r} is not JSON: {line[:80]!r}; "
+                f"the file was cut or edited; {_WHAT_TO_DO}"
             ) from None
         if not isinstance(value, dict):
             raise AuditError(f"line {n} of {str(path)!r} is not a checkpoint object")
         out.append(value)
+    if required and not out:
+        raise AuditError(
+            f"the checkpoint file {str(path)!r} holds no checkpoint, though a key is "
+            f"configured: it was emptied, or its writer has not signed one yet (it signs "
+            f"every so many entries and when it closes); {_WHAT_TO_DO}"
+        )
     return out
+
+
+_WHAT_TO_DO = (
+    "restore it from where checkpoints are shipped, or pass the right file with "
+    "--checkpoints PATH"
+)
+
+
+def load_checkpoints(
+    paths: Sequence[str | Path], *, key: str | None
+) -> list[dict[str, Any]]:
+    """Every checkpoint in ``paths``; with ``key``, each file must be there and hold one."""
+    return [cp for p in paths for cp in read_checkpoints(p, required=key is not None)]
 
 
 def verify_log(
@@ -256,5 +303,6 @@ def verify_log(
     path = Path(path)
     if checkpoint_paths is None:
         checkpoint_paths = [path.with_name(path.name + ".checkpoints")]
-    checkpoints = [cp for p in checkpoint_paths for cp in read_checkpoints(p)]
-    return verify_entries(read_log(path), checkpoints, key=key, heads=heads)
+    entries = read_log(path)
+    return verify_entries(entries, load_checkpoints(checkpoint_paths, key=key),
+                          key=key, heads=heads)

@@ -78,7 +78,8 @@ def verify_command(
 ) -> None:
     """Recompute every hash and link; against the checkpoints, detect a cut tail.
 
-    Exits 0 when the log verifies, 1 naming the first bad entry when it does not.
+    Exits 0 when the log verifies, 1 naming the first bad entry when it does not. With a
+    key, a checkpoint file that is missing, unreadable or empty is a failure too.
     """
     from elision.audit.pgread import verify_pg_log
     from elision.audit.verify import verify_log
