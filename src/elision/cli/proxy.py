@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from elision.budget import MINIMUM
+from elision.budget import MINIMUM, UNITS
 from elision.cli._common import reports_errors
 from elision.errors import InputError
 
@@ -14,7 +14,11 @@ from elision.errors import InputError
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
 @click.option("--budget", type=int, default=8192, show_default=True,
-              help=f"Size limit of each tool result, in bytes (at least {MINIMUM['bytes']}).")
+              help="Size limit of each tool result, in --unit (at least "
+                   + ", ".join(f"{n} {u}" for u, n in MINIMUM.items()) + ").")
+@click.option("--unit", type=click.Choice(UNITS), default="bytes", show_default=True,
+              help="What budgets count, the config's too unless it sets its own \"unit\" "
+                   "(tokens: pip install 'elision[tokens]').")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False),
               help="servers.json in the mcpServers layout; tools become <server>__<tool>.")
 @click.option("--upstream-url", help="Streamable HTTP URL of the MCP server to proxy.")
@@ -56,6 +60,7 @@ from elision.errors import InputError
 @reports_errors
 def proxy_command(
     budget: int,
+    unit: str,
     config_path: str | None,
     upstream_url: str | None,
     listen: str | None,
@@ -98,7 +103,7 @@ def proxy_command(
     )
     proxy = build_proxy(
         command=command, upstream_url=upstream_url, config_path=config_path, budget=budget,
-        store_spec=store_spec, no_store=no_store, timeout=timeout, media_budget=media_budget,
-        stages=stages, require_auth_scope=require_auth_scope,
+        unit=unit, store_spec=store_spec, no_store=no_store, timeout=timeout,
+        media_budget=media_budget, stages=stages, require_auth_scope=require_auth_scope,
     )
     run_proxy(proxy, listen=parse_listen(listen) if listen else None)

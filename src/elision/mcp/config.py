@@ -8,7 +8,14 @@
    "docs":   {"url": "http://127.0.0.1:9000/mcp", "mode": "auto"}}}
 ```
 
-A budget is the most specific of: the tool's, the server's, the file's, the command line's.
+A budget is the most specific of: the tool's, the server's, the file's, the command line's,
+all counted in the file's ``unit`` (``bytes``, ``chars`` or ``tokens``), else the proxy's
+``--unit``. A ``timeout`` bounds a server's start (spawn and handshake) as well as each call.
+``"disabled": true`` (as Cline and Windsurf write it) leaves an entry out; ``type``
+(``stdio`` or ``http``), ``autoApprove`` and ``alwaysAllow`` from other clients' files are
+accepted and do nothing more. Any other key is an error that names it and its path: the
+schema, ``elision/data/servers.schema.json``, is checked before anything starts
+(:mod:`elision.mcp.config_schema`).
 
 ``mode`` is how the proxy's session with that server picks its protocol era. ``"legacy"``
 (the default) is the ``initialize`` handshake every server speaks: log messages and
@@ -37,6 +44,7 @@ import orjson
 
 from elision.budget import Budget
 from elision.errors import BudgetError, InputError
+from elision.mcp.config_schema import check
 
 #: Joins a server's name and its tool's (or prompt's) name when several servers share a proxy.
 SEPARATOR = "__"
@@ -94,9 +102,9 @@ class ServerSpec:
         return self.tool_budgets.get(tool) or self.budget or default
 
 
-def load_config(path: str | Path, *, default_timeout: float = DEFAULT_TIMEOUT) -> tuple[
-    list[ServerSpec], Budget | None
-]:
+def load_config(
+    path: str | Path, *, default_timeout: float = DEFAULT_TIMEOUT, unit: str = "bytes"
+) -> tuple[list[ServerSpec], Budget | None]:
     """The servers in a ``servers.json`` and the file-wide budget, if it sets one."""
     try:
         raw = orjson.loads(Path(path).read_bytes())
@@ -104,18 +112,20 @@ def load_config(path: str | Path, *, default_timeout: float = DEFAULT_TIMEOUT) -
         raise InputError(f"cannot read the config {str(path)!r}: {exc.strerror}") from None
     except orjson.JSONDecodeError as exc:
         raise InputError(f"config {str(path)!r} is not valid JSON: {exc}") from None
-    return parse_config(raw, source=str(path), default_timeout=default_timeout)
+    return parse_config(raw, source=str(path), default_timeout=default_timeout, unit=unit)
 
 
 def parse_config(
-    raw: Any, *, source: str = "config", default_timeout: float = DEFAULT_TIMEOUT
+    raw: Any, *, source: str = "config", default_timeout: float = DEFAULT_TIMEOUT,
+    unit: str = "bytes",
 ) -> tuple[list[ServerSpec], Budget | None]:
-    if not isinstance(raw, dict) or not isinstance(raw.get("mcpServers"), dict):
-        raise InputError(
-            f"{source} must be an object with an \"mcpServers\" object, got {_short(raw)!r}"
-        )
-    file_budget = _budget(raw.get("budget"), f"{source}: budget")
-    timeout = _timeout(raw.get("timeout", default_timeout), f"{source}: timeout")
+    """The enabled servers of ``raw`` and the file-wide budget, after checking ``raw``
+    against the schema (:mod:`elision.mcp.config_schema`). Budgets are counted in the file's
+    ``unit``, else in ``unit`` (the proxy's ``--unit``)."""
+    check(raw, source=source)
+    unit = raw.get("unit", unit)
+    file_budget = _budget(raw.get("budget"), f"{source}: budget", unit)
+    timeout = float(raw.get("timeout", default_timeout))
     servers = []
     for name, entry in raw["mcpServers"].items():
         where = f"{source}: mcpServers.{name}"
@@ -124,70 +134,52 @@ def parse_config(
                 f"{where}: a server name must be letters, digits, '_', '.' or '-' without "
                 f"{SEPARATOR!r} (it prefixes tool names), got {name!r}"
             )
-        if not isinstance(entry, dict):
-            raise InputError(f"{where} must be an object, got {_short(entry)!r}")
-        args = entry.get("args", [])
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise InputError(f"{where}.args must be a list of strings, got {_short(args)!r}")
-        env = entry.get("env")
-        if env is not None and (
-            not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values())
-        ):
-            # The values may be secrets: name the problem, never echo them.
-            raise InputError(f"{where}.env must map names to strings")
         tool_budgets = entry.get("toolBudgets", {})
-        if not isinstance(tool_budgets, dict):
-            raise InputError(
-                f"{where}.toolBudgets must map tool names to budgets, got {_short(tool_budgets)!r}"
-            )
-        servers.append(ServerSpec(
+        spec = ServerSpec(
             name=name,
             command=entry.get("command"),
-            args=tuple(args),
-            env=env,
+            args=tuple(entry.get("args", ())),
+            env=entry.get("env"),
             cwd=entry.get("cwd"),
             url=entry.get("url"),
-            budget=_budget(entry.get("budget"), f"{where}.budget"),
+            budget=_budget(entry.get("budget"), f"{where}.budget", unit),
             tool_budgets={
                 tool: b for tool, value in tool_budgets.items()
-                if (b := _budget(value, f"{where}.toolBudgets.{tool}")) is not None
+                if (b := _budget(value, f"{where}.toolBudgets.{tool}", unit)) is not None
             },
-            timeout=_timeout(entry.get("timeout", timeout), f"{where}.timeout"),
-            mode=_mode(entry.get("mode", "legacy"), f"{where}.mode"),
-            sampling=_flag(entry.get("sampling", False), f"{where}.sampling"),
-        ))
-    if not servers:
+            timeout=float(entry.get("timeout", timeout)),
+            mode=entry.get("mode", "legacy"),
+            sampling=entry.get("sampling", False),
+        )
+        _check_type(entry.get("type"), spec, where)
+        if not entry.get("disabled", False):
+            servers.append(spec)
+    if not raw["mcpServers"]:
         raise InputError(f"{source}: \"mcpServers\" is empty; add at least one server")
+    if not servers:
+        raise InputError(
+            f"{source}: every server in \"mcpServers\" is disabled; remove \"disabled\": true "
+            "from the ones to proxy"
+        )
     return servers, file_budget
 
 
-def _budget(value: Any, where: str) -> Budget | None:
+def _check_type(kind: str | None, spec: ServerSpec, where: str) -> None:
+    """Another client's ``type`` must agree with how the entry is reached."""
+    if kind is None:
+        return
+    if (kind == "stdio") != (spec.command is not None):
+        raise InputError(
+            f"{where}.type is {kind!r} but the entry has a "
+            f"{'command' if spec.command is not None else 'url'}; use \"stdio\" with a "
+            "command and \"http\" with a url, or drop type"
+        )
+
+
+def _budget(value: Any, where: str, unit: str) -> Budget | None:
     if value is None:
         return None
     try:
-        return Budget(value)
+        return Budget(value, unit)  # type: ignore[arg-type]  # the schema checked it
     except BudgetError as exc:
         raise InputError(f"{where}: {exc}") from None
-
-
-def _timeout(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise InputError(f"{where} must be a positive number of seconds, got {value!r}")
-    return float(value)
-
-
-def _mode(value: Any, where: str) -> str:
-    if value not in MODES:
-        raise InputError(f"{where} must be one of {', '.join(MODES)}, got {_short(value)!r}")
-    return str(value)
-
-
-def _flag(value: Any, where: str) -> bool:
-    if not isinstance(value, bool):
-        raise InputError(f"{where} must be true or false, got {_short(value)!r}")
-    return value
-
-
-def _short(value: Any) -> Any:
-    text = repr(value)
-    return value if len(text) <= 80 else text[:77] + "..."

@@ -49,6 +49,7 @@ def build_proxy(
     upstream_url: str | None = None,
     config_path: str | None = None,
     budget: int = 8192,
+    unit: str = "bytes",
     store_spec: str | None = None,
     no_store: bool = False,
     timeout: float = 60.0,
@@ -78,9 +79,9 @@ def build_proxy(
     if media_budget < 0:
         raise InputError(f"--media-budget must not be negative, got {media_budget!r}")
     scope_key_from_env()  # a key too short to be a secret stops the proxy here, not mid-call
-    default_budget = Budget(budget)
+    default_budget = Budget(budget, unit)  # type: ignore[arg-type]  # the Budget checks it
     if config_path:
-        specs, file_budget = load_config(config_path, default_timeout=timeout)
+        specs, file_budget = load_config(config_path, default_timeout=timeout, unit=unit)
         default_budget = file_budget or default_budget
         namespaced = True
     elif upstream_url:
