@@ -166,9 +166,11 @@ def test_a_bounded_output_is_resolved_by_ref_and_decided_on_the_whole(
         "el_wrong_body",  # held, but the body does not match the digest
     ],
 )
-def test_an_unresolvable_bound_is_decided_on_the_prefix_and_says_so(
+def test_an_unresolvable_bound_is_denied_never_allowed_on_its_prefix(
     client: Client, store: MemoryStore, log: AuditLog, ref: str | None
 ) -> None:
+    """Issue 15: a bound the Guardian could not resolve was answered allow with
+    partial_evidence, a decision on a prefix; it is a deny, recorded as one."""
     body = orjson.dumps({"rows": ["x" * 50] * 20, "tail": SECRET})
     other = b'{"something": "else"}'
     store.put(other, ref="el_wrong_body", sha256=hashlib.sha256(other).hexdigest(),
@@ -176,13 +178,42 @@ def test_an_unresolvable_bound_is_decided_on_the_prefix_and_says_so(
     client.hello()
     result = client.call("steps/toolCallResult",
                          {"tool": {"name": "dump"}, "outputs": bounded(body, ref=ref)})["result"]
-    assert result["decision"] == "allow"  # the secret is beyond what it could see
+    assert result["decision"] == "deny"
     assert "partial_evidence" in result["reason_codes"]
     assert "inline prefix" in result["reasoning"]
+    assert "modifications" not in result
     (entry,) = list(log.entries())
+    assert entry["decision"] == "deny"
+    assert "partial_evidence" in entry["reason_codes"]
     assert entry["complete"] is False
     assert entry["evidence"] == "partial"
+    assert entry["shown"] == {"sha256": hashlib.sha256(b"").hexdigest(), "bytes": 0}
     assert entry["full"] == {"sha256": hashlib.sha256(body).hexdigest(), "bytes": len(body)}
+
+
+def test_partial_evidence_can_be_deferred_instead(log: AuditLog) -> None:
+    endpoint = AcsEndpoint(Guardian([]), log, MemoryStore(), on_partial_evidence="defer")
+    hello = {"acs_versions_supported": ["0.1.0"], "metadata": {"session_id": "d"}}
+    endpoint.handle({"jsonrpc": "2.0", "id": 0, "method": "handshake/hello", "params": hello})
+    body = b"the whole body, of which only a prefix is inline"
+    result = endpoint.handle({"jsonrpc": "2.0", "id": 1, "method": "steps/toolCallResult",
+                              "params": {"request_id": str(uuid.uuid4()),
+                                         "metadata": {"session_id": "d"},
+                                         "payload": {"tool": "t", "outputs": bounded(
+                                             body, ref="el_missing", prefix=8)}}})["result"]
+    assert result["decision"] == "defer"
+    assert result["reason_codes"] == ["partial_evidence"]
+    details = result["defer_details"]
+    assert details["timeout_decision"] == "deny"
+    assert details["reason"] == "insufficient_context"
+    assert details["resolution_timeout_ms"] > 0 and details["resolution_method"]
+    (entry,) = list(log.entries())
+    assert entry["decision"] == "defer" and entry["complete"] is False
+
+
+def test_partial_evidence_mode_is_checked() -> None:
+    with pytest.raises(ValueError, match="deny or defer"):
+        AcsEndpoint(Guardian([]), on_partial_evidence="allow")  # type: ignore[arg-type]
 
 
 def test_steps_before_the_handshake_are_refused(client: Client, log: AuditLog) -> None:

@@ -44,6 +44,7 @@ max_bytes = 1_000
 allow_tools = ["search"]
 deny_tools = ["shell"]
 redact = true
+on_partial_evidence = "defer"
 
 [[guardian.policies]]
 use = "user_policies:make_policy"
@@ -57,6 +58,8 @@ checkpoint_every = 5
     assert kinds == [SizeCeiling, ToolLists, RedactionPolicy, NoNumbers]
     assert config.audit_log == Path("/tmp/x/audit.db")
     assert config.checkpoint_every == 5
+    assert config.on_partial_evidence == "defer"
+    assert load_config(write(tmp_path, "")).on_partial_evidence == "deny"  # fails closed
     verdict = config.guardian().evaluate(Result("a forbidden word", 16, "0" * 64),
                                          ToolCall("search"))
     assert verdict.decision == "deny" and verdict.policy_ids == ("no-forbidden",)
@@ -72,6 +75,7 @@ checkpoint_every = 5
         ("[[guardian.policies]]\nuse = 'nowhere'\n", "'nowhere'"),  # no ':factory'
         ("[[guardian.policies]]\nuse = 'no_such_mod_x:f'\n", "no_such_mod_x"),  # import fails
         ("[guardian\n", "not valid TOML"),  # a syntax error
+        ("[guardian]\non_partial_evidence = 'allow'\n", "'allow'"),  # never allow on a prefix
     ],
 )
 def test_bad_configs_say_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:

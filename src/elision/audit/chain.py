@@ -26,7 +26,7 @@ TOOL_RESULT_STEP = "steps/toolCallResult"
 TOOL_REQUEST_STEP = "steps/toolCallRequest"
 #: The two members that are not part of an entry's hashed content.
 LINK_FIELDS = ("entry_hash", "previous_hash")
-DECISIONS = ("allow", "modify", "deny")
+DECISIONS = ("allow", "modify", "deny", "ask", "defer")
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 

@@ -27,7 +27,10 @@ from elision.errors import ElisionError
               help="The store bounded outputs' content_ref is resolved against. Default: the "
               "default store (where the proxy keeps bodies).")
 @click.option("--no-store", is_flag=True,
-              help="Resolve no content_ref: decide bounded outputs on their inline prefix.")
+              help="Resolve no content_ref: every bounded output is then partial evidence.")
+@click.option("--on-partial-evidence", type=click.Choice(["deny", "defer"]), default=None,
+              help="The answer to a bounded output whose full body cannot be read from the "
+              "store (or does not match its digest). Default: the config's, else deny.")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=10_000_000, show_default=True,
               help="Refuse a request or result larger than this, whole.")
 @click.option("--allow-tool", multiple=True, metavar="NAME",
@@ -45,7 +48,8 @@ from elision.errors import ElisionError
 @reports_errors
 def guardian_command(
     listen: str, config_path: Path | None, log_path: str | None, store_spec: str | None,
-    no_store: bool, max_bytes: int, allow_tool: tuple[str, ...], deny_tool: tuple[str, ...],
+    no_store: bool, on_partial_evidence: str | None, max_bytes: int,
+    allow_tool: tuple[str, ...], deny_tool: tuple[str, ...],
     acs_key: str | None, acs_key_id: str, redact: bool,
 ) -> None:
     """Serve the ACS Guardian: handshake/hello, steps/toolCallRequest, steps/toolCallResult
@@ -91,7 +95,9 @@ def guardian_command(
         if redact and not any(isinstance(p, RedactionPolicy) for p in config.policies):
             policies.append(RedactionPolicy(keep=None if store is None else store_keeper(store)))
         policies.extend(config.policies)
-        endpoint = AcsEndpoint(Guardian(policies), log, store, signer=signer)
+        partial = on_partial_evidence or config.on_partial_evidence
+        endpoint = AcsEndpoint(Guardian(policies), log, store, signer=signer,
+                               on_partial_evidence="defer" if partial == "defer" else "deny")
         server = GuardianServer(endpoint, host, port)
         _serve(server, log, store, loopback=is_loopback(host))
     finally:

@@ -10,8 +10,9 @@ A ``toolCallResult`` may carry a **bounded** output: ``{"inline": <prefix>, "dig
 "sha256:<hex of the complete body>", "truncated": true, "content_ref": <ref>, "bytes": <n>}``.
 The Guardian resolves ``content_ref`` only against the store the operator configured - never
 by fetching a URI from the payload - and checks the body against ``digest``. If it cannot, it
-decides on the prefix it has, says so (``partial_evidence``), and the entry binds the digest
-with ``complete: false``.
+does not decide on the prefix: a Guardian must not allow on evidence it could not see. The
+answer is ``deny`` (or ``defer``, if the operator chose it) with ``partial_evidence``, and the
+entry binds the digest with ``complete: false`` and ``evidence: "partial"``.
 
 One chain per log: every session's entries go to the same chain (each entry names its
 ``session_id``), so one ``elision audit verify`` checks everything this Guardian decided.
@@ -24,7 +25,8 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
@@ -60,6 +62,10 @@ if TYPE_CHECKING:
 #: Request ids remembered per session for replay detection.
 REPLAY_MEMORY = 100_000
 STEPS = (TOOL_REQUEST_STEP, TOOL_RESULT_STEP)
+#: What a Guardian answers when it could not see the whole of a bounded output.
+PartialEvidence = Literal["deny", "defer"]
+#: How long a deferred partial-evidence verdict waits for a resubmission before it denies.
+DEFER_TIMEOUT_MS = 30_000
 
 
 class AcsEndpoint:
@@ -67,11 +73,19 @@ class AcsEndpoint:
 
     def __init__(
         self, guardian: Guardian, log: AuditLog | None = None, store: Store | None = None,
-        *, signer: EnvelopeSigner | None = None,
+        *, signer: EnvelopeSigner | None = None, on_partial_evidence: PartialEvidence = "deny",
     ) -> None:
         """With ``signer``, requests must carry a valid §10 signature and every response
-        (whose ``chain_hash`` it covers) is signed; ``system/ping`` is exempt both ways."""
+        (whose ``chain_hash`` it covers) is signed; ``system/ping`` is exempt both ways.
+
+        ``on_partial_evidence`` is the answer to a bounded output whose full body could not
+        be had: ``deny`` (the default) or ``defer`` (ACS §6, with ``timeout_decision: deny``).
+        """
+        if on_partial_evidence not in ("deny", "defer"):
+            raise ValueError("on_partial_evidence must be deny or defer, got "
+                             f"{on_partial_evidence!r}")
         self.guardian, self.log, self.store, self.signer = guardian, log, store, signer
+        self.on_partial_evidence: PartialEvidence = on_partial_evidence
         self._sessions: dict[str, OrderedDict[str, None]] = {}
         self._lock = threading.Lock()
 
@@ -250,13 +264,10 @@ class AcsEndpoint:
         self, params: dict[str, Any], session: str, step: str, tool: str, server: str | None,
         result: ToolResult, verdict: Verdict, *, prefix: str,
     ) -> dict[str, Any]:
+        if not result.complete:
+            verdict = self._partial(verdict)
         codes = list(verdict.reason_codes)
         reasoning = verdict.reason
-        if not result.complete:
-            codes.append("partial_evidence")
-            reasoning = (reasoning + "; " if reasoning else "") + (
-                "decided on the inline prefix only: content_ref could not be resolved against "
-                "this Guardian's store")
         response: dict[str, Any] = {
             "type": "final", "acs_version": ACS_VERSION,
             "request_id": params.get("request_id"), "decision": verdict.decision,
@@ -278,14 +289,36 @@ class AcsEndpoint:
         if verdict.decision == "modify":
             response["modifications"] = {"redactions": [
                 {**r.to_wire(), "path": prefix + r.path} for r in verdict.redactions]}
+        elif verdict.decision == "defer":
+            response["defer_details"] = dict(verdict.details or {})
         return response
+
+    def _partial(self, verdict: Verdict) -> Verdict:
+        """The verdict on a bound the Guardian could not resolve: never an allow (nor a
+        modify, whose redactions would address a body it never saw). A policy's deny stands."""
+        seen = "decided on nothing past the inline prefix: content_ref could not be resolved " \
+            "against this Guardian's store, or the body there does not match the digest"
+        codes = (*verdict.reason_codes, "partial_evidence")
+        if verdict.decision == "deny":
+            return replace(verdict, reason=f"{verdict.reason}; {seen}", reason_codes=codes)
+        if self.on_partial_evidence == "defer":
+            return Verdict("defer", f"{seen}; deferred until the full body can be read "
+                           "(resubmit with a content_ref this Guardian's store holds)",
+                           verdict.policy_ids, (), ("partial_evidence",), details={
+                               "reason": "insufficient_context",
+                               "resolution_method": "resubmit",
+                               "resolution_timeout_ms": DEFER_TIMEOUT_MS,
+                               "timeout_decision": "deny"})
+        return Verdict("deny", f"{seen}; denied, because a Guardian does not allow on "
+                       "evidence it could not see - keep the body in the store this Guardian "
+                       "reads, or send it whole", verdict.policy_ids, (), ("partial_evidence",))
 
     def _record(
         self, params: dict[str, Any], session: str, step: str, tool: str, server: str | None,
         result: ToolResult, verdict: Verdict, codes: list[str],
     ) -> str:
         assert self.log is not None
-        if verdict.decision == "deny":
+        if verdict.decision in ("deny", "ask", "defer"):
             shown_sha, shown_bytes = wire.digest_of(b"")  # only the reason reaches the agent
         elif verdict.decision == "modify":
             shown_sha, shown_bytes = wire.digest_of(

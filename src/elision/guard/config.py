@@ -8,6 +8,7 @@ denied, and ``tomllib`` reads it with no new dependency::
     allow_tools = ["search", "read_*"]
     deny_tools = ["shell", "*/delete_*"]
     redact = true                   # the redaction rules as a policy
+    on_partial_evidence = "deny"    # or "defer": a bound whose full body cannot be read
 
     [[guardian.policies]]           # your own, in Python
     use = "mypackage.policies:make_policy"
@@ -25,7 +26,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from elision.errors import ElisionError
 from elision.guard.policy import (
@@ -37,7 +38,9 @@ from elision.guard.policy import (
     store_keeper,
 )
 
-_GUARDIAN_KEYS = {"max_bytes", "allow_tools", "deny_tools", "redact", "policies"}
+_GUARDIAN_KEYS = {
+    "max_bytes", "allow_tools", "deny_tools", "redact", "policies", "on_partial_evidence",
+}
 _AUDIT_KEYS = {"log", "checkpoint_every", "key"}
 
 
@@ -51,6 +54,8 @@ class GuardianConfig:
     audit_log: Path | None = None
     audit_key: str | None = None
     checkpoint_every: int | None = None
+    #: The ACS answer to a bounded output the Guardian could not resolve: deny or defer.
+    on_partial_evidence: Literal["deny", "defer"] = "deny"
 
     def guardian(self) -> Guardian:
         return Guardian(self.policies)
@@ -100,6 +105,10 @@ def config_from_mapping(doc: Mapping[str, Any], *, where: str = "config") -> Gua
         raise ConfigError(f"{where}: redact must be true or false, got {redact!r}")
     if redact:
         policies.append(RedactionPolicy())
+    partial = guardian.get("on_partial_evidence", "deny")
+    if partial not in ("deny", "defer"):
+        raise ConfigError(f"{where}: on_partial_evidence must be \"deny\" or \"defer\", got "
+                          f"{partial!r}")
     for n, spec in enumerate(guardian.get("policies", []), start=1):
         policies.append(_user_policy(spec, f"{where} policy {n}"))
     every = audit.get("checkpoint_every")
@@ -116,6 +125,7 @@ def config_from_mapping(doc: Mapping[str, Any], *, where: str = "config") -> Gua
         checkpoint_every=(
             _positive_int(every, "checkpoint_every", where) if every is not None else None
         ),
+        on_partial_evidence=partial,
     )
 
 

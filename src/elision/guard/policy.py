@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from elision.envelope import format_path
 from elision.guard.pointers import apply_replacements, changed_nodes, walk_strings
 
-DecisionKind = Literal["allow", "modify", "deny"]
+DecisionKind = Literal["allow", "modify", "deny", "ask", "defer"]
 Stage = Literal["request", "result"]
 
 
@@ -121,6 +121,8 @@ class Verdict:
     policy_ids: tuple[str, ...] = ()
     redactions: tuple[Redaction, ...] = ()
     reason_codes: tuple[str, ...] = ()
+    #: ``ask_details`` of an ask, ``defer_details`` of a defer (ACS §6); else ``None``.
+    details: Mapping[str, Any] | None = None
 
     def withheld_counts(self) -> dict[str, int]:
         """How many values each rule withheld (never the values themselves)."""
