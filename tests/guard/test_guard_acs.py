@@ -125,6 +125,7 @@ def test_handshake_then_both_steps_write_a_verifiable_chain(
     assert entries[0]["withheld"] == {"api-key": 1}
     assert entries[2]["shown"] == {"sha256": hashlib.sha256(b"").hexdigest(), "bytes": 0}
     assert all(e["session_id"] == "s-1" for e in entries)
+    log.checkpoint()  # a keyed verify wants the checkpoint file the close would write
     assert verify_log(tmp_path / "audit.db", key=KEY).ok
 
 
