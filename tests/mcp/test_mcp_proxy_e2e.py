@@ -207,6 +207,45 @@ def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest(tmp_path:
     run(main)
 
 
+def test_a_many_block_result_and_a_wrapped_text_fit_the_budget_through_the_proxy() -> None:
+    """Issue 14: a list tool's 600 blocks came back as 600 shaped blocks (281 KB at 8 KB), and
+    a text wrapped as {"result": text} came back with structuredContent over the budget."""
+
+    def wire(value: Any) -> int:
+        return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+    async def main() -> None:
+        async with Client(proxy_params("--budget", str(BUDGET), "--store", ":memory:", "--",
+                                       *UPSTREAM)) as client:
+            result = await client.call_tool("issues", {"n": 600})
+            assert not result.is_error
+            shown = [b.text for b in result.content if isinstance(b, types.TextContent)]
+            assert sum(len(t.encode()) for t in shown) <= BUDGET
+            notice, *items = shown
+            assert notice.startswith("[elision] partial: content blocks 1-")
+            assert "of 600 shown" in notice
+            assert [json.loads(t)["id"] for t in items] == list(range(len(items)))
+            assert result.structured_content is not None
+            assert wire(result.structured_content) <= BUDGET
+            listed = result.structured_content["result"]
+            assert [item["id"] for item in listed] == list(range(len(listed)))
+            # The next call in the notice gives the first block not shown.
+            env = result.meta[META]  # type: ignore[index]
+            path = _NEXT_PATH.search(notice)
+            assert path is not None
+            page = await client.call_tool("elision_fetch", {"ref": env["ref"], "path": path[1]})
+            first = json.loads(text_of(page))["value"][0]
+            assert json.loads(first["text"])["id"] == len(items)
+
+            wrapped = await client.call_tool("quoted", {"lines": 2000})
+            text = text_of(wrapped)
+            assert text.startswith("[elision] partial:") and len(text.encode()) <= BUDGET
+            assert wrapped.structured_content == {"result": text}
+            assert wire(wrapped.structured_content) <= BUDGET
+
+    run(main)
+
+
 def test_streamable_http_in_both_directions() -> None:
     port = free_port()
     upstream = subprocess.Popen([*UPSTREAM, "--http", str(port)], stderr=subprocess.DEVNULL)

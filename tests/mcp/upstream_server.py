@@ -46,6 +46,19 @@ def rows_text(n: int = 1000) -> str:
     return json.dumps(rows_doc(n))
 
 
+@server.tool(name=PREFIX + "issues")
+def issues(n: int = 600) -> list[dict[str, Any]]:
+    """A list: MCPServer sends one text block per item, and the list as structuredContent."""
+    return [{"id": i, "title": f"issue {i}", "body": "steps to reproduce " * 20}
+            for i in range(n)]
+
+
+@server.tool(name=PREFIX + "quoted")
+def quoted(lines: int = 2000) -> str:
+    """A text whose JSON string, in {"result": text}, is larger than the text."""
+    return "".join(f'"line" {i} \\ "quoted"\n' for i in range(lines))
+
+
 @server.tool(name=PREFIX + "log")
 def log(lines: int = 3000) -> str:
     """A build log with the verdict on its last line."""

@@ -32,8 +32,9 @@ import orjson
 from elision.budget import MINIMUM, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY, VERSION, format_next, make_envelope
 from elision.errors import InputError, StoreError
+from elision.mcp.blocks import block_size, needs_array, shape_as_array, text_of
 from elision.mcp.meta import without_reserved
-from elision.pipeline import Capture, Pipeline, Redacted
+from elision.pipeline import Capture, Decision, Pipeline, Redacted
 from elision.shape import Shaped, new_ref
 from elision.shape.jsonparse import parse_json
 
@@ -121,7 +122,9 @@ class ResultShaper:
         decision = self.pipeline.decide(call)
 
         presumed: Redacted | None = None
-        if simple and joined is None and budget.unit == "bytes" and len(call.body) <= budget.limit:
+        wrapper_fits = echo_key is None or budget.measure(_dumps(structured)) <= budget.limit
+        if (simple and joined is None and budget.unit == "bytes" and wrapper_fits
+                and len(call.body) <= budget.limit):
             presumed = self.pipeline.redact_capture(call, scope=scope)
             if not presumed.withheld:
                 # One text (and its echo) that fits and holds nothing to withhold goes out as
@@ -135,6 +138,18 @@ class ResultShaper:
 
         envelopes: list[dict[str, Any]] = []
         withheld: list[dict[str, Any]] = []
+        texts = [block_size(b, budget) for b in content if text_of(b) is not None]
+        if structured is not None and echo_at is None:
+            texts.append(budget.measure(_dumps(structured)))
+        if len(text_at) > 1 and needs_array(texts, _shares(texts, budget), budget):
+            # Many blocks cannot each take a share: the content is one array (.blocks).
+            out, envelopes, withheld = shape_as_array(
+                self, result, content, call, budget=budget, scope=scope, tool=tool,
+                server=server,
+            )
+            if envelopes:
+                out.meta = {**(out.meta or {}), META_KEY: _combined(envelopes)}
+            return self._audited(out, call, decision, withheld, simple=False)
         if self.pipeline.redactor is not None:
             for i, block in enumerate(content):
                 redacted = self._redact_block(block, i, scope, tool, server)
@@ -157,10 +172,15 @@ class ResultShaper:
 
         for piece, share in zip(pieces, _shares([p.size for p in pieces], budget), strict=True):
             limit = Budget(share, budget.unit, budget.counter)
-            piece.shaped, piece.withheld = self.pipeline.redact_and_shape(
-                piece.capture, budget=limit, scope=scope,
-                redacted=presumed if piece is pieces[0] else None,
-            )
+            known = presumed if piece is pieces[0] else None
+            if echo_key is not None and piece.index == echo_at:
+                piece.shaped, piece.withheld = self._shape_wrapped(
+                    piece.capture, echo_key, limit, scope=scope, redacted=known
+                )
+            else:
+                piece.shaped, piece.withheld = self.pipeline.redact_and_shape(
+                    piece.capture, budget=limit, scope=scope, redacted=known,
+                )
             withheld.extend(piece.withheld)
 
         for piece in pieces:
@@ -179,7 +199,9 @@ class ResultShaper:
                     continue  # a result that fits goes out as it came, echo and all
                 content[index] = block.model_copy(update={"text": shaped.text})
                 if index == echo_at and echo_key is not None:
-                    structured = {echo_key: shaped.text}
+                    wrapped = {echo_key: shaped.text}
+                    structured = wrapped if budget.measure(_dumps(wrapped)) <= budget.limit else (
+                        {ENVELOPE_KEY: _envelope_of(shaped)})
                 elif index == echo_at:
                     structured = _structured_from(shaped, structured)
             elif isinstance(block, types.EmbeddedResource):
@@ -207,12 +229,41 @@ class ResultShaper:
             out = result.model_copy(update={
                 "content": content, "structured_content": structured, "meta": meta or None,
             })
+        return self._audited(out, call, decision, withheld, simple=simple)
+
+    def _audited(
+        self, out: types.CallToolResult, call: Capture, decision: Decision,
+        withheld: list[dict[str, Any]], *, simple: bool,
+    ) -> types.CallToolResult:
+        """``out``, once its audit entry is written (binding what the agent gets)."""
         if self.pipeline.auditor is not None:
             shown = _shown_text(out) if simple else _dumps_result(out)
+            complete = not (out.meta or {}).get(META_KEY)
             self.pipeline.audit(call, Shaped(
-                shown, not envelopes, None, call.format, call.sha256, len(call.body),
+                shown, complete, None, call.format, call.sha256, len(call.body),
             ), decision, withheld)
         return out
+
+    def _shape_wrapped(
+        self, capture: Capture, key: str, limit: Budget, *, scope: str | None,
+        redacted: Redacted | None,
+    ) -> tuple[Shaped, tuple[dict[str, Any], ...]]:
+        """A text shaped so that ``{key: text}``, as JSON, fits ``limit`` too: a client that
+        shows the model structuredContent gets the escaped form, which can be larger."""
+        if redacted is None and self.pipeline.redactor is not None:
+            redacted = self.pipeline.redact_capture(capture, scope=scope)  # once, not per try
+        target = limit.limit
+        for _ in range(8):
+            shaped, withheld = self.pipeline.redact_and_shape(
+                capture, budget=Budget(target, limit.unit, limit.counter), scope=scope,
+                redacted=redacted,
+            )
+            over = limit.measure(_dumps({key: shaped.text})) - limit.limit
+            # The escapes grow with the text: shrink in proportion, and by the excess at least.
+            target = min(target - over - 8, target * limit.limit // (limit.limit + over))
+            if over <= 0 or target < MINIMUM[limit.unit]:
+                break
+        return shaped, withheld  # still over: the caller falls back to the envelope alone
 
     def _redact_block(
         self, block: Any, index: int, scope: str | None, tool: str | None, server: str | None
@@ -278,13 +329,15 @@ class ResultShaper:
         )
         return types.TextContent(text=text), env
 
-    def _keep(self, body: bytes, digest: str, scope: str | None) -> str | None:
+    def _keep(
+        self, body: bytes, digest: str, scope: str | None, *, format: str = "text"
+    ) -> str | None:
         store = self.pipeline.store
         if store is None:
             return None
         ref = new_ref()
         try:
-            store.put(body, ref=ref, sha256=digest, format="text", scope=scope)
+            store.put(body, ref=ref, sha256=digest, format=format, scope=scope)
         except StoreError:
             return None
         return ref
