@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "audit": "elision.cli.audit:audit_group",
     "guardian": "elision.cli.guardian:guardian_command",
     "lint": "elision.cli.lint:lint_command",
+    "install": "elision.cli.install:install_command",
+    "uninstall": "elision.cli.install:uninstall_command",
 }
 
 

@@ -55,6 +55,7 @@ from elision.mcp.tools import (
     redact_message,
     run_fetch,
     shaped_output_schema,
+    with_result_size,
 )
 from elision.mcp.upstream import Deadline, Upstream
 from elision.pipeline import Pipeline
@@ -238,7 +239,11 @@ class Proxy(Forwarding):
             })
             for name, route in self._tools.items()
         ]
-        return types.ListToolsResult(tools=[*tools, fetch_tool(), fetch_reference_tool()])
+        budget = self.pipeline.budget
+        return types.ListToolsResult(tools=[
+            with_result_size(tool, budget)
+            for tool in (*tools, fetch_tool(), fetch_reference_tool())
+        ])
 
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         if name == FETCH_TOOL:

@@ -61,6 +61,28 @@ FETCH_INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
+#: Claude Code reads this key of a tool's ``_meta`` as the most chars it keeps inline from that
+#: tool's result; a larger result is written to a file and the model gets a 2 KB preview.
+MAX_RESULT_CHARS_KEY = "anthropic/maxResultSizeChars"
+#: The highest value Claude Code honours for it.
+MAX_RESULT_CHARS_CEILING = 500_000
+
+
+def result_size_meta(budget: Budget) -> dict[str, int]:
+    """The ``_meta`` that tells a harness a shaped result needs no second cut.
+
+    A result within a bytes or chars budget has at most that many chars (a char is at least
+    one byte). A token has no bound in chars, so a tokens budget advertises the ceiling.
+    """
+    chars = budget.limit if budget.unit in ("bytes", "chars") else MAX_RESULT_CHARS_CEILING
+    return {MAX_RESULT_CHARS_KEY: min(chars, MAX_RESULT_CHARS_CEILING)}
+
+
+def with_result_size(tool: types.Tool, budget: Budget) -> types.Tool:
+    """``tool`` advertising :func:`result_size_meta` (its own ``_meta`` kept beside it)."""
+    return tool.model_copy(update={"meta": {**(tool.meta or {}), **result_size_meta(budget)}})
+
+
 def fetch_tool() -> types.Tool:
     return types.Tool(
         name=FETCH_TOOL,

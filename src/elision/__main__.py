@@ -1,0 +1,5 @@
+"""``python -m elision``: the same command line as ``elision``."""
+
+from elision.cli import main
+
+main()

@@ -1,0 +1,83 @@
+"""``elision install`` and ``elision uninstall``: thin commands over :mod:`elision.install`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from elision.cli._common import reports_errors
+from elision.install import HARNESSES, Plan, install, uninstall
+
+_NAMES = click.Choice(sorted(HARNESSES))
+
+
+def _report(plan: Plan, *, dry_run: bool) -> None:
+    if dry_run:
+        click.echo(plan.diff() or f"{plan.path}: nothing to change", nl=False)
+        if not plan.diff():
+            click.echo()
+    for change in plan.changes:
+        where = ".".join((*change.container, change.name))
+        if change.outcome == "left":
+            click.echo(f"  {where}: left as it is: {change.why}", err=True)
+        else:
+            click.echo(f"  {where}: {change.outcome}", err=True)
+    verb = "would change" if dry_run else "changed"
+    done = sum(c.outcome != "left" for c in plan.changes)
+    if not plan.changed:
+        click.echo(f"{plan.path}: nothing to change ({plan.harness.title})", err=True)
+    else:
+        click.echo(f"{plan.path}: {verb} {done} of {len(plan.changes)} server entries "
+                   f"({plan.harness.title})", err=True)
+
+
+@click.command("install")
+@click.argument("harness", type=_NAMES)
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False),
+              help="The harness's config file (default: its project file if there is one, "
+                   "else its user file).")
+@click.option("--budget", type=click.IntRange(min=512),
+              help="Bytes each tool result may take (default: below the harness's own cut; "
+                   "see docs/harnesses.md).")
+@click.option("--servers", default="", metavar="a,b",
+              help="Only these servers (comma-separated names); default: all.")
+@click.option("--store", metavar="PATH|URL", help="Where the proxy keeps cut bodies "
+              "(default: elision's store.db). Written into each entry as an argument.")
+@click.option("--audit", metavar="PATH|URL", help="The audit log the proxy appends to "
+              "(default: audit.db beside the store). Written into each entry as an argument.")
+@click.option("--dry-run", is_flag=True, help="Print the diff and write nothing.")
+@reports_errors
+def install_command(harness: str, config: Path | None, budget: int | None, servers: str,
+                    store: str | None, audit: str | None, dry_run: bool) -> None:
+    """Run every MCP server of HARNESS through elision proxy.
+
+    \b
+      elision install claude-code
+      elision install codex --budget 8192 --servers github,fs --dry-run
+      elision install vscode --config .vscode/mcp.json
+
+    Each stdio entry's command, args, env and cwd are kept; an HTTP entry goes through
+    the proxy's --upstream-url when it needs no headers. Everything else in the file
+    stays byte for byte; a second install changes nothing; `elision uninstall HARNESS`
+    puts the entries back exactly.
+    """
+    names = tuple(s.strip() for s in servers.split(",") if s.strip())
+    plan = install(harness, config=config, budget=budget, servers=names, store=store,
+                   audit=audit, dry_run=dry_run)
+    _report(plan, dry_run=dry_run)
+
+
+@click.command("uninstall")
+@click.argument("harness", type=_NAMES)
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False),
+              help="The harness's config file (default: as for install).")
+@click.option("--dry-run", is_flag=True, help="Print the diff and write nothing.")
+@reports_errors
+def uninstall_command(harness: str, config: Path | None, dry_run: bool) -> None:
+    """Put back every server entry that `elision install HARNESS` rewrote, byte for byte.
+
+    An entry edited since the install is refused rather than overwritten.
+    """
+    plan = uninstall(harness, config=config, dry_run=dry_run)
+    _report(plan, dry_run=dry_run)

@@ -1,0 +1,55 @@
+"""``elision install HARNESS``: put every MCP server of an agent harness behind the proxy.
+
+The installer rewrites each server entry of the harness's own config file to run through
+``elision proxy`` (:mod:`elision.install.entries`), keeps every other byte of the file
+(:mod:`elision.install.jsonc`, :mod:`elision.install.tomlcfg`), and records what it changed so
+that ``elision uninstall`` restores it exactly (:mod:`elision.install.record`). Each harness gets
+a budget below its own cut (:mod:`elision.install.harnesses`), so a shaped result is never cut a
+second time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from elision.audit.log import default_log_path
+from elision.install.entries import Settings, proxy_executable
+from elision.install.harnesses import HARNESSES, Harness, default_config, harness
+from elision.install.plan import Change, Plan, plan_install, plan_uninstall, write
+from elision.store import default_store_path
+
+__all__ = ["HARNESSES", "Change", "Harness", "Plan", "install", "uninstall"]
+
+
+def install(
+    name: str,
+    *,
+    config: Path | None = None,
+    budget: int | None = None,
+    servers: tuple[str, ...] = (),
+    store: str | None = None,
+    audit: str | None = None,
+    dry_run: bool = False,
+) -> Plan:
+    """Rewrite the harness's servers to run through elision; with ``dry_run``, only plan it."""
+    h = harness(name)
+    path = config if config is not None else default_config(h)
+    settings = Settings(
+        budget=budget if budget is not None else h.budget,
+        store=store or str(default_store_path()),
+        audit=audit or str(default_log_path()),
+        executable=tuple(proxy_executable()),
+    )
+    plan = plan_install(h, path, settings, servers)
+    if not dry_run:
+        write(plan)
+    return plan
+
+
+def uninstall(name: str, *, config: Path | None = None, dry_run: bool = False) -> Plan:
+    """Put back every entry this installation rewrote, as it was."""
+    h = harness(name)
+    plan = plan_uninstall(h, config if config is not None else default_config(h))
+    if not dry_run:
+        write(plan)
+    return plan

@@ -1,0 +1,143 @@
+"""The agent harnesses elision installs into: where each keeps its MCP servers, and its own cut.
+
+Each harness bounds tool results itself, and a result cut twice is a head slice again. So each
+gets a default budget below its own limit, in a unit that holds whatever the harness counts:
+a budget in bytes bounds chars (a char is at least one byte) and o200k/cl100k tokens (a token
+is at least one byte), so a bytes budget needs no tokenizer to stay under a token cap.
+
+The limits, and where each figure comes from, are in docs/harnesses.md (a test keeps that table
+and this one the same).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from elision.errors import InputError
+
+
+@dataclass(frozen=True)
+class Harness:
+    """One harness's config layout and elision's default budget for it."""
+
+    name: str
+    title: str
+    #: "json" (JSONC accepted) or "toml"
+    format: str
+    #: where the servers object is; "*" stands for every member (Claude Code's projects)
+    containers: tuple[tuple[str, ...], ...]
+    #: keys whose presence makes an entry remote, each with the transport it means
+    url_keys: tuple[tuple[str, str], ...]
+    #: the member that names an entry's transport ("type"), if the harness has one
+    type_key: str | None
+    #: keys that carry request headers or tokens elision proxy cannot forward
+    header_keys: tuple[str, ...]
+    budget: int
+    #: the harness's own cut, in words (the source is in docs/harnesses.md)
+    limit: str
+    #: default config files for this OS, the one to write first
+    paths: Callable[[], list[Path]]
+
+
+def _home() -> Path:
+    return Path.home()
+
+
+def _appdata() -> Path:
+    return Path(os.environ.get("APPDATA") or _home() / "AppData" / "Roaming")
+
+
+def _config_home() -> Path:
+    value = os.environ.get("XDG_CONFIG_HOME")
+    return Path(value) if value and os.path.isabs(value) else _home() / ".config"
+
+
+def _claude_code() -> list[Path]:
+    return [Path.cwd() / ".mcp.json", _home() / ".claude.json"]
+
+
+def _claude_desktop() -> list[Path]:
+    if sys.platform == "darwin":
+        return [_home() / "Library" / "Application Support" / "Claude" /
+                "claude_desktop_config.json"]
+    if sys.platform == "win32":
+        return [_appdata() / "Claude" / "claude_desktop_config.json"]
+    return [_config_home() / "Claude" / "claude_desktop_config.json"]
+
+
+def _cursor() -> list[Path]:
+    return [Path.cwd() / ".cursor" / "mcp.json", _home() / ".cursor" / "mcp.json"]
+
+
+def _vscode_user_dir() -> Path:
+    if sys.platform == "darwin":
+        return _home() / "Library" / "Application Support" / "Code" / "User"
+    if sys.platform == "win32":
+        return _appdata() / "Code" / "User"
+    return _config_home() / "Code" / "User"
+
+
+def _vscode() -> list[Path]:
+    return [Path.cwd() / ".vscode" / "mcp.json", _vscode_user_dir() / "mcp.json"]
+
+
+def _codex() -> list[Path]:
+    home = os.environ.get("CODEX_HOME")
+    user = Path(home) if home else _home() / ".codex"
+    return [Path.cwd() / ".codex" / "config.toml", user / "config.toml"]
+
+
+def _gemini() -> list[Path]:
+    return [Path.cwd() / ".gemini" / "settings.json", _home() / ".gemini" / "settings.json"]
+
+
+def _windsurf() -> list[Path]:
+    return [_home() / ".codeium" / "windsurf" / "mcp_config.json"]
+
+
+HARNESSES: dict[str, Harness] = {h.name: h for h in (
+    Harness("claude-code", "Claude Code", "json",
+            (("mcpServers",), ("projects", "*", "mcpServers")),
+            (("url", "by-type"),), "type", ("headers",),
+            24_000, "25,000 tokens a result (MAX_MCP_OUTPUT_TOKENS); over 50,000 chars it "
+            "is written to a file and the model gets a 2 KB preview", _claude_code),
+    Harness("claude-desktop", "Claude Desktop", "json", (("mcpServers",),),
+            (), None, (), 24_000, "as Claude Code", _claude_desktop),
+    Harness("cursor", "Cursor", "json", (("mcpServers",),),
+            (("url", "unknown"),), "type", ("headers",),
+            8_192, "not documented; elision keeps its own default", _cursor),
+    Harness("vscode", "VS Code", "json", (("servers",),),
+            (("url", "by-type"),), "type", ("headers",),
+            8_192, "not documented; elision keeps its own default", _vscode),
+    Harness("codex", "Codex CLI", "toml", (("mcp_servers",),),
+            (("url", "http"),), None,
+            ("bearer_token_env_var", "bearer_token", "http_headers", "env_http_headers"),
+            8_192, "10 KiB or 256 lines a result, head and tail kept", _codex),
+    Harness("gemini-cli", "Gemini CLI", "json", (("mcpServers",),),
+            (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
+            32_000, "40,000 chars a result", _gemini),
+    Harness("windsurf", "Windsurf", "json", (("mcpServers",),),
+            (("serverUrl", "unknown"), ("url", "unknown")), None, ("headers",),
+            8_192, "not documented; elision keeps its own default", _windsurf),
+)}
+
+
+def harness(name: str) -> Harness:
+    try:
+        return HARNESSES[name]
+    except KeyError:
+        known = ", ".join(sorted(HARNESSES))
+        raise InputError(f"unknown harness {name!r}; elision installs into: {known}") from None
+
+
+def default_config(h: Harness) -> Path:
+    """The first of the harness's config files that exists, else the one to create."""
+    paths = h.paths()
+    for path in paths:
+        if path.is_file():
+            return path
+    return paths[-1]

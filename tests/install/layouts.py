@@ -1,0 +1,158 @@
+"""One config file per harness layout, as its users write them, each with the demo server.
+
+Every fixture holds a stdio entry named ``ledger`` that runs the bundled demo server with an
+``env`` of its own, plus things the installer must leave alone: other settings, comments (where
+the format allows them), a remote entry, odd indentation.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+PYTHON = json.dumps(sys.executable)
+TOML_PYTHON = json.dumps(sys.executable)
+
+LAYOUTS: dict[str, tuple[str, str]] = {
+    # Claude Code's project file: type-tagged entries, an SSE server it cannot proxy.
+    "claude-code": (".mcp.json", """{
+  "mcpServers": {
+    "ledger": {
+      "type": "stdio",
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"}
+    },
+    "events": {"type": "sse", "url": "https://events.example.invalid/sse"}
+  }
+}
+"""),
+    # Claude Code's user file: the user scope and a project's local scope, among settings.
+    "claude-code-user": (".claude.json", """{
+  "numStartups": 12,
+  "projects": {
+    "/home/someone/project": {
+      "allowedTools": [],
+      "mcpServers": {
+        "ledger": {"type": "stdio", "command": %(py)s, "args": ["-m", "elision.demo.server"],
+                   "env": {"LEDGER_NOTE": "kept"}}
+      }
+    }
+  },
+  "mcpServers": {
+    "ledger-user": {
+      "type": "stdio",
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"]
+    }
+  },
+  "tipsHistory": {"mcp": 3}
+}
+"""),
+    "claude-desktop": ("claude_desktop_config.json", """{
+    "globalShortcut": "Ctrl+Space",
+    "mcpServers": {
+        "ledger": {
+            "command": %(py)s,
+            "args": [
+                "-m",
+                "elision.demo.server"
+            ],
+            "env": {
+                "LEDGER_NOTE": "kept"
+            }
+        }
+    }
+}
+"""),
+    "cursor": ("mcp.json", """{
+  "mcpServers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"}
+    },
+    "web": {"url": "https://web.example.invalid/mcp",
+            "headers": {"Authorization": "Bearer ${env:WEB_TOKEN}"}}
+  }
+}
+"""),
+    # VS Code: JSONC, with comments and trailing commas, servers and inputs.
+    "vscode": ("mcp.json", """{
+	// Servers for this workspace
+	"inputs": [
+		{"type": "promptString", "id": "token", "description": "API token", "password": true},
+	],
+	"servers": {
+		/* the demo ledger */
+		"ledger": {
+			"type": "stdio",
+			"command": %(py)s,
+			"args": ["-m", "elision.demo.server"],
+			"env": {"LEDGER_NOTE": "kept", "TOKEN": "${input:token}"},
+		},
+	},
+}
+"""),
+    # Codex: TOML with comments, an env subtable, a cwd and a timeout.
+    "codex": ("config.toml", """# Codex settings
+model = "gpt-5-codex"
+approval_policy = "on-request"
+
+[mcp_servers.ledger]
+command = %(tpy)s  # the demo server
+args = [
+  "-m",
+  "elision.demo.server",
+]
+cwd = %(cwd)s
+startup_timeout_sec = 30
+
+[mcp_servers.ledger.env]
+LEDGER_NOTE = "kept"
+
+[profiles.deep]
+model = "o3"
+"""),
+    "gemini-cli": ("settings.json", """{
+  "theme": "GitHub",
+  "mcpServers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"},
+      "cwd": %(jcwd)s,
+      "timeout": 30000,
+      "trust": false
+    }
+  }
+}
+"""),
+    "windsurf": ("mcp_config.json", """{
+  "mcpServers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"}
+    },
+    "switched-off": {"command": "not-installed-anywhere", "disabled": true}
+  }
+}
+"""),
+}
+
+
+def harness_of(layout: str) -> str:
+    return "claude-code" if layout.startswith("claude-code") else layout
+
+
+def write_layout(layout: str, directory: Path) -> Path:
+    """The layout's config file, written under ``directory``; its cwd is ``directory``."""
+    name, template = LAYOUTS[layout]
+    path = directory / name
+    path.write_text(template % {
+        "py": PYTHON, "tpy": TOML_PYTHON,
+        "cwd": json.dumps(str(directory)), "jcwd": json.dumps(str(directory)),
+    }, encoding="utf-8", newline="")
+    return path
