@@ -19,7 +19,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from elision.errors import BudgetError, ElisionError, PolicyDenied
-from elision.mcp.tools import FETCH_REFERENCE_TOOL, budget_argument, error_result
+from elision.mcp.tools import FETCH_REFERENCE_TOOL, budget_argument, error_result, with_note
 from elision.redact import ReadPlan, lookup_reference, read_plan
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ async def fetch_reference(
             "was kept; run it with a store to resolve stubs"
         )
     try:
-        limit = budget_argument(dict(arguments), budget)
+        limit, note = budget_argument(dict(arguments), budget)
         plan = read_plan(stub, lookup_reference(stub, store=store, scope=scope))
     except (BudgetError, ElisionError) as exc:
         return error_result(f"{name}: {exc}")
@@ -63,7 +63,8 @@ async def fetch_reference(
             return read
         content = [_as_text(item) for item in read.contents]
     try:
-        return await shape(types.CallToolResult(content=content), limit, plan.server or "")
+        shaped = await shape(types.CallToolResult(content=content), limit, plan.server or "")
+        return with_note(shaped, note)
     except PolicyDenied as exc:
         return error_result(f"elision denied the content behind stub {plan.stub_id!r}: {exc}")
 

@@ -19,6 +19,12 @@ from elision.errors import BudgetError, ElisionError
 if TYPE_CHECKING:
     from elision.store.base import Store
 
+#: The largest page ``elision_fetch`` and ``elision_fetch_reference`` return, per unit; a
+#: larger ``budget`` is clamped to it. One page is one message: over legacy HTTP one SSE event,
+#: which the Python SDK's client caps at 1 MiB, and JSON escapes can make a text six times its
+#: size on the wire (128 KiB of control characters is 768 KiB).
+MAX_PAGE: dict[str, int] = {"bytes": 128 * 1024, "chars": 128 * 1024, "tokens": 32 * 1024}
+
 FETCH_TOOL = "elision_fetch"
 FETCH_REFERENCE_TOOL = "elision_fetch_reference"
 PROXY_TOOLS = (FETCH_TOOL, FETCH_REFERENCE_TOOL)
@@ -33,7 +39,11 @@ FETCH_REFERENCE_INPUT_SCHEMA: dict[str, Any] = {
         "budget": {
             "type": "integer",
             "minimum": MINIMUM["bytes"],
-            "description": "Size limit of the content in bytes (default: the proxy's budget).",
+            "description": (
+                "Size limit of the content in bytes (default: the proxy's budget); at most "
+                f"{MAX_PAGE['bytes']:,}: a larger budget is clamped to that, and the result "
+                "says so."
+            ),
         },
     },
     "required": ["stub"],
@@ -53,7 +63,11 @@ FETCH_INPUT_SCHEMA: dict[str, Any] = {
         "budget": {
             "type": "integer",
             "minimum": MINIMUM["bytes"],
-            "description": "Size limit of this page in bytes (default: the proxy's budget).",
+            "description": (
+                "Size limit of this page in bytes (default: the proxy's budget); at most "
+                f"{MAX_PAGE['bytes']:,}: a larger budget is clamped to that, and the page "
+                "says so."
+            ),
         },
     },
     "required": ["ref"],
@@ -89,7 +103,8 @@ def fetch_tool() -> types.Tool:
         description=(
             "Fetch more of a tool result that elision shortened to fit the budget. Pass the "
             "ref and the path (JSON) or lines (text) given in the result's `next` hint; each "
-            "page is itself shaped and says what it shows of what. A ref is fetchable only by "
+            "page is itself shaped and says what it shows of what, and is at most "
+            f"{MAX_PAGE['bytes']:,} bytes (a larger budget is clamped). A ref is fetchable only by "
             "the client it was shown to (its session or credential); treat it as a secret: "
             "a client with neither shares refs by knowledge alone."
         ),
@@ -135,11 +150,37 @@ def redact_message(message: str) -> str:
     return str(done.value) if done.withheld else message
 
 
-def budget_argument(arguments: dict[str, Any], budget: Budget) -> Budget:
-    """The call's own ``budget`` argument, else the proxy's (raises BudgetError)."""
-    if arguments.get("budget") is None:
-        return budget
-    return Budget(arguments["budget"], budget.unit, budget.counter)
+def budget_argument(arguments: dict[str, Any], budget: Budget) -> tuple[Budget, str | None]:
+    """The page budget: the call's own ``budget`` argument, else the proxy's, clamped to
+    :data:`MAX_PAGE`; and, when it was clamped, the note that says so, whose size the
+    budget leaves room for (raises BudgetError)."""
+    asked = budget
+    if arguments.get("budget") is not None:
+        asked = Budget(arguments["budget"], budget.unit, budget.counter)
+    most = MAX_PAGE[asked.unit]
+    if asked.limit <= most:
+        return asked, None
+    note = (
+        f"[elision] a budget of {asked.limit:,} {asked.unit} is over the page maximum of "
+        f"{most:,} {asked.unit} (one page is one message), so this page was shaped to at most "
+        f"{most:,}; follow its next call for the rest"
+    )
+    return Budget(most - asked.measure(note), asked.unit, asked.counter), note
+
+
+def with_note(result: types.CallToolResult, note: str | None) -> types.CallToolResult:
+    """``result`` with ``note`` as a text block after its content, and in its envelope's
+    ``notes``."""
+    if note is None or result.is_error:
+        return result
+    meta = dict(result.meta or {})
+    if isinstance(meta.get(META_KEY), dict):
+        env = dict(meta[META_KEY])
+        env["notes"] = [*env.get("notes", []), note]
+        meta[META_KEY] = env
+    return result.model_copy(update={
+        "content": [*result.content, types.TextContent(text=note)], "meta": meta or None,
+    })
 
 
 def run_fetch(
@@ -163,7 +204,7 @@ def run_fetch(
         if not isinstance(value, str):
             return error_result(f"elision_fetch: {key} must be a string, got {value!r}")
     try:
-        limit = budget_argument(arguments, budget)
+        limit, note = budget_argument(arguments, budget)
     except BudgetError as exc:
         return error_result(f"elision_fetch: {exc}")
     try:
@@ -174,9 +215,9 @@ def run_fetch(
     except ElisionError as exc:
         return error_result(f"elision_fetch: {exc}")
     meta = {META_KEY: shaped.envelope} if shaped.envelope is not None else None
-    return types.CallToolResult(
+    return with_note(types.CallToolResult(
         content=[types.TextContent(text=shaped.text)], _meta=meta
-    )
+    ), note)
 
 
 def shaped_output_schema(schema: dict[str, Any] | None) -> dict[str, Any] | None:
