@@ -131,11 +131,12 @@ def test_the_server_that_keeps_the_rules_passes_every_rule(reports: Any) -> None
         "ledger": ["pass"] * 4,
         # Plain text, its coverage line first.
         "grep_trades": ["pass"] * 4,
-        # No scenario: only its schema is read, and nothing static applies to rules 1-3.
-        "ping": ["not exercised", "not exercised", "not exercised", "pass"],
+        # No scenario: called with arguments made from its schema (it takes none).
+        "ping": ["pass"] * 4,
     }
     ping = next(t for t in report["tools"] if t["name"] == "ping")
-    assert ping["exercised"] is False
+    assert ping["exercised"] is True
+    assert ping["arguments_generated"] == {}
     assert "scenario 'expired token': induced failure 'expired token' answered with an error" \
         in evidence(report, "search_trades", 4)
     assert ("scenario 'expired token': induced failure 'expired token' answered with null "
@@ -256,8 +257,8 @@ def test_url_and_a_sarif_report_written_to_a_file(reports: Any) -> None:
     for r in results:
         name = r["locations"][0]["logicalLocations"][0]["name"]
         by_tool.setdefault(name, []).append((r["ruleId"], r["kind"], r["level"]))
-    # Only caveats_last and grep_summary_last have a scenario; the other tools are judged
-    # from their schemas.
+    # Only caveats_last and grep_summary_last have a scenario; the other tools are called with
+    # arguments made from their schemas, and break their rule just the same.
     for name in ("caveats_last", "grep_summary_last"):
         assert by_tool[name] == [
             ("ELISION001", "fail", "error"), ("ELISION002", "pass", "none"),
@@ -265,8 +266,8 @@ def test_url_and_a_sarif_report_written_to_a_file(reports: Any) -> None:
         ]
     assert by_tool["zero_balance"][3] == ("ELISION004", "fail", "error")
     assert by_tool["silent_cut"][:3] == [
-        ("ELISION001", "notApplicable", "none"), ("ELISION002", "notApplicable", "none"),
-        ("ELISION003", "notApplicable", "none"),
+        ("ELISION001", "pass", "none"), ("ELISION002", "pass", "none"),
+        ("ELISION003", "fail", "error"),
     ]
     assert [r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]] == [
         "ELISION001", "ELISION002", "ELISION003", "ELISION004"]

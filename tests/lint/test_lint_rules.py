@@ -531,13 +531,15 @@ def test_reports_list_every_tool_and_rule() -> None:
     assert "No tool was called" not in markdown  # 'good' was
     idle = LintResult("python s.py", [ToolReport("t", False, None, [Verdict(1, "not exercised")])],
                       [])
-    assert "No tool was called, so only their schemas were read." in to_markdown(idle)
+    assert "**NOT EXERCISED**: 1 of 1 tools gave no answer to judge" in to_markdown(idle)
+    assert idle.failed and idle.status == "not exercised"
     sarif = json.loads(render(_result(), "sarif"))
     kinds = [(r["ruleId"], r["kind"]) for r in sarif["runs"][0]["results"]]
     assert len(kinds) == 8 and ("ELISION001", "fail") in kinds
     notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert [n["message"]["text"] for n in notes] == [
-        "tool 'bad|pipe': call timed out", "scenarios name an unknown tool 'ghost'"]
+        "tool 'bad|pipe': call timed out", "scenarios name an unknown tool 'ghost'",
+        "tool 'bad|pipe' was not exercised: no answer to judge; give it a scenario"]
 
 
 def test_a_response_deeper_than_the_scanner_walks_is_read_as_text() -> None:

@@ -23,8 +23,8 @@ REPORT_FORMATS = ("markdown", "json", "sarif")
 @click.option("--scenarios", "scenarios_path", metavar="FILE",
               type=click.Path(exists=True, dir_okay=False),
               help="Argument sets per tool (.json, .toml, or .yaml with PyYAML), the largest "
-                   "realistic case first. Tools without scenarios are checked from their "
-                   "schemas only and reported as not exercised.")
+                   "realistic case first (the format is below). A tool without one is called "
+                   "with arguments made from its input schema.")
 @click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="markdown",
               show_default=True, help="Report format.")
 @click.option("--out", "out_path", metavar="FILE",
@@ -39,14 +39,39 @@ def lint_command(
 ) -> None:
     """Audit an MCP server's tools against the four rules a response keeps.
 
-    Start the server with a command after --, or give --url:
+    Start the server with a command after -- (it gets your environment), or give --url:
 
         elision lint -- python my_server.py
 
         elision lint --url http://127.0.0.1:9000/mcp --scenarios calls.yaml --format sarif
 
-    Every tool and every rule is reported, PASS as well as FAIL, with evidence. The exit
-    status is 1 when any rule fails, so CI can gate on it.
+    Every tool is called: with its scenarios when the file has some, else with arguments
+    made from its input schema (required properties, from each one's const, enum, default,
+    examples, format, pattern and bounds). A tool with a limit-like argument is called once
+    more with it at 1. Every tool and rule is reported PASS or FAIL with evidence; a tool
+    that gave no answer to judge (its calls failed or answered with an error) is NOT
+    EXERCISED, never PASS. The exit status is 1 when any rule fails or any tool is not
+    exercised, so CI can gate on it.
+
+    A scenarios file maps tool names to a list of calls, run in order:
+
+    \b
+        tools:
+          search_trades:
+            - name: a year                   # the largest realistic case first
+              arguments: {since: "2025-11-30", until: "2026-11-30"}
+            - name: expired token
+              arguments: {token: "expired"}
+              induced_failure: expired token # must answer with an error or null
+    \b
+    or in TOML:
+        [[tools.search_trades]]
+        name = "a year"
+        arguments = {since = "2025-11-30", until = "2026-11-30"}
+
+    Each call has "arguments" (an object), an optional "name" and an optional
+    "induced_failure" (what the call breaks: rule 4 needs an error or null, never zero).
+    The first call without an induced failure is reused for the limit=1 call.
     """
     from elision.errors import InputError
     from elision.lint import Target, lint, load_scenarios
@@ -63,8 +88,7 @@ def lint_command(
     report = render(result, fmt)
     if out_path:
         Path(out_path).write_text(report, "utf-8")
-        click.echo(f"report written to {out_path}: "
-                   + ("FAIL" if result.failed else "PASS"), err=True)
+        click.echo(f"report written to {out_path}: {result.status.upper()}", err=True)
     else:
         click.echo(report, nl=False)
     if result.failed:

@@ -1,7 +1,9 @@
 """From one tool's schemas and answers to a verdict on each of the four rules.
 
-A tool with scenarios is judged on its answers (and its schemas); a tool without is judged on
-its schemas alone and marked not exercised, so the report still says what was and was not seen.
+A tool is judged on its answers (and its schemas). A tool that gave no answer to judge (every
+call failed or answered with an error, or no call could be made) is **not exercised**: a rule
+that needs an answer says so instead of PASS (a schema may still make it FAIL), and the run
+does not pass (see :attr:`elision.lint.runner.LintResult.status`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ class ToolReport:
     verdicts: list[Verdict]
     #: Calls that did not produce an answer (the client raised, or timed out).
     errors: list[str] = field(default_factory=list)
+    #: Why no call was made, when none was (no arguments could be made from the schema).
+    not_called: str | None = None
+    #: The arguments made from the input schema, when the tool had no scenario.
+    generated: dict[str, Any] | None = None
 
     @property
     def failed(self) -> bool:
@@ -59,12 +65,15 @@ def judge_tool(
     """
     limit_arg = limit_argument(input_schema)
     ordinary = [r for r in responses if r.induced_failure is None]
-    exercised = bool(responses or limit_responses)
+    called = bool(responses or limit_responses)
+    # Exercised: at least one answer that says something about the data, not an error.
+    exercised = any(not r.is_error for r in [*ordinary, *limit_responses]) or any(
+        r.induced_failure is not None for r in responses)
     verdicts = [
-        _rule1(ordinary, output_schema, exercised),
-        _rule2(ordinary, limit_responses, limit_arg, output_schema, exercised),
-        _rule3([*ordinary, *limit_responses], exercised),
-        _rule4(responses, output_schema, exercised),
+        _rule1(ordinary, output_schema, called),
+        _rule2(ordinary, limit_responses, limit_arg, output_schema, called),
+        _rule3(ordinary, limit_responses, limit_arg),
+        _rule4(responses, output_schema),
     ]
     return ToolReport(name, exercised, limit_arg, verdicts, list(errors or []))
 
@@ -107,9 +116,14 @@ def _rule2(
     fails: list[str] = []
     notes: list[str] = []
     if limit_arg is None:
-        answers = [r for r in ordinary if r.scan is not None]
+        answers = [r for r in ordinary if not r.is_error]
         for resp in answers:
-            assert resp.scan is not None
+            if resp.scan is None:
+                lines = scan_text(resp.body).data_lines
+                if lines > UNBOUNDED_ITEMS:
+                    fails.append(f"{resp.label}: text answer of {lines:,} data lines and the "
+                                 "tool takes no limit-like argument to bound them")
+                continue
             for b in resp.scan.bulk_arrays:
                 if b.value > UNBOUNDED_ITEMS:
                     fails.append(f"{resp.label}: {b.path} has {b.value:,} items and the tool "
@@ -121,7 +135,7 @@ def _rule2(
                              "and the tool takes no limit-like argument to bound them")
         if not fails:
             notes.append("takes no limit-like argument; no bulk array over "
-                         f"{UNBOUNDED_ITEMS} items" if answers else
+                         f"{UNBOUNDED_ITEMS} items or text lines" if answers else
                          "takes no limit-like argument")
         return _verdict(2, fails, notes, bool(answers))
     for resp in limited:
@@ -145,21 +159,38 @@ def _rule2(
     return _verdict(2, fails, notes, bool(limited))
 
 
-def _rule3(answers: list[Response], exercised: bool) -> Verdict:
+def _rule3(ordinary: list[Response], limited: list[Response], limit_arg: str | None) -> Verdict:
+    answers = [r for r in [*ordinary, *limited] if not r.is_error]
     fails: list[str] = []
     for resp in answers:
-        if not resp.is_error:
-            fails += rule3_declared(resp)
-    notes = [] if fails or not exercised else [
+        fails += rule3_declared(resp)
+    base = [scan_text(r.body).data_lines for r in ordinary if not r.is_error and r.scan is None]
+    for resp in limited:
+        if resp.is_error or resp.scan is not None or not base:
+            continue
+        text = scan_text(resp.body)
+        if text.data_lines < max(base) and not text.coverage:
+            # The limit cut the answer (the call without it showed more), and nothing says so.
+            fails.append(
+                f"{resp.label}: text answer of {text.data_lines:,} data line"
+                f"{'s' if text.data_lines != 1 else ''} at {limit_arg}={resp.limit}, where "
+                f"the call without it showed {max(base):,}, and no line says how much there "
+                "is or how to get more; say shown-of-total, e.g. '1 of 2,000 commits shown'"
+            )
+    notes = [] if fails or not answers else [
         f"{len(answers)} answer{'s' if len(answers) != 1 else ''} read: every array at its "
         "limit has a count or cursor beside it, every truncation note has numbers"
     ]
-    return _verdict(3, fails, notes, exercised)
+    if not answers:
+        notes.append("no answer to read (" + ("every call answered with an error"
+                     if ordinary or limited else "no call was made") + ")")
+    return _verdict(3, fails, notes, bool(answers))
 
 
-def _rule4(responses: list[Response], schema: dict[str, Any] | None, exercised: bool) -> Verdict:
+def _rule4(responses: list[Response], schema: dict[str, Any] | None) -> Verdict:
     fails = rule4_schema(schema)
     notes: list[str] = []
+    read = [r for r in responses if r.induced_failure is not None or not r.is_error]
     for resp in responses:
         if resp.induced_failure is not None:
             f, n = rule4_induced(resp)
@@ -171,4 +202,7 @@ def _rule4(responses: list[Response], schema: dict[str, Any] | None, exercised: 
         notes.append("no scenario induces a failure")
     if schema and not fails:
         notes.insert(0, "output schema: no aggregate field that cannot be null")
-    return _verdict(4, fails, notes, exercised or bool(schema))
+    if not read:
+        notes.append("no answer to read: the schema alone cannot show a zero that should be "
+                     "null")
+    return _verdict(4, fails, notes, bool(read))

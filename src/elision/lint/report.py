@@ -10,6 +10,7 @@ import json
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from elision.lint.judge import ToolReport
 from elision.lint.rules import RULES
 from elision.lint.runner import LintResult
 
@@ -38,6 +39,7 @@ def to_json(result: LintResult) -> dict[str, Any]:
     return {
         "target": result.target,
         "ok": not result.failed,
+        "status": result.status,
         "summary": {
             "tools": len(result.tools),
             "tools_failing": sum(t.failed for t in result.tools),
@@ -50,7 +52,10 @@ def to_json(result: LintResult) -> dict[str, Any]:
         "tools": [
             {
                 "name": t.name,
+                "status": _tool_status(t),
                 "exercised": t.exercised,
+                "arguments_generated": t.generated,
+                "not_called": t.not_called,
                 "limit_argument": t.limit_argument,
                 "errors": t.errors,
                 "rules": [
@@ -66,11 +71,18 @@ def to_json(result: LintResult) -> dict[str, Any]:
 
 def to_markdown(result: LintResult) -> str:
     failing = [t for t in result.tools if t.failed]
+    unexercised = [t for t in result.tools if not t.exercised]
     lines = [f"# elision lint: `{result.target}`", ""]
-    if result.failed:
+    idle = (f"; {len(unexercised)} not exercised (nothing they answered could be judged)"
+            if unexercised else "")
+    if result.status == "fail":
         lines.append(f"**FAIL**: {len(failing)} of {len(result.tools)} tools break a rule"
                      + (" (and the scenarios name unknown tools)"
-                        if result.unknown_scenarios else "") + ".")
+                        if result.unknown_scenarios else "") + idle + ".")
+    elif result.status == "not exercised":
+        lines.append(f"**NOT EXERCISED**: {len(unexercised)} of {len(result.tools)} tools gave "
+                     "no answer to judge, so the run does not pass; give them arguments that "
+                     "reach data with `--scenarios FILE` (see `elision lint --help`).")
     else:
         lines.append(f"**PASS**: no tool of {len(result.tools)} breaks a rule.")
     lines += ["", "| tool | exercised | " + " | ".join(f"{n}. {t}" for n, t in _SHORT.items())
@@ -79,11 +91,6 @@ def to_markdown(result: LintResult) -> str:
         cells = [_status(v.status) for v in t.verdicts]
         lines.append(f"| `{_cell(t.name)}` | {'yes' if t.exercised else 'not exercised'} | "
                      + " | ".join(cells) + " |")
-    if result.tools and not any(t.exercised for t in result.tools):
-        lines += ["", "No tool was called, so only their schemas were read. Write a scenarios "
-                  "file with arguments for each tool (the largest realistic case first) and "
-                  "pass it with `--scenarios FILE` to judge their answers; see "
-                  "`elision lint --help`."]
     if result.unknown_scenarios:
         lines += ["", "Scenarios name tools the server does not list: "
                   + ", ".join(f"`{n}`" for n in result.unknown_scenarios)]
@@ -92,6 +99,12 @@ def to_markdown(result: LintResult) -> str:
         if t.limit_argument:
             lines.append(f"Limit-like argument: `{t.limit_argument}`.")
             lines.append("")
+        if t.generated is not None:
+            lines.append("Called with arguments made from its input schema: "
+                         f"`{_cell(json.dumps(t.generated, ensure_ascii=False)[:300])}`.")
+            lines.append("")
+        if t.not_called:
+            lines.append(f"- **not called**: {t.not_called}; give it a scenario")
         for err in t.errors:
             lines.append(f"- **call failed**: {err}")
         for v in t.verdicts:
@@ -124,6 +137,10 @@ def to_sarif(result: LintResult) -> dict[str, Any]:
     ] + [
         {"level": "error", "message": {"text": f"scenarios name an unknown tool {name!r}"}}
         for name in result.unknown_scenarios
+    ] + [
+        {"level": "error", "message": {"text": f"tool {t.name!r} was not exercised: no answer "
+                                               "to judge; give it a scenario"}}
+        for t in result.tools if not t.exercised
     ]
     return {
         "$schema": _SARIF_SCHEMA,
@@ -146,6 +163,10 @@ def to_sarif(result: LintResult) -> dict[str, Any]:
             "results": results,
         }],
     }
+
+
+def _tool_status(tool: ToolReport) -> str:
+    return "fail" if tool.failed else "pass" if tool.exercised else "not exercised"
 
 
 def _status(status: str) -> str:

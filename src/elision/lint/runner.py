@@ -1,14 +1,17 @@
 """Talk to a server as a real MCP client: list its tools, call them, judge the answers.
 
-The lint connects over stdio (a command) or streamable HTTP (a URL) with the official SDK,
-makes every scenario call, and for a tool with a limit-like argument one more call with that
-argument at 1. Each answer is read as a consumer reads it: the first text block that is a JSON
-document (what a head slice cuts), else the structured content (unless it only wraps the text as
-``{"result": "..."}``), else the text.
+The lint connects over stdio (a command, run with the caller's environment, since servers are
+often configured by variables) or streamable HTTP (a URL) with the official SDK, makes every
+scenario call, and for a tool with a limit-like argument one more call with that argument at
+1. A tool without a scenario is called with arguments made from its input schema
+(:mod:`elision.lint.arguments`). Each answer is read as a consumer reads it: the first text
+block that is a JSON document (what a head slice cuts), else the structured content (unless it
+only wraps the text, as ``{"result": "..."}`` or ``{"content": "..."}`` do), else the text.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +21,7 @@ import mcp_types as types
 import orjson
 
 from elision.errors import DepthError, InputError, UpstreamError
+from elision.lint.arguments import ArgumentsError, generate_arguments
 from elision.lint.judge import ToolReport, judge_tool
 from elision.lint.rules import Response, limit_argument
 from elision.lint.scan import scan
@@ -61,14 +65,51 @@ class LintResult:
 
     @property
     def failed(self) -> bool:
-        return bool(self.unknown_scenarios) or any(t.failed for t in self.tools)
+        """Whether the run fails: a rule failed, a scenario names an unknown tool, or a tool
+        was not exercised (nothing it answered could be judged, so it must not read as PASS)."""
+        return self.status != "pass"
+
+    @property
+    def status(self) -> str:
+        """``fail``, else ``not exercised`` when any tool was not, else ``pass``."""
+        if self.unknown_scenarios or any(t.failed for t in self.tools):
+            return "fail"
+        if any(not t.exercised for t in self.tools):
+            return "not exercised"
+        return "pass"
+
+
+#: The name of the scenario made from a tool's input schema.
+GENERATED = "arguments from the input schema"
+
+
+def plan(
+    tools: Sequence[types.Tool], scenarios: dict[str, list[Scenario]]
+) -> dict[str, tuple[list[Scenario], str | None]]:
+    """Per tool, the calls to make and, when none can be made, why not.
+
+    A tool without a scenario gets one made from its input schema."""
+    out: dict[str, tuple[list[Scenario], str | None]] = {}
+    for tool in tools:
+        mine = scenarios.get(tool.name)
+        if mine:
+            out[tool.name] = (mine, None)
+            continue
+        try:
+            arguments = generate_arguments(tool.input_schema, limit_argument(tool.input_schema))
+        except ArgumentsError as exc:
+            out[tool.name] = ([], f"no arguments made from its input schema validate ({exc})")
+            continue
+        out[tool.name] = ([Scenario(tool.name, GENERATED, arguments)], None)
+    return out
 
 
 def planned_calls(tools: Sequence[types.Tool], scenarios: dict[str, list[Scenario]]) -> int:
     """How many calls :func:`run_lint` will make, for a progress bar's total."""
     total = 0
+    planned = plan(tools, scenarios)
     for tool in tools:
-        mine = scenarios.get(tool.name, [])
+        mine = planned[tool.name][0]
         total += len(mine)
         if mine and limit_argument(tool.input_schema) and any(
             s.induced_failure is None for s in mine
@@ -96,7 +137,7 @@ async def run_lint(
     else:
         server = StdioServerParameters(
             command=target.command[0], args=list(target.command[1:]),
-            encoding_error_handler="replace",
+            encoding_error_handler="replace", env=dict(os.environ),
         )
     reports: list[ToolReport] = []
     tools: list[types.Tool] = []
@@ -108,11 +149,14 @@ async def run_lint(
                           read_timeout_seconds=timeout) as client:
             connected = True
             tools = await _list_tools(client)
+            planned = plan(tools, scenarios)
             if on_start is not None:
                 on_start(planned_calls(tools, scenarios))
             for tool in tools:
-                mine = scenarios.get(tool.name, [])
-                reports.append(await _lint_tool(client, tool, mine, timeout, on_call))
+                mine, why_not = planned[tool.name]
+                report = await _lint_tool(client, tool, mine, timeout, on_call)
+                report.not_called = why_not
+                reports.append(report)
     except Exception as exc:
         if connected and reports and len(reports) == len(tools):
             pass  # the server went away while the session closed: every answer is in
@@ -163,8 +207,10 @@ async def _lint_tool(
         if resp is not None:
             resp.limit = 1
             limited.append(resp)
-    return judge_tool(tool.name, tool.input_schema, tool.output_schema, responses, limited,
-                      errors)
+    report = judge_tool(tool.name, tool.input_schema, tool.output_schema, responses, limited,
+                        errors)
+    report.generated = next((s.arguments for s in scenarios if s.name == GENERATED), None)
+    return report
 
 
 async def _call(
@@ -192,11 +238,9 @@ def response_of(result: types.CallToolResult, label: str) -> Response:
     if len(texts) > 1:
         candidates.insert(0, "".join(texts).encode("utf-8", "surrogatepass"))
     structured = result.structured_content
-    # {"result": "<the text>"} is how SDKs wrap a tool that returns a str: the text is the answer.
-    if structured is not None and not (
-        isinstance(structured, dict) and list(structured) == ["result"]
-        and structured["result"] == "".join(texts)
-    ):
+    # {"result": "<the text>"} is how SDKs wrap a tool that returns a str, {"content": ...} how
+    # the filesystem server does: the text is the answer, and it is judged as text.
+    if structured is not None and not _wraps(structured, "".join(texts)):
         candidates.append(orjson.dumps(structured))
     for body in candidates:
         if body.lstrip()[:1] in (b"{", b"["):
@@ -210,6 +254,12 @@ def response_of(result: types.CallToolResult, label: str) -> Response:
             return Response(label, body, bool(result.is_error), found)
     body = "\n".join(texts).encode("utf-8", "surrogatepass")
     return Response(label, body, bool(result.is_error), None)
+
+
+def _wraps(structured: Any, text: str) -> bool:
+    """Whether ``structured`` is one member whose value is the text blocks' text."""
+    return (isinstance(structured, dict) and len(structured) == 1
+            and next(iter(structured.values())) == text)
 
 
 def _describe(exc: BaseException) -> str:

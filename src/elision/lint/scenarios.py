@@ -1,14 +1,9 @@
 """Scenarios: the argument sets ``elision lint`` calls each tool with.
 
-One file, JSON, TOML, or YAML when PyYAML is installed, chosen by its extension::
-
-    tools:
-      search_trades:
-        - name: a year                    # the largest realistic case first
-          arguments: {since: "2025-11-30", until: "2026-11-30"}
-        - name: expired token
-          arguments: {token: "expired"}
-          induced_failure: expired token  # the answer must be an error or null
+One file, JSON, TOML, or YAML when PyYAML is installed, chosen by its extension: a top-level
+``tools`` mapping of tool name to a list of calls, each with ``arguments``, an optional
+``name`` and an optional ``induced_failure`` (the form, with an example, is in
+``elision lint --help``).
 
 Scenarios run in the order written. The first scenario without an induced failure is also the
 one the limit check reuses (with the limit-like argument set to 1).
