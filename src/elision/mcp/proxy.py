@@ -39,6 +39,7 @@ from elision.mcp.asking import Asking
 from elision.mcp.bridge import is_proxy_state
 from elision.mcp.config import ServerSpec
 from elision.mcp.forward import Ctx, Forwarding, R, Route
+from elision.mcp.ingress import RequestGate
 from elision.mcp.meta import without_reserved
 from elision.mcp.notify import Notifier, forwarded_params, redacted_log
 from elision.mcp.references import fetch_reference
@@ -210,8 +211,10 @@ class Proxy(Forwarding):
             **handlers,
         )
         # The per-message tracing span costs on every call and the proxy exports no traces.
+        # A request no upstream could be sent is refused before any handler runs.
         server.middleware = [
-            m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
+            RequestGate(),
+            *(m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"),
         ]
         if "logging" in caps:
             # Registered directly: the constructor keyword warns that logging is deprecated in

@@ -13,6 +13,7 @@ call costs no extra event-loop turns for handing messages between tasks (four pe
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -72,27 +73,47 @@ class MessageReader(_ClosesOnExit):
 
 
 class LineReader(MessageReader):
-    """The session's read stream: one message per line, read from the pipe on demand."""
+    """The session's read stream: one message per line, read from the pipe on demand.
 
-    def __init__(self, read: Callable[[], Awaitable[bytes]]) -> None:
+    With ``answer`` (a server's reader), a line that is no message at all is not handed to
+    the session, which would drop it and leave its sender waiting: it is answered with a
+    JSON-RPC error of its own (:func:`read_request`).
+    """
+
+    def __init__(
+        self,
+        read: Callable[[], Awaitable[bytes]],
+        *,
+        answer: Callable[[types.JSONRPCError], Awaitable[None]] | None = None,
+    ) -> None:
         self._read = read
+        self._answer = answer
+        self._parse: Callable[[bytes], SessionMessage | Exception] = (
+            _parse if answer is None else read_request
+        )
         self._pieces: list[bytes] = []
         self._ready: deque[SessionMessage | Exception] = deque()
         self._done = False
 
     async def receive(self) -> SessionMessage | Exception:
-        while not self._ready:
-            if self._done:
-                raise anyio.EndOfStream
-            try:
-                chunk = await self._read()
-            except _GONE:
-                chunk = b""
-            if not chunk:
-                self._done = True  # a last line with no newline was never a whole message
-                continue
-            self._split(chunk)
-        return self._ready.popleft()
+        while True:
+            while not self._ready:
+                if self._done:
+                    raise anyio.EndOfStream
+                try:
+                    chunk = await self._read()
+                except _GONE:
+                    chunk = b""
+                if not chunk:
+                    self._done = True  # a last line with no newline was never a whole message
+                    continue
+                self._split(chunk)
+            item = self._ready.popleft()
+            if not isinstance(item, Refused):
+                return item
+            assert self._answer is not None
+            with suppress(*_GONE):
+                await self._answer(item.error)
 
     def _split(self, chunk: bytes) -> None:
         pieces, start = self._pieces, 0
@@ -102,7 +123,7 @@ class LineReader(MessageReader):
             pieces.clear()
             start = end + 1
             if line.strip():
-                self._ready.append(_parse(line))
+                self._ready.append(self._parse(line))
         if start < len(chunk):
             pieces.append(chunk[start:])
 
@@ -214,6 +235,65 @@ def _parse(line: bytes) -> SessionMessage | Exception:
         return exc
 
 
+class Refused(Exception):
+    """A line that is no message: what its sender is answered instead."""
+
+    def __init__(self, error: types.JSONRPCError) -> None:
+        super().__init__(error.error.message)
+        self.error = error
+
+
+def read_request(line: bytes) -> SessionMessage | Exception:
+    """One message from a client, or :class:`Refused` with the error that answers it.
+
+    Past the strict parse, the line is read as Python's own parser would: a well-formed
+    message that spells a lone surrogate or NaN then reaches the proxy's gate
+    (:mod:`elision.mcp.ingress`), which refuses that request alone. A line that is not JSON
+    gets a parse error; JSON that is not a message gets "invalid request", with the sender's
+    id when it gave a usable one. Neither quotes the line: it may hold a credential.
+    """
+    parsed = _parse(line)
+    if not isinstance(parsed, Exception):
+        return parsed
+    try:
+        value = json.loads(line.decode("utf-8", "replace"))
+    except (ValueError, RecursionError) as exc:
+        where = f" ({exc.msg}, char {exc.pos})" if isinstance(exc, json.JSONDecodeError) else ""
+        return _refused(None, types.PARSE_ERROR, (
+            f"elision proxy could not read a line of {len(line):,} bytes as JSON{where}; send "
+            "one JSON-RPC message per line, as UTF-8 JSON nested at most 1,000 levels"
+        ))
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_python(value, by_name=False))
+    except ValueError:
+        pass
+    request_id = value.get("id") if isinstance(value, dict) else None
+    if isinstance(value, dict) and "method" not in value and "id" in value:
+        return parsed  # a malformed response: answering it would start a loop
+    return _refused(_usable_id(request_id), types.INVALID_REQUEST, (
+        "elision proxy got JSON that is not a JSON-RPC 2.0 message: send an object with "
+        '"jsonrpc": "2.0", a string "method", params as an object, and an integer or string '
+        '"id" for a request (batches are not supported)'
+    ))
+
+
+def _usable_id(value: object) -> str | int | None:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    return value
+
+
+def _refused(request_id: str | int | None, code: int, message: str) -> Refused:
+    return Refused(types.JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+    ))
+
+
 #: orjson keeps integers in [-2**63, 2**64) exact and reads longer ones as floats.
 _EXACT_LIMIT = float(2**63)
 
@@ -288,8 +368,13 @@ async def stdio_server_transport() -> AsyncIterator[TransportStreams]:
         out.write(data)
         await out.drain()
 
+    writer = LineWriter(write)
+
+    async def answer(error: types.JSONRPCError) -> None:
+        await writer.send(SessionMessage(error))
+
     try:
-        yield LineReader(lambda: stream.read(CHUNK)), LineWriter(write)
+        yield LineReader(lambda: stream.read(CHUNK), answer=answer), writer
     finally:
         transport.close()
         os.dup2(saved_stdout, 1)

@@ -174,7 +174,38 @@ def scope_key(scope: str | None) -> str:
         return ""
     if not isinstance(scope, str) or not scope:
         raise StoreError(f"scope must be a non-empty string or None, got {scope!r}")
+    if not is_storable(scope):
+        raise StoreError(
+            f"scope {scope!r} holds a lone surrogate, which no store can keep; "
+            "pass a scope of valid Unicode"
+        )
     return scope
+
+
+def is_storable(name: str) -> bool:
+    """Whether ``name`` (a ref, stub id or scope) can be a key in every backend: a lone
+    surrogate cannot be written as UTF-8, so no ref was ever kept under one."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_name(name: str, what: str = "ref", *, keeping: bool = False) -> None:
+    """Refuse a ``ref`` or ``stub`` that no body or record can be kept under, before a backend
+    tries to look it up (SQLite and PostgreSQL cannot even encode the query)."""
+    if is_storable(name):
+        return
+    if keeping:
+        raise StoreError(
+            f"cannot keep anything under {what} {name!r}: it holds a lone surrogate, which "
+            f"the store cannot write; use a {what} of valid Unicode, such as new_ref() makes"
+        )
+    raise RefNotFound(
+        f"{what} {name!r} holds a lone surrogate, so nothing is kept under it; copy the "
+        f"{what} whole from the result that showed it"
+    )
 
 
 def not_found(ref: str) -> RefNotFound:

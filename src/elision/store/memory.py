@@ -19,8 +19,10 @@ from elision.store.base import (
     RefInfo,
     Retention,
     StoreStats,
+    check_name,
     corrupted,
     expired,
+    is_storable,
     not_found,
     reference_not_found,
     scope_key,
@@ -65,6 +67,7 @@ class MemoryStore(PagedStore):
         self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None
     ) -> None:
         body = bytes(body)
+        check_name(ref, keeping=True)
         self.retention.check_body(body, sha256)
         key = scope_key(scope)
         with self._lock:
@@ -99,6 +102,8 @@ class MemoryStore(PagedStore):
         return self.read(ref, scope=scope), self.info(ref, scope=scope)
 
     def remove(self, ref: str) -> bool:
+        if not is_storable(ref):
+            return False
         with self._lock:
             found = ref in self._refs
             self._drop_ref(ref)
@@ -127,12 +132,14 @@ class MemoryStore(PagedStore):
         """Nothing to release; the bodies go with the object."""
 
     def put_reference(self, stub_id: str, record: dict[str, Any], *, scope: str | None) -> None:
+        check_name(stub_id, "stub", keeping=True)
         blob = orjson.dumps(record)
         with self._lock:
             now = self._clock()
             self._references[(stub_id, scope_key(scope))] = (blob, self.retention.expires_at(now))
 
     def get_reference(self, stub_id: str, *, scope: str | None) -> dict[str, Any]:
+        check_name(stub_id, "stub")
         with self._lock:
             found = self._references.get((stub_id, scope_key(scope)))
             if found is None or self.retention.is_expired(found[1], self._clock()):
@@ -148,6 +155,7 @@ class MemoryStore(PagedStore):
     # -- internals; callers hold the lock --
 
     def _live(self, ref: str, scope: str | None) -> _Ref:
+        check_name(ref)
         key = scope_key(scope)
         entry = self._refs.get(ref)
         if entry is not None and entry.scope == key:

@@ -30,8 +30,10 @@ from elision.store.base import (
     RefInfo,
     Retention,
     StoreStats,
+    check_name,
     corrupted,
     expired,
+    is_storable,
     not_found,
     reference_not_found,
     scope_key,
@@ -123,6 +125,7 @@ class PostgresStore(PagedStore):
         self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None
     ) -> None:
         body = bytes(body)
+        check_name(ref, keeping=True)
         self.retention.check_body(body, sha256)
         key = scope_key(scope)
 
@@ -176,6 +179,8 @@ class PostgresStore(PagedStore):
         return self._db.run(lambda c: self._live(c, ref, scope), write=False)
 
     def remove(self, ref: str) -> bool:
+        if not is_storable(ref):
+            return False
         return self._db.run(lambda c: self._drop_ref(c, ref, None, self._clock()),
                             lock=self._lock)
 
@@ -209,6 +214,7 @@ class PostgresStore(PagedStore):
     # -- reference records (issue 5) --
 
     def put_reference(self, stub_id: str, record: dict[str, Any], *, scope: str | None) -> None:
+        check_name(stub_id, "stub", keeping=True)
         blob, key = orjson.dumps(record), scope_key(scope)
 
         def work(conn: Conn) -> None:
@@ -222,6 +228,7 @@ class PostgresStore(PagedStore):
         self._db.run(work)
 
     def get_reference(self, stub_id: str, *, scope: str | None) -> dict[str, Any]:
+        check_name(stub_id, "stub")
         key = scope_key(scope)
         row = self._db.run(lambda c: c.execute(
             "SELECT record, expires FROM store_references WHERE stub_id = %s AND scope = %s",
@@ -234,6 +241,7 @@ class PostgresStore(PagedStore):
     # -- internals; each runs inside a caller's transaction --
 
     def _live(self, conn: Conn, ref: str, scope: str | None) -> RefInfo:
+        check_name(ref)
         key = scope_key(scope)
         row = conn.execute(
             """SELECT r.sha256, b.size, r.format, r.created, r.expires, r.last_access, r.scope

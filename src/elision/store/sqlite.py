@@ -30,8 +30,10 @@ from elision.store.base import (
     RefInfo,
     Retention,
     StoreStats,
+    check_name,
     corrupted,
     expired,
+    is_storable,
     not_found,
     reference_not_found,
     scope_key,
@@ -174,6 +176,7 @@ class SQLiteStore(PagedStore):
         self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None
     ) -> None:
         body = bytes(body)
+        check_name(ref, keeping=True)
         self.retention.check_body(body, sha256)
         key = scope_key(scope)
         with self._tx(immediate=True) as conn:
@@ -220,6 +223,8 @@ class SQLiteStore(PagedStore):
             return self._live(conn, ref, scope)
 
     def remove(self, ref: str) -> bool:
+        if not is_storable(ref):
+            return False
         with self._tx(immediate=True) as conn:
             return self._drop_ref(conn, ref, None, self._clock())
 
@@ -251,6 +256,7 @@ class SQLiteStore(PagedStore):
     # -- reference records (issue 5) --
 
     def put_reference(self, stub_id: str, record: dict[str, Any], *, scope: str | None) -> None:
+        check_name(stub_id, "stub", keeping=True)
         blob = orjson.dumps(record)
         with self._tx(immediate=True) as conn:
             now = self._clock()
@@ -258,6 +264,7 @@ class SQLiteStore(PagedStore):
                          (stub_id, scope_key(scope), blob, now, self.retention.expires_at(now)))
 
     def get_reference(self, stub_id: str, *, scope: str | None) -> dict[str, Any]:
+        check_name(stub_id, "stub")
         with self._tx(immediate=False) as conn:
             row = conn.execute(
                 "SELECT record, expires FROM reference_records WHERE stub_id = ? AND scope = ?",
@@ -270,6 +277,7 @@ class SQLiteStore(PagedStore):
     # -- internals; each runs inside a caller's transaction --
 
     def _live(self, conn: sqlite3.Connection, ref: str, scope: str | None) -> RefInfo:
+        check_name(ref)
         key = scope_key(scope)
         row = conn.execute(
             """SELECT r.sha256, b.size, r.format, r.created, r.expires, r.last_access, r.scope
