@@ -33,3 +33,8 @@ def test_design_doc_states_the_wire_contract_and_invariants() -> None:
     for heading in ("## The pipeline", "## The wire contract (v1)",
                     "## Invariants every change keeps"):
         assert heading in design
+
+
+def test_the_first_screen_shows_the_one_command_install() -> None:
+    first_screen = (ROOT / "README.md").read_text("utf-8").splitlines()[:40]
+    assert any("elision install claude-code" in line for line in first_screen)

@@ -10,7 +10,6 @@ tell Claude Code not to cut it again.
 from __future__ import annotations
 
 import json
-import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -20,15 +19,12 @@ import mcp_types as types
 import pytest
 
 from elision.install import HARNESSES, install, jsonc
+from elision.install.doctor import host_params
 from elision.mcp.tools import MAX_RESULT_CHARS_KEY
 from install.layouts import LAYOUTS, harness_of, write_layout
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 pytestmark = pytest.mark.e2e
-
-#: What MCP hosts pass to a stdio server of their own environment.
-HOST_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
-
 
 def ledger_entry(layout: str, config: Path) -> dict[str, Any]:
     text = config.read_text("utf-8")
@@ -42,13 +38,6 @@ def ledger_entry(layout: str, config: Path) -> dict[str, Any]:
     return dict(doc["mcpServers"]["ledger"])
 
 
-def as_the_host_starts_it(entry: dict[str, Any]) -> StdioServerParameters:
-    env = {name: os.environ[name] for name in HOST_ENV if name in os.environ}
-    env.update(entry.get("env") or {})
-    return StdioServerParameters(command=entry["command"], args=list(entry["args"]), env=env,
-                                 cwd=entry.get("cwd"))
-
-
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_the_rewritten_entry_serves_shaped_results_as_the_host_starts_it(
         tmp_path: Path, layout: str) -> None:
@@ -59,7 +48,7 @@ def test_the_rewritten_entry_serves_shaped_results_as_the_host_starts_it(
     budget = HARNESSES[harness_of(layout)].budget
 
     async def main() -> None:
-        async with Client(as_the_host_starts_it(entry)) as client:
+        async with Client(host_params(entry)) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert "search_trades" in tools and "elision_fetch" in tools
             for tool in tools.values():

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "lint": "elision.cli.lint:lint_command",
     "install": "elision.cli.install:install_command",
     "uninstall": "elision.cli.install:uninstall_command",
+    "doctor": "elision.cli.install:doctor_command",
 }
 
 

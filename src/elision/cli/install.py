@@ -81,3 +81,53 @@ def uninstall_command(harness: str, config: Path | None, dry_run: bool) -> None:
     """
     plan = uninstall(harness, config=config, dry_run=dry_run)
     _report(plan, dry_run=dry_run)
+
+
+@click.command("doctor")
+@click.argument("harnesses", nargs=-1, type=_NAMES)
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="Check this config file (give one HARNESS with it).")
+@click.option("--no-start", is_flag=True, help="Read the configs only; start no server.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=30.0, show_default=True,
+              help="Seconds each server has to start and list its tools.")
+@reports_errors
+def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bool,
+                   timeout: float) -> None:
+    """Show, for each harness config found, which servers go through elision and whether
+    each one starts as the harness would start it (exit 1 if one does not).
+
+    \b
+      elision doctor                  # every harness with a config file here
+      elision doctor claude-code --config ~/.claude.json
+    """
+    from elision.install.doctor import check
+    from elision.install.harnesses import harness as find
+
+    if config is not None and len(harnesses) != 1:
+        raise click.UsageError("--config needs exactly one HARNESS, the one that reads it")
+    targets = [(find(harnesses[0]), config)] if config is not None else [
+        (h, path) for h in (find(n) for n in (harnesses or sorted(HARNESSES)))
+        for path in h.paths() if path.is_file()]
+    if not targets:
+        click.echo("no harness config found here; pass HARNESS --config PATH", err=True)
+        return
+    failed = False
+    for h, path in targets:
+        assert path is not None
+        click.echo(f"{h.title}: {path}")
+        for report in check(h, path, start=not no_start, timeout=timeout):
+            if report.proxied:
+                o = report.options
+                how = (f"through elision (budget {o.get('--budget', 'default')}, "
+                       f"store {o.get('--store', 'default')}, audit {o.get('--audit', 'default')})")
+            else:
+                how = "NOT through elision"
+            started = {True: "starts", False: "DOES NOT START", None: "not started"}
+            line = f"  {report.name}: {how}; {started[report.starts]}"
+            if report.detail:
+                line += f": {report.detail}"
+            click.echo(line)
+            click.echo(f"    runs {report.upstream}")
+            failed = failed or report.starts is False
+    if failed:
+        raise SystemExit(1)

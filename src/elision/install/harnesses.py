@@ -41,6 +41,8 @@ class Harness:
     limit: str
     #: default config files for this OS, the one to write first
     paths: Callable[[], list[Path]]
+    #: where the figure in ``limit`` comes from
+    source: str = ""
 
 
 def _home() -> Path:
@@ -99,14 +101,18 @@ def _windsurf() -> list[Path]:
     return [_home() / ".codeium" / "windsurf" / "mcp_config.json"]
 
 
+_REPORTED = "reported in elision issue 16; not re-measured here"
+
 HARNESSES: dict[str, Harness] = {h.name: h for h in (
     Harness("claude-code", "Claude Code", "json",
             (("mcpServers",), ("projects", "*", "mcpServers")),
             (("url", "by-type"),), "type", ("headers",),
             24_000, "25,000 tokens a result (MAX_MCP_OUTPUT_TOKENS); over 50,000 chars it "
-            "is written to a file and the model gets a 2 KB preview", _claude_code),
+            "is written to a file and the model gets a 2 KB preview", _claude_code,
+            "Claude Code docs, MCP output limits (code.claude.com/docs/en/mcp)"),
     Harness("claude-desktop", "Claude Desktop", "json", (("mcpServers",),),
-            (), None, (), 24_000, "as Claude Code", _claude_desktop),
+            (), None, (), 24_000, "not documented; taken as Claude Code's", _claude_desktop,
+            "none found; the Claude Code figure is the safe side"),
     Harness("cursor", "Cursor", "json", (("mcpServers",),),
             (("url", "unknown"),), "type", ("headers",),
             8_192, "not documented; elision keeps its own default", _cursor),
@@ -116,10 +122,11 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
     Harness("codex", "Codex CLI", "toml", (("mcp_servers",),),
             (("url", "http"),), None,
             ("bearer_token_env_var", "bearer_token", "http_headers", "env_http_headers"),
-            8_192, "10 KiB or 256 lines a result, head and tail kept", _codex),
+            8_192, "10 KiB or 256 lines a result, head and tail kept", _codex,
+            _REPORTED),
     Harness("gemini-cli", "Gemini CLI", "json", (("mcpServers",),),
             (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
-            32_000, "40,000 chars a result", _gemini),
+            32_000, "40,000 chars a result", _gemini, _REPORTED),
     Harness("windsurf", "Windsurf", "json", (("mcpServers",),),
             (("serverUrl", "unknown"), ("url", "unknown")), None, ("headers",),
             8_192, "not documented; elision keeps its own default", _windsurf),
@@ -141,3 +148,14 @@ def default_config(h: Harness) -> Path:
         if path.is_file():
             return path
     return paths[-1]
+
+
+def limits_table() -> str:
+    """The markdown table of docs/harnesses.md: each harness, its budget and its own cut."""
+    rows = ["| harness | servers under | default budget | the harness's own cut | source |",
+            "|---|---|---|---|---|"]
+    for h in HARNESSES.values():
+        under = " and ".join(f"`{'.'.join(c)}`" for c in h.containers)
+        rows.append(f"| `{h.name}` ({h.title}) | {under} | {h.budget:,} bytes | {h.limit} | "
+                    f"{h.source or '—'} |")
+    return "\n".join(rows) + "\n"

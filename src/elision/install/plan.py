@@ -88,7 +88,7 @@ def read_config(path: Path) -> str:
                          ) from None
 
 
-def _located(harness: Harness, path: Path, text: str) -> tuple[Any, list[_Located]]:
+def located_entries(harness: Harness, path: Path, text: str) -> tuple[Any, list[_Located]]:
     """The document's plain value and every server entry with its span."""
     if harness.format == "toml":
         data = tomlcfg.load(text, str(path))
@@ -170,7 +170,7 @@ def _json_edits(text: str, entry: jsonc.Node, harness: Harness, how: str,
 def plan_install(harness: Harness, path: Path, settings: Settings,
                  servers: tuple[str, ...] = ()) -> Plan:
     text = read_config(path)
-    doc, located = _located(harness, path, text)
+    doc, located = located_entries(harness, path, text)
     names = {loc.name for loc in located}
     unknown = sorted(set(servers) - names)
     if unknown:
@@ -224,7 +224,7 @@ def _check(harness: Harness, path: Path, text: str, expected: Any) -> None:
 
 def plan_uninstall(harness: Harness, path: Path) -> Plan:
     text = read_config(path)
-    doc, located = _located(harness, path, text)
+    doc, located = located_entries(harness, path, text)
     kept = record.load(path)
     plan = Plan(harness, path, "uninstall", text, text)
     edits: list[tuple[int, int, str]] = []
