@@ -4,8 +4,10 @@ Every front end (library call, CLI, MCP proxy, middleware, Guardian) is a thin a
 :class:`Pipeline`. The body is parsed once, at capture, and the parsed value is what the later
 stages see; no stage re-parses.
 
-The guard, redact and audit stages are small protocols with one method each. They default to
-none, so a bare ``Pipeline()`` is just honest shaping.
+The guard, redact and audit stages are small protocols with one method each. The guard and
+audit stages default to none; the redact stage defaults to elision's own rules
+(:data:`DEFAULT_REDACTOR`), so a bare ``Pipeline()`` never shows a credential. Redaction is
+turned off only by asking: ``Pipeline(redactor=None)``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import orjson
 
@@ -39,6 +41,33 @@ if TYPE_CHECKING:
 
 #: What a parsed value is when the body is not JSON (``None`` is a valid JSON value).
 NOT_JSON: Any = object()
+
+
+class _DefaultRedactor:
+    """The default of every ``redactor=`` parameter: elision's own redaction rules.
+
+    A sentinel rather than a stage, so that the default can be told from an explicit
+    ``redactor=None`` (redaction off, on purpose) and is made with the caller's store, where
+    reference stubs' records must go.
+    """
+
+    def __repr__(self) -> str:
+        return "DEFAULT_REDACTOR"
+
+
+#: ``redactor=DEFAULT_REDACTOR`` (the default everywhere): the built-in rules
+#: (:class:`elision.redact.RedactStage`); ``redactor=None`` turns redaction off.
+DEFAULT_REDACTOR: Any = _DefaultRedactor()
+
+
+def resolve_redactor(redactor: Any, store: Store | None = None) -> Redactor | None:
+    """The redact stage a ``redactor=`` argument stands for: the built-in rules (keeping
+    reference records in ``store``) for the default, else the argument itself."""
+    if redactor is DEFAULT_REDACTOR:
+        from elision.redact import RedactStage
+
+        return RedactStage(store=store)
+    return cast("Redactor | None", redactor)
 
 
 @dataclass(frozen=True)
@@ -110,18 +139,24 @@ class Pipeline:
 
     >>> Pipeline(budget=Budget(1024)).run('{"ok": true}').text
     '{"ok": true}'
+
+    ``redactor`` defaults to the built-in rules, made with ``store`` (so reference stubs can be
+    resolved); ``redactor=None`` turns redaction off.
     """
 
     budget: Budget = field(default_factory=lambda: Budget(8192))
     store: Store | None = None
     guard: Guard | None = None
-    redactor: Redactor | None = None
+    redactor: Redactor | None = DEFAULT_REDACTOR
     auditor: Auditor | None = None
     caveat_keys: Sequence[str] = DEFAULT_CAVEAT_KEYS
     #: The redact stage for each scope, as made from ``redactor`` (see ``_redactor_for``).
     _scoped_redactors: dict[str | None, tuple[Redactor, Redactor]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+
+    def __post_init__(self) -> None:
+        self.redactor = resolve_redactor(self.redactor, self.store)
 
     def capture(
         self,

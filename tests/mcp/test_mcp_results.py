@@ -29,7 +29,10 @@ DOC = {
 
 def shaper(limit: int = 2048, **kwargs: Any) -> tuple[ResultShaper, MemoryStore]:
     store = MemoryStore()
-    return ResultShaper(Pipeline(budget=Budget(limit), store=store), **kwargs), store
+    # Shaping alone: these cases are about shaping, and an embedded resource is a reference
+    # lane the default redactor would withhold.
+    pipeline = Pipeline(budget=Budget(limit), store=store, redactor=None)
+    return ResultShaper(pipeline, **kwargs), store
 
 
 def texts(result: types.CallToolResult) -> list[str]:

@@ -44,7 +44,7 @@ from elision.errors import ElisionError
               help="The key_id written into the signatures of this Guardian's answers.")
 @click.option("--redact/--no-redact", default=True, show_default=True,
               help="Modify results that hold credentials or signed URIs (JSON-pointer "
-              "redactions).")
+              "redactions); --no-redact also leaves other policies' modifications unredacted.")
 @reports_errors
 def guardian_command(
     listen: str, config_path: Path | None, log_path: str | None, store_spec: str | None,
@@ -96,7 +96,9 @@ def guardian_command(
             policies.append(RedactionPolicy(keep=None if store is None else store_keeper(store)))
         policies.extend(config.policies)
         partial = on_partial_evidence or config.on_partial_evidence
-        endpoint = AcsEndpoint(Guardian(policies), log, store, signer=signer,
+        # --no-redact also leaves other policies' modifications exactly as they are.
+        guardian = Guardian(policies) if redact else Guardian(policies, redactor=None)
+        endpoint = AcsEndpoint(guardian, log, store, signer=signer,
                                on_partial_evidence="defer" if partial == "defer" else "deny")
         server = GuardianServer(endpoint, host, port)
         _serve(server, log, store, loopback=is_loopback(host))

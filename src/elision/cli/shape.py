@@ -10,6 +10,7 @@ import click
 
 from elision.budget import UNITS, Budget
 from elision.cli._common import reports_errors
+from elision.pipeline import DEFAULT_REDACTOR
 from elision.shape import FORMATS, Shaped, shape
 
 #: ``--format auto`` on a file trusts a known extension before sniffing the bytes.
@@ -22,6 +23,14 @@ STORE_HELP = (
     "The content store: a SQLite file path, or a postgresql:// URL shared by replicas. "
     "Default: $ELISION_STORE, else "
     "$XDG_DATA_HOME/elision/store.db (~/.local/share/elision/store.db)."
+)
+
+
+#: --no-redact, shared by shape and fetch: redaction is on unless asked off.
+no_redact_option = click.option(
+    "--no-redact", is_flag=True,
+    help="Show signed URLs, tokens and keys as they are (by default they are withheld as "
+    "stubs); only for output no model will read.",
 )
 
 
@@ -48,28 +57,31 @@ def budget_options(func: Any) -> Any:
 @click.option("--no-store", is_flag=True,
               help="Do not keep the body: the output then has no ref to fetch the rest with.")
 @click.option("--store", "store_spec", metavar="PATH|URL", help=STORE_HELP)
+@no_redact_option
 @reports_errors
 def shape_command(
     file: str, budget: int, unit: str, fmt: str, explain: bool, no_store: bool,
-    store_spec: str | None,
+    store_spec: str | None, no_redact: bool,
 ) -> None:
     """Fit FILE (or stdin, '-') to a budget and print it, never torn and never silent.
 
     A cut result says what was cut, shown-of-total, and how to fetch the rest with
-    `elision fetch`.
+    `elision fetch`. Signed URLs, tokens and keys are withheld as stubs unless --no-redact.
     """
     body = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
     if fmt == "auto" and file != "-":
         fmt = EXTENSION_FORMATS.get(Path(file).suffix.lower(), "auto")
     limit = Budget(budget, unit)  # type: ignore[arg-type]  # click.Choice checked it
+    redactor = None if no_redact else DEFAULT_REDACTOR
     if no_store:
-        shaped = shape(body, limit, format=fmt)  # type: ignore[arg-type]
+        shaped = shape(body, limit, format=fmt, redactor=redactor)  # type: ignore[arg-type]
     else:
         from elision.store import open_store
 
         store = open_store(store_spec)
         try:
-            shaped = shape(body, limit, format=fmt, store=store)  # type: ignore[arg-type]
+            shaped = shape(body, limit, format=fmt, store=store,  # type: ignore[arg-type]
+                           redactor=redactor)
         finally:
             store.close()
     click.echo(shaped.text, nl=not shaped.text.endswith("\n"))

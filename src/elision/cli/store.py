@@ -8,7 +8,7 @@ import click
 
 from elision.budget import Budget
 from elision.cli._common import reports_errors
-from elision.cli.shape import STORE_HELP, budget_options
+from elision.cli.shape import STORE_HELP, budget_options, no_redact_option
 from elision.store import open_store
 from elision.store.base import not_found
 from elision.store.fetch import parse_next
@@ -26,10 +26,11 @@ store_option = click.option("--store", "store_spec", metavar="PATH|URL", help=ST
               help="Bytes of a body, 0-based, inclusive, snapped to whole characters: 0-4095.")
 @budget_options
 @store_option
+@no_redact_option
 @reports_errors
 def fetch_command(
     ref: str, path: str | None, lines: str | None, byte_range: str | None, budget: int, unit: str,
-    store_spec: str | None,
+    store_spec: str | None, no_redact: bool,
 ) -> None:
     """Fetch part of the body kept under REF, shaped to the budget.
 
@@ -45,7 +46,8 @@ def fetch_command(
     store = open_store(store_spec)
     try:
         page = store.fetch(ref, path=path, lines=lines, byte_range=byte_range,
-                           budget=Budget(budget, unit))  # type: ignore[arg-type]
+                           budget=Budget(budget, unit),  # type: ignore[arg-type]
+                           redact=not no_redact)
     finally:
         store.close()
     click.echo(page.text, nl=not page.text.endswith("\n"))

@@ -26,6 +26,8 @@ from elision.envelope import format_path
 from elision.guard.pointers import apply_replacements, changed_nodes, walk_strings
 
 DecisionKind = Literal["allow", "modify", "deny", "ask", "defer"]
+#: ``Guardian(redactor=…)``'s default: the built-in redaction rules.
+_DEFAULT: Any = object()
 Stage = Literal["request", "result"]
 
 
@@ -134,10 +136,26 @@ class Verdict:
 
 
 class Guardian:
-    """Runs every policy over the full result and combines what they decide."""
+    """Runs every policy over the full result and combines what they decide.
 
-    def __init__(self, policies: Sequence[Policy] = ()) -> None:
+    A modified result never shows a credential: when the verdict is ``modify``, each
+    replacement and the rest of the result as modified go through the redaction rules
+    (:class:`RedactionPolicy`), whose own redactions join the verdict; the reasons given to
+    the agent are redacted too. ``redactor`` is that policy (default: the built-in rules);
+    ``redactor=None`` applies the policies' modifications exactly as they are.
+    """
+
+    def __init__(self, policies: Sequence[Policy] = (), *, redactor: Any = _DEFAULT) -> None:
         self.policies = list(policies)
+        self.redactor: RedactionPolicy | None = (
+            RedactionPolicy() if redactor is _DEFAULT else redactor
+        )
+        if redactor is _DEFAULT:
+            # A redaction policy of the Guardian's own keeps reference records somewhere:
+            # the modify path uses it, so its stubs resolve too.
+            own = [p for p in self.policies if isinstance(p, RedactionPolicy)]
+            if own:
+                self.redactor = own[0]
 
     def evaluate(self, result: ToolResult, call: ToolCall) -> Verdict:
         denies: list[tuple[str, Decision]] = []
@@ -167,17 +185,55 @@ class Guardian:
                 modifies.append((pid, decision))
         if denies:
             return Verdict(
-                "deny", "; ".join(d.reason for _, d in denies),
+                "deny", self._said("; ".join(d.reason for _, d in denies)),
                 tuple(pid for pid, _ in denies), (), _codes(d for _, d in denies),
             )
         if modifies:
-            return Verdict(
+            verdict = Verdict(
                 "modify", "; ".join(d.reason for _, d in modifies),
                 tuple(pid for pid, _ in modifies),
                 _disjoint(r for _, d in modifies for r in d.redactions),
                 _codes(d for _, d in modifies),
             )
+            return self._redacted(verdict, result, call)
         return Verdict("allow", "", tuple(_policy_id(p) for p in self.policies))
+
+    def _said(self, reason: str) -> str:
+        # A policy's reason goes to the agent: it must not quote a credential either.
+        if self.redactor is None or not reason:
+            return reason
+        from elision.redact import redact_text
+
+        return str(redact_text(reason).value)
+
+    def _redacted(self, verdict: Verdict, result: ToolResult, call: ToolCall) -> Verdict:
+        """``verdict`` (a modify) such that applying it leaves no credential in the result."""
+        rules = self.redactor
+        if rules is None:
+            return verdict
+        cleaned: list[Redaction] = []
+        for r in verdict.redactions:
+            replacement = r.to_wire()["replacement"]
+            inner = rules.decide(ToolResult(replacement, 0, ""), call)
+            if inner.kind == "modify":
+                found = tuple(rule for x in inner.redactions for rule in x.rules)
+                r = replace(r, replacement=apply_redactions(replacement, inner.redactions),
+                            rules=(r.rules or (r.reason,)) + found)
+            cleaned.append(r)
+        modified = apply_redactions(result.value, cleaned)
+        rest = rules.decide(replace(result, value=modified), call)
+        reason = verdict.reason
+        policy_ids = verdict.policy_ids
+        if rest.kind == "modify":
+            reason = f"{reason}; {rest.reason}"
+            if rules.id not in policy_ids:
+                policy_ids = (*policy_ids, rules.id)
+        extra = rest.redactions if rest.kind == "modify" else ()
+        return replace(
+            verdict, reason=self._said(reason), policy_ids=policy_ids,
+            redactions=_disjoint([*cleaned, *extra]),
+            reason_codes=_codes([verdict, rest]) if extra else verdict.reason_codes,
+        )
 
 
 def _policy_id(policy: Any) -> str:

@@ -21,9 +21,10 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from elision.errors import InputError
+from elision.pipeline import DEFAULT_REDACTOR
 from elision.shape import DEFAULT_CAVEAT_KEYS
 from elision.shape.json import caveat_matcher
 
@@ -40,9 +41,13 @@ def coverage(
     warnings: Sequence[str] = (),
     next_cursor: str | None = None,
     unit: str = "items",
+    redactor: Any = DEFAULT_REDACTOR,
     **extra: Any,
 ) -> dict[str, Any]:
     """The coverage object a response should start with.
+
+    Its strings (warnings, the cursor) have credentials withheld as stubs, as the proxy
+    would; ``redactor=None`` leaves them as given.
 
     ``total`` is ``None`` when it is not known (an unreadable source must never claim 0).
     A cut (``shown < total``, or a ``next_cursor``) always gets a warning with numbers, such as
@@ -87,11 +92,17 @@ def coverage(
         notes.append(f"{shown:,} {unit} shown; the total could not be determined")
     out["warnings"] = [*notes, *(str(w) for w in warnings)]
     out.update(extra)
-    return out
+    return _redacted(out, redactor)
 
 
-def response(cover: Mapping[str, Any], /, **data: Any) -> dict[str, Any]:
+def response(
+    cover: Mapping[str, Any], /, *, redactor: Any = DEFAULT_REDACTOR, **data: Any
+) -> dict[str, Any]:
     """A response object whose coverage comes first and whose data follows.
+
+    Credentials anywhere in it become stubs, as the proxy would show them; ``redactor=None``
+    leaves the values as given (so no data member can be named ``redactor``). Under
+    ``@shaped`` the envelope lists only what the decorator itself withheld.
 
     >>> response(coverage(shown=1, total=1), rows=[{"id": 1}])
     {'shown': 1, 'total': 1, 'has_more': False, 'warnings': [], 'rows': [{'id': 1}]}
@@ -101,7 +112,17 @@ def response(cover: Mapping[str, Any], /, **data: Any) -> dict[str, Any]:
         raise InputError(
             f"response data reuses coverage keys {clash!r}; rename the data members"
         )
-    return {**cover, **data}
+    return _redacted({**cover, **data}, redactor)
+
+
+def _redacted(value: dict[str, Any], redactor: Any) -> dict[str, Any]:
+    if redactor is None:
+        return value
+    from elision.server._shaping import redact_parsed
+    from elision.shape.jsonparse import dumps_value
+
+    done, _ = redact_parsed(value, dumps_value(value), redactor)
+    return cast(dict[str, Any], done)
 
 
 def _count(name: str, value: Any) -> None:

@@ -11,6 +11,9 @@ value of a caveat key (``warnings`` stay whole).
 Caveat members are moved before the bulk of every object outside bulk arrays, even when nothing
 is cut: the server's cap is not the consumer's, and a consumer that cuts at a smaller cap than
 the server's must still find the totals first. ``sha256`` always binds the tool's own bytes.
+
+Credentials are withheld first, by the same rules as the proxy, and listed under the
+envelope's ``withheld`` (``redactor=None`` turns that off, on purpose).
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from typing import Any
 from elision.budget import Budget
 from elision.envelope import ENVELOPE_KEY, VALUE_KEY, elided_entry, format_path, make_envelope
 from elision.errors import ElisionError
-from elision.shape import DEFAULT_CAVEAT_KEYS, ShapeContext, shape, shape_body
-from elision.shape.json import caveat_matcher
+from elision.pipeline import DEFAULT_REDACTOR, Capture, condense_withheld, resolve_redactor
+from elision.shape import DEFAULT_CAVEAT_KEYS, ShapeContext, fit, shape, shape_body
+from elision.shape.json import caveat_matcher, value_shaper
 from elision.shape.jsonparse import dumps_value, parse_json
 
 _is_caveat = caveat_matcher(DEFAULT_CAVEAT_KEYS)
@@ -94,21 +98,50 @@ def _holds_caveat(value: dict[str, Any], depth: int) -> bool:
     )
 
 
-def shape_value(value: Any, cap: int, limit: int | None = None) -> ServerShaped:
-    """Bound ``value``'s bulk arrays by ``limit`` (if given), then fit ``cap`` bytes."""
+def redact_parsed(value: Any, body: bytes, redactor: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """``value`` (parsed from, or serialized as, ``body``) with credentials withheld by
+    ``redactor`` (see :func:`elision.pipeline.resolve_redactor`), and what was withheld."""
+    stage = resolve_redactor(redactor)
+    if stage is None:
+        return value, []
+    done = stage.redact(Capture(body, hashlib.sha256(body).hexdigest(), "json", value))
+    return done.value, list(done.withheld)
+
+
+def redact_string(text: str, redactor: Any) -> str:
+    """``text`` with credentials withheld by ``redactor``, each as a stub in place."""
+    stage = resolve_redactor(redactor)
+    if stage is None:
+        return text
+    body = text.encode("utf-8", "surrogatepass")
+    done = stage.redact(Capture(body, hashlib.sha256(body).hexdigest(), "text"))
+    return done.value if done.withheld and isinstance(done.value, str) else text
+
+
+def shape_value(
+    value: Any, cap: int, limit: int | None = None, *, redactor: Any = DEFAULT_REDACTOR
+) -> ServerShaped:
+    """Withhold credentials (unless ``redactor=None``), bound ``value``'s bulk arrays by
+    ``limit`` (if given), then fit ``cap`` bytes. ``sha256`` binds the tool's own bytes."""
     budget = Budget(cap)
     full = dumps_value(value)
     digest = hashlib.sha256(full).hexdigest()
+    value, withheld = redact_parsed(value, full, redactor)
     ordered = caveats_first(value)
     cuts: list[dict[str, Any]] = []
     limited = ordered
     if limit is not None:
         limited, cuts = bound_arrays(ordered, limit)
     if not cuts:
-        body = full if ordered is value else dumps_value(ordered)
-        # Same members, so the same length: only the order (and so the digest) differs.
-        ctx = ShapeContext(sha256=digest, total_bytes=len(full), body=body)
-        shaped = shape_body(body, budget, "json", ctx)
+        body = full if ordered is value and not withheld else dumps_value(ordered)
+        ctx = ShapeContext(sha256=digest, total_bytes=len(full), body=body,
+                           withheld=condense_withheld(withheld, budget))
+        if withheld:
+            # Something was withheld: the envelope must say so, even when the rest fits.
+            shaped = fit(value_shaper(ordered, ctx), budget)
+        else:
+            # Same members, so the same length: only the order (and so the digest) differs.
+            shaped = shape_body(body, budget, "json", ctx)
         return ServerShaped(shaped.text, parse_json(shaped.body), shaped.envelope)
     # At a small cap the limit cuts' own entries can leave too little room for the rows the
     # limit keeps (the shaper needs its minimum budget): then fewer rows are kept, each cut
@@ -116,7 +149,7 @@ def shape_value(value: Any, cap: int, limit: int | None = None) -> ServerShaped:
     for keep in _fewer(limit):
         if keep != limit:
             limited, cuts = bound_arrays(ordered, keep)
-        fitted = _fit(limited, cuts, digest, len(full), cap, budget)
+        fitted = _fit(limited, cuts, withheld, digest, len(full), cap, budget)
         if fitted is not None:
             return fitted
     raise ElisionError(
@@ -135,11 +168,12 @@ def _fewer(limit: int | None) -> list[int]:
 
 
 def _fit(
-    limited: Any, cuts: list[dict[str, Any]], digest: str, total: int, cap: int, budget: Budget
+    limited: Any, cuts: list[dict[str, Any]], withheld: list[dict[str, Any]], digest: str,
+    total: int, cap: int, budget: Budget,
 ) -> ServerShaped | None:
     target = cap
     for _ in range(6):
-        text, doc, envelope = _compose(limited, cuts, digest, total, target)
+        text, doc, envelope = _compose(limited, cuts, withheld, digest, total, target)
         size = len(text.encode("utf-8"))
         if size <= cap:
             return ServerShaped(text, doc, envelope)
@@ -150,11 +184,14 @@ def _fit(
 
 
 def _compose(
-    limited: Any, cuts: list[dict[str, Any]], digest: str, total: int, target: int
+    limited: Any, cuts: list[dict[str, Any]], withheld: list[dict[str, Any]], digest: str,
+    total: int, target: int,
 ) -> tuple[str, Any, dict[str, Any]]:
-    # The limit cuts go in the outer envelope: reserve their room before shaping the rest.
-    reserve = len(dumps_value(cuts)) + 96
-    inner = shape(limited, Budget(max(target - reserve, 512)), format="json")
+    # The limit cuts and the withheld entries go in the outer envelope: reserve their room
+    # before shaping the rest (which was redacted already).
+    listed = condense_withheld(withheld, Budget(max(target, 512)))
+    reserve = len(dumps_value(cuts)) + len(dumps_value(listed)) + 96
+    inner = shape(limited, Budget(max(target - reserve, 512)), format="json", redactor=None)
     doc = parse_json(inner.body)
     elided = list(cuts)
     if inner.envelope is not None:
@@ -173,7 +210,7 @@ def _compose(
     envelope: dict[str, Any] = {}
     for _ in range(3):  # bytes.shown counts itself: settle its digits
         envelope = make_envelope(sha256=digest, shown_bytes=shown, total_bytes=total,
-                                 elided=elided)
+                                 elided=elided, withheld=listed)
         if isinstance(body, dict) and ENVELOPE_KEY not in body:
             out: dict[str, Any] = {ENVELOPE_KEY: envelope, **body}
         else:

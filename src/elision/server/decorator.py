@@ -27,16 +27,21 @@ import mcp_types as types
 from elision.budget import Budget
 from elision.envelope import META_KEY, VALUE_KEY
 from elision.errors import InputError
-from elision.server._shaping import shape_value
+from elision.pipeline import DEFAULT_REDACTOR
+from elision.server._shaping import redact_parsed, redact_string, shape_value
 from elision.shape import shape
+from elision.shape.jsonparse import dumps_value
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def shaped(cap: int = 8192, *, limit: str | None = "limit") -> Callable[[F], F]:
+def shaped(
+    cap: int = 8192, *, limit: str | None = "limit", redactor: Any = DEFAULT_REDACTOR
+) -> Callable[[F], F]:
     """A decorator that shapes each response of a tool to ``cap`` bytes.
 
     ``limit`` names the tool's argument that bounds every bulk array (``None``: no bound).
+    Credentials are withheld as in the proxy; ``redactor=None`` turns that off.
     """
     Budget(cap)  # refuse a cap below the minimum when the server starts, not on the first call
 
@@ -61,32 +66,35 @@ def shaped(cap: int = 8192, *, limit: str | None = "limit") -> Callable[[F], F]:
             @functools.wraps(fn)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 n = limit_of(args, kwargs)
-                return shape_result(await fn(*args, **kwargs), cap, n)
+                return shape_result(await fn(*args, **kwargs), cap, n, redactor=redactor)
 
             return cast(F, async_wrapper)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             n = limit_of(args, kwargs)
-            return shape_result(fn(*args, **kwargs), cap, n)
+            return shape_result(fn(*args, **kwargs), cap, n, redactor=redactor)
 
         return cast(F, wrapper)
 
     return decorate
 
 
-def shape_result(value: Any, cap: int, limit: int | None = None) -> Any:
-    """A tool's return value as a shaped ``CallToolResult`` (or unchanged, if it is one)."""
+def shape_result(
+    value: Any, cap: int, limit: int | None = None, *, redactor: Any = DEFAULT_REDACTOR
+) -> Any:
+    """A tool's return value as a shaped ``CallToolResult``. One the tool built itself is not
+    shaped, but its text and ``structuredContent`` are redacted all the same."""
     if isinstance(value, types.CallToolResult):
-        return value
+        return redact_result(value, redactor)
     if hasattr(value, "model_dump") and callable(value.model_dump):
         value = value.model_dump(mode="json", by_alias=True)
     if isinstance(value, str):
         # MCPServer publishes a text tool's output as {"result": text}: keep to that schema.
-        text = shape(value, Budget(cap)).text
+        text = shape(value, Budget(cap), redactor=redactor).text
         return types.CallToolResult(content=[types.TextContent(text=text)],
                                     structured_content={"result": text})
-    result = shape_value(value, cap, limit)
+    result = shape_value(value, cap, limit, redactor=redactor)
     structured = result.value
     if not isinstance(value, dict):
         inner = structured[VALUE_KEY] if isinstance(structured, dict) else structured
@@ -96,3 +104,18 @@ def shape_result(value: Any, cap: int, limit: int | None = None) -> Any:
         structured_content=structured,
         _meta={META_KEY: result.envelope} if result.envelope else None,
     )
+
+
+def redact_result(result: types.CallToolResult, redactor: Any) -> types.CallToolResult:
+    """``result`` with credentials withheld from its text blocks and ``structuredContent``."""
+    if redactor is None:
+        return result
+    content = [
+        block.model_copy(update={"text": redact_string(block.text, redactor)})
+        if isinstance(block, types.TextContent) else block
+        for block in result.content
+    ]
+    structured = result.structured_content
+    if structured is not None:
+        structured = redact_parsed(structured, dumps_value(structured), redactor)[0]
+    return result.model_copy(update={"content": content, "structured_content": structured})

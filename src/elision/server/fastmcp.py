@@ -34,20 +34,27 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environm
 from elision.budget import Budget
 from elision.envelope import META_KEY
 from elision.errors import InputError
-from elision.server._shaping import shape_value
+from elision.pipeline import DEFAULT_REDACTOR, resolve_redactor
+from elision.server._shaping import redact_parsed, redact_string, shape_value
 from elision.shape import shape
-from elision.shape.jsonparse import parse_json
+from elision.shape.jsonparse import dumps_value, parse_json
 
 __all__ = ["ElisionMiddleware"]
 
 
 class ElisionMiddleware(Middleware):  # type: ignore[misc, unused-ignore]
-    """Shape each tool response to ``cap`` bytes; ``limit`` names the bounding argument."""
+    """Shape each tool response to ``cap`` bytes; ``limit`` names the bounding argument.
+
+    Credentials are withheld as in the proxy, from results of every tool (also those left
+    out of ``tools``, which are not shaped); ``redactor=None`` turns that off.
+    """
 
     def __init__(
         self, *, cap: int = 8192, limit: str | None = "limit", tools: list[str] | None = None,
+        redactor: Any = DEFAULT_REDACTOR,
     ) -> None:
         Budget(cap)  # refuse a cap below the minimum at setup, not on the first call
+        self.redactor = resolve_redactor(redactor)
         self.cap = cap
         self.limit = limit
         self.tools = frozenset(tools) if tools is not None else None
@@ -62,8 +69,23 @@ class ElisionMiddleware(Middleware):  # type: ignore[misc, unused-ignore]
         if type(result) is not ToolResult:
             return result
         if self.tools is not None and context.message.name not in self.tools:
-            return result
+            return self.redact(result)
         return self.shape(result, self._limit_of(context.message.arguments or {}))
+
+    def redact(self, result: ToolResult) -> ToolResult:
+        """``result`` unshaped, with credentials withheld from its text and structured content."""
+        if self.redactor is None:
+            return result
+        content = [
+            mt.TextContent(type="text", text=redact_string(b.text, self.redactor))
+            if isinstance(b, mt.TextContent) else b
+            for b in result.content
+        ]
+        structured = result.structured_content
+        if structured is not None:
+            structured = redact_parsed(structured, dumps_value(structured), self.redactor)[0]
+        return ToolResult(content=content, structured_content=structured, meta=result.meta,
+                          is_error=result.is_error)
 
     def shape(self, result: ToolResult, limit: int | None) -> ToolResult:
         """``result`` fitted to the cap, with the envelope in its meta when anything was cut."""
@@ -72,7 +94,7 @@ class ElisionMiddleware(Middleware):  # type: ignore[misc, unused-ignore]
         wrapped = isinstance(meta.get("fastmcp"), dict) and meta["fastmcp"].get("wrap_result")
         if wrapped and isinstance(value, dict) and isinstance(value.get("result"), str):
             # A tool that returns text: shape it as text (whole lines, header first).
-            shaped_text = shape(value["result"], Budget(self.cap)).text
+            shaped_text = shape(value["result"], Budget(self.cap), redactor=self.redactor).text
             return ToolResult(
                 content=[mt.TextContent(type="text", text=shaped_text)],
                 structured_content={"result": shaped_text}, meta=meta,
@@ -81,7 +103,7 @@ class ElisionMiddleware(Middleware):  # type: ignore[misc, unused-ignore]
         if value is None:
             value = _json_text(result)
         if value is not None:
-            shaped = shape_value(value, self.cap, limit)
+            shaped = shape_value(value, self.cap, limit, redactor=self.redactor)
             if shaped.envelope is not None:
                 meta[META_KEY] = shaped.envelope
             structured = shaped.value if result.structured_content is not None else None
@@ -97,7 +119,7 @@ class ElisionMiddleware(Middleware):  # type: ignore[misc, unused-ignore]
         content: list[Any] = []
         for block in result.content:
             if isinstance(block, mt.TextContent):
-                text = shape(block.text, Budget(share))
+                text = shape(block.text, Budget(share), redactor=self.redactor)
                 content.append(mt.TextContent(type="text", text=text.text))
             else:
                 content.append(block)

@@ -42,6 +42,11 @@ DEFAULT_CAVEAT_KEYS: tuple[str, ...] = (
 )
 
 
+#: ``shape(redactor=…)``'s default, standing for :data:`elision.pipeline.DEFAULT_REDACTOR`
+#: (the pipeline imports this module, so it cannot be imported here at load time).
+_DEFAULT: Any = object()
+
+
 def new_ref() -> str:
     """An opaque, unguessable ref: 144 random bits, never derived from the content."""
     return "el_" + secrets.token_urlsafe(18)
@@ -140,18 +145,31 @@ def shape(
     store: Store | None = None,
     scope: str | None = None,
     caveat_keys: Sequence[str] | None = None,
+    redactor: Any = _DEFAULT,
 ) -> Shaped:
-    """Fit ``payload`` to ``budget``, honestly.
+    """Fit ``payload`` to ``budget``, honestly, with credentials withheld.
 
     ``payload`` is text, UTF-8 bytes, or a JSON value (dict, list, str, number, bool, None);
     a JSON value is serialized compactly first and that serialization is the body. With a
     ``store``, a body that had to be cut is kept and the envelope gains ``ref`` and ``next``.
+    Signed URLs, tokens and keys become stubs listed under the envelope's ``withheld``, as in
+    the proxy (``redactor`` is a :class:`elision.pipeline.Redactor`; ``None`` shapes the body
+    as it is, secrets and all).
     """
     if not isinstance(budget, Budget):
         budget = Budget(budget)
     if format not in FORMATS:
         raise InputError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
     body, fmt = _as_body(payload, format)
+    if redactor is not None:
+        from elision.pipeline import DEFAULT_REDACTOR, Pipeline
+
+        pipeline = Pipeline(
+            budget=budget, store=store,
+            redactor=DEFAULT_REDACTOR if redactor is _DEFAULT else redactor,
+            caveat_keys=tuple(caveat_keys) if caveat_keys is not None else DEFAULT_CAVEAT_KEYS,
+        )
+        return pipeline.run(body, format=fmt, scope=scope)  # type: ignore[arg-type]
     digest = hashlib.sha256(body).hexdigest()
     ctx = ShapeContext(
         sha256=digest, total_bytes=len(body), body=body, store=store, scope=scope,

@@ -93,6 +93,7 @@ class Store(Protocol):
         byte_range: str | None = None,
         budget: Budget = DEFAULT_FETCH_BUDGET,
         scope: str | None = None,
+        redact: bool = True,
     ) -> Shaped: ...
 
     def remove(self, ref: str) -> bool: ...

@@ -108,10 +108,11 @@ class PagedStore:
         byte_range: str | None = None,
         budget: Budget = DEFAULT_FETCH_BUDGET,
         scope: str | None = None,
+        redact: bool = True,
     ) -> Shaped:
         body, info = self._read(ref, scope)
         return shape_page(body, ref=ref, sha256=info.sha256, format=info.format, budget=budget,
-                          path=path, lines=lines, byte_range=byte_range)
+                          path=path, lines=lines, byte_range=byte_range, redact=redact)
 
 
 def shape_page(
@@ -124,8 +125,11 @@ def shape_page(
     path: str | None = None,
     lines: str | None = None,
     byte_range: str | None = None,
+    redact: bool = True,
 ) -> Shaped:
-    """One page of ``body`` (already read and digest-checked), redacted and shaped to ``budget``."""
+    """One page of ``body`` (already read and digest-checked), redacted and shaped to ``budget``.
+
+    ``redact=False`` pages the original as it is (``elision fetch --no-redact``)."""
     given = [name for name, value in (("path", path), ("lines", lines), ("bytes", byte_range))
              if value is not None]
     if len(given) > 1:
@@ -135,7 +139,10 @@ def shape_page(
         )
     ctx = ShapeContext(sha256=sha256, total_bytes=len(body), body=body, fixed_ref=ref,
                        format=format)
-    view = _view_of(body, ref=ref, sha256=sha256, format=format, as_json=path is not None)
+    view = (
+        _view_of(body, ref=ref, sha256=sha256, format=format, as_json=path is not None)
+        if redact else _original_view(body, sha256=sha256, format=format, as_json=path is not None)
+    )
     if path is not None:
         return _json_page(view, path, ctx, budget)
     text = _view_text(view, body)
@@ -194,6 +201,13 @@ def _view_of(body: bytes, *, ref: str, sha256: str, format: str, as_json: bool) 
         # Walking the pages of one body redacts it once, not once per page.
         remember_view(ref, view.text, view.value, view.withheld, size=len(body))
     return view
+
+
+def _original_view(body: bytes, *, sha256: str, format: str, as_json: bool) -> _View:
+    # Never cached as the ref's view: every other page of this ref is redacted.
+    if format == "json" or as_json:
+        return _View(None, parsed_document(body, sha256), (), len(body))
+    return _View(body, None, (), len(body))
 
 
 def _view_text(view: _View, body: bytes) -> bytes:

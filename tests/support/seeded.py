@@ -1,0 +1,108 @@
+"""Seeded credentials for the tests that hold every front end to "no credential reaches the model".
+
+Each :class:`Seed` is a line as a tool result would carry it (``text``) and the part of it that
+must never be shown (``secret``). Every value here is made up and matches one of elision's
+redaction rules. The channel tests (proxy, CLI, server helpers) iterate over :func:`seeds`, so a
+kind added here is checked on every surface at once. When the redaction rules are kept as a
+table of families with an example each, :func:`seeds` adds every family's example too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A credential as it appears in a result, and what of it must be withheld."""
+
+    name: str
+    text: str
+    secret: str
+
+
+_PEM_BODY = "MIIEowIBAAKCAQEA7bq9k3Yx2Lw8Nf5Hc0pQ1rS6tU9vW2xY4zA8bC3dE5fG7hJ9"
+_SIGV4_SIGNATURE = "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7"
+_JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzZWVkZWQtY2hhbm5lbCIsImlhdCI6MTc5OTk5OTl9"
+    ".c2VlZGVkLXNpZ25hdHVyZS1mb3ItY2hhbm5lbHMtMTIz"
+)
+
+SEEDS: tuple[Seed, ...] = (
+    # A classic GitHub personal access token, in prose.
+    Seed("github-token", "push with ghp_S33d3dCh4nn3lT0k3nXyZ0123456789ab please",
+         "ghp_S33d3dCh4nn3lT0k3nXyZ0123456789ab"),
+    # A presigned S3 link: the signature and the key id both withheld (the whole URL goes).
+    Seed("aws-sigv4-url",
+         "download https://bucket.s3.amazonaws.com/q3.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+         "&X-Amz-Credential=AKIDSEEDEDEXAMPLE%2F20261130%2Fus-east-1%2Fs3%2Faws4_request"
+         f"&X-Amz-Signature={_SIGV4_SIGNATURE} before noon",
+         _SIGV4_SIGNATURE),
+    # A JWT as a session value.
+    Seed("jwt", f"session={_JWT};", _JWT),
+    # A PEM private key across lines: its body lines are the secret.
+    Seed("private-key",
+         f"-----BEGIN RSA PRIVATE KEY-----\n{_PEM_BODY}\n-----END RSA PRIVATE KEY-----",
+         _PEM_BODY),
+    # An Authorization header's bearer token.
+    Seed("bearer-token", "Authorization: Bearer Q7fK2mZp9vX4tR8wL1nB6cY3hJ5sD0gE",
+         "Q7fK2mZp9vX4tR8wL1nB6cY3hJ5sD0gE"),
+    # A generic password parameter (in a connection string).
+    Seed("credential-param-url",
+         "connect to https://db.example.com/admin?user=ops&password=Sh0rtButS3cret9 now",
+         "Sh0rtButS3cret9"),
+    # A password in a URL's userinfo.
+    Seed("url-userinfo", "DATABASE_URL=postgres://app:pgS3cr3tPa55@db.internal:5432/app",
+         "pgS3cr3tPa55"),
+    # An AWS access key id on its own.
+    Seed("aws-access-key-id", "aws_access_key_id = AKIAZ7SEEDEDEXAMPLE1", "AKIAZ7SEEDEDEXAMPLE1"),
+    # A Stripe live secret key.
+    Seed("stripe-key", "STRIPE=sk_live_51SeededChannelKey0123456789",
+         "sk_live_51SeededChannelKey0123456789"),
+    # A Slack bot token.
+    Seed("slack-token", "bot xoxb-1234567890-seededChannelTok", "xoxb-1234567890-seededChannelTok"),
+)
+
+
+def seeds() -> tuple[Seed, ...]:
+    """Every seeded credential: :data:`SEEDS`, plus each rule family's example if the redaction
+    rules publish them (``elision.redact.families.FAMILIES``, items with ``id`` and
+    ``example``)."""
+    extra: list[Seed] = []
+    try:
+        from elision.redact import families  # type: ignore[attr-defined]
+    except ImportError:
+        return SEEDS
+    for family in getattr(families, "FAMILIES", ()):
+        example = getattr(family, "example", None)
+        if isinstance(example, str) and example:
+            extra.append(Seed(str(getattr(family, "id", "family")), example, example))
+    return SEEDS + tuple(extra)
+
+
+def leaks(text: str, chosen: tuple[Seed, ...] | None = None) -> Iterator[str]:
+    """The names of the seeds whose secret is in ``text``."""
+    for seed in seeds() if chosen is None else chosen:
+        if seed.secret in text:
+            yield seed.name
+
+
+def seeded_document(chosen: tuple[Seed, ...] | None = None) -> dict[str, object]:
+    """A JSON result that holds every seed as a string value, among harmless members."""
+    items = seeds() if chosen is None else chosen
+    return {
+        "total": len(items),
+        "items": [{"kind": s.name, "note": s.text, "ok": True} for s in items],
+    }
+
+
+def seeded_log(chosen: tuple[Seed, ...] | None = None) -> str:
+    """A text result (a log) with each seed on its own line among ordinary lines."""
+    items = seeds() if chosen is None else chosen
+    lines: list[str] = []
+    for i, seed in enumerate(items):
+        lines.append(f"2026-12-01T10:00:{i % 60:02d}Z INFO step {i} ok")
+        lines.append(seed.text)
+    lines.append("FATAL: build failed with 3 errors")
+    return "\n".join(lines) + "\n"
