@@ -1,0 +1,80 @@
+"""The harnesses' own CLIs read the installed configs and start the rewritten servers.
+
+Each runs only where that CLI is on PATH (npm: @openai/codex, @anthropic-ai/claude-code,
+@google/gemini-cli) and skips, saying which, where it is not. They need no network: `codex mcp
+get` only reads its config; `claude mcp list` and `gemini mcp list` start each server and
+report whether it connected.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from elision.install import install
+
+pytestmark = pytest.mark.e2e
+
+DEMO = [sys.executable, "-m", "elision.demo.server"]
+
+
+def cli(name: str, package: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not on PATH (npm install {package} to run this check)")
+    return found
+
+
+def run(argv: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "CODEX_HOME": str(home / ".codex"),
+           "XDG_DATA_HOME": str(home / "data"), "TERM": "dumb", "NO_COLOR": "1"}
+    return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=180, stdin=subprocess.DEVNULL, check=False)
+
+
+def test_codex_reads_the_installed_entry(tmp_path: Path) -> None:
+    codex = cli("codex", "@openai/codex")
+    config = tmp_path / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(f'model = "o3"\n\n[mcp_servers.ledger]\ncommand = {json.dumps(DEMO[0])}\n'
+                      f'args = {json.dumps(DEMO[1:])}\n', "utf-8")
+    install("codex", config=config)
+    done = run([codex, "mcp", "get", "ledger", "--json"], tmp_path, tmp_path)
+    assert done.returncode == 0, done.stderr
+    transport = json.loads(done.stdout)["transport"]
+    assert Path(transport["command"]).name == "elision"
+    args = transport["args"]
+    assert args[0] == "proxy" and args[args.index("--") + 1:] == DEMO
+
+
+def test_claude_code_connects_to_the_installed_server(tmp_path: Path) -> None:
+    claude = cli("claude", "@anthropic-ai/claude-code")
+    config = tmp_path / ".claude.json"
+    config.write_text(json.dumps({"mcpServers": {"ledger": {
+        "type": "stdio", "command": DEMO[0], "args": DEMO[1:]}}}), "utf-8")
+    install("claude-code", config=config)
+    done = run([claude, "mcp", "list"], tmp_path, tmp_path)
+    line = next((x for x in done.stdout.splitlines() if x.startswith("ledger:")), "")
+    assert "elision proxy --budget 24000" in line and "Connected" in line, done.stdout
+
+
+def test_gemini_cli_connects_to_the_installed_server(tmp_path: Path) -> None:
+    gemini = cli("gemini", "@google/gemini-cli")
+    settings = tmp_path / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"mcpServers": {"ledger": {
+        "command": DEMO[0], "args": DEMO[1:]}}}), "utf-8")
+    # Gemini CLI starts no server of a folder the user has not trusted.
+    (settings.parent / "trustedFolders.json").write_text(
+        json.dumps({str(tmp_path): "TRUST_FOLDER"}), "utf-8")
+    install("gemini-cli", config=settings)
+    done = run([gemini, "mcp", "list"], tmp_path, tmp_path)
+    said = done.stdout + done.stderr  # gemini writes its listing to stderr
+    line = next((x for x in said.splitlines() if "ledger:" in x), "")
+    assert "elision proxy --budget 32000" in line and "Connected" in line, said
