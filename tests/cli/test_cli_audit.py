@@ -28,6 +28,15 @@ def make_log(path: Path, n: int = 3, key: str | None = KEY) -> None:
             ))
 
 
+def alter_entry_2(path: Path) -> None:
+    """Edit the content of entry 2, as someone with write access to the file could."""
+    db = sqlite3.connect(path)
+    db.execute("DROP TRIGGER entries_no_update")
+    db.execute("UPDATE entries SET body = replace(body, '1001', '9') WHERE seq = 2")
+    db.commit()
+    db.close()
+
+
 def cut_tail(path: Path) -> None:
     """Delete the last of three entries, as someone with write access to the file could."""
     db = sqlite3.connect(path)
@@ -53,11 +62,7 @@ def test_verify_ok_with_checkpoints(tmp_path: Path) -> None:
 
 def test_verify_names_the_first_bad_entry(tmp_path: Path) -> None:
     make_log(tmp_path / "a.db")
-    db = sqlite3.connect(tmp_path / "a.db")
-    db.execute("DROP TRIGGER entries_no_update")
-    db.execute("UPDATE entries SET body = replace(body, '1001', '9') WHERE seq = 2")
-    db.commit()
-    db.close()
+    alter_entry_2(tmp_path / "a.db")
     code, out, err = run("audit", "verify", "--log", str(tmp_path / "a.db"), "--key", KEY)
     assert code == 1
     assert err.startswith("error: entry 2 was altered")
@@ -210,3 +215,16 @@ def test_verify_with_a_key_names_each_missing_checkpoint_file(tmp_path: Path) ->
                        "--checkpoints", str(tmp_path / "other.checkpoints"))
     assert code == 1
     assert "other.checkpoints" in err and "does not exist" in err
+
+
+def test_with_a_key_an_altered_entry_is_named_before_a_missing_checkpoint_file(
+    tmp_path: Path,
+) -> None:
+    # A copy of a log, tampered, without its checkpoint file: both are failures, and the
+    # altered entry is the more exact finding.
+    make_log(tmp_path / "a.db")
+    (tmp_path / "a.db.checkpoints").unlink()
+    alter_entry_2(tmp_path / "a.db")
+    code, _, err = run("audit", "verify", "--log", str(tmp_path / "a.db"), "--key", KEY)
+    assert code == 1
+    assert err.startswith("error: entry 2 was altered")

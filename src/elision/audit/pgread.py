@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from elision.audit.verify import VerifyResult, load_checkpoints, verify_entries
+from elision.audit.verify import VerifyResult, verify_against_files
 from elision.errors import AuditError
 
 ENTRIES_TABLE = "audit_entries"
@@ -113,5 +113,4 @@ def verify_pg_log(
     entries, used = read_pg_log(url, schema=schema)
     if checkpoint_paths is None:
         checkpoint_paths = [default_pg_checkpoint_path(url, used)]
-    return verify_entries(entries, load_checkpoints(checkpoint_paths, key=key),
-                          key=key, heads=heads)
+    return verify_against_files(entries, checkpoint_paths, key=key, heads=heads)

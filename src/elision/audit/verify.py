@@ -285,11 +285,26 @@ _WHAT_TO_DO = (
 )
 
 
-def load_checkpoints(
-    paths: Sequence[str | Path], *, key: str | None
-) -> list[dict[str, Any]]:
-    """Every checkpoint in ``paths``; with ``key``, each file must be there and hold one."""
-    return [cp for p in paths for cp in read_checkpoints(p, required=key is not None)]
+def verify_against_files(
+    entries: Sequence[Any],
+    checkpoint_paths: Sequence[str | Path],
+    *,
+    key: str | None = None,
+    heads: Sequence[str] = (),
+) -> VerifyResult:
+    """Verify ``entries`` against the checkpoints in ``checkpoint_paths``; with ``key``,
+    each file must be there and hold one. An entry that does not verify is named before a
+    checkpoint file that is missing: it is the more exact finding."""
+    try:
+        checkpoints = [
+            cp for p in checkpoint_paths for cp in read_checkpoints(p, required=key is not None)
+        ]
+    except AuditError:
+        chain = verify_entries(entries)
+        if not chain.ok:
+            return chain
+        raise
+    return verify_entries(entries, checkpoints, key=key, heads=heads)
 
 
 def verify_log(
@@ -303,6 +318,4 @@ def verify_log(
     path = Path(path)
     if checkpoint_paths is None:
         checkpoint_paths = [path.with_name(path.name + ".checkpoints")]
-    entries = read_log(path)
-    return verify_entries(entries, load_checkpoints(checkpoint_paths, key=key),
-                          key=key, heads=heads)
+    return verify_against_files(read_log(path), checkpoint_paths, key=key, heads=heads)
