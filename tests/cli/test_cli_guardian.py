@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
@@ -15,21 +14,20 @@ import orjson
 import pytest
 
 import elision
+from elision.audit.log import AuditLog
 from elision.audit.verify import verify_log
+from support.acs import checked, client_hello, message, post_raw, request_payload, result_payload
 
 KEY = "hmac:guardian-cli-secret-long-enough"
 SRC = str(Path(elision.__file__).resolve().parent.parent)
 
 
-def post(url: str, method: str, params: dict[str, Any], signer: Any = None) -> Any:
-    message = {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method, "params": params}
+def post(url: str, method: str, payload: Any, session: str, signer: Any = None) -> Any:
+    """One ACS request, its response checked against the standard's schemas."""
+    sent = message(method, payload, session, msg_id=str(uuid.uuid4()))
     if signer is not None:
-        signer.sign(message, "params", params["metadata"]["session_id"])
-    body = orjson.dumps(message)
-    req = urllib.request.Request(url, data=body, method="POST",
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=20) as resp:
-        return orjson.loads(resp.read())
+        signer.sign(sent, "params", session)
+    return checked(post_raw(url, orjson.dumps(sent)), method)
 
 
 def start(
@@ -58,15 +56,11 @@ def test_guardian_process_serves_and_checkpoints_on_exit(
 ) -> None:
     proc, url = start(tmp_path, "--deny-tool", "shell", "--no-store")
     try:
-        session = {"metadata": {"session_id": "e2e"}, "acs_version": "0.1.0"}
-        hello = post(url, "handshake/hello", {**session, "acs_versions_supported": ["0.1.0"]})
+        session = str(uuid.uuid4())
+        hello = post(url, "handshake/hello", client_hello(), session)
         assert hello["result"]["negotiated_version"] == "0.1.0"
-        allowed = post(url, "steps/toolCallResult", {
-            **session, "request_id": "r1",
-            "payload": {"tool": {"name": "search"}, "outputs": {"rows": [1, 2]}}})
-        denied = post(url, "steps/toolCallRequest", {
-            **session, "request_id": "r2",
-            "payload": {"tool": {"name": "shell"}, "arguments": {"cmd": "ls"}}})
+        allowed = post(url, "steps/toolCallResult", result_payload({"rows": [1, 2]}), session)
+        denied = post(url, "steps/toolCallRequest", request_payload("shell", cmd="ls"), session)
     finally:
         proc.send_signal(stop_with)
         _, err = proc.communicate(timeout=20)
@@ -75,8 +69,10 @@ def test_guardian_process_serves_and_checkpoints_on_exit(
     assert denied["result"]["decision"] == "deny"
     result = verify_log(tmp_path / "audit.db", key=KEY)
     assert result.ok, result.problem
-    assert result.head == denied["result"]["chain_hash"]
     assert result.checkpoints == 1  # written at shutdown
+    with AuditLog(tmp_path / "audit.db", key=KEY) as log:
+        last = list(log.entries())[-1]
+    assert last["acs"]["entry_hash"] == denied["result"]["chain_hash"]  # the session's head
 
 
 def test_a_bad_listen_address_is_a_clear_error(tmp_path: Path) -> None:
@@ -98,18 +94,17 @@ def test_a_signing_guardian_process(tmp_path: Path) -> None:
     signer = EnvelopeSigner(ikm, "default")
     proc, url = start(tmp_path, "--no-store", acs_key="hex:" + ikm.hex())
     try:
-        session = {"metadata": {"session_id": "signed"}}
-        unsigned = post(url, "handshake/hello", {**session, "acs_versions_supported": ["0.1.0"]})
-        post(url, "handshake/hello", {**session, "acs_versions_supported": ["0.1.0"]}, signer)
-        answer = post(url, "steps/toolCallResult", {
-            **session, "request_id": "r1",
-            "payload": {"tool": {"name": "search"}, "outputs": "fine"}}, signer)
+        session = str(uuid.uuid4())
+        unsigned = post(url, "handshake/hello", client_hello(), session)
+        hello = post(url, "handshake/hello", client_hello(), session, signer)
+        answer = post(url, "steps/toolCallResult", result_payload("fine"), session, signer)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=20)
     assert unsigned["error"]["code"] == -32004
+    assert hello["result"]["profiles_accepted"] == ["acs-core", "acs-audit"]
     assert answer["result"]["decision"] == "allow"
-    assert signer.verify(answer, "result", "signed") is None  # chain_hash is covered
+    assert signer.verify(answer, "result", session) is None  # chain_hash is covered
     assert answer["result"]["chain_hash"]
 
 
@@ -137,11 +132,9 @@ def test_guardian_appends_to_a_postgresql_chain(tmp_path: Path) -> None:
         line = proc.stderr.readline()
         assert "serving ACS on " in line, line + proc.stderr.read()
         acs = line.rsplit(" ", 1)[-1].strip()
-        session = {"metadata": {"session_id": "pg"}, "acs_version": "0.1.0"}
-        post(acs, "handshake/hello", {**session, "acs_versions_supported": ["0.1.0"]})
-        answer = post(acs, "steps/toolCallResult", {
-            **session, "request_id": "r1",
-            "payload": {"tool": {"name": "search"}, "outputs": {"rows": [1, 2]}}})
+        session = str(uuid.uuid4())
+        post(acs, "handshake/hello", client_hello(), session)
+        answer = post(acs, "steps/toolCallResult", result_payload({"rows": [1, 2]}), session)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=30)
@@ -151,7 +144,10 @@ def test_guardian_appends_to_a_postgresql_chain(tmp_path: Path) -> None:
              "--log", url], capture_output=True, text=True, timeout=60, env=env)
         assert verify.returncode == 0, verify.stderr
         assert "ok: 1 entries" in verify.stdout
-        assert answer["result"]["chain_hash"] in verify.stdout
+        shown = subprocess.run(
+            [sys.executable, "-c", "from elision.cli import main; main()", "audit", "show",
+             "--json", "--log", url], capture_output=True, text=True, timeout=60, env=env)
+        assert answer["result"]["chain_hash"] in shown.stdout  # the session's head, logged
     finally:
         with psycopg.connect(PG_URL, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(

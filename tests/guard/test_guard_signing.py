@@ -15,6 +15,7 @@ from elision.audit.chain import request_hash
 from elision.guard.acs import AcsEndpoint
 from elision.guard.policy import Guardian
 from elision.guard.signing import EnvelopeSigner, hkdf_sha256, signer_from_text
+from support.acs import checked, client_hello, message
 
 # Interop vectors published with the ACS reference implementation (agt-go envelope tests).
 IKM = bytes.fromhex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f")
@@ -81,17 +82,26 @@ def independent_check(response: dict[str, Any], member: str, session: str) -> bo
 
 def test_a_signing_endpoint_requires_signed_requests_and_signs_every_answer() -> None:
     endpoint = AcsEndpoint(Guardian([]), signer=EnvelopeSigner(IKM, "k1"))
-    hello: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "handshake/hello", "params": {
-        "acs_versions_supported": ["0.1.0"], "metadata": {"session_id": SESSION}}}
-    unsigned = endpoint.handle(hello)
+    hello = message("handshake/hello", client_hello(), SESSION)
+    unsigned = checked(endpoint.handle(hello))
     assert unsigned["error"]["code"] == -32004
     assert independent_check(unsigned, "error", SESSION)
     EnvelopeSigner(IKM, "k1").sign(hello, "params", SESSION)
-    answer = endpoint.handle(hello)
+    answer = checked(endpoint.handle(hello), "handshake/hello")
     assert answer["result"]["signature_algorithms_supported"] == ["HMAC-SHA256"]
+    assert answer["result"]["profiles_accepted"] == ["acs-core", "acs-audit"]
     assert independent_check(answer, "result", SESSION)
-    ping = endpoint.handle({"jsonrpc": "2.0", "id": 2, "method": "system/ping", "params": {}})
+    ping = checked(endpoint.handle(message("system/ping", {}, SESSION, msg_id=2)))
     assert ping["result"]["decision"] == "allow" and "signature" not in ping["result"]
+
+
+def test_no_profile_is_claimed_without_the_baseline_signature() -> None:
+    """Issue 15: the ServerHello claimed ACS-Core (in the wrong case, too) with no signing
+    key, though ACS-Core requires the §10 baseline signature."""
+    answer = checked(AcsEndpoint(Guardian([])).handle(
+        message("handshake/hello", client_hello(), SESSION)), "handshake/hello")
+    assert answer["result"]["profiles_accepted"] == []
+    assert answer["result"]["signature_algorithms_supported"] == []
 
 
 def test_a_short_key_is_refused_without_showing_it() -> None:

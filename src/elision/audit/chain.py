@@ -117,7 +117,8 @@ def tool_result_entry(
         entry["session_id"] = session_id
     if request_hash is not None:
         entry["request_hash"] = request_hash
-    entry["tool"] = tool
+    if tool:  # an ACS step that is not about a tool (a userMessage, a sessionStart) has none
+        entry["tool"] = tool
     if server is not None:
         entry["server"] = server
     entry["full"] = {"sha256": full_sha256, "bytes": full_bytes}

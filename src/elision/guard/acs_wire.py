@@ -17,7 +17,7 @@ SKEW_WINDOW_MS = 300_000
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 UNSUPPORTED_VERSION, NOT_NEGOTIATED, REPLAY_DETECTED, OUT_OF_WINDOW = -32001, -32003, -32005, -32006
-SIGNATURE_INVALID = -32004
+SIGNATURE_INVALID, SESSION_REFUSED, CHAIN_MISMATCH = -32004, -32000, -32007
 
 
 class AcsError(Exception):
@@ -59,12 +59,13 @@ def check_timestamp(value: Any) -> None:
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
     except ValueError:
-        raise AcsError(INVALID_PARAMS, f"timestamp must be ISO 8601, got {short(value)}",
-                       "invalid_params") from None
+        raise AcsError(INVALID_PARAMS, "params.timestamp must be an ISO 8601 date-time such as "
+                       "2026-12-01T21:00:00Z (its value is not shown)", "invalid_params") from None
     skew = abs((datetime.now(UTC) - when).total_seconds()) * 1000
     if skew > SKEW_WINDOW_MS:
-        raise AcsError(OUT_OF_WINDOW, f"timestamp {short(value)} is outside the "
-                       f"{SKEW_WINDOW_MS} ms window; correct the clock and retry",
+        raise AcsError(OUT_OF_WINDOW, f"params.timestamp is {skew / 1000:,.0f} s from this "
+                       f"Guardian's clock, outside the {SKEW_WINDOW_MS} ms window; correct "
+                       "the clock and retry",
                        "timestamp_out_of_window", skew_window_ms=SKEW_WINDOW_MS)
 
 
@@ -79,7 +80,8 @@ def payload(params: Mapping[str, Any]) -> dict[str, Any]:
 def tool(payload: Mapping[str, Any]) -> tuple[str, str | None]:
     tool = payload.get("tool")
     name = tool.get("name") if isinstance(tool, Mapping) else tool
-    server = tool.get("server") if isinstance(tool, Mapping) else payload.get("server")
+    server = (tool.get("server") or tool.get("provider")) if isinstance(tool, Mapping) else (
+        payload.get("server"))
     if not isinstance(name, str) or not name:
         raise AcsError(INVALID_PARAMS, f"payload.tool must name the tool, got {kind(tool)}",
                        "invalid_params")

@@ -1,12 +1,15 @@
 """The Guardian: policies that decide on the FULL result, before anything is cut.
 
 A policy is a small object with an ``id`` and one method, ``decide(result, call)``, over the
-whole parsed result and the call's tool, server and arguments. It returns a :class:`Decision`:
-``allow``; ``modify`` with JSON-pointer redactions (each with a reason); or ``deny`` with a
-reason that goes back to the agent as an error result.
+whole parsed result and the call's tool, server, arguments (and, from an ACS client, its
+``raw_command``). It returns a :class:`Decision`: ``allow``; ``modify`` with JSON-pointer
+redactions (each with a reason); ``deny`` with a reason that goes back to the agent as an
+error result; ``ask`` (pause for an approver, with ``ask_details``) or ``defer`` (no verdict
+yet, with ``defer_details``; ACS §6).
 
-The :class:`Guardian` runs every policy and combines their decisions: any deny wins, else
-the modifications of every policy are merged, else allow. It fails closed: a policy that
+The :class:`Guardian` runs every policy and combines their decisions: any deny wins, then a
+defer (a verdict not yet reachable is no ground to ask an approver), then an ask, else the
+modifications of every policy are merged, else allow. It fails closed: a policy that
 raises, or returns something that is not a valid decision, turns the verdict into a deny
 that says which policy failed.
 
@@ -18,17 +21,21 @@ Built in: :class:`SizeCeiling` (a body over the ceiling is refused whole, never 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from elision.envelope import format_path
+from elision.guard.combine import codes as _codes
+from elision.guard.combine import disjoint as _disjoint
 from elision.guard.pointers import apply_replacements, changed_nodes, walk_strings
 
 DecisionKind = Literal["allow", "modify", "deny", "ask", "defer"]
 #: ``Guardian(redactor=…)``'s default: the built-in redaction rules.
 _DEFAULT: Any = object()
-Stage = Literal["request", "result"]
+#: ``step``: an ACS hook that is not about a tool (a userMessage, a sessionStart); its
+#: ``tool`` is the method's name.
+Stage = Literal["request", "result", "step"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,8 @@ class ToolCall:
     server: str | None = None
     arguments: Mapping[str, Any] = field(default_factory=dict)
     stage: Stage = "result"
+    #: The command line as the client would run it (ACS ``payload.raw_command``), if sent.
+    raw_command: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,7 @@ class Decision:
     reason: str = ""
     redactions: tuple[Redaction, ...] = ()
     reason_codes: tuple[str, ...] = ()
+    details: Mapping[str, Any] | None = None
 
     @classmethod
     def allow(cls) -> Decision:
@@ -98,6 +108,24 @@ class Decision:
     @classmethod
     def deny(cls, reason: str, *codes: str) -> Decision:
         return cls("deny", reason, (), codes)
+
+    @classmethod
+    def ask(cls, reason: str, *codes: str, approver: Mapping[str, Any] | None = None,
+            **details: Any) -> Decision:
+        """Pause for approval. ``approver`` is ``{type, id, endpoint}`` (ACS §9)."""
+        extra = {"approver": dict(approver)} if approver is not None else {}
+        return cls("ask", reason, (), codes, {**extra, **details})
+
+    @classmethod
+    def defer(cls, reason: str, *codes: str, defer_reason: str = "insufficient_context",
+              resolution_method: str = "out_of_band", resolution_timeout_ms: int = 30_000,
+              timeout_decision: str = "deny", **details: Any) -> Decision:
+        """No verdict yet (ACS §6): how it may resolve, within how long, and what holds if
+        it does not (``deny`` unless said otherwise)."""
+        return cls("defer", reason, (), codes, {
+            "reason": defer_reason, "resolution_method": resolution_method,
+            "resolution_timeout_ms": resolution_timeout_ms,
+            "timeout_decision": timeout_decision, **details})
 
 
 @runtime_checkable
@@ -159,6 +187,7 @@ class Guardian:
 
     def evaluate(self, result: ToolResult, call: ToolCall) -> Verdict:
         denies: list[tuple[str, Decision]] = []
+        pauses: list[tuple[str, Decision]] = []
         modifies: list[tuple[str, Decision]] = []
         for policy in self.policies:
             pid = _policy_id(policy)
@@ -183,11 +212,22 @@ class Guardian:
                 denies.append((pid, decision))
             elif decision.kind == "modify":
                 modifies.append((pid, decision))
+            elif decision.kind in ("ask", "defer"):
+                pauses.append((pid, decision))
         if denies:
             return Verdict(
                 "deny", self._said("; ".join(d.reason for _, d in denies)),
                 tuple(pid for pid, _ in denies), (), _codes(d for _, d in denies),
             )
+        for kind in ("defer", "ask"):
+            pausing = [(pid, d) for pid, d in pauses if d.kind == kind]
+            if pausing:
+                # The first such policy's details: two approvers cannot both be asked.
+                return Verdict(
+                    kind, self._said("; ".join(d.reason for _, d in pausing)),
+                    tuple(pid for pid, _ in pausing), (), _codes(d for _, d in pausing),
+                    details=pausing[0][1].details,
+                )
         if modifies:
             verdict = Verdict(
                 "modify", "; ".join(d.reason for _, d in modifies),
@@ -244,10 +284,14 @@ def _policy_id(policy: Any) -> str:
 def _invalid(decision: Any) -> str | None:
     if not isinstance(decision, Decision):
         return f"expected a Decision, got {type(decision).__name__}"
-    if decision.kind not in ("allow", "modify", "deny"):
+    if decision.kind not in ("allow", "modify", "deny", "ask", "defer"):
         return f"unknown kind {decision.kind!r}"
-    if decision.kind == "deny" and not decision.reason:
-        return "a deny needs a reason for the agent"
+    if decision.kind in ("deny", "ask", "defer") and not decision.reason:
+        return f"a {decision.kind} needs a reason for the agent"
+    if decision.kind == "defer" and (decision.details or {}).get("timeout_decision") not in (
+        "allow", "deny"
+    ):
+        return "a defer needs timeout_decision allow or deny"
     if decision.kind == "modify":
         if not decision.redactions or not decision.reason:
             return "a modify needs redactions and a reason"
@@ -259,37 +303,6 @@ def _invalid(decision: Any) -> str | None:
 
 def _is_pointer(path: Any) -> bool:
     return isinstance(path, str) and (path == "" or path.startswith("/"))
-
-
-def _codes(decisions: Iterator[Decision] | Any) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for d in decisions:
-        for code in d.reason_codes:
-            seen.setdefault(code, None)
-    return tuple(seen)
-
-
-def _disjoint(redactions: Iterator[Redaction] | Any) -> tuple[Redaction, ...]:
-    """Merged redactions whose targets never overlap (the ACS MODIFY rule). A redaction
-    already covered by a kept one (same path or an ancestor) is folded into it; one that
-    covers kept ones replaces them. Folding keeps the rule counts."""
-    kept: list[Redaction] = []
-    for r in redactions:
-        rules = r.rules or (r.reason,)
-        cover = next((i for i, k in enumerate(kept) if _covers(k.path, r.path)), None)
-        if cover is not None:
-            k = kept[cover]
-            kept[cover] = replace(k, rules=(k.rules or (k.reason,)) + rules)
-            continue
-        inner = [k for k in kept if _covers(r.path, k.path)]
-        folded = rules + tuple(rule for k in inner for rule in (k.rules or (k.reason,)))
-        kept = [k for k in kept if k not in inner]
-        kept.append(replace(r, rules=folded))
-    return tuple(kept)
-
-
-def _covers(ancestor: str, path: str) -> bool:
-    return ancestor == path or ancestor == "" or path.startswith(ancestor + "/")
 
 
 # --- built-in policies ----------------------------------------------------------------------
@@ -326,6 +339,8 @@ class ToolLists:
     id: str = "tool-lists"
 
     def decide(self, result: ToolResult, call: ToolCall) -> Decision:
+        if call.stage == "step":
+            return Decision.allow()  # a userMessage or a sessionStart names no tool
         names = [call.tool] + ([f"{call.server}/{call.tool}"] if call.server else [])
         if any(fnmatch.fnmatchcase(n, p) for n in names for p in self.deny):
             return Decision.deny(
