@@ -8,10 +8,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from elision.guard.policy import Decision, Redaction
+    from elision.guard.policy import Decision, Redaction, Verdict
 
 
-def codes(decisions: Iterable[Decision]) -> tuple[str, ...]:
+def codes(decisions: Iterable[Decision | Verdict]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for d in decisions:
         for code in d.reason_codes:
