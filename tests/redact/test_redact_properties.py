@@ -104,8 +104,10 @@ def credentials(draw: st.DrawFn) -> tuple[str, str, str, str]:
         return url, credential_stub("credential-param-url"), value, "credential-param-url"
     if kind == "userinfo":
         password = "K" + draw(_run(ALNUM, 12))
+        # Only the password goes: scheme, user and host stay.
         url = f"postgres://admin:{password}@db.internal:5432/app"
-        return url, credential_stub("url-userinfo"), password, "url-userinfo"
+        shown = f"postgres://admin:{credential_stub('url-userinfo')}@db.internal:5432/app"
+        return url, shown, password, "url-userinfo"
     body = "K" + draw(_run(ALNUM, 40))
     pem = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
     return pem, credential_stub("private-key"), body, "private-key"
@@ -149,9 +151,10 @@ def seeded_documents(draw: st.DrawFn) -> tuple[Any, Any, str, str]:
         before, after = draw(safe_text), draw(safe_text)
         cred, stub = f"{before} {cred} {after}", f"{before} {stub} {after}"
     if where.startswith("key"):
-        # A credential in a key withholds the object that holds the key.
+        # A credential in a key becomes its stub in the key; the value and siblings stay.
         other = draw(st.dictionaries(safe_key, scalars, max_size=3))
-        leaf, expected = {**other, cred: draw(scalars)}, credential_stub(rule)
+        value = draw(scalars)
+        leaf, expected = {**other, cred: value}, {**other, stub: value}
     else:
         leaf, expected = cred, stub
     doc, want = _insert(draw(documents), leaf, expected, draw)

@@ -16,10 +16,12 @@ What is withheld, and the stub shown in its place:
   with elision_fetch_reference``;
 * signed and credential-bearing URLs (:mod:`elision.redact.urls`) and credentials
   (:mod:`elision.redact.secrets`), anywhere in any string: ``[credential withheld:
-  aws-sigv4-url]`` in place of the URL or the secret, the rest of the string kept;
-* a key that holds a credential: the whole object that has the key becomes the stub string
-  (a key cannot be replaced without changing the object's meaning). Numbers, booleans and null
-  hold nothing any rule matches, so JSON types never change anywhere else.
+  aws-sigv4-url]`` in place of the URL or the secret (a userinfo password alone), the rest of
+  the string kept, a ``NAME=`` before a URL included;
+* a key that holds a credential: the credential becomes its stub in the key (`` (2)`` added
+  when two keys would then be equal); the member's value and its siblings stay, walked like
+  any other. Numbers, booleans and null hold nothing any rule matches, so JSON types never
+  change.
 
 Stub ids are random, never derived from the value. :func:`lookup_reference` finds a record
 and :func:`read_plan` says how it may be resolved; resolution never connects to an address

@@ -1,9 +1,13 @@
 """Signed URLs and URLs that carry credentials, found anywhere in any text.
 
-A URL is withheld whole when one of its query parameters is a signature or a credential, or
-when its userinfo holds a password: the host and path alone would invite the model to guess a
-fetch, and elision never fetches an address taken from a result anyway. Ordinary URLs
-(pagination tokens included: ``pageToken`` is not ``token``) are left exactly as they are.
+A URL is withheld whole when one of its query parameters is a signature or a credential: the
+host and path alone would invite the model to guess a fetch, and elision never fetches an
+address taken from a result anyway. A password in a plain URL's userinfo is withheld alone
+(``postgres://app:[credential withheld: url-userinfo]@db/app``) when nothing else in the URL is
+a credential: the scheme, user and host say which database, not how to get in. What comes
+before a URL's scheme in the same token (``DATABASE_URL=``, ``link=``) is never withheld.
+Ordinary URLs (pagination tokens included: ``pageToken`` is not ``token``) are left exactly as
+they are.
 
 Parameters are recognised in every spelling a tool is likely to emit: any letter case, ``&``
 written ``\\u0026`` (JSON-escaped text) or ``&amp;`` (HTML), and percent-encoded once or twice
@@ -61,6 +65,10 @@ _GENERIC = frozenset({
 _AZURE_COMPANIONS = frozenset({"sv", "se", "sp", "spr", "srt", "ss", "st", "sr", "skoid"})
 _PAIR = re.compile(r"[?&;#]([a-z0-9_.-]+)=([^&;#?\s]*)")
 _USERINFO_PLAIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@")
+#: Where a URL starts: its scheme, plain or JSON-escaped (``:\\/\\/``).
+_SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)")
+#: A plain ``scheme://user:password@``: group 1 is the password.
+_USERINFO_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:([^/?#@\s]+)@")
 #: An OAuth authorization code is long and random; ``?code=404`` is a status, not a secret.
 _MIN_CODE = 10
 
@@ -92,8 +100,29 @@ def find_signed_urls(text: str) -> list[Span]:
                 else classify_url(text[start:end])
             )
             if rule is not None:
+                start, end = _narrowed(text, start, end, match.start(), rule)
                 spans[(start, end)] = rule
     return [Span(start, end, rule) for (start, end), rule in spans.items()]
+
+
+def _narrowed(text: str, start: int, end: int, trigger: int, rule: str) -> tuple[int, int]:
+    """The part of the token ``text[start:end]`` that must go: from the URL's scheme on (a
+    ``NAME=`` before it stays), and for a password in the userinfo of a URL that carries
+    nothing else, the password alone (scheme, user and host stay)."""
+    scheme = _SCHEME.search(text, start, end)
+    if scheme is not None and scheme.start() <= trigger:
+        narrowed = text[scheme.start():end]
+        if rule == "slack-webhook-url" or classify_url(narrowed) == rule:
+            start = scheme.start()
+    if rule != "url-userinfo":
+        return start, end
+    userinfo = _USERINFO_PASSWORD.match(text, start, end)
+    if userinfo is None:
+        return start, end
+    pw_start, pw_end = userinfo.span(1)
+    if classify_url(text[start:pw_start] + text[pw_end:end]) is not None:
+        return start, end  # the rest holds a credential too: the URL goes whole
+    return pw_start, pw_end
 
 
 def classify_url(url: str) -> str | None:

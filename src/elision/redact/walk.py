@@ -246,6 +246,18 @@ _NEVER = 1 << 62
 _GUESSES = 4
 
 
+def _key_rule_of(key: str) -> str | None:
+    """The rule a member key is withheld under, or ``None`` (short keys' answers are kept)."""
+    cache = _key_rule
+    if key in cache:
+        return cache[key]
+    spans = find_spans(key)
+    rule = spans[0].rule if spans else None
+    if len(key) <= _KEY_CACHE_LONGEST and len(cache) < _KEY_CACHE_LIMIT:
+        cache[key] = rule
+    return rule
+
+
 def _at_or_after(positions: list[int], start: int) -> int:
     i = bisect_left(positions, start)
     return positions[i] if i < len(positions) else _NEVER
@@ -444,13 +456,12 @@ class Walker:
                 return node
             return self._string(node, path)
         if isinstance(node, dict):
-            rule = self._bad_key(node)
-            if rule is not None:
-                # A key cannot become a stub without colliding or changing meaning, so the
-                # object that holds it is withheld whole, as a string in its place.
-                self._entry(path, (), rule, None)
-                return credential_stub(rule)
             moved = False
+            if self._bad_key(node):
+                # The secret in a key becomes its stub, in the key: the member's value and its
+                # siblings stay (and are walked like any other).
+                node = self._rekeyed(node, path)
+                moved = True
             fields = [k for k, v in node.items() if is_credential_field(k, v)]
             if fields:
                 node = {**node, **{k: credential_stub(CREDENTIAL_FIELD) for k in fields}}
@@ -489,21 +500,32 @@ class Walker:
                 self._entry(path, (), span.rule, None)
         return new
 
-    def _bad_key(self, node: dict[str, Any]) -> str | None:
-        cache = _key_rule
-        for key in node:
-            if not isinstance(key, str):
+    def _bad_key(self, node: dict[str, Any]) -> bool:
+        return any(_key_rule_of(key) is not None for key in node if isinstance(key, str))
+
+    def _rekeyed(self, node: dict[str, Any], path: _Path) -> dict[str, Any]:
+        """``node`` with each key that holds a secret replaced by its redacted text, in place.
+
+        Two keys that redact alike get `` (2)``, `` (3)``… so no member is lost; one entry is
+        withheld per key, at the member's new path.
+        """
+        keys = [k for k in node if not (isinstance(k, str) and _key_rule_of(k) is not None)]
+        taken = set(keys)
+        out: dict[str, Any] = {}
+        for key, member in node.items():
+            if not isinstance(key, str) or _key_rule_of(key) is None:
+                out[key] = member
                 continue
-            if key in cache:
-                rule = cache[key]
-            else:
-                spans = find_spans(key)
-                rule = spans[0].rule if spans else None
-                if len(key) <= _KEY_CACHE_LONGEST and len(cache) < _KEY_CACHE_LIMIT:
-                    cache[key] = rule
-            if rule is not None:
-                return rule
-        return None
+            text, spans = redact_spans(key)
+            new, n = text, 1
+            while new in taken:
+                n += 1
+                new = f"{text} ({n})"
+            taken.add(new)
+            out[new] = member
+            for rule in dict.fromkeys(span.rule for span in spans):
+                self._entry(path, (new,), rule, None)
+        return out
 
     def _entry(self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None) -> None:
         parts: list[Any] = []
