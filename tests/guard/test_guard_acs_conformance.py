@@ -291,3 +291,32 @@ def test_every_core_hook_is_evaluated_and_audited(
         assert result["decision"] == "deny"
         assert policy.seen[-1][1].stage == ("step" if "toolCall" not in hook else (
             "request" if hook.endswith("Request") else "result"))
+
+
+# --- the verifier checks each session's chain too ----------------------------------------
+
+
+def test_audit_verify_checks_the_session_chains_and_knows_their_heads(
+    endpoint: AcsEndpoint, log: AuditLog
+) -> None:
+    """A published chain_hash is a session's head: `audit verify --head` must accept it, and a
+    session link that does not recompute must fail even when the log's own links do."""
+    from elision.audit.chain import link
+    from elision.audit.verify import verify_entries
+
+    driver = Driver(endpoint.handle)
+    driver.hello()
+    heads = [driver.call("steps/toolCallRequest", request_payload())["result"]["chain_hash"]
+             for _ in range(3)]
+    entries = list(log.entries())
+    assert verify_entries(entries, heads=heads).ok
+    forged = [dict(e) for e in entries]
+    forged[1]["acs"] = {**forged[1]["acs"], "previous_hash": None}  # a second root
+    relinked, previous = [], None
+    for entry in forged:  # the log's own links made whole again over the forgery
+        relinked.append(link(entry, previous))
+        previous = relinked[-1]["entry_hash"]
+    result = verify_entries(relinked)
+    assert not result.ok
+    assert result.first_bad == 2
+    assert "session" in (result.problem or "")

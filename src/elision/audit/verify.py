@@ -78,12 +78,16 @@ def verify_entries(
     """
     hashes: list[str] = []
     previous: str | None = None
+    sessions: dict[str, tuple[int, str | None]] = {}
+    session_heads: set[str] = set()
     for n, entry in enumerate(entries, start=1):
-        problem = _entry_problem(n, entry, previous)
+        problem = _entry_problem(n, entry, previous) or _session_problem(n, entry, sessions)
         if problem is not None:
             return VerifyResult(False, n - 1, previous, 0, n, problem)
         previous = entry["entry_hash"]
         hashes.append(entry["entry_hash"])
+        if isinstance(entry.get("acs"), dict):
+            session_heads.add(entry["acs"]["entry_hash"])
     head = hashes[-1] if hashes else None
     if checkpoints and key is None:
         return VerifyResult(
@@ -102,7 +106,7 @@ def verify_entries(
         problem, first_bad = _checkpoint_problem(i, cp, hashes, key)
         if problem is not None:
             return VerifyResult(False, len(hashes), head, i - 1, first_bad, problem)
-    known = set(hashes)
+    known = set(hashes) | session_heads  # a Guardian publishes its session's head
     for published in heads:
         if published not in known:
             return VerifyResult(
@@ -111,6 +115,38 @@ def verify_entries(
                 "log was rewritten or cut after it was published",
             )
     return VerifyResult(True, len(hashes), head, len(checkpoints))
+
+
+def _session_problem(
+    n: int, entry: dict[str, Any], sessions: dict[str, tuple[int, str | None]]
+) -> str | None:
+    """An ACS Guardian's entry also links into its session's own chain (ACS §8): ``acs`` is
+    ``{entry_id, previous_hash, entry_hash}`` over the entry without the log's members and
+    ``acs``, with ``acs.entry_id`` as its id. Each session's chain starts at null."""
+    link = entry.get("acs")
+    if link is None:
+        return None
+    session = str(entry.get("session_id") or "")
+    size, head = sessions.get(session, (0, None))
+    if not isinstance(link, dict) or link.get("entry_id") != str(size + 1):
+        got = link.get("entry_id") if isinstance(link, dict) else link
+        return (f"entry {n} is entry {got!r} of session {session!r} where {str(size + 1)!r} "
+                "belongs: an entry of the session was deleted, duplicated or moved")
+    if link.get("previous_hash") != head:
+        return (f"entry {n} links its session {session!r} to {link.get('previous_hash')!r} "
+                f"but the session's chain is at {head!r}: the session chain is broken here")
+    content = {k: v for k, v in entry.items()
+               if k not in ("entry_id", "entry_hash", "previous_hash", "acs")}
+    content = {"entry_id": link["entry_id"], **content}
+    try:
+        actual = recompute_hash({**content, "previous_hash": head})
+    except (rfc8785.CanonicalizationError, TypeError, ValueError) as exc:
+        return f"entry {n} cannot be canonicalized for its session chain: {exc}"
+    if actual != link.get("entry_hash"):
+        return (f"entry {n}'s session link does not recompute: its ContextEntry hashes to "
+                f"{actual!r}, not to {link.get('entry_hash')!r}")
+    sessions[session] = (size + 1, actual)
+    return None
 
 
 def _entry_problem(n: int, entry: Any, previous: str | None) -> str | None:
