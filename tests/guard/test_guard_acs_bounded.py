@@ -147,3 +147,24 @@ def test_several_outputs_are_decided_together(
     assert result["decision"] == "deny"
     (entry,) = list(log.entries())
     assert [o.get("bounded", False) for o in entry["outputs"]] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("body", "inline", "truncated"),
+    [
+        (b"short", 4096, False),  # fits: sent whole, no ref needed
+        ("é".encode() * 10, 5, True),  # cut inside a character: the prefix stops before it
+        (b"", 16, False),  # an empty body is whole
+    ],
+)
+def test_the_client_helper_builds_what_the_guardian_reads(
+    driver: Driver, store: MemoryStore, body: bytes, inline: int, truncated: bool
+) -> None:
+    from elision.guard.acs_bounded import bounded_output
+
+    store.put(body, ref="el_whole", sha256=hashlib.sha256(body).hexdigest(), format="text")
+    item = bounded_output(body, "el_whole", inline_bytes=inline)
+    assert item["truncated"] is truncated
+    assert body.startswith(item["value"].encode())
+    assert ("content_ref" in item) is truncated
+    assert driver.result(item)["result"]["decision"] == "allow"

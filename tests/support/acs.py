@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from elision.audit.chain import now_timestamp
+from elision.guard.acs_bounded import bounded_output
 from elision.guard.acs_schema import build_registry, validator_in
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,12 +108,8 @@ def digest(body: bytes) -> str:
 
 
 def beside(body: bytes, ref: str | None, prefix: int = 40) -> dict[str, Any]:
-    """A bounded output, its members beside ``value`` (the placement elision's clients send)."""
-    out: dict[str, Any] = {"value": body[:prefix].decode(), "truncated": True,
-                           "digest": digest(body), "bytes": len(body)}
-    if ref is not None:
-        out["content_ref"] = ref
-    return out
+    """A bounded output, its members beside ``value``: what elision's clients send."""
+    return bounded_output(body, ref, inline_bytes=prefix)
 
 
 def inside(body: bytes, ref: str | None, prefix: int = 40) -> dict[str, Any]:

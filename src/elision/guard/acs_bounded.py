@@ -121,6 +121,26 @@ def resolve(store: Store | None, ref: Any, digest: str) -> bytes | None:
     return body if hashlib.sha256(body).hexdigest() == digest else None
 
 
+def bounded_output(
+    body: bytes, content_ref: str | None, *, inline_bytes: int = 4096,
+    provenance: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The output item elision's clients send for ``body``: the bound's members beside
+    ``value``, which holds the first ``inline_bytes`` of the body (cut at a character). A body
+    that fits is sent whole, with ``truncated: false``; ``content_ref`` names where the whole
+    body is kept in the store the Guardian reads (docs/acs-bounded-results.md)."""
+    prefix = body[:inline_bytes].decode("utf-8", "ignore")
+    truncated = len(prefix.encode()) < len(body)
+    out: dict[str, Any] = {"value": prefix, "truncated": truncated,
+                           "digest": "sha256:" + hashlib.sha256(body).hexdigest(),
+                           "bytes": len(body)}
+    if truncated and content_ref is not None:
+        out["content_ref"] = content_ref
+    if provenance is not None:
+        out["provenance"] = dict(provenance)
+    return out
+
+
 def outputs_pointer(path: str) -> str:
     """A pointer into the list of decided values as a pointer into the wire payload: the
     ``i``-th value is ``/outputs/i/value`` (the whole body, for a bounded output)."""
