@@ -20,6 +20,9 @@ META_KEY = "elision/shaping"
 #: The key that holds a wrapped array or scalar root (or a root that has its own ``__elision__``).
 VALUE_KEY = "value"
 TEXT_HEADER_PREFIX = "[elision] "
+#: The ``withheld`` reason for a member whose key the same object repeats later: the last
+#: member wins (as orjson, the stdlib and JavaScript read it), and the earlier ones are not shown.
+DUPLICATE_KEY = "duplicate-key"
 
 PathPart = str | int
 
@@ -78,6 +81,17 @@ def elided_entry(
     entry["shown"] = shown
     entry["total"] = total
     return entry
+
+
+def duplicate_entries(paths: Iterable[str]) -> list[dict[str, Any]]:
+    """One ``withheld`` entry per shadowed member, from the paths the parser reports.
+
+    A body with a repeated key is never passed through as it came: the guard and the redactor
+    judge the parsed value, in which only the last member lives, so the earlier members' bytes
+    are dropped and each is declared here (``complete`` is then false). They carry no stub:
+    nothing stands in for them, and nothing fetches them.
+    """
+    return [{"path": path, "reason": DUPLICATE_KEY} for path in paths]
 
 
 def make_envelope(

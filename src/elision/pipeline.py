@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 import orjson
 
 from elision.budget import Budget
+from elision.envelope import duplicate_entries
 from elision.errors import InputError, PolicyDenied
 from elision.shape import (
     DEFAULT_CAVEAT_KEYS,
@@ -80,6 +81,9 @@ class Capture:
     value: Any = NOT_JSON
     tool: str | None = None
     server: str | None = None
+    #: The path of every member a repeated key shadows: ``value`` holds the last member only,
+    #: so the guard and the redactor never see these, and the model must not either.
+    shadowed: tuple[str, ...] = ()
 
     @property
     def is_json(self) -> bool:
@@ -173,15 +177,16 @@ class Pipeline:
         digest = hashlib.sha256(body).hexdigest()
         value: Any = NOT_JSON
         fmt: str = format
+        shadowed: list[str] = []
         if format in ("auto", "json") and _may_be_json(body):
             try:
-                value = _parse_paused(body)
+                value = _parse_paused(body, shadowed)
             except InputError:
                 if format == "json":
                     raise
             else:
                 fmt = "json"
-        return Capture(body, digest, fmt, value, tool, server)
+        return Capture(body, digest, fmt, value, tool, server, tuple(shadowed))
 
     def run(
         self,
@@ -229,11 +234,19 @@ class Pipeline:
         return decision
 
     def redact_capture(self, capture: Capture, *, scope: str | None = None) -> Redacted:
-        """The redact stage alone; reference records are kept in ``scope``."""
+        """The redact stage alone; reference records are kept in ``scope``.
+
+        The members a repeated key shadows are withheld here too, first, with or without a
+        redactor: nobody judged them, so they are dropped and declared, never passed on."""
         redactor = self._redactor_for(scope)
         if redactor is None:
-            return Redacted(capture.value if capture.is_json else _text_of(capture))
-        return redactor.redact(capture)
+            redacted = Redacted(capture.value if capture.is_json else _text_of(capture))
+        else:
+            redacted = redactor.redact(capture)
+        if capture.shadowed:
+            redacted = Redacted(redacted.value, (
+                *duplicate_entries(capture.shadowed), *redacted.withheld))
+        return redacted
 
     def shape_capture(
         self, capture: Capture, *, budget: Budget | int | None = None, scope: str | None = None
@@ -258,7 +271,7 @@ class Pipeline:
             limit = Budget(limit)
         value: Any = capture.value
         withheld: tuple[dict[str, Any], ...] = ()
-        if self.redactor is not None:
+        if self.redactor is not None or capture.shadowed:
             if redacted is None:
                 redacted = self.redact_capture(capture, scope=scope)
             value, withheld = redacted.value, tuple(redacted.withheld)
@@ -432,11 +445,11 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _parse_paused(body: bytes) -> Any:
+def _parse_paused(body: bytes, shadowed: list[str]) -> Any:
     if len(body) < GC_PAUSE_BYTES:
-        return parse_json(body)
+        return parse_json(body, duplicates=shadowed)
     with collector_paused():
-        return parse_json(body)
+        return parse_json(body, duplicates=shadowed)
 
 
 def _text_of(capture: Capture) -> str:

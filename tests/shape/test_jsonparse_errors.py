@@ -7,9 +7,11 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
 
 from elision.errors import DepthError, InputError
 from elision.shape.jsonparse import MAX_DEPTH, RawNumber, default, dumps_value, parse_json
+from support.hostile_json import hostile_documents, shadowed_count
 
 DEEP = 1100  # past orjson's 1024 levels and the stdlib's recursion limit: the deep path
 
@@ -109,6 +111,12 @@ def _nested_dup(depth: int) -> bytes:
         (_nested_dup(DEEP), ["$" + "[0]" * DEEP + ".a"],
          b"[" * DEEP + b'{"a":2}' + b"]" * DEEP),  # and on the deep path
         (b'{"a":{"a":1},"b":{"a":2}}', [], b'{"a":{"a":1},"b":{"a":2}}'),  # not duplicates
+        # orjson's fast path sees none of these: it counts colons, and must not be fooled
+        (b'{"a":"x","a":"y"}', ["$.a"], b'{"a":"y"}'),  # fast path, one repeat
+        (b'{"a":"x:y","a":"y"}', ["$.a"], b'{"a":"y"}'),  # a colon in the shadowed value
+        (b'{"a":"\\u003a","a":"y"}', ["$.a"], b'{"a":"y"}'),  # an escaped colon in it
+        (b'{"a":"y","b":"\\u003a"}', [], b'{"a":"y","b":":"}'),  # one that is not a repeat
+        (b'[{"t":[1,{"u":2}],"t":0}]', ["$[0].t"], b'[{"t":0}]'),  # a shadowed container
     ],
 )
 def test_duplicate_keys(body: bytes, paths: list[str], compact: bytes) -> None:
@@ -120,6 +128,18 @@ def test_duplicate_keys(body: bytes, paths: list[str], compact: bytes) -> None:
     assert dumps_value(parse_json(body)) == compact
     if body.count(b"[") < 1024 and b"E" not in body:
         assert list(parse_json(body)) == list(orjson.loads(body))
+
+
+@given(hostile_documents())
+def test_every_repeated_key_is_found_on_every_path(text: str) -> None:
+    """Asking for duplicates finds every member a last-wins parse drops, whichever path
+    (orjson and a colon count, the stdlib, the deep parser) read the body; the value is the
+    one a parse that does not ask gives."""
+    body = text.encode("utf-8")
+    found: list[str] = []
+    value = parse_json(body, duplicates=found)
+    assert len(found) == shadowed_count(text)
+    assert dumps_value(value) == dumps_value(parse_json(body))
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-import orjson
-
 from elision.budget import Budget, utf8_len
 from elision.errors import ElisionError, InputError, StoreError
 
@@ -181,10 +179,11 @@ def shape(
 def shape_body(body: bytes, budget: Budget, fmt: str, ctx: ShapeContext) -> Shaped:
     """Shape raw ``body`` bytes whose digest and context are already known."""
     if budget.unit == "bytes" and len(body) <= budget.limit:
-        # The common case costs one length check: a body that fits is returned unchanged.
+        # The common case: a body that fits is returned unchanged, if it is what it seems.
         text = _decode_whole(body)
-        if text is not None:
-            return Shaped(text, True, None, _light_format(body, fmt), ctx.sha256, len(body))
+        light = _light_format(body, fmt) if text is not None else None
+        if text is not None and light is not None:
+            return Shaped(text, True, None, light, ctx.sha256, len(body))
     shaper = _shaper_for(body, fmt, ctx)
     return fit(shaper, budget)
 
@@ -243,17 +242,29 @@ def _decode_whole(body: bytes) -> str | None:
         return None
 
 
-def _light_format(body: bytes, fmt: str) -> str:
-    if fmt != "auto":
+def _light_format(body: bytes, fmt: str) -> str | None:
+    """The format of a ``body`` that fits, or ``None`` when it may not go out as it came.
+
+    JSON is held to one rule at every size: ``format="json"`` refuses what the parser refuses
+    (NaN, a byte order mark, a lone surrogate escape) with the same InputError an oversized
+    body gets, and a document that repeats a key is shaped (its earlier members withheld), not
+    passed through, in every format that reads it as JSON. In ``auto``, a body the parser
+    refuses is text, whatever its size."""
+    if fmt not in ("auto", "json"):
         return fmt
     head = body.lstrip()[:1]
-    if head in (b"{", b"["):
-        try:
-            orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return "text"
-        return "json"
-    return "text"
+    if fmt == "auto" and head not in (b"{", b"["):
+        return "text"
+    from elision.shape.jsonparse import parse_json
+
+    shadowed: list[str] = []
+    try:
+        parse_json(body, duplicates=shadowed)
+    except InputError:
+        if fmt == "json":
+            raise
+        return "text"
+    return None if shadowed else "json"
 
 
 def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Shaped]:

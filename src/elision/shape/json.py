@@ -36,6 +36,7 @@ import orjson
 from elision.envelope import (
     ENVELOPE_KEY,
     VALUE_KEY,
+    duplicate_entries,
     elided_entry,
     format_next,
     make_envelope,
@@ -73,14 +74,20 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def json_shaper(body: bytes, ctx: ShapeContext, *, strict: bool) -> Callable[[int], Shaped] | None:
-    """A shaper for a JSON ``body``; ``None`` when it is not JSON and ``strict`` is false."""
+    """A shaper for a JSON ``body``; ``None`` when it is not JSON and ``strict`` is false.
+
+    A repeated key's earlier members are withheld (:func:`~elision.envelope.duplicate_entries`),
+    so the body is never shown as it came, however small."""
+    shadowed: list[str] = []
     try:
-        value = parse_json(body)
+        value = parse_json(body, duplicates=shadowed)
     except InputError:
         if strict:
             raise
         return None
     ctx.format = "json"
+    if shadowed:
+        ctx.withheld = [*ctx.withheld, *duplicate_entries(shadowed)]
     return value_shaper(value, ctx)
 
 

@@ -25,8 +25,11 @@ deep
 
 Duplicate keys: the last value wins, at the first key's position, on every path (orjson, the
 stdlib and JavaScript agree on this). Pass ``duplicates=[]`` to be told: the JSONPath of every
-repeated key is appended in document order. orjson cannot see duplicates, so asking skips the
-fast path and costs one stdlib parse (plus a deep parse when there are some).
+repeated key is appended in document order. orjson cannot see duplicates, so the fast path
+counts them (:func:`_shadows_members`): outside strings a ``:`` is only ever a member separator,
+and orjson writes ``:`` in a string as itself, so the parsed value written back has fewer
+colons than the body exactly when a member was shadowed (unless the body spells a colon as
+``\\u003a``; then, and when there are some, one stdlib parse, plus a deep one, finds where).
 
 Refused with :class:`~elision.errors.InputError`: an empty body, invalid UTF-8, a byte order
 mark, lone UTF-16 surrogate escapes (``"\\ud800"``: no UTF-8 output could carry them), ``NaN``
@@ -126,14 +129,39 @@ def parse_json(body: bytes, *, duplicates: list[str] | None = None) -> Any:
     body = bytes(body)
     start = _LEADING_WS.match(body)
     head = body[start.end() : start.end() + 1] if start else b""
-    if duplicates is None and head in (b"{", b"[") and not risky_numbers(body):
+    if head in (b"{", b"[") and not risky_numbers(body):
         try:
-            return orjson.loads(body)
+            value = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
             if str(exc).startswith("depth limit exceeded"):
-                return _parse_deep_body(body, None)
+                return _parse_deep_body(body, duplicates)
             # Anything else orjson refuses is parsed again below, so every error reads alike.
+        else:
+            if duplicates is None or _shadows_members(body, value) is False:
+                return value
     return _parse_exact(body, duplicates)
+
+
+_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
+
+
+def _shadows_members(body: bytes, value: Any) -> bool | None:
+    """Whether parsing ``body`` into ``value`` (by orjson) dropped a repeated key's member;
+    ``None`` when colons cannot tell.
+
+    A ``:`` outside strings separates a member from its key, once per member, and nowhere
+    else; inside a string it is itself or ``\\u003a``. orjson writes each member of
+    ``value`` with one ``:``, and string colons as themselves. So with no escaped colon in
+    the body, ``value`` written back holds as many colons as the body exactly when every
+    member (and every string in one) survived; a shadowed member takes at least its own.
+    """
+    if _ESCAPED_COLON.search(body) is not None:
+        return None
+    try:
+        written = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # nested deeper than orjson writes
+        return None
+    return written.count(b":") < body.count(b":")
 
 
 def _decode(body: bytes) -> str:

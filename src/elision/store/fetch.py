@@ -32,6 +32,7 @@ from typing import Any
 import orjson
 
 from elision.budget import Budget
+from elision.envelope import duplicate_entries
 from elision.errors import InputError, SelectorError
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, shape_body
@@ -50,7 +51,7 @@ from elision.store.select import (
 #: Walking the pages of one large document would parse it once per page; keep the last one.
 _PARSED_CACHE_MAX_BYTES = 64 * 1024 * 1024
 _cache_lock = threading.Lock()
-_cache: tuple[str, Any] | None = None
+_cache: tuple[str, Any, tuple[str, ...]] | None = None
 #: Redacted views kept by ref; the bound is on the view bytes they hold.
 _VIEWS_MAX = 16
 _VIEWS_MAX_BYTES = 64 * 1024 * 1024
@@ -189,9 +190,12 @@ def _view_of(body: bytes, *, ref: str, sha256: str, format: str, as_json: bool) 
     from elision.redact import redact_text, redact_value
 
     if format == "json" or as_json:
-        document = parsed_document(body, sha256)
+        document, shadowed = parsed_document(body, sha256)
         done = redact_value(document, body=body)
-        view = _View(None, done.value, done.withheld, len(body))
+        # The members a repeated key shadows were judged by nobody: withheld in every page,
+        # and a view with anything withheld is never served from the raw bytes.
+        withheld = (*duplicate_entries(shadowed), *done.withheld)
+        view = _View(None, done.value, withheld, len(body))
     else:
         text = body.decode("utf-8", errors="replace")
         done = redact_text(text)
@@ -272,14 +276,16 @@ def _in_selection(path: str, node: str, total: int | None, offset: int, value: A
     return index is not None and offset <= int(index.group(1)) < offset + len(value)
 
 
-def parsed_document(body: bytes, sha256: str) -> Any:
-    """The JSON value of ``body``, parsed with exact numbers; a text body is a SelectorError."""
+def parsed_document(body: bytes, sha256: str) -> tuple[Any, tuple[str, ...]]:
+    """The JSON value of ``body``, parsed with exact numbers, and the paths of the members its
+    repeated keys shadow; a text body is a SelectorError."""
     global _cache
     with _cache_lock:
         if _cache is not None and _cache[0] == sha256:
-            return _cache[1]
+            return _cache[1], _cache[2]
+    shadowed: list[str] = []
     try:
-        document = parse_json(body)
+        document = parse_json(body, duplicates=shadowed)
     except (InputError, orjson.JSONDecodeError, ValueError) as exc:
         raise SelectorError(
             f"this body is not JSON ({exc}), so a path cannot select in it; "
@@ -287,8 +293,8 @@ def parsed_document(body: bytes, sha256: str) -> Any:
         ) from None
     if len(body) <= _PARSED_CACHE_MAX_BYTES:
         with _cache_lock:
-            _cache = (sha256, document)
-    return document
+            _cache = (sha256, document, tuple(shadowed))
+    return document, tuple(shadowed)
 
 
 _NEXT_CALL = re.compile(r"\s*elision_fetch\((.*)\)\s*\Z", re.DOTALL)
