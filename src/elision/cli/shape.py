@@ -84,9 +84,21 @@ def shape_command(
                            redactor=redactor)
         finally:
             store.close()
-    click.echo(shaped.text, nl=not shaped.text.endswith("\n"))
+    print_within(shaped.text, limit)
     if explain:
         print_explanation(shaped)
+
+
+def print_within(text: str, budget: Budget) -> None:
+    """Write ``text`` to stdout as UTF-8, exactly: what is printed is what the budget bounds.
+
+    The line end a terminal wants is added only when it still fits, so a result exactly at
+    the budget is printed without one; no ANSI stripping and no locale encoding touch it."""
+    if not text.endswith("\n") and budget.fits(text + "\n"):
+        text += "\n"
+    sys.stdout.flush()  # anything written as text before goes first
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
 
 
 def print_explanation(shaped: Shaped) -> None:

@@ -8,7 +8,7 @@ import click
 
 from elision.budget import Budget
 from elision.cli._common import reports_errors
-from elision.cli.shape import STORE_HELP, budget_options, no_redact_option
+from elision.cli.shape import STORE_HELP, budget_options, no_redact_option, print_within
 from elision.store import open_store
 from elision.store.base import not_found
 from elision.store.fetch import parse_next
@@ -43,14 +43,14 @@ def fetch_command(
         ref = args["ref"]
         path, lines = path or args.get("path"), lines or args.get("lines")
         byte_range = byte_range or args.get("bytes")
+    limit = Budget(budget, unit)  # type: ignore[arg-type]  # click.Choice checked it
     store = open_store(store_spec)
     try:
-        page = store.fetch(ref, path=path, lines=lines, byte_range=byte_range,
-                           budget=Budget(budget, unit),  # type: ignore[arg-type]
+        page = store.fetch(ref, path=path, lines=lines, byte_range=byte_range, budget=limit,
                            redact=not no_redact)
     finally:
         store.close()
-    click.echo(page.text, nl=not page.text.endswith("\n"))
+    print_within(page.text, limit)
 
 
 @click.group("store")

@@ -49,6 +49,7 @@ from elision.guard.acs_wire import (
     AcsError,
 )
 from elision.guard.policy import Guardian, ToolCall, ToolResult, Verdict
+from elision.shape.jsonparse import repeated_keys
 
 if TYPE_CHECKING:
     from elision.audit.log import AuditLog
@@ -90,12 +91,17 @@ class AcsEndpoint:
         except orjson.JSONDecodeError as exc:
             return orjson.dumps(wire.error(None, AcsError(
                 PARSE_ERROR, f"the request body is not JSON: {exc}", "parse_error")))
+        repeats = len(repeated_keys(raw, message))
+        if repeats:
+            # A reader that keeps the first member would see another request than this one.
+            return orjson.dumps(wire.error(_message_id(message), AcsError(
+                INVALID_REQUEST, f"the request repeats an object key ({repeats} member(s) "
+                "shadowed by a later one with the same key); a Guardian decides on one value "
+                "per key: send each key once", "duplicate_keys")))
         return orjson.dumps(self.handle(message))
 
     def handle(self, message: Any) -> dict[str, Any]:
-        msg_id = message.get("id") if isinstance(message, dict) else None
-        if not isinstance(msg_id, str | int | float) or isinstance(msg_id, bool):
-            msg_id = None
+        msg_id = _message_id(message)
         try:
             response = {"jsonrpc": "2.0", "id": msg_id, "result": self._dispatch(message)}
         except AcsError as exc:
@@ -220,6 +226,9 @@ class AcsEndpoint:
             verdict = Verdict("allow", "", ())
         else:
             verdict = self.guardian.evaluate(result, call)
+        shadowed = sum(o.shadowed for o in outputs)
+        if shadowed:
+            verdict = _repeated_keys(verdict, shadowed)
         if not result.complete:
             verdict = self._partial(verdict)
         response = response_for(params, verdict, pointer)
@@ -264,6 +273,14 @@ class AcsEndpoint:
                        "reads, or send it whole", verdict.policy_ids, (), ("partial_evidence",))
 
 
+def _message_id(message: Any) -> str | int | float | None:
+    """The id to answer ``message`` with: its own when it is one JSON-RPC allows."""
+    msg_id = message.get("id") if isinstance(message, dict) else None
+    if not isinstance(msg_id, str | int | float) or isinstance(msg_id, bool):
+        return None
+    return msg_id
+
+
 def _payload_pointer(path: str) -> str:
     return path
 
@@ -278,3 +295,15 @@ def _decided_on(outputs: list[Output]) -> ToolResult:
         size = sum(o.body_bytes for o in outputs)
     return ToolResult(values, size, sha, complete=all(o.evidence == "full" for o in outputs))
 
+
+def _repeated_keys(verdict: Verdict, shadowed: int) -> Verdict:
+    """The verdict on a body that repeats a key: never an allow (nor a modify). Policies saw
+    the last member of each key only, and the host shows the model the body's every byte, so
+    the shadowed members would reach it unjudged. A policy's deny stands."""
+    seen = (f"the body repeats an object key: {shadowed} member(s) are shadowed by a later "
+            "one with the same key, and no policy saw them")
+    codes = (*verdict.reason_codes, "duplicate_keys")
+    if verdict.decision == "deny":
+        return replace(verdict, reason=f"{verdict.reason}; {seen}", reason_codes=codes)
+    return Verdict("deny", f"{seen}; denied, because the host would show them - have the "
+                   "tool write each key once", verdict.policy_ids, (), ("duplicate_keys",))

@@ -53,6 +53,9 @@ class Output:
     wire_body: bytes  # what the request carried (the inline prefix of a bound)
     bounded: bool = False
     evidence: str = "full"  # "partial" when a bound could not be resolved
+    #: Members of the body that a repeated key shadows: no policy sees them, yet the host
+    #: shows the body's every byte (only a body sent as text, inline or by ref, has any).
+    shadowed: int = 0
 
     def record(self) -> dict[str, Any]:
         """The output as the audit entry binds it (digests and counts only)."""
@@ -100,10 +103,12 @@ def _bounded(bound: Mapping[str, Any], store: Store | None) -> Output:
             raise AcsError(INVALID_PARAMS, "truncated is false but digest is not the sha256 of "
                            "the inline body; send the digest of the body you sent",
                            "digest_mismatch")
-        return Output(wire.parsed(shown), digest, len(shown), shown, bounded=True)
+        value, shadowed = wire.parsed(shown)
+        return Output(value, digest, len(shown), shown, bounded=True, shadowed=shadowed)
     full = resolve(store, bound.get("content_ref"), digest)
     if full is not None:
-        return Output(wire.parsed(full), digest, len(full), shown, bounded=True)
+        value, shadowed = wire.parsed(full)
+        return Output(value, digest, len(full), shown, bounded=True, shadowed=shadowed)
     declared = bound.get("bytes")
     size = declared if isinstance(declared, int) and not isinstance(declared, bool) and (
         declared >= len(shown)) else len(shown)

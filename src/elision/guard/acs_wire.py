@@ -12,6 +12,8 @@ from typing import Any
 import orjson
 import rfc8785
 
+from elision.shape.jsonparse import repeated_keys
+
 ACS_VERSION = "0.1.0"
 SKEW_WINDOW_MS = 300_000
 
@@ -113,8 +115,11 @@ def digest_of(body: bytes) -> tuple[str, int]:
     return hashlib.sha256(body).hexdigest(), len(body)
 
 
-def parsed(body: bytes) -> Any:
+def parsed(body: bytes) -> tuple[Any, int]:
+    """The value policies decide on - JSON, else the text - and how many members of it a
+    repeated key shadows (policies see only the last of each)."""
     try:
-        return orjson.loads(body)
+        value = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return body.decode("utf-8", "replace")
+        return body.decode("utf-8", "replace"), 0
+    return value, len(repeated_keys(body, value))

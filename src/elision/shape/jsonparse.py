@@ -56,7 +56,10 @@ from elision.errors import DepthError, InputError
 from elision.shape.jsondump import RawNumber, default, dumps_value
 from elision.shape.numscan import risky_numbers
 
-__all__ = ["MAX_DEPTH", "RawNumber", "default", "dumps_value", "parse_json", "risky_numbers"]
+__all__ = [
+    "MAX_DEPTH", "RawNumber", "default", "dumps_value", "parse_json", "repeated_keys",
+    "risky_numbers",
+]
 
 #: The deepest nesting :func:`parse_json` accepts; 10,000 levels parse in well under a second.
 MAX_DEPTH = 10_000
@@ -140,6 +143,18 @@ def parse_json(body: bytes, *, duplicates: list[str] | None = None) -> Any:
             if duplicates is None or _shadows_members(body, value) is False:
                 return value
     return _parse_exact(body, duplicates)
+
+
+def repeated_keys(body: bytes, value: Any) -> list[str]:
+    """The path of every member of ``body`` that a repeated key shadows, in document order.
+
+    ``value`` is what orjson (or any last-wins parser) made of ``body``; a body without
+    repeats costs a serialization of it and a count, not a second parse."""
+    if _shadows_members(body, value) is False:
+        return []
+    shadowed: list[str] = []
+    parse_json(body, duplicates=shadowed)
+    return shadowed
 
 
 _ESCAPED_COLON = re.compile(rb"\\u003[aA]")

@@ -19,6 +19,10 @@ A text's redacted view has the original's lines: a stub that replaces a value sp
 (a PEM key) is followed by its N-1 line breaks (:func:`elision.redact.redact_text`), so
 ``lines=`` selects, and a page's header and ``next`` number, the same lines as in the original
 the envelope describes. Byte offsets (``bytes=``) are offsets in the redacted view.
+
+A JSON body that repeats a key has a view with each shadowed member withheld (reason
+``duplicate-key``), so none of its pages - ``lines=`` and ``bytes=`` included - is ever cut
+from the raw bytes, where those members still are.
 """
 
 from __future__ import annotations
