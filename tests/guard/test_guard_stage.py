@@ -70,3 +70,24 @@ def test_a_result_that_cannot_be_audited_is_not_delivered(tmp_path: Path) -> Non
     pipeline = Pipeline(auditor=LogAuditor(log))
     with pytest.raises(AuditError):
         pipeline.run('{"ok": true}', tool="t")
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        (Decision.ask("an operator must approve this"), "approver_unavailable"),  # ACS §9.2
+        (Decision.defer("the owner is not known yet"), "deferred"),  # timeout_decision: deny
+    ],
+)
+def test_a_pause_is_denied_where_nobody_can_resolve_it(answer: Decision, code: str) -> None:
+    class Pauses:
+        id = "pause"
+
+        def decide(self, result: object, call: object) -> Decision:
+            return answer
+
+    decision = GuardStage(Guardian([Pauses()])).decide(Pipeline().capture('{"a": 1}'))
+    assert not decision.allowed
+    assert answer.reason in decision.reason
+    assert getattr(decision, "verdict", None) == "deny"
+    assert code in getattr(decision, "reason_codes", ())

@@ -3,6 +3,9 @@
 The pipeline's guard answers allow or deny; it has no way to apply a modification. So, as the
 Agent Control Standard prescribes for a client that cannot apply MODIFY (§6.5), a modify
 verdict becomes a deny whose reason names the intended change, with ``modify_unsupported``.
+An ``ask`` or a ``defer`` becomes a deny too: no one in a pipeline can approve or resolve
+it, so, as §9.2 prescribes, an ask is a deny with ``approver_unavailable`` and a defer takes
+its ``timeout_decision`` (deny) at once, with ``deferred``.
 In a pipeline, withholding secrets is the redaction stage's job: leave
 :class:`~elision.guard.policy.RedactionPolicy` out of a Guardian used here.
 """
@@ -47,6 +50,14 @@ class GuardStage:
                 f"the Guardian would modify this result ({verdict.reason}) but this front end "
                 "cannot apply modifications, so it is denied",
                 "deny", verdict.policy_ids, (*verdict.reason_codes, "modify_unsupported"),
+            )
+        pause = {"ask": ("approver_unavailable", "no approver can be asked here"),
+                 "defer": ("deferred", "a deferred verdict cannot wait here")}
+        if verdict.decision in pause:
+            code, why = pause[verdict.decision]
+            return GuardDecision(
+                False, f"{verdict.reason} ({why}, so it is denied)", "deny", verdict.policy_ids,
+                (*verdict.reason_codes, code),
             )
         return GuardDecision(
             False, verdict.reason, "deny", verdict.policy_ids, verdict.reason_codes
