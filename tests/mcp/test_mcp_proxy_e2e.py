@@ -69,6 +69,9 @@ async def walk_rows(client: Client, envelope: dict[str, Any], shown: list[Any]) 
     while next_call:
         path = _NEXT_PATH.search(next_call)
         assert path is not None, next_call
+        if not path[1].startswith("$.rows["):
+            break  # the rows are done; next goes on to the rest of the document
+        assert path[1].endswith(":]"), next_call  # rows this small are shown whole
         page = await client.call_tool(
             "elision_fetch", {"ref": envelope["ref"], "path": json.loads(f'"{path[1]}"')}
         )

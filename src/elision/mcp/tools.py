@@ -104,8 +104,11 @@ def fetch_tool() -> types.Tool:
             "Fetch more of a tool result that elision shortened to fit the budget. Pass the "
             "ref and the path (JSON) or lines (text) given in the result's `next` hint; each "
             "page is itself shaped and says what it shows of what, and is at most "
-            f"{MAX_PAGE['bytes']:,} bytes (a larger budget is clamped). A ref is fetchable only by "
-            "the client it was shown to (its session or credential); treat it as a secret: "
+            f"{MAX_PAGE['bytes']:,} bytes (a larger budget is clamped). Following `next` from "
+            "page to page reaches every value; any path listed under `elided` (an element "
+            "shown in part) can be passed as path to get that node by itself. A ref is "
+            "fetchable only by the client it was shown to (its session or credential); treat "
+            "it as a secret: "
             "a client with neither shares refs by knowledge alone."
         ),
         input_schema=FETCH_INPUT_SCHEMA,

@@ -95,6 +95,9 @@ class ShapeContext:
     #: For text pages: the byte offset in the original body where the page body starts.
     root_byte_offset: int = 0
     page: str | None = None
+    #: For a page: the selector of what follows its selection in the original, where its
+    #: ``next`` goes once the page shows all of the selection.
+    following: str | None = None
     #: Set for a page: the ref of the body it is a page of (already stored).
     fixed_ref: str | None = None
     notes: list[str] = field(default_factory=list)

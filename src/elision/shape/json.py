@@ -231,10 +231,10 @@ class _Growth:
         shown_root = _build(root)
         next_call = None
         if entries and self.ref is not None:
-            first = self._first(entries)
-            if first.kind == "object":
-                self._member(first)  # the first member not shown is where the next page starts
-            next_call = format_next(self.ref, path=_continuation(entries[0], first))
+            next_call = format_next(self.ref, path=self._position(root))
+        elif self.ref is not None and ctx.following is not None:
+            # This page shows all of its selection: next goes on in the original.
+            next_call = format_next(self.ref, path=ctx.following)
         out = b""
         shown = self.limit
         for _ in range(3):  # bytes.shown is part of what it counts: settle its digits
@@ -257,9 +257,27 @@ class _Growth:
             shown = len(out)
         return out, envelope, complete
 
-    def _first(self, entries: list[dict[str, Any]]) -> _Node:
-        first = entries[0]["path"]
-        return next(n for n in self.nodes if n.entry_size and n.path == first)
+    def _position(self, node: _Node) -> str:
+        """Where ``node`` (shown in part) stops being whole, in document order: the selector
+        of the next page. Everything before it was shown whole, and each page after it shows
+        something of what it selects, so a reader that follows ``next`` alone reaches every
+        value: an element shown in part is the next page by itself (``$.rows[0]``), the
+        elements after it the page after that."""
+        if node.kind == "string":
+            return f"{node.path}[{node.offset + node.shown}:]"
+        if node.kind == "array":
+            for index, item in enumerate(node.items):
+                if isinstance(item, _Node) and _is_cut(item):
+                    return f"{node.path}[{node.offset + index}]"
+            return f"{node.path}[{node.offset + node.shown}:]"
+        shown = dict(node.items)
+        for key in node.value:  # the original order; stops at the first member not whole
+            item = shown.get(key, _MISSING)
+            if item is _MISSING:
+                return _child_path(node.path, key)
+            if isinstance(item, _Node) and _is_cut(item):
+                return self._position(item)
+        raise ElisionError(f"{node.path} was cut but every member is whole; this is a bug")
 
     def _root_node(self) -> _Node:
         ctx, value = self.ctx, self.value
@@ -535,13 +553,17 @@ def _doc_order(node: _Node) -> tuple[int, ...]:
     return node.order
 
 
-def _continuation(entry: dict[str, Any], node: _Node) -> str:
-    """The selector that fetches what ``entry`` says was not shown."""
-    start = node.offset + node.shown
-    if node.kind == "object":
-        _, key, _ = node.keys[node.shown]
-        return _child_path(node.path, key)
-    return f"{entry['path']}[{start}:]"
+_MISSING: Any = object()
+
+
+def _is_cut(node: _Node) -> bool:
+    """Whether anything in ``node`` was not shown (it walks only what was shown)."""
+    if node.kind.startswith("whole:"):
+        return False
+    if node.remaining > 0:
+        return True
+    children = (child for _, child in node.items) if node.kind == "object" else node.items
+    return any(isinstance(child, _Node) and _is_cut(child) for child in children)
 
 
 def _child_path(parent: str, part: int | str) -> str:

@@ -45,6 +45,7 @@ from elision.store.base import DEFAULT_FETCH_BUDGET, RefInfo
 from elision.store.select import (
     VALID_PATH_FORMS,
     TextSelection,
+    following,
     normalize_path,
     parse_path,
     select,
@@ -249,6 +250,7 @@ def _json_page(view: _View, path: str, ctx: ShapeContext, budget: Budget) -> Sha
     ctx.root_path = selection.node_path
     ctx.root_offset = selection.offset
     ctx.root_total = selection.total
+    ctx.following = following(view.value, steps)
     ctx.withheld = condense_withheld([
         w for w in view.withheld
         if _in_selection(str(w.get("path", "")), selection.node_path, selection.total,

@@ -186,6 +186,42 @@ def select(document: Any, steps: list[Step]) -> Selection:
     return Selection(node, format_path(parts))
 
 
+def following(document: Any, steps: list[Step]) -> str | None:
+    """The selector of what comes after ``steps``' selection in document order: the rest of
+    its array or string, else the next member of its object, else the same one level up;
+    ``None`` at the end of the document. The steps must select (see :func:`select`)."""
+    nodes: list[Any] = [document]
+    parts: list[str | int] = []
+    for step in steps[:-1]:
+        node = nodes[-1]
+        if isinstance(step, Key):
+            parts.append(step.name)
+            nodes.append(node[step.name])
+        elif isinstance(step, Index):
+            index = step.index + len(node) if step.index < 0 else step.index
+            parts.append(index)
+            nodes.append(node[index])
+    for depth in range(len(steps) - 1, -1, -1):
+        step, parent, here = steps[depth], nodes[depth], format_path(parts[:depth])
+        if isinstance(step, Slice):
+            _, end, _ = slice(step.start, step.end).indices(len(parent))
+            if end < len(parent):
+                return f"{here}[{end}:]"
+        elif isinstance(step, Index):
+            index = step.index + len(parent) if step.index < 0 else step.index
+            if index + 1 < len(parent):
+                return f"{here}[{index + 1}:]"
+        else:
+            keys = iter(parent)
+            for key in keys:
+                if key == step.name:
+                    break
+            after = next(keys, None)
+            if after is not None:
+                return format_path([*parts[:depth], after])
+    return None
+
+
 def _kind(node: Any) -> str:
     if isinstance(node, dict):
         return "an object"
