@@ -151,9 +151,6 @@ def test_calls_of_two_clients_make_a_question_ambiguous(caplog: pytest.LogCaptur
         (types.ClientCapabilities(elicitation=types.ElicitationCapability()),
          types.CreateMessageRequest(params=types.CreateMessageRequestParams(
              messages=[], max_tokens=5)), "sampling"),
-        # no roots
-        (types.ClientCapabilities(elicitation=types.ElicitationCapability()),
-         types.ListRootsRequest(), "roots"),
     ],
 )
 def test_only_a_declared_kind_is_forwarded(
@@ -166,33 +163,15 @@ def test_only_a_declared_kind_is_forwarded(
     assert not agent.session.sent
 
 
-class Connection:
-    def __init__(self, caps: types.ClientCapabilities | None) -> None:
-        self.protocol_version = HANDSHAKE
-        self.client_capabilities = caps
-        self.asked = 0
-
-    async def send_request(self, request: Any) -> types.ListRootsResult:
-        self.asked += 1
-        return types.ListRootsResult(roots=[types.Root(uri="file:///p")])  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(
-    ("connections", "answered"),
-    [
-        ([Connection(EVERYTHING)], True),  # the one client: asked
-        ([Connection(EVERYTHING), Connection(EVERYTHING)], False),  # whose roots? refused
-        ([], False),  # nobody to ask
-        ([Connection(None)], False),  # the one client declared no roots
-    ],
-)
-def test_roots_outside_a_call_go_to_the_one_connected_client(
-    connections: list[Connection], answered: bool
-) -> None:
-    ask = asking(connections)
-    answer = anyio.run(ask.answer, upstream(), types.ListRootsRequest())
-    assert isinstance(answer, types.ListRootsResult) is answered
-    assert sum(c.asked for c in connections) == int(answered)
+def test_roots_are_never_put_to_the_one_calling_agent() -> None:
+    # The one upstream session serves every agent, so roots/list is answered from all their
+    # roots (elision.mcp.roots), not forwarded to whichever agent's call is in flight; with
+    # no agent that offers roots, the server gets an error.
+    agent = ctx(object())
+    answer = anyio.run(in_flight, asking(), [(agent, "s")], types.ListRootsRequest(), upstream())
+    assert isinstance(answer, types.ErrorData)
+    assert answer.message == "elision proxy: no connected agent offers roots"
+    assert not agent.session.sent
 
 
 def test_a_question_with_no_call_in_flight_is_refused() -> None:

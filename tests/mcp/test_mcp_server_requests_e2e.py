@@ -198,6 +198,15 @@ def test_a_newest_era_agent_answers_through_the_bridge(tmp_path: Path) -> None:
             interim = await session.call_tool(
                 "bank__confirm_transfer", {"amount": 3}, allow_input_required=True
             )
+            # The server uses roots (bank__where asked for them): a newest-era agent cannot
+            # say its roots changed, so the proxy asks for them first, in a round of its own.
+            assert isinstance(interim, types.InputRequiredResult) and interim.input_requests
+            (roots_key, roots_request), = interim.input_requests.items()
+            assert isinstance(roots_request, types.ListRootsRequest)
+            interim = await session.call_tool(
+                "bank__confirm_transfer", {"amount": 3}, request_state=interim.request_state,
+                input_responses={roots_key: await agent.roots(None)}, allow_input_required=True,
+            )
             assert isinstance(interim, types.InputRequiredResult)
             state = interim.request_state
             assert state is not None and state.startswith("elision-ask:")

@@ -21,20 +21,21 @@ there is one call), that connection is the target: on stdio, and for one agent a
 this is every case. When they come from several, the question could be any one's, and the
 proxy answers the server with an error and logs a warning instead of guessing: a question
 put to the wrong agent would hand one user's prompt (and the answer it gets) to another.
-Each bridged call counts as a connection of its own. A ``roots/list`` with no call in flight
-(servers ask right after the handshake) goes to the one connected handshake-era client, if
-there is exactly one; otherwise the server gets an error.
+Each bridged call counts as a connection of its own. ``roots/list`` is the exception: it is
+never put to one agent, since the one session serves them all; the proxy answers it from the
+roots of every agent (:mod:`elision.mcp.roots`), in or out of a call.
 
 **What is forwarded.** Only a kind the target agent declared: elicitation (URL mode only to
-an agent that declared it), sampling (with tools only to one that declared sampling tools),
-roots. Anything else is refused with an error that says which capability was missing.
+an agent that declared it), sampling (with tools only to one that declared sampling tools).
+Anything else is refused with an error that says which capability was missing.
 The agent has the server's timeout to answer one question; the call's own clock stops
 meanwhile (:class:`~elision.mcp.upstream.Deadline`), so a person thinking does not get the
 server restarted as hung. The agent's answer, or its error, goes back to the server as given.
 
 **What the proxy declares upstream.** Elicitation (form and URL) and roots always: every
 agent the proxy serves can be reached by one route or the other, and one that cannot answer
-gets the server a clear error, which a server must handle anyway since a person may decline.
+gets the server a clear error, which a server must handle anyway since a person may decline
+(roots: :mod:`elision.mcp.roots` says what a server gets when no agent offers any).
 Sampling only when the server's config entry says ``"sampling": true``: sampling spends the
 user's model at a server's request, the newest protocol deprecates it, and the proxy cannot
 know at startup that any agent behind it will sample, so by default a server is not told it
@@ -69,8 +70,10 @@ from mcp_types.jsonrpc import REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from elision.errors import UpstreamError
 from elision.mcp.bridge import Bridge, Held, result_type
 from elision.mcp.forward import Ctx
+from elision.mcp.roots import Roots
 from elision.mcp.tools import error_result
 from elision.mcp.upstream import Deadline, Upstream
 from elision.pipeline import Pipeline
@@ -112,9 +115,12 @@ class Asking:
         self._upstreams = upstreams
         self._calls: dict[str, list[Call]] = {}
         self.bridge = Bridge()
+        #: The agents' roots, which the proxy answers upstreams' ``roots/list`` from.
+        self.roots = Roots(upstreams)
 
     def start(self, task_group: TaskGroup) -> None:
         self.bridge.start(task_group)
+        self.roots.start(task_group)
 
     def close(self) -> None:
         """Let the bridge's idle workers end, so the task group given to :meth:`start` can."""
@@ -146,13 +152,54 @@ class Asking:
             and self.bridge.ready
         )
         if not bridged:
+            await self.connected(ctx)
             with self._tracked(call):
+                await self._roots_ready(upstream)
                 return await send(call.deadline)
         held = Held(tool, scope, call.deadline, ended=lambda: self._untrack(call),
                     progress=progress)
         call.held = call.owner = held
         self._track(call)
-        return await self.bridge.open(held, send)
+
+        async def send_bridged(deadline: Deadline) -> Any:
+            try:
+                if self.roots.uses_roots(upstream) and _offers_roots(ctx):
+                    # That era cannot say its roots changed: asked as the call's first round.
+                    asked = types.ListRootsRequest()
+                    self.roots.holds(held, await self.bridge.ask(held, asked, "roots"))
+                await self._roots_ready(upstream)
+                return await send(deadline)
+            finally:
+                self.roots.gone(held)
+
+        return await self.bridge.open(held, send_bridged)
+
+    async def connected(self, ctx: Ctx) -> None:
+        """A handshake-era agent's call: from now on its roots count (if it offers any).
+
+        It is asked on the call's own stream, which is open while the call is: over HTTP
+        its GET stream may not be open yet on a first call, and a request sent there is lost.
+        """
+        connection = getattr(ctx.session, "_connection", None)
+        if not isinstance(connection, Connection):
+            return
+        if self.roots.seen(connection) or connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        if not ctx.session.can_send_request:
+            return  # no way to ask it: as good as a client that offers no roots
+        metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
+
+        def ask() -> Awaitable[Any]:
+            return ctx.session.send_request(
+                types.ListRootsRequest(), types.ListRootsResult, metadata=metadata
+            )
+
+        await self.roots.connected(connection, ask, now=True)
+
+    async def _roots_ready(self, upstream: Upstream) -> None:
+        refusal = await self.roots.ready(upstream)
+        if refusal is not None:
+            raise UpstreamError(refusal)
 
     # -- the upstream's questions ----------------------------------------------------------
 
@@ -162,9 +209,9 @@ class Asking:
         """The upstream session's callback: find the agent, ask it, hand back its answer."""
         kind = _KIND[request.method]
         calls = list(self._calls.get(upstream.name, ()))
+        if isinstance(request, types.ListRootsRequest):
+            return await self._roots(upstream, calls, request)
         if not calls:
-            if isinstance(request, types.ListRootsRequest):
-                return await self._roots_outside_calls(upstream, request)
             return _refuse(
                 f"elision proxy: {request.method} arrived while no agent call was in flight on "
                 f"server {upstream.name!r}; a question goes only to the agent whose call caused it"
@@ -271,35 +318,37 @@ class Asking:
             for call in calls:
                 call.deadline.resume()
 
-    async def _roots_outside_calls(
-        self, upstream: Upstream, request: types.ListRootsRequest
-    ) -> types.InputResponse | types.ErrorData:
-        connections = [c for c in self._connections()
-                       if c.protocol_version not in MODERN_PROTOCOL_VERSIONS]
-        if len(connections) != 1:
-            return _refuse(
-                f"elision proxy: roots/list arrived while no agent call was in flight and "
-                f"{len(connections)} clients are connected; ask during a tool call, so the "
-                "proxy knows whose roots you mean"
-            )
-        connection = connections[0]
-        caps = connection.client_capabilities
-        if caps is None or caps.roots is None:
-            return _refuse("elision proxy: the connected agent did not declare roots")
-        with anyio.move_on_after(upstream.spec.timeout):
-            try:
-                return await connection.send_request(request)
-            except MCPError as exc:
-                return exc.error
-        return types.ErrorData(code=REQUEST_TIMEOUT,
-                               message="elision proxy: the agent did not answer roots/list")
+    async def _roots(
+        self, upstream: Upstream, calls: list[Call], request: types.ListRootsRequest
+    ) -> types.ListRootsResult | types.ErrorData:
+        """The agents' roots for ``upstream``; a newest-era agent whose call is in flight and
+        whose roots are not known yet is asked first, through its bridge."""
+        for call in calls:
+            held = call.held
+            if held is not None and not self.roots.knows(held) and _offers_roots(call.ctx):
+                self.roots.holds(held, await self.bridge.ask(held, request, "roots"))
+        return await self.roots.answer(upstream)
 
     async def roots_changed(self, ctx: Ctx, params: types.NotificationParams | None) -> None:
-        """An agent's ``notifications/roots/list_changed``: told to every running upstream of
-        the handshake era (the proxy declared ``roots.listChanged`` to them), which ask again
-        and are answered as above."""
-        for upstream in self._upstreams():
-            await upstream.notify(types.RootsListChangedNotification())
+        """An agent's ``notifications/roots/list_changed``: its roots are asked again, and
+        every running upstream of the handshake era (the proxy declared ``roots.listChanged``
+        to them) is told, so it asks again and gets the new answer."""
+        self.roots.changed(getattr(ctx.session, "_connection", None))
+
+    async def initialized(self, ctx: Ctx, params: types.NotificationParams | None) -> None:
+        """An agent's ``notifications/initialized``: on stdio (no session id, one pipe that
+        carries requests both ways) its roots are asked for at once, before its first call.
+        Over HTTP that waits for its first call (see :meth:`connected`)."""
+        connection = getattr(ctx.session, "_connection", None)
+        if (
+            not isinstance(connection, Connection) or connection.session_id is not None
+            or connection.protocol_version in MODERN_PROTOCOL_VERSIONS
+            or not connection.has_standalone_channel
+        ):
+            return
+        await self.roots.connected(
+            connection, lambda: connection.send_request(types.ListRootsRequest()), now=False
+        )
 
     # -- bookkeeping -----------------------------------------------------------------------
 
@@ -339,6 +388,11 @@ def _undeclared(ctx: Ctx, request: types.InputRequest, kind: str) -> str | None:
     elif caps.roots is None:
         return "roots"
     return None
+
+
+def _offers_roots(ctx: Ctx) -> bool:
+    caps: types.ClientCapabilities | None = getattr(ctx.session, "client_capabilities", None)
+    return caps is not None and caps.roots is not None
 
 
 def _refuse(message: str) -> types.ErrorData:

@@ -120,6 +120,7 @@ class Proxy(Forwarding):
             )
         for upstream in self.upstreams.values():
             upstream.on_start.append(self.notifier.upstream_started)
+            upstream.on_starting.append(self.asking.roots.starting)
         listed: dict[str, list[types.Tool]] = {}
         failures: list[UpstreamError] = []
 
@@ -226,6 +227,11 @@ class Proxy(Forwarding):
         # Upstreams were told the proxy's roots may change: an agent's change is theirs too.
         server.add_notification_handler(
             "notifications/roots/list_changed", types.NotificationParams, self.asking.roots_changed
+        )
+        # An agent's roots count as soon as it is ready, before its first call: a server asks
+        # for them again when they change.
+        server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self.asking.initialized
         )
         return server
 

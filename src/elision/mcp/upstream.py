@@ -94,6 +94,9 @@ class Upstream:
         self._capabilities: types.ServerCapabilities | None = None
         #: Called with each new session once it is up (the proxy's notifier follows it).
         self.on_start: list[Callable[[Upstream, ClientSession], None]] = []
+        #: Called as each session starts, before the server can send anything on it (what
+        #: the proxy knows of the last one, its roots say, is gone with it).
+        self.on_starting: list[Callable[[Upstream], None]] = []
 
     @property
     def name(self) -> str:
@@ -197,6 +200,8 @@ class Upstream:
         ready = anyio.Event()
         closing = anyio.Event()
         self._failure = None
+        for starting in self.on_starting:
+            starting(self)
         self._tg.start_soon(self._own, ready, closing)
         with anyio.move_on_after(CONNECT_TIMEOUT) as scope:
             await ready.wait()
