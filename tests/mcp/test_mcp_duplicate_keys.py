@@ -99,6 +99,23 @@ def test_the_proxy_result_shaper_never_shows_a_shadowed_member() -> None:
     assert not page.is_error and SECRET not in text_of(page)
 
 
+@pytest.mark.parametrize("redactor", [None, RedactStage()])  # redaction opted out; on
+def test_a_result_of_many_blocks_never_shows_a_shadowed_member(
+    redactor: RedactStage | None,
+) -> None:
+    """600 blocks cannot share 8 KB, so the content list is shaped as one array; a block
+    that fits there used to be kept as it came unless the redactor withheld something."""
+    witness = Witness()
+    rs = ResultShaper(Pipeline(budget=Budget(8192), guard=witness, redactor=redactor))
+    blocks = [types.TextContent(text=SHADOWED)]
+    blocks += [types.TextContent(text=f"row {i} " + "x" * 40) for i in range(600)]
+    out = rs.shape(types.CallToolResult(content=blocks))
+    shown = [b.text for b in out.content if isinstance(b, types.TextContent)]
+    assert len(shown) < 600 and all(SECRET not in text for text in shown)
+    first = next(text for text in shown if '"note"' in text)
+    assert strict_loads(first)["note"] == "ok"
+
+
 def test_a_result_without_repeats_still_goes_out_as_it_came() -> None:
     rs = ResultShaper(Pipeline(budget=Budget(2048)))
     result = types.CallToolResult(content=[types.TextContent(text='{"note": "ok"}')])

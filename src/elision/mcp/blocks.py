@@ -165,9 +165,9 @@ def _keep_blocks(
             kept.whole += 1
             continue
         cap = pipeline.capture(text, tool=tool, server=server)
-        redacted_text = (
-            pipeline.redact_capture(cap, scope=scope) if pipeline.redactor is not None else None
-        )
+        # A repeated key's shadowed members are withheld with or without a redactor.
+        redacted_text = pipeline.redact_capture(cap, scope=scope) if (
+            pipeline.redactor is not None or cap.shadowed) else None
         left = room - kept.size
         size = budget.measure(text)
         if size <= left and (redacted_text is None or not redacted_text.withheld):
