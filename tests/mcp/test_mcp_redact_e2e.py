@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import sys
 from collections.abc import Iterator
@@ -25,7 +24,9 @@ import mcp_types as types
 import pytest
 
 from mcp import Client, StdioServerParameters
-from support.processes import started
+from support.pages import META, text_of
+from support.pages import walk as walk_pages
+from support.processes import started, stderr_to_file
 
 pytestmark = pytest.mark.e2e
 
@@ -33,9 +34,7 @@ HERE = Path(__file__).parent
 UPSTREAM_PATH = HERE / "test_mcp_pipeline_upstream.py"
 UPSTREAM = [sys.executable, str(UPSTREAM_PATH)]
 ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
-META = "elision/shaping"
 BUDGET = 4096
-_NEXT = re.compile(r'(ref|path|lines|bytes)="((?:[^"\\]|\\.)*)"')
 
 
 def _load_upstream() -> Any:
@@ -72,27 +71,9 @@ def assert_no_secret(text: str, where: str) -> None:
         assert secret not in text, f"the {name} secret reached {where}"
 
 
-def text_of(result: types.CallToolResult, index: int = 0) -> str:
-    block = result.content[index]
-    assert isinstance(block, types.TextContent), block
-    return block.text
-
-
-def next_args(call: str) -> dict[str, str]:
-    return {k: json.loads(f'"{v}"') for k, v in _NEXT.findall(call)}
-
-
 async def walk(client: Client, seen: Seen, first: dict[str, Any]) -> int:
     """Follow ``next`` to the end; every page within budget and free of secrets."""
-    env, pages = first, 0
-    while env.get("next"):
-        page = seen.add(await client.call_tool("elision_fetch", next_args(env["next"])))
-        assert not page.is_error, text_of(page)
-        assert len(text_of(page).encode()) <= BUDGET
-        pages += 1
-        assert pages < 400, "the walk does not end"
-        env = (page.meta or {}).get(META) or {}
-    return pages
+    return await walk_pages(client, first, BUDGET, seen.add)
 
 
 def stdio_proxy(tmp: Path, *args: str) -> StdioServerParameters:
@@ -100,10 +81,7 @@ def stdio_proxy(tmp: Path, *args: str) -> StdioServerParameters:
     # the test can search, while stdout stays the MCP channel.
     command = [*ELISION, "proxy", "--budget", str(BUDGET), "--store", str(tmp / "store.db"),
                "--audit", str(tmp / "audit.db"), *args, "--", *UPSTREAM]
-    return StdioServerParameters(
-        command="sh", args=["-c", 'exec "$@" 2>>"$PROXY_ERR"', "sh", *command],
-        env={**os.environ, "PROXY_ERR": str(tmp / "stderr.log")},
-    )
+    return stderr_to_file(command, tmp / "stderr.log")
 
 
 def assert_files_clean(tmp: Path) -> None:

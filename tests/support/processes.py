@@ -15,6 +15,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcp import StdioServerParameters
 
 #: What ``elision proxy --listen`` prints once it accepts connections.
 LISTENING = re.compile(r"listening on (http://\S+)")
@@ -91,3 +95,15 @@ def started(
             proc.wait(10)
         reader.join(10)
         stderr.close()
+
+
+def stderr_to_file(command: Sequence[str], stderr: Path) -> StdioServerParameters:
+    """Stdio parameters that run ``command`` with its stderr appended to the file ``stderr``
+    (a shell redirect), so a test can search what a proxy and its upstream wrote there while
+    stdout stays the MCP channel."""
+    from mcp import StdioServerParameters
+
+    return StdioServerParameters(
+        command="sh", args=["-c", 'exec "$@" 2>>"$PROXY_ERR"', "sh", *command],
+        env={**os.environ, "PROXY_ERR": str(stderr)},
+    )

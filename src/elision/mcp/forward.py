@@ -26,6 +26,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from elision.errors import UpstreamError
 from elision.mcp.config import SEPARATOR
+from elision.mcp.listed import redacted_item
 from elision.mcp.meta import without_reserved
 from elision.mcp.upstream import Upstream
 from elision.pipeline import Pipeline
@@ -53,34 +54,41 @@ class Forwarding:
     def _scope_for(self, ctx: Ctx) -> str:
         raise NotImplementedError
 
+    def _listed(self, result: Any, field: str) -> Any:
+        # A listing's strings reach the model too (elision.mcp.listed).
+        if self.pipeline.redactor is None:
+            return result
+        return _each_redacted(result, field, redacted_item)
+
     async def _list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
         if not self.namespaced:
-            return await self._single().call(
+            return self._listed(await self._single().call(
                 "resources/list", lambda s: s.list_resources(params=_upstream_params(params))
-            )
+            ), "resources")
         resources: list[types.Resource] = []
         for upstream in self._serving("resources"):
             page = await upstream.call("resources/list", lambda s: s.list_resources())
             for resource in page.resources:
                 self._resources.setdefault(str(resource.uri), upstream)
                 resources.append(resource)
-        return types.ListResourcesResult(resources=resources)
+        return self._listed(types.ListResourcesResult(resources=resources), "resources")
 
     async def _list_resource_templates(
         self, ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> Any:
         if not self.namespaced:
-            return await self._single().call(
+            return self._listed(await self._single().call(
                 "resources/templates/list",
                 lambda s: s.list_resource_templates(params=_upstream_params(params)),
-            )
+            ), "resource_templates")
         templates: list[types.ResourceTemplate] = []
         for upstream in self._serving("resources"):
             page = await upstream.call(
                 "resources/templates/list", lambda s: s.list_resource_templates()
             )
             templates.extend(page.resource_templates)
-        return types.ListResourceTemplatesResult(resource_templates=templates)
+        return self._listed(types.ListResourceTemplatesResult(resource_templates=templates),
+                            "resource_templates")
 
     async def _read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
         result = await self._by_uri(
@@ -95,9 +103,9 @@ class Forwarding:
 
     async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
         if not self.namespaced:
-            return await self._single().call(
+            return self._listed(await self._single().call(
                 "prompts/list", lambda s: s.list_prompts(params=_upstream_params(params))
-            )
+            ), "prompts")
         prompts: list[types.Prompt] = []
         self._prompts = {}
         for upstream in self._serving("prompts"):
@@ -106,7 +114,7 @@ class Forwarding:
                 exposed = self._exposed(upstream, prompt.name)
                 self._prompts[exposed] = Route(upstream, prompt.name, prompt)
                 prompts.append(prompt.model_copy(update={"name": exposed}))
-        return types.ListPromptsResult(prompts=prompts)
+        return self._listed(types.ListPromptsResult(prompts=prompts), "prompts")
 
     async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> Any:
         upstream, name = self._route_name(params.name)
@@ -117,7 +125,8 @@ class Forwarding:
         )
         if self.pipeline.redactor is None or not isinstance(result, types.GetPromptResult):
             return result
-        return _each_redacted(result, "messages", _redacted_message)
+        return _redacted_text(_each_redacted(result, "messages", _redacted_message),
+                              field="description")
 
     async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> Any:
         ref = params.ref
@@ -205,18 +214,18 @@ def _each_redacted(result: M, field: str, redact: Callable[[Any], Any]) -> M:
     return copied
 
 
-def _redacted_text(item: M) -> M:
-    """``item`` (anything with a ``text``) with its text redacted; ``item`` itself when
-    nothing in it is withheld."""
+def _redacted_text(item: M, field: str = "text") -> M:
+    """``item`` (anything with a ``text``, or another string ``field``) with that string
+    redacted; ``item`` itself when nothing in it is withheld."""
     from elision.mcp.tools import redact_message
 
-    text = getattr(item, "text", None)
+    text = getattr(item, field, None)
     if not isinstance(text, str):
         return item
     shown = redact_message(text)
     if shown is text:
         return item
-    redacted: M = item.model_copy(update={"text": shown})
+    redacted: M = item.model_copy(update={field: shown})
     return redacted
 
 

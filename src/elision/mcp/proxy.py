@@ -40,6 +40,7 @@ from elision.mcp.bridge import is_proxy_state
 from elision.mcp.config import ServerSpec
 from elision.mcp.forward import Ctx, Forwarding, R, Route
 from elision.mcp.ingress import RequestGate
+from elision.mcp.listed import redacted_item
 from elision.mcp.meta import without_reserved
 from elision.mcp.notify import Notifier, forwarded_params, redacted_log
 from elision.mcp.references import fetch_reference
@@ -242,12 +243,13 @@ class Proxy(Forwarding):
 
     async def _list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
         self._scope_for(ctx)  # remember the connection for list-changed notifications
-        tools = [
-            route.item.model_copy(update={
-                "name": name, "output_schema": shaped_output_schema(route.item.output_schema),
-            })
-            for name, route in self._tools.items()
-        ]
+        tools = []
+        for name, route in self._tools.items():
+            # An upstream's titles, descriptions, schemas and annotations reach the model too.
+            tool = route.item if self.pipeline.redactor is None else redacted_item(route.item)
+            tools.append(tool.model_copy(update={
+                "name": name, "output_schema": shaped_output_schema(tool.output_schema),
+            }))
         budget = self.pipeline.budget
         return types.ListToolsResult(tools=[
             with_result_size(tool, budget)
