@@ -44,6 +44,8 @@ PEM = (
     "kL1mN3oP5qR7sT9uV1wX3yZ5aB7cD9eF1gH3iJ5kL7mN9oP1qR3sT5uV7wX9yZ1a\n"
     "-----END RSA PRIVATE KEY-----"
 )
+#: A repeated key: the first member holds a token, the one that wins is harmless.
+SHADOWED = '{"note":"' + SECRETS["github"] + '","note":"ok","rows":[1,2,3]}'
 #: URLs the model needs: they must come through unchanged.
 ORDINARY_URL = "https://docs.example.com/guide/page.html?section=3"
 LINK_URI = "https://example.com/reports/2026/q4.html"
@@ -93,7 +95,13 @@ def secret_log(lines: int = 2000) -> str:
 def build() -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp_types import EmbeddedResource, ResourceLink, TextContent, TextResourceContents
+    from mcp_types import (
+        CallToolResult,
+        EmbeddedResource,
+        ResourceLink,
+        TextContent,
+        TextResourceContents,
+    )
 
     server = MCPServer("elision-secret-upstream")
 
@@ -123,6 +131,17 @@ def build() -> Any:
         """Compact JSON whose bytes a test can predict."""
         return json.dumps({"rows": [{"id": i, "name": f"row {i}"} for i in range(n)],
                            "total_rows": n})
+
+    @server.tool()
+    def shadowed() -> str:
+        """JSON whose repeated key hides a token from any last-wins reader."""
+        return SHADOWED
+
+    @server.tool()
+    def shadowed_echo() -> Any:
+        """The same text, echoed as structured content the way a parser reads it."""
+        return CallToolResult(content=[TextContent(text=SHADOWED)],
+                              structured_content={"note": "ok", "rows": [1, 2, 3]})
 
     @server.tool()
     def small() -> str:
