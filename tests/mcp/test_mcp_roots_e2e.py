@@ -125,8 +125,32 @@ def test_two_agents_on_one_http_proxy_grant_the_server_only_what_both_granted(
                     first.uris = ["file:///p/x/deeper"]
                     await a.session.send_notification(types.RootsListChangedNotification())
                     await until_serving(b, ["file:///p/x/deeper"])
+                    first.uris = ["file:///p", "file:///q/sub"]
+                    await a.session.send_notification(types.RootsListChangedNotification())
+                    await until_serving(b, both)
+                # The second agent left: the server gets back all that the first one grants.
+                await until_serving(a, ["file:///p", "file:///q/sub"])
 
         try:
             anyio.run(main)
         finally:
             print("STDERR", proxy.stderr())
+
+
+def test_a_newest_era_agents_call_is_held_to_what_both_eras_granted(tmp_path: Path) -> None:
+    handshake = Agent("file:///p")
+    newest = Agent("file:///p/x", "file:///q")
+    command = [*ELISION, "proxy", "--config", str(config(tmp_path)), "--store", ":memory:",
+               "--no-audit", "--listen", "127.0.0.1:0"]
+    with started(command) as proxy:
+        async def main() -> None:
+            async with Client(proxy.url, mode="legacy",
+                              list_roots_callback=handshake.roots) as a:
+                assert await serving(a) == ["file:///p"]
+                async with Client(proxy.url, list_roots_callback=newest.roots) as n:
+                    # Its call runs on what both agents grant, asked for as its first round.
+                    assert await serving(n) == ["file:///p/x"]
+                # Its call is over: the handshake-era agent gets back all it granted.
+                await until_serving(a, ["file:///p"])
+
+        anyio.run(main)
