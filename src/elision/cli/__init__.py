@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "install": "elision.cli.install:install_command",
     "uninstall": "elision.cli.install:uninstall_command",
     "doctor": "elision.cli.install:doctor_command",
+    "hook": "elision.cli.hook:hook_group",
 }
 
 

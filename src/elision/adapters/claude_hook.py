@@ -1,0 +1,54 @@
+"""A Claude Code ``PostToolUse`` hook: the pipeline on the results of tools the proxy does not
+see (Bash, Read, WebFetch, a server not behind ``elision proxy``).
+
+Claude Code runs the hook with the event as JSON on stdin (``tool_name``, ``tool_input``,
+``tool_response``) and reads JSON from its stdout. When the result had to be cut or something
+in it withheld, the hook answers with the shaped text in ``hookSpecificOutput.updatedToolOutput``
+(Claude Code 2.1.121 and later replace any tool's output with it) and, for an MCP tool, in
+``updatedMCPToolOutput`` too (what earlier versions read). A result that fits and withholds
+nothing gets no answer, so Claude Code keeps it as it was. A result the proxy already shaped is
+shaped again to the same bytes (shaping is idempotent), so the hook is safe on every tool.
+
+In ``.claude/settings.json``::
+
+    {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": "/path/to/elision hook claude-code --budget 24000"}]}]}}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from elision.adapters.core import body_of
+from elision.errors import PolicyDenied
+from elision.pipeline import Pipeline
+
+
+def _response_body(response: Any) -> Any:
+    """The part of ``tool_response`` that is the result: an MCP tool's text blocks joined, a
+    shell's output, else the whole response."""
+    if isinstance(response, list) and response and all(
+            isinstance(b, dict) and b.get("type") == "text" for b in response):
+        return "\n".join(str(b.get("text", "")) for b in response)
+    return response
+
+
+def respond(event: dict[str, Any], pipeline: Pipeline) -> dict[str, Any] | None:
+    """The hook's answer to one PostToolUse event, or ``None`` to leave the result alone."""
+    if event.get("hook_event_name", "PostToolUse") != "PostToolUse":
+        return None
+    tool = str(event.get("tool_name") or "")
+    body = body_of(_response_body(event.get("tool_response")))
+    try:
+        shaped = pipeline.run(body, tool=tool or None)
+    except PolicyDenied as exc:
+        return {"decision": "block", "reason": f"elision refused {tool}'s result: {exc}",
+                "hookSpecificOutput": {"hookEventName": "PostToolUse",
+                                       "updatedToolOutput": f"[elision] refused: {exc}"}}
+    if shaped.complete and shaped.text == (body if isinstance(body, str) else body.decode(
+            "utf-8", "replace")):
+        return None
+    output: dict[str, Any] = {"hookEventName": "PostToolUse", "updatedToolOutput": shaped.text}
+    if tool.startswith("mcp__"):
+        output["updatedMCPToolOutput"] = [{"type": "text", "text": shaped.text}]
+    return {"hookSpecificOutput": output}

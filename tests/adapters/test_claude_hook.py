@@ -1,0 +1,70 @@
+"""`elision hook claude-code`, run as Claude Code runs a PostToolUse hook: a command with the
+event on stdin, its answer read from stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.ledger import TOKEN
+
+ELISION = [sys.executable, "-m", "elision"]
+HOST_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+
+
+def hook(event: Any, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: os.environ[k] for k in HOST_ENV if k in os.environ}
+    stdin = event if isinstance(event, str) else json.dumps(event)
+    return subprocess.run(
+        [*ELISION, "hook", "claude-code", "--store", str(tmp_path / "s.db"),
+         "--audit", str(tmp_path / "a.db"), *args],
+        input=stdin, capture_output=True, text=True, env=env, timeout=60, check=False)
+
+
+def event(tool: str, response: Any) -> dict[str, Any]:
+    return {"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": tool,
+            "tool_input": {}, "tool_response": response}
+
+
+def test_a_credential_in_a_shell_result_is_withheld(tmp_path: Path) -> None:
+    done = hook(event("Bash", {"stdout": f"GITHUB_TOKEN={TOKEN}\nHOME=/root\n",
+                               "stderr": "", "interrupted": False}), tmp_path)
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["hookEventName"] == "PostToolUse"
+    assert TOKEN not in done.stdout and TOKEN[:12] not in done.stdout
+    shown = json.loads(output["updatedToolOutput"])
+    assert shown["__elision__"]["withheld"][0]["reason"] == "github-token"
+    assert shown["stdout"].endswith("HOME=/root\n")
+    assert "updatedMCPToolOutput" not in output  # Bash is not an MCP tool
+
+
+def test_a_large_mcp_result_is_cut_within_the_budget(tmp_path: Path) -> None:
+    text = "\n".join(f"line {i}: " + "x" * 60 for i in range(3000)) + "\nFATAL: 3 errors"
+    done = hook(event("mcp__build__log", [{"type": "text", "text": text}]), tmp_path,
+                "--budget", "4096")
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    shown = output["updatedToolOutput"]
+    assert len(shown.encode()) <= 4096
+    assert shown.startswith("[elision] partial:") and shown.endswith("FATAL: 3 errors")
+    assert output["updatedMCPToolOutput"] == [{"type": "text", "text": shown}]
+    assert (tmp_path / "a.db").is_file()
+
+
+def test_a_result_that_fits_and_holds_nothing_is_left_alone(tmp_path: Path) -> None:
+    done = hook(event("Read", {"type": "text", "file": {"content": "hello"}}), tmp_path)
+    assert done.returncode == 0 and done.stdout == ""
+
+
+@pytest.mark.parametrize("stdin", ["not json", "[1, 2]"])
+def test_bad_input_is_an_error_that_says_what_claude_code_sends(tmp_path: Path,
+                                                                stdin: str) -> None:
+    done = hook(stdin, tmp_path)
+    assert done.returncode == 2 and "PostToolUse event as a JSON object" in done.stderr
+    assert done.stdout == ""
