@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from mcp import Client, StdioServerParameters
 from support.pages import META, walk
-from support.processes import stderr_to_file
+from support.processes import started, stderr_to_file
 from support.seeded import leaks, seeds
 
 pytestmark = [
@@ -66,7 +66,7 @@ def proxy(tmp: Path, *args: str) -> StdioServerParameters:
     return stderr_to_file(command, tmp / "stderr.log")
 
 
-async def exercise(params: StdioServerParameters, seen: Channels) -> None:
+async def exercise(params: StdioServerParameters | str, seen: Channels) -> None:
     logs: list[types.LoggingMessageNotificationParams] = []
 
     async def on_log(note: types.LoggingMessageNotificationParams) -> None:
@@ -111,6 +111,20 @@ async def exercise(params: StdioServerParameters, seen: Channels) -> None:
 def test_no_seed_reaches_the_agent_on_any_channel(tmp_path: Path) -> None:
     seen = Channels()
     anyio.run(exercise, proxy(tmp_path), seen)
+    assert_clean(seen, tmp_path)
+
+
+def test_no_seed_reaches_an_agent_over_http_either(tmp_path: Path) -> None:
+    seen = Channels()
+    with started([*ELISION, "proxy", "--budget", str(BUDGET), "--store", str(tmp_path / "s.db"),
+                  "--audit", str(tmp_path / "audit.db"), "--listen", "127.0.0.1:0", "--",
+                  *UPSTREAM]) as listening:
+        anyio.run(exercise, listening.url, seen)
+        (tmp_path / "stderr.log").write_text(listening.stderr())
+    assert_clean(seen, tmp_path)
+
+
+def assert_clean(seen: Channels, tmp_path: Path) -> None:
     assert len(seen.seen) >= 12, sorted(seen.seen)  # every channel was looked at
     assert seen.leaked() == {}, sorted(seen.leaked())
     for name in ("stderr.log", "audit.db", "audit.db-wal"):

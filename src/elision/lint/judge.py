@@ -80,8 +80,16 @@ def judge_tool(
 
 def _verdict(rule: int, fails: list[str], notes: list[str], exercised: bool) -> Verdict:
     if fails:
-        return Verdict(rule, "fail", fails + notes)
-    return Verdict(rule, "pass" if exercised else "not exercised", notes)
+        return Verdict(rule, "fail", _redacted(fails + notes))
+    return Verdict(rule, "pass" if exercised else "not exercised", _redacted(notes))
+
+
+def _redacted(evidence: list[str]) -> list[str]:
+    # Evidence quotes the tool's answers, and a report goes to CI logs, SARIF uploads and
+    # the agents that read them: a credential in an answer is withheld here too.
+    from elision.redact import redact_text
+
+    return [str(redact_text(line).value) for line in evidence]
 
 
 def _rule1(ordinary: list[Response], schema: dict[str, Any] | None, exercised: bool) -> Verdict:

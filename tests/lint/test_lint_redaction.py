@@ -1,0 +1,35 @@
+"""A lint report never quotes a credential from a tool's answers (issue 13: every surface).
+
+The lint quotes answers as evidence (an error's text, a line that says it was cut, a value
+beside an error), and a report goes to CI logs, SARIF uploads and the agents that read them.
+Each seeded credential is put where the lint quotes it; no rendering of the report holds it.
+"""
+
+from __future__ import annotations
+
+import mcp_types as types
+import pytest
+
+from elision.lint.judge import judge_tool
+from elision.lint.report import render
+from elision.lint.runner import LintResult, response_of
+from support.seeded import Seed, seeds
+
+SCHEMA = {"type": "object", "properties": {"limit": {"type": "integer"}}}
+
+
+def _answer(text: str, *, error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
+
+
+@pytest.mark.parametrize("seed", seeds(), ids=lambda s: s.name)
+def test_no_report_format_quotes_a_seeded_credential(seed: Seed) -> None:
+    ordinary = [response_of(_answer(f"results truncated: {seed.text}"), "scenario 'all'")]
+    failed = response_of(_answer(f"denied: {seed.text}", error=True), "limit=1")
+    failed.limit = 1
+    report = judge_tool("t", SCHEMA, None, ordinary, [failed])
+    evidence = " ".join(e for v in report.verdicts for e in v.evidence)
+    assert "denied: " in evidence, "the lint no longer quotes the error: the test checks nothing"
+    for fmt in ("markdown", "json", "sarif"):
+        out = render(LintResult("python s.py", [report], []), fmt)
+        assert seed.secret not in out, f"the {fmt} report quotes the {seed.name} seed"
