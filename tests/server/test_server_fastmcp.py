@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -12,6 +13,11 @@ from elision.errors import BudgetError
 from elision.lint.judge import judge_tool
 
 fastmcp = pytest.importorskip("fastmcp")
+import mcp_types as mt  # noqa: E402 - after the importorskip
+
+#: Found trying elision as an attacker would (issue 12, item 1).
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+SHADOWED = '{"note":"' + TOKEN + '","note":"ok"}'
 
 from elision.server.fastmcp import ElisionMiddleware  # noqa: E402 - needs fastmcp
 
@@ -35,6 +41,13 @@ def _server(cap: int) -> Any:
     def log(lines: int = 2000) -> str:
         """Text: shaped as whole lines, header first."""
         return "".join(f"2026-11-30 step {i} ok\n" for i in range(lines))
+
+    @server.tool()
+    def shadowed() -> Any:
+        """JSON text whose repeated key hides a token from a last-wins reader."""
+        from fastmcp.tools.base import ToolResult
+
+        return ToolResult(content=[mt.TextContent(type="text", text=SHADOWED)])
 
     return server
 
@@ -76,6 +89,24 @@ def test_middleware_shapes_bounds_and_passes_the_lint() -> None:
         report = judge_tool("rows", tool.input_schema, tool.output_schema,
                             [response_of(big, "scenario 'all'")], [limited])
         assert [v.status for v in report.verdicts] == ["pass"] * 4, report.verdicts
+
+    anyio.run(main)
+
+
+def test_a_repeated_key_is_withheld_and_declared_not_dropped_silently() -> None:
+    """The middleware parsed the text last-wins and sent the re-serialized value as if it
+    were whole: the shadowed member was gone with ``complete`` true and no envelope."""
+
+    async def main() -> None:
+        async with fastmcp.Client(_server(cap=2048)) as client:
+            result = await client.call_tool_mcp("shadowed", {})
+            (block,) = result.content
+            assert TOKEN not in block.text
+            doc = json.loads(block.text)
+            assert doc["note"] == "ok"
+            envelope = doc[ENVELOPE_KEY]
+            assert envelope["complete"] is False
+            assert {"path": "$.note", "reason": "duplicate-key"} in envelope["withheld"]
 
     anyio.run(main)
 

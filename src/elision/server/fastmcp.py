@@ -137,14 +137,17 @@ class ElisionMiddleware(Middleware):  # type: ignore[misc, unused-ignore]
 
 
 def _json_text(result: ToolResult) -> Any:
-    """The one JSON document in a result's text, or ``None``."""
+    """The one JSON document in a result's text, or ``None``: also when it repeats a key,
+    so that the text is shaped as a body, its shadowed members withheld and declared."""
     texts = [b.text for b in result.content if isinstance(b, mt.TextContent)]
     if len(texts) != 1 or len(result.content) != 1:
         return None
     body = texts[0].encode("utf-8", "surrogatepass")
     if body.lstrip()[:1] not in (b"{", b"["):
         return None
+    shadowed: list[str] = []
     try:
-        return parse_json(body)
+        value = parse_json(body, duplicates=shadowed)
     except (InputError, orjson.JSONDecodeError):
         return None
+    return None if shadowed else value
