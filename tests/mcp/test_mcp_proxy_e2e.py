@@ -297,7 +297,7 @@ def test_several_servers_get_namespaced_names_and_a_collision_stops_startup(
     config.write_text(json.dumps({"budget": BUDGET, "mcpServers": {
         "alpha": {"command": UPSTREAM[0], "args": UPSTREAM[1:]},
         "beta": {"command": UPSTREAM[0], "args": UPSTREAM[1:], "toolBudgets": {"rows": 1024},
-                 "timeout": 2},
+                 "timeout": 8},
     }}))
 
     async def main() -> None:

@@ -2,8 +2,9 @@
 
 (Resource subscriptions and notifications are :mod:`elision.mcp.notify`'s.)
 
-Behind one server these go straight through; behind several, lists are merged, prompt names
-get the ``<server>__`` prefix, and a resource is read from the server that listed it.
+Behind one server these go straight through; behind several, lists are paged across the
+servers with the proxy's own cursor, prompt names get the ``<server>__`` prefix, and a resource
+is read from the one server that listed it (see :mod:`elision.mcp.paging`).
 
 What a resource read or a prompt returns is not shaped (the agent asked for that very
 resource), but it does reach the model, so its texts are redacted like results: a credential or
@@ -13,6 +14,7 @@ with ``--no-redact``). Binary contents (``blob``) go as they are.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -26,8 +28,10 @@ from pydantic import BaseModel, TypeAdapter
 
 from elision.errors import UpstreamError
 from elision.mcp.config import SEPARATOR
+from elision.mcp.down import DownServers
 from elision.mcp.listed import redacted_item
 from elision.mcp.meta import without_reserved
+from elision.mcp.paging import ambiguous, paged, template_pattern, unknown
 from elision.mcp.upstream import Upstream
 from elision.pipeline import Pipeline
 
@@ -50,6 +54,11 @@ class Forwarding:
     pipeline: Pipeline
     _prompts: dict[str, Route]
     _resources: dict[str, Upstream]
+    #: Every server that listed a uri, in the order they did.
+    _owners: dict[str, list[str]]
+    #: The pattern of each (uri template, server) listed.
+    _templates: dict[tuple[str, str], re.Pattern[str]]
+    down: DownServers
 
     def _scope_for(self, ctx: Ctx) -> str:
         raise NotImplementedError
@@ -65,13 +74,9 @@ class Forwarding:
             return self._listed(await self._single().call(
                 "resources/list", lambda s: s.list_resources(params=_upstream_params(params))
             ), "resources")
-        resources: list[types.Resource] = []
-        for upstream in self._serving("resources"):
-            page = await upstream.call("resources/list", lambda s: s.list_resources())
-            for resource in page.resources:
-                self._resources.setdefault(str(resource.uri), upstream)
-                resources.append(resource)
-        return self._listed(types.ListResourcesResult(resources=resources), "resources")
+        found, cursor = await self._resources_page(params)
+        return self._listed(types.ListResourcesResult(resources=found, next_cursor=cursor),
+                            "resources")
 
     async def _list_resource_templates(
         self, ctx: Ctx, params: types.PaginatedRequestParams | None
@@ -81,14 +86,64 @@ class Forwarding:
                 "resources/templates/list",
                 lambda s: s.list_resource_templates(params=_upstream_params(params)),
             ), "resource_templates")
-        templates: list[types.ResourceTemplate] = []
-        for upstream in self._serving("resources"):
-            page = await upstream.call(
-                "resources/templates/list", lambda s: s.list_resource_templates()
-            )
-            templates.extend(page.resource_templates)
-        return self._listed(types.ListResourceTemplatesResult(resource_templates=templates),
-                            "resource_templates")
+        found, cursor = await self._templates_page(params)
+        return self._listed(
+            types.ListResourceTemplatesResult(resource_templates=found, next_cursor=cursor),
+            "resource_templates",
+        )
+
+    def _resources_page(
+        self, params: types.PaginatedRequestParams | None
+    ) -> Awaitable[tuple[list[Any], str | None]]:
+        return self._paged(
+            "resources", "resources/list", params,
+            lambda s, c: s.list_resources(params=_page(c)),
+            lambda up, page: [self._listed_uri(r, up) for r in page.resources],
+        )
+
+    def _templates_page(
+        self, params: types.PaginatedRequestParams | None
+    ) -> Awaitable[tuple[list[Any], str | None]]:
+        return self._paged(
+            "resources", "resources/templates/list", params,
+            # Many servers of resources serve no templates: none to list, not an error.
+            lambda s, c: _unless_missing(s.list_resource_templates(params=_page(c)),
+                                         types.ListResourceTemplatesResult(resource_templates=[])),
+            lambda up, page: [self._listed_template(t, up) for t in page.resource_templates],
+        )
+
+    async def _paged(
+        self, capability: str, what: str, params: types.PaginatedRequestParams | None,
+        fetch: Callable[[ClientSession, str | None], Awaitable[Any]],
+        items: Callable[[Upstream, Any], list[Any]],
+    ) -> tuple[list[Any], str | None]:
+        serving = {u.name: u for u in self._serving(capability)}
+        return await paged(
+            list(serving), params.cursor if params is not None else None,
+            lambda name, c: self._guarded(serving[name], what, lambda s: fetch(s, c)),
+            lambda name, page: items(serving[name], page),
+            lambda page: page.next_cursor,
+        )
+
+    def _listed_uri(self, resource: types.Resource, upstream: Upstream) -> types.Resource:
+        """Remember who lists ``resource``; a uri two servers list belongs to neither."""
+        uri = str(resource.uri)
+        owners = self._owners.setdefault(uri, [])
+        if upstream.name not in owners:
+            owners.append(upstream.name)
+        if len(owners) == 1:
+            self._resources[uri] = upstream
+        else:
+            self._resources.pop(uri, None)
+        return resource
+
+    def _listed_template(
+        self, template: types.ResourceTemplate, upstream: Upstream
+    ) -> types.ResourceTemplate:
+        key = (template.uri_template, upstream.name)
+        if key not in self._templates:
+            self._templates[key] = template_pattern(template.uri_template)
+        return template
 
     async def _read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
         result = await self._by_uri(
@@ -106,15 +161,21 @@ class Forwarding:
             return self._listed(await self._single().call(
                 "prompts/list", lambda s: s.list_prompts(params=_upstream_params(params))
             ), "prompts")
-        prompts: list[types.Prompt] = []
-        self._prompts = {}
-        for upstream in self._serving("prompts"):
-            page = await upstream.call("prompts/list", lambda s: s.list_prompts())
+
+        def routed(upstream: Upstream, page: types.ListPromptsResult) -> list[types.Prompt]:
+            prompts = []
             for prompt in page.prompts:
                 exposed = self._exposed(upstream, prompt.name)
                 self._prompts[exposed] = Route(upstream, prompt.name, prompt)
                 prompts.append(prompt.model_copy(update={"name": exposed}))
-        return self._listed(types.ListPromptsResult(prompts=prompts), "prompts")
+            return prompts
+
+        found, cursor = await self._paged(
+            "prompts", "prompts/list", params, lambda s, c: s.list_prompts(params=_page(c)),
+            routed,
+        )
+        return self._listed(types.ListPromptsResult(prompts=found, next_cursor=cursor),
+                            "prompts")
 
     async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> Any:
         upstream, name = self._route_name(params.name)
@@ -169,9 +230,11 @@ class Forwarding:
         return next(iter(self.upstreams.values()))
 
     def _serving(self, capability: str) -> list[Upstream]:
+        """The running servers that serve ``capability`` (not those that are down)."""
         return [
             u for u in self.upstreams.values()
-            if u.capabilities is None or getattr(u.capabilities, capability, None) is not None
+            if u.name not in self.down
+            and (u.capabilities is None or getattr(u.capabilities, capability, None) is not None)
         ]
 
     def _single_or_first(self, capability: str) -> Upstream:
@@ -181,15 +244,38 @@ class Forwarding:
     async def _by_uri(
         self, uri: str, what: str, request: Callable[[ClientSession], Awaitable[Any]]
     ) -> Any:
-        known = self._resources.get(uri)
-        candidates = [known] if known is not None else self._serving("resources")
-        last: MCPError | None = None
-        for upstream in candidates:
-            try:
-                return await self._guarded(upstream, what, request)
-            except MCPError as exc:  # not this server's resource: try the next
-                last = exc
-        raise last or MCPError(types.INVALID_PARAMS, f"no server offers the resource {uri!r}")
+        if not self.namespaced:
+            return await self._guarded(self._single(), what, request)
+        upstream = self._owner_of(uri)
+        if upstream is None:
+            # Not listed yet (or since): every server's lists, then decide.
+            await self._discover()
+            upstream = self._owner_of(uri)
+        if upstream is None:
+            raise unknown(uri)
+        return await self._guarded(upstream, what, request)
+
+    def _owner_of(self, uri: str) -> Upstream | None:
+        """The one server that lists ``uri`` (or whose template fits it); refuses two."""
+        owners = self._owners.get(uri, [])
+        if len(owners) > 1:
+            raise ambiguous(uri, owners)
+        if owners:
+            return self.upstreams.get(owners[0])
+        fitting = sorted({name for (_, name), pattern in self._templates.items()
+                          if pattern.match(uri)})
+        if len(fitting) > 1:
+            raise ambiguous(uri, fitting)
+        return self.upstreams.get(fitting[0]) if fitting else None
+
+    async def _discover(self) -> None:
+        """Walk every page of every server's resources and templates."""
+        for lister in (self._resources_page, self._templates_page):
+            cursor: str | None = None
+            for _ in range(1000):  # a paginator that never ends must not hang a read
+                _, cursor = await lister(_page(cursor))
+                if not cursor:
+                    break
 
     async def _guarded(
         self, upstream: Upstream, what: str, request: Callable[[ClientSession], Awaitable[R]]
@@ -256,6 +342,20 @@ async def _set_level_on(session: ClientSession, params: types.SetLevelRequestPar
     return await session.send_request(
         types.SetLevelRequest(params=_upstream_params(params)), types.EmptyResult
     )
+
+
+async def _unless_missing(request: Awaitable[R], empty: R) -> R:
+    """``request``'s result, or ``empty`` when the server does not know the method."""
+    try:
+        return await request
+    except MCPError as exc:
+        if exc.code != types.METHOD_NOT_FOUND:
+            raise
+        return empty
+
+
+def _page(cursor: str | None) -> types.PaginatedRequestParams | None:
+    return types.PaginatedRequestParams(cursor=cursor) if cursor else None
 
 
 def _upstream_params(params: P) -> P:

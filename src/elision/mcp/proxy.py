@@ -18,6 +18,7 @@ Kept bodies and stubs are fetchable only in the scope of the client that was sho
 from __future__ import annotations
 
 import logging
+import re
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -38,6 +39,7 @@ from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError
 from elision.mcp.asking import Asking
 from elision.mcp.bridge import is_proxy_state
 from elision.mcp.config import ServerSpec
+from elision.mcp.down import DownServers
 from elision.mcp.forward import Ctx, Forwarding, R, Route
 from elision.mcp.ingress import RequestGate
 from elision.mcp.listed import redacted_item
@@ -91,8 +93,12 @@ class Proxy(Forwarding):
         self.require_auth_scope = require_auth_scope
         self.upstreams: dict[str, Upstream] = {}
         self._tools: dict[str, Route] = {}
+        #: Servers of the config that did not start, retried in the background.
+        self.down = DownServers()
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, Upstream] = {}
+        self._owners: dict[str, list[str]] = {}
+        self._templates: dict[tuple[str, str], re.Pattern[str]] = {}
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         # One stdio proxy serves one client, so a proxy-wide scope is that client's scope.
         self._scope = new_proxy_scope()
@@ -123,22 +129,24 @@ class Proxy(Forwarding):
             upstream.on_start.append(self.notifier.upstream_started)
             upstream.on_starting.append(self.asking.roots.starting)
         listed: dict[str, list[types.Tool]] = {}
-        failures: list[UpstreamError] = []
+        failures: dict[str, UpstreamError] = {}
 
         async def list_one(upstream: Upstream) -> None:
             try:
                 listed[upstream.name] = await self._list_all_tools(upstream)
             except UpstreamError as exc:
-                failures.append(exc)
+                failures[upstream.name] = exc
 
         # Servers start side by side: startup costs the slowest server, not their sum.
         async with anyio.create_task_group() as starting:
             for upstream in self.upstreams.values():
                 starting.start_soon(list_one, upstream)
-        if failures:
-            raise failures[0]
+        if failures and not self.namespaced:
+            raise next(iter(failures.values()))
         tools: dict[str, Route] = {}
         for upstream in self.upstreams.values():
+            if upstream.name in failures:
+                continue
             for tool in listed[upstream.name]:
                 exposed = self._exposed(upstream, tool.name)
                 if exposed in PROXY_TOOLS:
@@ -154,6 +162,14 @@ class Proxy(Forwarding):
                     )
                 tools[exposed] = Route(upstream, tool.name, tool)
         self._tools = tools
+        # One of a config's servers that did not start stops no one: it is retried.
+        for name, failure in failures.items():
+            logger.warning("%s; serving the other servers and retrying it", failure)
+            self.down.mark(self.upstreams[name], failure)
+            task_group.start_soon(
+                self.down.retry, self.upstreams[name], self._refresh_tools_or_raise,
+                self._announce_tools,
+            )
 
     async def aclose(self) -> None:
         try:
@@ -253,7 +269,7 @@ class Proxy(Forwarding):
         budget = self.pipeline.budget
         return types.ListToolsResult(tools=[
             with_result_size(tool, budget)
-            for tool in (*tools, fetch_tool(), fetch_reference_tool())
+            for tool in (*tools, *self.down.placeholders(), fetch_tool(), fetch_reference_tool())
         ])
 
     def _input_schema(self, name: str) -> dict[str, Any] | None:
@@ -285,6 +301,8 @@ class Proxy(Forwarding):
                 ),
             )
         route = self._tools.get(params.name)
+        if route is None and (refusal := self.down.refusal(params.name)) is not None:
+            return error_result(refusal)
         if route is None:
             return error_result(
                 f"unknown tool {params.name!r}: this proxy offers "
@@ -406,11 +424,14 @@ class Proxy(Forwarding):
 
     async def _refresh_tools(self, upstream: Upstream) -> None:
         try:
-            listed = await self._list_all_tools(upstream)
+            await self._refresh_tools_or_raise(upstream)
         except (UpstreamError, MCPError) as exc:
             logger.warning("could not re-list the tools of %r: %s", upstream.name,
                            redact_message(str(exc)))
-            return
+
+    async def _refresh_tools_or_raise(self, upstream: Upstream) -> None:
+        """List ``upstream``'s tools (starting it if need be) and put them in place."""
+        listed = await self._list_all_tools(upstream)
         kept = {k: r for k, r in self._tools.items() if r.upstream is not upstream}
         for tool in listed:
             exposed = self._exposed(upstream, tool.name)
@@ -419,6 +440,9 @@ class Proxy(Forwarding):
                 continue
             kept[exposed] = Route(upstream, tool.name, tool)
         self._tools = kept
+
+    async def _announce_tools(self) -> None:
+        await self.notifier.changed("notifications/tools/list_changed", None)
 
     # -- upstream notifications -> the agent -----------------------------------------------
 
@@ -440,7 +464,7 @@ class Proxy(Forwarding):
     async def _tools_changed(self, upstream: Upstream) -> None:
         # Announced only once the new list is in place, so the agent's re-list sees it.
         await self._refresh_tools(upstream)
-        await self.notifier.changed("notifications/tools/list_changed", None)
+        await self._announce_tools()
 
     def _upstream_of(self, params: types.CallToolRequestParams) -> str | None:
         """The server a tool call goes to (None for the proxy's own tools)."""

@@ -36,8 +36,6 @@ from mcp import Client
 logger = logging.getLogger("elision.proxy")
 
 T = TypeVar("T")
-#: How long starting an upstream (spawn + handshake) may take.
-CONNECT_TIMEOUT = 30.0
 
 NotificationSink = Callable[["Upstream", types.ServerNotification], Awaitable[None]]
 #: Answers one request the server sends during a call: the agent's answer, or an error.
@@ -199,17 +197,22 @@ class Upstream:
     async def _start(self) -> None:
         ready = anyio.Event()
         closing = anyio.Event()
+        attempt = anyio.CancelScope()
         self._failure = None
         for starting in self.on_starting:
             starting(self)
-        self._tg.start_soon(self._own, ready, closing)
-        with anyio.move_on_after(CONNECT_TIMEOUT) as scope:
+        self._tg.start_soon(self._own, ready, closing, attempt)
+        # The server's own timeout bounds its start (spawn and handshake) as well as its calls.
+        with anyio.move_on_after(self.spec.timeout) as scope:
             await ready.wait()
         if scope.cancelled_caught:
             closing.set()
+            attempt.cancel()  # a handshake that never ends must not keep its process
+            self._client = None
             raise UpstreamError(
                 f"server {self.name!r} ({self.spec.target}) did not finish starting within "
-                f"{CONNECT_TIMEOUT:g} s; check that the command runs on its own"
+                f"{self.spec.timeout:g} s, its timeout; check that the command runs on its own, "
+                "or raise its \"timeout\" in the config if it is just slow to start"
             )
         if self._client is None:
             raise UpstreamError(
@@ -229,12 +232,15 @@ class Upstream:
         self._closing = None
         self._client = None
 
-    async def _own(self, ready: anyio.Event, closing: anyio.Event) -> None:
+    async def _own(
+        self, ready: anyio.Event, closing: anyio.Event, attempt: anyio.CancelScope
+    ) -> None:
         try:
-            async with self._make_client() as client:
-                self._client = client
-                ready.set()
-                await closing.wait()
+            with attempt:
+                async with self._make_client() as client:
+                    self._client = client
+                    ready.set()
+                    await closing.wait()
         except Exception as exc:
             self._failure = _describe(exc)
             logger.warning("upstream %r stopped: %s", self.name, self._failure)
