@@ -30,11 +30,13 @@ def stub(rule: str) -> str:
 
 TEXT_CASES = [
     # The variable's name and the URL's scheme, user and host stay: only the password goes.
+    # (the stub names the DSN's family: elision/data/families.toml)
     (f"DATABASE_URL=postgres://app:{PW}@db.internal:5432/app",
-     f"DATABASE_URL=postgres://app:{stub('url-userinfo')}@db.internal:5432/app", PW),
+     f"DATABASE_URL=postgres://app:{stub('postgres-dsn-password')}@db.internal:5432/app", PW),
     # The same with export and a query: the rest of the line stays.
     (f"export DATABASE_URL=postgresql://app:{PW}@db/app?sslmode=require # prod",
-     f"export DATABASE_URL=postgresql://app:{stub('url-userinfo')}@db/app?sslmode=require # prod",
+     f"export DATABASE_URL=postgresql://app:{stub('postgres-dsn-password')}@db/app?sslmode=require"
+     " # prod",
      PW),
     # A userinfo URL that also carries a credential parameter goes whole (the token would show).
     (f"url=https://app:{PW}@h.example.com/x?access_token=tok123456789 ok",
@@ -63,8 +65,8 @@ def test_a_line_keeps_everything_but_the_secret(text: str, want: str, secret: st
 def test_a_secret_inside_a_json_string_keeps_the_rest_of_the_string() -> None:
     doc = {"env": f"DATABASE_URL=postgres://app:{PW}@db/app", "n": 1}
     out = redact_value(doc)
-    assert out.value == {"env": f"DATABASE_URL=postgres://app:{stub('url-userinfo')}@db/app",
-                         "n": 1}
+    assert out.value == {
+        "env": f"DATABASE_URL=postgres://app:{stub('postgres-dsn-password')}@db/app", "n": 1}
     assert [w["path"] for w in out.withheld] == ["$.env"]
 
 

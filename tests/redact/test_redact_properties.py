@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import redact_text, redact_value, walk
+from elision.redact.families import entropy
+from elision.redact.generic import STRONG, name_strength
 from elision.redact.rules import credential_stub
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.shape.jsonparse import dumps_value
@@ -34,13 +36,17 @@ documents = st.recursive(
     max_leaves=20,
 )
 
+STRONG_FIELDS = [n for n in sorted(CREDENTIAL_FIELDS) if name_strength(n) == STRONG]
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 HEX = "0123456789abcdef"
 
 
 def _run(alphabet: str, size: int) -> st.SearchStrategy[str]:
-    return st.text(alphabet=alphabet, min_size=size, max_size=size + 8)
+    # Generated secrets are random; a long run of one char is a placeholder ("ghp_K000…"),
+    # which the families with an entropy floor keep.
+    run = st.text(alphabet=alphabet, min_size=size, max_size=size + 8)
+    return run.filter(lambda s: entropy(s) >= 3.0) if size >= 16 else run
 
 
 def _b64url(data: bytes) -> str:
@@ -55,7 +61,9 @@ def credentials(draw: st.DrawFn) -> tuple[str, str, str, str]:
         "sigv4-escaped", "azure", "token-param", "userinfo", "pem", "basic",
     ]))
     if kind == "aws":
-        key = "AKIA" + draw(_run(UPPER_DIGITS, 16).map(lambda s: s[:16]))
+        # A real key id is random; "AKIA" and sixteen zeros is a placeholder, and kept.
+        key = "AKIA" + draw(_run(UPPER_DIGITS, 16).map(lambda s: s[:16])
+                            .filter(lambda s: entropy(s) >= 3.0))
         return key, credential_stub("aws-access-key-id"), key, "aws-access-key-id"
     if kind == "github":
         key = "ghp_K" + draw(_run(ALNUM, 35))
@@ -104,9 +112,10 @@ def credentials(draw: st.DrawFn) -> tuple[str, str, str, str]:
         return url, credential_stub("credential-param-url"), value, "credential-param-url"
     if kind == "userinfo":
         password = "K" + draw(_run(ALNUM, 12))
-        # Only the password goes: scheme, user and host stay.
-        url = f"postgres://admin:{password}@db.internal:5432/app"
-        shown = f"postgres://admin:{credential_stub('url-userinfo')}@db.internal:5432/app"
+        # Only the password goes: scheme, user and host stay. (A database DSN's stub names
+        # its family: tests/redact/test_redact_families.py.)
+        url = f"https://admin:{password}@git.internal:8443/app"
+        shown = f"https://admin:{credential_stub('url-userinfo')}@git.internal:8443/app"
         return url, shown, password, "url-userinfo"
     body = "K" + draw(_run(ALNUM, 40))
     pem = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
@@ -138,9 +147,10 @@ def seeded_documents(draw: st.DrawFn) -> tuple[Any, Any, str, str]:
     where = draw(st.sampled_from(["value", "in-text", "key", "key-in-text", "field"]))
     if where == "field":
         # A member named like a credential: its value goes, whatever it looks like.
-        name = draw(st.sampled_from(sorted(CREDENTIAL_FIELDS)))
+        # A strong name (a password, a secret, an API key): its value goes, whatever it is.
+        name = draw(st.sampled_from(STRONG_FIELDS))
         name = "".join(c.upper() if draw(st.booleans()) else c for c in name)
-        secret = "K" + draw(_run(SAFE_CHARS, 8))
+        secret = "K9" + draw(_run(SAFE_CHARS, 8).filter(lambda s: entropy(s) >= 2.0))
         other = draw(st.dictionaries(safe_key, scalars, max_size=3))
         stub = credential_stub("credential-field")
         doc, want = _insert(

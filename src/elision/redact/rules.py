@@ -109,6 +109,49 @@ _USERINFO_ODD = r"(?::\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL
 _USERINFO_GATES = ("\\/", "%2f%2f")
 
 
+_PUNCT_ANCHORS = "_-.:=/\"'\\~$!%"
+#: Letters from the most to the least frequent in English text.
+_BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"
+
+
+def _rarity(char: str) -> int:
+    # The anchor a regex pass stops at: punctuation, then the rarest letter or digit.
+    if char in _PUNCT_ANCHORS:
+        return 100
+    low = char.lower()
+    if low in _BY_FREQUENCY:
+        return 20 + _BY_FREQUENCY.index(low) + (30 if char.isupper() else 0)
+    return 40 if char.isdigit() and char not in "01" else 10
+
+
+def anchored(literals: list[str]) -> list[tuple[str, str]]:
+    """Regexes that together find every one of ``literals``, one pass per anchor char.
+
+    A literal is anchored on its last punctuation char when it has one (``ghp_`` on ``_``,
+    ``password=`` on ``=``), else on its rarest-looking char (``AKIA`` on ``K``); the rest is
+    checked by a look behind and a literal after the anchor. A search for a leading literal char is
+    fast in the regex engine, so the families' hundreds of keywords cost a pass per anchor,
+    not a pass each. Each regex comes with its anchor: a text without it is not searched.
+    """
+    tails: dict[str, list[str]] = {}
+    others: dict[str, list[str]] = {}
+    for lit in sorted(set(literals)):
+        at = max(range(len(lit)), key=lambda i: (_rarity(lit[i]), i))
+        before, anchor, after = lit[:at], lit[at], lit[at + 1:]
+        if before and not after:  # the common case: a name, then its anchor
+            tails.setdefault(anchor, []).append(before)
+        else:
+            branch = (f"(?<={re.escape(before + anchor)})" if before else "") + re.escape(after)
+            others.setdefault(anchor, []).append(branch)
+    out = []
+    for anchor in sorted(tails.keys() | others.keys()):
+        branches = sorted(others.get(anchor, []), key=len, reverse=True)
+        if anchor in tails:
+            branches.insert(0, names_behind(tails[anchor], anchor))
+        out.append((anchor, f"{re.escape(anchor)}(?:{'|'.join(branches)})"))
+    return out
+
+
 class _Prefilter:
     """The same test over ``str`` or over ``bytes``: compiled once per type.
 
@@ -124,10 +167,21 @@ class _Prefilter:
         def gated(pattern: str) -> tuple[Any, re.Pattern[Any]]:
             return conv(pattern[0]), re.compile(conv(pattern))
 
+        from elision.redact import keywords
+
+        exact = anchored([*keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT])
+        lower = anchored([*keywords.FAMILY_ANY_CASE, *keywords.GENERIC,
+                          *keywords.ESCAPE_ANY_CASE])
         self.exact_literals = tuple((conv(x[0]), conv(x)) for x in _EXACT_LITERALS)
-        self.exact = tuple(gated(x) for x in _EXACT_PATTERNS)
+        self.exact = tuple(gated(x) for x in _EXACT_PATTERNS) + tuple(
+            (conv(a), re.compile(conv(p))) for a, p in exact)
         self.lower_literals = tuple((conv(x[0]), conv(x)) for x in _LOWER_LITERALS)
-        self.lower = tuple(gated(x) for x in _LOWER_PATTERNS)
+        self.lower = tuple(gated(x) for x in _LOWER_PATTERNS) + tuple(
+            (conv(a), re.compile(conv(p))) for a, p in lower)
+        # A base64 run that decodes to text may hide any keyword (one pass, then a probe of
+        # each run's first bytes).
+        self.b64 = re.compile(conv(keywords.B64_RUN.pattern))
+        self.b64_text = keywords.b64_probe(encode)
         self.at = ((conv("@"), conv("@")), (conv("%"), conv("%40")))
         self.userinfo = re.compile(conv(_USERINFO_PLAIN))
         self.userinfo_gates = tuple((conv(x[0]), conv(x)) for x in _USERINFO_GATES)
@@ -142,6 +196,8 @@ class _Prefilter:
         if any(g in low and lit in low for g, lit in self.lower_literals):
             return True
         if any(g in low and p.search(low) for g, p in self.lower):
+            return True
+        if any(self.b64_text(m.group()) for m in self.b64.finditer(text)):
             return True
         if not any(g in low and a in low for g, a in self.at):
             return False
@@ -171,6 +227,7 @@ class _Prefilter:
         for gate, pattern in self.lower:
             if gate in low:
                 found.extend(m.start() for m in pattern.finditer(low))
+        found.extend(m.start() for m in self.b64.finditer(text) if self.b64_text(m.group()))
         if any(g in low and a in low for g, a in self.at):
             found.extend(m.start() for m in self.userinfo.finditer(low))
             if any(g in low and lit in low for g, lit in self.userinfo_gates):
@@ -188,28 +245,35 @@ def _find_all(text: Any, lit: Any) -> list[int]:
     return out
 
 
-_STR_FILTER = _Prefilter(encode=False)
-_BYTES_FILTER = _Prefilter(encode=True)
+_FILTERS: dict[bool, _Prefilter] = {}
+
+
+def _filter(encode: bool) -> _Prefilter:
+    # Built on first use: the families' keywords come from a module that imports this one.
+    built = _FILTERS.get(encode)
+    if built is None:
+        built = _FILTERS[encode] = _Prefilter(encode)
+    return built
 
 
 def may_match(text: str) -> bool:
     """False when no precise rule can match anywhere in ``text``."""
-    return _STR_FILTER(text)
+    return _filter(False)(text)
 
 
 def may_match_bytes(data: bytes) -> bool:
     """:func:`may_match` over UTF-8 bytes (a JSON serialization, say), without decoding."""
-    return _BYTES_FILTER(data)
+    return _filter(True)(data)
 
 
 def text_positions(text: str) -> list[int]:
     """Every offset in ``text`` where :func:`may_match` would see a trigger start."""
-    return _STR_FILTER.positions(text)
+    return _filter(False).positions(text)
 
 
 def match_positions(data: bytes, low: bytes | None = None) -> list[int]:
     """Every offset in ``data`` where :func:`may_match_bytes` would see a trigger start."""
-    return _BYTES_FILTER.positions(data, low)
+    return _filter(True).positions(data, low)
 
 
 # The id alphabet avoids look-alikes so a stub id can be read back off a screen.

@@ -5,9 +5,12 @@ The pre-filter's triggers are found first, in one search of the whole text
 at line ends, and a chunk that holds no trigger is kept as it is. A chunk that holds one is
 halved at a line end until the pieces are :data:`PIECE` chars or less, so the precise rules
 only ever run on a few short pieces around each candidate, each read one line further so a
-match that wraps a line (``Bearer`` then its token on the next) is not cut in two. A PEM
-private key spans many lines, so that rule alone runs over the whole text (it is anchored on
-a literal: cheap).
+match that wraps a line (``Bearer`` then its token on the next) is not cut in two. A PEM,
+PuTTY or SSH2 private key spans many lines, so those rules alone run over the whole text (each
+is anchored on a literal: cheap).
+
+The precise stage also reads a piece in its encodings (:mod:`elision.redact.encodings`): with
+its ``\\u`` and ``%XX`` escapes decoded, and each base64 run in it that decodes to text.
 """
 
 from __future__ import annotations
@@ -15,10 +18,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from elision.redact.encodings import base64_text, decode_escapes
+from elision.redact.families import BY_ID
+from elision.redact.keywords import B64_RUN, BASE64, present
 from elision.redact.rules import Span, credential_stub
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import text_triggers
-from elision.redact.urls import find_signed_urls
+from elision.redact.urls import classify_url, find_signed_urls
 
 #: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise.
 CHUNK = 1 << 16
@@ -26,7 +32,13 @@ CHUNK = 1 << 16
 PIECE = 1 << 10
 #: Line breaks as the text shaper counts them (``bytes.splitlines``).
 _BREAKS = re.compile(r"\r\n|\r|\n")
-_PEM = next(rule for rule in CREDENTIAL_RULES if rule.id == "private-key")
+#: Rules whose match spans lines: run over the whole of a long text.
+_MULTILINE = tuple(
+    rule for rule in CREDENTIAL_RULES
+    if rule.id in ("private-key", "putty-private-key", "ssh2-private-key")
+)
+#: A DSN family names the password alone; the whole-URL userinfo rule yields to it.
+_DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f.pattern)
 
 
 def find_spans(text: str) -> list[Span]:
@@ -37,8 +49,11 @@ def find_spans(text: str) -> list[Span]:
     if len(text) <= PIECE:
         return _merge(_precise(text, 0))
     found: list[Span] = []
-    if _PEM.exact[0] in text:
-        found.extend(Span(m.start(), m.end(), _PEM.id) for m in _PEM.pattern.finditer(text))
+    for rule in _MULTILINE:
+        if rule.keywords[0] in text:
+            assert rule.pattern is not None
+            found.extend(Span(m.start(), m.end(), rule.id) for m in rule.pattern.finditer(text)
+                         if rule.accepts(text, m))
     start, limit = 0, len(text)
     while start < limit:
         end = text.find("\n", start + CHUNK)
@@ -103,12 +118,60 @@ def redact_spans(text: str, *, keep_lines: bool = False) -> tuple[str, list[Span
     return "".join(out), spans
 
 
-def _precise(text: str, offset: int) -> list[Span]:
+def _precise(text: str, offset: int, depth: int = 0) -> list[Span]:
+    holds = present(text)
     spans = find_signed_urls(text)
-    spans.extend(find_credentials(text))
+    spans.extend(find_credentials(text, holds))
+    if depth == 0:
+        if holds.escapes:
+            view = decode_escapes(text)
+            if view is not None:
+                for span in _precise(view.text, 0, depth + 1):
+                    spans.append(Span(*view.original(span.start, span.end), span.rule))
+        if holds.base64:
+            spans.extend(_in_base64(text))
+    if any(s.rule in _DSN for s in spans):
+        spans = [s for s in spans if not _yields_to_dsn(text, s, spans)]
     if offset:
         spans = [Span(s.start + offset, s.end + offset, s.rule) for s in spans]
     return spans
+
+
+def _in_base64(text: str) -> list[Span]:
+    """Each base64 run of ``text`` that holds a keyword's base64 form and decodes to a text
+    with a credential in it, withheld whole under the first credential's rule."""
+    found: list[Span] = []
+    for run in B64_RUN.finditer(text):
+        value = run.group()
+        if not any(form in value for form in BASE64):
+            continue
+        decoded = base64_text(value)
+        if decoded is None:
+            continue
+        inner = _merge(_precise(decoded, 0, 1))
+        if inner:
+            found.append(Span(run.start(), run.end(), inner[0].rule))
+    return found
+
+
+def _yields_to_dsn(text: str, span: Span, spans: list[Span]) -> bool:
+    """Whether a whole-URL span is there only for a DSN's password, which a DSN family
+    withholds alone: the URL without those passwords must hold nothing else to withhold."""
+    if span.rule not in _URL_YIELDS:
+        return False
+    inner = sorted((s for s in spans if s.rule in _DSN
+                    and span.start <= s.start and s.end <= span.end), key=lambda s: s.start)
+    if not inner:
+        return False
+    parts, pos = [], span.start
+    for s in inner:
+        parts.append(text[pos:s.start])
+        pos = s.end
+    parts.append(text[pos:span.end])
+    return classify_url("".join(parts)) is None
+
+
+_URL_YIELDS = frozenset({"url-userinfo", "credential-param-url"})
 
 
 def _merge(spans: list[Span]) -> list[Span]:

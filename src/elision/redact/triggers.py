@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from elision._hyperscan import built_with_hyperscan
-from elision.redact import rules
+from elision.redact import keywords, rules
 from elision.redact.secrets import CREDENTIAL_FIELDS
 
 ENGINE_ENV = "ELISION_REDACT_ENGINE"
@@ -43,15 +43,20 @@ class JsonTriggers(NamedTuple):
 # The literals below are the regex passes' triggers spelled out (rules.py builds the same set
 # from look-behinds): hyperscan compiles a set of literals in milliseconds, where one
 # alternation of the same names takes a tenth of a second.
-_EXACT = (
+# The families' keywords, the generic names, the escapes and the base64 forms come from the
+# families table (:mod:`elision.redact.keywords`); the regex passes find the base64 runs that
+# decode to text instead of the forms.
+_EXACT = tuple(sorted({
     "sk-", "-----BEGIN", "github_pat_", "eyJ", "AIza", "AKIA", "ASIA", "ABIA", "ACCA",
     *(f"xox{c}-" for c in "abposre"), *(f"gh{c}_" for c in "pousr"),
     *(f"{a}k_{b}_" for a in "sr" for b in ("live", "test")),
-)
-_ANY_CASE = (
+    *keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT, *keywords.BASE64,
+}))
+_ANY_CASE = tuple(sorted({
     "hooks.slack.com", "bearer", "basic", "secret_acc", "secretacc",
     *(f"{name}{eq}" for name in rules.PARAM_SUFFIXES for eq in ("=", "%3d", "%253d")),
-)
+    *keywords.FAMILY_ANY_CASE, *keywords.GENERIC, *keywords.ESCAPE_ANY_CASE,
+}))
 #: A userinfo match needs an "@" (or "%40") after the "://": only then is its pattern run.
 _AT_GATES = ("@", "%40")
 # The regex passes' userinfo patterns with unbounded repeats: a superset that hyperscan

@@ -69,6 +69,8 @@ _USERINFO_PLAIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@")
 _SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)")
 #: A plain ``scheme://user:password@``: group 1 is the password.
 _USERINFO_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:([^/?#@\s]+)@")
+#: A value this stage already withheld (its stub, lower-cased): redaction is idempotent.
+_STUB_HEADS = ("[credential", "[withheld", "[ref_")
 #: An OAuth authorization code is long and random; ``?code=404`` is a status, not a secret.
 _MIN_CODE = 10
 
@@ -130,7 +132,7 @@ def classify_url(url: str) -> str | None:
     norm = _normalize(url)
     params: dict[str, str] = {}
     for name, value in _PAIR.findall(norm):
-        if value and name not in params:
+        if value and name not in params and not value.startswith(_STUB_HEADS):
             params[name] = value
     if {"x-amz-signature", "x-amz-credential", "x-amz-security-token"} & params.keys():
         return "aws-sigv4-url"

@@ -1,0 +1,252 @@
+"""The credential families: one row each in ``elision/data/families.toml``, loaded once.
+
+A row is data, not code: an ``id`` (the ``reason`` a stub names), the ``provider``, a ``pattern``
+(a Python regex; the named group ``secret`` is what is withheld, else the whole match), the
+``keywords`` a match cannot do without (the trigger search looks for these, in one pass over a
+result, and only then does the pattern run), an optional ``entropy`` floor (Shannon bits per char
+of the withheld part), an optional ``check`` for what a regex cannot say (a JWT's header decodes
+to JSON naming an algorithm), and ``shapes``: the example the docs show and the tests fill in.
+
+A shape is text with placeholders, ``{alnum:36}`` for 36 random chars of a class (see
+:data:`CLASSES`), so the docs show ``ghp_<alnum:36>`` (nothing that looks like a live secret) and a
+test draws a fresh fake of exactly the right form for every family. ``negatives`` are near misses
+that must be kept exactly; a row with an entropy floor also gets one for free: its shape filled
+with one repeated char. Rows with a ``finder`` are matched by code (the URL rules, the
+credential-named assignments, cookies, JSON members) and are in the table for their docs and tests.
+
+The patterns are elision's own, written from the providers' published token formats; none is
+copied from a secret scanner's rule file.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import random
+import re
+import tomllib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import orjson
+
+#: Placeholder classes a shape may use: ``{class:length}``.
+CLASSES = {
+    "alnum": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "lower": "abcdefghijklmnopqrstuvwxyz",
+    "digit": "0123456789",
+    "hex": "0123456789abcdef",
+    "HEX": "0123456789ABCDEF",
+    "updig": "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+    "lowdig": "abcdefghijklmnopqrstuvwxyz0123456789",
+    "b64": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+    "b64url": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
+    "bech32": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
+}
+#: Placeholders filled by code: a JWT, a UUID, a base64 ``user:password`` pair.
+SPECIAL = ("jwt", "uuid", "basicpair")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z0-9]+)(?::(\d+))?\}")
+#: No word char (or one of these) right before a token: it would be the tail of something else,
+#: a base64 image's bytes say. Checked in Python: a leading look behind stops the regex engine
+#: from searching for the literal prefix.
+_BEFORE = frozenset("_-+/")
+_TAIL = r"(?![A-Za-z0-9_])"
+_STUB_HEADS = ("[credential", "[withheld", "[ref_")
+
+
+@dataclass(frozen=True)
+class Family:
+    """One credential family (a row of the table)."""
+
+    id: str
+    provider: str
+    category: str
+    pattern: re.Pattern[str] | None
+    keywords: tuple[str, ...]
+    any_case: bool
+    entropy: float | None
+    check: Callable[[str], bool] | None
+    shapes: tuple[str, ...]
+    negatives: tuple[str, ...]
+    boundary: bool
+    broad: bool
+    finder: str | None
+
+    def secret_span(self, match: re.Match[str]) -> tuple[int, int]:
+        """The part of a match that is withheld."""
+        if self.pattern is not None and "secret" in self.pattern.groupindex:
+            return match.span("secret")
+        return match.span()
+
+    def accepts(self, text: str, match: re.Match[str]) -> bool:
+        """Whether a pattern match is this family's credential (boundary, entropy, check)."""
+        start = match.start()
+        before = text[start - 1] if start > 0 else " "
+        if self.boundary and (before.isalnum() or before in _BEFORE):
+            return False
+        a, b = self.secret_span(match)
+        value = text[a:b]
+        if value.startswith(_STUB_HEADS):
+            return False  # a stub this stage wrote: redaction is idempotent
+        if self.entropy is not None and entropy(value) < self.entropy:
+            return False
+        return self.check is None or self.check(value)
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per char (0 for an empty string)."""
+    if not value:
+        return 0.0
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def _jwt_header(token: str) -> bool:
+    # Every JWT header is a JSON object naming its algorithm; a pagination cursor ("eyJ…" that
+    # decodes to plain JSON) and random "eyJ…" runs are not.
+    head = token.split(".", 1)[0]
+    try:
+        header = orjson.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(header, dict) and ("alg" in header or "typ" in header or "enc" in header)
+
+
+def _basic_pair(value: str) -> bool:
+    # "Basic authentication" is prose; a real Basic value decodes to "user:password".
+    try:
+        text = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return ":" in text and text.isprintable()
+
+
+def _mixed(value: str) -> bool:
+    # Generated keys mix cases and digits; "sk-learn-style-names" do not.
+    return (
+        any(c.isdigit() for c in value)
+        and any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+    )
+
+
+def _digit(value: str) -> bool:
+    # "Bearer of bad news" has no digit; opaque tokens practically always carry one.
+    return any(c.isdigit() for c in value)
+
+
+CHECKS: dict[str, Callable[[str], bool]] = {
+    "jwt": _jwt_header, "basic": _basic_pair, "mixed": _mixed, "digit": _digit,
+}
+
+
+def _load() -> tuple[Family, ...]:
+    raw = tomllib.loads(
+        resources.files("elision").joinpath("data/families.toml").read_text("utf-8")
+    )["family"]
+    rows = [_row(entry) for entry in raw]
+    # Broad rows (an "sk-" key of any vendor) are tried after the precise ones, so that on a
+    # tie the precise name is the one a stub shows.
+    return tuple(sorted(rows, key=lambda f: f.broad))
+
+
+def _row(entry: dict[str, Any]) -> Family:
+    source = entry.get("pattern")
+    pattern = None
+    if source is not None:
+        tail = "" if entry.get("open_end", False) else _TAIL
+        pattern = re.compile(source + tail, re.DOTALL if entry.get("dotall") else 0)
+    check = entry.get("check")
+    return Family(
+        id=entry["id"],
+        provider=entry["provider"],
+        category=entry["category"],
+        pattern=pattern,
+        keywords=tuple(entry.get("keywords", ())),
+        any_case=entry.get("any_case", False),
+        entropy=entry.get("entropy"),
+        check=None if check is None else CHECKS[check],
+        shapes=tuple(entry["shapes"]),
+        negatives=tuple(entry.get("negatives", ())),
+        boundary=entry.get("boundary", True),
+        broad=entry.get("broad", False),
+        finder=entry.get("finder"),
+    )
+
+
+FAMILIES: tuple[Family, ...] = _load()
+#: The families matched by their pattern (the rest have a ``finder``).
+PATTERN_FAMILIES: tuple[Family, ...] = tuple(f for f in FAMILIES if f.pattern is not None)
+BY_ID: dict[str, Family] = {f.id: f for f in FAMILIES}
+
+
+def fill(shape: str, rng: random.Random) -> str:
+    """A fresh fake credential of ``shape``: each placeholder filled from ``rng``."""
+
+    def one(match: re.Match[str]) -> str:
+        kind, size = match.group(1), match.group(2)
+        if kind == "uuid":
+            return "-".join(
+                "".join(rng.choice(CLASSES["hex"]) for _ in range(n)) for n in (8, 4, 4, 4, 12)
+            )
+        if kind == "jwt":
+            def part(data: bytes) -> str:
+                return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+            claims = {"sub": "".join(rng.choice(CLASSES["alnum"]) for _ in range(12))}
+            sig = "".join(rng.choice(CLASSES["b64url"]) for _ in range(43))
+            return ".".join([part(b'{"alg":"HS256","typ":"JWT"}'), part(orjson.dumps(claims)), sig])
+        if kind == "basicpair":
+            pair = "user:" + "".join(rng.choice(CLASSES["alnum"]) for _ in range(12))
+            return base64.b64encode(pair.encode()).decode()
+        return _random_run(CLASSES[kind], int(size), rng)
+
+    return _PLACEHOLDER.sub(one, shape)
+
+
+def _random_run(alphabet: str, size: int, rng: random.Random) -> str:
+    chars = [rng.choice(alphabet) for _ in range(size)]
+    # A run of a mixed class holds one of each kind it allows, as generated keys do (the
+    # "mixed" check asks for it); the places are drawn too.
+    kinds = [k for k in (str.isupper, str.islower, str.isdigit) if any(k(c) for c in alphabet)]
+    if size >= 2 * len(kinds):
+        places = rng.sample(range(size), len(kinds))
+        for place, kind in zip(places, kinds, strict=True):
+            chars[place] = rng.choice([c for c in alphabet if kind(c)])
+    return "".join(chars)
+
+
+def flat(shape: str) -> str:
+    """``shape`` with every placeholder filled with one repeated char: a placeholder secret
+    such as ``ghp_xxxx…``, which a family with an entropy floor must keep."""
+
+    def one(match: re.Match[str]) -> str:
+        kind, size = match.group(1), match.group(2)
+        if kind in SPECIAL:
+            return match.group()
+        alphabet = CLASSES[kind]
+        return ("x" if "x" in alphabet else alphabet[0]) * int(size)
+
+    return _PLACEHOLDER.sub(one, shape)
+
+
+def render(shape: str) -> str:
+    """``shape`` as the docs show it: ``ghp_<alnum:36>``."""
+
+    def one(match: re.Match[str]) -> str:
+        kind, size = match.group(1), match.group(2)
+        return f"<{kind}>" if size is None else f"<{kind}:{size}>"
+
+    return _PLACEHOLDER.sub(one, shape)
+
+
+def negatives(family: Family) -> tuple[str, ...]:
+    """Near misses of ``family`` that must come out unchanged: its own, and with an entropy
+    floor, each shape filled flat."""
+    derived = tuple(flat(s) for s in family.shapes) if family.entropy is not None else ()
+    return family.negatives + derived

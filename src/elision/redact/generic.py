@@ -1,0 +1,277 @@
+"""Generic secrets: a value under a credential-named key, wherever the name is written.
+
+One classifier (:func:`name_strength`) reads a name the way a person would: ``DB_PASSWORD``,
+``dbPassword``, ``db-password`` and ``"db_password"`` are one name whose last word is a
+password; ``password_hash``, ``secret_name``, ``private_key_id``, ``sort_key`` and
+``page_token`` are not credentials. A strong name (a password, a secret, an API key) withholds
+any real value; a weak one (a bare ``token``, ``auth``, ``credentials``) only an opaque one,
+long and high in entropy, so that ``token: 4096`` and a shell's ``PWD=/home/ada`` stay.
+
+The same classifier serves JSON members (:func:`is_credential_value`) and text
+(:func:`find_assignments`): ``.env`` and INI lines, YAML, JSON written into a text, HTTP
+headers (``X-Api-Key:``, ``Authorization:`` with a scheme other than Bearer and Basic, which
+have rules of their own, ``Cookie:`` and ``Set-Cookie:`` values) and ``name=value`` in prose.
+"""
+
+from __future__ import annotations
+
+import re
+
+from elision.redact.families import entropy
+from elision.redact.rules import Span, is_stub
+
+STRONG, WEAK = 2, 1
+_CURSOR = -1  # a name that is certainly not a credential's
+ASSIGNMENT = "credential-assignment"
+AUTH_HEADER = "auth-header"
+COOKIE = "session-cookie"
+
+#: A last word that makes a name a password or a secret.
+_STRONG_ENDINGS = ("password", "passwd", "passphrase", "pwd", "secret", "secrets")
+#: ``<word>_key`` and ``<word>_token`` that are credentials whatever their value looks like.
+STRONG_KEY_QUALIFIERS = frozenset({
+    "api", "secret", "private", "access", "signing", "encryption", "master", "auth", "account",
+    "app", "client", "license", "subscription", "admin", "service", "write", "ingest",
+    "session", "hmac", "shared", "consumer", "storage", "deploy", "root", "jwt", "webhook",
+    "decryption", "sas", "x_api",
+})
+#: ``<word>_key`` that may be a credential when its value is opaque (Azure's primaryKey).
+WEAK_KEY_QUALIFIERS = frozenset({"primary", "secondary", "ssh", "gpg", "pgp", "pass", "crypto"})
+_STRONG_TOKEN_QUALIFIERS = frozenset({
+    "access", "refresh", "id", "auth", "session", "bearer", "api", "bot", "oauth", "app",
+    "secret", "private", "deploy", "personal", "service", "admin", "registration", "webhook",
+    "security", "csrf", "xsrf",
+})
+#: ``<word>_token`` that is a cursor, a counter or a lexer's token, never a credential.
+_CURSOR_QUALIFIERS = frozenset({
+    "page", "next", "prev", "previous", "continuation", "pagination", "cursor", "sync",
+    "resume", "start", "end", "last", "marker", "max", "min", "num", "total", "input",
+    "output", "prompt", "completion", "cached", "reasoning", "sort", "count", "stop", "eos",
+    "bos", "pad", "unk", "special", "mask", "sep", "cls", "first", "delta", "change",
+})
+_WEAK_ENDINGS = frozenset({
+    "token", "auth", "oauth", "authorization", "credential", "credentials", "cookie", "jwt",
+})
+_FUSED = ("key", "token", "secret")
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_WORDS = re.compile(r"[^a-z0-9]+")
+
+#: Suffixes of the JSON member names the trigger search looks for (at their ``":``).
+FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
+    {*_STRONG_ENDINGS, *_WEAK_ENDINGS, "pass", "api_key", "apikey", "api-key"}
+    | {f"{q}{sep}key" for q in STRONG_KEY_QUALIFIERS | WEAK_KEY_QUALIFIERS
+       for sep in ("", "_", "-") if "_" not in q}
+))
+#: What a name must be followed by, in a text, for the trigger search to flag it.
+TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :")
+
+
+def words(name: str, *, camel: bool = True) -> list[str]:
+    """``dbPassword`` -> ``["db", "password"]``; a fused ``apikey`` -> ``["api", "key"]``."""
+    spaced = _CAMEL.sub(r"\1_\2", name) if camel else name
+    parts = [w for w in _WORDS.split(spaced.lower()) if w]
+    if parts:
+        last = parts[-1]
+        for end in _FUSED:
+            if last.endswith(end) and len(last) > len(end):
+                parts[-1:] = [last[: -len(end)], end]
+                break
+    return parts
+
+
+def name_strength(name: str) -> int:
+    """:data:`STRONG`, :data:`WEAK` or 0 for a name that does not hold a credential.
+
+    Read with its camel case split (``apiKey``), and, when that finds no credential and no
+    cursor either, without it (``ACCESS-keY``).
+    """
+    strength = _strength(words(name))
+    if strength == 0:
+        strength = _strength(words(name, camel=False))
+    return max(strength, 0)
+
+
+def _strength(parts: list[str]) -> int:
+    if not parts:
+        return 0
+    last = parts[-1]
+    before = parts[-2] if len(parts) > 1 else ""
+    if last.endswith(_STRONG_ENDINGS):
+        return STRONG
+    if last == "pass":
+        return STRONG if before else WEAK
+    if last == "key":
+        if before in STRONG_KEY_QUALIFIERS or "_".join(parts[-3:-1]) in STRONG_KEY_QUALIFIERS:
+            return STRONG
+        return WEAK if before in WEAK_KEY_QUALIFIERS else 0
+    if last == "token":
+        if before in _CURSOR_QUALIFIERS:
+            return _CURSOR
+        return STRONG if before in _STRONG_TOKEN_QUALIFIERS else WEAK
+    return WEAK if last in _WEAK_ENDINGS else 0
+
+
+_PLACEHOLDER = re.compile(
+    r"""\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|\{\{.*\}\}|<[^<>]*>|%\([^)]*\)s|\{[a-z_]+\}
+    |\(?(?:none|null|nil|undefined|true|false|redacted|hidden|masked|string|required|optional
+        |example|omitted|sensitive|secret|password|\[redacted\]|\[hidden\]|env|unset|empty)\)?
+    |(?:arn:aws[a-z-]*:|projects/|vault:|ref\+|op://|secret://|sm://|!vault|!ref|!sub|file:).*""",
+    re.IGNORECASE | re.VERBOSE | re.DOTALL,
+)
+_MASK = frozenset("*xX•·.-_#? ")
+
+
+def placeholder(value: str) -> bool:
+    """A value that stands for a secret without being one: masked, empty, a variable, a stub,
+    or one char over and over (``xxxxxxxx``, ``00000000``)."""
+    v = value.strip()
+    if not v or set(v) <= _MASK or is_stub(v) or "[credential withheld:" in v:
+        return True
+    if len(v) >= 8 and entropy(v) < 1.5:
+        return True
+    return _PLACEHOLDER.fullmatch(v) is not None
+
+
+def _path(value: str) -> bool:
+    return value.startswith(("/", "~", "./", "../")) or re.match(r"[A-Za-z]:\\", value) is not None
+
+
+def opaque(value: str) -> bool:
+    """A value that looks generated: long, one word, letters and digits, high in entropy."""
+    return (
+        len(value) >= 16
+        and not any(c.isspace() for c in value)
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and not _path(value)
+        and not value.lower().startswith(("http://", "https://"))
+        and entropy(value) >= 3.0
+    )
+
+
+def is_credential_value(name: str, value: str) -> bool:
+    """Whether ``name: value`` holds a credential (the JSON member rule)."""
+    strength = name_strength(name)
+    if not strength or placeholder(value):
+        return False
+    parts = words(name)
+    if parts[-1] == "authorization" and value.lower().startswith(("bearer ", "basic ")):
+        return False  # the scheme stays readable; the token rules take the value itself
+    if parts[-1] in ("cookie", "authorization"):
+        return True
+    if strength == STRONG:
+        # A shell's PWD and OLDPWD are the working directory, not a password.
+        return not (parts in (["pwd"], ["oldpwd"]) and _path(value.strip()))
+    return opaque(value.strip())
+
+
+# Every name the text finder reads starts at one of these words (found in the lower-cased
+# text); the whole name around it is then read outwards.
+_NAME_WORD = re.compile(
+    r"password|passwd|passphrase|secret|token|credential|cookie|authorization|auth|pass|pwd"
+    r"|key|jwt"
+)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_LONGEST_NAME = 96
+# After a quote any spacing; after a bare name one space at most (what the trigger search
+# looks for: the name, then one of TEXT_SEPARATORS).
+_SEP = re.compile(r"""(?:\\?["'][ \t]*| ?)(?:=>|:=|=(?!=)|:(?!//))[ \t]*""")
+_VALUE = re.compile(
+    r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n])*)\\"|"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'"""
+    r"""|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
+)
+_LINE_REST = re.compile(r"[^\r\n]*")
+_QUOTED = re.compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[ \t]+")
+_COOKIE_PAIR = re.compile(r"\s*([^=;,\s]+)=([^;\r\n\"]*)")
+_COOKIE_ATTRIBUTES = frozenset({
+    "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
+    "partitioned", "version", "comment",
+})
+_SESSIONISH = re.compile(r"sess|sid|auth|token|jwt|remember|login|secret|key", re.IGNORECASE)
+
+
+def find_assignments(text: str) -> list[Span]:
+    """Every credential value assigned to a credential-named name in ``text``."""
+    found: list[Span] = []
+    low = text.lower()
+    done = 0
+    for hit in _NAME_WORD.finditer(low):
+        if hit.start() < done:
+            continue
+        start, end = hit.start(), hit.end()
+        floor = max(0, start - _LONGEST_NAME)
+        while start > floor and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        while end < len(text) and end - start < 2 * _LONGEST_NAME and text[end] in _NAME_CHARS:
+            end += 1
+        done = end
+        name = text[start:end].strip(".-")
+        strength = name_strength(name)
+        if not strength:
+            continue
+        sep = _SEP.match(text, end)
+        if sep is None:
+            continue
+        _value(text, name, strength, sep.end(), found)
+    return found
+
+
+def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> None:
+    last = words(name)[-1]
+    if last == "authorization":
+        quoted = _QUOTED.match(text, at)
+        if quoted is not None:  # "Authorization": "Token …" written as JSON or a string
+            at = quoted.start(1)
+            value = quoted.group(1)
+        else:
+            rest = _LINE_REST.match(text, at)
+            assert rest is not None
+            value = rest.group().rstrip(" \t,")
+        if value.lower().startswith(("bearer", "basic")):
+            return
+        scheme = _SCHEME.match(value)
+        skip = scheme.end() if scheme is not None else 0
+        if len(value) - skip >= 8 and not placeholder(value[skip:]):
+            found.append(Span(at + skip, at + len(value), AUTH_HEADER))
+        return
+    if last == "cookie":
+        _cookies(text, at, first_only=words(name)[-2:-1] == ["set"], found=found)
+        return
+    match = _VALUE.match(text, at)
+    if match is None:
+        return
+    group = next(g for g in ("esc", "dq", "sq", "bare") if match.group(g) is not None)
+    a, b = match.span(group)
+    value = text[a:b]
+    if placeholder(value):
+        return
+    if strength == STRONG:
+        if words(name) in (["pwd"], ["oldpwd"]) and _path(value):
+            return
+        if len(value) < 3:
+            return
+    elif not opaque(value):
+        return
+    found.append(Span(a, b, ASSIGNMENT))
+
+
+def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None:
+    line_end = text.find("\n", at)
+    stop = len(text) if line_end < 0 else line_end
+    pos = at
+    while pos < stop:
+        pair = _COOKIE_PAIR.match(text, pos, stop)
+        if pair is None:
+            break
+        key, value = pair.group(1), pair.group(2).strip().strip('"')
+        a = pair.start(2) + (len(pair.group(2)) - len(pair.group(2).lstrip()))
+        secretish = entropy(value) >= 3.0 or _SESSIONISH.search(key) is not None
+        if key.lower() not in _COOKIE_ATTRIBUTES and len(value) >= 8 and secretish and (
+            not placeholder(value)
+        ):
+            b = a + len(pair.group(2).strip())
+            found.append(Span(a, b, COOKIE))
+        if first_only:
+            break
+        pos = pair.end() + 1

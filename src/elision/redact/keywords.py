@@ -1,0 +1,200 @@
+"""Every literal the trigger search looks for, derived once from the families table.
+
+Four sets, each a superset test for one kind of precise rule:
+
+* the families' own keywords (``ghp_``, ``glpat-``, ``postgres`` in any case, …);
+* credential names followed by what assigns them (``password=``, ``token:``, ``api_key"``),
+  for the generic rules (:mod:`elision.redact.generic`);
+* escapes that may hide a keyword: ``\\u`` (a JSON escape) and a percent-encoded letter or
+  digit (``%67hp_``), which no encoder writes for an ordinary token;
+* each keyword as it reads inside base64, at each of the three offsets a value can start at
+  (a Kubernetes Secret's ``data``): only forms of five chars or more, so that the random
+  bytes of an image rarely spell one.
+
+:func:`present` says which of them a short piece of text holds (one hyperscan pass, or ``in``
+tests), so the precise stage runs only the families whose keywords are there.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from elision._hyperscan import built_with_hyperscan
+from elision.redact.families import PATTERN_FAMILIES
+from elision.redact.generic import FIELD_SUFFIXES, TEXT_SEPARATORS
+
+log = logging.getLogger("elision.redact")
+
+#: Case-sensitive family keywords, and any-case ones (lower-cased), each with its families.
+FAMILY_EXACT: dict[str, list[int]] = {}
+FAMILY_ANY_CASE: dict[str, list[int]] = {}
+for _i, _family in enumerate(PATTERN_FAMILIES):
+    for _kw in _family.keywords:
+        table = FAMILY_ANY_CASE if _family.any_case else FAMILY_EXACT
+        table.setdefault(_kw.lower() if _family.any_case else _kw, []).append(_i)
+
+#: A credential name right before what assigns it (any case).
+GENERIC: tuple[str, ...] = tuple(
+    sorted({name + sep for name in FIELD_SUFFIXES for sep in TEXT_SEPARATORS})
+)
+_UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+#: Escapes: a JSON \\u escape (exact), a percent-encoded unreserved char (any case), and the
+#: reserved chars that split a Telegram token or a JSON member written into a query.
+ESCAPE_EXACT = ("\\u",)
+ESCAPE_ANY_CASE: tuple[str, ...] = tuple(
+    sorted({f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a"})
+)
+_B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "apikey", "private_key",
+              "PRIVATE KEY", "authorization", "credential")
+#: Shortest base64 form kept: at four chars, random base64 spells one every ~16 MB per form.
+B64_SHORTEST = 5
+
+
+def base64_forms(keyword: str) -> set[str]:
+    """``keyword`` as it reads inside base64 at offsets 0, 1 and 2 (the chars that depend on
+    it alone), in the standard and the URL-safe alphabet, five chars or longer."""
+    raw = keyword.encode()
+    forms: set[str] = set()
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw).decode()
+        first = -(-8 * shift // 6)
+        last = (8 * shift + 8 * len(raw)) // 6
+        form = encoded[first:last]
+        if len(form) >= B64_SHORTEST:
+            forms.add(form)
+            forms.add(form.replace("+", "-").replace("/", "_"))
+    return forms
+
+
+def _b64_sources() -> set[str]:
+    words = set(FAMILY_EXACT)
+    for word in [*FAMILY_ANY_CASE, *_B64_NAMES]:
+        words.update({word.lower(), word.upper(), word.capitalize()})
+    return {w for w in words if len(w) >= 4}
+
+
+BASE64: tuple[str, ...] = tuple(sorted({f for w in _b64_sources() for f in base64_forms(w)}))
+#: A run of base64 long enough to hold a credential.
+B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
+
+
+@dataclass(frozen=True)
+class Present:
+    """What one piece of text holds: family indices (sorted), and whether it holds a generic
+    name, an escape, or a keyword's base64 form."""
+
+    families: tuple[int, ...]
+    generic: bool
+    escapes: bool
+    base64: bool
+
+
+_GROUPS = ("family", "generic", "escape", "base64")
+
+
+class _Hyperscan:
+    def __init__(self, hs: Any) -> None:
+        self.hs = hs
+        caseless = hs.HS_FLAG_CASELESS
+        exprs: list[bytes] = []
+        flags: list[int] = []
+        self.meaning: list[tuple[str, tuple[int, ...]]] = []
+
+        def add(literal: str, flag: int, group: str, families: tuple[int, ...] = ()) -> None:
+            exprs.append(literal.encode())
+            flags.append(flag | hs.HS_FLAG_SINGLEMATCH)
+            self.meaning.append((group, families))
+
+        for kw, fams in FAMILY_EXACT.items():
+            add(kw, 0, "family", tuple(fams))
+        for kw, fams in FAMILY_ANY_CASE.items():
+            add(kw, caseless, "family", tuple(fams))
+        for lit in GENERIC:
+            add(lit, caseless, "generic")
+        for lit in ESCAPE_EXACT:
+            add(lit, 0, "escape")
+        for lit in ESCAPE_ANY_CASE:
+            add(lit, caseless, "escape")
+        for lit in BASE64:
+            add(lit, 0, "base64")
+        self.db = hs.Database()
+        self.db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
+                        flags=flags, literal=True)
+        self._local = threading.local()
+
+    def present(self, text: str) -> Present:
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self.hs.Scratch(self.db)
+        hits: list[int] = []
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+            hits.append(expr)
+
+        self.db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match,
+                     scratch=scratch)
+        families: set[int] = set()
+        groups: set[str] = set()
+        for expr in hits:
+            group, fams = self.meaning[expr]
+            groups.add(group)
+            families.update(fams)
+        return Present(tuple(sorted(families)), "generic" in groups, "escape" in groups,
+                       "base64" in groups)
+
+
+class _Plain:
+    def present(self, text: str) -> Present:
+        low = text.lower()
+        families: set[int] = set()
+        for kw, fams in FAMILY_EXACT.items():
+            if kw in text:
+                families.update(fams)
+        for kw, fams in FAMILY_ANY_CASE.items():
+            if kw in low:
+                families.update(fams)
+        generic = any(lit in low for lit in GENERIC)
+        escapes = any(lit in text for lit in ESCAPE_EXACT) or (
+            "%" in low and any(lit in low for lit in ESCAPE_ANY_CASE)
+        )
+        b64 = any(
+            lit in run.group() for run in B64_RUN.finditer(text) for lit in BASE64
+        )
+        return Present(tuple(sorted(families)), generic, escapes, b64)
+
+
+_built: list[_Hyperscan | _Plain] = []
+_lock = threading.Lock()
+
+
+def _engine() -> _Hyperscan | _Plain:
+    if _built:
+        return _built[0]
+    with _lock:
+        if not _built:
+            fast = None
+            if os.environ.get("ELISION_REDACT_ENGINE", "").strip().lower() != "re":
+                fast = built_with_hyperscan(_Hyperscan, log, "keywords use `in` tests")
+            _built.append(fast or _Plain())
+        return _built[0]
+
+
+def present(text: str) -> Present:
+    """Which keywords ``text`` (a short piece: a line or a JSON string) holds."""
+    return _engine().present(text)
+
+
+def b64_probe(encode: bool) -> Any:
+    """A test of one base64 run (``str``, or ``bytes`` with ``encode``): does it decode to
+    text? What the regex passes flag in place of the base64 forms of every keyword."""
+    from elision.redact.encodings import looks_like_base64_text
+
+    if encode:
+        return lambda run: looks_like_base64_text(run.decode("ascii"))
+    return looks_like_base64_text

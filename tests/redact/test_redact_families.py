@@ -1,0 +1,119 @@
+"""The families table, row by row: every family withholds a fresh fake of each of its shapes,
+keeps its near misses exactly, and is found through each engine's trigger search.
+
+The cases are derived from the table (src/elision/data/families.toml), so a family added
+without a shape that its own rule finds, or without a near miss, fails here.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import orjson
+import pytest
+
+from elision.redact import redact_text, redact_value, triggers
+from elision.redact.families import BY_ID, FAMILIES, Family, fill, negatives
+from elision.redact.keywords import B64_SHORTEST
+from elision.redact.rules import credential_stub
+
+SHAPES = [(f, i) for f in FAMILIES for i in range(len(f.shapes))]
+NEGATIVES = [(f, n) for f in FAMILIES for n in negatives(f)]
+_RUNS = re.compile(r"\{([A-Za-z0-9]+)(?::(\d+))?\}")
+
+
+def _fake(family: Family, index: int, seed: int) -> tuple[str, list[str]]:
+    """A fake of one shape, and the placeholder values in it (which must all be withheld)."""
+    shape = family.shapes[index]
+    rng = random.Random(f"{family.id}/{index}/{seed}")
+    values: list[str] = []
+    pos, out = 0, []
+    for match in _RUNS.finditer(shape):
+        out.append(shape[pos:match.start()])
+        value = fill(match.group(), rng)
+        out.append(value)
+        values.append(value)
+        pos = match.end()
+    out.append(shape[pos:])
+    return "".join(out), [v for v in values if len(v) >= 8]
+
+
+def _redact(family: Family, text: str) -> tuple[str, list[str]]:
+    if family.finder == "field":
+        result = redact_value(orjson.loads(text))
+        return orjson.dumps(result.value).decode(), [w["reason"] for w in result.withheld]
+    result = redact_text(text)
+    return result.value, [w["reason"] for w in result.withheld]
+
+
+def test_there_are_at_least_150_families_with_unique_ids() -> None:
+    assert len(FAMILIES) >= 150
+    assert len(BY_ID) == len(FAMILIES)
+    assert all(re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", f.id) for f in FAMILIES)
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=[f.id for f in FAMILIES])
+def test_every_family_has_a_shape_a_near_miss_and_keywords(family: Family) -> None:
+    assert family.shapes, "a family needs an example shape (docs and tests)"
+    assert negatives(family), "a family needs a near miss: negatives, or an entropy floor"
+    assert family.keywords and all(len(k) >= 3 for k in family.keywords), (
+        "keywords of 3 chars or more: the trigger search looks for them"
+    )
+    assert family.provider and family.category
+
+
+@pytest.mark.parametrize(("family", "index"), SHAPES,
+                         ids=[f"{f.id}-{i}" for f, i in SHAPES])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_shape_is_withheld_under_its_family(family: Family, index: int, seed: int) -> None:
+    text, values = _fake(family, index, seed)
+    out, reasons = _redact(family, text)
+    assert family.id in reasons, f"{family.id} did not withhold {family.shapes[index]!r}"
+    for value in values:
+        assert value not in out
+    assert credential_stub(family.id) in out
+    # The stub is all that is new: what came before the first withheld char is kept.
+    if family.finder == "field":
+        text = orjson.dumps(orjson.loads(text)).decode()
+    first = out.index("[credential withheld")
+    assert out[:first] == text[:first]
+
+
+@pytest.mark.parametrize(("family", "index"), SHAPES,
+                         ids=[f"{f.id}-{i}" for f, i in SHAPES])
+def test_every_shape_passes_each_engines_trigger_search(family: Family, index: int) -> None:
+    text, _ = _fake(family, index, 0)
+    if family.finder == "field":
+        text = orjson.dumps(orjson.loads(text)).decode()
+    for engine in triggers.engines():
+        assert triggers.text_triggers(text, engine), type(engine).__name__
+
+
+@pytest.mark.parametrize(("family", "text"), NEGATIVES,
+                         ids=[f"{f.id}-{i}" for i, (f, _) in enumerate(NEGATIVES)])
+def test_every_near_miss_is_kept_exactly(family: Family, text: str) -> None:
+    if family.finder == "field":
+        doc: Any = orjson.loads(text)
+        assert redact_value(doc).value == doc
+        return
+    result = redact_text(text)
+    assert result.withheld == (), f"{family.id}: {text!r} was withheld"
+    assert result.value == text
+
+
+@pytest.mark.parametrize(("family", "index"), SHAPES,
+                         ids=[f"{f.id}-{i}" for f, i in SHAPES])
+def test_redaction_of_every_shape_is_idempotent(family: Family, index: int) -> None:
+    text, _ = _fake(family, index, 3)
+    once, _ = _redact(family, text)
+    again, reasons = _redact(family, once)
+    assert again == once
+    assert reasons == []
+
+
+def test_base64_forms_are_long_enough_to_be_rare_in_random_bytes() -> None:
+    from elision.redact.keywords import BASE64
+
+    assert BASE64 and min(map(len, BASE64)) >= B64_SHORTEST
