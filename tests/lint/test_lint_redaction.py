@@ -24,7 +24,7 @@ def _answer(text: str, *, error: bool = False) -> types.CallToolResult:
 
 @pytest.mark.parametrize("seed", seeds(), ids=lambda s: s.name)
 def test_no_report_format_quotes_a_seeded_credential(seed: Seed) -> None:
-    ordinary = [response_of(_answer(f"results truncated: {seed.text}"), "scenario 'all'")]
+    ordinary = [response_of(_answer(f"results truncated:\n{seed.text}"), "scenario 'all'")]
     failed = response_of(_answer(f"denied: {seed.text}", error=True), "limit=1")
     failed.limit = 1
     report = judge_tool("t", SCHEMA, None, ordinary, [failed])

@@ -32,7 +32,7 @@ from support.seeded import seeded_document, seeded_log, seeds
 # Logging is deprecated at 2026-07-28; this server sends log messages on purpose.
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
-ALL = "; ".join(s.text for s in seeds())
+ALL = "\n".join(s.text for s in seeds())
 #: Rows enough that any budget the tests use cuts the JSON result.
 ROWS = 400
 

@@ -20,7 +20,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from elision import Pipeline, shape
+from elision import Budget, Pipeline, shape
 from elision.cli import main
 from elision.envelope import META_KEY, read_envelope
 from elision.guard.policy import Decision, Guardian, Redaction, ToolCall, ToolResult
@@ -235,3 +235,26 @@ def test_a_guardian_deny_reason_does_not_quote_a_credential() -> None:
 def test_meta_key_is_the_envelope_of_a_shaped_server_answer() -> None:
     result = shape_result(seeded_document(), BIG)
     assert result.meta is not None and result.meta[META_KEY]["withheld"]
+
+
+# -- the Claude Code hook and the framework adapters ---------------------------------------------
+
+
+@pytest.mark.parametrize("response", [seeded_log(), seeded_document()])
+def test_the_claude_code_hook_replaces_a_result_that_holds_a_credential(
+    runner: CliRunner, response: Any
+) -> None:
+    event = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "session_id": "s",
+             "tool_response": response}
+    out = runner.invoke(main, ["hook", "claude-code", "--no-audit"], input=json.dumps(event))
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.stdout)  # empty would mean "leave the result as it is"
+    _none_leak(answer["hookSpecificOutput"]["updatedToolOutput"], "elision hook claude-code")
+
+
+def test_the_adapters_shared_output_withholds() -> None:
+    from elision.adapters.core import shape_output
+
+    for output in (seeded_document(), seeded_log()):
+        _none_leak(shape_output(Pipeline(budget=Budget(BIG)), output), "adapters.shape_output")
+    _all_leak(shape_output(Pipeline(budget=Budget(BIG * 10), redactor=None), seeded_log()))

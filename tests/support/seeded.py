@@ -9,6 +9,8 @@ table of families with an example each, :func:`seeds` adds every family's exampl
 
 from __future__ import annotations
 
+import functools
+import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -66,19 +68,28 @@ SEEDS: tuple[Seed, ...] = (
 
 
 def seeds() -> tuple[Seed, ...]:
-    """Every seeded credential: :data:`SEEDS`, plus each rule family's example if the redaction
-    rules publish them (``elision.redact.families.FAMILIES``, items with ``id`` and
-    ``example``)."""
-    extra: list[Seed] = []
+    """Every seeded credential: :data:`SEEDS`, then one fresh fake per family of the redaction
+    rules' table when there is one (:mod:`elision.redact.families`: each family's first shape,
+    filled deterministically; its withheld part is the family pattern's ``secret`` group)."""
+    return SEEDS + _family_seeds()
+
+
+@functools.cache
+def _family_seeds() -> tuple[Seed, ...]:
     try:
-        from elision.redact import families  # type: ignore[attr-defined]
+        from elision.redact import families  # type: ignore[attr-defined, unused-ignore]
     except ImportError:
-        return SEEDS
-    for family in getattr(families, "FAMILIES", ()):
-        example = getattr(family, "example", None)
-        if isinstance(example, str) and example:
-            extra.append(Seed(str(getattr(family, "id", "family")), example, example))
-    return SEEDS + tuple(extra)
+        return ()
+    out: list[Seed] = []
+    for family in families.FAMILIES:
+        text = families.fill(family.shapes[0], random.Random(family.id))
+        secret = text
+        match = family.pattern.search(text) if family.pattern is not None else None
+        if match is not None:
+            start, end = family.secret_span(match)
+            secret = text[start:end]
+        out.append(Seed(f"family {family.id}", text, secret))
+    return tuple(out)
 
 
 def leaks(text: str, chosen: tuple[Seed, ...] | None = None) -> Iterator[str]:
