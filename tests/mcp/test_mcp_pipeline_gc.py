@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -49,9 +50,9 @@ def test_a_large_body_is_parsed_paused_and_whole(
 
     real = pipeline.parse_json
 
-    def spy(body: bytes) -> object:
+    def spy(body: bytes, **options: Any) -> object:
         seen.append(gc.isenabled())
-        return real(body)
+        return real(body, **options)
 
     monkeypatch.setattr(pipeline, "parse_json", spy)
     small = json.dumps({"rows": [1, 2, 3]})
