@@ -140,3 +140,24 @@ def test_only_error_answers_exercise_nothing_and_no_rule_passes() -> None:
     assert [v.status for v in report.verdicts] == ["not exercised"] * 4
     # rule 4 reads the schema, but a schema is not an answer
     assert "no answer to read" in report.verdicts[3].evidence[-1]
+
+
+@pytest.mark.parametrize(("annotations", "called"), [
+    (None, True),  # nothing said: called with made-up arguments
+    (types.ToolAnnotations(destructive_hint=True), False),  # says it destroys: scenario only
+    (types.ToolAnnotations(destructive_hint=False), True),
+    (types.ToolAnnotations(read_only_hint=True, destructive_hint=True), True),  # read-only wins
+])
+def test_a_destructive_tool_is_called_only_by_a_scenario(
+    annotations: types.ToolAnnotations | None, called: bool
+) -> None:
+    from elision.lint.runner import plan
+    from elision.lint.scenarios import Scenario
+
+    tool = types.Tool(name="drop", input_schema=obj({"table": {"type": "string"}}),
+                      annotations=annotations)
+    calls, why_not = plan([tool], {})["drop"]
+    assert bool(calls) is called
+    assert (why_not is None) is called
+    given = plan([tool], {"drop": [Scenario("drop", "mine", {"table": "t"})]})["drop"]
+    assert given == ([Scenario("drop", "mine", {"table": "t"})], None)

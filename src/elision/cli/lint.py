@@ -47,8 +47,9 @@ def lint_command(
 
     Every tool is called: with its scenarios when the file has some, else with arguments
     made from its input schema (required properties, from each one's const, enum, default,
-    examples, format, pattern and bounds). A tool with a limit-like argument is called once
-    more with it at 1. Every tool and rule is reported PASS or FAIL with evidence; a tool
+    examples, format, pattern and bounds); one whose annotations say destructiveHint is
+    called only by a scenario. A tool with a limit-like argument is called once more with
+    it at 1. Every tool and rule is reported PASS or FAIL with evidence; a tool
     that gave no answer to judge (its calls failed or answered with an error) is NOT
     EXERCISED, never PASS. The exit status is 1 when any rule fails or any tool is not
     exercised, so CI can gate on it.

@@ -88,12 +88,19 @@ def plan(
 ) -> dict[str, tuple[list[Scenario], str | None]]:
     """Per tool, the calls to make and, when none can be made, why not.
 
-    A tool without a scenario gets one made from its input schema."""
+    A tool without a scenario gets one made from its input schema, unless its annotations
+    say it is destructive."""
     out: dict[str, tuple[list[Scenario], str | None]] = {}
     for tool in tools:
         mine = scenarios.get(tool.name)
         if mine:
             out[tool.name] = (mine, None)
+            continue
+        notes = tool.annotations
+        if notes is not None and notes.destructive_hint is True and not notes.read_only_hint:
+            # Made-up arguments on a tool that says it destroys: only a scenario calls it.
+            out[tool.name] = ([], "its annotations say it is destructive (destructiveHint), "
+                                  "so it is not called with made-up arguments")
             continue
         try:
             arguments = generate_arguments(tool.input_schema, limit_argument(tool.input_schema))
