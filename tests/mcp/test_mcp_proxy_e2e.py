@@ -211,8 +211,9 @@ def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest(tmp_path:
 
 
 def test_a_many_block_result_and_a_wrapped_text_fit_the_budget_through_the_proxy() -> None:
-    """Issue 14: a list tool's 600 blocks came back as 600 shaped blocks (281 KB at 8 KB), and
-    a text wrapped as {"result": text} came back with structuredContent over the budget."""
+    """Issue 14: a list tool's 600 blocks came back as 600 shaped blocks (281 KB at 8 KB), a
+    text wrapped as {"result": text} came back with structuredContent over the budget, and a
+    3 MB resources/read went to the model whole."""
 
     def wire(value: Any) -> int:
         return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
@@ -239,6 +240,14 @@ def test_a_many_block_result_and_a_wrapped_text_fit_the_budget_through_the_proxy
             page = await client.call_tool("elision_fetch", {"ref": env["ref"], "path": path[1]})
             first = json.loads(text_of(page))["value"][0]
             assert json.loads(first["text"])["id"] == len(items)
+
+            # A 3 MB resource is bounded like a tool result (it went to the model whole).
+            read = await client.read_resource("test://big/3000")
+            (content,) = read.contents
+            assert isinstance(content, types.TextResourceContents)
+            assert content.text.startswith("[elision] partial:")
+            assert len(content.text.encode()) <= BUDGET
+            assert read.meta is not None and read.meta[META]["bytes"]["total"] > 3_000_000
 
             wrapped = await client.call_tool("quoted", {"lines": 2000})
             text = text_of(wrapped)

@@ -183,6 +183,12 @@ SIGNED_LINK = (
 )
 
 
+@server.resource("test://big/{kilobytes}")
+def big(kilobytes: str) -> str:
+    """A resource of about ``kilobytes`` KB of log lines."""
+    return "".join(f"resource line {i}\n" for i in range(int(kilobytes) * 1024 // 20))
+
+
 @server.resource("test://notes/{name}")
 def note(name: str) -> str:
     """A resource template whose notes carry a presigned link."""

@@ -31,6 +31,9 @@ from elision.errors import InputError
 @click.option("--no-store", is_flag=True, help="Keep nothing: results are cut, not fetchable.")
 @click.option("--timeout", type=float, default=60.0, show_default=True,
               help="Seconds an upstream call may take before it fails and the server restarts.")
+@click.option("--resource-budget", type=int, metavar="N",
+              help="Size limit of what resources/read and prompts/get return, in the same "
+                   "unit (default: --budget).")
 @click.option("--media-budget", type=int, default=256 * 1024, show_default=True,
               help="Base64 chars of one image or audio block kept inline; larger is stubbed.")
 @click.option("--guard-config", type=click.Path(dir_okay=False), metavar="guard.toml",
@@ -67,6 +70,7 @@ def proxy_command(
     store_spec: str | None,
     no_store: bool,
     timeout: float,
+    resource_budget: int | None,
     media_budget: int,
     guard_config: str | None,
     max_bytes: int | None,
@@ -105,5 +109,6 @@ def proxy_command(
         command=command, upstream_url=upstream_url, config_path=config_path, budget=budget,
         unit=unit, store_spec=store_spec, no_store=no_store, timeout=timeout,
         media_budget=media_budget, stages=stages, require_auth_scope=require_auth_scope,
+        resource_budget=resource_budget,
     )
     run_proxy(proxy, listen=parse_listen(listen) if listen else None)

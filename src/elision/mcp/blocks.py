@@ -184,7 +184,7 @@ def _keep_blocks(
         cut = bool((shaped.envelope or {}).get("elided"))
         if cut and kept.blocks and size <= large:
             break
-        kept.blocks.append(_with_text(block, shaped.text))
+        kept.blocks.append(with_text(block, shaped.text))
         kept.size += budget.measure(shaped.text)
         kept.withheld.extend(withheld)
         if shaped.envelope is not None:
@@ -196,6 +196,7 @@ def _keep_blocks(
 
 
 def text_of(block: Any) -> str | None:
+    """The text of a text block or of an embedded text resource; ``None`` for other blocks."""
     if isinstance(block, types.TextContent):
         return block.text
     if isinstance(block, types.EmbeddedResource) and isinstance(
@@ -205,7 +206,8 @@ def text_of(block: Any) -> str | None:
     return None
 
 
-def _with_text(block: Any, text: str) -> Any:
+def with_text(block: Any, text: str) -> Any:
+    """A block that :func:`text_of` reads, with ``text`` in place of its text."""
     if isinstance(block, types.TextContent):
         return block.model_copy(update={"text": text})
     resource = block.resource.model_copy(update={"text": text})

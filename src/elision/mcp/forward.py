@@ -6,10 +6,11 @@ Behind one server these go straight through; behind several, lists are paged acr
 servers with the proxy's own cursor, prompt names get the ``<server>__`` prefix, and a resource
 is read from the one server that listed it (see :mod:`elision.mcp.paging`).
 
-What a resource read or a prompt returns is not shaped (the agent asked for that very
-resource), but it does reach the model, so its texts are redacted like results: a credential or
-a signed URL in a resource's text or a prompt message becomes its stub (unless the proxy runs
-with ``--no-redact``). Binary contents (``blob``) go as they are.
+What a resource read or a prompt returns reaches the model as a tool result does, so its texts
+are redacted and shaped to the resource budget like results (:mod:`elision.mcp.bounded`): a
+3 MB resource is cut with an envelope and fetched with ``elision_fetch``; a credential or a
+signed URL becomes its stub (unless the proxy runs with ``--no-redact``). Binary contents
+(``blob``) go as they are.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter
 
-from elision.errors import UpstreamError
+from elision.budget import Budget
+from elision.errors import ElisionError, UpstreamError
+from elision.mcp.bounded import bounded_prompt, bounded_read
 from elision.mcp.config import SEPARATOR
 from elision.mcp.down import DownServers
 from elision.mcp.listed import redacted_item
 from elision.mcp.meta import without_reserved
 from elision.mcp.paging import ambiguous, paged, template_pattern, unknown
+from elision.mcp.results import ResultShaper
 from elision.mcp.upstream import Upstream
 from elision.pipeline import Pipeline
 
@@ -60,6 +64,10 @@ class Forwarding:
     _templates: dict[tuple[str, str], re.Pattern[str]]
     down: DownServers
 
+    #: The budget of what resources/read and prompts/get return.
+    resource_budget: Budget
+    _read_shaper: ResultShaper
+
     def _scope_for(self, ctx: Ctx) -> str:
         raise NotImplementedError
 
@@ -68,6 +76,9 @@ class Forwarding:
         if self.pipeline.redactor is None:
             return result
         return _each_redacted(result, field, redacted_item)
+
+    async def _off_loop(self, work: Callable[[], R], *, big: bool) -> R:
+        raise NotImplementedError
 
     async def _list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
         if not self.namespaced:
@@ -152,9 +163,13 @@ class Forwarding:
                 types.ReadResourceRequest(params=_upstream_params(params)), _READ_RESULT
             ),
         )
-        if self.pipeline.redactor is None or not isinstance(result, types.ReadResourceResult):
+        if not isinstance(result, types.ReadResourceResult):
             return result
-        return _each_redacted(result, "contents", _redacted_text)
+        uri = str(params.uri)
+        return await self._bounded(lambda: bounded_read(
+            self._read_shaper, result, uri, budget=self.resource_budget,
+            scope=self._scope_for(ctx), server=None,
+        ), f"resources/read {uri!r}", _text_size(result.contents))
 
     async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
         if not self.namespaced:
@@ -184,10 +199,23 @@ class Forwarding:
             upstream, f"prompts/get {name!r}",
             lambda s: s.send_request(types.GetPromptRequest(params=forwarded), _PROMPT_RESULT),
         )
-        if self.pipeline.redactor is None or not isinstance(result, types.GetPromptResult):
+        if not isinstance(result, types.GetPromptResult):
             return result
-        return _redacted_text(_each_redacted(result, "messages", _redacted_message),
-                              field="description")
+        if self.pipeline.redactor is not None:
+            result = _redacted_text(result, field="description")
+        return await self._bounded(lambda: bounded_prompt(
+            self._read_shaper, result, params.name, budget=self.resource_budget,
+            scope=self._scope_for(ctx), server=upstream.name,
+        ), f"prompts/get {params.name!r}", _text_size(m.content for m in result.messages))
+
+    async def _bounded(self, work: Callable[[], R], what: str, size: int) -> R:
+        try:
+            return await self._off_loop(work, big=size > _THREAD_THRESHOLD)
+        except ElisionError as exc:
+            raise MCPError(
+                types.INTERNAL_ERROR, f"elision withheld the result of {what}: it could not "
+                f"be shaped ({exc})",
+            ) from None
 
     async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> Any:
         ref = params.ref
@@ -315,20 +343,6 @@ def _redacted_text(item: M, field: str = "text") -> M:
     return redacted
 
 
-def _redacted_message(message: types.PromptMessage) -> types.PromptMessage:
-    content = message.content
-    if isinstance(content, types.EmbeddedResource):
-        resource = _redacted_text(content.resource)
-        if resource is content.resource:
-            return message
-        redacted: Any = content.model_copy(update={"resource": resource})
-    else:
-        redacted = _redacted_text(content)
-        if redacted is content:
-            return message
-    return message.model_copy(update={"content": redacted})
-
-
 _READ_RESULT: TypeAdapter[Any] = TypeAdapter(types.ReadResourceResult | types.InputRequiredResult)
 _PROMPT_RESULT: TypeAdapter[Any] = TypeAdapter(types.GetPromptResult | types.InputRequiredResult)
 P = TypeVar("P", bound=types.RequestParams | None)
@@ -356,6 +370,14 @@ async def _unless_missing(request: Awaitable[R], empty: R) -> R:
 
 def _page(cursor: str | None) -> types.PaginatedRequestParams | None:
     return types.PaginatedRequestParams(cursor=cursor) if cursor else None
+
+
+#: Above this many text chars a resource or prompt is shaped off the event loop.
+_THREAD_THRESHOLD = 64 * 1024
+
+
+def _text_size(items: Any) -> int:
+    return sum(len(getattr(item, "text", "") or "") for item in items)
 
 
 def _upstream_params(params: P) -> P:

@@ -56,6 +56,7 @@ def build_proxy(
     media_budget: int = 256 * 1024,
     stages: Stages | None = None,
     require_auth_scope: bool | None = None,
+    resource_budget: int | None = None,
 ) -> Proxy:
     """One proxy from exactly one upstream choice: a command, a URL, or a config file.
 
@@ -118,8 +119,11 @@ def build_proxy(
     )
     if require_auth_scope is None:
         require_auth_scope = require_auth_scope_from_env()
+    resources = None if resource_budget is None else Budget(
+        resource_budget, default_budget.unit, default_budget.counter
+    )
     proxy = Proxy(specs, pipeline, namespaced=namespaced, media_budget=media_budget,
-                  require_auth_scope=require_auth_scope)
+                  require_auth_scope=require_auth_scope, resource_budget=resources)
     if log is not None:
         # Closing writes the final signed checkpoint, so a cut tail shows.
         proxy.on_close.append(log.close)

@@ -37,6 +37,7 @@ from pydantic import TypeAdapter
 from elision.budget import Budget
 from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError
 from elision.mcp.asking import Asking
+from elision.mcp.bounded import shaper_for_reads
 from elision.mcp.bridge import is_proxy_state
 from elision.mcp.config import ServerSpec
 from elision.mcp.down import DownServers
@@ -81,6 +82,7 @@ class Proxy(Forwarding):
         namespaced: bool = False,
         media_budget: int = DEFAULT_MEDIA_BUDGET,
         require_auth_scope: bool = False,
+        resource_budget: Budget | None = None,
     ) -> None:
         if not specs:
             raise InputError("the proxy needs at least one upstream server, got none")
@@ -90,6 +92,8 @@ class Proxy(Forwarding):
         self.pipeline = pipeline
         self.namespaced = namespaced
         self.shaper = ResultShaper(pipeline, media_budget)
+        self.resource_budget = resource_budget or pipeline.budget
+        self._read_shaper = shaper_for_reads(pipeline, media_budget)
         self.require_auth_scope = require_auth_scope
         self.upstreams: dict[str, Upstream] = {}
         self._tools: dict[str, Route] = {}
