@@ -139,6 +139,7 @@ def test_the_search_finds_the_seeds_when_redaction_is_off(tmp_path: Path) -> Non
     anyio.run(exercise, proxy(tmp_path, "--no-redact"), seen)
     leaked = seen.leaked()
     every = sorted(s.name for s in seeds())
-    # The result itself and tools/list are passed as sent: every seed is found there.
-    assert leaked.get("text result") == every
+    # tools/list is passed as sent: every seed is found there. A result is still cut to the
+    # budget, so it shows the seeds of its head and tail.
     assert leaked.get("tools/list") == every
+    assert leaked.get("text result")

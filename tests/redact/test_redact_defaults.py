@@ -212,7 +212,7 @@ def test_a_modified_result_from_the_guardian_is_redacted() -> None:
     _none_leak(shown + verdict.reason, "a Guardian modify")
     assert "was: push with [credential withheld: github-token]" in shown  # its own change
     assert "redaction-rules" in verdict.policy_ids
-    assert verdict.withheld_counts().get("jwt") == 1
+    assert verdict.withheld_counts().get("jwt", 0) >= 1
     # redactor=None: the operator's modification exactly as written, and nothing else.
     bare = Guardian([_Tidy()], redactor=None).evaluate(_result(value), ToolCall("t"))
     assert [r.path for r in bare.redactions] == ["/items/1/note"]
