@@ -20,6 +20,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from mcp import Client, StdioServerParameters
@@ -66,16 +67,19 @@ def proxy(tmp: Path, *args: str) -> StdioServerParameters:
     return stderr_to_file(command, tmp / "stderr.log")
 
 
-async def exercise(params: StdioServerParameters | str, seen: Channels) -> None:
+async def exercise(
+    params: StdioServerParameters | str, seen: Channels, era: str = "legacy"
+) -> None:
     logs: list[types.LoggingMessageNotificationParams] = []
 
     async def on_log(note: types.LoggingMessageNotificationParams) -> None:
         logs.append(note)
 
-    async with Client(params, mode="legacy", logging_callback=on_log) as client:
+    async with Client(params, mode=era, logging_callback=on_log) as client:
         listed = seen.add("tools/list", await client.list_tools())
         assert {"text", "json", "fails", "raises", "logs"} <= {t.name for t in listed.tools}
-        await client.set_logging_level("debug")
+        if era == "legacy":
+            await client.set_logging_level("debug")
         for name in ("text", "json"):
             result = seen.add(f"{name} result", await client.call_tool(name, {}))
             assert not result.is_error
@@ -96,7 +100,9 @@ async def exercise(params: StdioServerParameters | str, seen: Channels) -> None:
             seen.add("JSON-RPC error", f"{exc.error.code} {exc.error.message} {exc.error.data}")
         else:
             seen.add("JSON-RPC error", raised)
-        seen.add("logs result", await client.call_tool("logs", {}))
+        # A newest-era agent asks for log messages on the call itself.
+        level: Any = None if era == "legacy" else {types.LOG_LEVEL_META_KEY: "debug"}
+        seen.add("logs result", await client.call_tool("logs", {}, meta=level))
         with anyio.fail_after(10):
             while len(logs) < 2:
                 await anyio.sleep(0.02)
@@ -108,9 +114,10 @@ async def exercise(params: StdioServerParameters | str, seen: Channels) -> None:
         seen.add("prompts/get", await client.get_prompt("handoff", {"who": "ops"}))
 
 
-def test_no_seed_reaches_the_agent_on_any_channel(tmp_path: Path) -> None:
+@pytest.mark.parametrize("era", ["legacy", MODERN_PROTOCOL_VERSIONS[-1]])
+def test_no_seed_reaches_the_agent_on_any_channel(tmp_path: Path, era: str) -> None:
     seen = Channels()
-    anyio.run(exercise, proxy(tmp_path), seen)
+    anyio.run(exercise, proxy(tmp_path), seen, era)
     assert_clean(seen, tmp_path)
 
 
