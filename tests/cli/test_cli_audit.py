@@ -28,22 +28,24 @@ def make_log(path: Path, n: int = 3, key: str | None = KEY) -> None:
             ))
 
 
-def alter_entry_2(path: Path) -> None:
-    """Edit the content of entry 2, as someone with write access to the file could."""
+def tamper(path: Path, trigger: str, statement: str) -> None:
+    """Run ``statement`` on the log with its guard ``trigger`` dropped, as someone with
+    write access to the file could."""
     db = sqlite3.connect(path)
-    db.execute("DROP TRIGGER entries_no_update")
-    db.execute("UPDATE entries SET body = replace(body, '1001', '9') WHERE seq = 2")
+    db.execute(f"DROP TRIGGER {trigger}")
+    db.execute(statement)
     db.commit()
     db.close()
+
+
+def alter_entry_2(path: Path) -> None:
+    tamper(path, "entries_no_update",
+           "UPDATE entries SET body = replace(body, '1001', '9') WHERE seq = 2")
 
 
 def cut_tail(path: Path) -> None:
-    """Delete the last of three entries, as someone with write access to the file could."""
-    db = sqlite3.connect(path)
-    db.execute("DROP TRIGGER entries_no_delete")
-    db.execute("DELETE FROM entries WHERE seq = 3")
-    db.commit()
-    db.close()
+    """Delete the last of three entries."""
+    tamper(path, "entries_no_delete", "DELETE FROM entries WHERE seq = 3")
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
