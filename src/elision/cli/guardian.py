@@ -52,8 +52,9 @@ def guardian_command(
     allow_tool: tuple[str, ...], deny_tool: tuple[str, ...],
     acs_key: str | None, acs_key_id: str, redact: bool,
 ) -> None:
-    """Serve the ACS Guardian: handshake/hello, steps/toolCallRequest, steps/toolCallResult
-    and system/ping, every decision appended to the audit chain.
+    """Serve the ACS Guardian: handshake/hello, the ACS-Core hooks (steps/toolCallRequest,
+    steps/toolCallResult, sessionStart, userMessage, agentTrigger, agentResponse,
+    subagentStart, sessionEnd) and system/ping, every decision appended to the audit chain.
 
     Runs until interrupted (Ctrl-C or SIGTERM); on the way out it writes a signed checkpoint
     of the chain's head when ELISION_AUDIT_KEY (or the config's key) is set.
