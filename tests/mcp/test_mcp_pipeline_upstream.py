@@ -51,7 +51,10 @@ ORDINARY_URL = "https://docs.example.com/guide/page.html?section=3"
 LINK_URI = "https://example.com/reports/2026/q4.html"
 #: Embedded and lane resources the upstream can read back with resources/read.
 FILE_URI = "test://files/report.txt"
-FILE_TEXT = "the quarterly report, read back through resources/read"
+# Over the 4 KiB an embedded resource may hold and still be kept as it came, so it is stubbed.
+FILE_TEXT = "the quarterly report, read back through resources/read\n" + "".join(
+    f"line {i} of the report\n" for i in range(250)
+)
 
 
 def secret_document(rows: int = 300) -> dict[str, Any]:

@@ -113,7 +113,8 @@ def test_shaping_pages_and_references_open_no_connection(attempts: list[str]) ->
         types.TextContent(text=body),
         types.TextContent(text=text),
         types.ResourceLink(uri=METADATA, name="metadata"),
-        types.EmbeddedResource(resource=types.TextResourceContents(uri=METADATA, text="x")),
+        # Over the small-resource bound, so it is stubbed and its stub resolves upstream.
+        types.EmbeddedResource(resource=types.TextResourceContents(uri=METADATA, text="x" * 5000)),
     ])
     out = shaper.shape(result, scope="a", tool="t", server="up")
     env = (out.meta or {})["elision/shaping"]

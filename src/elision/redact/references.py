@@ -16,7 +16,9 @@ the lane                           what the model sees
 ``disposition: "ref"``             payload replaced by a reference stub (``disposition-ref``)
 inline payload and a uri           payload replaced by a reference stub (``inline-with-uri``):
                                    the tool claimed two sources for one value, and the model
-                                   gets neither unchecked
+                                   gets neither unchecked - except a small embedded resource
+                                   (4 KiB of text or base64) whose uri is ordinary and whose
+                                   payload holds no credential: it is kept
 a uri that carries a credential    uri replaced by a reference stub (``signed-uri``)
 an ordinary uri, nothing inline    kept exactly: the model needs it
 =================================  ===========================================================
@@ -31,6 +33,7 @@ never written into the value, a log line or an error message.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +42,9 @@ from elision.redact.rules import is_stub, new_stub_id, reference_stub, withheld_
 from elision.redact.scan import find_spans
 
 LANE_TYPES = frozenset({"resource", "image", "audio"})
+#: An embedded resource with at most this many bytes of text (or base64 chars of blob), an
+#: ordinary uri and no credential inline is kept as it is (see ``_small_and_clean``).
+SMALL_EMBEDDED = 4096
 PAYLOAD_KEYS = ("blob", "data", "text")
 _BASE64_KEYS = frozenset({"blob", "data"})
 
@@ -79,6 +85,8 @@ def govern_lane(record: dict[str, Any], *, server: str | None = None) -> LaneOut
         return None  # inline data with no uri and no disposition: an ordinary content block
     uri: str | None = uri_at[1]["uri"] if uri_at is not None else None
     signed = uri is not None and bool(find_spans(uri))
+    if kind == "resource" and not disposition and not signed and _small_and_clean(payload_at):
+        return None  # a small embedded resource that claims nothing governed is kept
 
     outcome = LaneOutcome(record=record)
     replace: dict[tuple[PathPart, ...], str] = {}
@@ -116,6 +124,28 @@ def govern_lane(record: dict[str, Any], *, server: str | None = None) -> LaneOut
         return None
     outcome.record = _replaced(record, replace)
     return outcome
+
+
+def _small_and_clean(payload_at: tuple[tuple[PathPart, ...], dict[str, Any], str] | None) -> bool:
+    """Whether an embedded resource's payload is small enough to keep and holds nothing the
+    rules withhold: a text of at most :data:`SMALL_EMBEDDED` bytes, or a blob of at most that
+    many base64 chars, that decodes to no credential. Stubbing a 62-char note cost the model
+    its content for nothing, and stubbing a small blob turned the block into text."""
+    if payload_at is None or payload_at[0] != ("resource",):
+        return False
+    payload: str = payload_at[1][payload_at[2]]
+    if payload_at[2] == "text":
+        text = payload
+        if len(text.encode("utf-8", "surrogatepass")) > SMALL_EMBEDDED:
+            return False
+    else:
+        if len(payload) > SMALL_EMBEDDED:
+            return False
+        try:
+            text = base64.b64decode(payload, validate=True).decode("utf-8", "replace")
+        except ValueError:
+            return False  # not base64: not what it claims to be
+    return not find_spans(text)
 
 
 def _replaced(record: dict[str, Any], replace: dict[tuple[PathPart, ...], str]) -> dict[str, Any]:
