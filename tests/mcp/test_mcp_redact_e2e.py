@@ -133,7 +133,8 @@ def test_stdio_client_sees_stubs_in_every_result_page_and_error(tmp_path: Path) 
 
             # The embedded resource's stub reads back through resources/read upstream.
             stub = doc["attachments"][1]["resource"]["text"]
-            back = seen.add(await client.call_tool("elision_fetch_reference", {"stub": stub, "budget": 8192}))
+            whole = {"stub": stub, "budget": 8192}  # the report is over the 4 KiB budget
+            back = seen.add(await client.call_tool("elision_fetch_reference", whole))
             assert not back.is_error and text_of(back) == up.FILE_TEXT
             # The signed lane's uri is the credential: only the upstream could read it, it
             # cannot, and the refusal does not repeat the uri.
@@ -200,9 +201,10 @@ def test_over_http_a_stub_resolves_only_for_the_client_that_was_shown_it(tmp_pat
             async with Client(url, mode="legacy") as alice, Client(url, mode="legacy") as bob:
                 doc = json.loads(text_of(seen.add(await alice.call_tool("secret_json", {}))))
                 stub = doc["attachments"][1]["resource"]["text"]
-                mine = seen.add(await alice.call_tool("elision_fetch_reference", {"stub": stub, "budget": 8192}))
+                whole = {"stub": stub, "budget": 8192}  # the report is over the 4 KiB budget
+                mine = seen.add(await alice.call_tool("elision_fetch_reference", whole))
                 assert not mine.is_error and text_of(mine) == up.FILE_TEXT
-                theirs = seen.add(await bob.call_tool("elision_fetch_reference", {"stub": stub, "budget": 8192}))
+                theirs = seen.add(await bob.call_tool("elision_fetch_reference", whole))
                 assert theirs.is_error and "no reference record" in text_of(theirs)
                 assert up.FILE_TEXT not in text_of(theirs)
 
