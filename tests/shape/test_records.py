@@ -191,8 +191,15 @@ def read_rows(text: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text, newline="")))
 
 
-_NOTICE = re.compile(r"# \[elision\] partial: .*; ([\d,]+) of ([\d,]+) data rows shown"
+_NOTICE = re.compile(r"\[elision\] partial: .*; ([\d,]+) of ([\d,]+) data rows shown"
                      r"( after the header row)?")
+
+
+def notice_row(rows: list[list[str]]) -> tuple[int, str]:
+    """Where the notice is among the rows a CSV reader reads, and its text: one field."""
+    at = next(i for i, row in enumerate(rows) if row and row[0].startswith("[elision] partial"))
+    assert len(rows[at]) == 1, rows[at]  # its commas split nothing
+    return at, rows[at][0]
 
 
 def check_csv(body: bytes, limit: int, shaped: Shaped) -> int:
@@ -204,22 +211,22 @@ def check_csv(body: bytes, limit: int, shaped: Shaped) -> int:
     original = read_rows(body.decode())
     header, data_rows = original[0], original[1:]
     rows = read_rows(shaped.text)
-    notice = shaped.text.splitlines()[0]
+    at, notice = notice_row(rows)
     match = _NOTICE.match(notice)
     assert match, notice
-    assert rows[0] == next(csv.reader([notice]))  # the notice is one row, nothing more
     assert f"{len(out):,} of {len(body):,} bytes" in notice
     shown, total = (int(g.replace(",", "")) for g in match.group(1, 2))
     assert total == len(data_rows) and shown < total
-    kept = rows[1:]
+    kept = rows[at + 1:]
     if match[3]:
-        assert kept[0] == header
-        kept = kept[1:]
+        assert at == 1 and rows[0] == header  # a CSV reader takes the real header row
+    else:
+        assert at == 0
     assert len(kept) == shown
     assert any(kept == data_rows[:h] + data_rows[total - (shown - h):] for h in range(shown + 1))
     assert shaped.envelope is not None
     assert shaped.envelope["elided"][0]["shown"] == shown
-    return len(out) - len(notice)
+    return len(out) - len(shaped.text.splitlines()[at])
 
 
 @given(csv_bodies(), st.data())
@@ -261,11 +268,11 @@ def test_csv_edges(body: bytes, limit: int) -> None:
     shaped = shape(body, Budget(limit), format="csv")
     assert not shaped.complete
     check_csv(body, limit, shaped)
-    notice = shaped.text.splitlines()[0]
+    _, notice = notice_row(read_rows(shaped.text))
     header_row = body.splitlines(keepends=True)[0]
-    # The header row is kept whenever it fits at all; when it cannot, the notice says so.
+    # The header row is kept whenever it fits at all, first; when it cannot, the notice says so.
     if len(header_row) < 100:
-        assert shaped.text.splitlines(keepends=True)[1].encode() == header_row
+        assert shaped.text.splitlines(keepends=True)[0].encode() == header_row
         assert "after the header row" in notice
     else:
         assert "header row too long to show" in notice
@@ -284,7 +291,7 @@ def test_csv_notice_says_where_the_rest_is() -> None:
     from elision.store import MemoryStore
 
     shaped = shape(_table(2000), Budget(4096), format="csv", store=MemoryStore())
-    notice = shaped.text.splitlines()[0]
+    _, notice = notice_row(read_rows(shaped.text))
     assert shaped.envelope is not None
     assert f"next: {shaped.envelope['next']}" in notice
     assert notice.endswith(f"ref={shaped.ref}")
@@ -294,21 +301,23 @@ def test_csv_notice_says_where_the_rest_is() -> None:
 def test_csv_invalid_utf8_is_replaced_and_counted() -> None:
     body = _table(200).replace(b"name 7", b"name \xff7")
     shaped = shape(body, Budget(1024), format="csv")
-    assert "invalid UTF-8 byte" in shaped.text.splitlines()[0]
+    assert "invalid UTF-8 byte" in notice_row(read_rows(shaped.text))[1]
     assert len(shaped.body) <= 1024
 
 
 def test_pages_count_in_the_original_lines() -> None:
-    # A page of lines 101-600 of a 2,001-line table: no header row of its own, and every line
-    # number it states is the original's.
+    # A page of lines 101-600 of a 2,001-line table: the original's header row first (given),
+    # and every line number it states is the original's.
     lines = _table(2000).splitlines(keepends=True)
     page = b"".join(lines[100:600])
     shaped = shape_at(csv_shaper, page, 2048, "csv", root_offset=100, root_total=2001,
-                      page="lines=101-600", fixed_ref="el_page")
-    notice = shaped.text.splitlines()[0]
-    assert notice.startswith("# [elision] partial: lines 101-")
-    assert "of 2,001 shown" in notice and "after the header row" not in notice
-    assert read_rows(shaped.text)[1] == next(csv.reader([lines[100].decode()]))
+                      page="lines=101-600", fixed_ref="el_page", header_row=lines[0])
+    rows = read_rows(shaped.text)
+    at, notice = notice_row(rows)
+    assert at == 1 and rows[0] == next(csv.reader([lines[0].decode()]))
+    assert notice.startswith("[elision] partial: lines 1 and 101-")
+    assert "of 2,001 shown" in notice and "after the header row" in notice
+    assert rows[2] == next(csv.reader([lines[100].decode()]))
     assert shaped.envelope is not None and shaped.envelope["page"] == "lines=101-600"
     gap = re.search(r'lines="(\d+)-(\d+)"', shaped.envelope["next"])
     assert gap and 101 < int(gap[1]) <= int(gap[2]) < 600

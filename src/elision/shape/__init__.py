@@ -92,6 +92,8 @@ class ShapeContext:
     root_offset: int = 0
     #: For pages of a slice: the length of the original node (elements, chars or lines).
     root_total: int | None = None
+    #: For CSV pages: the original's header row (its bytes), shown first on every page.
+    header_row: bytes | None = None
     #: For text pages: the byte offset in the original body where the page body starts.
     root_byte_offset: int = 0
     page: str | None = None
@@ -288,6 +290,11 @@ def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Sha
 
         ctx.format = "ndjson"
         return ndjson_shaper(body, ctx)
+    if fmt == "auto":
+        from elision.shape.table import looks_like_csv
+
+        if looks_like_csv(body):
+            fmt = "csv"
     if fmt == "csv":
         from elision.shape.records import csv_shaper
 

@@ -10,13 +10,14 @@ NDJSON
 
 CSV
     Records are found with the :mod:`csv` module, so a quoted field with embedded newlines stays
-    one record. The result starts with one notice line, ``# [elision] partial: lines 1-21 and
-    981-1001 of 1,001 shown; 40 of 1,000 data rows shown after the header row; …``, which
-    readers told to skip ``#`` comment lines skip (``pandas.read_csv(comment="#")``, R's
-    ``comment.char``) and which the :mod:`csv` module reads as one row of its own; then the
-    header row, then the kept rows byte for byte.
-    No marker row sits between head and tail, so every row after the notice is a real one. A
-    page (``root_offset > 0``) starts part-way into the body, so it has no header row of its own.
+    one record. The result starts with the header row, byte for byte, so a CSV reader takes
+    the real header; then the notice, one quoted field (``"[elision] partial: lines 1-21 and
+    981-1001 of 1,001 shown; 40 of 1,000 data rows shown after the header row; …"``), a row
+    of its own that no reader splits on its commas; then the kept rows byte for byte (a
+    header row too long to show leaves the notice first). No marker row sits between head
+    and tail, so every row after the notice is a real one. A page (``root_offset > 0``)
+    starts part-way into the body; it is given the original's header row (``ctx.header_row``)
+    and shows it first all the same.
 
 In both, ``ranges`` and ``lines=`` count physical lines of the original body (a record with
 embedded newlines spans several), the unit ``elision_fetch`` slices by.
@@ -147,28 +148,38 @@ class _RecordShaper:
         from elision.shape import Shaped
 
         ctx = self.ctx
-        if not self.bad_note and len(self.data) <= limit and not ctx.withheld:
+        # A page is part of a larger original: its notice says which lines of how many.
+        if not self.bad_note and len(self.data) <= limit and not ctx.withheld and not ctx.page:
             return Shaped(self.data.decode(), True, None, ctx.format, ctx.sha256, ctx.total_bytes)
         if self._reserve is None:
             self._ref = ctx.keep()
             self._reserve = self._widest_notice()
         budget = max(0, limit - self._reserve)
         lead = b""
+        given = ctx.header_row if self.offset else None  # a page: the original's header row
         if self.lead is not None and self.lead[1] - self.lead[0] <= budget:
             lead = self.data[self.lead[0]:self.lead[1]]
+        elif given is not None and len(given) <= budget:
+            lead = given
         head, tail = select(self.sizes, budget - len(lead))
         n = len(self.spans)
         kept = [self.spans[i] for i in (*range(head), *range(n - tail, n))]
-        parts = [lead, *(self.data[s:e] for s, e, _, _ in kept)]
-        body = b"".join(parts).decode()
-        ranges = self._ranges(bool(lead), head, tail)
+        rows = b"".join(self.data[s:e] for s, e, _, _ in kept).decode()
+        ranges = self._ranges(bool(lead) and given is None, head, tail)
+        if lead and given is not None:
+            ranges.insert(0, (1, lead.count(b"\n") or 1))
         gap = self._gap(head, tail)
+        size = len(lead) + utf8_len(rows)
         shown = settle(lambda s: utf8_len(self._notice(ranges, s, head + tail, gap, bool(lead)))
-                       + len(self.eol) + utf8_len(body), utf8_len(body))
+                       + len(self.eol) + size, size)
         notice = self._notice(ranges, shown, head + tail, gap, bool(lead))
-        text = notice + self.eol + body
+        text = self._compose(notice, lead.decode(), rows)
         env = self._envelope(ranges, head + tail, gap, shown)
         return Shaped(text, False, env, ctx.format, ctx.sha256, ctx.total_bytes, self._ref)
+
+    def _compose(self, notice: str, lead: str, rows: str) -> str:
+        """The notice line first, then the lead record and the rows."""
+        return notice + self.eol + lead + rows
 
     def _ranges(self, lead: bool, head: int, tail: int) -> list[tuple[int, int]]:
         """Shown physical lines of the original, 1-based: lead, head block, tail block.
@@ -229,9 +240,8 @@ class _RecordShaper:
     def _widest_notice(self) -> int:
         big = widest(max(self.total_lines, self.offset + self.n_lines))
         n = widest(len(self.spans))
-        # At most two: the header row merges with the head block, else it starts a range of its own
-        # and the head is empty.
-        ranges = [(big - 1, big)] * 2
+        # At most three: the header row (a page's is given, from line 1), the head, the tail.
+        ranges = [(big - 1, big)] * 3
         return utf8_len(self._notice(ranges, widest(len(self.data) + 4096), n, (big, big),
                                      lead=False)) + len(self.eol)
 
@@ -264,7 +274,11 @@ class _CsvShaper(_RecordShaper):
             shown_ranges=ranges, total_lines=self.total_lines, shown_bytes=shown_bytes,
             total_bytes=self.ctx.total_bytes, sha256=self.ctx.sha256, ref=self._ref, extra=extra,
         )
-        return "# " + header
+        return '"' + header.replace('"', '""') + '"'  # one field: its commas split nothing
+
+    def _compose(self, notice: str, lead: str, rows: str) -> str:
+        """The header row first (a reader takes the first row as the header), then the notice."""
+        return lead + notice + self.eol + rows
 
 
 def _as_text(body: bytes, ctx: ShapeContext, why: str) -> Callable[[int], Shaped]:
@@ -346,7 +360,8 @@ def _records_in(pieces: list[bytes], lines_before: int) -> list[bool] | str:
 
 
 def csv_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
-    """Keep the header row and whole rows, head and tail, under a ``# [elision]`` notice line."""
+    """Keep the header row and whole rows, head and tail, with a quoted notice row after the
+    header row."""
     ctx.format = "csv"
     decoded = decode(body)
     data = decoded.data

@@ -162,6 +162,8 @@ def shape_page(
             ctx.page = f"bytes={selection.normalized}"
         ctx.withheld = condense_withheld(_stubs_in(selection.body, selection.lines_before),
                                          budget)
+        if lines is not None and format in ("csv", "ndjson"):
+            return _record_page(selection, text, format, ctx, budget)
         return _text_page(selection, ctx, budget)
     # No selector: the whole original, shaped as it was the first time.
     ctx.withheld = condense_withheld(view.withheld, budget)
@@ -267,6 +269,23 @@ def _text_page(selection: TextSelection, ctx: ShapeContext, budget: Budget) -> S
     ctx.root_total = selection.total_lines
     ctx.root_byte_offset = selection.byte_offset
     return fit(text_shaper(selection.body, ctx), budget)
+
+
+def _record_page(
+    selection: TextSelection, whole: bytes, format: str, ctx: ShapeContext, budget: Budget
+) -> Shaped:
+    """Lines of a CSV or NDJSON body, shaped as that format: NDJSON pages stay NDJSON (a
+    first line that is the envelope), CSV pages start with the original's header row."""
+    from elision.shape.records import csv_shaper, ndjson_shaper
+    from elision.shape.table import header_row
+
+    ctx.root_offset = selection.lines_before
+    ctx.root_total = selection.total_lines
+    if format == "ndjson":
+        return fit(ndjson_shaper(selection.body, ctx), budget)
+    if selection.lines_before:
+        ctx.header_row = header_row(whole)
+    return fit(csv_shaper(selection.body, ctx), budget)
 
 
 def _in_selection(path: str, node: str, total: int | None, offset: int, value: Any) -> bool:

@@ -1,0 +1,71 @@
+"""CSV found by its content, and the header row a CSV page repeats.
+
+The sniffer is conservative: a false CSV would cost a log its head-and-tail shaping. A body is
+CSV when the rows of its first :data:`SNIFF_BYTES` (at least :data:`MIN_ROWS` of them) all
+read, with the :mod:`csv` module, as the same number of comma-separated fields, at least two,
+and its first row looks like a header: every name non-empty, distinct, no longer than
+:data:`MAX_NAME` chars, not padded with spaces, and not all of them numbers. A log whose lines
+happen to hold one comma each has no such header; a JSON or NDJSON body never gets here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from itertools import islice
+
+SNIFF_BYTES = 64 * 1024
+MIN_ROWS = 3
+MAX_ROWS = 50
+MAX_NAME = 64
+
+
+def looks_like_csv(body: bytes) -> bool:
+    """Whether ``body`` reads as a comma-separated table with a header row."""
+    head = body[:SNIFF_BYTES]
+    if len(body) > SNIFF_BYTES:
+        head = head[: head.rfind(b"\n") + 1]  # whole lines only
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    try:
+        rows = list(islice(csv.reader(io.StringIO(text, newline=""), strict=True), MAX_ROWS))
+    except csv.Error:
+        return False
+    while rows and not rows[-1]:
+        rows.pop()
+    if len(rows) < MIN_ROWS:
+        return False
+    header, width = rows[0], len(rows[0])
+    if width < 2 or any(len(row) != width for row in rows):
+        return False
+    names = [name for name in header if name and name == name.strip() and len(name) <= MAX_NAME]
+    if len(names) != width or len(set(names)) != width:
+        return False
+    return not all(_is_number(name) for name in names)
+
+
+def header_row(body: bytes, *, most: int = 1024 * 1024) -> bytes | None:
+    """The first record of a CSV ``body``, its line ending included (a quoted field may hold
+    newlines); ``None`` when none ends within its first ``most`` bytes."""
+    end = 0
+    while end < min(len(body), most):
+        nl = body.find(b"\n", end)
+        end = len(body) if nl < 0 else nl + 1
+        piece = body[:end].decode("utf-8", "replace")
+        try:
+            rows = list(csv.reader(io.StringIO(piece, newline=""), strict=True))
+        except csv.Error:
+            continue  # a quoted field goes on past this line
+        if len(rows) == 1:
+            return body[:end]
+    return None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
