@@ -7,6 +7,7 @@ write them, and as a head slice loses them first):
 - ``log``     a build log whose verdict is the last lines
 - ``ndjson``  an event stream whose final record is the scan summary
 - ``deep``    a nested document (chapters > sections > paragraphs) with coverage notes at the end
+- ``keys``    one huge object (a 100 MB body has 4 million keys), its caveat keys last
 
 Every body comes with a :class:`Meta`: the caveat markers a shaped result should still contain,
 and the total count of its bulk unit (rows, lines, records, chapters) so a checker can tell
@@ -29,7 +30,7 @@ import orjson
 
 #: Bump when a generator changes, so cached files are made again.
 VERSION = 2
-KINDS: tuple[str, ...] = ("ledger", "log", "ndjson", "deep")
+KINDS: tuple[str, ...] = ("ledger", "log", "ndjson", "deep", "keys")
 OUT = Path(__file__).resolve().parent / "out" / "corpus"
 
 # fmt: off
@@ -208,11 +209,28 @@ def deep(megabytes: float, rng: random.Random) -> tuple[bytes, Meta]:
     return body, Meta("deep", "json", len(body), caveats, "chapters", len(chapters))
 
 
+def keys(megabytes: float, rng: random.Random) -> tuple[bytes, Meta]:
+    # Written piece by piece: a dict of millions of keys would cost the generator gigabytes.
+    target = int(megabytes * 1_000_000)
+    out: list[bytes] = []
+    size, count = 0, 0
+    while size < target - 300:
+        piece = b'"k%09d":%d' % (count, rng.randint(10**7, 10**8 - 1))
+        out.append(piece)
+        size += len(piece) + 1
+        count += 1
+    note = "keys past 2**20 are sampled, not exact"
+    tail = b'"coverage_note":"%s","key_count_estimate":"%d (sampled)"' % (note.encode(), count)
+    body = b"{" + b",".join([*out, tail]) + b"}"
+    return body, Meta("keys", "json", len(body), (note,), "keys", count + 2)
+
+
 GENERATORS: dict[str, Callable[[float, random.Random], tuple[bytes, Meta]]] = {
     "ledger": ledger,
     "log": log,
     "ndjson": ndjson,
     "deep": deep,
+    "keys": keys,
 }
 _SUFFIX = {"json": "json", "text": "log", "ndjson": "ndjson"}
 

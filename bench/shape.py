@@ -8,10 +8,12 @@ Run:
 
     bench/.venv/bin/python bench/shape.py --quick      # 1 MB inputs only, under a minute
     bench/.venv/bin/python bench/shape.py              # 1, 10 and 100 MB (several minutes)
+    bench/.venv/bin/python bench/shape.py --gigabyte   # and one 1 GB ledger (needs ~12 GB RAM)
 
-For every input (bench/corpus.py: a ledger search result, a build log, an NDJSON stream and a
-deep document, caveats written last) and budget (4, 16 and 64 KB) it measures each tool's
-median time, its peak memory above the input it was handed, and what the model would get:
+For every input (bench/corpus.py: a ledger search result, a build log, an NDJSON stream, a
+deep document and a huge object, caveats written last) and budget (4, 16 and 64 KB) it
+measures each tool's median time, its peak memory (above the input it was handed, and in
+inputs with the input counted, beside the floor's), and what the model would get:
 the share of the budget used, whether the result still parses, whether the caveats survived,
 and whether it says how many of how many were shown. The table is printed and written as
 markdown to bench/out/shape.md.
@@ -19,7 +21,8 @@ markdown to bench/out/shape.md.
 The floor is the least any honest shaper must do: read the whole body (orjson.loads for JSON,
 per line for NDJSON, a UTF-8 decode for text) and SHA-256 it. Each measurement runs in a
 forked child of a driver that has already read the input and imported every tool, so import
-costs are excluded and ``ru_maxrss`` in the child counts only what the tool allocated.
+costs are excluded; the child resets its high-water mark first (Linux ``clear_refs``), so its
+peak RSS counts only what the tool allocated on top of the input.
 """
 
 from __future__ import annotations
@@ -57,6 +60,9 @@ SIZES = (1.0, 10.0, 100.0)
 OUT_MD = Path(__file__).resolve().parent / "out" / "shape.md"
 #: Per measurement: stop repeating once this much time was spent, give up after TIMEOUT.
 REPEAT_SECONDS = 15.0
+MIB = 1 << 20
+#: --gigabyte: one 1 GB input, elision and the floor only, at the middle budget.
+GIGABYTE_MB = 1000.0
 TIMEOUT = 300.0
 
 #: (visible, main): everything the model is shown, and the part that should parse.
@@ -228,6 +234,34 @@ def _maxrss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _reset_peak() -> float:
+    """Start this process's peak RSS again from its present RSS, and return that in MB.
+
+    A forked child inherits its parent's high-water mark, which may be well above what the
+    child holds (an earlier, bigger input): Linux lets a process reset it (``clear_refs``),
+    so the child's peak is its own. Elsewhere the peak so far is the base.
+    """
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return _proc_status_mb("VmRSS")
+    except OSError:
+        return _maxrss_mb()
+
+
+def _proc_status_mb(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise OSError(f"no {field} in /proc/self/status")
+
+
+def _peak_mb() -> float:
+    try:
+        return _proc_status_mb("VmHWM")
+    except OSError:
+        return _maxrss_mb()
+
+
 @dataclass(frozen=True)
 class Case:
     """One input, read once by the driver and shared (copy-on-write) with every child."""
@@ -241,16 +275,22 @@ class Case:
 def _child(adapter: Adapter, case: Case, budget: int, runs: int) -> dict[str, Any]:
     body = case.body
     gc.collect()
-    base = _maxrss_mb()
+    base = _reset_peak()
     start = time.perf_counter()
     out = adapter(body, budget)
     times = [time.perf_counter() - start]
-    peak = _maxrss_mb() - base
+    peak = _peak_mb() - base
     while len(times) < runs and sum(times) < REPEAT_SECONDS:
         start = time.perf_counter()
         adapter(body, budget)
         times.append(time.perf_counter() - start)
-    row = {"ms": statistics.median(times) * 1000, "runs": len(times), "peak_mb": peak}
+    row = {
+        "ms": statistics.median(times) * 1000,
+        "runs": len(times),
+        "peak_mb": peak,
+        # What holding the body and shaping it costs, in inputs: the 3x and 1.5x targets.
+        "peak_x": (peak * MIB + len(body)) / max(len(body), 1),
+    }
     if budget:
         row.update(judge(out, case.meta, budget, case.ambiguous))
     return row
@@ -302,6 +342,7 @@ class Row:
     budget: int | None
     figures: dict[str, Any]
     floor_ms: float | None
+    floor_peak_x: float | None = None
 
 
 def available_tools(wanted: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -343,15 +384,15 @@ def run(
             body = path.read_bytes()
             case = Case(body, meta, total_in_body(body, meta))
             floor = measure(_floor(meta.format), case, 0, runs)
-            floor_ms = floor.get("ms")
-            rows.append(Row("floor", kind, mb, None, floor, floor_ms))
+            floor_ms, floor_x = floor.get("ms"), floor.get("peak_x")
+            rows.append(Row("floor", kind, mb, None, floor, floor_ms, floor_x))
             progress(rows[-1])
             for budget in budgets:
                 for tool in tools:
                     if tool == "floor":
                         continue
                     figures = measure(TOOLS[tool](meta.format), case, budget, runs)
-                    rows.append(Row(tool, kind, mb, budget, figures, floor_ms))
+                    rows.append(Row(tool, kind, mb, budget, figures, floor_ms, floor_x))
                     progress(rows[-1])
             del body, case
     return rows
@@ -371,6 +412,8 @@ COLUMNS = (
     "time ms (median)",
     "ratio to floor",
     "peak MB",
+    "peak x input",
+    "peak vs floor",
     "budget used %",
     "parses?",
     "caveats kept?",
@@ -391,8 +434,10 @@ def cells(row: Row) -> list[str]:
     where = f"{row.kind} {row.megabytes:g}MB"
     budget = "-" if row.budget is None else f"{row.budget // 1024}KB"
     if "error" in f:
-        return [row.tool, where, budget, f["error"], "", "", "", "", "", ""]
+        return [row.tool, where, budget, f["error"], *[""] * (len(COLUMNS) - 4)]
     ratio = f"{f['ms'] / row.floor_ms:.2f}x" if row.floor_ms else "-"
+    memory = [f"{f['peak_mb']:.0f}", f"{f['peak_x']:.2f}x"]
+    memory.append(f"{f['peak_x'] / row.floor_peak_x:.2f}x" if row.floor_peak_x else "-")
     if row.budget is None:
         return [
             row.tool,
@@ -400,7 +445,7 @@ def cells(row: Row) -> list[str]:
             budget,
             f"{f['ms']:.1f}",
             "1.00x",
-            f"{f['peak_mb']:.0f}",
+            *memory,
             "-",
             "-",
             "-",
@@ -414,7 +459,7 @@ def cells(row: Row) -> list[str]:
         budget,
         f"{f['ms']:.1f}",
         ratio,
-        f"{f['peak_mb']:.0f}",
+        *memory,
         f"{f['used'] * 100:.0f}%",
         _yes(f["parses"]),
         caveats,
@@ -450,7 +495,9 @@ def markdown(rows: list[Row], versions: dict[str, str], args: argparse.Namespace
         f"- sizes {', '.join(f'{s:g} MB' for s in args.sizes)}; budgets "
         f"{', '.join(str(b) for b in args.budgets)} bytes; median of up to {args.runs} runs",
         "- floor: SHA-256 plus a full parse (orjson; per line for NDJSON; UTF-8 decode for text)",
-        "- peak MB: the child's maxrss above the input it was handed",
+        "- peak MB: the child's peak RSS above the input it was handed (its high-water mark "
+        "reset at the start); peak x input: (that + the input) / the input; peak vs floor: "
+        "that ratio over the floor's on the same input",
         "- budget used: UTF-8 bytes the model is shown (receipts and footers included) / budget",
         "",
         "| " + " | ".join(COLUMNS) + " |",
@@ -468,6 +515,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--kinds", nargs="+", default=list(corpus.KINDS), choices=corpus.KINDS)
     parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=list(TOOLS))
     parser.add_argument("--runs", type=int, default=5, help="timed runs per measurement (max)")
+    parser.add_argument(
+        "--gigabyte", nargs="?", const="ledger", choices=corpus.KINDS, metavar="KIND",
+        help="also one 1 GB input (ledger unless named): floor and elision, 16 KB budget",
+    )
     parser.add_argument("--out", type=Path, default=OUT_MD, help="where the markdown goes")
     args = parser.parse_args(argv)
     if args.quick:
@@ -479,6 +530,9 @@ def main(argv: list[str] | None = None) -> None:
         print("  " + " | ".join(cells(row)), file=sys.stderr, flush=True)
 
     rows = run(args.sizes, args.budgets, args.kinds, tools, args.runs, progress)
+    if args.gigabyte:
+        big = [tool for tool in tools if tool in ("floor", "elision")]
+        rows += run([GIGABYTE_MB], [16384], [args.gigabyte], big, min(args.runs, 3), progress)
     print_table(rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(markdown(rows, versions, args))

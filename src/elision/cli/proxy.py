@@ -42,6 +42,10 @@ from elision.errors import InputError
 @click.option("--max-bytes", type=int, metavar="BYTES",
               help="Refuse a result whose full body is over BYTES, whole rather than cut "
                    "(default: 256 MiB, the store's own limit).")
+@click.option("--max-message-bytes", type=int, metavar="BYTES",
+              help="Drop a message from a stdio server over BYTES as it is read, so one huge "
+                   "result cannot exhaust memory; the call gets an error naming its size "
+                   "(default: --max-bytes, else 256 MiB).")
 @click.option("--allow-tool", "allow_tools", multiple=True, metavar="NAME",
               help="Only these tools may answer (repeatable; * and ? wildcards; NAME or "
                    "server/NAME).")
@@ -74,6 +78,7 @@ def proxy_command(
     media_budget: int,
     guard_config: str | None,
     max_bytes: int | None,
+    max_message_bytes: int | None,
     allow_tools: tuple[str, ...],
     deny_tools: tuple[str, ...],
     no_redact: bool,
@@ -109,6 +114,6 @@ def proxy_command(
         command=command, upstream_url=upstream_url, config_path=config_path, budget=budget,
         unit=unit, store_spec=store_spec, no_store=no_store, timeout=timeout,
         media_budget=media_budget, stages=stages, require_auth_scope=require_auth_scope,
-        resource_budget=resource_budget,
+        resource_budget=resource_budget, max_message_bytes=max_message_bytes,
     )
     run_proxy(proxy, listen=parse_listen(listen) if listen else None)

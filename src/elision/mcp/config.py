@@ -75,6 +75,8 @@ class ServerSpec:
     mode: str = "legacy"
     #: Whether the proxy tells this server it can sample (see the module docstring).
     sampling: bool = False
+    #: A message from a stdio server over this many bytes is refused unread (--max-message-bytes).
+    max_message_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):

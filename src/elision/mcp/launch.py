@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,12 +57,16 @@ def build_proxy(
     stages: Stages | None = None,
     require_auth_scope: bool | None = None,
     resource_budget: int | None = None,
+    max_message_bytes: int | None = None,
 ) -> Proxy:
     """One proxy from exactly one upstream choice: a command, a URL, or a config file.
 
     ``require_auth_scope`` (default: ``$ELISION_REQUIRE_AUTH_SCOPE``) refuses fetches from
     stateless HTTP clients that send no Authorization header (see :mod:`elision.mcp.scopes`,
     which also reads ``$ELISION_SCOPE_KEY``, the key for hashing that header).
+
+    ``max_message_bytes`` (default: ``--max-bytes``, else 256 MiB) is the most one message
+    from a stdio server may be: a larger one is dropped as it is read and its call fails.
     """
     given = [
         name for name, value in
@@ -96,6 +100,12 @@ def build_proxy(
                             timeout=timeout, inherit_env=True)]
         namespaced = False
     stages = stages or Stages()
+    if max_message_bytes is not None and max_message_bytes < 1:
+        raise InputError(
+            f"--max-message-bytes must be a positive number of bytes, got {max_message_bytes!r}"
+        )
+    ceiling = max_message_bytes or stages.max_bytes or DEFAULT_MAX_BYTES
+    specs = [replace(spec, max_message_bytes=ceiling) for spec in specs]
     config = _guard_config(stages)
     guard = _guard(stages, config)
     store = None

@@ -5,6 +5,11 @@ The SDK's stdio client re-joins its whole buffer with every 64 KB chunk, so one 
 collected and joined once, at its newline. Lines are also decoded leniently: garbage bytes
 become U+FFFD and, at worst, one unreadable message that the session reports.
 
+With ``max_message_bytes`` (``--max-message-bytes``), a line that grows past the ceiling is
+not kept: its bytes are counted and dropped as they arrive, and the request it answers gets a
+JSON-RPC error naming its size (:data:`MESSAGE_TOO_LARGE`), so one huge result costs the proxy
+at most the ceiling instead of an out-of-memory kill.
+
 Both directions are plain objects, not memory streams fed by reader and writer tasks: the
 session's receive loop reads the pipe itself and a sender writes the pipe itself, so a proxied
 call costs no extra event-loop turns for handing messages between tasks (four per call).
@@ -15,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -35,6 +41,11 @@ from elision.pipeline import GC_PAUSE_BYTES, collector_paused
 GRACE_SECONDS = 2.0
 #: Bytes asked of the pipe per read.
 CHUNK = 1 << 16
+
+#: The JSON-RPC error code (implementation-defined range) of a message refused for its size.
+MESSAGE_TOO_LARGE = -32090
+#: Bytes kept of each end of a refused line: enough to find the id of the request it answers.
+_ENDS = 4096
 
 #: What a pipe read or write raises once the other end is gone.
 _GONE = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
@@ -85,6 +96,7 @@ class LineReader(MessageReader):
         read: Callable[[], Awaitable[bytes]],
         *,
         answer: Callable[[types.JSONRPCError], Awaitable[None]] | None = None,
+        max_message_bytes: int | None = None,
     ) -> None:
         self._read = read
         self._answer = answer
@@ -94,6 +106,10 @@ class LineReader(MessageReader):
         self._pieces: list[bytes] = []
         self._ready: deque[SessionMessage | Exception] = deque()
         self._done = False
+        self._limit = max_message_bytes
+        #: Bytes of the line being read so far, and, once it is over the limit, its ends.
+        self._size = 0
+        self._over: _Ends | None = None
 
     async def receive(self) -> SessionMessage | Exception:
         while True:
@@ -118,18 +134,90 @@ class LineReader(MessageReader):
     def _split(self, chunk: bytes) -> None:
         pieces, start = self._pieces, 0
         while (end := chunk.find(b"\n", start)) != -1:
-            pieces.append(chunk[start:end])
-            line = b"".join(pieces)
-            pieces.clear()
+            self._add(chunk[start:end])
             start = end + 1
-            if line.strip():
-                self._ready.append(self._parse(line))
+            if self._over is not None:
+                self._ready.append(self._over.refusal(self._size, self._limit or 0))
+                self._over = None
+            else:
+                line = b"".join(pieces)
+                if line.strip():
+                    self._ready.append(self._parse(line))
+            pieces.clear()
+            self._size = 0
         if start < len(chunk):
-            pieces.append(chunk[start:])
+            self._add(chunk[start:])
+
+    def _add(self, piece: bytes) -> None:
+        """Keep ``piece`` of the line being read, or only count it once the line is too big."""
+        self._size += len(piece)
+        if self._over is None and (self._limit is None or self._size <= self._limit):
+            self._pieces.append(piece)
+            return
+        if self._over is None:
+            self._over = _Ends(self._pieces)
+            self._pieces.clear()
+        self._over.add(piece)
 
     async def aclose(self) -> None:
         self._done = True
         self._ready.clear()
+
+
+class _Ends:
+    """The first and last bytes of a line too big to keep, to answer the request it ends."""
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        head = bytearray()
+        for piece in pieces:
+            head += piece[: _ENDS - len(head)]
+            if len(head) >= _ENDS:
+                break
+        self.head = bytes(head)
+        tail = b""
+        for piece in reversed(pieces):
+            tail = piece[-(_ENDS - len(tail)):] + tail
+            if len(tail) >= _ENDS:
+                break
+        self.tail = tail
+
+    def add(self, piece: bytes) -> None:
+        if len(self.head) < _ENDS:
+            self.head += piece[: _ENDS - len(self.head)]
+        self.tail = (self.tail + piece[-_ENDS:])[-_ENDS:]
+
+    def refusal(self, size: int, limit: int) -> SessionMessage | Exception:
+        message = (
+            f"a message of {size:,} bytes, over the proxy's {limit:,}-byte ceiling "
+            "(--max-message-bytes); it was dropped unread, so nothing of it reached the agent. "
+            "Ask the tool for less (a filter, a smaller page), or raise --max-message-bytes"
+        )
+        request_id = _line_id(self.head, self.tail)
+        if request_id is None:
+            return ValueError(f"{message} (no request id found at either end of it)")
+        return SessionMessage(types.JSONRPCError(
+            jsonrpc="2.0", id=request_id,
+            error=types.ErrorData(code=MESSAGE_TOO_LARGE, message=message),
+        ))
+
+
+_ID = r'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")'
+_VERSION = r'"jsonrpc"\s*:\s*"2\.0"\s*'
+#: The top-level id where SDKs write it: first (after "jsonrpc") or last (before or after it).
+#: At the end, exactly one brace may follow, so an "id" of a nested object cannot match.
+_HEAD_ID = re.compile(rb"\A\s*\{\s*(?:" + _VERSION.encode() + rb",\s*)?" + _ID.encode())
+_TAIL_ID = re.compile(
+    rb"[{,]\s*" + _ID.encode() + rb"\s*(?:,\s*" + _VERSION.encode() + rb")?\}\s*\Z"
+)
+
+
+def _line_id(head: bytes, tail: bytes) -> str | int | None:
+    found = _HEAD_ID.match(head) or _TAIL_ID.search(tail)
+    if found is None:
+        return None
+    with suppress(ValueError):
+        return _usable_id(json.loads(found.group(1)))
+    return None
 
 
 class LineWriter(_ClosesOnExit):
@@ -163,9 +251,11 @@ async def stdio_transport(
     env: Mapping[str, str] | None = None,
     inherit_env: bool = False,
     cwd: str | None = None,
+    max_message_bytes: int | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Launch ``command`` and talk newline-delimited JSON-RPC over its stdin and stdout.
 
+    A message from the server over ``max_message_bytes`` is refused unread (module docstring).
     With ``inherit_env`` the server sees this process's whole environment (as when a user
     runs it from their shell); otherwise only the SDK's safe defaults plus ``env``.
     """
@@ -176,7 +266,7 @@ async def stdio_transport(
     )
     stdout, stdin = process.stdout, process.stdin
     assert stdout is not None and stdin is not None
-    read_stream = LineReader(lambda: stdout.receive(CHUNK))
+    read_stream = LineReader(lambda: stdout.receive(CHUNK), max_message_bytes=max_message_bytes)
     write_stream = LineWriter(pipe_writer(stdin))
     try:
         yield read_stream, write_stream

@@ -30,7 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elision.errors import UpstreamError
 from elision.mcp.config import ServerSpec
-from elision.mcp.stdio import stdio_transport
+from elision.mcp.stdio import MESSAGE_TOO_LARGE, stdio_transport
 from mcp import Client
 
 logger = logging.getLogger("elision.proxy")
@@ -150,6 +150,11 @@ class Upstream:
                 "the config if it is just slow)"
             ) from None
         except MCPError as exc:
+            if exc.code == MESSAGE_TOO_LARGE:
+                # Dropped unread by the reader: the session is fine, the next call works.
+                raise UpstreamError(
+                    f"server {self.name!r} answered {what} with {exc.error.message}"
+                ) from None
             if exc.code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
                 raise  # a protocol error the server chose to send: the caller forwards it
             await self._discard(session)
@@ -259,7 +264,8 @@ class Upstream:
         else:
             assert spec.command is not None
             server = stdio_transport(
-                spec.command, spec.args, env=spec.env, inherit_env=spec.inherit_env, cwd=spec.cwd
+                spec.command, spec.args, env=spec.env, inherit_env=spec.inherit_env, cwd=spec.cwd,
+                max_message_bytes=spec.max_message_bytes,
             )
         # What the proxy tells the server it can do; see elision.mcp.asking for why.
         asking: dict[str, Any] = {}

@@ -1,0 +1,57 @@
+"""End to end: a result over --max-message-bytes is refused with a clear isError, not an
+out-of-memory kill, and the proxy (and its upstream session) serve the next call as before.
+
+A real upstream (``upstream_server.py``) answers ``huge`` with several MB; a real proxy with
+a 4 MB message ceiling sits in front of it; the official ``mcp.Client`` calls through it.
+Issue 17, item 2.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.e2e
+
+HERE = Path(__file__).parent
+CEILING = 4_000_000
+
+
+def text_of(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent), block
+    return block.text
+
+
+def test_a_message_over_the_ceiling_is_refused_and_the_proxy_stays_up() -> None:
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-c", "from elision.cli import main; main()", "proxy", "--budget", "4096",
+        "--no-store", "--no-audit", "--max-message-bytes", str(CEILING),
+        "--", sys.executable, str(HERE / "upstream_server.py"),
+    ], env=dict(os.environ))
+
+    async def main() -> None:
+        async with Client(params, mode="legacy") as client:
+            for _ in range(2):  # refused twice: the first refusal broke nothing
+                refused = await client.call_tool("huge", {"megabytes": 5})
+                assert refused.is_error
+                text = text_of(refused)
+                size = re.search(r"a message of ([\d,]+) bytes", text)
+                assert size is not None, text
+                assert int(size[1].replace(",", "")) > CEILING
+                assert f"{CEILING:,}-byte ceiling" in text
+                assert "--max-message-bytes" in text and "'upstream'" in text
+                # a result under the ceiling is shaped as ever, on the same session
+                fits = await client.call_tool("huge", {"megabytes": 1})
+                assert not fits.is_error, text_of(fits)
+                assert '"__elision__"' in text_of(fits)
+
+    anyio.run(main)
