@@ -3,7 +3,8 @@
 ``python paging_server.py NAME COUNT``: resources ``NAME://item/0`` … ``NAME://item/COUNT-1``
 (each reads back as ``NAME item i``), one template ``NAME://note/{id}``, prompts
 ``NAME_prompt_0`` …, and the resource ``shared://both``, which every instance lists (so two
-of them make it ambiguous). Written with the SDK's low-level ``Server`` to control the cursors.
+of them make it ambiguous). Completions answer with the instance's name. Written with the
+SDK's low-level ``Server`` to control the cursors.
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.Ge
         role="user", content=types.TextContent(text=f"{NAME} says {params.name}"))])
 
 
+async def complete(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+    return types.CompleteResult(completion=types.Completion(values=[f"{NAME}-1", f"{NAME}-2"]))
+
+
 async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
     return types.ListToolsResult(tools=[])
 
@@ -68,6 +73,7 @@ server: Server[Any] = Server(
     f"paging-{NAME}", version="1", on_list_tools=list_tools,
     on_list_resources=list_resources, on_list_resource_templates=list_templates,
     on_read_resource=read_resource, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
+    on_completion=complete,
 )
 
 

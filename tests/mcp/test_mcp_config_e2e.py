@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -182,7 +183,9 @@ def test_a_paginating_multi_server_config_lists_every_page_and_reads_from_the_ow
     anyio.run(main)
 
 
-def test_a_fresh_proxy_finds_the_owner_of_a_uri_never_listed(tmp_path: Path) -> None:
+def test_a_fresh_proxy_finds_the_owner_of_a_uri_or_template_never_listed(
+    tmp_path: Path,
+) -> None:
     config = tmp_path / "servers.json"
     config.write_text(json.dumps({"mcpServers": {
         "north": {"command": PAGING[0], "args": [*PAGING[1:], "north", "5"]},
@@ -194,5 +197,13 @@ def test_a_fresh_proxy_finds_the_owner_of_a_uri_never_listed(tmp_path: Path) -> 
             # On its last page: found by walking every page of every server first.
             read = await client.read_resource("south://item/4")
             assert read.contents[0].text == "south south://item/4"  # type: ignore[union-attr]
+            # A completion of a template's argument goes to the server that listed the template
+            # (it went to the first server serving resources).
+            done = await client.complete(types.ResourceTemplateReference(uri="south://note/{id}"),
+                                         {"name": "id", "value": ""})
+            assert done.completion.values == ["south-1", "south-2"]
+            with pytest.raises(Exception, match=re.escape("lists the resource 'east://note/{id}'")):
+                await client.complete(types.ResourceTemplateReference(uri="east://note/{id}"),
+                                      {"name": "id", "value": ""})
 
     anyio.run(main)

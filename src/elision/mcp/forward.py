@@ -222,8 +222,10 @@ class Forwarding:
         if isinstance(ref, types.PromptReference):
             upstream, name = self._route_name(ref.name)
             params = params.model_copy(update={"ref": ref.model_copy(update={"name": name})})
+        elif not self.namespaced:
+            upstream = self._single()
         else:
-            upstream = self._resources.get(str(ref.uri)) or self._single_or_first("resources")
+            upstream = await self._template_owner(str(ref.uri))
         return await self._guarded(upstream, "completion/complete", lambda s: s.send_request(
             types.CompleteRequest(params=_upstream_params(params)), types.CompleteResult
         ))
@@ -282,6 +284,18 @@ class Forwarding:
         if upstream is None:
             raise unknown(uri)
         return await self._guarded(upstream, what, request)
+
+    async def _template_owner(self, template: str) -> Upstream:
+        """The one server that listed the uri template ``template`` (completions go there)."""
+        for attempt in range(2):
+            owners = sorted({name for (listed, name) in self._templates if listed == template})
+            if len(owners) > 1:
+                raise ambiguous(template, owners)
+            if owners:
+                return self.upstreams[owners[0]]
+            if attempt == 0:
+                await self._discover()
+        raise unknown(template)
 
     def _owner_of(self, uri: str) -> Upstream | None:
         """The one server that lists ``uri`` (or whose template fits it); refuses two."""
