@@ -9,8 +9,9 @@ import click
 from elision.budget import Budget
 from elision.cli._common import reports_errors
 from elision.cli.shape import STORE_HELP, budget_options, no_redact_option, print_within
+from elision.errors import ElisionError, RefNotFound
 from elision.store import open_store
-from elision.store.base import not_found
+from elision.store.base import OWNER_SCOPE, Store, not_found
 from elision.store.fetch import parse_next
 
 store_option = click.option("--store", "store_spec", metavar="PATH|URL", help=STORE_HELP)
@@ -26,17 +27,21 @@ store_option = click.option("--store", "store_spec", metavar="PATH|URL", help=ST
               help="Bytes of a body, 0-based, inclusive, snapped to whole characters: 0-4095.")
 @budget_options
 @store_option
+@click.option("--scope", metavar="SCOPE",
+              help="Read only what is kept in this scope, as a client of the proxy would "
+                   "(default: the store's owner, who reads every scope's refs).")
 @no_redact_option
 @reports_errors
 def fetch_command(
     ref: str, path: str | None, lines: str | None, byte_range: str | None, budget: int, unit: str,
-    store_spec: str | None, no_redact: bool,
+    store_spec: str | None, scope: str | None, no_redact: bool,
 ) -> None:
     """Fetch part of the body kept under REF, shaped to the budget.
 
     REF is the ref of a shaped result, or its whole `next` call pasted as it was printed:
     'elision_fetch(ref="el_…", path="$.rows[37:]")'. With no selector the whole body is shaped
-    again.
+    again. Refs kept by `elision proxy --store S` belong to the proxy's clients; you read
+    them here as the store's owner.
     """
     if ref.lstrip().startswith("elision_fetch("):
         args = parse_next(ref)
@@ -46,11 +51,28 @@ def fetch_command(
     limit = Budget(budget, unit)  # type: ignore[arg-type]  # click.Choice checked it
     store = open_store(store_spec)
     try:
-        page = store.fetch(ref, path=path, lines=lines, byte_range=byte_range, budget=limit,
-                           redact=not no_redact)
+        try:
+            page = store.fetch(ref, path=path, lines=lines, byte_range=byte_range, budget=limit,
+                               redact=not no_redact, scope=scope or OWNER_SCOPE)
+        except RefNotFound:
+            if scope is not None and _kept_elsewhere(store, ref):
+                raise RefNotFound(
+                    f"ref {ref!r} is kept in this store, but in another scope than {scope!r}: "
+                    "a ref is fetchable only by the client it was shown to; leave out --scope "
+                    "to read it as the store's owner"
+                ) from None
+            raise
     finally:
         store.close()
     print_within(page.text, limit)
+
+
+def _kept_elsewhere(store: Store, ref: str) -> bool:
+    try:
+        store.info(ref, scope=OWNER_SCOPE)
+    except ElisionError:
+        return False
+    return True
 
 
 @click.group("store")

@@ -169,6 +169,18 @@ class Retention:
             )
 
 
+#: The scope of the store's owner on its own machine (``elision fetch``, ``elision store``):
+#: a read in it finds a ref in whatever scope it was kept. No client is ever given it: the
+#: proxy makes every client's scope itself (:mod:`elision.mcp.scopes`).
+OWNER_SCOPE = "owner:*"
+
+
+def scope_allows(key: str, stored: str) -> bool:
+    """Whether a read in scope ``key`` (as :func:`scope_key` wrote it) may see a ref kept in
+    scope ``stored``."""
+    return key in (OWNER_SCOPE, stored)
+
+
 def scope_key(scope: str | None) -> str:
     """Scopes as stored: ``None`` is the unscoped space, written as the empty string."""
     if scope is None:

@@ -25,6 +25,7 @@ from elision.store.base import (
     is_storable,
     not_found,
     reference_not_found,
+    scope_allows,
     scope_key,
 )
 from elision.store.fetch import PagedStore
@@ -158,12 +159,12 @@ class MemoryStore(PagedStore):
         check_name(ref)
         key = scope_key(scope)
         entry = self._refs.get(ref)
-        if entry is not None and entry.scope == key:
+        if entry is not None and scope_allows(key, entry.scope):
             if self.retention.is_expired(entry.info.expires, self._clock()):
                 raise expired(ref, "expired", self.retention)
             return entry
         stone = self._tombstones.get(ref)
-        if stone is not None and stone.scope == key:
+        if stone is not None and scope_allows(key, stone.scope):
             raise expired(ref, stone.reason, self.retention)
         raise not_found(ref)
 

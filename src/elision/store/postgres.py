@@ -36,6 +36,7 @@ from elision.store.base import (
     is_storable,
     not_found,
     reference_not_found,
+    scope_allows,
     scope_key,
 )
 from elision.store.fetch import PagedStore
@@ -247,13 +248,13 @@ class PostgresStore(PagedStore):
             """SELECT r.sha256, b.size, r.format, r.created, r.expires, r.last_access, r.scope
                FROM store_refs r JOIN store_bodies b ON b.sha256 = r.sha256
                WHERE r.ref = %s""", (ref,)).fetchone()
-        if row is not None and row[6] == key:
+        if row is not None and scope_allows(key, row[6]):
             if self.retention.is_expired(row[4], self._clock()):
                 raise expired(ref, "expired", self.retention)
             return RefInfo(ref, row[0], int(row[1]), row[2], row[3], row[4], row[5])
-        stone = conn.execute("SELECT reason FROM store_tombstones WHERE ref = %s AND scope = %s",
-                             (ref, key)).fetchone()
-        if stone is not None:
+        stone = conn.execute("SELECT reason, scope FROM store_tombstones WHERE ref = %s",
+                             (ref,)).fetchone()
+        if stone is not None and scope_allows(key, stone[1]):
             raise expired(ref, stone[0], self.retention)
         raise not_found(ref)
 
