@@ -38,3 +38,23 @@ def test_design_doc_states_the_wire_contract_and_invariants() -> None:
 def test_the_first_screen_shows_the_one_command_install() -> None:
     first_screen = (ROOT / "README.md").read_text("utf-8").splitlines()[:40]
     assert any("elision install claude-code" in line for line in first_screen)
+
+
+def test_every_variable_elision_reads_is_in_the_configuration_table() -> None:
+    """Found by a newcomer (issue 14, item 14): the variables were scattered over the README,
+    and some (ELISION_ACS_KEY, ELISION_REQUIRE_AUTH_SCOPE) were named nowhere near the others."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table = readme[readme.index("## Configuration"):].split("\n## ", 1)[0]
+    read = set()
+    for path in (ROOT / "src").rglob("*.py"):
+        read.update(re.findall(r"ELISION_[A-Z_]+[A-Z]", path.read_text("utf-8")))
+    missing = sorted(v for v in read if f"| `{v}` |" not in table)
+    assert not missing, f"README's Configuration table lacks {missing}"
+    assert "stripped environment" in readme
+
+
+def test_performance_is_one_current_table() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme[readme.index("## Performance"):].split("\n## ", 1)[0]
+    separators = [line for line in section.splitlines() if re.match(r"\|(-+\|)+", line)]
+    assert len(separators) == 1
