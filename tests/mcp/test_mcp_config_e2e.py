@@ -207,3 +207,34 @@ def test_a_fresh_proxy_finds_the_owner_of_a_uri_or_template_never_listed(
                                       {"name": "id", "value": ""})
 
     anyio.run(main)
+
+
+def test_resources_of_a_server_that_was_down_at_startup_are_served_once_it_is_up(
+    tmp_path: Path,
+) -> None:
+    """The proxy's capabilities are told once: with every server down at startup it still
+    offers resources and prompts, so the retried server's can be listed when it is back."""
+    flaky = tmp_path / "flaky.py"
+    flaky.write_text(FLAKY.replace("sys.argv = [sys.argv[2]]", "sys.argv = sys.argv[2:]"))
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"late": {
+        "command": sys.executable,
+        "args": [str(flaky), str(tmp_path / "marker"), PAGING[1], "late", "1"]}}}))
+
+    async def main() -> None:
+        async with Client(proxy(config), mode="legacy") as client:
+            assert (await client.list_resources()).resources == []
+            deadline = time.monotonic() + 60
+            names: set[str] = set()
+            while time.monotonic() < deadline:
+                names = {t.name for t in (await client.list_tools()).tools}
+                if "late__unavailable" not in names:
+                    break
+                await anyio.sleep(0.5)
+            assert "late__unavailable" not in names
+            listed = await client.list_resources()
+            assert [str(r.uri) for r in listed.resources] == ["late://item/0", "shared://both"]
+            prompts = await client.list_prompts()
+            assert [p.name for p in prompts.prompts] == ["late__late_prompt_0"]
+
+    anyio.run(main)

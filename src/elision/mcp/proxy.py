@@ -186,6 +186,10 @@ class Proxy(Forwarding):
     def capabilities(self) -> set[str]:
         """What at least one upstream serves (tools always: the proxy adds its own)."""
         offered = {"tools"}
+        if self.down:
+            # A server that is down may serve these once a retry brings it up; until then
+            # their lists are empty. (Agents are told capabilities once, at their handshake.)
+            offered |= {"resources", "prompts"}
         for upstream in self.upstreams.values():
             caps = upstream.capabilities
             if caps is None:
