@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/proxy.py [--calls 200] [--big-calls 40] [--budget 8192]
                                     [--modes default,no-audit,bare] [--baseline SRC]
+    .venv/bin/python bench/proxy.py --peak 10 100 [--modes default,bare]
 
 Starts this file as an MCP server (``--serve``) once for direct calls and once behind each
 proxy mode: ``default`` (guard, redact and audit on, as a user runs it; the audit log is a
@@ -13,6 +14,10 @@ before and after, since on a shared machine the figures move with it. On Linux i
 reports the CPU time each server process spent per call (from /proc): that is what elision
 controls, and it moves far less with the load than latency does. The CPU a path spends over
 the bare proxy's is printed too: what guard, redact, shape and audit cost, without the hop.
+
+``--peak MB ...`` measures memory instead of time: how far one result of MB (a JSON record
+array, then a log) raises each proxy's peak RSS (its high-water mark reset just before the
+call), over the result's size.
 
 ``--baseline SRC`` adds a ``baseline`` path: the default proxy run from another copy of the
 source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
@@ -75,7 +80,55 @@ def serve() -> None:
         return json.dumps({"rows": out, "warnings": ["searched 528 of 22,933 rows"],
                            "total_rows": 22933})
 
+    @server.tool()
+    def blob(megabytes: float = 10, text: bool = False) -> str:
+        """A JSON record array, or a log, of about the given size (for --peak)."""
+        row = json.dumps({"id": 1, "name": "item", "memo": "settlement batch reconciled"})
+        if text:
+            row = "2026-11-30T12:00:00Z INFO [build] step ok (took 12ms, worker=w3)"
+        count = int(megabytes * 1_000_000) // (len(row) + 1)
+        return "\n".join([row] * count) if text else "[" + ",".join([row] * count) + "]"
+
     server.run()
+
+
+def _proc_kb(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise OSError(f"no {field} in /proc/{pid}/status")
+
+
+async def measure_peak(
+    sizes: list[float], budget: int, modes: list[str], workdir: str
+) -> list[dict[str, Any]]:
+    """For each mode and size: how far one result of that size raises the proxy's peak RSS.
+
+    The proxy's high-water mark is reset (Linux ``clear_refs``) after a warm-up call, so the
+    peak is this call's; the growth is over the RSS just before it.
+    """
+    paths = _paths(budget, [(mode, mode, None) for mode in modes], workdir)
+    del paths["direct"]
+    rows = []
+    async with AsyncExitStack() as stack:
+        clients = {
+            key: await stack.enter_async_context(Client(p, mode="auto"))
+            for key, p in paths.items()
+        }
+        pids = _server_pids()
+        for key, client in clients.items():
+            await client.call_tool("blob", {"megabytes": 0.5})  # warm up
+            for mb in sizes:
+                for text in (False, True):
+                    pid = pids[key]
+                    Path(f"/proc/{pid}/clear_refs").write_text("5")
+                    before = _proc_kb(pid, "VmRSS")
+                    result = await client.call_tool("blob", {"megabytes": mb, "text": text})
+                    growth = (_proc_kb(pid, "VmHWM") - before) * 1024
+                    rows.append({"path": key, "mb": mb, "kind": "text" if text else "JSON",
+                                 "growth": growth, "ratio": growth / (mb * 1_000_000),
+                                 "error": result.is_error})
+    return rows
 
 
 def _cpu_ms(pid: int) -> float | None:
@@ -115,19 +168,14 @@ def load() -> str:
     return f"{one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
-async def measure(
-    calls: int, big_calls: int, budget: int, modes: list[str], workdir: str,
-    baseline: str | None = None, baseline_mode: str = "default", legacy_client: bool = False,
-) -> list[dict[str, Any]]:
+def _paths(
+    budget: int, runs: list[tuple[str, str, str | None]], workdir: str
+) -> dict[str, StdioServerParameters]:
+    """The direct path and one proxy per (key, mode, source: another copy of src or None)."""
     upstream = [sys.executable, str(HERE), "--serve"]
     paths: dict[str, StdioServerParameters] = {
         "direct": StdioServerParameters(command=upstream[0], args=upstream[1:]),
     }
-    runs: list[tuple[str, str, str | None]] = [(mode, mode, None) for mode in modes]
-    if legacy_client:
-        runs.append(("legacy", "default", None))
-    if baseline is not None:
-        runs.append(("baseline", baseline_mode, baseline))
     for key, mode, source in runs:
         audit = ["--audit", str(Path(workdir) / f"audit-{key}.db")] if mode == "default" else []
         # The proxy must never write the real data directory from a benchmark.
@@ -141,6 +189,19 @@ async def measure(
                   "--store", ":memory:", *audit, *MODES[mode], "--", *upstream],
             env=env,
         )
+    return paths
+
+
+async def measure(
+    calls: int, big_calls: int, budget: int, modes: list[str], workdir: str,
+    baseline: str | None = None, baseline_mode: str = "default", legacy_client: bool = False,
+) -> list[dict[str, Any]]:
+    runs: list[tuple[str, str, str | None]] = [(mode, mode, None) for mode in modes]
+    if legacy_client:
+        runs.append(("legacy", "default", None))
+    if baseline is not None:
+        runs.append(("baseline", baseline_mode, baseline))
+    paths = _paths(budget, runs, workdir)
     rows = []
     async with AsyncExitStack() as stack:
         clients = {
@@ -197,6 +258,8 @@ def main() -> None:
                         help="the mode the --baseline proxy runs in (bare: compare the hop)")
     parser.add_argument("--legacy-client", action="store_true",
                         help="also call a default proxy from a client of the handshake era")
+    parser.add_argument("--peak", type=float, nargs="+", metavar="MB",
+                        help="instead: how far one result of MB raises each proxy's peak RSS")
     args = parser.parse_args()
     if args.serve:
         serve()
@@ -205,6 +268,14 @@ def main() -> None:
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         parser.error(f"unknown mode(s) {unknown!r}; choose from {', '.join(MODES)}")
+    if args.peak:
+        with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
+            peaks = anyio.run(measure_peak, args.peak, args.budget, modes, workdir)
+        for r in peaks:
+            print(f"{r['path']:<9} one {r['mb']:g} MB {r['kind']} result raised the proxy's "
+                  f"peak by {r['growth'] / 1e6:,.0f} MB = {r['ratio']:.2f}x the result "
+                  f"(target <= 3x){'  [isError]' if r['error'] else ''}")
+        return
     print(f"load before: {load()}")
     with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
         rows = anyio.run(

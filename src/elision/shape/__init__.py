@@ -14,6 +14,7 @@ the budget's own limit is always a safe starting point.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -272,13 +273,35 @@ def _light_format(body: bytes, fmt: str) -> str | None:
     return None if shadowed else "json"
 
 
+#: What a JSON document can be when it starts with neither ``{``, ``[`` nor ``"``: one number or
+#: literal between JSON whitespace (RFC 8259; the parser refuses anything else).
+_SCALAR_DOCUMENT = re.compile(
+    rb"(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)[ \t\n\r]*"
+)
+_JSON_WS = re.compile(rb"[ \t\n\r]*")
+
+
+def may_be_json(body: bytes) -> bool:
+    """False when ``body`` is certainly no JSON document, judged without parsing it.
+
+    A log or other text body would otherwise be parsed (decoded whole, several times its
+    size) only to be refused. A body starting with ``{``, ``[`` or ``"`` is always tried.
+    """
+    start = _JSON_WS.match(body)
+    at = start.end() if start else 0
+    head = body[at : at + 1]
+    if head in (b"{", b"[", b'"'):
+        return True
+    return _SCALAR_DOCUMENT.fullmatch(body, at) is not None
+
+
 def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Shaped]:
     from elision.shape.records import looks_like_ndjson
 
     # Two JSON lines are never one JSON document (the first value ends before the second line),
     # so NDJSON skips a whole-body parse attempt that would fail only after scanning it all.
     ndjson = fmt == "ndjson" or (fmt == "auto" and looks_like_ndjson(body))
-    if fmt == "json" or (fmt == "auto" and not ndjson):
+    if fmt == "json" or (fmt == "auto" and not ndjson and may_be_json(body)):
         from elision.shape.json import json_shaper
 
         shaper = json_shaper(body, ctx, strict=fmt == "json")
