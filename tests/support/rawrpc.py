@@ -8,6 +8,7 @@ import json
 import os
 import select
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -42,6 +43,13 @@ class RawStdio:
             stderr=subprocess.PIPE, env={**os.environ, **(env or {})},
         )
         self._buffer = b""
+        # Drained in the background: a chatty process never stalls on a full pipe, and a
+        # child it leaves behind holding the pipe open cannot make close() wait.
+        self._stderr: list[bytes] = []
+        stderr = self.proc.stderr
+        assert stderr is not None
+        self._drain = threading.Thread(target=lambda: self._stderr.extend(stderr), daemon=True)
+        self._drain.start()
 
     def send(self, message: dict[str, Any] | bytes) -> None:
         assert self.proc.stdin is not None
@@ -88,13 +96,20 @@ class RawStdio:
 
     def close(self, timeout: float = 30.0) -> str:
         """Close stdin, wait for the exit, and give back everything written to stderr."""
+        assert self.proc.stdin is not None
         try:
-            _, err = self.proc.communicate(timeout=timeout)
+            self.proc.stdin.close()
+            self.proc.wait(timeout)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait(10)
-        return err.decode("utf-8", "replace")
+        self._drain.join(2)
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self.proc.stdout.close()
+        if not self._drain.is_alive():
+            self.proc.stderr.close()  # else an orphan holds it open, and a close would block
+        return b"".join(self._stderr).decode("utf-8", "replace")
 
 
 def post(

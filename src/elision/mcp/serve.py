@@ -71,6 +71,9 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
             else:
                 await _serve_http(proxy, listen, tg.start_soon)
         finally:
+            # Stopping the upstreams takes at most a few grace periods (elision.mcp.reap); a
+            # second signal meanwhile would leave them running, orphaned.
+            _ignore_stop_signals()
             with anyio.CancelScope(shield=True):  # a SIGTERM cancelled the rest, not this
                 await proxy.aclose()
             tg.cancel_scope.cancel()
@@ -181,6 +184,12 @@ class _Replayed(MessageReader):
     async def aclose(self) -> None:
         self._lead.clear()
         await self._rest.aclose()
+
+
+def _ignore_stop_signals() -> None:
+    if threading.current_thread() is threading.main_thread():
+        for stop in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(stop, signal.SIG_IGN)
 
 
 async def _cancel_on_sigterm(scope: anyio.CancelScope) -> None:

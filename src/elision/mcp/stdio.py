@@ -30,15 +30,14 @@ from typing import Self
 import anyio
 import mcp_types as types
 import orjson
-from anyio.abc import ByteSendStream, Process
+from anyio.abc import ByteSendStream
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from elision.mcp.reap import stop_process_group
 from elision.pipeline import GC_PAUSE_BYTES, collector_paused
 
-#: How long a server gets to exit after its stdin closes, and then after SIGTERM.
-GRACE_SECONDS = 2.0
 #: Bytes asked of the pipe per read.
 CHUNK = 1 << 16
 
@@ -272,7 +271,7 @@ async def stdio_transport(
         yield read_stream, write_stream
     finally:
         with anyio.CancelScope(shield=True):
-            await _stop(process)
+            await stop_process_group(process)
             await write_stream.aclose()
             await read_stream.aclose()
 
@@ -401,30 +400,6 @@ def _has_rounded_integer(value: object) -> bool:
         elif isinstance(item, float) and abs(item) >= _EXACT_LIMIT:
             return True
     return False
-
-
-async def _stop(process: Process) -> None:
-    if process.stdin is not None:
-        with suppress(Exception):
-            await process.stdin.aclose()
-    with anyio.move_on_after(GRACE_SECONDS):
-        await process.wait()
-        return
-    for signal_process in (_terminate, _kill):
-        signal_process(process)
-        with anyio.move_on_after(GRACE_SECONDS):
-            await process.wait()
-            return
-
-
-def _terminate(process: Process) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, 15)
-
-
-def _kill(process: Process) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, 9)
 
 
 @asynccontextmanager

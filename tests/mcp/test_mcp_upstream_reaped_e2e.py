@@ -1,0 +1,135 @@
+"""End to end: no upstream outlives the proxy, however the proxy ends.
+
+Found by closing the proxy's stdin in front of the reference ``everything`` server (run by
+``npx``): the proxy was gone in ~2 s, the server kept running, orphaned. The wrapper had left
+at end of input, so the proxy took the server for stopped. The upstream here is such a
+wrapper (tests/mcp/stubborn_server.py); the server it starts ignores end of input, SIGTERM
+and SIGINT. Both pids are checked after the proxy has exited.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+
+from elision.mcp.config import ServerSpec
+from elision.mcp.upstream import Upstream
+from mcp import Client
+from support.processes import started
+from support.rawrpc import RawStdio
+
+pytestmark = pytest.mark.e2e
+
+HERE = Path(__file__).parent
+STUBBORN = [sys.executable, str(HERE / "stubborn_server.py")]
+ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
+PROXY = [*ELISION, "proxy", "--no-store", "--no-audit"]
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not: it only waits to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
+
+
+def pids_env(tmp_path: Path) -> dict[str, str]:
+    """The environment that makes the stubborn server write its pids."""
+    return {"STUBBORN_PIDS": str(tmp_path / "pids")}
+
+
+@contextmanager
+def upstream_pids(tmp_path: Path) -> Iterator[Callable[[], list[int]]]:
+    """How to read the stubborn server's pids; whatever is left running at the end is
+    killed, so a failing test leaves no orphan (nor a pipe an orphan holds open)."""
+    pids = tmp_path / "pids"
+    read = lambda: [int(p) for p in pids.read_text().split()]  # noqa: E731
+    try:
+        yield read
+    finally:
+        if pids.exists():
+            for pid in read():
+                if running(pid):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def assert_all_gone(pids: list[int]) -> None:
+    assert len(pids) == 2  # the wrapper and the server it started
+    left = [pid for pid in pids if running(pid)]
+    assert not left, f"still running after the proxy exited: {left} of {pids}"
+
+
+@pytest.mark.parametrize("stop", [
+    "eof",        # the agent closes the connection (what the everything server outlived)
+    "sigterm",    # the agent's harness stops the proxy
+    "sigint",     # Ctrl-C in a terminal
+    "sigterm-twice",  # a second SIGTERM while the proxy is stopping its upstreams
+])
+def test_no_upstream_outlives_a_stdio_proxy(tmp_path: Path, stop: str) -> None:
+    with upstream_pids(tmp_path) as pids:
+        proxy = RawStdio([*PROXY, "--", *STUBBORN], env=pids_env(tmp_path))
+        try:
+            proxy.handshake()
+            proxy.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                        "params": {"name": "rows", "arguments": {"n": 1}}})
+            assert "result" in proxy.replies({2})[2]
+            assert all(running(pid) for pid in pids())
+            if stop == "sigint":
+                proxy.proc.send_signal(signal.SIGINT)
+            elif stop.startswith("sigterm"):
+                proxy.proc.send_signal(signal.SIGTERM)
+                if stop == "sigterm-twice":
+                    anyio.run(anyio.sleep, 0.5)
+                    proxy.proc.send_signal(signal.SIGTERM)
+            proxy.close(timeout=60)  # closes stdin, then waits for the exit
+        finally:
+            if proxy.proc.poll() is None:
+                proxy.proc.kill()
+        assert_all_gone(pids())
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_no_upstream_outlives_an_http_proxy(tmp_path: Path, stop: signal.Signals) -> None:
+    # The leftovers are killed before started() ends: an orphan holds its stderr pipe open.
+    with started(
+        [*PROXY, "--listen", "127.0.0.1:0", "--", *STUBBORN], env=pids_env(tmp_path)
+    ) as proxy, upstream_pids(tmp_path) as pids:
+
+        async def call() -> None:
+            async with Client(proxy.url) as client:
+                assert not (await client.call_tool("rows", {"n": 1})).is_error
+
+        anyio.run(call)
+        assert all(running(pid) for pid in pids())
+        proxy.proc.send_signal(stop)
+        proxy.proc.wait(60)
+        assert_all_gone(pids())
+
+
+def test_no_upstream_outlives_a_crash_in_the_proxy(tmp_path: Path) -> None:
+    # A bug that raises out of the proxy's task group is a crash: the upstreams it started
+    # are stopped on the way out all the same.
+    with upstream_pids(tmp_path) as pids:
+        spec = ServerSpec("stubborn", command=STUBBORN[0], args=tuple(STUBBORN[1:]),
+                          env=pids_env(tmp_path), timeout=30)
+
+        async def main() -> None:
+            async with anyio.create_task_group() as tg:
+                upstream = Upstream(spec, tg)
+                await upstream.call("tools/list", lambda s: s.list_tools())
+                assert all(running(pid) for pid in pids())
+                raise RuntimeError("a bug in the proxy")
+
+        with pytest.raises(BaseExceptionGroup) as caught:
+            anyio.run(main)
+        assert caught.group_contains(RuntimeError, match="a bug in the proxy")
+        assert_all_gone(pids())
