@@ -169,11 +169,22 @@ def test_the_fastmcp_middleware_withholds_by_default() -> None:
             """Text, with every seed."""
             return seeded_log()
 
+        @app.tool()
+        def refuses() -> str:
+            """A ToolError that quotes every seed: FastMCP shows its message."""
+            raise fastmcp.exceptions.ToolError(seeded_log())
+
+        @app.tool()
+        def breaks() -> str:
+            """Any other exception: FastMCP shows its message too, by default."""
+            raise ValueError(seeded_log())
+
         return app
 
     async def calls(**options: Any) -> str:
         async with fastmcp.Client(server(**options)) as client:
-            got = [await client.call_tool_mcp(name, {}) for name in ("doc", "log")]
+            got = [await client.call_tool_mcp(name, {})
+                   for name in ("doc", "log", "refuses", "breaks")]
         return " ".join(r.model_dump_json(by_alias=True) for r in got)
 
     _none_leak(anyio.run(calls), "ElisionMiddleware")

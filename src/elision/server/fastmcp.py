@@ -64,7 +64,17 @@ class ElisionMiddleware(Middleware):  # type: ignore[misc, unused-ignore]
         context: MiddlewareContext[mt.CallToolRequestParams],
         call_next: CallNext[mt.CallToolRequestParams, ToolResult],
     ) -> ToolResult:
-        result = await call_next(context)
+        try:
+            result = await call_next(context)
+        except Exception as exc:
+            # FastMCP shows a tool's error message to the client (a ToolError's always): it may
+            # quote a credential. Same exception, so masking and formatting stay FastMCP's.
+            if self.redactor is not None:
+                exc.args = tuple(
+                    redact_string(a, self.redactor) if isinstance(a, str) else a
+                    for a in exc.args
+                )
+            raise
         # Multi-round asks and task acknowledgements carry no content to shape.
         if type(result) is not ToolResult:
             return result
