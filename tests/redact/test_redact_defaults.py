@@ -19,15 +19,18 @@ import mcp_types as types
 import orjson
 import pytest
 from click.testing import CliRunner
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 from elision import Budget, Pipeline, shape
 from elision.cli import main
 from elision.envelope import META_KEY, read_envelope
 from elision.guard.policy import Decision, Guardian, Redaction, ToolCall, ToolResult
 from elision.guard.policy import apply_redactions as apply
-from elision.server import coverage, response
+from elision.server import coverage, response, shaped
 from elision.server._shaping import shape_value
 from elision.server.decorator import shape_result
+from mcp import Client
 from support.seeded import leaks, seeded_document, seeded_log, seeds
 
 BIG = 100_000  # a budget everything fits in: what is withheld is then redaction's doing
@@ -149,6 +152,31 @@ def test_the_shaped_decorator_withholds_on_every_kind_of_answer(value: Any) -> N
     result = shape_result(value, BIG)
     _none_leak(result.model_dump_json(by_alias=True), "@shaped")
     _all_leak(shape_result(value, BIG, redactor=None).model_dump_json(by_alias=True))
+
+
+@pytest.mark.parametrize("error", [ToolError, ValueError])
+def test_the_shaped_decorator_withholds_from_a_tool_error(error: type[Exception]) -> None:
+    server = MCPServer("seeded")
+
+    @server.tool()
+    @shaped(cap=4096)
+    def refuses() -> str:
+        """An error that quotes every seed: the server shows its message to the client."""
+        raise error(seeded_log())
+
+    @server.tool()
+    @shaped(cap=4096)
+    async def refuses_later() -> str:
+        """The same from an async tool."""
+        raise error(seeded_log())
+
+    async def main() -> str:
+        async with Client(server) as client:
+            got = [await client.call_tool(n, {}) for n in ("refuses", "refuses_later")]
+        assert all(r.is_error for r in got)
+        return " ".join(r.model_dump_json(by_alias=True) for r in got)
+
+    _none_leak(anyio.run(main), "@shaped (an error)")
 
 
 def test_the_fastmcp_middleware_withholds_by_default() -> None:

@@ -118,6 +118,15 @@ def redact_string(text: str, redactor: Any) -> str:
     return done.value if done.withheld and isinstance(done.value, str) else text
 
 
+def redact_exception(exc: BaseException, redactor: Any) -> None:
+    """Withhold credentials from the string arguments of ``exc``, in place: a server shows a
+    tool's error message to the client, and it may quote one. The type stays, so the server's
+    own masking and formatting of errors are unchanged."""
+    if resolve_redactor(redactor) is None:
+        return
+    exc.args = tuple(redact_string(a, redactor) if isinstance(a, str) else a for a in exc.args)
+
+
 def shape_value(
     value: Any, cap: int, limit: int | None = None, *, redactor: Any = DEFAULT_REDACTOR
 ) -> ServerShaped:

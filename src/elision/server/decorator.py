@@ -28,7 +28,12 @@ from elision.budget import Budget
 from elision.envelope import META_KEY, VALUE_KEY
 from elision.errors import InputError
 from elision.pipeline import DEFAULT_REDACTOR
-from elision.server._shaping import redact_parsed, redact_string, shape_value
+from elision.server._shaping import (
+    redact_exception,
+    redact_parsed,
+    redact_string,
+    shape_value,
+)
 from elision.shape import shape
 from elision.shape.jsonparse import dumps_value
 
@@ -66,14 +71,24 @@ def shaped(
             @functools.wraps(fn)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
                 n = limit_of(args, kwargs)
-                return shape_result(await fn(*args, **kwargs), cap, n, redactor=redactor)
+                try:
+                    value = await fn(*args, **kwargs)
+                except Exception as exc:
+                    redact_exception(exc, redactor)  # its message reaches the client too
+                    raise
+                return shape_result(value, cap, n, redactor=redactor)
 
             return cast(F, async_wrapper)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             n = limit_of(args, kwargs)
-            return shape_result(fn(*args, **kwargs), cap, n, redactor=redactor)
+            try:
+                value = fn(*args, **kwargs)
+            except Exception as exc:
+                redact_exception(exc, redactor)  # its message reaches the client too
+                raise
+            return shape_result(value, cap, n, redactor=redactor)
 
         return cast(F, wrapper)
 

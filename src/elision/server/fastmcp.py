@@ -35,7 +35,12 @@ from elision.budget import Budget
 from elision.envelope import META_KEY
 from elision.errors import InputError
 from elision.pipeline import DEFAULT_REDACTOR, resolve_redactor
-from elision.server._shaping import redact_parsed, redact_string, shape_value
+from elision.server._shaping import (
+    redact_exception,
+    redact_parsed,
+    redact_string,
+    shape_value,
+)
 from elision.shape import shape
 from elision.shape.jsonparse import dumps_value, parse_json
 
@@ -69,11 +74,7 @@ class ElisionMiddleware(Middleware):  # type: ignore[misc, unused-ignore]
         except Exception as exc:
             # FastMCP shows a tool's error message to the client (a ToolError's always): it may
             # quote a credential. Same exception, so masking and formatting stay FastMCP's.
-            if self.redactor is not None:
-                exc.args = tuple(
-                    redact_string(a, self.redactor) if isinstance(a, str) else a
-                    for a in exc.args
-                )
+            redact_exception(exc, self.redactor)
             raise
         # Multi-round asks and task acknowledgements carry no content to shape.
         if type(result) is not ToolResult:
