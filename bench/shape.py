@@ -97,6 +97,21 @@ def _elision(body: bytes, budget: int) -> Output:
     return text, text
 
 
+def _elision_store(body: bytes, budget: int) -> Output:
+    import elision
+    from elision.store import open_store
+
+    # A fresh SQLite file each call, so every run writes the body (a kept store would find
+    # it by digest and skip the write from the second run on).
+    with tempfile.TemporaryDirectory(prefix="elision-bench-store-") as where:
+        store = open_store(str(Path(where) / "store.db"))
+        try:
+            text = elision.shape(body, elision.Budget(budget), store=store, redactor=None).text
+        finally:
+            store.close()
+    return text, text
+
+
 def _head_slice(body: bytes, budget: int) -> Output:
     # What Codex, Claude Code, OpenHands and Copilot CLI do: keep the first N bytes.
     text = body[:budget].decode("utf-8", "ignore")
@@ -155,6 +170,7 @@ def _tooltrim(body: bytes, budget: int) -> Output:
 TOOLS: dict[str, Callable[[str], Adapter]] = {
     "floor": _floor,
     "elision": lambda fmt: _elision,
+    "elision+store": lambda fmt: _elision_store,
     "head slice": lambda fmt: _head_slice,
     "fastmcp": lambda fmt: _fastmcp,
     "tr-size-governor": lambda fmt: _governor,
@@ -162,12 +178,14 @@ TOOLS: dict[str, Callable[[str], Adapter]] = {
 }
 _IMPORTS = {
     "elision": "elision",
+    "elision+store": "elision",
     "fastmcp": "fastmcp.server.middleware.response_limiting",
     "tr-size-governor": "tool_result_governor.governor",
     "tooltrim": "tooltrim",
 }
 _DISTRIBUTIONS = {
     "elision": "elision",
+    "elision+store": "elision",
     "fastmcp": "fastmcp",
     "tr-size-governor": "tool-result-size-governor",
     "tooltrim": "tooltrim",

@@ -140,8 +140,12 @@ class LineReader(MessageReader):
                 self._over = None
             else:
                 line = b"".join(pieces)
+                # Let go of the pieces before parsing: a parse of the line holding them too
+                # would keep one copy of the message more at the peak.
+                pieces.clear()
                 if line.strip():
                     self._ready.append(self._parse(line))
+                del line
             pieces.clear()
             self._size = 0
         if start < len(chunk):
