@@ -52,6 +52,18 @@ TEXT_CASES = [
     # A header keeps its name and scheme; what follows the token stays.
     ("Authorization: Bearer Q7fK2mZp9vX4tR8wL1nB6cY3hJ5sD0gE; retry=3",
      f"Authorization: Bearer {stub('bearer-token')}; retry=3", "Q7fK2mZp9vX4tR8wL1nB6cY3hJ5sD0gE"),
+    # A .env line: the name and the next assignment on the line stay.
+    ("PASSWORD=hunter2Xy9Qz USER=bob", f"PASSWORD={stub('credential-assignment')} USER=bob",
+     "hunter2Xy9Qz"),
+    # A trailing comment stays.
+    ("DB_PASSWORD=s3cr3tVal9x # prod db",
+     f"DB_PASSWORD={stub('credential-assignment')} # prod db", "s3cr3tVal9x"),
+    # YAML: the key and its comment stay.
+    ("api_key: Zx8mQ2pL9vR4tY7w  # rotate monthly",
+     f"api_key: {stub('credential-assignment')}  # rotate monthly", "Zx8mQ2pL9vR4tY7w"),
+    # A cookie header: only the session cookie's value goes, the other cookie stays.
+    ("Cookie: session=Zx8mQ2pL9vR4tY7wK3abc; theme=dark",
+     f"Cookie: session={stub('session-cookie')}; theme=dark", "Zx8mQ2pL9vR4tY7wK3abc"),
 ]
 
 
@@ -83,6 +95,13 @@ JSON_CASES: list[tuple[Any, Any]] = [
     # The value under a secret key is still redacted itself.
     ({GHP: {"url": SIGNED, "name": "q3"}},
      {stub("github-token"): {"url": stub("aws-sigv4-url"), "name": "q3"}}),
+    # AWS STS JSON: each credential member goes, the expiry beside them stays.
+    ({"Credentials": {"AccessKeyId": "ASIAZ7SEEDEDEXAMPLE1",
+                      "SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY12",
+                      "Expiration": "2026-12-01T00:00:00Z"}},
+     {"Credentials": {"AccessKeyId": stub("aws-access-key-id"),
+                      "SecretAccessKey": stub("credential-field"),
+                      "Expiration": "2026-12-01T00:00:00Z"}}),
     # A credential-named member: its value goes, its siblings stay.
     ({"user": "ops", "password": "hunter2-but-longer", "host": "db"},
      {"user": "ops", "password": stub("credential-field"), "host": "db"}),
