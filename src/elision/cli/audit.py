@@ -31,11 +31,15 @@ def _log_path(log_path: str | None) -> Path | str:
     if is_pg_url(spec):
         assert spec is not None
         return spec
-    if log_path is not None:
-        return Path(log_path)
     from elision.audit.log import default_log_path
 
-    return default_log_path()
+    path = Path(log_path) if log_path is not None else default_log_path()
+    if path.is_dir():
+        from elision.errors import AuditError
+
+        raise AuditError(f"{str(path)!r} is a directory, not an audit log; pass --log (or set "
+                         "ELISION_AUDIT to) the log's file, such as audit.db in that directory")
+    return path
 
 
 def _read_log(spec: Path | str) -> list[Any]:

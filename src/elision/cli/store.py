@@ -3,18 +3,36 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 
 import click
 
 from elision.budget import Budget
 from elision.cli._common import reports_errors
 from elision.cli.shape import STORE_HELP, budget_options, no_redact_option, print_within
-from elision.errors import ElisionError, RefNotFound
-from elision.store import open_store
+from elision.errors import ElisionError, RefNotFound, StoreError
+from elision.store import default_store_path, open_store
 from elision.store.base import OWNER_SCOPE, Store, not_found
 from elision.store.fetch import parse_next
 
 store_option = click.option("--store", "store_spec", metavar="PATH|URL", help=STORE_HELP)
+
+
+def open_existing_store(spec: str | None) -> Store:
+    """The store named by ``spec`` (as ``open_store``), refusing a SQLite file that is not there.
+
+    Opening a SQLite store creates it; a command that only reads (or removes) must not leave an
+    empty store, and its directories, at a misspelt path and then answer as if it were empty.
+    """
+    text = spec or os.environ.get("ELISION_STORE") or os.fspath(default_store_path())
+    path = text.removeprefix("sqlite://") if text.startswith("sqlite:///") else text
+    remote = text.startswith(("postgresql://", "postgres://")) or text == ":memory:"
+    if not remote and not os.path.exists(path):
+        raise StoreError(
+            f"no store at {path!r}: nothing has been kept there; pass the --store (or set "
+            "ELISION_STORE to the store) that `elision shape` or the proxy kept bodies in"
+        )
+    return open_store(text)
 
 
 @click.command("fetch")
@@ -49,7 +67,7 @@ def fetch_command(
         path, lines = path or args.get("path"), lines or args.get("lines")
         byte_range = byte_range or args.get("bytes")
     limit = Budget(budget, unit)  # type: ignore[arg-type]  # click.Choice checked it
-    store = open_store(store_spec)
+    store = open_existing_store(store_spec)
     try:
         try:
             page = store.fetch(ref, path=path, lines=lines, byte_range=byte_range, budget=limit,
@@ -88,7 +106,7 @@ def stats_command(store_spec: str | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    store = open_store(store_spec)
+    store = open_existing_store(store_spec)
     try:
         stats = store.stats()
     finally:
@@ -112,7 +130,7 @@ def stats_command(store_spec: str | None) -> None:
 @reports_errors
 def gc_command(store_spec: str | None) -> None:
     """Drop expired refs and the bodies no ref uses any more."""
-    store = open_store(store_spec)
+    store = open_existing_store(store_spec)
     try:
         result = store.gc()
     finally:
@@ -127,7 +145,7 @@ def gc_command(store_spec: str | None) -> None:
 @reports_errors
 def rm_command(ref: str, store_spec: str | None) -> None:
     """Remove REF now; its body goes too once no other ref uses it."""
-    store = open_store(store_spec)
+    store = open_existing_store(store_spec)
     try:
         if not store.remove(ref):
             raise not_found(ref)
