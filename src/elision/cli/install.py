@@ -14,9 +14,7 @@ _NAMES = click.Choice(sorted(HARNESSES))
 
 def _report(plan: Plan, *, dry_run: bool) -> None:
     if dry_run:
-        click.echo(plan.diff() or f"{plan.path}: nothing to change", nl=False)
-        if not plan.diff():
-            click.echo()
+        click.echo(plan.diff(), nl=False)  # stdout holds the diff only; the summary is stderr's
     for change in plan.changes:
         where = ".".join((*change.container, change.name))
         if change.outcome == "left":
@@ -25,7 +23,13 @@ def _report(plan: Plan, *, dry_run: bool) -> None:
             click.echo(f"  {where}: {change.outcome}", err=True)
     verb = "would change" if dry_run else "changed"
     done = sum(c.outcome != "left" for c in plan.changes)
-    if not plan.changed:
+    if not plan.changes:
+        # Nothing was found to proxy: say where the harness reads its servers, or a file with
+        # them under another key (or a list) would look as if it were all proxied already.
+        under = " or ".join(f'"{".".join(c)}"' for c in plan.harness.containers)
+        click.echo(f"{plan.path}: no MCP server entries found ({plan.harness.title} reads them "
+                   f"as an object under {under}); nothing to change", err=True)
+    elif not plan.changed:
         click.echo(f"{plan.path}: nothing to change ({plan.harness.title})", err=True)
     else:
         click.echo(f"{plan.path}: {verb} {done} of {len(plan.changes)} server entries "
