@@ -7,7 +7,6 @@ without a shape that its own rule finds, or without a near miss, fails here.
 
 from __future__ import annotations
 
-import random
 import re
 from typing import Any
 
@@ -15,29 +14,16 @@ import orjson
 import pytest
 
 from elision.redact import redact_text, redact_value, triggers
-from elision.redact.families import BY_ID, FAMILIES, Family, fill, negatives
+from elision.redact.families import BY_ID, FAMILIES, Family, negatives, sample
 from elision.redact.keywords import B64_SHORTEST
 from elision.redact.rules import credential_stub
 
 SHAPES = [(f, i) for f in FAMILIES for i in range(len(f.shapes))]
 NEGATIVES = [(f, n) for f in FAMILIES for n in negatives(f)]
-_RUNS = re.compile(r"\{([A-Za-z0-9]+)(?::(\d+))?\}")
 
 
-def _fake(family: Family, index: int, seed: int) -> tuple[str, list[str]]:
-    """A fake of one shape, and the placeholder values in it (which must all be withheld)."""
-    shape = family.shapes[index]
-    rng = random.Random(f"{family.id}/{index}/{seed}")
-    values: list[str] = []
-    pos, out = 0, []
-    for match in _RUNS.finditer(shape):
-        out.append(shape[pos:match.start()])
-        value = fill(match.group(), rng)
-        out.append(value)
-        values.append(value)
-        pos = match.end()
-    out.append(shape[pos:])
-    return "".join(out), [v for v in values if len(v) >= 8]
+def _fake(family: Family, index: int, seed: int) -> tuple[str, tuple[str, ...]]:
+    return sample(family, index, seed)
 
 
 def _redact(family: Family, text: str) -> tuple[str, list[str]]:

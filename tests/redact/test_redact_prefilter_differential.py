@@ -11,6 +11,7 @@ made small so that seeds fall on and across their boundaries.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elision.redact import redact_value, scan, triggers
+from elision.redact.families import FAMILIES, negatives, sample
 from elision.redact.scan import _merge, _precise, find_spans
 from elision.shape.jsonparse import dumps_value
 from redact.test_redact_properties import ALNUM, HEX, credentials, seeded_documents
@@ -64,8 +66,30 @@ def url_seeds(draw: st.DrawFn) -> str:
 
 
 @st.composite
+def family_seeds(draw: st.DrawFn) -> str:
+    """A fake of any family of the table, plain, escaped or stored in base64."""
+    family = draw(st.sampled_from(FAMILIES))
+    text, _ = sample(family, draw(st.integers(0, len(family.shapes) - 1)),
+                     draw(st.integers(0, 1000)))
+    how = draw(st.sampled_from(["plain", "json", "percent", "base64", "near-miss"]))
+    if how == "json":
+        return "".join(f"\\u{ord(c):04x}" if i % 2 else c for i, c in enumerate(text))
+    if how == "percent":
+        return "".join(f"%{ord(c):02X}" if i % 3 == 0 and ord(c) < 128 else c
+                       for i, c in enumerate(text))
+    if how == "base64":
+        return base64.b64encode(text.encode()).decode()
+    if how == "near-miss":
+        return draw(st.sampled_from(negatives(family)))
+    return text
+
+
+@st.composite
 def seeds(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["credential", "url", "userinfo", "scheme", "near-miss"]))
+    kind = draw(st.sampled_from(["credential", "url", "userinfo", "scheme", "near-miss",
+                                 "family", "family"]))
+    if kind == "family":
+        return draw(family_seeds())
     if kind == "credential":
         return draw(credentials())[0]
     if kind == "url":

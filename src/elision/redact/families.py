@@ -209,6 +209,21 @@ def fill(shape: str, rng: random.Random) -> str:
     return _PLACEHOLDER.sub(one, shape)
 
 
+def sample(family: Family, index: int = 0, seed: object = 0) -> tuple[str, tuple[str, ...]]:
+    """A fake of ``family``'s shape ``index``, drawn from ``seed``, and the random values in it
+    of eight chars or more: every one of them must be withheld wherever the fake is put."""
+    shape = family.shapes[index]
+    rng = random.Random(f"{family.id}/{index}/{seed}")
+    values: list[str] = []
+
+    def one(match: re.Match[str]) -> str:
+        value = fill(match.group(), rng)
+        values.append(value)
+        return value
+
+    return _PLACEHOLDER.sub(one, shape), tuple(v for v in values if len(v) >= 8)
+
+
 def _random_run(alphabet: str, size: int, rng: random.Random) -> str:
     chars = [rng.choice(alphabet) for _ in range(size)]
     # A run of a mixed class holds one of each kind it allows, as generated keys do (the

@@ -76,10 +76,35 @@ def _b64_sources() -> set[str]:
     words = set(FAMILY_EXACT)
     for word in [*FAMILY_ANY_CASE, *_B64_NAMES]:
         words.update({word.lower(), word.upper(), word.capitalize()})
+    # How each family's example begins (``AccountKey=`` in a connection string, say), as
+    # it is written: the spelling a stored file most likely has.
+    for family in PATTERN_FAMILIES:
+        for shape in family.shapes:
+            head = shape.split("{", 1)[0][:24]
+            if len(head) >= 4 and head.isprintable():
+                words.add(head)
     return {w for w in words if len(w) >= 4}
 
 
-BASE64: tuple[str, ...] = tuple(sorted({f for w in _b64_sources() for f in base64_forms(w)}))
+def _heads() -> frozenset[str]:
+    # A value that starts with a keyword (a token stored alone in a Secret) starts its base64
+    # with the keyword's first three bytes encoded: four chars, too short to look for
+    # anywhere, but a string or a line rarely starts with them by chance.
+    words = set(FAMILY_EXACT)
+    for word in FAMILY_ANY_CASE:
+        words.update({word.lower(), word.upper(), word.capitalize()})
+    return frozenset(base64.b64encode(w[:3].encode()).decode() for w in words if len(w) >= 3)
+
+
+#: The base64 of the first three chars of each keyword: what a run opens with when its value
+#: opens with the keyword.
+B64_HEADS: frozenset[str] = _heads()
+#: Where a base64 value starts in a text or a serialization.
+_B64_STARTS = ('"', " ", ":", "=", "\t", ">")
+BASE64: tuple[str, ...] = tuple(sorted(
+    {f for w in _b64_sources() for f in base64_forms(w)}
+    | {start + head for head in B64_HEADS for start in _B64_STARTS}
+))
 #: A run of base64 long enough to hold a credential.
 B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 

@@ -20,7 +20,7 @@ from bisect import bisect_left
 
 from elision.redact.encodings import base64_text, decode_escapes
 from elision.redact.families import BY_ID
-from elision.redact.keywords import B64_RUN, BASE64, present
+from elision.redact.keywords import B64_HEADS, B64_RUN, BASE64, present
 from elision.redact.rules import Span, credential_stub
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import text_triggers
@@ -45,7 +45,9 @@ def find_spans(text: str) -> list[Span]:
     """The non-overlapping spans of ``text`` that must be withheld, in order."""
     positions = text_triggers(text)
     if not positions:
-        return []
+        if text[:4] not in B64_HEADS:
+            return []
+        positions = [0]  # a string that is one base64 value opening with a keyword
     if len(text) <= PIECE:
         return _merge(_precise(text, 0))
     found: list[Span] = []
@@ -128,7 +130,7 @@ def _precise(text: str, offset: int, depth: int = 0) -> list[Span]:
             if view is not None:
                 for span in _precise(view.text, 0, depth + 1):
                     spans.append(Span(*view.original(span.start, span.end), span.rule))
-        if holds.base64:
+        if holds.base64 or text[:4] in B64_HEADS:
             spans.extend(_in_base64(text))
     if any(s.rule in _DSN for s in spans):
         spans = [s for s in spans if not _yields_to_dsn(text, s, spans)]
@@ -143,7 +145,7 @@ def _in_base64(text: str) -> list[Span]:
     found: list[Span] = []
     for run in B64_RUN.finditer(text):
         value = run.group()
-        if not any(form in value for form in BASE64):
+        if value[:4] not in B64_HEADS and not any(form in value for form in BASE64):
             continue
         decoded = base64_text(value)
         if decoded is None:
