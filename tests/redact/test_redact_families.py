@@ -48,6 +48,9 @@ def test_every_family_has_a_shape_a_near_miss_and_keywords(family: Family) -> No
         "keywords of 3 chars or more: the trigger search looks for them"
     )
     assert family.provider and family.category
+    assert all(sample(family, i)[1] for i in range(len(family.shapes))), (
+        "each shape holds a random value of 8 chars or more: what the tests check is withheld"
+    )
 
 
 @pytest.mark.parametrize(("family", "index"), SHAPES,
