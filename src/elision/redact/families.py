@@ -57,6 +57,8 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9]+)(?::(\d+))?\}")
 _BEFORE = frozenset("_-+/")
 _TAIL = r"(?![A-Za-z0-9_])"
 _STUB_HEADS = ("[credential", "[withheld", "[ref_")
+#: A value written as a template: ``<your key>``, ``${KEY}``, ``{{ key }}``.
+TEMPLATE = _TEMPLATE = re.compile(r"<[A-Za-z0-9 :_.-]+>|\$\{|\{\{")
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,8 @@ class Family:
             return False
         a, b = self.secret_span(match)
         value = text[a:b]
-        if value.startswith(_STUB_HEADS):
-            return False  # a stub this stage wrote: redaction is idempotent
+        if value.startswith(_STUB_HEADS) or _TEMPLATE.search(text, a, b + 1):
+            return False  # a stub this stage wrote, or a template (``<your key>``)
         if self.entropy is not None and entropy(value) < self.entropy:
             return False
         return self.check is None or self.check(value)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from elision.redact.families import entropy
+from elision.redact.families import TEMPLATE, entropy
 from elision.redact.rules import Span, is_stub
 
 STRONG, WEAK = 2, 1
@@ -126,6 +126,8 @@ def placeholder(value: str) -> bool:
     or one char over and over (``xxxxxxxx``, ``00000000``)."""
     v = value.strip()
     if not v or set(v) <= _MASK or is_stub(v) or "[credential withheld:" in v:
+        return True
+    if TEMPLATE.search(v):
         return True
     if len(v) >= 8 and entropy(v) < 1.5:
         return True
@@ -244,7 +246,7 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
     group = next(g for g in ("esc", "dq", "sq", "bare") if match.group(g) is not None)
     a, b = match.span(group)
     value = text[a:b]
-    if placeholder(value):
+    if placeholder(value) or (group == "bare" and TEMPLATE.match(text, b)):
         return
     if strength == STRONG:
         if words(name) in (["pwd"], ["oldpwd"]) and _path(value):

@@ -132,7 +132,9 @@ def classify_url(url: str) -> str | None:
     norm = _normalize(url)
     params: dict[str, str] = {}
     for name, value in _PAIR.findall(norm):
-        if value and name not in params and not value.startswith(_STUB_HEADS):
+        if value and name not in params and not value.startswith(_STUB_HEADS) and (
+            "<" not in value  # a template: ?access_token=<token>
+        ):
             params[name] = value
     if {"x-amz-signature", "x-amz-credential", "x-amz-security-token"} & params.keys():
         return "aws-sigv4-url"
