@@ -528,7 +528,7 @@ def markdown(rows: list[Row], versions: dict[str, str], args: argparse.Namespace
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="1 MB inputs only, 3 runs each")
-    parser.add_argument("--sizes", type=float, nargs="+", default=list(SIZES), metavar="MB")
+    parser.add_argument("--sizes", type=float, nargs="*", default=list(SIZES), metavar="MB")
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), metavar="BYTES")
     parser.add_argument("--kinds", nargs="+", default=list(corpus.KINDS), choices=corpus.KINDS)
     parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=list(TOOLS))
