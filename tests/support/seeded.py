@@ -127,3 +127,38 @@ def seeded_log(chosen: tuple[Seed, ...] | None = None) -> str:
         lines.append(seed.text)
     lines.append("FATAL: build failed with 3 errors")
     return "\n".join(lines) + "\n"
+
+
+#: How many chars of a secret count as a leak: a cut secret is as good as the secret (36 of
+#: a ``ghp_`` token's 40 chars), so a check on the whole secret is not enough.
+PIECE = 12
+
+
+def partial_leaks(text: str, chosen: tuple[Seed, ...] | None = None) -> Iterator[str]:
+    """The names of the seeds any 12-char piece of whose secret is in ``text``."""
+    for seed in seeds() if chosen is None else chosen:
+        pieces = {seed.secret[i:i + PIECE] for i in range(len(seed.secret) - PIECE + 1)}
+        if any(piece in text for piece in pieces):
+            yield seed.name
+
+
+#: How many forms :func:`stray_line` has.
+STRAY_FORMS = 4
+
+
+def stray_line(seed: Seed, before: str = "", form: int = 0) -> str:
+    """A line an upstream might write on the MCP channel (a stray print), holding ``seed``."""
+    value = f"{before} {seed.text}"
+    return [
+        value,                                                     # plain text
+        json.dumps({"token": value}),                              # JSON, no message
+        json.dumps({"jsonrpc": "2.0", "id": 7, "result": 1, "x": value}),  # almost a message
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": value, "data": "x"}}),     # a bad log level
+    ][form]
+
+
+def by_name(*names: str) -> tuple[Seed, ...]:
+    """The seeds of these names, in that order."""
+    found = {seed.name: seed for seed in SEEDS}
+    return tuple(found[name] for name in names)

@@ -10,6 +10,7 @@ from typing import ParamSpec, TypeVar
 import click
 
 from elision.errors import ElisionError, InputError, SelectorError
+from elision.redact.messages import redact_message
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -27,7 +28,8 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except ElisionError as exc:
-            click.echo(f"error: {exc}", err=True)
+            # Redacted: a message may quote a config value or what a server sent.
+            click.echo(f"error: {redact_message(str(exc))}", err=True)
             code = EXIT_USAGE if isinstance(exc, InputError | SelectorError) else EXIT_FAILURE
             sys.exit(code)
 

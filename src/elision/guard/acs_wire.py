@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 import rfc8785
 
+from elision.redact.messages import clip
 from elision.shape.jsonparse import repeated_keys
 
 ACS_VERSION = "0.1.0"
@@ -37,8 +38,7 @@ def kind(value: Any) -> str:
 
 
 def short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(repr(value), limit)  # redacted, then cut: a cut token is no longer found
 
 
 def error(msg_id: Any, exc: AcsError) -> dict[str, Any]:

@@ -99,16 +99,12 @@ async def probe(harness: Harness, entry: dict[str, Any], timeout: float) -> tupl
 
 def _why(exc: BaseException, stderr: str) -> str:
     """The innermost error and the server's last stderr line, redacted, on one line."""
-    from elision.mcp.tools import redact_message
+    from elision.redact.messages import clip, describe
 
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    said = (str(exc).strip().splitlines() or [""])[0]
+    said = (describe(exc, limit=400).splitlines() or [""])[0]
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    text = f"{type(exc).__name__}: {said}" if said else type(exc).__name__
-    if lines:
-        text += f" (its stderr: {lines[-1]})"
-    return redact_message(text)[:400]
+    text = f"{said} (its stderr: {lines[-1]})" if lines else said
+    return clip(text, 400)
 
 
 def _transport(harness: Harness, entry: dict[str, Any]) -> str:

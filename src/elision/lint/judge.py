@@ -25,6 +25,7 @@ from elision.lint.rules import (
     schema_order,
 )
 from elision.lint.textscan import scan_text
+from elision.redact.messages import clip
 
 #: A bulk array longer than this, from a tool with no limit-like argument, is unbounded.
 UNBOUNDED_ITEMS = 100
@@ -149,7 +150,7 @@ def _rule2(
     for resp in limited:
         if resp.is_error:
             fails.append(f"{resp.label}: answered with an error: "
-                         f"{resp.body[:200].decode('utf-8', 'replace')!r}")
+                         f"{clip(resp.body.decode('utf-8', 'replace'), 200)!r}")
         elif resp.scan is None:
             text = scan_text(resp.body)
             notes.append(f"{resp.label}: answer is text, not JSON, {text.data_lines:,} data "

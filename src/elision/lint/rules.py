@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from elision.lint.scan import Node, Scan
 from elision.lint.textscan import TRUNCATION, CoverageLine, scan_text
+from elision.redact.messages import clip
 from elision.shape import DEFAULT_CAVEAT_KEYS
 from elision.shape.json import caveat_matcher
 
@@ -209,7 +210,7 @@ def _late_line(c: CoverageLine) -> str:
 
 
 def _quote(text: str) -> str:
-    return repr(text if len(text) <= 120 else text[:119] + "…")
+    return repr(clip(text, 120))
 
 
 # -- rule 2 -------------------------------------------------------------------------------------
@@ -238,7 +239,7 @@ def rule3_declared(resp: Response) -> list[str]:
         text = resp.body.decode("utf-8", "replace")
         for line in text.splitlines():
             if TRUNCATION.search(line) and not re.search(r"[0-9]", line):
-                fails.append(f"{resp.label}: {line.strip()[:120]!r} says it was cut without "
+                fails.append(f"{resp.label}: {_quote(line.strip())} says it was cut without "
                              "numbers; say shown-of-total, e.g. '37 of 2,000 rows'")
         return fails
     scan = resp.scan
@@ -258,7 +259,7 @@ def rule3_declared(resp: Response) -> list[str]:
         if node.kind == "string" and TRUNCATION.search(node.value) and not re.search(
             r"[0-9]", node.value
         ):
-            fails.append(f"{resp.label}: {node.path} = {node.value[:120]!r} says it was cut "
+            fails.append(f"{resp.label}: {node.path} = {_quote(node.value)} says it was cut "
                          "without numbers; say shown-of-total, e.g. '37 of 2,000 rows'")
         elif (node.kind == "boolean" and node.value is True and node.key is not None
               and TRUNCATION.search(node.key) and not _count_beside(scan, node)):
@@ -315,7 +316,7 @@ def rule4_zero(resp: Response) -> list[str]:
     if not errors:
         return []
     first = errors[0]
-    where = f"{first.path} = {first.value[:80]!r}" if first.kind == "string" else first.path
+    where = f"{first.path} = {clip(first.value, 80)!r}" if first.kind == "string" else first.path
     return [
         f"{resp.label}: {n.path} = {n.value} beside error-like text at {where}; "
         "report null (or an error) when the data could not be read"

@@ -26,6 +26,7 @@ from elision.lint.judge import ToolReport, judge_tool
 from elision.lint.rules import Response, limit_argument
 from elision.lint.scan import scan
 from elision.lint.scenarios import Scenario
+from elision.redact.messages import describe
 from elision.shape.jsonparse import parse_json
 
 #: How long one tool call may take before it is reported as an error.
@@ -170,7 +171,7 @@ async def run_lint(
         else:
             stage = "while linting" if connected else "could not connect to"
             raise UpstreamError(
-                f"{stage} {target.describe()!r}: {_describe(exc)}; check that the command "
+                f"{stage} {target.describe()!r}: {describe(exc)}; check that the command "
                 "runs on its own (or the URL answers) and speaks MCP"
             ) from None
     listed = {t.name for t in tools}
@@ -233,7 +234,7 @@ async def _call(
         errors.append(f"{label}: no answer within {timeout:g} s")
         return None
     except Exception as exc:
-        errors.append(f"{label}: the call failed: {_describe(exc)}")
+        errors.append(f"{label}: the call failed: {describe(exc)}")
         return None
     return response_of(result, label)
 
@@ -267,11 +268,3 @@ def _wraps(structured: Any, text: str) -> bool:
     """Whether ``structured`` is one member whose value is the text blocks' text."""
     return (isinstance(structured, dict) and len(structured) == 1
             and next(iter(structured.values())) == text)
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        return _describe(exc.exceptions[0])
-    text = str(exc) or type(exc).__name__
-    text = text if len(text) <= 300 else text[:297] + "..."
-    return f"{type(exc).__name__}: {text}" if str(exc) else text

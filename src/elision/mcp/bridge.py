@@ -49,6 +49,7 @@ from pydantic import ValidationError
 from elision.errors import UpstreamError
 from elision.mcp.scopes import is_unnamed
 from elision.mcp.upstream import Deadline
+from elision.redact.messages import clip
 
 logger = logging.getLogger("elision.proxy")
 
@@ -182,7 +183,7 @@ class Bridge:
         held = self._held.get(state)
         if held is None:
             return (
-                f"{params.name!r}: the request_state {state[:24]!r}... names no call this proxy "
+                f"{params.name!r}: the request_state {clip(state, 24)!r} names no call this proxy "
                 "is holding: it expired (an unanswered call is cancelled after the server's "
                 "timeout), was answered already, or was never issued here; call the tool again"
             )

@@ -16,6 +16,7 @@ from importlib.resources import files
 from typing import Any
 
 from elision.errors import InputError
+from elision.redact.messages import clip
 
 #: At most this many problems are listed in one error.
 MAX_PROBLEMS = 10
@@ -114,4 +115,5 @@ def _key(key: Any) -> str:
 def short(value: Any) -> Any:
     """``value`` for a message: itself, or its repr cut to 80 characters."""
     text = repr(value)
-    return value if len(text) <= 80 else text[:77] + "..."
+    shown = clip(text, 80)  # redacted, then cut: a config value may be a token
+    return value if shown == text else shown

@@ -345,7 +345,7 @@ def _each_redacted(result: M, field: str, redact: Callable[[Any], Any]) -> M:
 def _redacted_text(item: M, field: str = "text") -> M:
     """``item`` (anything with a ``text``, or another string ``field``) with that string
     redacted; ``item`` itself when nothing in it is withheld."""
-    from elision.mcp.tools import redact_message
+    from elision.redact.messages import redact_message
 
     text = getattr(item, field, None)
     if not isinstance(text, str):

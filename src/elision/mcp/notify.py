@@ -77,8 +77,8 @@ def forwarded_params(params: Any) -> dict[str, Any] | None:
 
 def redacted_log(params: dict[str, Any]) -> dict[str, Any]:
     """A log message's params with every credential in ``data`` and ``logger`` withheld."""
-    from elision.mcp.tools import redact_message
     from elision.redact import redact_value
+    from elision.redact.messages import redact_message
 
     out = dict(params)
     if "data" in out:

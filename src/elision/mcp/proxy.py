@@ -57,13 +57,13 @@ from elision.mcp.tools import (
     fetch_reference_tool,
     fetch_tool,
     input_unanswerable,
-    redact_message,
     run_fetch,
     shaped_output_schema,
     with_result_size,
 )
 from elision.mcp.upstream import Deadline, Upstream
 from elision.pipeline import Pipeline
+from elision.redact.messages import redact_message
 
 logger = logging.getLogger("elision.proxy")
 

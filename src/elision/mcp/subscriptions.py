@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elision.errors import UpstreamError
 from elision.mcp.upstream import Upstream
+from elision.redact.messages import describe
 
 logger = logging.getLogger("elision.proxy")
 
@@ -108,7 +109,7 @@ class Follower:
                     anyio.ClosedResourceError) as exc:
                 logger.warning("server %r did not accept the proxy's subscriptions/listen (%s); "
                                "its list-changed and resource events will not reach agents",
-                               name, _described(exc))
+                               name, describe(exc))
             finally:
                 ready.set()
 
@@ -206,7 +207,7 @@ class Subscriptions:
         try:
             await upstream.call(method, lambda s: s.send_request(request, types.EmptyResult))
         except (MCPError, UpstreamError) as exc:
-            logger.debug("server %r: %s %r: %s", upstream.name, method, uri, _described(exc))
+            logger.debug("server %r: %s %r: %s", upstream.name, method, uri, describe(exc))
             return False
         return True
 
@@ -217,9 +218,3 @@ class Subscriptions:
 
     def _spawn(self, work: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
         self._task_group().start_soon(work, *args)
-
-
-def _described(exc: BaseException) -> str:
-    from elision.mcp.tools import redact_message
-
-    return redact_message(str(exc)) or type(exc).__name__

@@ -15,6 +15,7 @@ import mcp_types as types
 from elision.budget import MINIMUM, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY
 from elision.errors import BudgetError, ElisionError
+from elision.redact.messages import redact_message
 
 if TYPE_CHECKING:
     from elision.store.base import Store
@@ -143,14 +144,6 @@ def input_unanswerable(server: str, tool: str, version: str) -> str:
         f"protocol 2026-07-28 does; this client speaks {version!r}, which cannot answer it: "
         "connect with a client of protocol 2026-07-28"
     )
-
-
-def redact_message(message: str) -> str:
-    """``message`` with every credential or signed URL in it replaced by its stub."""
-    from elision.redact import redact_text
-
-    done = redact_text(message)
-    return str(done.value) if done.withheld else message
 
 
 def budget_argument(arguments: dict[str, Any], budget: Budget) -> tuple[Budget, str | None]:

@@ -31,6 +31,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from elision.errors import UpstreamError
 from elision.mcp.config import ServerSpec
 from elision.mcp.stdio import MESSAGE_TOO_LARGE, stdio_transport
+from elision.redact.messages import RedactingFormatter, describe
 from mcp import Client
 
 logger = logging.getLogger("elision.proxy")
@@ -165,7 +166,7 @@ class Upstream:
         except Exception as exc:
             await self._discard(session)
             raise UpstreamError(
-                f"server {self.name!r} failed during {what}: {_describe(exc)}; "
+                f"server {self.name!r} failed during {what}: {describe(exc)}; "
                 "it will be restarted on the next call"
             ) from None
 
@@ -179,7 +180,7 @@ class Upstream:
             await client.session.send_notification(notification)
         except Exception as exc:
             logger.warning("could not tell %r %s: %s", self.name, notification.method,
-                           _describe(exc))
+                           describe(exc))
 
     async def restart(self) -> None:
         """Stop the session; the next call starts a new one."""
@@ -247,7 +248,7 @@ class Upstream:
                     ready.set()
                     await closing.wait()
         except Exception as exc:
-            self._failure = _describe(exc)
+            self._failure = describe(exc)
             logger.warning("upstream %r stopped: %s", self.name, self._failure)
         finally:
             if not closing.is_set():
@@ -308,7 +309,7 @@ class Upstream:
         except Exception as exc:
             # Never the session's problem: the server gets an error, the proxy stays up.
             logger.warning("answering %s from %r failed: %s", request.method, self.name,
-                           _describe(exc))
+                           describe(exc))
             return types.ErrorData(
                 code=types.INTERNAL_ERROR,
                 message=f"elision proxy could not carry {request.method} to the agent "
@@ -318,7 +319,7 @@ class Upstream:
     async def _message(self, message: IncomingMessage) -> None:
         if isinstance(message, Exception):
             logger.warning("upstream %r sent something unreadable: %s", self.name,
-                           _describe(message))
+                           describe(message))
             return
         if self._on_notification is not None:
             await self._on_notification(self, message)
@@ -334,21 +335,14 @@ def _mismatch() -> types.ErrorData:
     )
 
 
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        return _describe(exc.exceptions[0])
-    from elision.mcp.tools import redact_message
-
-    # Redacted before cutting: a cut could leave half a credential no rule would recognise.
-    text = redact_message(str(exc)) or type(exc).__name__
-    if len(text) > 300:
-        text = text[:297] + "..."
-    return f"{type(exc).__name__}: {text}" if str(exc) else text
-
-
 def stderr_log_handler() -> None:
-    """Send the proxy's own warnings to stderr: stdout is the MCP channel."""
+    """Send the proxy's warnings to stderr, redacted: stdout is the MCP channel."""
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("elision proxy: %(message)s"))
-    logger.addHandler(handler)
+    # Every record redacted, then cut: a log line may quote what an upstream or client sent.
+    # On the root logger, so the SDK's own warnings go the same way (not raw, as Python's
+    # last-resort handler would write them).
+    handler.setFormatter(RedactingFormatter("elision proxy: "))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
     logger.setLevel(logging.WARNING)
