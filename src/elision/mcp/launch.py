@@ -65,8 +65,10 @@ def build_proxy(
     stateless HTTP clients that send no Authorization header (see :mod:`elision.mcp.scopes`,
     which also reads ``$ELISION_SCOPE_KEY``, the key for hashing that header).
 
-    ``max_message_bytes`` (default: ``--max-bytes``, else 256 MiB) is the most one message
-    from a stdio server may be: a larger one is dropped as it is read and its call fails.
+    ``max_message_bytes`` (default: 256 MiB, or ``--max-bytes`` when that is larger) is the
+    most one message from a stdio server may be: a larger one is dropped as it is read and its
+    call fails. It does not follow a smaller ``--max-bytes``: a result over that ceiling must
+    still reach the guard, which refuses it and writes the refusal to the audit log.
     """
     given = [
         name for name, value in
@@ -104,7 +106,7 @@ def build_proxy(
         raise InputError(
             f"--max-message-bytes must be a positive number of bytes, got {max_message_bytes!r}"
         )
-    ceiling = max_message_bytes or stages.max_bytes or DEFAULT_MAX_BYTES
+    ceiling = max_message_bytes or max(DEFAULT_MAX_BYTES, stages.max_bytes or 0)
     specs = [replace(spec, max_message_bytes=ceiling) for spec in specs]
     config = _guard_config(stages)
     guard = _guard(stages, config)
