@@ -84,6 +84,33 @@ def test_bad_choices_say_what_is_wrong(
         build_proxy(command=UPSTREAM, no_store=True, stages=stages)
 
 
+@pytest.mark.parametrize(
+    ("max_bytes", "max_message_bytes", "expected"),
+    [
+        # no flags: three times the 256 MiB body ceiling
+        (None, None, 3 * 256 * 1024 * 1024),
+        # a small body ceiling keeps the floor, so the Guardian still sees (and audits) the
+        # bodies it refuses, echo and all
+        (100_000, None, 3 * 256 * 1024 * 1024),
+        # a large body ceiling lifts the message ceiling with it
+        (1_000_000_000, None, 3_000_000_000),
+        # the flag wins
+        (100_000, 4_000_000, 4_000_000),
+    ],
+)
+def test_the_message_ceiling_stays_above_the_body_ceiling(
+    max_bytes: int | None, max_message_bytes: int | None, expected: int
+) -> None:
+    proxy = build_proxy(command=UPSTREAM, no_store=True, max_message_bytes=max_message_bytes,
+                        stages=Stages(max_bytes=max_bytes, redact=False, audit=False))
+    assert [spec.max_message_bytes for spec in proxy.specs] == [expected]
+
+
+def test_a_message_ceiling_of_zero_is_refused() -> None:
+    with pytest.raises(InputError, match="--max-message-bytes must be a positive"):
+        build_proxy(command=UPSTREAM, no_store=True, max_message_bytes=0)
+
+
 def test_no_redact_and_no_audit_turn_those_stages_off() -> None:
     proxy = build_proxy(command=UPSTREAM, no_store=True,
                         stages=Stages(redact=False, audit=False))

@@ -45,7 +45,8 @@ from elision.errors import InputError
 @click.option("--max-message-bytes", type=int, metavar="BYTES",
               help="Drop a message from a stdio server over BYTES as it is read, so one huge "
                    "result cannot exhaust memory; the call gets an error naming its size "
-                   "(default: 256 MiB, or --max-bytes when larger).")
+                   "(default: 3x --max-bytes, at least 768 MiB: a body may come twice, as text "
+                   "and as its structured echo).")
 @click.option("--allow-tool", "allow_tools", multiple=True, metavar="NAME",
               help="Only these tools may answer (repeatable; * and ? wildcards; NAME or "
                    "server/NAME).")

@@ -65,10 +65,8 @@ def build_proxy(
     stateless HTTP clients that send no Authorization header (see :mod:`elision.mcp.scopes`,
     which also reads ``$ELISION_SCOPE_KEY``, the key for hashing that header).
 
-    ``max_message_bytes`` (default: 256 MiB, or ``--max-bytes`` when that is larger) is the
-    most one message from a stdio server may be: a larger one is dropped as it is read and its
-    call fails. It does not follow a smaller ``--max-bytes``: a result over that ceiling must
-    still reach the guard, which refuses it and writes the refusal to the audit log.
+    ``max_message_bytes`` (default: :func:`message_ceiling`) is the most one message from a
+    stdio server may be: a larger one is dropped as it is read and its call fails.
     """
     given = [
         name for name, value in
@@ -106,7 +104,7 @@ def build_proxy(
         raise InputError(
             f"--max-message-bytes must be a positive number of bytes, got {max_message_bytes!r}"
         )
-    ceiling = max_message_bytes or max(DEFAULT_MAX_BYTES, stages.max_bytes or 0)
+    ceiling = max_message_bytes or message_ceiling(stages.max_bytes)
     specs = [replace(spec, max_message_bytes=ceiling) for spec in specs]
     config = _guard_config(stages)
     guard = _guard(stages, config)
@@ -140,6 +138,16 @@ def build_proxy(
         # Closing writes the final signed checkpoint, so a cut tail shows.
         proxy.on_close.append(log.close)
     return proxy
+
+
+def message_ceiling(max_bytes: int | None) -> int:
+    """The default --max-message-bytes: three times the body ceiling, never below 768 MiB.
+
+    A body comes twice in one message when a server echoes it as ``structuredContent``, and
+    escaped: well under three times. So every body the Guardian's ceiling (``--max-bytes``)
+    would judge is still read and refused whole there, audited as ever; only a message far
+    past anything the proxy would keep is dropped unread."""
+    return 3 * max(max_bytes or DEFAULT_MAX_BYTES, DEFAULT_MAX_BYTES)
 
 
 def _guard_config(stages: Stages) -> GuardianConfig | None:
