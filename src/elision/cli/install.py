@@ -8,6 +8,7 @@ import click
 
 from elision.cli._common import reports_errors
 from elision.install import HARNESSES, Plan, install, uninstall
+from elision.redact.messages import redact_message
 
 _NAMES = click.Choice(sorted(HARNESSES))
 
@@ -130,8 +131,8 @@ def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bo
             line = f"  {report.name}: {how}; {started[report.starts]}"
             if report.detail:
                 line += f": {report.detail}"
-            click.echo(line)
-            click.echo(f"    runs {report.upstream}")
+            click.echo(redact_message(line))  # a server's name, error or command may hold a token
+            click.echo(redact_message(f"    runs {report.upstream}"))
             failed = failed or report.starts is False
     if failed:
         raise SystemExit(1)
