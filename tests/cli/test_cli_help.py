@@ -22,6 +22,16 @@ def _walk(command: click.Command, prefix: tuple[str, ...] = ()) -> list[tuple[st
 ALL = _walk(main)
 
 
+def _command(path: tuple[str, ...]) -> click.Command:
+    command: click.Command = main
+    for name in path:
+        assert isinstance(command, click.Group)
+        found = command.get_command(click.Context(command), name)
+        assert found is not None
+        command = found
+    return command
+
+
 def test_every_planned_command_that_exists_is_listed() -> None:
     listed = {path[0] for path in ALL if path}
     assert "shape" in listed
@@ -32,13 +42,18 @@ def test_every_planned_command_that_exists_is_listed() -> None:
 def test_command_has_help_and_every_option_is_described(path: tuple[str, ...]) -> None:
     result = CliRunner().invoke(main, [*path, "--help"])
     assert result.exit_code == 0, result.output
-    command: click.Command = main
-    for name in path:
-        assert isinstance(command, click.Group)
-        found = command.get_command(click.Context(command), name)
-        assert found is not None
-        command = found
+    command = _command(path)
     assert (command.help or "").strip(), f"{' '.join(path)} has no help text"
     for param in command.params:
         if isinstance(param, click.Option) and not param.hidden:
             assert (param.help or "").strip(), f"{' '.join(path)} {param.opts} has no help"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: " ".join(p) or "elision")
+def test_a_default_path_in_help_names_xdg_data_home(path: tuple[str, ...]) -> None:
+    """Found by the QA pass: `proxy --help` gave the store's default as
+    ~/.local/share/elision/store.db, but with $XDG_DATA_HOME set the proxy keeps it there."""
+    for param in _command(path).params:
+        text = getattr(param, "help", None) or ""
+        if "~/.local/share" in text:
+            assert "$XDG_DATA_HOME" in text, (path, param.name, text)

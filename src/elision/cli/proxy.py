@@ -26,8 +26,8 @@ from elision.errors import InputError
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: any).")
 @click.option("--store", "store_spec", metavar="PATH|URL",
               help="Where cut bodies are kept: a SQLite file, :memory:, or a postgresql:// "
-                   "URL shared by replicas (default: $ELISION_STORE or "
-                   "~/.local/share/elision/store.db).")
+                   "URL shared by replicas (default: $ELISION_STORE, else "
+                   "$XDG_DATA_HOME/elision/store.db, else ~/.local/share/elision/store.db).")
 @click.option("--no-store", is_flag=True, help="Keep nothing: results are cut, not fetchable.")
 @click.option("--timeout", type=float, default=60.0, show_default=True,
               help="Seconds an upstream call may take before it fails and the server restarts.")
