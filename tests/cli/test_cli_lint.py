@@ -46,6 +46,12 @@ def test_lint_is_listed_with_help_text() -> None:
         # A timeout that could never be met.
         (("--timeout", "0", "--", "python", "s.py"),
          "--timeout must be a positive number of seconds, got 0.0"),
+        # --out names a directory: found by the QA pass, a traceback once the lint was done.
+        (("--out", "/", "--", sys.executable, "-c", "pass"),
+         "--out '/' is a directory; give a file to write the report to"),
+        # --out in a directory that does not exist: the same traceback, after the whole lint.
+        (("--out", "/no/such/dir/report.md", "--", sys.executable, "-c", "pass"),
+         "--out '/no/such/dir/report.md': its directory '/no/such/dir' does not exist"),
     ],
 )
 def test_bad_usage_exits_2_with_a_message(args: tuple[str, ...], message: str) -> None:

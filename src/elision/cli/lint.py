@@ -80,6 +80,8 @@ def lint_command(
 
     if timeout <= 0:
         raise InputError(f"--timeout must be a positive number of seconds, got {timeout!r}")
+    if out_path:
+        _check_out(Path(out_path))
     target = Target(command=tuple(command), url=url)
     scenarios = load_scenarios(scenarios_path) if scenarios_path else {}
     if no_progress:
@@ -94,6 +96,17 @@ def lint_command(
         click.echo(report, nl=False)
     if result.failed:
         sys.exit(EXIT_FAILURE)
+
+
+def _check_out(out: Path) -> None:
+    """Refuse an --out the report could not be written to, before the lint starts a server."""
+    from elision.errors import InputError
+
+    if out.is_dir():
+        raise InputError(f"--out {str(out)!r} is a directory; give a file to write the report to")
+    if not out.parent.is_dir():
+        raise InputError(f"--out {str(out)!r}: its directory {str(out.parent)!r} does not exist; "
+                         "create it, or give a file in a directory that exists")
 
 
 def _lint_with_progress(
