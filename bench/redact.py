@@ -8,8 +8,10 @@ Sizes are in MB (0.01 is 10 KB). Below 1 MB each round times enough calls to las
 long as one call on 1 MB, and reports the time of one.
 
 For each size the corpus is mixed: JSON tool results (records with ordinary URLs, prose,
-base64 image blocks, MCP resource lanes, and a sparse sprinkling of signed URLs and keys) and
-a plain-text log with the same sprinkling. The JSON comes in two densities, side by side:
+base64 image blocks, MCP resource lanes, and a sparse sprinkling of signed URLs and keys: a
+fake of every one of the families, in turn) and a plain-text log with the same sprinkling.
+Every family is always on: the trigger search looks for all their keywords at once. The
+JSON comes in two densities, side by side:
 
 * ``realistic``  a few lane records in the whole result (8 inline images, 4 resource uris),
                  as a typical tool result has: a search hit list with a thumbnail or two;
@@ -51,6 +53,7 @@ import orjson
 
 from elision import Budget, shape
 from elision.redact import redact_text, redact_value
+from elision.redact.families import FAMILIES, sample
 
 #: The shaper alone runs at the proxy's default budget.
 BUDGET = Budget(8192)
@@ -61,6 +64,8 @@ SECRETS = [
     "Authorization: Bearer 0123456789abcdefBENCHtoken",
     "ghp_BENCHonlyNOTaREALtoken0123456789abcd",
     "https://api.example.com/v1/me?access_token=ya29.BENCHonly",
+    # A fake of every family of the table, on one line: all families are on.
+    *(sample(f, 0, "bench")[0].replace("\n", " ") for f in FAMILIES if f.finder != "field"),
 ]
 WORDS = [
     "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "result", "row", "value",
