@@ -53,3 +53,14 @@ def test_a_dry_run_with_nothing_to_change_prints_no_diff(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
     assert result.stderr.count("nothing to change") == 1
+
+
+def test_doctor_on_a_config_with_no_entries_says_where_they_are_read(tmp_path: Path) -> None:
+    """Found by the QA pass: `elision doctor claude-code --config x.json` on a file with no
+    servers printed only the harness's title, as if there were nothing to check."""
+    config = tmp_path / "x.json"
+    config.write_text('{"servers": {"a": {"command": "x"}}}')
+    result = CliRunner().invoke(main, ["doctor", "claude-code", "--config", str(config),
+                                       "--no-start"])
+    assert result.exit_code == 0, result.output
+    assert "no MCP server entries" in result.output and '"mcpServers"' in result.output

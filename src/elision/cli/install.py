@@ -8,9 +8,17 @@ import click
 
 from elision.cli._common import reports_errors
 from elision.install import HARNESSES, Plan, install, uninstall
+from elision.install.harnesses import Harness
 from elision.redact.messages import redact_message
 
 _NAMES = click.Choice(sorted(HARNESSES))
+
+
+def _no_entries(harness: Harness) -> str:
+    """Where ``harness`` reads its servers: said when a file holds none it can read, or a file
+    with them under another key (or as a list) would look as if there were nothing to do."""
+    under = " or ".join(f'"{".".join(c)}"' for c in harness.containers)
+    return f"no MCP server entries found ({harness.title} reads them as an object under {under})"
 
 
 def _report(plan: Plan, *, dry_run: bool) -> None:
@@ -25,11 +33,7 @@ def _report(plan: Plan, *, dry_run: bool) -> None:
     verb = "would change" if dry_run else "changed"
     done = sum(c.outcome != "left" for c in plan.changes)
     if not plan.changes:
-        # Nothing was found to proxy: say where the harness reads its servers, or a file with
-        # them under another key (or a list) would look as if it were all proxied already.
-        under = " or ".join(f'"{".".join(c)}"' for c in plan.harness.containers)
-        click.echo(f"{plan.path}: no MCP server entries found ({plan.harness.title} reads them "
-                   f"as an object under {under}); nothing to change", err=True)
+        click.echo(f"{plan.path}: {_no_entries(plan.harness)}; nothing to change", err=True)
     elif not plan.changed:
         click.echo(f"{plan.path}: nothing to change ({plan.harness.title})", err=True)
     else:
@@ -120,7 +124,10 @@ def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bo
     for h, path in targets:
         assert path is not None
         click.echo(f"{h.title}: {path}")
-        for report in check(h, path, start=not no_start, timeout=timeout):
+        reports = check(h, path, start=not no_start, timeout=timeout)
+        if not reports:
+            click.echo(f"  {_no_entries(h)}")
+        for report in reports:
             if report.proxied:
                 o = report.options
                 how = (f"through elision (budget {o.get('--budget', 'default')}, "
