@@ -273,11 +273,11 @@ def test_a_seeded_secret_reaches_no_result_and_no_page(doc: Any, secret: str, li
 )
 def test_every_error_text_the_proxy_writes_is_redacted(message: str) -> None:
     from elision.mcp.tools import error_result
-    from elision.mcp.upstream import _describe
+    from elision.redact.messages import describe
 
     block = error_result(message).content[0]
     assert isinstance(block, types.TextContent)
-    described = _describe(RuntimeError(message))
+    described = describe(RuntimeError(message))
     for text in (block.text, described):
         assert SIGNED not in text and JWT not in text
         assert "withheld" in text
