@@ -16,7 +16,7 @@ Unit = Literal["bytes", "chars", "tokens"]
 UNITS: tuple[str, ...] = get_args(Unit)
 
 #: The smallest budget, per unit, that still holds an envelope and one elided entry.
-MINIMUM: dict[str, int] = {"bytes": 512, "chars": 512, "tokens": 256}
+MINIMUM: dict[str, int] = {"bytes": 512, "chars": 512, "tokens": 512}
 
 
 @runtime_checkable

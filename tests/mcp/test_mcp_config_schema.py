@@ -130,9 +130,10 @@ def test_the_shipped_schema_is_a_valid_schema_and_accepts_the_readme_example() -
 
 def test_load_config_passes_the_unit(tmp_path: Any) -> None:
     path = tmp_path / "servers.json"
-    path.write_text(json.dumps(server(budget=300)))
+    path.write_text(json.dumps(server(budget=600)))
     specs, _ = load_config(path, unit="tokens")
-    assert specs[0].budget is not None and specs[0].budget.limit == 300
+    assert specs[0].budget is not None
+    assert (specs[0].budget.limit, specs[0].budget.unit) == (600, "tokens")
 
 
 def test_the_proxy_takes_a_unit() -> None:
@@ -144,4 +145,4 @@ def test_the_proxy_refuses_a_budget_below_the_unit_s_minimum(tmp_path: Any) -> N
     result = CliRunner().invoke(main, ["proxy", "--unit", "tokens", "--budget", "100",
                                        "--no-store", "--no-audit", "--", "true"])
     assert result.exit_code != 0
-    assert "budget must be at least 256 tokens, got 100" in result.output
+    assert "budget must be at least 512 tokens, got 100" in result.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import json
 import importlib.util
 import sys
 import types
@@ -160,8 +161,8 @@ def test_default_counter_is_cached_o200k() -> None:
 
 @needs_backend
 def test_budget_in_tokens_measures_with_default_counter() -> None:
-    budget = Budget(256, "tokens")
-    text = "hello world " * 300
+    budget = Budget(512, "tokens")
+    text = "hello world " * 600
     measured = budget.measure(text)
     assert measured == tokens.default_counter().count(text)
     assert measured < utf8_len(text)
@@ -176,7 +177,7 @@ def test_budget_in_tokens_uses_given_counter() -> None:
         def count(self, text: str) -> int:
             return len(text.split())
 
-    assert Budget(256, "tokens", counter=Words()).measure("a b  c\nd") == 4
+    assert Budget(512, "tokens", counter=Words()).measure("a b  c\nd") == 4
 
 
 def _hide_modules(monkeypatch: pytest.MonkeyPatch, names: set[str]) -> None:
@@ -273,7 +274,7 @@ def test_tiktoken_counter_counts_ordinary(monkeypatch: pytest.MonkeyPatch) -> No
     ("payload", "limit"),
     [
         # many small records: the shaper must search byte limits above the token limit
-        ({"rows": [{"id": i, "memo": "settled ok"} for i in range(3000)], "total": 3000}, 256),
+        ({"rows": [{"id": i, "memo": "settled ok"} for i in range(3000)], "total": 3000}, 512),
         # multi-byte text, where tokens are far fewer than bytes
         ("\n".join(f"行 {i}: 東京 café naïve" for i in range(4000)), 1024),
     ],
@@ -287,3 +288,22 @@ def test_shape_to_a_token_budget_fits_and_says_so(payload: object, limit: int) -
     assert not shaped.complete
     assert used <= limit
     assert used < utf8_len(shaped.text)  # the byte limit was searched upward, not left at limit
+
+
+@needs_backend
+@pytest.mark.parametrize("unit", ["bytes", "chars", "tokens"])
+def test_the_documented_minimum_holds_with_a_store(unit: str) -> None:
+    """Found by the QA pass: `elision shape result.json --unit tokens --budget 256` failed with
+    "could not fit the envelope in a 256-byte budget" on a plain 2,000-row result, though the
+    README promised 256 tokens were enough; a store adds a ref and a next call to the envelope.
+    """
+    from elision import Pipeline
+    from elision.budget import MINIMUM
+    from elision.store.memory import MemoryStore
+
+    doc = {"rows": [{"id": i, "name": f"item {i}", "price": i * 1.25} for i in range(2000)],
+           "warnings": ["searched 2,000 of 22,933 rows"], "total_rows": 22933}
+    budget = Budget(MINIMUM[unit], unit)  # type: ignore[arg-type]
+    shaped = Pipeline(budget=budget, store=MemoryStore()).run(json.dumps(doc))
+    assert budget.fits(shaped.text)
+    assert shaped.envelope is not None and shaped.envelope["ref"]

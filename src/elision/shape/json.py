@@ -128,7 +128,7 @@ def _shape_to(value: Any, ctx: ShapeContext, limit: int, known: dict[int, int]) 
         if target <= 0:
             break
     raise ElisionError(
-        f"could not fit the envelope in a {limit}-byte budget; raise the budget "
+        f"could not fit the envelope in {limit} bytes; raise the budget "
         "(the envelope alone lists every trimmed node and withheld value)"
     )
 
