@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import builtins
-import json
 import importlib.util
+import json
 import sys
 import types
 from typing import Any
