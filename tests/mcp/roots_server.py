@@ -5,7 +5,8 @@ Its command-line arguments are the directories it would serve on its own. Right 
 handshake it asks ``roots/list`` and, on ``notifications/roots/list_changed``, asks again; a
 non-empty answer replaces the directories, an empty one or an error leaves them as they were
 (the reference server does the same). The ``roots`` tool reports what it serves now, how many
-times it asked, and the last error it got, so a test sees which roots reached the server.
+times it asked, the last error it got, and the client capabilities the handshake declared to
+it (``offered``), so a test sees which roots, and which capabilities, reached the server.
 """
 
 from __future__ import annotations
@@ -65,7 +66,12 @@ async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
 
 
 async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(text=json.dumps(state))])
+    # What its client (the proxy) said it can do, as the handshake told it.
+    caps = ctx.session.client_capabilities
+    offered = caps.model_dump(mode="json", by_alias=True, exclude_none=True) if caps else None
+    return types.CallToolResult(
+        content=[types.TextContent(text=json.dumps({**state, "offered": offered}))]
+    )
 
 
 server: Server[Any] = Server(

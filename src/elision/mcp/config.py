@@ -29,7 +29,10 @@ and resource events and asks it for log messages on every request (see
 ``sampling`` (default ``false``) lets the proxy tell a server it can sample: a server's
 ``sampling/createMessage`` then goes to the agent whose call asked. Off, the server is not
 told the proxy can sample (it cannot know that any agent behind it will), so it does not ask.
-Elicitation and roots are always offered; see :mod:`elision.mcp.asking`.
+``elicitation`` and ``roots`` (default ``true``) let the proxy tell a server it can
+elicit and list roots. A stdio proxy offers them only when its agent declared them too; an
+HTTP proxy serves many agents over one upstream session and cannot follow each, so it offers
+what the config allows (see :mod:`elision.mcp.offer`, :mod:`elision.mcp.asking`).
 """
 
 from __future__ import annotations
@@ -75,6 +78,9 @@ class ServerSpec:
     mode: str = "legacy"
     #: Whether the proxy tells this server it can sample (see the module docstring).
     sampling: bool = False
+    #: Whether the proxy may tell this server it can elicit / list roots (see above).
+    elicitation: bool = True
+    roots: bool = True
     #: A message from a stdio server over this many bytes is refused unread (--max-message-bytes).
     max_message_bytes: int | None = None
 
@@ -152,6 +158,8 @@ def parse_config(
             timeout=float(entry.get("timeout", timeout)),
             mode=entry.get("mode", "legacy"),
             sampling=entry.get("sampling", False),
+            elicitation=entry.get("elicitation", True),
+            roots=entry.get("roots", True),
         )
         _check_type(entry.get("type"), spec, where)
         if not entry.get("disabled", False):

@@ -46,6 +46,7 @@ from elision.mcp.ingress import RequestGate
 from elision.mcp.listed import redacted_item
 from elision.mcp.meta import without_reserved
 from elision.mcp.notify import Notifier, forwarded_params, redacted_log
+from elision.mcp.offer import Offer
 from elision.mcp.references import fetch_reference
 from elision.mcp.results import DEFAULT_MEDIA_BUDGET, ResultShaper
 from elision.mcp.scopes import client_scope, is_unnamed, new_proxy_scope, unnamed_refusal
@@ -120,8 +121,13 @@ class Proxy(Forwarding):
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    async def start(self, task_group: TaskGroup) -> None:
-        """Start every upstream and list its tools; a name collision is an error here."""
+    async def start(self, task_group: TaskGroup, offer: Offer | None = None) -> None:
+        """Start every upstream and list its tools; a name collision is an error here.
+
+        ``offer`` is what the upstreams are told the proxy can do as a client: a stdio
+        proxy's one agent's capabilities; by default all the proxy can carry, as the config
+        allows (see :mod:`elision.mcp.offer`).
+        """
         self._tg = task_group
         self.notifier.start(task_group)
         self.asking.start(task_group)
@@ -129,6 +135,8 @@ class Proxy(Forwarding):
             self.upstreams[spec.name] = Upstream(
                 spec, task_group, self._notified, asker=self.asking.answer
             )
+            if offer is not None:
+                self.upstreams[spec.name].offer = offer
         for upstream in self.upstreams.values():
             upstream.on_start.append(self.notifier.upstream_started)
             upstream.on_starting.append(self.asking.roots.starting)

@@ -24,6 +24,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest
 
 from elision.errors import ElisionError
+from elision.mcp.offer import Offer
 from elision.mcp.proxy import Proxy
 from elision.mcp.stdio import MessageReader, stdio_server_transport
 from elision.mcp.upstream import stderr_log_handler
@@ -50,25 +51,30 @@ def run_proxy(proxy: Proxy, *, listen: tuple[str, int] | None = None) -> None:
 async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
     async with anyio.create_task_group() as tg:
         try:
-            await proxy.start(tg)
-            server = proxy.build_server()
-            options = server.create_initialization_options(proxy.notification_options())
-            # What startup made (~85,000 objects of imported modules) lives as long as the
-            # process: out of the collector's sight, a full collection set off by a large
-            # result walks what that result made instead of all of them (100 ms -> 10 ms).
-            gc.freeze()
             if listen is None:
                 # uvicorn stops cleanly on SIGTERM by itself; on stdio that is done here, so
                 # the audit log is closed and its final checkpoint written.
                 tg.start_soon(_cancel_on_sigterm, tg.cancel_scope)
                 # The event loop reads pipes itself; a regular file needs the SDK's threads.
-                if _stdin_is_a_pipe():
-                    async with stdio_server_transport() as (read, write):
-                        await serve_connection(server, read, write, options)
-                else:
-                    async with stdio_server() as (read, write):
-                        await server.run(read, write, options)
+                transport = stdio_server_transport if _stdin_is_a_pipe() else stdio_server
+                async with transport() as (read, write):
+                    # One agent: its first request says what it can answer, and the upstreams
+                    # start offering just that (elision.mcp.offer).
+                    lead, opening = await _read_opening(read)
+                    offer = Offer.of_request(
+                        opening.method if opening is not None else "",
+                        opening.params if opening is not None else None,
+                    )
+                    await proxy.start(tg, offer)
+                    server, options = _built(proxy)
+                    replayed = _Replayed(lead, read)
+                    if transport is stdio_server_transport:
+                        await serve_connection(server, replayed, write, options, opening=opening)
+                    else:
+                        await server.run(replayed, write, options)
             else:
+                await proxy.start(tg)
+                _built(proxy)
                 await _serve_http(proxy, listen, tg.start_soon)
         finally:
             # Stopping the upstreams takes at most a few grace periods (elision.mcp.reap); a
@@ -79,11 +85,31 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
             tg.cancel_scope.cancel()
 
 
+def _built(proxy: Proxy) -> tuple[Server[Any], InitializationOptions]:
+    """The proxy's server, once its upstreams are up (it serves what they serve)."""
+    server = proxy.build_server()
+    options = server.create_initialization_options(proxy.notification_options())
+    # What startup made (~85,000 objects of imported modules) lives as long as the
+    # process: out of the collector's sight, a full collection set off by a large
+    # result walks what that result made instead of all of them (100 ms -> 10 ms).
+    gc.freeze()
+    return server, options
+
+
+class _Unread:
+    """The client's first request has not been read yet."""
+
+
+_UNREAD = _Unread()
+
+
 async def serve_connection(
     server: Server[Any],
     read: ReadStream[SessionMessage | Exception],
     write: WriteStream[SessionMessage],
     options: InitializationOptions,
+    *,
+    opening: JSONRPCRequest | _Unread | None = _UNREAD,
 ) -> None:
     """``server.run`` over the proxy's own stdio streams, minus a task hop per message.
 
@@ -92,6 +118,7 @@ async def serve_connection(
     event-loop turn for each message received. Here the peeked messages are replayed and the
     rest read straight from the pipe. That needs two private functions of the SDK (one loop
     per era); when they are missing or take other arguments, ``server.run`` does it all.
+    A caller that peeked already passes ``read`` replaying it, and the request as ``opening``.
     """
     loops = _era_loops()
     if loops is None:
@@ -101,8 +128,10 @@ async def serve_connection(
     async with server.lifespan(server) as state:
         try:
             try:
-                lead, opening = await _read_opening(read)
-                replayed = _Replayed(lead, read)
+                replayed: MessageReader | ReadStream[SessionMessage | Exception] = read
+                if isinstance(opening, _Unread):
+                    lead, opening = await _read_opening(read)
+                    replayed = _Replayed(lead, read)
                 if opening is not None and opening.method != "initialize" and is_modern(
                     opening.params
                 ):

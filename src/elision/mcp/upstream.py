@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elision.errors import UpstreamError
 from elision.mcp.config import ServerSpec
+from elision.mcp.offer import Offer, offering
 from elision.mcp.stdio import MESSAGE_TOO_LARGE, stdio_transport
 from elision.redact.messages import RedactingFormatter, describe
 from mcp import Client
@@ -85,6 +86,8 @@ class Upstream:
         self._tg = task_group
         self._on_notification = on_notification
         self._asker = asker
+        #: What the proxy tells the server it can do, before the config's cut (offer.py).
+        self.offer = Offer.everything()
         self._client: Client | None = None
         self._closing: anyio.Event | None = None
         self._lock = anyio.Lock()
@@ -268,13 +271,17 @@ class Upstream:
                 spec.command, spec.args, env=spec.env, inherit_env=spec.inherit_env, cwd=spec.cwd,
                 max_message_bytes=spec.max_message_bytes,
             )
-        # What the proxy tells the server it can do; see elision.mcp.asking for why.
+        # What the proxy tells the server it can do; see elision.mcp.offer for why.
+        offer = self.offer.allowed(spec)
         asking: dict[str, Any] = {}
         if self._asker is not None:
-            asking.update(elicitation_callback=self._elicit, list_roots_callback=self._roots)
-            if spec.sampling:
-                asking["sampling_callback"] = self._sample
-        return Client(
+            if offer.elicitation is not None:
+                asking["elicitation_callback"] = self._elicit
+            if offer.roots:
+                asking["list_roots_callback"] = self._roots
+            if offer.sampling is not None:
+                asking.update(sampling_callback=self._sample, sampling_capabilities=offer.sampling)
+        return offering(offer)(
             server, mode=spec.mode, message_handler=self._message, cache=None,
             # Every level: the proxy decides which agent gets which (elision.mcp.notify).
             logging_callback=self._log, log_level="debug", **asking,

@@ -1,0 +1,127 @@
+"""End to end: what the proxy tells an upstream server it can do follows what the agent can.
+
+A server lists tools by what its client declared (one that needs elicitation only to a client
+that can elicit); the proxy used to declare roots and elicitation to every upstream whatever
+its agent declared, so servers exposed tools the agent could never use. Here ``roots_server``
+reports the client capabilities its handshake got: through a stdio proxy, an agent that
+declares neither roots nor elicitation makes the server see neither, one that declares both
+makes it see both; an HTTP proxy (many agents, one upstream session) offers what the config
+allows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+
+from mcp import Client, StdioServerParameters
+from support.processes import started
+
+pytestmark = pytest.mark.e2e
+
+HERE = Path(__file__).parent
+ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
+
+
+def proxy_command(tmp_path: Path, **entry: Any) -> list[str]:
+    path = tmp_path / "servers.json"
+    server = {"command": sys.executable, "args": [str(HERE / "roots_server.py")], "timeout": 20}
+    path.write_text(json.dumps({"mcpServers": {"files": {**server, **entry}}}))
+    return [*ELISION, "proxy", "--config", str(path), "--store", ":memory:", "--no-audit"]
+
+
+def over_stdio(command: list[str]) -> StdioServerParameters:
+    return StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+
+
+async def roots(context: Any) -> types.ListRootsResult:
+    # One root: the proxy holds calls to a roots-using server while agents grant none.
+    return types.ListRootsResult(roots=[types.Root(uri="file:///work")])  # type: ignore[arg-type]
+
+
+async def elicit(context: Any, params: Any) -> types.ElicitResult:
+    return types.ElicitResult(action="decline")
+
+
+async def sample(context: Any, params: Any) -> types.CreateMessageResult:
+    return types.CreateMessageResult(
+        role="assistant", content=types.TextContent(text="no"), model="none"
+    )
+
+
+async def offered(client: Client) -> set[str]:
+    """The capability names the server was told its client (the proxy) has."""
+    result = await client.call_tool("files__roots", {})
+    block = result.content[0]
+    assert isinstance(block, types.TextContent), result
+    assert not result.is_error, block.text
+    caps: dict[str, Any] | None = json.loads(block.text)["offered"]
+    return set(caps or ())
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # the handshake era; the newest era
+def test_an_agent_that_declares_nothing_gets_a_server_told_nothing(
+    tmp_path: Path, mode: str
+) -> None:
+    # "sampling": true allows sampling, but this agent cannot sample: not offered either.
+    command = proxy_command(tmp_path, sampling=True)
+
+    async def main() -> None:
+        async with Client(over_stdio(command), mode=mode) as client:
+            assert await offered(client) == set()
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_an_agent_that_declares_roots_and_elicitation_gets_a_server_told_both(
+    tmp_path: Path, mode: str
+) -> None:
+    command = proxy_command(tmp_path)
+
+    async def main() -> None:
+        async with Client(over_stdio(command), mode=mode, list_roots_callback=roots,
+                          elicitation_callback=elicit, sampling_callback=sample) as client:
+            # Sampling stays off: the config entry did not allow it.
+            assert await offered(client) == {"roots", "elicitation"}
+
+    anyio.run(main)
+
+
+def test_an_agent_that_declares_one_gets_a_server_told_just_that(tmp_path: Path) -> None:
+    command = proxy_command(tmp_path, sampling=True)
+
+    async def main() -> None:
+        async with Client(over_stdio(command), mode="legacy",
+                          sampling_callback=sample) as client:
+            assert await offered(client) == {"sampling"}
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ({}, {"roots", "elicitation"}),  # by default all it can carry but sampling
+        ({"elicitation": False, "roots": False}, set()),  # the config turns both off
+        ({"roots": False, "sampling": True}, {"elicitation", "sampling"}),  # one off, one on
+    ],
+)
+def test_an_http_proxy_offers_what_the_config_allows(
+    tmp_path: Path, entry: dict[str, Any], expected: set[str]
+) -> None:
+    command = [*proxy_command(tmp_path, **entry), "--listen", "127.0.0.1:0"]
+    with started(command) as proxy:
+        async def main() -> None:
+            # An agent that declares nothing: with several agents, the proxy cannot follow each.
+            async with Client(proxy.url, mode="legacy") as client:
+                assert await offered(client) == expected
+
+        anyio.run(main)
