@@ -188,3 +188,17 @@ def test_an_http_entry_goes_through_upstream_url(tmp_path: Path) -> None:
     assert entry["type"] == "stdio" and "url" not in entry
     uninstall("vscode", config=config)
     assert json.loads(config.read_text("utf-8"))["servers"]["api"]["url"].endswith("/mcp")
+
+
+def test_dry_run_withholds_a_token_the_config_holds(tmp_path: Path) -> None:
+    """Found by the QA pass: the diff printed an entry's env token whole."""
+    token = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"gh": {
+        "command": "github-mcp", "env": {"GITHUB_TOKEN": token}}}}, indent=2), "utf-8")
+    result = CliRunner().invoke(main, ["install", "cursor", "--config", str(config),
+                                       "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "[credential withheld: github-token]" in result.stdout  # in the diff context
+    assert token not in result.output and token[:12] not in result.output
+    assert token in config.read_text("utf-8")  # the file itself is the user's, untouched

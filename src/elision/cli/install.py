@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from elision.cli._common import reports_errors
+from elision.redact.messages import redact_message
 from elision.install import HARNESSES, Plan, install, uninstall
 from elision.install.harnesses import Harness
 from elision.redact.messages import redact_message
@@ -23,7 +24,9 @@ def _no_entries(harness: Harness) -> str:
 
 def _report(plan: Plan, *, dry_run: bool) -> None:
     if dry_run:
-        click.echo(plan.diff(), nl=False)  # stdout holds the diff only; the summary is stderr's
+        # stdout holds the diff only; the summary is stderr's. A token in the file's env or
+        # headers is withheld from it: a dry run's output ends up in terminals and CI logs.
+        click.echo(redact_message(plan.diff()), nl=False)
     for change in plan.changes:
         where = ".".join((*change.container, change.name))
         if change.outcome == "left":
