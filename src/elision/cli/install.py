@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from elision.cli._common import reports_errors
-from elision.redact.messages import redact_message
 from elision.install import HARNESSES, Plan, install, uninstall
 from elision.install.harnesses import Harness
 from elision.redact.messages import redact_message
