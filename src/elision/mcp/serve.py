@@ -287,7 +287,9 @@ def _stdin_is_a_pipe() -> bool:
         mode = os.fstat(0).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    # A character device is pollable only as a terminal: epoll refuses /dev/null, and the
+    # event loop then hangs on a read that never starts. Other stdins take the SDK's threads.
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(0))
 
 
 def _first_elision_error(group: BaseExceptionGroup[BaseException]) -> ElisionError | None:
