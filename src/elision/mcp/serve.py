@@ -11,7 +11,7 @@ import stat
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -55,23 +55,28 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
                 # uvicorn stops cleanly on SIGTERM by itself; on stdio that is done here, so
                 # the audit log is closed and its final checkpoint written.
                 tg.start_soon(_cancel_on_sigterm, tg.cancel_scope)
-                # The event loop reads pipes itself; a regular file needs the SDK's threads.
-                transport = stdio_server_transport if _stdin_is_a_pipe() else stdio_server
-                async with transport() as (read, write):
-                    # One agent: its first request says what it can answer, and the upstreams
-                    # start offering just that (elision.mcp.offer).
-                    lead, opening = await _read_opening(read)
-                    offer = Offer.of_request(
-                        opening.method if opening is not None else "",
-                        opening.params if opening is not None else None,
-                    )
-                    await proxy.start(tg, offer)
-                    server, options = _built(proxy)
-                    replayed = _Replayed(lead, read)
-                    if transport is stdio_server_transport:
-                        await serve_connection(server, replayed, write, options, opening=opening)
-                    else:
-                        await server.run(replayed, write, options)
+                async with _stdio() as (read, write, fast):
+                    try:
+                        # One agent: its first request says what it can answer, and the
+                        # upstreams start offering just that (elision.mcp.offer).
+                        lead, opening = await _read_opening(read)
+                        offer = Offer.of_request(
+                            opening.method if opening is not None else "",
+                            opening.params if opening is not None else None,
+                        )
+                        await proxy.start(tg, offer)
+                        server, options = _built(proxy)
+                        replayed = _Replayed(lead, read)
+                        if fast:
+                            await serve_connection(
+                                server, replayed, write, options, opening=opening
+                            )
+                        else:
+                            await server.run(replayed, write, options)
+                    finally:
+                        # Also when an upstream failed to start: no stream is left open.
+                        await read.aclose()
+                        await write.aclose()
             else:
                 await proxy.start(tg)
                 _built(proxy)
@@ -83,6 +88,21 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
             with anyio.CancelScope(shield=True):  # a SIGTERM cancelled the rest, not this
                 await proxy.aclose()
             tg.cancel_scope.cancel()
+
+
+@contextlib.asynccontextmanager
+async def _stdio() -> AsyncIterator[tuple[Any, Any, bool]]:
+    """stdin and stdout as streams, and whether the event loop reads them itself.
+
+    The event loop reads pipes itself; a regular file, or ``/dev/null`` (which it cannot
+    watch), needs the SDK's threads.
+    """
+    if _stdin_is_a_pipe():
+        async with stdio_server_transport() as (read, write):
+            yield read, write, True
+    else:
+        async with stdio_server() as (read, write):
+            yield read, write, False
 
 
 def _built(proxy: Proxy) -> tuple[Server[Any], InitializationOptions]:
