@@ -457,12 +457,16 @@ class Walker:
             return self._string(node, path)
         if isinstance(node, dict):
             moved = False
+            names = list(node)
             if self._bad_key(node):
                 # The secret in a key becomes its stub, in the key: the member's value and its
                 # siblings stay (and are walked like any other).
                 node = self._rekeyed(node, path)
                 moved = True
-            fields = [k for k, v in node.items() if is_credential_field(k, v)]
+            # A member is judged by the name it came with: a stub's own words ("credential
+            # withheld") must not make a harmless value look like one.
+            fields = [shown for name, (shown, v) in zip(names, node.items(), strict=True)
+                      if is_credential_field(name, v)]
             if fields:
                 node = {**node, **{k: credential_stub(CREDENTIAL_FIELD) for k in fields}}
                 for k in fields:
