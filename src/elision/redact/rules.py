@@ -309,6 +309,15 @@ _STUB = re.compile(
 )
 
 
+_STUB_IN_TEXT = re.compile(r"\[(?:credential withheld|withheld): [a-z0-9-]+\]")
+
+
+def without_stubs(text: str) -> str:
+    """``text`` with the credential stubs this stage wrote into it taken out (a name holding
+    one is judged by its own words, not the stub's)."""
+    return _STUB_IN_TEXT.sub(" ", text) if "withheld: " in text else text
+
+
 def is_stub(value: object) -> bool:
     """Whether ``value`` is a string this stage wrote in place of something withheld."""
     return isinstance(value, str) and value.startswith("[") and _STUB.match(value) is not None

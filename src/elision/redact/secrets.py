@@ -12,7 +12,7 @@ from __future__ import annotations
 from elision.redact.families import PATTERN_FAMILIES, Family
 from elision.redact.generic import FIELD_SUFFIXES, find_assignments, is_credential_value
 from elision.redact.keywords import Present, present
-from elision.redact.rules import Span, is_stub
+from elision.redact.rules import Span, is_stub, without_stubs
 
 #: The families matched by a pattern, in the order they are tried (the name is kept for the
 #: callers that knew the rules as a tuple).
@@ -30,7 +30,7 @@ def is_credential_field(key: object, value: object) -> bool:
         isinstance(key, str)
         and isinstance(value, str)
         and not is_stub(value)
-        and is_credential_value(key, value)
+        and is_credential_value(without_stubs(key), value)
     )
 
 
