@@ -27,6 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic_core import PydanticSerializationError
 
 from elision.errors import UpstreamError
 from elision.mcp.config import ServerSpec
@@ -165,6 +166,13 @@ class Upstream:
             raise UpstreamError(
                 f"server {self.name!r} went away during {what} ({exc.error.message}); "
                 "it will be restarted on the next call"
+            ) from None
+        except PydanticSerializationError as exc:
+            # Raised while this request is turned into its line, before a byte of it is
+            # written: the session every other client shares is fine, so it stays up.
+            raise UpstreamError(
+                f"elision proxy: {what} for server {self.name!r} could not be written "
+                f"({describe(exc)}), so nothing was sent; send its arguments as UTF-8 JSON"
             ) from None
         except Exception as exc:
             await self._discard(session)
