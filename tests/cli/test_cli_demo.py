@@ -53,5 +53,5 @@ def test_head_view_judges_the_slice(original: str, intact: bool, integrity: str)
 def test_demo_refuses_a_budget_below_the_minimum() -> None:
     done = subprocess.run([*ELISION, "demo", "--budget", "10"], capture_output=True, text=True,
                           timeout=60)
-    assert done.returncode == 1
+    assert done.returncode == 2  # bad usage: nothing was started
     assert "budget must be at least 512 bytes, got 10" in done.stderr

@@ -82,7 +82,7 @@ def test_a_bad_listen_address_is_a_clear_error(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(main, ["guardian", "--listen", "nowhere", "--no-store",
                                        "--log", str(tmp_path / "a.db")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # bad usage, as click reports it
     assert "HOST:PORT" in result.stderr
 
 

@@ -125,7 +125,7 @@ def test_format_auto_trusts_the_extension(tmp_path: Path, name: str, header: str
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["-b", "12"], 1, "at least 512"),  # below the minimum budget
+        (["-b", "12"], 2, "at least 512"),  # below the minimum budget: bad usage
         (["--unit", "words"], 2, "words"),  # not a unit
         (["--format", "xml"], 2, "xml"),  # not a format
     ],

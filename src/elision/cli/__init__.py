@@ -59,4 +59,13 @@ def main() -> None:
 
     A result that was cut never looks complete, what was cut can be fetched, and credentials in
     results never reach the model.
+
+    \b
+    Exit status:
+      0  done
+      1  the operation was tried and failed, or its answer is no: a ref not kept, a store,
+         audit log or server that cannot be reached, a log that does not verify, a lint FAIL
+      2  elision was asked in a form it cannot read and did nothing: an unknown option, a
+         flag value such as a budget below 512 or --listen without a port, a selector, a
+         config file or key that does not parse, a body not in the --format asked for
     """

@@ -9,15 +9,28 @@ from typing import ParamSpec, TypeVar
 
 import click
 
-from elision.errors import ElisionError, InputError, SelectorError
+from elision.errors import (
+    BudgetError,
+    ElisionError,
+    InputError,
+    SelectorError,
+    TokenizerUnavailable,
+)
 from elision.redact.messages import redact_message
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-#: Exit codes: 1 for a refusal or failure, 2 for bad usage or bad input (as click does).
+#: The one exit-code scheme of every command (README "Exit status", docs/design.md):
+#: 2 when elision was asked in a form it cannot read and did nothing (click's usage errors
+#: are 2 too), 1 when it tried and the operation failed or its answer is no.
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+
+#: What is wrong with the asking, by error class: a flag's value, a budget, a selector, a
+#: config file, a key or a body not in the format asked for, or a unit this install cannot
+#: count. Every other ElisionError is a failure of the operation itself.
+USAGE_ERRORS = (InputError, SelectorError, BudgetError, TokenizerUnavailable)
 
 
 def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
@@ -30,7 +43,7 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
         except ElisionError as exc:
             # Redacted: a message may quote a config value or what a server sent.
             click.echo(f"error: {redact_message(str(exc))}", err=True)
-            code = EXIT_USAGE if isinstance(exc, InputError | SelectorError) else EXIT_FAILURE
+            code = EXIT_USAGE if isinstance(exc, USAGE_ERRORS) else EXIT_FAILURE
             sys.exit(code)
 
     return wrapper

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from elision.errors import ElisionError
+from elision.errors import InputError
 from elision.guard.policy import (
     Guardian,
     Policy,
@@ -44,7 +44,7 @@ _GUARDIAN_KEYS = {
 _AUDIT_KEYS = {"log", "checkpoint_every", "key"}
 
 
-class ConfigError(ElisionError, ValueError):
+class ConfigError(InputError):
     """The Guardian's config file cannot be used as written."""
 
 

@@ -14,7 +14,7 @@ from types import TracebackType
 
 import orjson
 
-from elision.errors import ElisionError
+from elision.errors import ElisionError, InputError
 from elision.guard.acs import AcsEndpoint
 from elision.guard.acs_wire import INVALID_REQUEST
 
@@ -28,7 +28,7 @@ def parse_listen(listen: str) -> tuple[str, int]:
     host, sep, port_text = listen.rpartition(":")
     host = host.strip("[]")
     if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ElisionError(
+        raise InputError(
             f"--listen must be HOST:PORT such as 127.0.0.1:8787, got {listen!r}"
         )
     return host, int(port_text)

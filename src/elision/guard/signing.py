@@ -91,9 +91,9 @@ def signer_from_text(text: str, key_id: str = "default") -> EnvelopeSigner:
     else:
         ikm = text.encode("utf-8")
     if len(ikm) < 16:
-        from elision.errors import ElisionError
+        from elision.errors import InputError
 
-        raise ElisionError(
+        raise InputError(
             f"the ACS signing key must be at least 16 bytes ({KEY_ENV}=hex:<32 bytes> is "
             "best); the configured one is too short (its value is not shown)"
         )
