@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from elision.audit.log import AuditLog, default_log_path
 from elision.audit.verify import read_checkpoints, verify_log
 from elision.audit.walfold import FOLD_EVERY
-from elision.errors import AuditError
+from elision.errors import AuditError, InputError
 
 KEY = "hmac:a-long-enough-test-secret"
 
@@ -197,7 +197,7 @@ def test_ed25519_checkpoints_verify_with_the_public_key(tmp_path: Path) -> None:
     ],
 )
 def test_a_bad_key_is_refused_without_showing_it(tmp_path: Path, key: str) -> None:
-    with pytest.raises(AuditError) as info:
+    with pytest.raises(InputError) as info:  # a key of no usable form is bad input (exit 2)
         AuditLog(tmp_path / "a.db", key=key)
     assert key.split(":")[-1] not in str(info.value)
 

@@ -27,12 +27,13 @@ from typing import Protocol
 
 import orjson
 
-from elision.errors import AuditError
+from elision.audit.keys import KEY_ENV, MIN_SECRET_BYTES, key_problem
+from elision.errors import AuditError, InputError
 
-KEY_ENV = "ELISION_AUDIT_KEY"
+__all__ = ["KEY_ENV", "MIN_SECRET_BYTES"]  # re-exported: where they were first defined
+
 HMAC_ALGORITHM = "HMAC-SHA256"
 ED25519_ALGORITHM = "Ed25519"
-MIN_SECRET_BYTES = 16
 
 
 class Signer(Protocol):
@@ -76,17 +77,13 @@ class Ed25519Signer:
 
 
 def signer_from_key(key: str) -> Signer:
-    """The signer a configured key string names (see the module docstring for the forms)."""
+    """The signer a configured key string names (see the module docstring for the forms);
+    a key of no usable form is an :class:`InputError` saying which form it needs."""
+    problem = key_problem(key, signing=True)
+    if problem is not None:
+        raise InputError(problem)
     if key.startswith("ed25519:"):
-        try:
-            seed = base64.b64decode(key.removeprefix("ed25519:"), validate=True)
-        except ValueError:
-            seed = b""
-        if len(seed) != 32:
-            raise AuditError(
-                "an ed25519 audit key must be 'ed25519:' plus the base64 of a 32-byte seed; "
-                "the configured one is not (its value is not shown)"
-            )
+        seed = base64.b64decode(key.removeprefix("ed25519:"), validate=True)
         try:
             return Ed25519Signer(seed)
         except ImportError:
@@ -94,13 +91,7 @@ def signer_from_key(key: str) -> Signer:
                 "an ed25519 audit key needs the 'cryptography' package; install it, or use "
                 "an 'hmac:<secret>' key"
             ) from None
-    secret = key.removeprefix("hmac:").encode("utf-8")
-    if len(secret) < MIN_SECRET_BYTES:
-        raise AuditError(
-            f"the audit key must be at least {MIN_SECRET_BYTES} bytes, got {len(secret)}; "
-            f"set {KEY_ENV} to a long random secret (its value is never shown)"
-        )
-    return HmacSigner(secret)
+    return HmacSigner(key.removeprefix("hmac:").encode("utf-8"))
 
 
 def key_from_env() -> str | None:

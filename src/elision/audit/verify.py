@@ -25,7 +25,8 @@ from typing import Any
 import orjson
 import rfc8785
 
-from elision.errors import AuditError
+from elision.audit.keys import key_problem
+from elision.errors import AuditError, InputError
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ def verify_entries(
     ``heads`` are ``chain_hash`` values someone recorded from the Guardian's answers: each must
     still be the hash of an entry. That catches a full rewrite even with no checkpoint.
     """
+    _check_key(key)
     hashes: list[str] = []
     previous: str | None = None
     sessions: dict[str, tuple[int, str | None]] = {}
@@ -115,6 +117,14 @@ def verify_entries(
                 "log was rewritten or cut after it was published",
             )
     return VerifyResult(True, len(hashes), head, len(checkpoints))
+
+
+def _check_key(key: str | None) -> None:
+    """Refuse a key of no usable form first: otherwise it surfaces as a missing checkpoint
+    file or a signature that does not verify, and the operator looks for the wrong thing."""
+    problem = None if key is None else key_problem(key, signing=False)
+    if problem is not None:
+        raise InputError(problem)
 
 
 def _session_problem(
@@ -331,6 +341,7 @@ def verify_against_files(
     """Verify ``entries`` against the checkpoints in ``checkpoint_paths``; with ``key``,
     each file must be there and hold one. An entry that does not verify is named before a
     checkpoint file that is missing: it is the more exact finding."""
+    _check_key(key)
     try:
         checkpoints = [
             cp for p in checkpoint_paths for cp in read_checkpoints(p, required=key is not None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,8 @@ import rfc8785
 
 ALGORITHM = "HMAC-SHA256"
 KEY_ENV = "ELISION_ACS_KEY"
+#: The least input keying material accepted: below it a key is guessable.
+MIN_KEY_BYTES = 16
 
 
 def hkdf_sha256(ikm: bytes, info: bytes, length: int = 32, salt: bytes = b"") -> bytes:
@@ -82,19 +85,27 @@ class EnvelopeSigner:
 
 
 def signer_from_text(text: str, key_id: str = "default") -> EnvelopeSigner:
-    """``hex:<bytes>`` or a passphrase (its UTF-8 bytes) as input keying material."""
+    """``hex:<bytes>`` or a passphrase (its UTF-8 bytes) as input keying material; a key of
+    neither form is an :class:`InputError` that says which and never shows the key."""
+    from elision.errors import InputError
+
+    give = (f"give {KEY_ENV} (or --acs-key) as hex: and 64 hex digits (32 random bytes), or "
+            f"a passphrase of at least {MIN_KEY_BYTES} bytes without the hex: prefix "
+            "(the key is not shown)")
     if text.startswith("hex:"):
-        try:
-            ikm = bytes.fromhex(text.removeprefix("hex:"))
-        except ValueError:
-            ikm = b""
+        digits = text.removeprefix("hex:")
+        if any(c not in string.hexdigits for c in digits):
+            raise InputError(f"the ACS signing key starts with 'hex:' but what follows is not "
+                             f"hex digits (0-9, a-f); {give}")
+        if len(digits) % 2:
+            raise InputError(f"the ACS signing key after 'hex:' has an odd number of hex "
+                             f"digits ({len(digits)}), so it is not whole bytes; {give}")
+        ikm = bytes.fromhex(digits)
+        kind = "hex key"
     else:
         ikm = text.encode("utf-8")
-    if len(ikm) < 16:
-        from elision.errors import InputError
-
-        raise InputError(
-            f"the ACS signing key must be at least 16 bytes ({KEY_ENV}=hex:<32 bytes> is "
-            "best); the configured one is too short (its value is not shown)"
-        )
+        kind = "passphrase"
+    if len(ikm) < MIN_KEY_BYTES:
+        raise InputError(f"the ACS signing key is a {kind} of {len(ikm)} bytes; it must be at "
+                         f"least {MIN_KEY_BYTES}: {give}")
     return EnvelopeSigner(ikm, key_id)
