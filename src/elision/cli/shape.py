@@ -10,6 +10,7 @@ import click
 
 from elision.budget import UNITS, Budget
 from elision.cli._common import reports_errors
+from elision.errors import InputError
 from elision.pipeline import DEFAULT_REDACTOR
 from elision.shape import FORMATS, Shaped, shape
 
@@ -69,6 +70,13 @@ def shape_command(
     `elision fetch`. Signed URLs, tokens and keys are withheld as stubs unless --no-redact.
     """
     body = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    if not body.strip():
+        # Whatever the format: a blank line on stdout and exit 0 would pass for a result.
+        where = "stdin" if file == "-" else repr(file)
+        raise InputError(
+            f"the body from {where} is empty ({len(body):,} bytes, none but whitespace): "
+            "there is nothing to shape; check that the tool or command wrote its result"
+        )
     if fmt == "auto" and file != "-":
         fmt = EXTENSION_FORMATS.get(Path(file).suffix.lower(), "auto")
     limit = Budget(budget, unit)  # type: ignore[arg-type]  # click.Choice checked it
