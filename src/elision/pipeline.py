@@ -331,6 +331,7 @@ class Pipeline:
         ctx = ShapeContext(
             sha256=digest, total_bytes=len(body), body=body, store=self.store, scope=scope,
             caveat_keys=tuple(self.caveat_keys), format=capture.format, withheld=withheld,
+            verified=True,  # a Capture's digest is of its body, computed as it arrived
         )
         if not capture.is_json:
             fmt = "auto" if capture.format == "auto" else capture.format

@@ -269,11 +269,15 @@ def test_a_failed_put_leaves_nothing_half_done(
     try:
         kept = put(store, b"already kept")
 
-        def fail(*args: Any, **kwargs: Any) -> None:
-            raise RuntimeError("disk full, say")
+        execute = psycopg.Connection.execute
+
+        def fail(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            if str(query).startswith("INSERT INTO store_chunks"):
+                raise RuntimeError("disk full, say")
+            return execute(self, query, *args, **kwargs)
 
         # The body row is written, then the chunks fail: the whole put must roll back.
-        monkeypatch.setattr(psycopg.Cursor, "executemany", fail)
+        monkeypatch.setattr(psycopg.Connection, "execute", fail)
         with pytest.raises(RuntimeError):
             put(store, b"never half kept")
         monkeypatch.undo()

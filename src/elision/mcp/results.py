@@ -337,7 +337,8 @@ class ResultShaper:
             return None
         ref = new_ref()
         try:
-            store.put(body, ref=ref, sha256=digest, format=format, scope=scope)
+            # The digest was taken from these bytes a moment ago: no second hash.
+            store.put(body, ref=ref, sha256=digest, format=format, scope=scope, verified=True)
         except StoreError:
             return None
         return ref

@@ -103,6 +103,8 @@ class ShapeContext:
     following: str | None = None
     #: Set for a page: the ref of the body it is a page of (already stored).
     fixed_ref: str | None = None
+    #: ``sha256`` was computed from ``body`` itself, so the store need not hash it again.
+    verified: bool = False
     notes: list[str] = field(default_factory=list)
     #: Entries for values the redaction stage withheld (path, reason, stub); they make the
     #: result incomplete even when it fits.
@@ -122,7 +124,7 @@ class ShapeContext:
                 try:
                     self.store.put(
                         self.body, ref=ref, sha256=self.sha256, format=self.format,
-                        scope=self.scope,
+                        scope=self.scope, verified=self.verified,
                     )
                 except StoreError as exc:
                     self._kept = False
@@ -178,6 +180,7 @@ def shape(
     ctx = ShapeContext(
         sha256=digest, total_bytes=len(body), body=body, store=store, scope=scope,
         caveat_keys=tuple(caveat_keys) if caveat_keys is not None else DEFAULT_CAVEAT_KEYS,
+        verified=True,
     )
     return shape_body(body, budget, fmt, ctx)
 

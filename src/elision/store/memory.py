@@ -65,11 +65,12 @@ class MemoryStore(PagedStore):
         self._references: dict[tuple[str, str], tuple[bytes, float]] = {}
 
     def put(
-        self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None
+        self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None,
+        verified: bool = False,
     ) -> None:
         body = bytes(body)
         check_name(ref, keeping=True)
-        self.retention.check_body(body, sha256)
+        self.retention.check_body(body, sha256, verified=verified)
         key = scope_key(scope)
         with self._lock:
             now = self._clock()

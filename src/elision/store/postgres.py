@@ -123,11 +123,13 @@ class PostgresStore(PagedStore):
     # -- bodies --
 
     def put(
-        self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None
+        self, body: bytes, *, ref: str, sha256: str, format: str, scope: str | None = None,
+        verified: bool = False,
     ) -> None:
-        body = bytes(body)
+        if not isinstance(body, bytes):
+            body = bytes(body)
         check_name(ref, keeping=True)
-        self.retention.check_body(body, sha256)
+        self.retention.check_body(body, sha256, verified=verified)
         key = scope_key(scope)
 
         def work(conn: Conn) -> None:
@@ -142,10 +144,12 @@ class PostgresStore(PagedStore):
                              (sha256, len(body), len(starts), now))
                 conn.execute("UPDATE store_usage SET bodies = bodies + 1, bytes = bytes + %s",
                              (len(body),))
-                with conn.cursor() as cur:
-                    cur.executemany("INSERT INTO store_chunks VALUES (%s, %s, %s)", [
-                        (sha256, seq, body[start:start + CHUNK_BYTES])
-                        for seq, start in enumerate(starts)])
+                # One statement per chunk, each given a view: a list of slices was a second
+                # copy of the whole body. The pipeline sends each as it is queued.
+                view = memoryview(body)
+                for seq, start in enumerate(starts):
+                    conn.execute("INSERT INTO store_chunks VALUES (%s, %s, %s)",
+                                 (sha256, seq, view[start:start + CHUNK_BYTES]))
             conn.execute("INSERT INTO store_refs VALUES (%s, %s, %s, %s, %s, %s, %s)",
                          (ref, sha256, format, key, now, self.retention.expires_at(now), now))
             conn.execute("DELETE FROM store_tombstones WHERE ref = %s", (ref,))
