@@ -17,6 +17,9 @@ denied, and ``tomllib`` reads it with no new dependency::
     [audit]
     log = "~/.local/share/elision/audit.db"
     checkpoint_every = 1000         # the key comes from ELISION_AUDIT_KEY, or `key` here
+
+Its schema ships as ``elision/data/guard.schema.json``; a file off it is refused whole, every
+problem named by its key path (:mod:`elision.guard.config_schema`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from elision.errors import InputError
+from elision.guard.config_schema import message, problems
 from elision.guard.policy import (
     Guardian,
     Policy,
@@ -37,11 +41,6 @@ from elision.guard.policy import (
     ToolLists,
     store_keeper,
 )
-
-_GUARDIAN_KEYS = {
-    "max_bytes", "allow_tools", "deny_tools", "redact", "policies", "on_partial_evidence",
-}
-_AUDIT_KEYS = {"log", "checkpoint_every", "key"}
 
 
 class ConfigError(InputError):
@@ -89,86 +88,40 @@ def load_config(path: str | Path) -> GuardianConfig:
 
 
 def config_from_mapping(doc: Mapping[str, Any], *, where: str = "config") -> GuardianConfig:
-    guardian = _table(doc, "guardian", where)
-    audit = _table(doc, "audit", where)
-    _no_unknown(guardian, _GUARDIAN_KEYS, f"{where} [guardian]")
-    _no_unknown(audit, _AUDIT_KEYS, f"{where} [audit]")
+    """Policies and audit settings from a config's table; ``where`` names it in errors.
+
+    The table is checked against the shipped schema first (:mod:`elision.guard.config_schema`),
+    so what follows reads values of known keys and types only."""
+    found = problems(doc)
+    if found:
+        raise ConfigError(message(where, found))
+    guardian: Mapping[str, Any] = doc.get("guardian", {})
+    audit: Mapping[str, Any] = doc.get("audit", {})
     policies: list[Policy] = []
     if "max_bytes" in guardian:
-        policies.append(SizeCeiling(_positive_int(guardian["max_bytes"], "max_bytes", where)))
-    allow = _names(guardian.get("allow_tools", []), "allow_tools", where)
-    deny = _names(guardian.get("deny_tools", []), "deny_tools", where)
+        policies.append(SizeCeiling(guardian["max_bytes"]))
+    allow = tuple(guardian.get("allow_tools", ()))
+    deny = tuple(guardian.get("deny_tools", ()))
     if allow or deny:
         policies.append(ToolLists(allow=allow, deny=deny))
-    redact = guardian.get("redact", False)
-    if not isinstance(redact, bool):
-        raise ConfigError(f"{where}: redact must be true or false, got {redact!r}")
-    if redact:
+    if guardian.get("redact", False):
         policies.append(RedactionPolicy())
-    partial = guardian.get("on_partial_evidence", "deny")
-    if partial not in ("deny", "defer"):
-        raise ConfigError(f"{where}: on_partial_evidence must be \"deny\" or \"defer\", got "
-                          f"{partial!r}")
     for n, spec in enumerate(guardian.get("policies", []), start=1):
-        policies.append(_user_policy(spec, f"{where} policy {n}"))
-    every = audit.get("checkpoint_every")
-    key = audit.get("key")
-    if key is not None and not isinstance(key, str):
-        raise ConfigError(f"{where}: [audit] key must be a string (its value is not shown)")
+        policies.append(_user_policy(spec, f"{where}: guardian.policies[{n}]"))
     log = audit.get("log")
-    if log is not None and not isinstance(log, str):
-        raise ConfigError(f"{where}: [audit] log must be a path string, got {log!r}")
     return GuardianConfig(
         policies=policies,
         audit_log=Path(log).expanduser() if log else None,
-        audit_key=key,
-        checkpoint_every=(
-            _positive_int(every, "checkpoint_every", where) if every is not None else None
-        ),
-        on_partial_evidence=partial,
+        audit_key=audit.get("key"),
+        checkpoint_every=audit.get("checkpoint_every"),
+        on_partial_evidence=guardian.get("on_partial_evidence", "deny"),
     )
 
 
-def _table(doc: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any]:
-    value = doc.get(name, {})
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}: [{name}] must be a table, got {value!r}")
-    return value
-
-
-def _no_unknown(table: Mapping[str, Any], known: set[str], where: str) -> None:
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise ConfigError(
-            f"{where} has unknown key(s) {', '.join(map(repr, unknown))}; the known keys are "
-            f"{', '.join(sorted(known))}"
-        )
-
-
-def _positive_int(value: Any, name: str, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{where}: {name} must be a positive integer, got {value!r}")
-    return value
-
-
-def _names(value: Any, name: str, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise ConfigError(f"{where}: {name} must be a list of tool names, got {value!r}")
-    return tuple(value)
-
-
-def _user_policy(spec: Any, where: str) -> Policy:
-    if not isinstance(spec, Mapping) or not isinstance(spec.get("use"), str):
-        raise ConfigError(
-            f"{where}: each [[guardian.policies]] needs use = \"module:factory\", got {spec!r}"
-        )
-    target = spec["use"]
-    options = spec.get("options", {})
-    if not isinstance(options, Mapping):
-        raise ConfigError(f"{where}: options must be a table, got {options!r}")
+def _user_policy(spec: Mapping[str, Any], where: str) -> Policy:
+    target: str = spec["use"]
+    options: Mapping[str, Any] = spec.get("options", {})
     module_name, _, attr = target.partition(":")
-    if not module_name or not attr:
-        raise ConfigError(f"{where}: use must look like 'package.module:factory', got {target!r}")
     try:
         factory = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
