@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from elision.guard.pointers import walk_strings
 from elision.guard.policy import (
     Decision,
     Guardian,
@@ -21,7 +22,6 @@ from elision.guard.policy import (
     ToolLists,
     ToolResult,
     Verdict,
-    walk_strings,
 )
 
 SECRET = "sk-live-0123456789abcdefSECRET"

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from elision.guard.policy import Decision, Redaction, Verdict
+    from elision.guard.decision import Decision, Redaction, Verdict
 
 
 def codes(decisions: Iterable[Decision | Verdict]) -> tuple[str, ...]:

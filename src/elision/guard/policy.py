@@ -16,151 +16,61 @@ that says which policy failed.
 Built in: :class:`SizeCeiling` (a body over the ceiling is refused whole, never silently cut),
 :class:`ToolLists` (allow and deny lists of tool names, with ``*`` wildcards) and
 :class:`RedactionPolicy` (the redaction rules of :mod:`elision.redact` as a policy).
+
+The types policies speak live in :mod:`elision.guard.decision`, the redaction policy in
+:mod:`elision.guard.redaction`; both are re-exported here, where they are imported from.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Protocol, runtime_checkable
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
-from elision.envelope import format_path
 from elision.guard.combine import codes as _codes
 from elision.guard.combine import disjoint as _disjoint
-from elision.guard.pointers import apply_replacements, changed_nodes, walk_strings
+from elision.guard.decision import (
+    Decision,
+    DecisionKind,
+    Policy,
+    Redaction,
+    Stage,
+    ToolCall,
+    ToolResult,
+    Verdict,
+)
+from elision.guard.redaction import (
+    RedactionPolicy,
+    SpanFinder,
+    SpanLike,
+    apply_redactions,
+    store_keeper,
+)
 
-DecisionKind = Literal["allow", "modify", "deny", "ask", "defer"]
+#: Re-exported: the Guardian's vocabulary (elision.guard.decision) and its redaction policy
+#: (elision.guard.redaction) were defined here first, and are imported from here.
+__all__ = [
+    "Decision",
+    "DecisionKind",
+    "Guardian",
+    "Policy",
+    "Redaction",
+    "RedactionPolicy",
+    "SizeCeiling",
+    "SpanFinder",
+    "SpanLike",
+    "Stage",
+    "ToolCall",
+    "ToolLists",
+    "ToolResult",
+    "Verdict",
+    "apply_redactions",
+    "store_keeper",
+]
+
 #: ``Guardian(redactor=…)``'s default: the built-in redaction rules.
 _DEFAULT: Any = object()
-#: ``step``: an ACS hook that is not about a tool (a userMessage, a sessionStart); its
-#: ``tool`` is the method's name.
-Stage = Literal["request", "result", "step"]
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """The call a result answers (or, at the ``request`` stage, the call about to be made)."""
-
-    tool: str
-    server: str | None = None
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-    stage: Stage = "result"
-    #: The command line as the client would run it (ACS ``payload.raw_command``), if sent.
-    raw_command: str | None = None
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """The whole result: its parsed value (a JSON value, or the text), size and digest.
-
-    ``complete`` is false only when the Guardian was handed a bounded prefix it could not
-    resolve to the full body; policies then decide on what there is, and the audit entry
-    says so.
-    """
-
-    value: Any
-    body_bytes: int
-    sha256: str
-    complete: bool = True
-
-
-@dataclass(frozen=True)
-class Redaction:
-    """Replace the value at JSON pointer ``path`` (RFC 6901) by ``replacement``.
-
-    ``rules`` lists the rule of each value withheld inside it (a string can hold several
-    secrets); it defaults to ``(reason,)``.
-    """
-
-    path: str
-    reason: str
-    replacement: Any = None
-    rules: tuple[str, ...] = ()
-
-    def to_wire(self) -> dict[str, Any]:
-        replacement = (
-            self.replacement if self.replacement is not None else f"[withheld: {self.reason}]"
-        )
-        return {"path": self.path, "reason": self.reason, "replacement": replacement}
-
-
-@dataclass(frozen=True)
-class Decision:
-    """One policy's answer. Build it with :meth:`allow`, :meth:`modify` or :meth:`deny`."""
-
-    kind: DecisionKind
-    reason: str = ""
-    redactions: tuple[Redaction, ...] = ()
-    reason_codes: tuple[str, ...] = ()
-    details: Mapping[str, Any] | None = None
-
-    @classmethod
-    def allow(cls) -> Decision:
-        return cls("allow")
-
-    @classmethod
-    def modify(
-        cls, redactions: Sequence[Redaction], reason: str, *codes: str
-    ) -> Decision:
-        return cls("modify", reason, tuple(redactions), codes)
-
-    @classmethod
-    def deny(cls, reason: str, *codes: str) -> Decision:
-        return cls("deny", reason, (), codes)
-
-    @classmethod
-    def ask(cls, reason: str, *codes: str, approver: Mapping[str, Any] | None = None,
-            **details: Any) -> Decision:
-        """Pause for approval. ``approver`` is ``{type, id, endpoint}`` (ACS §9)."""
-        extra = {"approver": dict(approver)} if approver is not None else {}
-        return cls("ask", reason, (), codes, {**extra, **details})
-
-    @classmethod
-    def defer(cls, reason: str, *codes: str, defer_reason: str = "insufficient_context",
-              resolution_method: str = "out_of_band", resolution_timeout_ms: int = 30_000,
-              timeout_decision: str = "deny", **details: Any) -> Decision:
-        """No verdict yet (ACS §6): how it may resolve, within how long, and what holds if
-        it does not (``deny`` unless said otherwise)."""
-        return cls("defer", reason, (), codes, {
-            "reason": defer_reason, "resolution_method": resolution_method,
-            "resolution_timeout_ms": resolution_timeout_ms,
-            "timeout_decision": timeout_decision, **details})
-
-
-@runtime_checkable
-class Policy(Protocol):
-    """Decides on one full result. ``id`` names it in verdicts and audit entries."""
-
-    @property
-    def id(self) -> str: ...
-
-    def decide(self, result: ToolResult, call: ToolCall) -> Decision: ...
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The Guardian's combined decision.
-
-    ``policy_ids`` names the policies that denied or modified, or - for an allow - every
-    policy that was consulted, so an audit entry always says which rules stood behind it.
-    """
-
-    decision: DecisionKind
-    reason: str = ""
-    policy_ids: tuple[str, ...] = ()
-    redactions: tuple[Redaction, ...] = ()
-    reason_codes: tuple[str, ...] = ()
-    #: ``ask_details`` of an ask, ``defer_details`` of a defer (ACS §6); else ``None``.
-    details: Mapping[str, Any] | None = None
-
-    def withheld_counts(self) -> dict[str, int]:
-        """How many values each rule withheld (never the values themselves)."""
-        counts: dict[str, int] = {}
-        for r in self.redactions:
-            for rule in r.rules or (r.reason,):
-                counts[rule] = counts.get(rule, 0) + 1
-        return counts
 
 
 class Guardian:
@@ -355,122 +265,3 @@ class ToolLists:
                 "tool_not_allowed",
             )
         return Decision.allow()
-
-
-class SpanLike(Protocol):
-    @property
-    def start(self) -> int: ...
-
-    @property
-    def end(self) -> int: ...
-
-    @property
-    def rule(self) -> str: ...
-
-
-#: Finds what must be withheld in one string: the shape of ``elision.redact.scan.find_spans``.
-SpanFinder = Callable[[str], Sequence[SpanLike]]
-
-
-class RedactionPolicy:
-    """The redaction rules as a policy: whatever they withhold becomes a modify, one JSON
-    pointer redaction per changed node, with counts by rule (never the values).
-
-    By default it runs :func:`elision.redact.redact_value` (reference lanes, signed URLs,
-    credentials, credential-named keys) and hands each reference stub's host-private record
-    to ``keep(stub_id, record)`` - the store's ``put_reference`` - so the stub can be
-    resolved later; without ``keep`` such a stub cannot be fetched.
-
-    ``find`` is the adapter slot for other rules: any function from a string to spans
-    (``start``, ``end``, ``rule``); each span is replaced by a credential stub.
-    """
-
-    def __init__(
-        self,
-        find: SpanFinder | None = None,
-        *,
-        keep: Callable[[str, dict[str, Any]], None] | None = None,
-        id: str = "redaction-rules",
-    ) -> None:
-        self._find, self._keep, self.id = find, keep, id
-
-    @property
-    def keeps_references(self) -> bool:
-        """Whether reference stubs' records go anywhere (else such a stub cannot be fetched)."""
-        return self._keep is not None
-
-    def keeping(self, keep: Callable[[str, dict[str, Any]], None]) -> RedactionPolicy:
-        """The same policy, handing each reference stub's record to ``keep``."""
-        return RedactionPolicy(self._find, keep=keep, id=self.id)
-
-    def decide(self, result: ToolResult, call: ToolCall) -> Decision:
-        redactions = (
-            self._with_rules(result.value, call.server) if self._find is None
-            else self._with_spans(result.value, self._find)
-        )
-        if not redactions:
-            return Decision.allow()
-        rules = sorted({rule for r in redactions for rule in r.rules})
-        count = sum(len(r.rules) for r in redactions)
-        return Decision.modify(
-            redactions,
-            f"{count} value(s) withheld by the redaction rules ({', '.join(rules)})",
-            "redacted",
-        )
-
-    def _with_rules(self, value: Any, server: str | None) -> list[Redaction]:
-        from elision.redact import redact_text, redact_value
-
-        # The server goes into each reference record: the one a stub may be read back through.
-        done = redact_text(value) if isinstance(value, str) else redact_value(value, server=server)
-        if not done.withheld:
-            return []
-        if self._keep is not None:
-            for stub_id, record in done.references.items():
-                self._keep(stub_id, record)
-        reasons = [(str(w.get("path", "$")), str(w["reason"])) for w in done.withheld]
-        redactions = []
-        for pointer, parts, replacement in changed_nodes(value, done.value):
-            where = format_path(parts)
-            rules = tuple(reason for path, reason in reasons if _within(path, where))
-            redactions.append(Redaction(pointer, rules[0] if rules else "redacted",
-                                        replacement, rules or ("redacted",)))
-        return redactions
-
-    @staticmethod
-    def _with_spans(value: Any, find: SpanFinder) -> list[Redaction]:
-        redactions: list[Redaction] = []
-        for pointer, text in walk_strings(value):
-            spans = sorted(find(text), key=lambda s: s.start)
-            if not spans:
-                continue
-            out, pos = [], 0
-            for span in spans:
-                out.append(text[pos:span.start])
-                out.append(f"[credential withheld: {span.rule}]")
-                pos = max(pos, span.end)
-            out.append(text[pos:])
-            redactions.append(Redaction(
-                pointer, spans[0].rule, "".join(out), tuple(s.rule for s in spans)
-            ))
-        return redactions
-
-
-def store_keeper(store: Any, *, scope: str | None = None) -> Callable[[str, dict[str, Any]], None]:
-    """A ``keep`` for :class:`RedactionPolicy` that puts each record into ``store`` (its
-    ``put_reference``), where ``elision_fetch_reference`` and ``lookup_reference`` find it."""
-
-    def keep(stub_id: str, record: dict[str, Any]) -> None:
-        store.put_reference(stub_id, record, scope=scope)
-
-    return keep
-
-
-def _within(path: str, where: str) -> bool:
-    # A text's withheld entries carry a line, not a path: they all sit in the root.
-    return where == "$" or path == where or path.startswith((where + ".", where + "["))
-
-
-def apply_redactions(value: Any, redactions: Sequence[Redaction]) -> Any:
-    """A copy of ``value`` with each redaction applied (paths that do not exist are skipped)."""
-    return apply_replacements(value, [(r.path, r.to_wire()["replacement"]) for r in redactions])
