@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from elision.cli._common import reports_errors
+from elision.cli._common import EXIT_FAILURE, reports_errors
 from elision.install import HARNESSES, Plan, install, uninstall
 from elision.install.harnesses import Harness
 from elision.redact.messages import redact_message
@@ -144,4 +144,4 @@ def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bo
             click.echo(redact_message(f"    runs {report.upstream}"))
             failed = failed or report.starts is False
     if failed:
-        raise SystemExit(1)
+        raise SystemExit(EXIT_FAILURE)
