@@ -16,6 +16,7 @@ from elision.redact import redact_text, redact_value, triggers
 from elision.redact.encodings import View, base64_text, decode_escapes
 from elision.redact.families import PATTERN_FAMILIES, Family, fill
 from elision.redact.rules import credential_stub
+from support.engines import trigger_engines
 
 # The families whose fake is one token (no spaces, no line breaks): each can be encoded.
 TOKENS = [f for f in PATTERN_FAMILIES if f.category not in ("keys",)]
@@ -66,7 +67,7 @@ def test_a_credential_in_a_kubernetes_secret_is_withheld(family: Family) -> None
     value = base64.b64encode(f"{plain}\n".encode()).decode()
     doc = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "app"},
            "type": "Opaque", "data": {"config": value, "replicas": "Mw=="}}
-    for engine in triggers.engines():
+    for engine in trigger_engines():
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(triggers, "engine", lambda engine=engine: engine)
             result = redact_value(doc)

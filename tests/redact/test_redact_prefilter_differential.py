@@ -27,8 +27,9 @@ from elision.redact.families import FAMILIES, negatives, sample
 from elision.redact.scan import _merge, _precise, find_spans
 from elision.shape.jsonparse import dumps_value
 from redact.test_redact_properties import ALNUM, HEX, credentials, seeded_documents
+from support.engines import trigger_engines
 
-ENGINES = triggers.engines()
+ENGINES = trigger_engines()
 ENGINE_IDS = [type(e).__name__.strip("_").lower() for e in ENGINES]
 
 FILLER = st.text(alphabet="abcdfhijlmnoqruvwz0123456789 .,:/-_=?&#éü漢", max_size=40)

@@ -1,0 +1,20 @@
+"""The trigger search's engines, built once for the whole test session.
+
+``triggers.engines()`` builds a fresh hyperscan engine on each call, which compiles the
+databases of every family (about 0.35 s idle): called once per parametrized case, that was
+over two minutes of the suite. A built engine is what the process itself keeps for its life
+(``triggers.engine()`` caches it), so sharing one across tests is the way it is used.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from elision.redact import triggers
+
+
+@cache
+def trigger_engines() -> tuple[Any, ...]:
+    """Every engine this process can use, the regex passes first (``triggers.engines()``)."""
+    return tuple(triggers.engines())
