@@ -36,6 +36,7 @@ from elision.shape import (
     shape_body,
 )
 from elision.shape.jsonparse import parse_json
+from elision.shape.lazyjson import parse_document
 
 if TYPE_CHECKING:
     from elision.store.base import Store
@@ -447,10 +448,12 @@ def collector_paused() -> Iterator[None]:
 
 
 def _parse_paused(body: bytes, shadowed: list[str]) -> Any:
+    # A large body is read lazily (elision.shape.lazyjson): the stages that must see every
+    # value (a guard, a redaction walk) parse it whole themselves; shaping does not.
     if len(body) < GC_PAUSE_BYTES:
         return parse_json(body, duplicates=shadowed)
     with collector_paused():
-        return parse_json(body, duplicates=shadowed)
+        return parse_document(body, duplicates=shadowed)
 
 
 def _text_of(capture: Capture) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from elision.guard.policy import Guardian, ToolCall, ToolResult
 from elision.pipeline import Capture, Decision
+from elision.shape.lazyjson import materialize
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ class GuardStage:
         self.guardian = guardian
 
     def decide(self, capture: Capture) -> Decision:
-        value: Any = capture.value if capture.is_json else capture.body.decode(
+        # A policy reads any value, so a lazily read body is parsed whole for it.
+        value: Any = materialize(capture.value) if capture.is_json else capture.body.decode(
             "utf-8", "replace"
         )
         verdict = self.guardian.evaluate(

@@ -37,6 +37,7 @@ from elision.mcp.meta import without_reserved
 from elision.pipeline import Capture, Decision, Pipeline, Redacted
 from elision.shape import Shaped, new_ref
 from elision.shape.jsonparse import parse_json
+from elision.shape.lazyjson import LazyObject, is_lazy
 
 #: Base64 characters of one image or audio block kept inline by default (~192 KB decoded).
 DEFAULT_MEDIA_BUDGET = 256 * 1024
@@ -372,11 +373,11 @@ class ResultShaper:
 
 def _same_document(exact: Any, text: str, structured: Any) -> bool:
     """Whether a JSON text is the structured content, as the SDK's own parser would see it."""
-    if exact == structured:
+    if not is_lazy(exact) and exact == structured:
         return True
     # The exact parser keeps numbers it cannot hold losslessly as raw spellings; the SDK's
     # values are plain Python, so compare in that form before calling it a different document.
-    if not isinstance(structured, dict) or not isinstance(exact, dict):
+    if not isinstance(structured, dict) or not isinstance(exact, dict | LazyObject):
         return False
     try:
         return bool(json.loads(text) == structured)

@@ -46,8 +46,15 @@ from elision.errors import ElisionError, InputError
 from elision.shape import ShapeContext, Shaped
 from elision.shape.jsondump import default, dumps_value
 from elision.shape.jsonparse import MAX_DEPTH as MAX_PARSE_DEPTH
-from elision.shape.jsonparse import parse_json
 from elision.shape.keys import caveat_matcher, member_order
+from elision.shape.lazyjson import (
+    ARRAYS,
+    CONTAINERS,
+    OBJECTS,
+    ChunkedObject,
+    materialize,
+    parse_document,
+)
 from elision.shape.sizes import bounded_size, scalar_size
 
 #: Containers deeper than this in a cut document are shown empty, with an entry. Inside
@@ -70,6 +77,8 @@ _WRAP_OVERHEAD = len(b'{"' + ENVELOPE_KEY.encode() + b'":,"' + VALUE_KEY.encode(
 _ROOT_OVERHEAD = len(b'{"' + ENVELOPE_KEY.encode() + b'":,}')
 _ELIDED_OVERHEAD = len(b',"elided":[]')
 _NEXT_RESERVE = 24
+# What the shaper measures and grows itself; anything else is a scalar.
+_SHAPED = (*CONTAINERS, str)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -80,7 +89,7 @@ def json_shaper(body: bytes, ctx: ShapeContext, *, strict: bool) -> Callable[[in
     so the body is never shown as it came, however small."""
     shadowed: list[str] = []
     try:
-        value = parse_json(body, duplicates=shadowed)
+        value = parse_document(body, duplicates=shadowed)
     except InputError:
         if strict:
             raise
@@ -106,7 +115,7 @@ def value_shaper(value: Any, ctx: ShapeContext) -> Callable[[int], Shaped]:
             # A bounded walk first: serializing a 100 MB value to learn it does not fit would
             # cost as much as the parse.
             if not compact and bounded_size(value, limit, MAX_PARSE_DEPTH, known) is not None:
-                compact.append(dumps_value(value))
+                compact.append(dumps_value(materialize(value)))
             if compact and len(compact[0]) <= limit:
                 # Only whitespace overflowed: every value is there, so no envelope.
                 text = compact[0].decode("utf-8")
@@ -186,7 +195,7 @@ class _Growth:
         self.caveat_keys = ctx.caveat_keys
         self.queue: deque[_Node] = deque()
         self.nodes: list[_Node] = []
-        wrap = not isinstance(value, dict) or ENVELOPE_KEY in value
+        wrap = not isinstance(value, OBJECTS) or ENVELOPE_KEY in value
         self.wrap = wrap
         self.used = (_WRAP_OVERHEAD if wrap else _ROOT_OVERHEAD) + self._envelope_base()
 
@@ -281,11 +290,11 @@ class _Growth:
 
     def _root_node(self) -> _Node:
         ctx, value = self.ctx, self.value
-        if isinstance(value, list | str):
+        if isinstance(value, (*ARRAYS, str)):
             total = ctx.root_total if ctx.root_total is not None else len(value)
-            kind = "array" if isinstance(value, list) else "string"
+            kind = "array" if isinstance(value, ARRAYS) else "string"
             node = _Node(kind, value, ctx.root_path, (), 0, total, ctx.root_offset)
-        elif isinstance(value, dict):
+        elif isinstance(value, OBJECTS):
             node = _Node("object", value, ctx.root_path, (), 0, len(value))
         else:  # a scalar root: always fits a legal budget, shown whole
             node = _Node("whole:scalar", value, ctx.root_path, (), 0, 1)
@@ -347,7 +356,7 @@ class _Growth:
         element = node.value[index]
         sep = 1 if index else 0
         original_index = node.offset + index
-        size = scalar_size(element) if not isinstance(element, dict | list | str) else None
+        size = scalar_size(element) if not isinstance(element, _SHAPED) else None
         if size is not None:
             if size + sep > self.room:
                 return False
@@ -383,7 +392,7 @@ class _Growth:
             sep = 1 if node.shown else 0
             room = self.room - (len(orjson.dumps(key)) + 1 + sep)
             whole: int | None
-            if isinstance(member, dict | list):
+            if isinstance(member, CONTAINERS):
                 whole = (
                     bounded_size(member, room, MAX_OUTPUT_DEPTH - node.depth - 1, self.known)
                     if caveat or not member else None
@@ -419,7 +428,11 @@ class _Growth:
         if node.shown < len(node.keys):
             return node.keys[node.shown]
         if node.members is None:
-            node.members = member_order(node.value, self.caveat_keys)
+            obj = node.value
+            node.members = (
+                obj.member_order(self.caveat_keys) if isinstance(obj, ChunkedObject)
+                else member_order(obj, self.caveat_keys)
+            )
         member = next(node.members, None)
         if member is not None:
             node.keys.append(member)
@@ -462,7 +475,7 @@ class _Growth:
         depth = parent.depth + 1
         if isinstance(value, str):
             node = _Node("string", value, path, (*parent.order, order), depth, len(value))
-        elif isinstance(value, list):
+        elif isinstance(value, ARRAYS):
             node = _Node("array", value, path, (*parent.order, order), depth, len(value))
         else:
             node = _Node("object", value, path, (*parent.order, order), depth, len(value))
@@ -528,10 +541,10 @@ def _build(item: Any) -> Any:
 def _built(item: Any) -> tuple[Any, bool]:
     """The shown value of ``item``, and whether anything in it was cut."""
     if not isinstance(item, _Node):
-        return item, False
+        return materialize(item), False
     kind = item.kind
     if kind.startswith("whole:"):
-        return item.value, False
+        return materialize(item.value), False
     if kind == "string":
         return item.value[: item.shown], item.remaining > 0
     children = [_built(child) for child in (

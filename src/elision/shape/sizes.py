@@ -15,6 +15,7 @@ import orjson
 
 from elision.errors import InputError
 from elision.shape.jsondump import RawNumber
+from elision.shape.lazyjson import CONTAINERS, OBJECTS
 
 
 def scalar_size(value: Any) -> int:
@@ -50,7 +51,7 @@ def bounded_size(
     The shaper asks about the same subtrees several times (the document, then its root, then
     the array inside it), so this turns three walks of the limit into one.
     """
-    if not isinstance(value, dict | list):
+    if not isinstance(value, CONTAINERS):
         size = scalar_size(value)
         return size if size <= limit else None
     if known is not None and known.get(id(value), -1) >= limit:
@@ -64,7 +65,7 @@ def bounded_size(
         if depth > depth_room:
             return None
         before, count = size, len(item)
-        if isinstance(item, dict):
+        if isinstance(item, OBJECTS):
             size += 2 + count + max(count - 1, 0)  # braces, colons, commas
             stack.append((iter(item.items()), depth, True, item, before))
         else:
@@ -80,7 +81,7 @@ def bounded_size(
                 if keyed:
                     key, member = member
                     size += len(orjson.dumps(key))
-                if isinstance(member, dict | list):
+                if isinstance(member, CONTAINERS):
                     if known is not None and known.get(id(member), -1) >= limit - size:
                         _too_big(stack, limit, known)
                         return None
