@@ -75,6 +75,9 @@ SAMPLE_BYTES = 64 << 10
 #: (its commas are mostly inside nested values, so a Raw per member is cheap there).
 RUN_TRIES = 64
 
+#: The least bitmap a dense object's keys are hashed into (a power of two).
+BITMAP_BYTES = 1 << 16
+
 _ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
 _OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -447,7 +450,7 @@ def _chunked(view: memoryview, depth: int) -> tuple[ChunkedObject, int]:
     caveat = _caveat_scan(DEFAULT_CAVEAT_KEYS)
     runs: list[tuple[int, int, int]] = []
     hits: list[tuple[int, str, int]] = []
-    bits = bytearray(1 << max(16, (len(view) // 8).bit_length()))  # ~64 bits per member
+    bits = bytearray(max(BITMAP_BYTES, 1 << (len(view) // 8).bit_length()))  # a bit per byte
     mask = len(bits) * 8 - 1
     collided: set[int] = set()
     count = 0
@@ -469,8 +472,7 @@ def _chunked(view: memoryview, depth: int) -> tuple[ChunkedObject, int]:
     if collided:
         seen: set[str] = set()
         for start, end, _ in runs:
-            # The keys alone, and each run already parsed once: orjson reads them fastest.
-            for key in orjson.loads(b"{" + view[start:end] + b"}"):
+            for key in _keys(view, start, end):
                 if hash(key) & mask in collided:
                     if key in seen:
                         raise Declined("a repeated key")
@@ -478,6 +480,16 @@ def _chunked(view: memoryview, depth: int) -> tuple[ChunkedObject, int]:
     node = ChunkedObject(view, runs, count, {tuple(DEFAULT_CAVEAT_KEYS): hits})
     node._seen[ENVELOPE_KEY] = enveloped  # the shaper asks first thing
     return node, _colons(view)
+
+
+def _keys(view: memoryview, start: int, end: int) -> Any:
+    """The keys of a run that parsed before: orjson reads them fastest, where it can (it
+    refuses a number past a double's range, which the exact parser keeps)."""
+    piece = b"{" + view[start:end] + b"}"
+    try:
+        return orjson.loads(piece)
+    except orjson.JSONDecodeError:
+        return parse_json(piece)
 
 
 def _caveat_scan(patterns: Sequence[str]) -> Callable[[dict[str, Any]], list[tuple[int, str]]]:

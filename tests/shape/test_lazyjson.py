@@ -1,0 +1,197 @@
+"""The lazy read of big JSON bodies (elision.shape.lazyjson) against the whole parse.
+
+Every test here shrinks the thresholds so that documents of a few KB take the lazy route with
+every kind of node in it (lazy arrays, lazy objects, dense objects read in runs), and holds the
+shaped output, byte for byte, to what the whole parse gives - or the error to the same error.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from elision.budget import Budget
+from elision.errors import InputError
+from elision.shape import lazyjson, shape
+from elision.shape.jsonparse import parse_json
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture
+def tiny(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Thresholds small enough that a few KB exercise every lazy node."""
+    monkeypatch.setattr(lazyjson, "LAZY_BYTES", 0)
+    monkeypatch.setattr(lazyjson, "NODE_BYTES", 48)
+    monkeypatch.setattr(lazyjson, "BATCH_BYTES", 96)
+    monkeypatch.setattr(lazyjson, "SAMPLE_BYTES", 24)
+    monkeypatch.setattr(lazyjson, "BITMAP_BYTES", 1)
+    yield
+
+
+def _outcome(body: bytes, budget: Budget, fmt: str, *, lazy: bool) -> str:
+    saved = lazyjson.LAZY_BYTES
+    lazyjson.LAZY_BYTES = 0 if lazy else 1 << 62
+    try:
+        return shape(body, budget, format=fmt, redactor=None).text  # type: ignore[arg-type]
+    except Exception as exc:  # the same error is part of the same behaviour
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        lazyjson.LAZY_BYTES = saved
+
+
+def _same(body: bytes, budgets: tuple[Budget, ...] = (Budget(512), Budget(2048))) -> None:
+    for budget in budgets:
+        for fmt in ("auto", "json"):
+            assert _outcome(body, budget, fmt, lazy=True) == _outcome(
+                body, budget, fmt, lazy=False
+            ), (budget, fmt)
+
+
+# --------------------------------------------------------------------------- generated bodies
+
+_SPELLINGS = ["0", "-0", "1.10", "1E5", "2e-7", "1e400", "12345678901234567890123", "-17",
+              "3.141592653589793238", "0.5", "100"]
+_KEYS = ["id", "name", "total", "warnings", "next_cursor", "a:b", "k", "é", "_elision"]
+
+
+@st.composite
+def _text(draw: st.DrawFn, depth: int = 0) -> str:
+    """JSON text with the spellings, spaces, escapes and repeats a real tool may write."""
+    ws = draw(st.sampled_from(["", " ", "\n  "]))
+    kind = draw(st.integers(0, 9 if depth < 3 else 4))
+    if kind == 0:
+        return draw(st.sampled_from(_SPELLINGS))
+    if kind == 1:
+        return draw(st.sampled_from(["true", "false", "null"]))
+    if kind in (2, 3, 4):
+        value = draw(st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]),
+                             max_size=12))
+        quoted = orjson.dumps(value).decode()
+        return quoted.replace("/", "\\/") if draw(st.booleans()) else quoted
+    if kind in (5, 6):
+        items = draw(st.lists(_text(depth + 1), max_size=8))
+        return "[" + ws + ("," + ws).join(items) + ws + "]"
+    members = draw(st.lists(
+        st.tuples(st.sampled_from(_KEYS) | st.text("abcxyz", min_size=1, max_size=6),
+                  _text(depth + 1)),
+        max_size=10,
+    ))
+    inner = ("," + ws).join(f"{orjson.dumps(k).decode()}:{ws}{v}" for k, v in members)
+    return "{" + ws + inner + ws + "}"
+
+
+@given(_text())
+# Found by this test: the second look at colliding keys read them with orjson, which refuses a
+# number past a double's range that the exact parser keeps.
+@example('{' + ",".join(f'"k{i}":1e400' for i in range(40)) + "}")
+@example('{"a":1,"b":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20],"a":2}')
+@example('{' + ",".join(f'"k{i}":{i}' for i in range(60)) + ',"k3":0}')  # a repeat across runs
+@example('{"x\\u003ay":1,' + ",".join(f'"k{i}":{i}' for i in range(40)) + "}")  # escaped colon
+def test_the_lazy_read_shapes_every_document_as_the_whole_parse_does(text: str) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lazyjson, "NODE_BYTES", 48)
+        patch.setattr(lazyjson, "BATCH_BYTES", 96)
+        patch.setattr(lazyjson, "SAMPLE_BYTES", 24)
+        patch.setattr(lazyjson, "BITMAP_BYTES", 1)  # every key collides: the second look runs
+        _same(text.encode())
+
+
+@given(_text())
+def test_a_lazy_document_reads_back_as_the_parsed_one(text: str) -> None:
+    """materialize() of the skeleton is the value parse_json makes (when no key repeats)."""
+    body = text.encode()
+    repeated: list[str] = []
+    try:
+        expected = parse_json(body, duplicates=repeated)
+    except InputError:
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lazyjson, "NODE_BYTES", 48)
+        patch.setattr(lazyjson, "BATCH_BYTES", 96)
+        patch.setattr(lazyjson, "SAMPLE_BYTES", 24)
+        try:
+            lazy = lazyjson.lazy_document(body)
+        except lazyjson.Declined:
+            return
+    assert not repeated, "a document that repeats a key must decline the lazy read"
+    got = lazyjson.materialize(lazy)
+    assert orjson.dumps(got, default=_raw) == orjson.dumps(expected, default=_raw)
+    assert len(lazy) == len(expected)
+
+
+def _raw(obj: Any) -> Any:
+    return orjson.Fragment(obj.raw)
+
+
+# --------------------------------------------------------------------------- sharp edges
+
+_DENSE = ",".join(f'"k{i:03d}":{i}' for i in range(80))
+_BIG_ARRAY = ",".join(f'{{"n":{i},"s":"{"x" * 20}"}}' for i in range(30))
+
+
+@pytest.mark.parametrize("body", [
+    pytest.param('{' + _DENSE + ',"k010":7}', id="a key repeated in a later run"),
+    pytest.param('{"k000":1,' + _DENSE + '}', id="a key repeated in the first run"),
+    pytest.param('[' + _BIG_ARRAY + ',{"n":1,"n":2}]', id="a repeat inside a lazy array"),
+    pytest.param('{"rows":[' + _BIG_ARRAY + '],"rows":[]}', id="a repeat in a sparse object"),
+    pytest.param('{"a\\u003ab":1,' + _DENSE + '}', id="a key spelling a colon as an escape"),
+    pytest.param('[' + _BIG_ARRAY + ',"\\ud800"]', id="a lone surrogate escape"),
+    pytest.param(('[' + _BIG_ARRAY + ',"').encode() + b'\xff"]', id="invalid UTF-8 in a string"),
+    pytest.param('{' + _DENSE + ',}', id="a trailing comma in a dense object"),
+    pytest.param('[' + _BIG_ARRAY + ',NaN]', id="NaN"),
+    pytest.param('[' + _BIG_ARRAY + '] [1]', id="trailing data"),
+    pytest.param("[" * 1500 + "]" * 1500, id="deeper than the skeleton reads"),
+    pytest.param('{"_elision":{"v":1},' + _DENSE + '}', id="the envelope key in a dense object"),
+    pytest.param('{' + _DENSE + ',"warnings":["late"],"total":80}', id="caveats written last"),
+    pytest.param("[\n" + ",\n".join(f'    {{ "n" : {i} }}' for i in range(40)) + "\n]",
+                 id="pretty-printed, whole once compact"),
+    pytest.param('[' + ",".join(["1.10", "1E5", "-0", "1e400", "123456789012345678901234"] * 9)
+                 + "]", id="numbers the fast parser would re-spell"),
+    pytest.param('{"s":"' + "a, \\\"b\\\": 1" * 30 + '",' + _DENSE + '}',
+                 id="commas and quotes inside a long string"),
+])
+def test_sharp_edges_shape_as_the_whole_parse_does(tiny: None, body: str | bytes) -> None:
+    data = body if isinstance(body, bytes) else body.encode()
+    _same(data, (Budget(512), Budget(1024), Budget(512, "chars"), Budget(600, "tokens")))
+
+
+def test_a_repeated_key_declines_the_lazy_read(tiny: None) -> None:
+    """The withheld entries of a repeated key need the whole parse: the lazy read declines."""
+    with pytest.raises(lazyjson.Declined):
+        lazyjson.lazy_document(('{' + _DENSE + ',"k010":7}').encode())
+
+
+def test_dense_objects_are_read_in_runs_and_big_arrays_lazily(tiny: None) -> None:
+    """The test above would pass vacuously if nothing took the lazy route: it does."""
+    dense = lazyjson.lazy_document(('{' + _DENSE + '}').encode())
+    assert isinstance(dense, lazyjson.ChunkedObject)
+    assert len(dense) == 80 and dense["k079"] == 79 and "k080" not in dense
+    rows = lazyjson.lazy_document(('{"rows":[' + _BIG_ARRAY + '],"total":30}').encode())
+    assert isinstance(rows, lazyjson.LazyObject)
+    assert isinstance(rows["rows"], lazyjson.LazyArray) and rows["rows"][-1]["n"] == 29
+
+
+def test_a_lazy_node_is_refused_by_code_that_does_not_know_it(tiny: None) -> None:
+    """No silent empty container: orjson refuses the type instead of writing {}."""
+    lazy = lazyjson.lazy_document(('[' + _BIG_ARRAY + ']').encode())
+    with pytest.raises(TypeError):
+        orjson.dumps(lazy)
+
+
+@pytest.mark.parametrize("kind", ["ledger", "deep", "keys"])
+def test_the_bench_corpus_shapes_as_the_whole_parse_does(tiny: None, kind: str) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import corpus
+    finally:
+        sys.path.remove(str(BENCH))
+    body, _ = corpus.make(kind, 0.03)
+    _same(body, (Budget(512), Budget(4096), Budget(4096, "chars")))
