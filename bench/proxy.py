@@ -17,7 +17,8 @@ the bare proxy's is printed too: what guard, redact, shape and audit cost, witho
 
 ``--peak MB ...`` measures memory instead of time: how far one result of MB (a JSON record
 array, then a log) raises each proxy's peak RSS (its high-water mark reset just before the
-call), over the result's size.
+call), over the result's size. Each proxy keeps cut bodies in a SQLite file, as a user's
+does; ``--baseline SRC`` works here too.
 
 ``--baseline SRC`` adds a ``baseline`` path: the default proxy run from another copy of the
 source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
@@ -100,14 +101,19 @@ def _proc_kb(pid: int, field: str) -> int:
 
 
 async def measure_peak(
-    sizes: list[float], budget: int, modes: list[str], workdir: str
+    sizes: list[float], budget: int, modes: list[str], workdir: str,
+    baseline: str | None = None, baseline_mode: str = "default",
 ) -> list[dict[str, Any]]:
     """For each mode and size: how far one result of that size raises the proxy's peak RSS.
 
     The proxy's high-water mark is reset (Linux ``clear_refs``) after a warm-up call, so the
-    peak is this call's; the growth is over the RSS just before it.
+    peak is this call's; the growth is over the RSS just before it. Each proxy keeps what it
+    cuts in a SQLite file, as a user's does: a memory store would hold the body on purpose.
     """
-    paths = _paths(budget, [(mode, mode, None) for mode in modes], workdir)
+    runs: list[tuple[str, str, str | None]] = [(mode, mode, None) for mode in modes]
+    if baseline is not None:
+        runs.append(("baseline", baseline_mode, baseline))
+    paths = _paths(budget, runs, workdir, sqlite_store=True)
     del paths["direct"]
     rows = []
     async with AsyncExitStack() as stack:
@@ -169,9 +175,13 @@ def load() -> str:
 
 
 def _paths(
-    budget: int, runs: list[tuple[str, str, str | None]], workdir: str
+    budget: int, runs: list[tuple[str, str, str | None]], workdir: str, *,
+    sqlite_store: bool = False,
 ) -> dict[str, StdioServerParameters]:
-    """The direct path and one proxy per (key, mode, source: another copy of src or None)."""
+    """The direct path and one proxy per (key, mode, source: another copy of src or None).
+
+    The store is in memory unless ``sqlite_store``: then each proxy has a SQLite file in
+    ``workdir``, as a user's proxy has (a memory store holds every kept body by design)."""
     upstream = [sys.executable, str(HERE), "--serve"]
     paths: dict[str, StdioServerParameters] = {
         "direct": StdioServerParameters(command=upstream[0], args=upstream[1:]),
@@ -182,11 +192,12 @@ def _paths(
         env = {**os.environ, "XDG_DATA_HOME": workdir}
         if source is not None:
             env["PYTHONPATH"] = source
+        store = str(Path(workdir) / f"store-{key}.db") if sqlite_store else ":memory:"
         paths[key] = StdioServerParameters(
             command=sys.executable,
             args=["-c", f"from elision.cli import main; main()  #path={key}", "proxy",
                   "--budget", str(budget),
-                  "--store", ":memory:", *audit, *MODES[mode], "--", *upstream],
+                  "--store", store, *audit, *MODES[mode], "--", *upstream],
             env=env,
         )
     return paths
@@ -270,7 +281,9 @@ def main() -> None:
         parser.error(f"unknown mode(s) {unknown!r}; choose from {', '.join(MODES)}")
     if args.peak:
         with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
-            peaks = anyio.run(measure_peak, args.peak, args.budget, modes, workdir)
+            peaks = anyio.run(measure_peak, args.peak, args.budget, modes, workdir,
+                              args.baseline, args.baseline_mode)
+        print(f"load: {load()}")
         for r in peaks:
             print(f"{r['path']:<9} one {r['mb']:g} MB {r['kind']} result raised the proxy's "
                   f"peak by {r['growth'] / 1e6:,.0f} MB = {r['ratio']:.2f}x the result "

@@ -461,8 +461,19 @@ def _text_of(capture: Capture) -> str:
 
 
 def _may_be_json(body: bytes) -> bool:
-    # Cheap sniff so a log file is never handed to the JSON parser.
-    head = body.lstrip()[:1]
-    return head in (b"{", b"[", b'"') or head.isdigit() or head in (b"-", b"t", b"f", b"n")
+    # Cheap sniff so a log file is never handed to the JSON parser. A document that opens
+    # with a digit, "-", "t", "f" or "n" is one number or literal, so it is matched whole (a
+    # superset of the grammar): a log of timestamps ("2026-11-30T...") was parsed, and a
+    # failed parse of 100 MB still costs a decoded copy. No lstrip() either: it copied a
+    # body that opened with a blank line.
+    start = _LEADING_SPACE.match(body)
+    head = body[start.end():start.end() + 1] if start else b""
+    if head in (b"{", b"[", b'"'):
+        return True
+    return _SCALAR.fullmatch(body) is not None
+
+
+_LEADING_SPACE = re.compile(rb"\s*")
+_SCALAR = re.compile(rb"\s*(?:-?[0-9][0-9.eE+-]*|true|false|null)\s*")
 
 

@@ -123,9 +123,11 @@ class ResultShaper:
         decision = self.pipeline.decide(call)
 
         presumed: Redacted | None = None
-        wrapper_fits = echo_key is None or budget.measure(_dumps(structured)) <= budget.limit
-        if (simple and joined is None and budget.unit == "bytes" and wrapper_fits
-                and len(call.body) <= budget.limit):
+        # The wrapper is serialized last, and only for a body that fits: for a 100 MB text
+        # the dump, and its decoded copy, were two more copies just to learn it did not fit.
+        if (simple and joined is None and budget.unit == "bytes"
+                and len(call.body) <= budget.limit
+                and (echo_key is None or budget.measure(_dumps(structured)) <= budget.limit)):
             presumed = self.pipeline.redact_capture(call, scope=scope)
             if not presumed.withheld:
                 # One text (and its echo) that fits and holds nothing to withhold goes out as

@@ -278,6 +278,16 @@ def body_may_need_redaction(body: bytes) -> bool | None:
     return bool(kinds & {_SECRET, _DISPOSITION, _FIELD}) or {_URI, _PAYLOAD} <= kinds
 
 
+def ascii_text_has_triggers(body: bytes) -> bool | None:
+    """Whether ``text_triggers(body.decode())`` finds any, told from an ASCII body's bytes,
+    which are the ones that text would encode to: no decoded copy, no re-encoded one. ``None``
+    when only the text can tell (the regex engine, or a body that is not ASCII)."""
+    current = engine()
+    if not isinstance(current, _Hyperscan) or not body.isascii():
+        return None
+    return bool(current.scan(body, keys=False)[_SECRET])
+
+
 def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[int]:
     """Offsets (in chars) of the credential triggers in ``text``, sorted."""
     current = using or engine()
