@@ -99,14 +99,25 @@ def _heads() -> frozenset[str]:
 #: The base64 of the first three chars of each keyword: what a run opens with when its value
 #: opens with the keyword.
 B64_HEADS: frozenset[str] = _heads()
-#: Where a base64 value starts in a text or a serialization.
-_B64_STARTS = ('"', " ", ":", "=", "\t", ">")
-BASE64: tuple[str, ...] = tuple(sorted(
-    {f for w in _b64_sources() for f in base64_forms(w)}
-    | {start + head for head in B64_HEADS for start in _B64_STARTS}
-))
+#: Each keyword's base64 forms: found anywhere in a run. A head counts only where a run
+#: opens (:func:`opens_run`), whatever char is before it.
+BASE64: tuple[str, ...] = tuple(sorted({f for w in _b64_sources() for f in base64_forms(w)}))
 #: A run of base64 long enough to hold a credential.
 B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
+_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+_ESCAPED = frozenset(b"nrtbf")
+
+
+def opens_run(data: bytes, start: int) -> bool:
+    """Whether a head found at ``start`` of ``data`` opens a base64 run: at the start, after
+    any char a run cannot hold, or after a JSON escape such as ``\\n`` (a line break in a
+    serialized string, whose "n" would otherwise read as part of the run)."""
+    if start == 0:
+        return True
+    before = data[start - 1]
+    return before not in _RUN_BYTES or (
+        before in _ESCAPED and start >= 2 and data[start - 2] == 0x5C
+    )
 
 
 @dataclass(frozen=True)

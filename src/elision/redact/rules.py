@@ -182,6 +182,8 @@ class _Prefilter:
         # each run's first bytes).
         self.b64 = re.compile(conv(keywords.B64_RUN.pattern))
         self.b64_text = keywords.b64_probe(encode)
+        self.heads = frozenset(conv(h) for h in keywords.B64_HEADS)
+        self.backslash = conv("\\")
         self.at = ((conv("@"), conv("@")), (conv("%"), conv("%40")))
         self.userinfo = re.compile(conv(_USERINFO_PLAIN))
         self.userinfo_gates = tuple((conv(x[0]), conv(x)) for x in _USERINFO_GATES)
@@ -197,7 +199,7 @@ class _Prefilter:
             return True
         if any(g in low and p.search(low) for g, p in self.lower):
             return True
-        if any(self.b64_text(m.group()) for m in self.b64.finditer(text)):
+        if any(self._b64_hit(text, m) for m in self.b64.finditer(text)):
             return True
         if not any(g in low and a in low for g, a in self.at):
             return False
@@ -205,6 +207,15 @@ class _Prefilter:
             return True
         return any(g in low and lit in low for g, lit in self.userinfo_gates) and bool(
             self.userinfo_odd.search(low)
+        )
+
+    def _b64_hit(self, text: Any, run: re.Match[Any]) -> bool:
+        # In a serialization, a value after a line break reads "\\naGZf…": the run takes the
+        # "n" and its bytes are off by one, so a head one char in counts too.
+        value = run.group()
+        return bool(self.b64_text(value)) or value[:4] in self.heads or (
+            value[1:5] in self.heads
+            and text[run.start() - 1:run.start()] == self.backslash
         )
 
     def positions(self, text: Any, low: Any = None) -> list[int]:
@@ -227,7 +238,7 @@ class _Prefilter:
         for gate, pattern in self.lower:
             if gate in low:
                 found.extend(m.start() for m in pattern.finditer(low))
-        found.extend(m.start() for m in self.b64.finditer(text) if self.b64_text(m.group()))
+        found.extend(m.start() for m in self.b64.finditer(text) if self._b64_hit(text, m))
         if any(g in low and a in low for g, a in self.at):
             found.extend(m.start() for m in self.userinfo.finditer(low))
             if any(g in low and lit in low for g, lit in self.userinfo_gates):

@@ -130,8 +130,9 @@ def _precise(text: str, offset: int, depth: int = 0) -> list[Span]:
             if view is not None:
                 for span in _precise(view.text, 0, depth + 1):
                     spans.append(Span(*view.original(span.start, span.end), span.rule))
-        if holds.base64 or text[:4] in B64_HEADS:
-            spans.extend(_in_base64(text))
+        # A run that opens with a keyword's head is told by its first four chars, wherever
+        # it starts: too short a form for the keyword search, so each run is looked at.
+        spans.extend(_in_base64(text, holds.base64))
     if any(s.rule in _DSN for s in spans):
         spans = [s for s in spans if not _yields_to_dsn(text, s, spans)]
     if offset:
@@ -139,13 +140,16 @@ def _precise(text: str, offset: int, depth: int = 0) -> list[Span]:
     return spans
 
 
-def _in_base64(text: str) -> list[Span]:
-    """Each base64 run of ``text`` that holds a keyword's base64 form and decodes to a text
-    with a credential in it, withheld whole under the first credential's rule."""
+def _in_base64(text: str, forms: bool) -> list[Span]:
+    """Each base64 run of ``text`` that opens with a keyword's head or (where ``forms`` says
+    the text holds one) holds a keyword's base64 form, and decodes to a text with a
+    credential in it, withheld whole under the first credential's rule."""
     found: list[Span] = []
     for run in B64_RUN.finditer(text):
         value = run.group()
-        if value[:4] not in B64_HEADS and not any(form in value for form in BASE64):
+        if value[:4] not in B64_HEADS and not (
+            forms and any(form in value for form in BASE64)
+        ):
             continue
         decoded = base64_text(value)
         if decoded is None:

@@ -63,7 +63,9 @@ _AT_GATES = ("@", "%40")
 # compiles in milliseconds (bounded to 256 chars, it takes over a second).
 _USERINFO_TAIL = r"""[^\s/?#@"'<>:]*(?::|%3a)[^\s/?#@"'<>]*(?:@|%40)"""
 _USERINFO = ("://" + _USERINFO_TAIL, r"(?::\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL)
-_SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT = range(6)
+_SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT, _HEAD = range(7)
+#: A keyword's head in base64 (four chars): a trigger only where it opens a run.
+_HEADS = tuple(sorted(keywords.B64_HEADS))
 _KELVIN = "\u212a"
 
 
@@ -88,6 +90,8 @@ class _Hyperscan:
             add(lit, caseless, _SECRET)
         for lit in _AT_GATES:
             add(lit, caseless | hs.HS_FLAG_SINGLEMATCH, _AT)
+        for lit in _HEADS:
+            add(lit, 0, _HEAD)
         self.key_ids = len(exprs)
         for name, kind in _KEY_NAMES.items():
             add(f'{name}":', caseless, kind)  # a key, at its ":" in compact output, any case
@@ -130,6 +134,7 @@ class _Hyperscan:
                 spec = [(lit, once, _SECRET) for lit in _EXACT]
                 spec += [(lit, once | caseless, _SECRET) for lit in _ANY_CASE]
                 spec += [(lit, once | caseless, _AT) for lit in _AT_GATES]
+                spec += [(lit, 0, _HEAD) for lit in _HEADS]
                 spec += [(f'"{name}"', once | caseless, kind) for name, kind in _KEY_NAMES.items()]
                 db = self._compile([lit.encode() for lit, _, _ in spec],
                                    [flag for _, flag, _ in spec], literal=True)
@@ -144,7 +149,11 @@ class _Hyperscan:
         found: set[int] = set()
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-            found.add(kinds[expr])
+            kind = kinds[expr]
+            if kind != _HEAD:
+                found.add(kind)
+            elif keywords.opens_run(body, end - 4):
+                found.add(_SECRET)
 
         db.scan(body, match_event_handler=on_match, scratch=self._scratch("body", db))
         if _AT in found:
@@ -161,7 +170,7 @@ class _Hyperscan:
         return found
 
     def scan(self, data: bytes, *, keys: bool) -> tuple[list[int], ...]:
-        found: tuple[list[int], ...] = ([], [], [], [], [], [])
+        found: tuple[list[int], ...] = ([], [], [], [], [], [], [])
         kinds = self.kinds
         adds = [lst.append for lst in found]
 
@@ -171,6 +180,8 @@ class _Hyperscan:
         db = self.literals if keys else self.text_literals
         db.scan(data, match_event_handler=on_match,
                 scratch=self._scratch("keys" if keys else "text", db))
+        if found[_HEAD]:
+            found[_SECRET].extend(p for p in found[_HEAD] if keywords.opens_run(data, p - 3))
         if found[_AT]:
             secrets = found[_SECRET]
 
@@ -188,7 +199,7 @@ class _Regex:
 
     def scan(self, data: bytes, *, keys: bool) -> tuple[list[int], ...]:
         low = data.lower()
-        found: tuple[list[int], ...] = ([], [], [], [], [], [])
+        found: tuple[list[int], ...] = ([], [], [], [], [], [], [])
         if keys:
             kind_of = _KEY_KIND
             for match in _KEYS.finditer(low):
