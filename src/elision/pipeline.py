@@ -35,7 +35,6 @@ from elision.shape import (
     fit,
     shape_body,
 )
-from elision.shape.jsonparse import parse_json
 from elision.shape.lazyjson import parse_document
 
 if TYPE_CHECKING:
@@ -451,7 +450,7 @@ def _parse_paused(body: bytes, shadowed: list[str]) -> Any:
     # A large body is read lazily (elision.shape.lazyjson): the stages that must see every
     # value (a guard, a redaction walk) parse it whole themselves; shaping does not.
     if len(body) < GC_PAUSE_BYTES:
-        return parse_json(body, duplicates=shadowed)
+        return parse_document(body, duplicates=shadowed)
     with collector_paused():
         return parse_document(body, duplicates=shadowed)
 

@@ -195,3 +195,59 @@ def test_the_bench_corpus_shapes_as_the_whole_parse_does(tiny: None, kind: str) 
         sys.path.remove(str(BENCH))
     body, _ = corpus.make(kind, 0.03)
     _same(body, (Budget(512), Budget(4096), Budget(4096, "chars")))
+
+
+# --------------------------------------------------------------------------- the stages around it
+
+
+class _Seen:
+    """A guard policy that records the value it was handed."""
+
+    def __init__(self, reads_values: bool | None) -> None:
+        if reads_values is not None:
+            self.reads_values = reads_values
+        self.values: list[Any] = []
+
+    def decide(self, result: Any, call: Any) -> Any:
+        from elision.guard.decision import Decision
+
+        self.values.append(result.value)
+        return Decision.allow()
+
+
+@pytest.mark.parametrize(("reads_values", "lazy"), [
+    (None, False),  # a policy that says nothing may read any value: it gets the whole parse
+    (True, False),
+    (False, True),  # one that judges something else (as the size ceiling does) gets the skeleton
+])
+def test_a_guard_policy_is_handed_the_whole_value_unless_it_reads_none(
+    tiny: None, reads_values: bool | None, lazy: bool
+) -> None:
+    from elision.guard.policy import Guardian, SizeCeiling
+    from elision.guard.stage import GuardStage
+    from elision.pipeline import Pipeline
+
+    policy = _Seen(reads_values)
+    pipeline = Pipeline(guard=GuardStage(Guardian([SizeCeiling(1 << 30), policy])),
+                        redactor=None)
+    body = ('{"rows":[' + _BIG_ARRAY + '],"total":30}').encode()
+    pipeline.run(body, budget=512)
+    (seen,) = policy.values
+    assert lazyjson.is_lazy(seen) is lazy
+    assert lazyjson.materialize(seen) == parse_json(body)
+
+
+def test_a_body_the_redaction_search_flags_is_walked_whole(tiny: None) -> None:
+    """A secret deep in a lazily read body is withheld, as in a body parsed whole."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    rows = ",".join(f'{{"n":{i},"s":"{"x" * 20}"}}' for i in range(30))
+    body = ('{"rows":[' + rows + f',{{"n":30,"note":"{token}"}}],"total":31}}').encode()
+    lazy = shape(body, 8192).text
+    saved = lazyjson.LAZY_BYTES
+    lazyjson.LAZY_BYTES = 1 << 62
+    try:
+        whole = shape(body, 8192).text
+    finally:
+        lazyjson.LAZY_BYTES = saved
+    assert token not in lazy
+    assert lazy == whole

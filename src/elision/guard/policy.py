@@ -26,7 +26,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from elision.guard.combine import codes as _codes
 from elision.guard.combine import disjoint as _disjoint
@@ -224,6 +224,8 @@ class SizeCeiling:
 
     max_bytes: int
     id: str = "size-ceiling"
+    #: It judges the size alone: a lazily read body need not be parsed whole for it.
+    reads_values: ClassVar[bool] = False
 
     def decide(self, result: ToolResult, call: ToolCall) -> Decision:
         if result.body_bytes <= self.max_bytes:
@@ -247,6 +249,8 @@ class ToolLists:
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
     id: str = "tool-lists"
+    #: It judges the tool's name alone.
+    reads_values: ClassVar[bool] = False
 
     def decide(self, result: ToolResult, call: ToolCall) -> Decision:
         if call.stage == "step":

@@ -17,7 +17,7 @@ from typing import Any
 
 from elision.guard.policy import Guardian, ToolCall, ToolResult
 from elision.pipeline import Capture, Decision
-from elision.shape.lazyjson import materialize
+from elision.shape.lazyjson import is_lazy, materialize
 
 
 @dataclass(frozen=True)
@@ -36,10 +36,15 @@ class GuardStage:
         self.guardian = guardian
 
     def decide(self, capture: Capture) -> Decision:
-        # A policy reads any value, so a lazily read body is parsed whole for it.
-        value: Any = materialize(capture.value) if capture.is_json else capture.body.decode(
+        # A policy may read any value, so a lazily read body is parsed whole for it, unless
+        # every policy says it judges something else (a size, a tool's name).
+        value: Any = capture.value if capture.is_json else capture.body.decode(
             "utf-8", "replace"
         )
+        if is_lazy(value) and any(
+            getattr(policy, "reads_values", True) for policy in self.guardian.policies
+        ):
+            value = materialize(value)
         verdict = self.guardian.evaluate(
             ToolResult(value, len(capture.body), capture.sha256),
             ToolCall(capture.tool or "", capture.server),

@@ -37,7 +37,7 @@ import orjson
 
 from elision.envelope import ENVELOPE_KEY
 from elision.errors import InputError
-from elision.shape.jsonparse import parse_json
+from elision.shape.jsonparse import parse_json, repeated_keys, risky_numbers
 from elision.shape.keys import caveat_pattern
 
 __all__ = [
@@ -80,6 +80,7 @@ BITMAP_BYTES = 1 << 16
 
 _ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
 _OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_SKIP = msgspec.json.Decoder(msgspec.Raw)  # validates, builds nothing
 _SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
 _LEADING_WS = re.compile(rb"[ \t\n\r]*")
 _KEY_SEPARATOR = "\x00"
@@ -390,7 +391,9 @@ def _next_comma(view: memoryview, at: int, last: int) -> int:
     return last
 
 
-def _runs(view: memoryview, size: int) -> Iterator[tuple[int, int, dict[str, Any]]]:
+def _runs(
+    view: memoryview, size: int, tries: int | None = None
+) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """Runs of whole members of the object in ``view``, about ``size`` bytes each, as
     (start, end, members): ``view[start:end]`` is the members' bytes, without the commas
     around them.
@@ -401,7 +404,7 @@ def _runs(view: memoryview, size: int) -> Iterator[tuple[int, int, dict[str, Any
     last = len(view) - 1  # the closing brace
     at = 1
     while at < last:
-        cut, tries = at + size, 0
+        cut, tried = at + size, 0
         while True:
             cut = last if cut >= last else _next_comma(view, cut, last)
             members = _members(view, at, cut)
@@ -409,8 +412,8 @@ def _runs(view: memoryview, size: int) -> Iterator[tuple[int, int, dict[str, Any
                 break
             if cut >= last:
                 raise Declined("the object's members do not parse")
-            tries += 1
-            if tries > RUN_TRIES:
+            tried += 1
+            if tried > (RUN_TRIES if tries is None else tries):
                 raise _Sparse
             cut += 1
         yield at, cut, members
@@ -422,9 +425,24 @@ def _members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
     whole members (or repeat a key among themselves: a run must not hide one)."""
     if end - start > 4 * BATCH_BYTES:
         raise _Sparse  # a large value among small members: a Raw per member is cheap enough
+    piece = b"{" + view[start:end] + b"}"
+    if not risky_numbers(piece):
+        # parse_json's own fast path, with a failed try costing no error message
+        try:
+            value = orjson.loads(piece)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if repeated_keys(piece, value):
+                raise Declined("a repeated key")
+            return value  # type: ignore[no-any-return]
+    try:  # orjson refuses some valid JSON (a number past a double's range): check, then parse
+        _SKIP.decode(piece)
+    except (msgspec.DecodeError, RecursionError):
+        return None
     repeated: list[str] = []
     try:
-        members = parse_json(b"{" + view[start:end] + b"}", duplicates=repeated)
+        members = parse_json(piece, duplicates=repeated)
     except InputError:
         return None
     if repeated:
@@ -434,7 +452,7 @@ def _members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
 
 def _dense(view: memoryview) -> bool:
     try:
-        start, end, members = next(_runs(view, SAMPLE_BYTES))
+        start, end, members = next(_runs(view, SAMPLE_BYTES, tries=8))
     except (_Sparse, Declined, StopIteration):
         return False
     return (end - start) < DENSE_MEMBER_BYTES * max(len(members), 1)
