@@ -13,7 +13,9 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -68,13 +70,16 @@ def assert_all_gone(pids: list[int]) -> None:
     assert not left, f"still running after the proxy exited: {left} of {pids}"
 
 
-@pytest.mark.parametrize("stop", [
+STDIO_STOPS = [
     "eof",        # the agent closes the connection (what the everything server outlived)
     "sigterm",    # the agent's harness stops the proxy
     "sigint",     # Ctrl-C in a terminal
     "sigterm-twice",  # a second SIGTERM while the proxy is stopping its upstreams
-])
-def test_no_upstream_outlives_a_stdio_proxy(tmp_path: Path, stop: str) -> None:
+]
+HTTP_STOPS = [signal.SIGTERM, signal.SIGINT]
+
+
+def stdio_case(tmp_path: Path, stop: str) -> None:
     with upstream_pids(tmp_path) as pids:
         proxy = RawStdio([*PROXY, "--", *STUBBORN], env=pids_env(tmp_path))
         try:
@@ -97,8 +102,7 @@ def test_no_upstream_outlives_a_stdio_proxy(tmp_path: Path, stop: str) -> None:
         assert_all_gone(pids())
 
 
-@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
-def test_no_upstream_outlives_an_http_proxy(tmp_path: Path, stop: signal.Signals) -> None:
+def http_case(tmp_path: Path, stop: signal.Signals) -> None:
     # The leftovers are killed before started() ends: an orphan holds its stderr pipe open.
     with started(
         [*PROXY, "--listen", "127.0.0.1:0", "--", *STUBBORN], env=pids_env(tmp_path)
@@ -115,7 +119,7 @@ def test_no_upstream_outlives_an_http_proxy(tmp_path: Path, stop: signal.Signals
         assert_all_gone(pids())
 
 
-def test_no_upstream_outlives_a_crash_in_the_proxy(tmp_path: Path) -> None:
+def crash_case(tmp_path: Path) -> None:
     # A bug that raises out of the proxy's task group is a crash: the upstreams it started
     # are stopped on the way out all the same.
     with upstream_pids(tmp_path) as pids:
@@ -133,3 +137,46 @@ def test_no_upstream_outlives_a_crash_in_the_proxy(tmp_path: Path) -> None:
             anyio.run(main)
         assert caught.group_contains(RuntimeError, match="a bug in the proxy")
         assert_all_gone(pids())
+
+
+CASES: dict[str, Callable[[Path], None]] = {
+    **{f"stdio-{stop}": partial(stdio_case, stop=stop) for stop in STDIO_STOPS},
+    **{f"http-{stop.name}": partial(http_case, stop=stop) for stop in HTTP_STOPS},
+    "crash": crash_case,
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BaseException | None]:
+    """The cases three at a time, each in a thread and a folder of its own: each waits out
+    the reaper's grace periods (end of input, then SIGTERM: 2 s each) against a server that
+    ignores both, and one after the other that was over 30 s of the suite spent idle. Three,
+    not all seven: seven proxies starting at once on a loaded machine missed the handshake's
+    30 s. A case that failed holds its exception, raised by its own test."""
+    with ThreadPoolExecutor(3) as pool:
+        futures = {name: pool.submit(case, tmp_path_factory.mktemp(name))
+                   for name, case in CASES.items()}
+    return {name: future.exception() for name, future in futures.items()}
+
+
+def passed(outcomes: dict[str, BaseException | None], case: str) -> None:
+    failure = outcomes[case]
+    if failure is not None:
+        raise failure
+
+
+@pytest.mark.parametrize("stop", STDIO_STOPS)
+def test_no_upstream_outlives_a_stdio_proxy(
+        outcomes: dict[str, BaseException | None], stop: str) -> None:
+    passed(outcomes, f"stdio-{stop}")
+
+
+@pytest.mark.parametrize("stop", HTTP_STOPS)
+def test_no_upstream_outlives_an_http_proxy(
+        outcomes: dict[str, BaseException | None], stop: signal.Signals) -> None:
+    passed(outcomes, f"http-{stop.name}")
+
+
+def test_no_upstream_outlives_a_crash_in_the_proxy(
+        outcomes: dict[str, BaseException | None]) -> None:
+    passed(outcomes, "crash")
