@@ -93,7 +93,7 @@ def find_signed_urls(text: str) -> list[Span]:
         for match in pattern.finditer(text):
             if match.start() < covered:
                 continue  # in the token just looked at: keeps a huge one-token text linear
-            start, end = _token_bounds(text, match.start(), match.end())
+            start, end, tail = _token_bounds(text, match.start(), match.end())
             covered = end
             if (start, end) in spans:
                 continue
@@ -102,7 +102,10 @@ def find_signed_urls(text: str) -> list[Span]:
                 else classify_url(text[start:end])
             )
             if rule is not None:
+                token_end = end
                 start, end = _narrowed(text, start, end, match.start(), rule)
+                if end == token_end:
+                    end += _secret_tail(text, end, tail)
                 spans[(start, end)] = rule
     return [Span(start, end, rule) for (start, end), rule in spans.items()]
 
@@ -164,13 +167,30 @@ def _normalize(url: str) -> str:
     return text.lower()
 
 
-def _token_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    """The whitespace- or quote-delimited token around ``text[start:end]``."""
+def _token_bounds(text: str, start: int, end: int) -> tuple[int, int, int]:
+    """The whitespace- or quote-delimited token around ``text[start:end]``, less the
+    punctuation that may close a sentence, and how many chars of that punctuation there are."""
     while start > 0 and text[start - 1] not in _LEFT_STOP:
         start -= 1
     limit = len(text)
     while end < limit and text[end] not in _RIGHT_STOP:
         end += 1
+    full = end
     while end > start and text[end - 1] in _TRAILING:
         end -= 1
-    return start, end
+    return start, end, full - end
+
+
+def _secret_tail(text: str, end: int, tail: int) -> int:
+    """How much of the punctuation after a withheld URL goes with it.
+
+    The URL's last value may end in punctuation (a password ``secr3t!``), so only what closes
+    a sentence without doubt stays outside: one final ``.``, ``,``, ``;`` or ``:``, and a
+    backslash that escapes the quote after it (JSON written into a text).
+    """
+    stop = end + tail
+    if tail and text[stop - 1] == "\\" and text[stop:stop + 1] in ("\"", "'"):
+        stop -= 1
+    if stop > end and text[stop - 1] in ".,;:":
+        stop -= 1
+    return stop - end
