@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import mcp_types as types
 import pytest
 
 from mcp import Client, StdioServerParameters
+from support.ports import free_port, wait_for_port
 
 pytestmark = pytest.mark.e2e
 
@@ -55,3 +57,37 @@ def test_a_message_over_the_ceiling_is_refused_and_the_proxy_stays_up() -> None:
                 assert '"__elision__"' in text_of(fits)
 
     anyio.run(main)
+
+
+def test_an_http_upstreams_event_over_the_ceiling_is_refused_by_name() -> None:
+    """HTTP upstreams were not bounded at all: the proxy read any SSE event whole
+    (``max_sse_event_size=None``). Now the ceiling is the SDK's event cap, and the agent is
+    told which flag it is (issue 17)."""
+    port = free_port()
+    upstream = subprocess.Popen(
+        [sys.executable, str(HERE / "upstream_server.py"), "--http", str(port)],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        params = StdioServerParameters(command=sys.executable, args=[
+            "-c", "from elision.cli import main; main()", "proxy", "--budget", "4096",
+            "--no-store", "--no-audit", "--max-message-bytes", str(CEILING),
+            "--upstream-url", f"http://127.0.0.1:{port}/mcp",
+        ], env=dict(os.environ))
+
+        async def main() -> None:
+            async with Client(params, mode="legacy") as client:
+                refused = await client.call_tool("huge", {"megabytes": 5})
+                assert refused.is_error
+                text = text_of(refused)
+                assert f"{CEILING:,}-byte ceiling (--max-message-bytes)" in text, text
+                assert "'upstream'" in text
+                fits = await client.call_tool("huge", {"megabytes": 1})  # a new session
+                assert not fits.is_error, text_of(fits)
+                assert '"__elision__"' in text_of(fits)
+
+        anyio.run(main)
+    finally:
+        upstream.terminate()
+        upstream.wait(10)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -37,6 +38,9 @@ from elision.redact.messages import RedactingFormatter, describe
 from mcp import Client
 
 logger = logging.getLogger("elision.proxy")
+
+#: How the SDK says an SSE event outgrew ``max_sse_event_size`` (httpx2's SSEError text).
+_SSE_OVER = re.compile(r"event exceeded the \d+ byte limit")
 
 T = TypeVar("T")
 
@@ -163,6 +167,15 @@ class Upstream:
             if exc.code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
                 raise  # a protocol error the server chose to send: the caller forwards it
             await self._discard(session)
+            limit = self.spec.max_message_bytes
+            if self.spec.url is not None and limit and _SSE_OVER.search(exc.error.message):
+                # The SDK stopped buffering the event at the ceiling and failed the stream.
+                raise UpstreamError(
+                    f"server {self.name!r} answered {what} with an event over the proxy's "
+                    f"{limit:,}-byte ceiling (--max-message-bytes); it was dropped as it "
+                    "arrived, so nothing of it reached the agent. Ask the tool for less (a "
+                    "filter, a smaller page), or raise --max-message-bytes"
+                ) from None
             raise UpstreamError(
                 f"server {self.name!r} went away during {what} ({exc.error.message}); "
                 "it will be restarted on the next call"
@@ -271,8 +284,10 @@ class Upstream:
         spec = self.spec
         server: Any
         if spec.url is not None:
-            # The SDK caps one SSE event at 1 MiB by default; results here may be far larger.
-            server = streamable_http_client(spec.url, max_sse_event_size=None)
+            # The SDK caps one SSE event at 1 MiB by default; results here may be far larger,
+            # so the cap is the proxy's own message ceiling (issue 17): past it the SDK stops
+            # buffering the event and fails the request it answers.
+            server = streamable_http_client(spec.url, max_sse_event_size=spec.max_message_bytes)
         else:
             assert spec.command is not None
             server = stdio_transport(
