@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -401,15 +400,17 @@ def test_a_stalled_writer_cannot_hold_the_chain(
     stalled, other = (PgAuditLog(URL, schema=schema, stall_timeout=1.0) for _ in range(2))
     real_link = pglog.link
     state = {"stalls": 1}
-    stalling, stall_over = threading.Event(), threading.Event()
+    stalling, stall_over, other_landed = threading.Event(), threading.Event(), threading.Event()
 
     def slow_link(body: dict[str, Any], head: str | None) -> dict[str, Any]:
         # The first append freezes mid-transaction, holding the chain's lock, as a replica
-        # cut off by the network would.
+        # cut off by the network would. It wakes once the other append has landed (which it
+        # can only do if the server ended this session), or after 30 s, when the other one,
+        # still waiting on the lock, fails the test.
         if threading.current_thread().name == "stalled" and state["stalls"]:
             state["stalls"] -= 1
             stalling.set()
-            time.sleep(4)
+            other_landed.wait(30)
             stall_over.set()
         return real_link(body, head)
 
@@ -419,8 +420,9 @@ def test_a_stalled_writer_cannot_hold_the_chain(
     stalled_thread.start()
     assert stalling.wait(30)  # it holds the lock now
     other.append({"who": "other"})
-    # The server ended the stalled session after 1 s of idling, well before its 4 s sleep.
+    # The server ended the stalled session after 1 s of idling, while it still slept.
     assert not stall_over.is_set()
+    other_landed.set()
     stalled_thread.join(30)
     assert stall_over.is_set()
     stalled.close()
