@@ -33,3 +33,31 @@ def test_no_report_format_quotes_a_seeded_credential(seed: Seed) -> None:
     for fmt in ("markdown", "json", "sarif"):
         out = render(LintResult("python s.py", [report], []), fmt)
         assert seed.secret not in out, f"the {fmt} report quotes the {seed.name} seed"
+
+
+@pytest.mark.parametrize("seed", seeds(), ids=lambda s: s.name)
+def test_the_generated_arguments_line_quotes_no_seeded_credential(seed: Seed) -> None:
+    """Issue 13, item 5: the report prints the arguments the lint made from a schema, and a
+    schema's own ``default`` or ``examples`` may hold a live token (a server that documents
+    its key there); the line was cut to 300 chars, never redacted."""
+    from elision.lint.judge import ToolReport, Verdict
+
+    report = ToolReport("t", True, None, [Verdict(1, "pass")],
+                        generated={"api_key": seed.text, "note": seed.text})
+    for fmt in ("markdown", "json"):
+        out = render(LintResult("python s.py", [report], []), fmt)
+        assert "arguments made from its input schema" in out or "arguments_generated" in out
+        assert seed.secret not in out, f"the {fmt} report quotes the {seed.name} seed"
+
+
+def test_a_schema_whose_default_is_refused_is_reported_without_the_default() -> None:
+    # The made-up arguments did not validate, and jsonschema's message quotes the value (cut
+    # to 200 chars before: a cut token is no longer recognised).
+    from elision.lint.runner import plan
+
+    token = "ghp_S33d3dCh4nn3lT0k3nXyZ0123456789ab"
+    tool = types.Tool(name="t", input_schema={"type": "object", "properties": {
+        "key": {"type": "string", "default": token, "maxLength": 8}}})
+    scenarios, why = plan([tool], {})["t"]
+    assert scenarios == [] and why is not None and "too long" in why
+    assert token not in why and "ghp_" not in why

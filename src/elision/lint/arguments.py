@@ -78,7 +78,11 @@ def _invalid(value: dict[str, Any], schema: dict[str, Any]) -> str | None:
     if error is None:
         return None
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-    return f"{'arguments' + where}: {error.message[:200]}"
+    from elision.redact.messages import clip
+
+    # jsonschema quotes the value, and a schema's default may be a live token: redacted first,
+    # then cut (a cut token is no longer recognised).
+    return f"{'arguments' + where}: {clip(error.message, 200)}"
 
 
 def _resolve(spec: Any, root: dict[str, Any]) -> dict[str, Any]:

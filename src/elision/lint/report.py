@@ -13,6 +13,8 @@ from typing import Any
 from elision.lint.judge import ToolReport
 from elision.lint.rules import RULES
 from elision.lint.runner import LintResult
+from elision.redact import redact_value
+from elision.redact.messages import clip
 
 FORMATS: tuple[str, ...] = ("markdown", "json", "sarif")
 #: SARIF rule ids, one per rule.
@@ -54,7 +56,7 @@ def to_json(result: LintResult) -> dict[str, Any]:
                 "name": t.name,
                 "status": _tool_status(t),
                 "exercised": t.exercised,
-                "arguments_generated": t.generated,
+                "arguments_generated": _redacted(t.generated),
                 "not_called": t.not_called,
                 "limit_argument": t.limit_argument,
                 "errors": t.errors,
@@ -67,6 +69,11 @@ def to_json(result: LintResult) -> dict[str, Any]:
             for t in result.tools
         ],
     }
+
+
+def _redacted(arguments: dict[str, Any] | None) -> Any:
+    # A schema's default or examples may hold a live token, and a report goes to CI logs.
+    return None if arguments is None else redact_value(arguments).value
 
 
 def to_markdown(result: LintResult) -> str:
@@ -101,7 +108,7 @@ def to_markdown(result: LintResult) -> str:
             lines.append("")
         if t.generated is not None:
             lines.append("Called with arguments made from its input schema: "
-                         f"`{_cell(json.dumps(t.generated, ensure_ascii=False)[:300])}`.")
+                         f"`{_cell(clip(json.dumps(t.generated, ensure_ascii=False), 300))}`.")
             lines.append("")
         if t.not_called:
             lines.append(f"- **not called**: {t.not_called}; give it a scenario")
