@@ -6,8 +6,8 @@ at line ends, and a chunk that holds no trigger is kept as it is. A chunk that h
 halved at a line end until the pieces are :data:`PIECE` chars or less, so the precise rules
 only ever run on a few short pieces around each candidate, each read one line further so a
 match that wraps a line (``Bearer`` then its token on the next) is not cut in two. A PEM,
-PuTTY or SSH2 private key spans many lines, so those rules alone run over the whole text (each
-is anchored on a literal: cheap).
+PuTTY or SSH2 private key spans many lines, so those rules alone run over the rest of the text,
+from each of their keywords that a piece holds.
 
 The precise stage also reads a piece in its encodings (:mod:`elision.redact.encodings`): with
 its ``\\u`` and ``%XX`` escapes decoded, and each base64 run in it that decodes to text.
@@ -51,19 +51,34 @@ def find_spans(text: str) -> list[Span]:
     if len(text) <= PIECE:
         return _merge(_precise(text, 0))
     found: list[Span] = []
-    for rule in _MULTILINE:
-        if rule.keywords[0] in text:
-            assert rule.pattern is not None
-            found.extend(Span(m.start(), m.end(), rule.id) for m in rule.pattern.finditer(text)
-                         if rule.accepts(text, m))
+    heads: list[list[int]] = [[] for _ in _MULTILINE]
     start, limit = 0, len(text)
     while start < limit:
         end = text.find("\n", start + CHUNK)
         end = limit if end < 0 else end + 1
         if _any(positions, start, end):
-            _halve(text, start, end, found, positions)
+            _halve(text, start, end, found, positions, heads)
         start = end
+    _multiline(text, heads, found)
     return _merge(found)
+
+
+def _multiline(text: str, heads: list[list[int]], found: list[Span]) -> None:
+    """The multi-line rules' matches over the whole text, as ``finditer`` gives them, tried
+    only where the pieces found their keywords: each pattern opens with its keyword, and each
+    keyword is a trigger, so a piece holds every keyword in it (searching the whole text for
+    each one took more than the trigger search did)."""
+    for rule, starts in zip(_MULTILINE, heads, strict=True):
+        assert rule.pattern is not None
+        covered = 0
+        for at in sorted(set(starts)):
+            if at < covered:
+                continue  # inside the last match: finditer would not look here either
+            match = rule.pattern.match(text, at)
+            if match is not None:
+                covered = match.end()
+                if rule.accepts(text, match):
+                    found.append(Span(match.start(), match.end(), rule.id))
 
 
 def _any(positions: list[int], start: int, end: int) -> bool:
@@ -71,7 +86,10 @@ def _any(positions: list[int], start: int, end: int) -> bool:
     return i < len(positions) and positions[i] < end
 
 
-def _halve(text: str, start: int, end: int, found: list[Span], positions: list[int]) -> None:
+def _halve(
+    text: str, start: int, end: int, found: list[Span], positions: list[int],
+    heads: list[list[int]],
+) -> None:
     # A trigger never spans a line end and every piece is whole lines, so a piece holds a
     # match only if it holds a trigger's position.
     pending = [(start, end)]
@@ -92,6 +110,12 @@ def _halve(text: str, start: int, end: int, found: list[Span], positions: list[i
             ahead = text.find("\n", b)
             stop = len(text) if ahead < 0 else ahead
             found.extend(_precise(text[a:stop], a))
+            for rule, starts in zip(_MULTILINE, heads, strict=True):
+                keyword = rule.keywords[0]
+                at = text.find(keyword, a, b)
+                while at >= 0:
+                    starts.append(at)
+                    at = text.find(keyword, at + 1, b)
         else:
             pending.append((cut + 1, b))
             pending.append((a, cut + 1))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -57,12 +58,24 @@ _ANY_CASE = tuple(sorted({
     *(f"{name}{eq}" for name in rules.PARAM_SUFFIXES for eq in ("=", "%3d", "%253d")),
     *keywords.FAMILY_ANY_CASE, *keywords.GENERIC, *keywords.ESCAPE_ANY_CASE,
 }))
-#: A userinfo match needs an "@" (or "%40") after the "://": only then is its pattern run.
+#: A userinfo match ends at an "@" (or "%40"): the literal search reports each, and the
+#: userinfo pattern is tried only on the bytes before them.
 _AT_GATES = ("@", "%40")
 # The regex passes' userinfo patterns with unbounded repeats: a superset that hyperscan
 # compiles in milliseconds (bounded to 256 chars, it takes over a second).
 _USERINFO_TAIL = r"""[^\s/?#@"'<>:]*(?::|%3a)[^\s/?#@"'<>]*(?:@|%40)"""
 _USERINFO = ("://" + _USERINFO_TAIL, r"(?::\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL)
+#: The same, as one ``re`` pattern that must end where its search window does (at an "@").
+_USERINFO_BEFORE = re.compile(
+    (r"(?:://|:\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL + r"\Z").encode(), re.IGNORECASE
+)
+#: How far before its "@" a userinfo the URL rules can withhold may start, in bytes: their
+#: pattern (``urls._USERINFO``) allows 256 chars of user and 256 of password, a char is at most
+#: 4 bytes of UTF-8, and the "://" and ":" and "@" are at most 9, 3 and 3 chars ("%3a%2f%2f").
+USERINFO_REACH = 4 * (9 + 256 + 3 + 256 + 3)
+#: Past this share of the data the windows before the "@"s would cost more than one hyperscan
+#: pass of the userinfo patterns over all of it (a list of e-mail addresses, say).
+_WINDOWS_SHARE = 4
 _SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT, _HEAD = range(7)
 #: A keyword's head in base64 (four chars): a trigger only where it opens a run.
 _HEADS = tuple(sorted(keywords.B64_HEADS))
@@ -70,7 +83,7 @@ _KELVIN = "\u212a"
 
 
 class _Hyperscan:
-    """The triggers as two hyperscan databases: literals (always) and userinfo (on an "@")."""
+    """The triggers as hyperscan databases: literals (always) and userinfo (on many "@")."""
 
     def __init__(self, hs: Any) -> None:
         self.hs = hs
@@ -89,7 +102,7 @@ class _Hyperscan:
         for lit in _ANY_CASE:
             add(lit, caseless, _SECRET)
         for lit in _AT_GATES:
-            add(lit, caseless | hs.HS_FLAG_SINGLEMATCH, _AT)
+            add(lit, caseless, _AT)
         for lit in _HEADS:
             add(lit, 0, _HEAD)
         self.key_ids = len(exprs)
@@ -133,7 +146,7 @@ class _Hyperscan:
                 once, caseless = self.hs.HS_FLAG_SINGLEMATCH, self.hs.HS_FLAG_CASELESS
                 spec = [(lit, once, _SECRET) for lit in _EXACT]
                 spec += [(lit, once | caseless, _SECRET) for lit in _ANY_CASE]
-                spec += [(lit, once | caseless, _AT) for lit in _AT_GATES]
+                spec += [(lit, caseless, _AT) for lit in _AT_GATES]  # each, for its window
                 spec += [(lit, 0, _HEAD) for lit in _HEADS]
                 spec += [(f'"{name}"', once | caseless, kind) for name, kind in _KEY_NAMES.items()]
                 db = self._compile([lit.encode() for lit, _, _ in spec],
@@ -147,27 +160,56 @@ class _Hyperscan:
         so a string value that spells one counts too)."""
         db, kinds = self._body_db()
         found: set[int] = set()
+        ats: list[int] = []
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
             kind = kinds[expr]
+            if kind == _AT:
+                ats.append(end - 1)
             if kind != _HEAD:
                 found.add(kind)
             elif keywords.opens_run(body, end - 4):
                 found.add(_SECRET)
 
         db.scan(body, match_event_handler=on_match, scratch=self._scratch("body", db))
-        if _AT in found:
-            hit: list[int] = []
-
-            def on_userinfo(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-                hit.append(end)
-
-            userinfo = self._userinfo_db()
-            userinfo.scan(body, match_event_handler=on_userinfo,
-                          scratch=self._scratch("userinfo", userinfo))
-            if hit:
-                found.add(_SECRET)
+        if ats and _SECRET not in found and self.userinfo_ends(body, ats, first=True):
+            found.add(_SECRET)
         return found
+
+    def userinfo_ends(self, data: bytes, ats: list[int], *, first: bool = False) -> list[int]:
+        """The last byte of each userinfo (``scheme://user:password@``) in ``data``, among
+        ``ats``: the last byte of every "@" and "%40" in it (with ``first``, one at most).
+
+        Each is tried in the window of :data:`USERINFO_REACH` bytes before it, which a
+        userinfo never crosses an earlier "@" to reach; a hyperscan pass over the whole of
+        ``data`` runs instead when the windows would cover much of it. Either way the
+        positions are those of the userinfo patterns' matches that the URL rules can withhold.
+        """
+        ats.sort()
+        windows: list[tuple[int, int]] = []
+        after_at = 0
+        for pos in ats:
+            windows.append((max(after_at, pos + 1 - USERINFO_REACH), pos + 1))
+            if data[pos] == 0x40:  # "@" itself, not the "0" of "%40"
+                after_at = pos + 1
+        if sum(b - a for a, b in windows) * _WINDOWS_SHARE <= len(data):
+            search = _USERINFO_BEFORE.search
+            ends: list[int] = []
+            for a, b in windows:
+                if search(data, a, b) is not None:
+                    ends.append(b - 1)
+                    if first:
+                        break
+            return ends
+        hit: list[int] = []
+
+        def on_userinfo(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+            hit.append(end - 1)
+
+        userinfo = self._userinfo_db()
+        userinfo.scan(data, match_event_handler=on_userinfo,
+                      scratch=self._scratch("userinfo", userinfo))
+        return hit
 
     def scan(self, data: bytes, *, keys: bool) -> tuple[list[int], ...]:
         found: tuple[list[int], ...] = ([], [], [], [], [], [], [])
@@ -183,14 +225,7 @@ class _Hyperscan:
         if found[_HEAD]:
             found[_SECRET].extend(p for p in found[_HEAD] if keywords.opens_run(data, p - 3))
         if found[_AT]:
-            secrets = found[_SECRET]
-
-            def on_userinfo(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-                secrets.append(end - 1)
-
-            userinfo = self._userinfo_db()
-            userinfo.scan(data, match_event_handler=on_userinfo,
-                          scratch=self._scratch("userinfo", userinfo))
+            found[_SECRET].extend(self.userinfo_ends(data, found[_AT]))
         return found
 
 
