@@ -1,6 +1,6 @@
 """The trigger search's and the text scan's shortcuts find what the long way finds.
 
-Two shortcuts keep a large text's redaction under the shaper's cost, and each must be exact:
+Shortcuts keep a large text's redaction under the shaper's cost, and each must be exact:
 
 * the userinfo pattern (``scheme://user:password@``) is tried only in a window before each "@"
   and "%40" that the one literal pass reports, not in a second hyperscan pass over the whole
@@ -8,6 +8,8 @@ Two shortcuts keep a large text's redaction under the shaper's cost, and each mu
   the URL rules can withhold, up to their 256-char bounds in 4-byte chars;
 * the multi-line key rules (PEM, PuTTY, SSH2) run from each keyword a flagged piece holds, not
   over the whole text after a search of all of it for each keyword.
+
+And the test of a base64 run for the keywords' base64 forms looks each offset up once.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 
 from elision.redact import redact_text, scan, triggers
 from elision.redact.families import BY_ID, sample
+from elision.redact.keywords import BASE64, holds_base64_form
 from elision.redact.scan import _MULTILINE, _merge, _precise, find_spans
 from redact.test_redact_prefilter_differential import seeded_texts
 
@@ -156,3 +159,20 @@ def test_keys_are_found_with_pieces_of_every_size(engine: Any) -> None:
             mp.setattr(scan, "CHUNK", chunk)
             mp.setattr(scan, "PIECE", piece)
             assert find_spans(text) == unfiltered
+
+
+_B64_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-= \"'"
+
+
+@settings(max_examples=300, deadline=None)
+@given(run=st.text(_B64_CHARS, max_size=60), form=st.sampled_from(sorted(BASE64)),
+       cut=st.integers(0, 1), at=st.integers(0, 60))
+def test_a_run_holds_a_base64_form_as_a_search_for_each_form_says(
+    run: str, form: str, cut: int, at: int
+) -> None:
+    """The lookup by each offset's first five chars answers as a substring search for every
+    form would; a form cut one char short must not count."""
+    at = min(at, len(run))
+    spliced = run[:at] + form[:len(form) - cut] + run[at:]
+    for text in (run, spliced):
+        assert holds_base64_form(text) == any(f in text for f in BASE64)

@@ -118,6 +118,22 @@ def opens_run(data: bytes, start: int) -> bool:
     return before not in _RUN_BYTES or (
         before in _ESCAPED and start >= 2 and data[start - 2] == 0x5C
     )
+# The forms by their first five chars: a run is looked up once per offset, where testing it
+# for each of the thousands of forms in turn cost milliseconds a run.
+_FORMS_BY_HEAD: dict[str, tuple[str, ...]] = {}
+for _form in BASE64:
+    _FORMS_BY_HEAD[_form[:B64_SHORTEST]] = (*_FORMS_BY_HEAD.get(_form[:B64_SHORTEST], ()), _form)
+
+
+def holds_base64_form(run: str) -> bool:
+    """Whether ``run`` holds one of :data:`BASE64` (what ``any(f in run for f in BASE64)``
+    says, for a fraction of its cost)."""
+    get = _FORMS_BY_HEAD.get
+    for at in range(len(run) - B64_SHORTEST + 1):
+        forms = get(run[at:at + B64_SHORTEST])
+        if forms is not None and any(run.startswith(form, at) for form in forms):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -199,9 +215,7 @@ class _Plain:
         escapes = any(lit in text for lit in ESCAPE_EXACT) or (
             "%" in low and any(lit in low for lit in ESCAPE_ANY_CASE)
         )
-        b64 = any(
-            lit in run.group() for run in B64_RUN.finditer(text) for lit in BASE64
-        )
+        b64 = any(holds_base64_form(run.group()) for run in B64_RUN.finditer(text))
         return Present(tuple(sorted(families)), generic, escapes, b64)
 
 

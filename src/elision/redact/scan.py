@@ -20,7 +20,7 @@ from bisect import bisect_left
 
 from elision.redact.encodings import base64_text, decode_escapes
 from elision.redact.families import BY_ID
-from elision.redact.keywords import B64_HEADS, B64_RUN, BASE64, present
+from elision.redact.keywords import B64_HEADS, B64_RUN, holds_base64_form, present
 from elision.redact.rules import Span, credential_stub
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import text_triggers
@@ -171,9 +171,7 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     found: list[Span] = []
     for run in B64_RUN.finditer(text):
         value = run.group()
-        if value[:4] not in B64_HEADS and not (
-            forms and any(form in value for form in BASE64)
-        ):
+        if value[:4] not in B64_HEADS and not (forms and holds_base64_form(value)):
             continue
         decoded = base64_text(value)
         if decoded is None:
