@@ -23,7 +23,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import redact_value, scan, triggers
-from elision.redact.families import FAMILIES, negatives, sample
+from elision.redact.families import BY_ID, FAMILIES, negatives, sample
 from elision.redact.scan import _merge, _precise, find_spans
 from elision.shape.jsonparse import dumps_value
 from redact.test_redact_properties import ALNUM, HEX, credentials, seeded_documents
@@ -417,3 +417,25 @@ def test_a_base64_value_that_opens_a_line_of_a_json_string_is_withheld(
         assert done.withheld == ({"path": "$.t", "reason": "huggingface-token"},)
         if isinstance(engine, triggers._Hyperscan):
             assert triggers.body_may_need_redaction(json.dumps({"t": value}).encode())
+
+
+@pytest.mark.parametrize("present", _present_engines(), ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
+def test_a_base64_dropbox_token_on_a_line_of_its_own_is_found_by_both_paths(
+    engine: Any, present: Any
+) -> None:
+    """Found with the regex passes and small pieces: the pre-filtered search reported a
+    Dropbox token inside base64 that the precise rules over the whole text did not. The
+    piece opened with the run, and a piece's first four chars were read as a head; the whole
+    text's were not, so a short text (searched whole) showed the token. Either way the run is
+    now withheld."""
+    from elision.redact import keywords
+
+    token = sample(BY_ID["dropbox-access-token"], 0, 3)[0]
+    text = "abc 123\n" + base64.b64encode(token.encode()).decode() + "\nmore filler"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(keywords, "_engine", lambda: present)
+        unfiltered = _merge(_precise(text, 0))
+        assert [s.rule for s in unfiltered] == ["dropbox-access-token"]
+        with _engine(engine), _small_pieces(64, 16):
+            assert find_spans(text) == unfiltered

@@ -51,7 +51,7 @@ ESCAPE_ANY_CASE: tuple[str, ...] = tuple(
     sorted({f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a"})
 )
 _B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "apikey", "private_key",
-              "PRIVATE KEY", "authorization", "credential")
+              "PRIVATE KEY", "authorization", "credential", "cookie")
 #: Shortest base64 form kept: at four chars, random base64 spells one every ~16 MB per form.
 B64_SHORTEST = 5
 
@@ -248,3 +248,54 @@ def b64_probe(encode: bool) -> Any:
     if encode:
         return lambda run: looks_like_base64_text(run.decode("ascii"))
     return looks_like_base64_text
+
+
+#: The families whose keyword is three chars inside the token (``:AA`` of a Telegram bot
+#: token): its base64 forms would be three or four chars, which random base64 spells too
+#: often to look for. Each is looked for instead as a window of the token around the keyword,
+#: one char class a byte, and the window's base64 at each offset is a regex of the chars each
+#: base64 digit can take (a superset, as adjacent digits share a byte). Six bytes give seven
+#: or eight digits: about 2.6 chance matches in 10 MB of random base64 for all three.
+_WINDOWS: dict[str, tuple[str, ...]] = {
+    "telegram-bot-token": ("0-9", "0-9", ":", "A", "A", "A-Za-z0-9_-"),
+    "azure-ad-client-secret": ("A-Za-z0-9_~.-", "0-9", "Q", "~", "A-Za-z0-9_~.-",
+                               "A-Za-z0-9_~.-"),
+    "mailchimp-api-key": ("0-9a-f", "0-9a-f", "-", "u", "s", "0-9"),
+}
+_STD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_URLSAFE = _STD[:62] + "-_"
+
+
+def _byte_class(spec: str) -> list[int]:
+    chars = set(spec) if len(spec) == 1 else {
+        c for c in map(chr, range(32, 127)) if re.fullmatch(f"[{spec}]", c)}
+    return sorted(map(ord, chars))
+
+
+def window_patterns(window: tuple[str, ...]) -> list[str]:
+    """Regexes for ``window`` (one char class a byte) as it reads inside base64 at offsets
+    0, 1 and 2, the standard and the URL-safe alphabet in one."""
+    classes = [_byte_class(spec) for spec in window]
+    patterns = []
+    for shift in range(3):
+        bits = 8 * (shift + len(classes))
+        digits = []
+        for j in range(-(-8 * shift // 6), bits // 6):
+            at = 6 * j
+            first, last = at // 8 - shift, (at + 5) // 8 - shift
+            if first == last:
+                values = {(a >> (2 - at % 8)) & 63 for a in classes[first]}
+            else:
+                values = {((a << 8 | b) >> (10 - at % 8)) & 63
+                          for a in classes[first] for b in classes[last]}
+            chars = sorted({_STD[v] for v in values} | {_URLSAFE[v] for v in values})
+            digits.append(re.escape(chars[0]) if len(chars) == 1 else
+                          "[" + "".join(re.escape(c) for c in chars) + "]")
+        patterns.append("".join(digits))
+    return patterns
+
+
+#: Every window's regex: what a run must hold for a mid-token keyword's family to be in it.
+B64_WINDOWS: tuple[str, ...] = tuple(
+    p for family in sorted(_WINDOWS) for p in window_patterns(_WINDOWS[family]))
+B64_WINDOW = re.compile("|".join(B64_WINDOWS))

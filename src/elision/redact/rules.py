@@ -214,8 +214,8 @@ class _Prefilter:
         # "n" and its bytes are off by one, so a head one char in counts too.
         value = run.group()
         return bool(self.b64_text(value)) or value[:4] in self.heads or (
-            value[1:5] in self.heads
-            and text[run.start() - 1:run.start()] == self.backslash
+            text[run.start() - 1:run.start()] == self.backslash
+            and bool(self.b64_text(value[1:]))
         )
 
     def positions(self, text: Any, low: Any = None) -> list[int]:

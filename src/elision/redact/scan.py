@@ -20,7 +20,7 @@ from bisect import bisect_left
 
 from elision.redact.encodings import base64_text, decode_escapes
 from elision.redact.families import BY_ID
-from elision.redact.keywords import B64_HEADS, B64_RUN, holds_base64_form, present
+from elision.redact.keywords import B64_HEADS, B64_RUN, B64_WINDOW, holds_base64_form, present
 from elision.redact.rules import Span, credential_stub
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import text_triggers
@@ -165,13 +165,16 @@ def _precise(text: str, offset: int, depth: int = 0) -> list[Span]:
 
 
 def _in_base64(text: str, forms: bool) -> list[Span]:
-    """Each base64 run of ``text`` that opens with a keyword's head or (where ``forms`` says
-    the text holds one) holds a keyword's base64 form, and decodes to a text with a
+    """Each base64 run of ``text`` that opens with a keyword's head, holds a mid-token
+    keyword's window or (where ``forms`` says the text holds one) a keyword's base64 form,
+    and decodes to a text with a
     credential in it, withheld whole under the first credential's rule."""
     found: list[Span] = []
     for run in B64_RUN.finditer(text):
         value = run.group()
-        if value[:4] not in B64_HEADS and not (forms and holds_base64_form(value)):
+        if value[:4] not in B64_HEADS and not (forms and holds_base64_form(value)) and (
+            B64_WINDOW.search(value) is None
+        ):
             continue
         decoded = base64_text(value)
         if decoded is None:

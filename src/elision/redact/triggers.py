@@ -114,6 +114,10 @@ class _Hyperscan:
                                            literal=True)
         self._userinfo: Any = None
         self._body: Any = None
+        # The mid-token keywords' windows in base64 are regexes, not literals: a second pass,
+        # compiled apart so the literal set stays quick to compile.
+        self.windows = self._compile([p.encode() for p in keywords.B64_WINDOWS],
+                                     [0] * len(keywords.B64_WINDOWS), literal=False)
         self._local = threading.local()
         self._lock = threading.Lock()
 
@@ -174,7 +178,20 @@ class _Hyperscan:
         db.scan(body, match_event_handler=on_match, scratch=self._scratch("body", db))
         if ats and _SECRET not in found and self.userinfo_ends(body, ats, first=True):
             found.add(_SECRET)
+        if _SECRET not in found and self._windows_in(body):
+            found.add(_SECRET)
         return found
+
+    def _windows_in(self, data: bytes, into: list[int] | None = None) -> bool:
+        hits = [] if into is None else into
+        before = len(hits)
+
+        def on_window(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+            hits.append(end - 1)
+
+        self.windows.scan(data, match_event_handler=on_window,
+                          scratch=self._scratch("windows", self.windows))
+        return len(hits) > before
 
     def userinfo_ends(self, data: bytes, ats: list[int], *, first: bool = False) -> list[int]:
         """The last byte of each userinfo (``scheme://user:password@``) in ``data``, among
@@ -224,6 +241,7 @@ class _Hyperscan:
                 scratch=self._scratch("keys" if keys else "text", db))
         if found[_HEAD]:
             found[_SECRET].extend(p for p in found[_HEAD] if keywords.opens_run(data, p - 3))
+        self._windows_in(data, found[_SECRET])
         if found[_AT]:
             found[_SECRET].extend(self.userinfo_ends(data, found[_AT]))
         return found
