@@ -48,13 +48,13 @@ def test_a_large_body_is_parsed_paused_and_whole(
     seen: list[bool] = []
     import elision.pipeline as pipeline
 
-    real = pipeline.parse_json
+    real = pipeline.parse_document
 
     def spy(body: bytes, **options: Any) -> object:
         seen.append(gc.isenabled())
         return real(body, **options)
 
-    monkeypatch.setattr(pipeline, "parse_json", spy)
+    monkeypatch.setattr(pipeline, "parse_document", spy)
     small = json.dumps({"rows": [1, 2, 3]})
     count = GC_PAUSE_BYTES // 10
     large = json.dumps({"rows": [{"id": i, "n": i * 0.5} for i in range(count)]})
