@@ -10,7 +10,8 @@ long and high in entropy, so that ``token: 4096`` and a shell's ``PWD=/home/ada`
 The same classifier serves JSON members (:func:`is_credential_value`) and text
 (:func:`find_assignments`): ``.env`` and INI lines, YAML, JSON written into a text, HTTP
 headers (``X-Api-Key:``, ``Authorization:`` with a scheme other than Bearer and Basic, which
-have rules of their own, ``Cookie:`` and ``Set-Cookie:`` values) and ``name=value`` in prose.
+have rules of their own, ``Cookie:`` and ``Set-Cookie:`` values), ``name=value`` in prose, and
+command-line flags (``--password VALUE``; ``-p VALUE`` only where a command makes it one).
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
 ))
 #: What a name must be followed by, in a text, for the trigger search to flag it.
 TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :")
+#: A name written as a command-line flag, then its value after a space (``--password x``).
+FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
+    {f"-{name}{gap}" for name in FIELD_SUFFIXES for gap in (" ", "\t")}
+))
+#: Commands whose short ``-p`` is a password (elsewhere it is a port or a parent directory).
+PASSWORD_COMMANDS = ("sshpass", " login ", "mysql", "mariadb")
 
 
 def words(name: str, *, camel: bool = True) -> list[str]:
@@ -213,10 +220,52 @@ def find_assignments(text: str) -> list[Span]:
         if not strength:
             continue
         sep = _SEP.match(text, end)
-        if sep is None:
-            continue
-        _value(text, name, strength, sep.end(), found)
+        if sep is not None:
+            _value(text, name, strength, sep.end(), found)
+        elif text.startswith("-", start):
+            gap = _FLAG_GAP.match(text, end)
+            if gap is not None:
+                _flag_value(text, strength, gap.end(), found)
+    if any(command in low for command in PASSWORD_COMMANDS):
+        for short in _SHORT_PASSWORD.finditer(text):
+            _flag_value(text, STRONG, short.end(), found)
     return found
+
+
+# After a flag: spaces, or the quote, comma and quote of an argv written as a list.
+_FLAG_GAP = re.compile(r"""[ \t]+|["'],[ \t]*(?=["'])""")
+#: ``-p VALUE`` where the command gives it a password: docker (podman, helm…) login, sshpass;
+#: mysql's ``-pVALUE`` is written joined (``-p app`` names the database and prompts).
+_SHORT_PASSWORD = re.compile(
+    r"""(?:\blogin\b[^\n]*?[ \t]-p[ \t]+|\bsshpass[ \t]+-p[ \t]*"""
+    r"""|\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t]-p(?=[^\s-]))"""
+)
+#: Words that follow a flag named in prose: "the --password flag", "--secret is read…".
+_PROSE_AFTER_FLAG = frozenset({
+    "flag", "flags", "option", "options", "argument", "arguments", "parameter", "parameters",
+    "switch", "value", "values", "field", "setting", "is", "was", "are", "and", "or", "to",
+    "of", "for", "in", "on", "with", "when", "if", "the", "a", "an", "that", "which", "must",
+    "should", "can", "may", "will", "takes", "expects", "accepts", "sets", "requires",
+    "prompts", "instead", "only", "also", "not", "then", "as", "from", "by", "at",
+})
+
+
+def _flag_value(text: str, strength: int, at: int, found: list[Span]) -> None:
+    """The value after a credential flag: stubbed alone, the flag kept."""
+    match = _VALUE.match(text, at)
+    if match is None:
+        return
+    group = next(g for g in ("esc", "dq", "sq", "bare") if match.group(g) is not None)
+    a, b = match.span(group)
+    value = text[a:b]
+    if value.startswith("-") or placeholder(value) or (
+        group == "bare" and TEMPLATE.match(text, b)
+    ):
+        return
+    if value.rstrip(".,:;!?").lower() in _PROSE_AFTER_FLAG:
+        return
+    if (strength == STRONG and len(value) >= 3) or opaque(value):
+        found.append(Span(a, b, ASSIGNMENT))
 
 
 def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> None:

@@ -27,7 +27,12 @@ from typing import Any
 
 from elision._hyperscan import built_with_hyperscan
 from elision.redact.families import PATTERN_FAMILIES
-from elision.redact.generic import FIELD_SUFFIXES, TEXT_SEPARATORS
+from elision.redact.generic import (
+    FIELD_SUFFIXES,
+    FLAG_TRIGGERS,
+    PASSWORD_COMMANDS,
+    TEXT_SEPARATORS,
+)
 
 log = logging.getLogger("elision.redact")
 
@@ -40,9 +45,10 @@ for _i, _family in enumerate(PATTERN_FAMILIES):
         table.setdefault(_kw.lower() if _family.any_case else _kw, []).append(_i)
 
 #: A credential name right before what assigns it (any case).
-GENERIC: tuple[str, ...] = tuple(
-    sorted({name + sep for name in FIELD_SUFFIXES for sep in TEXT_SEPARATORS})
-)
+GENERIC: tuple[str, ...] = tuple(sorted(
+    {name + sep for name in FIELD_SUFFIXES for sep in TEXT_SEPARATORS}
+    | set(FLAG_TRIGGERS) | set(PASSWORD_COMMANDS)
+))
 _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
 #: Escapes: a JSON \\u escape (exact), a percent-encoded unreserved char (any case), and the
 #: reserved chars that split a Telegram token or a JSON member written into a query.
