@@ -261,3 +261,28 @@ def test_a_stub_in_a_key_does_not_make_its_value_a_credential(run: int) -> None:
     # Redacting the redacted document again changes nothing (the idempotence property's
     # counterexample: the stub's words in the key made its value a credential field).
     assert redact_value(fast.value).value == fast.value
+
+
+_PEM_KEY = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\n"
+    "KUpRKfFLfRYC9AIKjbJTWit+CqvjWYzvQwECAwEAAQJAIJLixBy2qpFoS4DSmoEm\n"
+    "-----END RSA PRIVATE KEY-----"
+)
+
+
+@pytest.mark.parametrize("run", [1, 2, 64])
+def test_a_private_key_as_a_key_does_not_make_its_value_a_credential(run: int) -> None:
+    """Found by Hypothesis (dev profile): a PEM block used as a member key was stubbed, and then
+    its harmless value withheld as a credential field, judged by the armour's "PRIVATE KEY"."""
+    doc = {_PEM_KEY: "0", "password": "hunter2-but-longer"}
+    original = walk.RUN
+    walk.RUN = run
+    try:
+        fast = redact_value(doc)
+    finally:
+        walk.RUN = original
+    assert next(iter(fast.value.values())) == "0"
+    assert _PEM_KEY not in str(fast.value)
+    assert fast.value["password"] != "hunter2-but-longer"  # a real name still withholds
+    assert walk.Walker().run(doc, None) == fast.value

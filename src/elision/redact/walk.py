@@ -464,9 +464,12 @@ class Walker:
                 node = self._rekeyed(node, path)
                 moved = True
             # A member is judged by the name it came with: a stub's own words ("credential
-            # withheld") must not make a harmless value look like one.
+            # withheld") must not make a harmless value look like one. A key that is itself a
+            # secret names nothing: a PEM block's "PRIVATE KEY" armour says what the key is,
+            # not what its value is.
             fields = [shown for name, (shown, v) in zip(names, node.items(), strict=True)
-                      if is_credential_field(name, v)]
+                      if is_credential_field(name, v)
+                      and not (moved and isinstance(name, str) and _key_rule_of(name))]
             if fields:
                 node = {**node, **{k: credential_stub(CREDENTIAL_FIELD) for k in fields}}
                 for k in fields:
