@@ -226,17 +226,23 @@ def test_clean_documents_come_back_unchanged(doc: Any) -> None:
     assert result.references == {}
 
 
+def _redacted_in_runs_of(run: int, doc: Any) -> Any:
+    """redact_value with the walk's sibling runs set to ``run`` (an optimisation that must
+    not change what is withheld)."""
+    original = walk.RUN
+    walk.RUN = run
+    try:
+        return redact_value(doc)
+    finally:
+        walk.RUN = original
+
+
 @pytest.mark.parametrize("run", [1, 2, 64])
 @given(seeded=seeded_documents())
 def test_run_skipping_agrees_with_a_plain_walk(run: int, seeded: tuple[Any, Any, str, str]) -> None:
     # Byte ranges and skipped runs are an optimisation: a walk that looks at every node must
     # withhold exactly the same values at the same paths.
-    original = walk.RUN
-    walk.RUN = run
-    try:
-        fast = redact_value(seeded[0])
-    finally:
-        walk.RUN = original
+    fast = _redacted_in_runs_of(run, seeded[0])
     slow = walk.Walker()
     slow_value = slow.run(seeded[0], None)
     assert fast.value == seeded[1] == slow_value
@@ -250,12 +256,7 @@ def test_a_stub_in_a_key_does_not_make_its_value_a_credential(run: int) -> None:
     """Found by Hypothesis in a CI run: with run skipping, the value under a key whose bearer
     token was stubbed was withheld as a credential field, judged by the stub's own words."""
     doc = {"Bearer K90000000123456789AB": "0"}
-    original = walk.RUN
-    walk.RUN = run
-    try:
-        fast = redact_value(doc)
-    finally:
-        walk.RUN = original
+    fast = _redacted_in_runs_of(run, doc)
     assert fast.value == {"Bearer [credential withheld: bearer-token]": "0"}
     assert walk.Walker().run(doc, None) == fast.value
     # Redacting the redacted document again changes nothing (the idempotence property's
@@ -276,12 +277,7 @@ def test_a_private_key_as_a_key_does_not_make_its_value_a_credential(run: int) -
     """Found by Hypothesis (dev profile): a PEM block used as a member key was stubbed, and then
     its harmless value withheld as a credential field, judged by the armour's "PRIVATE KEY"."""
     doc = {_PEM_KEY: "0", "password": "hunter2-but-longer"}
-    original = walk.RUN
-    walk.RUN = run
-    try:
-        fast = redact_value(doc)
-    finally:
-        walk.RUN = original
+    fast = _redacted_in_runs_of(run, doc)
     assert next(iter(fast.value.values())) == "0"
     assert _PEM_KEY not in str(fast.value)
     assert fast.value["password"] != "hunter2-but-longer"  # a real name still withholds

@@ -250,13 +250,23 @@ _PROSE_AFTER_FLAG = frozenset({
 })
 
 
-def _flag_value(text: str, strength: int, at: int, found: list[Span]) -> None:
-    """The value after a credential flag: stubbed alone, the flag kept."""
+def _value_at(text: str, at: int) -> tuple[int, int, str] | None:
+    """Where the value written at ``at`` starts and ends (inside its quotes), and how it was
+    written: ``esc``, ``dq``, ``sq`` or ``bare``."""
     match = _VALUE.match(text, at)
     if match is None:
-        return
+        return None
     group = next(g for g in ("esc", "dq", "sq", "bare") if match.group(g) is not None)
     a, b = match.span(group)
+    return a, b, group
+
+
+def _flag_value(text: str, strength: int, at: int, found: list[Span]) -> None:
+    """The value after a credential flag: stubbed alone, the flag kept."""
+    quoted = _value_at(text, at)
+    if quoted is None:
+        return
+    a, b, group = quoted
     value = text[a:b]
     if value.startswith("-") or placeholder(value) or (
         group == "bare" and TEMPLATE.match(text, b)
@@ -289,11 +299,10 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
     if last == "cookie":
         _cookies(text, at, first_only=words(name)[-2:-1] == ["set"], found=found)
         return
-    match = _VALUE.match(text, at)
-    if match is None:
+    written = _value_at(text, at)
+    if written is None:
         return
-    group = next(g for g in ("esc", "dq", "sq", "bare") if match.group(g) is not None)
-    a, b = match.span(group)
+    a, b, group = written
     value = text[a:b]
     if placeholder(value) or (group == "bare" and TEMPLATE.match(text, b)):
         return
