@@ -6,32 +6,15 @@ line (SDKs write the id first or last); every line within the ceiling reads as i
 
 from __future__ import annotations
 
-import itertools
 import json
 
-import anyio
 import mcp_types as types
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.mcp.stdio import MESSAGE_TOO_LARGE, LineReader
-
-
-def _read_all(data: bytes, cut: list[int], limit: int | None) -> list[object]:
-    """Every message ``LineReader`` gives for ``data`` arriving in pieces cut at ``cut``."""
-    bounds = [0, *sorted(set(cut)), len(data)]
-    chunks = [data[a:b] for a, b in itertools.pairwise(bounds) if b > a]
-
-    async def main() -> list[object]:
-        pending = list(chunks)
-
-        async def read() -> bytes:
-            return pending.pop(0) if pending else b""
-
-        return [item async for item in LineReader(read, max_message_bytes=limit)]
-
-    return anyio.run(main)
+from elision.mcp.stdio import MESSAGE_TOO_LARGE
+from support.linereader import read_all
 
 
 def _result_line(request_id: int | str, text: str, *, id_last: bool = False) -> bytes:
@@ -62,7 +45,7 @@ def test_lines_over_the_ceiling_are_refused_and_the_rest_read_whole(
 ) -> None:
     lines = [_result_line(i, "x" * size, id_last=id_last) for i, size in enumerate(sizes)]
     data = b"".join(line + b"\n" for line in lines)
-    items = _read_all(data, [c % (len(data) + 1) for c in cut], limit)
+    items = read_all(data, [c % (len(data) + 1) for c in cut], limit)
     assert len(items) == len(lines)
     for index, (line, item) in enumerate(zip(lines, items, strict=True)):
         if len(line) <= limit:
@@ -96,7 +79,7 @@ def test_lines_over_the_ceiling_are_refused_and_the_rest_read_whole(
     ],
 )
 def test_the_request_id_is_found_at_either_end(line: bytes, request_id: object) -> None:
-    (item,) = _read_all(line + b"\n", [100, 5000], 1000)
+    (item,) = read_all(line + b"\n", [100, 5000], 1000)
     if request_id is None:
         assert isinstance(item, ValueError), item
         assert "no request id" in str(item)
@@ -106,6 +89,6 @@ def test_the_request_id_is_found_at_either_end(line: bytes, request_id: object) 
 
 def test_no_ceiling_keeps_every_line() -> None:
     line = _result_line(1, "y" * 100_000)
-    (item,) = _read_all(line + b"\n", list(range(0, len(line), 65536)), None)
+    (item,) = read_all(line + b"\n", list(range(0, len(line), 65536)), None)
     message = getattr(item, "message", None)
     assert isinstance(message, types.JSONRPCResponse)

@@ -8,29 +8,13 @@ from __future__ import annotations
 import itertools
 import json
 
-import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.mcp.stdio import LineReader
 from elision.pipeline import Pipeline, _may_be_json
 from elision.shape.jsonparse import parse_json
-
-
-def _read_all(data: bytes, cut: list[int]) -> list[object]:
-    bounds = [0, *sorted(set(cut)), len(data)]
-    chunks = [data[a:b] for a, b in itertools.pairwise(bounds) if b > a]
-
-    async def main() -> list[object]:
-        pending = list(chunks)
-
-        async def read() -> bytes:
-            return pending.pop(0) if pending else b""
-
-        return [item async for item in LineReader(read)]
-
-    return anyio.run(main)
+from support.linereader import read_all
 
 
 @settings(max_examples=80, deadline=None)
@@ -46,7 +30,7 @@ def test_messages_read_whole_and_blank_lines_are_skipped_at_any_cut(
              for i, t in enumerate(texts)]
     data = "\n".join(itertools.chain(*zip(blanks, lines, strict=False),
                                      lines[len(blanks):])).encode() + b"\n"
-    got = _read_all(data, cut)
+    got = read_all(data, cut)
     assert [m.message.id for m in got] == list(range(len(texts)))  # type: ignore[attr-defined]
     assert [m.message.result["text"] for m in got] == texts  # type: ignore[attr-defined]
 
