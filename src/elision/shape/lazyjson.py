@@ -90,15 +90,36 @@ class Declined(Exception):
     """The lazy route cannot prove this body is what the whole parse would make of it."""
 
 
-class LazyArray:
+class _Lazy:
+    """A lazy container's children: the large ones are lazy nodes, the rest are parsed when
+    first read and kept (the shaper remembers sizes by ``id()``, so a child read twice must be
+    the same object)."""
+
+    __slots__ = ("_big", "_parsed")
+
+    def __init__(self, big: dict[Any, LazyArray | LazyObject]) -> None:
+        self._big = big
+        self._parsed: dict[Any, Any] = {}
+
+    def _child(self, name: Any, raw: msgspec.Raw) -> Any:
+        big = self._big.get(name)
+        if big is not None:
+            return big
+        value = self._parsed.get(name, _MISSING)
+        if value is _MISSING:
+            value = parse_json(bytes(raw))
+            self._parsed[name] = value
+        return value
+
+
+class LazyArray(_Lazy):
     """A JSON array whose elements are parsed when they are read."""
 
-    __slots__ = ("_big", "_items", "_parsed")
+    __slots__ = ("_items",)
 
     def __init__(self, items: list[msgspec.Raw], big: dict[int, LazyArray | LazyObject]) -> None:
+        super().__init__(big)
         self._items = items
-        self._big = big
-        self._parsed: dict[int, Any] = {}
 
     def __len__(self) -> int:
         return len(self._items)
@@ -110,31 +131,23 @@ class LazyArray:
             index += len(self._items)
         if not 0 <= index < len(self._items):
             raise IndexError("lazy array index out of range")
-        big = self._big.get(index)
-        if big is not None:
-            return big
-        value = self._parsed.get(index, _MISSING)
-        if value is _MISSING:
-            value = parse_json(bytes(self._items[index]))
-            self._parsed[index] = value
-        return value
+        return self._child(index, self._items[index])
 
     def __iter__(self) -> Iterator[Any]:
         for index in range(len(self._items)):
             yield self[index]
 
 
-class LazyObject:
+class LazyObject(_Lazy):
     """A JSON object (no key repeated) whose member values are parsed when they are read."""
 
-    __slots__ = ("_big", "_members", "_parsed")
+    __slots__ = ("_members",)
 
     def __init__(
         self, members: dict[str, msgspec.Raw], big: dict[str, LazyArray | LazyObject]
     ) -> None:
+        super().__init__(big)
         self._members = members
-        self._big = big
-        self._parsed: dict[str, Any] = {}
 
     def __len__(self) -> int:
         return len(self._members)
@@ -149,14 +162,7 @@ class LazyObject:
         return iter(self._members)
 
     def __getitem__(self, key: str) -> Any:
-        big = self._big.get(key)
-        if big is not None:
-            return big
-        value = self._parsed.get(key, _MISSING)
-        if value is _MISSING:
-            value = parse_json(bytes(self._members[key]))  # KeyError when it is not a member
-            self._parsed[key] = value
-        return value
+        return self._child(key, self._members[key])  # KeyError when it is not a member
 
     def get(self, key: str, default: Any = None) -> Any:
         return self[key] if key in self._members else default
@@ -337,13 +343,15 @@ def _skeleton(
     view = _value_view(raw, root)
     if len(view) > 4 * SAMPLE_BYTES and _dense(view):
         try:
-            return _chunked(view, depth)
+            # Its runs prove it free of repeats; its colons are only its parent's to check.
+            node = _chunked(view)
+            return node, 0 if root else _colons(view)
         except _Sparse:
             pass
     members = _OBJECT.decode(raw)
     big_members: dict[str, LazyArray | LazyObject] = {}
     value_colons = _check(iter(members.items()), big_members, depth)
-    colons = _colons(view)
+    colons = raw.count(b":") if root else _colons(view)  # the body itself needs no copy
     _same_colons(colons, members, value_colons)
     return LazyObject(members, big_members), colons
 
@@ -458,7 +466,7 @@ def _dense(view: memoryview) -> bool:
     return (end - start) < DENSE_MEMBER_BYTES * max(len(members), 1)
 
 
-def _chunked(view: memoryview, depth: int) -> tuple[ChunkedObject, int]:
+def _chunked(view: memoryview) -> ChunkedObject:
     """A dense object read in runs of members, each parsed exactly (which proves it valid and
     free of repeats) and dropped; keys are compared across runs through a bitmap of their
     hashes, with a second look at the keys whose bits collided. The default caveat keys are
@@ -497,7 +505,7 @@ def _chunked(view: memoryview, depth: int) -> tuple[ChunkedObject, int]:
                     seen.add(key)
     node = ChunkedObject(view, runs, count, {tuple(DEFAULT_CAVEAT_KEYS): hits})
     node._seen[ENVELOPE_KEY] = enveloped  # the shaper asks first thing
-    return node, _colons(view)
+    return node
 
 
 def _keys(view: memoryview, start: int, end: int) -> Any:
