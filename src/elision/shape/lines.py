@@ -111,7 +111,9 @@ class LineIndex:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        ends = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+        # Most bodies hold no \r at all: then the third pass over them is not needed.
+        returns = data.count(b"\r")
+        ends = data.count(b"\n") + (returns - data.count(b"\r\n") if returns else 0)
         self.count = ends + (1 if data and data[-1:] not in (b"\n", b"\r") else 0)
         self._head: list[int] = []  # ends of lines 0, 1, 2, …
         self._tail: list[int] = []  # starts of lines count-1, count-2, …
