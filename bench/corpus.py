@@ -15,10 +15,12 @@ whether a shaped result says "shown of total". Integers in the bodies stay out o
 those totals, so finding the total in a shaped result means the tool wrote it.
 
     python bench/corpus.py 1 10        # writes bench/out/corpus/*.{json,log,ndjson} + .meta.json
+    python bench/corpus.py 100 --kinds log keys
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import random
@@ -263,8 +265,12 @@ def ensure(kind: str, megabytes: float, out: Path = OUT) -> tuple[Path, Meta]:
 
 
 def main(argv: list[str]) -> None:
-    for mb in [float(a) for a in argv] or [1.0]:
-        for kind in KINDS:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("sizes", type=float, nargs="*", default=[1.0], metavar="MB")
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
+    args = parser.parse_args(argv)
+    for mb in args.sizes:
+        for kind in args.kinds:
             path, meta = ensure(kind, mb)
             print(f"{path}  {meta.bytes:,} bytes, {meta.total:,} {meta.unit}")
 
