@@ -180,6 +180,30 @@ def test_dense_objects_are_read_in_runs_and_big_arrays_lazily(tiny: None) -> Non
     assert isinstance(rows["rows"], lazyjson.LazyArray) and rows["rows"][-1]["n"] == 29
 
 
+@given(st.integers(0, 40), st.none() | st.integers(-50, 50), st.none() | st.integers(-50, 50))
+def test_a_window_of_a_lazy_array_reads_as_the_slice_of_the_parsed_one(
+    count: int, start: int | None, end: int | None
+) -> None:
+    """A page of a big array (elision.store.select) is a window of it, never a list of it."""
+    body = ("[" + ",".join(f'{{"n":{i},"big":[{",".join(["7"] * 20)}]}}' for i in range(count))
+            + "]").encode()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lazyjson, "NODE_BYTES", 48)  # every element is a lazy node of its own
+        rows = lazyjson.lazy_document(body)
+        window = rows.window(start, end)
+        assert isinstance(window, lazyjson.LazyArray)
+        assert lazyjson.materialize(window) == parse_json(body)[start:end]
+
+
+def test_what_a_window_parses_stays_with_the_window(tiny: None) -> None:
+    """Pages read through windows do not pile up parsed rows in the array they came from."""
+    rows = lazyjson.lazy_document(("[" + _BIG_ARRAY + "]").encode())
+    window = rows.window(10, 20)
+    first = window[0]
+    assert first == {"n": 10, "s": "x" * 20} and window[0] is first
+    assert rows[10] == first and rows[10] is not first
+
+
 def test_a_lazy_node_is_refused_by_code_that_does_not_know_it(tiny: None) -> None:
     """No silent empty container: orjson refuses the type instead of writing {}."""
     lazy = lazyjson.lazy_document(('[' + _BIG_ARRAY + ']').encode())

@@ -137,6 +137,15 @@ class LazyArray(_Lazy):
         for index in range(len(self._items)):
             yield self[index]
 
+    def window(self, start: int | None, end: int | None) -> LazyArray:
+        """The elements ``list[start:end]`` would hold, as a lazy array of their own: the views
+        are shared and nothing is parsed, and what a reader of the window parses is kept by the
+        window (and goes with it), not by this array - a page of a big array costs its page."""
+        first, last, _ = slice(start, end).indices(len(self._items))
+        last = max(first, last)
+        big = {index - first: node for index, node in self._big.items() if first <= index < last}
+        return LazyArray(self._items[first:last], big)
+
 
 class LazyObject(_Lazy):
     """A JSON object (no key repeated) whose member values are parsed when they are read."""
