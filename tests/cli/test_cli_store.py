@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from elision.cli import main
-from elision.envelope import read_envelope
+from elision.envelope import ENVELOPE_KEY, read_envelope
 from elision.store.fetch import parse_next
 
 
@@ -48,6 +48,24 @@ def test_fetch_lines_and_bytes_of_a_kept_log(tmp_path: Path) -> None:
     assert rest == b"".join(body.splitlines(keepends=True)[99:102]).decode()
     raw = runner.invoke(main, ["fetch", ref, "--bytes", "0-9"])
     assert raw.stdout.partition("\n")[2].removesuffix("\n") == body[:10].decode()
+
+
+def test_fetch_no_redact_selects_a_path_in_a_kept_json_body(tmp_path: Path) -> None:
+    """`elision fetch --no-redact --path` said "$ is a scalar (tuple), so it has no key
+    'rows'" (found reading fetch.py for issue 17): the unredacted view held the parse's
+    (document, shadowed) pair, not the document."""
+    runner = CliRunner()
+    doc = {"total": 300, "rows": [{"id": i, "v": "x" * 30} for i in range(300)]}
+    source = tmp_path / "result.json"
+    source.write_text(json.dumps(doc))
+    shaped = runner.invoke(main, ["shape", str(source), "-b", "1024"])
+    envelope = read_envelope(shaped.stdout)
+    assert envelope is not None
+    for flags in ([], ["--no-redact"]):
+        page = runner.invoke(main, ["fetch", envelope["ref"], "--path", "$.rows[5]", *flags])
+        assert page.exit_code == 0, page.output
+        shown = json.loads(page.stdout)
+        assert shown.pop(ENVELOPE_KEY)["page"] == "$.rows[5]" and shown == doc["rows"][5]
 
 
 def test_store_option_and_env_point_at_the_same_file(

@@ -217,7 +217,8 @@ def _view_of(body: bytes, *, ref: str, sha256: str, format: str, as_json: bool) 
 def _original_view(body: bytes, *, sha256: str, format: str, as_json: bool) -> _View:
     # Never cached as the ref's view: every other page of this ref is redacted.
     if format == "json" or as_json:
-        return _View(None, parsed_document(body, sha256), (), len(body))
+        document, _ = parsed_document(body, sha256)
+        return _View(None, document, (), len(body))
     return _View(body, None, (), len(body))
 
 
