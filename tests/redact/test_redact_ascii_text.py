@@ -1,6 +1,7 @@
-"""An ASCII text is judged from its own bytes (issue 17): the redact stage no longer decodes a
+"""A UTF-8 text is judged from its own bytes (issue 17): the redact stage no longer decodes a
 text result and re-encodes it for the trigger search when nothing in it is to be withheld.
-That shortcut must withhold exactly what the full route does, on any text."""
+That shortcut must withhold exactly what the full route does, on any text: ASCII or not, with
+the Kelvin sign (which only the text rules read as a "k"), or bytes that are not UTF-8."""
 
 from __future__ import annotations
 
@@ -21,6 +22,14 @@ TEXTS = st.one_of(
     seeded_texts(),
     st.text(alphabet="abcxyz0123456789 =:/\n", max_size=200),
     st.sampled_from(["", "\n\n", "ZXlK" + "a" * 60, "eyJhbGciOiJIUzI1NiJ9" * 3]),
+    # Not ASCII: accents, a wide char, the Kelvin sign, a lone surrogate (not UTF-8 once
+    # encoded), mixed into text that may hold a trigger.
+    st.lists(st.one_of(
+        st.text(alphabet="abc\u00e9\u4e2d\U0001f600 =:/\n\r", max_size=30),
+        st.sampled_from(["api_\u212aey=Xk2p9Qz7Lm4Rt8Vw12345", "\ud800", "token=",
+                         "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "caf\u00e9"]),
+        seeded_texts(),
+    ), max_size=6).map("".join),
 )
 
 
@@ -49,3 +58,21 @@ def test_a_text_with_a_credential_is_still_redacted(text: str) -> None:
     done = RedactStage().redact(_capture(text))
     assert done.withheld
     assert "ghp_A1b2" not in str(done.value) and "YXBpX2tleT1Ya" not in str(done.value)
+
+
+@pytest.mark.parametrize("text", [
+    "caf\u00e9 build ok\n" * 50,  # Latin-1 range
+    "\u4e2d\u6587 \U0001f600 step 3 of 9\n" * 50,  # wide chars
+])
+def test_a_clean_utf8_text_is_not_decoded(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 100 MB log with one accent cost two copies (its str, then the str encoded again for
+    # the search) only to find nothing: the peak of `elision shape` was 4.3x the log.
+    import elision.redact as redact
+
+    def decoded(*_: object, **__: object) -> None:
+        raise AssertionError("a text with nothing to withhold was decoded and searched again")
+
+    monkeypatch.setattr(redact, "redact_text", decoded)
+    capture = _capture(text)
+    done = RedactStage().redact(capture)
+    assert done.withheld == () and done.value is capture.value

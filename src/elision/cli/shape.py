@@ -70,7 +70,7 @@ def shape_command(
     `elision fetch`. Signed URLs, tokens and keys are withheld as stubs unless --no-redact.
     """
     body = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-    if not body.strip():
+    if not body or body.isspace():  # not body.strip(): that copied the whole body
         # Whatever the format: a blank line on stdout and exit 0 would pass for a result.
         where = "stdin" if file == "-" else repr(file)
         raise InputError(

@@ -40,7 +40,7 @@ from elision.redact.keywords import B64_HEADS
 from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
 from elision.redact.scan import redact_spans
-from elision.redact.triggers import ascii_text_has_triggers, body_may_need_redaction
+from elision.redact.triggers import body_may_need_redaction, utf8_text_has_triggers
 from elision.redact.walk import Hits, Walker, may_need_redaction, serialized
 from elision.shape.lazyjson import materialize
 
@@ -154,7 +154,7 @@ class RedactStage:
         server = capture.server or self.server
         if capture.is_json:
             result = redact_value(capture.value, server=server, body=capture.body)
-        elif _clean_ascii(capture.body):
+        elif _clean_text(capture.body):
             # A 100 MB log was decoded (one copy) and re-encoded for the scan (another) only
             # to find nothing: the proxy's peak for one text result was 6x its size.
             return Redacted(capture.value, ())
@@ -179,11 +179,12 @@ class RedactStage:
         return lookup_reference(stub, records=self.references, store=self.store, scope=self.scope)
 
 
-def _clean_ascii(body: bytes) -> bool:
+def _clean_text(body: bytes) -> bool:
     """Whether ``redact_text(body.decode())`` would withhold nothing, told without decoding:
-    no trigger in the bytes, and no base64 value opening the text (``find_spans``)."""
+    no trigger in the bytes, and no base64 value opening the text (``find_spans``). A head
+    that is not ASCII opens with a char no base64 head holds, decoded or replaced."""
     return (body[:4].decode("ascii", "replace") not in B64_HEADS
-            and ascii_text_has_triggers(body) is False)
+            and utf8_text_has_triggers(body) is False)
 
 
 def _log(withheld: list[dict[str, Any]]) -> None:

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from elision._hyperscan import built_with_hyperscan
 from elision.redact import keywords, rules
 from elision.redact.secrets import CREDENTIAL_FIELDS
+from elision.shape.lines import is_utf8
 
 ENGINE_ENV = "ELISION_REDACT_ENGINE"
 log = logging.getLogger("elision.redact")
@@ -80,6 +81,7 @@ _SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT, _HEAD = range(7)
 #: A keyword's head in base64 (four chars): a trigger only where it opens a run.
 _HEADS = tuple(sorted(keywords.B64_HEADS))
 _KELVIN = "\u212a"
+_KELVIN_UTF8 = _KELVIN.encode()
 
 
 class _Hyperscan:
@@ -342,12 +344,15 @@ def body_may_need_redaction(body: bytes) -> bool | None:
     return bool(kinds & {_SECRET, _DISPOSITION, _FIELD}) or {_URI, _PAYLOAD} <= kinds
 
 
-def ascii_text_has_triggers(body: bytes) -> bool | None:
-    """Whether ``text_triggers(body.decode())`` finds any, told from an ASCII body's bytes,
-    which are the ones that text would encode to: no decoded copy, no re-encoded one. ``None``
-    when only the text can tell (the regex engine, or a body that is not ASCII)."""
+def utf8_text_has_triggers(body: bytes) -> bool | None:
+    """Whether ``text_triggers(body.decode())`` finds any, told from a UTF-8 body's bytes, which
+    are the ones that text would encode to: no decoded copy, no re-encoded one. ``None`` when
+    only the text can tell: the regex engine, bytes that are not UTF-8 (the text would hold
+    U+FFFD where they were), or a Kelvin sign (only the text rules read it as a "k")."""
     current = engine()
-    if not isinstance(current, _Hyperscan) or not body.isascii():
+    if not isinstance(current, _Hyperscan):
+        return None
+    if not body.isascii() and (_KELVIN_UTF8 in body or not is_utf8(body)):
         return None
     return bool(current.scan(body, keys=False)[_SECRET])
 

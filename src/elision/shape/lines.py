@@ -40,14 +40,14 @@ class Decoded:
 
 
 def decode(body: bytes) -> Decoded:
-    if not _is_utf8(body):
+    if not is_utf8(body):
         escaped = body.decode("utf-8", "surrogateescape")
         text, bad = _ESCAPED_BYTE.subn("\ufffd", escaped)
         return Decoded(text.encode("utf-8"), bad)
     return Decoded(body, 0)
 
 
-def _is_utf8(body: bytes) -> bool:
+def is_utf8(body: bytes) -> bool:
     # A chunk at a time, so checking a 100 MB body never holds a 100 MB str.
     if body.isascii():
         return True
