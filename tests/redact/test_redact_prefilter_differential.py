@@ -153,6 +153,12 @@ def _engine(engine: Any) -> Iterator[None]:
 # the CI profile's counterexample: see the base64 table test below
 @example(text="aGZfVFYyYXlJMWdwbUthOHVnMHlSYWd6U2V3YWtBUk1XRWoyNA==\nAuthorization: Bearer "
          "K70000000000000000\n", chunk=64, piece=16)
+# the dev profile's: a percent-encoded key over real line breaks, whose END line the pieces
+# did not reach (the multi-line rules read raw keywords only)
+@example(text="%2D--%2D-B%45GI%4E P%52IV%41TE%20KE%59--%2D--%0AA/%4CJc%53u2%5Af3%38O0%6BQu%4DVN"
+         "%4F5O%63iu%53Jp%76F6%47Sf%6F05%53oo%73sw%6FFQ%46Td%2FYS%57eV%76U4%55Fq%55W\n%634j%66aF"
+         "%6FOb%46vq%4Dho%55/S%47M=%3D\n-%2D--%2DEN%44 P%52IV%41TE%20KE%59--%2D--\n",
+         chunk=64, piece=16)
 @pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
 def test_prefiltered_search_equals_the_precise_rules_on_the_whole_text(
     engine: Any, text: str, chunk: int, piece: int

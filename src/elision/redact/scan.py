@@ -37,6 +37,8 @@ _MULTILINE = tuple(
     rule for rule in CREDENTIAL_RULES
     if rule.id in ("private-key", "putty-private-key", "ssh2-private-key")
 )
+#: The multi-line rules' opening keywords.
+_KEYWORDS = tuple(rule.keywords[0] for rule in _MULTILINE)
 #: A DSN family names the password alone; the whole-URL userinfo rule yields to it.
 _DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f.pattern)
 
@@ -52,15 +54,29 @@ def find_spans(text: str) -> list[Span]:
         return _merge(_precise(text, 0))
     found: list[Span] = []
     heads: list[list[int]] = [[] for _ in _MULTILINE]
+    escaped: list[int] = []
     start, limit = 0, len(text)
     while start < limit:
         end = text.find("\n", start + CHUNK)
         end = limit if end < 0 else end + 1
         if _any(positions, start, end):
-            _halve(text, start, end, found, positions, heads)
+            _halve(text, start, end, found, positions, heads, escaped)
         start = end
     _multiline(text, heads, found)
+    if escaped:
+        # A private key spelled in escapes (%2D----BEGIN, P\u0075TTY-…) over real line
+        # breaks: _multiline reads keywords as written and a piece is a line or two, so the
+        # rest of the text from the first such piece is read as the whole-text rules read it.
+        found.extend(_precise(text[escaped[0]:], escaped[0]))
     return _merge(found)
+
+
+def _holds_escaped_key(piece: str) -> bool:
+    """Whether ``piece`` spells a multi-line rule's keyword in escapes."""
+    view = decode_escapes(piece) if "%" in piece or "\\u" in piece else None
+    return view is not None and any(
+        view.text.count(keyword) > piece.count(keyword) for keyword in _KEYWORDS
+    )
 
 
 def _multiline(text: str, heads: list[list[int]], found: list[Span]) -> None:
@@ -88,7 +104,7 @@ def _any(positions: list[int], start: int, end: int) -> bool:
 
 def _halve(
     text: str, start: int, end: int, found: list[Span], positions: list[int],
-    heads: list[list[int]],
+    heads: list[list[int]], escaped: list[int],
 ) -> None:
     # A trigger never spans a line end and every piece is whole lines, so a piece holds a
     # match only if it holds a trigger's position.
@@ -109,7 +125,10 @@ def _halve(
             # cut short would show its tail). A repeat found twice is merged.
             ahead = text.find("\n", b)
             stop = len(text) if ahead < 0 else ahead
-            found.extend(_precise(text[a:stop], a))
+            piece = text[a:stop]
+            found.extend(_precise(piece, a))
+            if not escaped and _holds_escaped_key(piece):
+                escaped.append(a)
             for rule, starts in zip(_MULTILINE, heads, strict=True):
                 keyword = rule.keywords[0]
                 at = text.find(keyword, a, b)
