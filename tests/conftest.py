@@ -36,6 +36,8 @@ os.environ["XDG_DATA_HOME"] = _DATA_HOME
 # XDG_DATA_HOME, so a proxy started that way falls back to ~/.local/share: HOME moves too.
 os.environ["HOME"] = os.path.join(_DATA_HOME, "home")
 os.makedirs(os.environ["HOME"])
-for _name in ("ELISION_STORE", "ELISION_AUDIT", "ELISION_AUDIT_KEY"):
+# Compiled hyperscan databases are cached under the session HOME (elision._hyperscan).
+for _name in ("ELISION_STORE", "ELISION_AUDIT", "ELISION_AUDIT_KEY", "ELISION_CACHE_DIR",
+              "XDG_CACHE_HOME"):
     os.environ.pop(_name, None)
 atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)

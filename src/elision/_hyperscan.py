@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import logging
+import os
+import platform
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -23,3 +29,83 @@ def built_with_hyperscan(build: Callable[[Any], T], log: logging.Logger, fallbac
         log.warning("hyperscan is installed but unusable here (%s); %s", type(exc).__name__,
                     fallback)
         return None
+
+
+#: Where compiled databases are kept between processes; "off" keeps none.
+CACHE_ENV = "ELISION_CACHE_DIR"
+_DIGEST = 32
+
+
+def cache_dir() -> Path | None:
+    """``$ELISION_CACHE_DIR``, else ``$XDG_CACHE_HOME/elision``, else ``~/.cache/elision``;
+    ``None`` when it is set to ``off`` or no home is known."""
+    chosen = os.environ.get(CACHE_ENV, "").strip()
+    if chosen.lower() == "off":
+        return None
+    if chosen:
+        return Path(chosen).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if base:
+        return Path(base) / "elision"
+    home = os.environ.get("HOME", "").strip()
+    return Path(home) / ".cache" / "elision" if home else None
+
+
+def database(hs: Any, expressions: list[bytes], flags: list[int], *, literal: bool = False) -> Any:
+    """A block-mode hyperscan database of ``expressions``, read from the cache where one was
+    compiled before (by any process) and compiled (then kept) where not.
+
+    Compiling the redaction triggers takes about 0.3 s, once per process: most of what a
+    short ``elision shape`` spends, and of every proxy's first result. A kept database is
+    named by the SHA-256 of hyperscan's version and everything compiled into it, and holds
+    the SHA-256 of its own bytes: a torn, altered or foreign file is compiled again, never
+    loaded. A cache that cannot be read or written is only slower.
+    """
+    # hyperscan refuses to load a database built for another CPU (a home shared by two
+    # machines), and then it is compiled again here.
+    key = hashlib.sha256(repr((
+        getattr(hs, "__version__", ""), platform.machine(), expressions, flags, literal,
+    )).encode()).hexdigest()
+    where = cache_dir()
+    path = None if where is None else where / "hyperscan" / f"{key}.hs"
+    if path is not None:
+        db = _load(hs, path)
+        if db is not None:
+            return db
+    db = hs.Database()
+    db.compile(expressions=expressions, ids=list(range(len(expressions))),
+               elements=len(expressions), flags=flags, literal=literal)
+    if path is not None:
+        _keep(hs, db, path)
+    return db
+
+
+def _load(hs: Any, path: Path) -> Any:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    blob = data[_DIGEST:]
+    if len(data) <= _DIGEST or hashlib.sha256(blob).digest() != data[:_DIGEST]:
+        return None
+    try:
+        return hs.loadb(blob, hs.HS_MODE_BLOCK)
+    except Exception:
+        return None
+
+
+def _keep(hs: Any, db: Any, path: Path) -> None:
+    try:
+        blob = hs.dumpb(db)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(hashlib.sha256(blob).digest() + blob)
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+    except Exception as exc:
+        logging.getLogger(__name__).debug("hyperscan database not cached: %s", exc)

@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from elision._hyperscan import built_with_hyperscan
+from elision._hyperscan import built_with_hyperscan, database
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import (
     FIELD_SUFFIXES,
@@ -181,9 +181,7 @@ class _Hyperscan:
             add(lit, caseless, "escape")
         for lit in BASE64:
             add(lit, 0, "base64")
-        self.db = hs.Database()
-        self.db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
-                        flags=flags, literal=True)
+        self.db = database(hs, exprs, flags, literal=True)
         self._local = threading.local()
 
     def present(self, text: str) -> Present:

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from elision._hyperscan import built_with_hyperscan
+from elision._hyperscan import built_with_hyperscan, database
 from elision.redact import keywords, rules
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.shape.lines import is_utf8
@@ -124,10 +124,7 @@ class _Hyperscan:
         self._lock = threading.Lock()
 
     def _compile(self, exprs: list[bytes], flags: list[int], *, literal: bool) -> Any:
-        db = self.hs.Database()
-        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
-                   flags=flags, literal=literal)
-        return db
+        return database(self.hs, exprs, flags, literal=literal)
 
     def _scratch(self, name: str, db: Any) -> Any:
         # A scan releases the GIL, so each thread needs scratch space of its own.

@@ -38,7 +38,7 @@ import re
 import threading
 from typing import Any
 
-from elision._hyperscan import built_with_hyperscan
+from elision._hyperscan import built_with_hyperscan, database
 
 log = logging.getLogger("elision.shape")
 
@@ -82,11 +82,7 @@ _EXPRESSIONS = (
 class _Hyperscan:
     def __init__(self, hs: Any) -> None:
         self.hs = hs
-        self.db = hs.Database()
-        self.db.compile(
-            expressions=list(_EXPRESSIONS), ids=list(range(len(_EXPRESSIONS))),
-            elements=len(_EXPRESSIONS), flags=[hs.HS_FLAG_SINGLEMATCH] * len(_EXPRESSIONS),
-        )
+        self.db = database(hs, list(_EXPRESSIONS), [hs.HS_FLAG_SINGLEMATCH] * len(_EXPRESSIONS))
         self._local = threading.local()
 
     def __call__(self, body: bytes) -> bool:
