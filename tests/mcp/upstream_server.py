@@ -1,7 +1,8 @@
 """A small MCP server for the proxy's end-to-end tests, written with the SDK's MCPServer.
 
 Run as a script: ``python upstream_server.py`` (stdio) or ``python upstream_server.py --http
-PORT``. ``UPSTREAM_TOOL_PREFIX`` renames every tool (to provoke a collision), and
+PORT`` (``--http-json PORT``: each answer one JSON body, not an SSE event).
+``UPSTREAM_TOOL_PREFIX`` renames every tool (to provoke a collision), and
 ``UPSTREAM_EXTRA_TOOL`` adds a tool of that name, and
 ``UPSTREAM_CRASH_FILE`` names a file that, while it exists, makes ``crash`` kill the process.
 """
@@ -210,5 +211,8 @@ def handoff() -> str:
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "--http-json":  # one JSON body per answer
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]),
+                   json_response=True)
     else:
         server.run()

@@ -24,14 +24,14 @@ import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
 from mcp.client.session import ClientRequestContext, ClientSession, IncomingMessage
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from mcp_types.jsonrpc import CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import PydanticSerializationError
 
 from elision.errors import UpstreamError
 from elision.mcp.config import ServerSpec
+from elision.mcp.httpbound import http_transport, refusal_in
 from elision.mcp.offer import Offer, offering
 from elision.mcp.stdio import MESSAGE_TOO_LARGE, stdio_transport
 from elision.redact.messages import RedactingFormatter, describe
@@ -159,11 +159,12 @@ class Upstream:
                 "the config if it is just slow)"
             ) from None
         except MCPError as exc:
-            if exc.code == MESSAGE_TOO_LARGE:
-                # Dropped unread by the reader: the session is fine, the next call works.
-                raise UpstreamError(
-                    f"server {self.name!r} answered {what} with {exc.error.message}"
-                ) from None
+            over = exc.error.message if exc.code == MESSAGE_TOO_LARGE else (
+                refusal_in(exc.error.message) if exc.code == PARSE_ERROR else None)
+            if over is not None:
+                # Dropped unread by the reader (stdio) or as it streamed in (an HTTP JSON
+                # body): the session is fine, the next call works.
+                raise UpstreamError(f"server {self.name!r} answered {what} with {over}") from None
             if exc.code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
                 raise  # a protocol error the server chose to send: the caller forwards it
             await self._discard(session)
@@ -286,8 +287,9 @@ class Upstream:
         if spec.url is not None:
             # The SDK caps one SSE event at 1 MiB by default; results here may be far larger,
             # so the cap is the proxy's own message ceiling (issue 17): past it the SDK stops
-            # buffering the event and fails the request it answers.
-            server = streamable_http_client(spec.url, max_sse_event_size=spec.max_message_bytes)
+            # buffering the event and fails the request it answers. A JSON body is held to
+            # the same ceiling as it streams in (elision.mcp.httpbound).
+            server = http_transport(spec.url, spec.max_message_bytes)
         else:
             assert spec.command is not None
             server = stdio_transport(

@@ -1,0 +1,108 @@
+"""The message ceiling for an HTTP upstream that answers a call with one JSON body.
+
+A streamable-HTTP server answers a request with an SSE event (the SDK caps one at
+``max_sse_event_size``) or with one ``application/json`` body, which the SDK reads whole
+(``response.aread()``) before the proxy sees a byte of it. This hook, run by httpx2 on each
+response before its body is read, puts the proxy's ``--max-message-bytes`` on such a body: one
+whose ``Content-Length`` is over the ceiling is dropped unread, and one sent without a length
+is counted as it streams in and dropped at the ceiling. Either way the SDK's JSON reader gets a
+``httpx2.StreamError``, which it turns into a JSON-RPC error for that request alone; the
+session, and every other client's call on it, go on. :func:`refusal_in` finds the refusal in
+that error so the proxy can name the size, the ceiling and the flag, as it does for stdio.
+
+A hook rather than a transport of the proxy's own: an ``httpx2.AsyncClient`` given a transport
+no longer reads ``HTTPS_PROXY`` and the rest from the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx2
+from mcp.client._transport import TransportStreams
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+_FLAG = "(--max-message-bytes)"
+#: How every refusal of this module opens: what :func:`refusal_in` looks for.
+_OPENING = "a message of "
+
+
+class MessageOverCeiling(httpx2.StreamError):
+    """A JSON body over the message ceiling; its text is what the agent is told."""
+
+
+@asynccontextmanager
+async def http_transport(url: str, limit: int | None) -> AsyncIterator[TransportStreams]:
+    """The SDK's streamable-HTTP transport to ``url``, every message held to ``limit`` bytes
+    (SSE events by the SDK's cap, JSON bodies by :func:`ceiling_hook`); ``None``: unbounded."""
+    client = create_mcp_http_client()
+    if limit is not None:
+        client.event_hooks = {"request": [], "response": [ceiling_hook(limit)]}
+    # The SDK closes only a client it made itself: this one is closed after its session.
+    async with client, streamable_http_client(
+        url, http_client=client, max_sse_event_size=limit
+    ) as streams:
+        yield streams
+
+
+def ceiling_hook(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """An httpx2 response hook that holds ``application/json`` bodies to ``limit`` bytes."""
+
+    async def hook(response: httpx2.Response) -> None:
+        kind = response.headers.get("content-type", "").lower()
+        if not kind.startswith("application/json"):
+            return  # SSE events have the SDK's own cap; other bodies are not messages
+        declared = _length(response.headers.get("content-length"))
+        response.stream = _Counted(response.stream, limit, declared)
+
+    return hook
+
+
+def refusal(size: int, limit: int, *, whole: bool) -> str:
+    """The words for a body of ``size`` bytes (at least, unless ``whole``) over ``limit``."""
+    many = f"{size:,} bytes" if whole else f"more than {limit:,} bytes"
+    how = "dropped unread" if whole else f"dropped once {size:,} bytes had arrived"
+    return (
+        f"{_OPENING}{many}, over the proxy's {limit:,}-byte ceiling {_FLAG}; it was {how}, "
+        "so nothing of it reached the agent. Ask the tool for less (a filter, a smaller "
+        "page), or raise --max-message-bytes"
+    )
+
+
+def refusal_in(message: str) -> str | None:
+    """The refusal quoted in the SDK's error for a JSON body it could not read, if any."""
+    start = message.find(_OPENING)
+    if start < 0 or _FLAG not in message[start:]:
+        return None
+    return message[start:]
+
+
+def _length(value: str | None) -> int | None:
+    if value is None or not value.strip().isdigit():
+        return None
+    return int(value)
+
+
+class _Counted(httpx2.AsyncByteStream):
+    def __init__(self, inner: Any, limit: int, declared: int | None) -> None:
+        self.inner, self.limit, self.declared = inner, limit, declared
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self.declared is not None and self.declared > self.limit:
+            await self.aclose()
+            raise MessageOverCeiling(refusal(self.declared, self.limit, whole=True))
+        seen = 0
+        async for chunk in self.inner:
+            seen += len(chunk)
+            if seen > self.limit:
+                await self.aclose()
+                raise MessageOverCeiling(refusal(seen, self.limit, whole=False))
+            yield chunk
+
+    async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
