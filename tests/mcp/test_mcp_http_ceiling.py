@@ -7,6 +7,8 @@ got, the ceiling and the flag; never read past the ceiling, whatever its Content
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from collections.abc import AsyncIterator
 
 import anyio
@@ -74,6 +76,23 @@ def test_a_json_body_is_read_whole_or_refused(
     text = str(refused.value)
     assert f"{LIMIT:,}-byte ceiling (--max-message-bytes)" in text
     assert refusal_in(f"Failed to parse JSON response: {text}") == text
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "GZip", "identity, gzip"])
+def test_a_compressed_body_is_held_to_the_ceiling_once_inflated(encoding: str) -> None:
+    # 50 KB of zeros is a few dozen bytes on the wire: the wire count alone let a small
+    # compressed body inflate to any size in the proxy (a zip bomb).
+    for size, fits in ((LIMIT, True), (50_000, False)):
+        plain = b"0" * size
+        packed = gzip.compress(plain) if "gzip" in encoding.lower() else zlib.compress(plain)
+        headers = {**JSON, "content-encoding": encoding, "content-length": str(len(packed))}
+        assert len(packed) < LIMIT
+        if fits:
+            assert _read([packed], headers)[0] == plain
+            continue
+        with pytest.raises(MessageOverCeiling) as refused:
+            _read([packed], headers)
+        assert f"more than {LIMIT:,} bytes" in str(refused.value)
 
 
 def test_a_declared_length_over_the_ceiling_is_refused_unread() -> None:

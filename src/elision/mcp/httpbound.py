@@ -5,7 +5,8 @@ A streamable-HTTP server answers a request with an SSE event (the SDK caps one a
 (``response.aread()``) before the proxy sees a byte of it. This hook, run by httpx2 on each
 response before its body is read, puts the proxy's ``--max-message-bytes`` on such a body: one
 whose ``Content-Length`` is over the ceiling is dropped unread, and one sent without a length
-is counted as it streams in and dropped at the ceiling. Either way the SDK's JSON reader gets a
+is counted as it streams in and dropped at the ceiling; a compressed one is counted again as it
+is inflated. Either way the SDK's JSON reader gets a
 ``httpx2.StreamError``, which it turns into a JSON-RPC error for that request alone; the
 session, and every other client's call on it, go on. :func:`refusal_in` finds the refusal in
 that error so the proxy can name the size, the ceiling and the flag, as it does for stdio.
@@ -16,7 +17,7 @@ no longer reads ``HTTPS_PROXY`` and the rest from the environment.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -57,8 +58,29 @@ def ceiling_hook(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
             return  # SSE events have the SDK's own cap; other bodies are not messages
         declared = _length(response.headers.get("content-length"))
         response.stream = _Counted(response.stream, limit, declared)
+        encodings = response.headers.get_list("content-encoding", split_commas=True)
+        if any(value.strip().lower() not in ("", "identity") for value in encodings):
+            # The count above is of the bytes on the wire: a few KB of gzip may inflate to
+            # any size. httpx2 inflates in pieces of at most 1 MiB; those are counted too.
+            _count_inflated(response, limit)
 
     return hook
+
+
+def _count_inflated(response: httpx2.Response, limit: int) -> None:
+    inflate = response.aiter_bytes
+
+    async def counted(chunk_size: int | None = None) -> AsyncGenerator[bytes, None]:
+        seen = 0
+        async for part in inflate(chunk_size):
+            seen += len(part)
+            if seen > limit:
+                await response.aclose()
+                raise MessageOverCeiling(refusal(seen, limit, whole=False))
+            yield part
+
+    # aread() reads through the instance's aiter_bytes: this one stops at the ceiling.
+    response.aiter_bytes = counted  # type: ignore[method-assign]
 
 
 def refusal(size: int, limit: int, *, whole: bool) -> str:
