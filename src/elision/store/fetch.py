@@ -39,8 +39,8 @@ from elision.budget import Budget
 from elision.envelope import duplicate_entries
 from elision.errors import InputError, SelectorError
 from elision.pipeline import condense_withheld
-from elision.shape import ShapeContext, Shaped, fit, shape_body
-from elision.shape.jsonparse import parse_json
+from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
+from elision.shape.lazyjson import ARRAYS, parse_document
 from elision.store.base import DEFAULT_FETCH_BUDGET, RefInfo
 from elision.store.select import (
     VALID_PATH_FORMS,
@@ -53,7 +53,8 @@ from elision.store.select import (
     select_lines,
 )
 
-#: Walking the pages of one large document would parse it once per page; keep the last one.
+#: Walking the pages of one large body would redact it once per page; keep the last one (a
+#: JSON value only below lazyjson.LAZY_BYTES, see _worth_keeping).
 _PARSED_CACHE_MAX_BYTES = 64 * 1024 * 1024
 _cache_lock = threading.Lock()
 _cache: tuple[str, Any, tuple[str, ...]] | None = None
@@ -152,6 +153,10 @@ def shape_page(
     if path is not None:
         return _json_page(view, path, ctx, budget)
     text = _view_text(view, body)
+    withheld, redacted = view.withheld, view.value if view.withheld else None
+    # What follows reads the text, or the redacted value: a skeleton the view holds goes now
+    # (shaping the original reads it afresh; two at once cost a skeleton more).
+    del view
     if lines is not None or byte_range is not None:
         if lines is not None:
             selection = select_lines(text, lines)
@@ -166,12 +171,12 @@ def shape_page(
             return _record_page(selection, text, format, ctx, budget)
         return _text_page(selection, ctx, budget)
     # No selector: the whole original, shaped as it was the first time.
-    ctx.withheld = condense_withheld(view.withheld, budget)
-    if view.value is not None and view.withheld:
+    ctx.withheld = condense_withheld(withheld, budget)
+    if redacted is not None:
         from elision.shape.json import value_shaper
 
         ctx.format = "json"
-        return fit(value_shaper(view.value, ctx), budget)
+        return fit(value_shaper(redacted, ctx), budget)
     fmt = format if format in ("text", "ndjson", "csv") else "auto"
     return shape_view(text, budget, fmt, ctx)
 
@@ -208,10 +213,21 @@ def _view_of(body: bytes, *, ref: str, sha256: str, format: str, as_json: bool) 
         done = redact_text(text)
         data = str(done.value).encode("utf-8") if done.withheld else body
         view = _View(data, None, done.withheld, len(body))
-    if len(body) <= _PARSED_CACHE_MAX_BYTES:
+    if _worth_keeping(body, view.value):
         # Walking the pages of one body redacts it once, not once per page.
         remember_view(ref, view.text, view.value, view.withheld, size=len(body))
     return view
+
+
+def _worth_keeping(body: bytes, value: Any) -> bool:
+    """Whether the parse or view of ``body`` is kept for its next page: a text view is about
+    its bytes, a JSON value of a body under ``LAZY_BYTES`` 5-10x of them. A bigger body's value
+    is read again by each page (at about what shaping it costs): its skeleton holds the body it
+    views while the next page reads that body again, and would keep every row its pages parsed;
+    a value parsed whole (or by a redaction walk) holds 5-10x the body, between calls."""
+    if len(body) > _PARSED_CACHE_MAX_BYTES:
+        return False
+    return value is None or len(body) < lazyjson.LAZY_BYTES
 
 
 def _original_view(body: bytes, *, sha256: str, format: str, as_json: bool) -> _View:
@@ -296,7 +312,7 @@ def _in_selection(path: str, node: str, total: int | None, offset: int, value: A
         rest = path[len(node):]
     else:
         return False
-    if total is None or not isinstance(value, list):
+    if total is None or not isinstance(value, ARRAYS):
         return True  # a whole node, or a slice of a string (its own path)
     index = re.match(r"\[(\d+)\]", rest)
     return index is not None and offset <= int(index.group(1)) < offset + len(value)
@@ -304,20 +320,24 @@ def _in_selection(path: str, node: str, total: int | None, offset: int, value: A
 
 def parsed_document(body: bytes, sha256: str) -> tuple[Any, tuple[str, ...]]:
     """The JSON value of ``body``, parsed with exact numbers, and the paths of the members its
-    repeated keys shadow; a text body is a SelectorError."""
+    repeated keys shadow; a text body is a SelectorError.
+
+    A big body is read as a lazy skeleton (:func:`elision.shape.lazyjson.parse_document`),
+    which proves it has no repeated key, else it is parsed whole, shadowed paths and all: a
+    page costs about what shaping the body cost, and says the same."""
     global _cache
     with _cache_lock:
         if _cache is not None and _cache[0] == sha256:
             return _cache[1], _cache[2]
     shadowed: list[str] = []
     try:
-        document = parse_json(body, duplicates=shadowed)
+        document = parse_document(body, duplicates=shadowed)
     except (InputError, orjson.JSONDecodeError, ValueError) as exc:
         raise SelectorError(
             f"this body is not JSON ({exc}), so a path cannot select in it; "
             "use lines=\"a-b\" or bytes=\"a-b\" instead; for JSON, " + VALID_PATH_FORMS
         ) from None
-    if len(body) <= _PARSED_CACHE_MAX_BYTES:
+    if _worth_keeping(body, document):
         with _cache_lock:
             _cache = (sha256, document, tuple(shadowed))
     return document, tuple(shadowed)

@@ -18,10 +18,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from elision.envelope import format_path, quote_key
 from elision.errors import SelectorError
+from elision.shape.lazyjson import ARRAYS, OBJECTS, LazyArray
 from elision.shape.lines import line_ends
 
 VALID_PATH_FORMS = (
@@ -144,13 +146,16 @@ def normalize_path(steps: list[Step]) -> str:
 
 
 def select(document: Any, steps: list[Step]) -> Selection:
-    """Walk ``steps`` into ``document``; a missing part names the deepest part that exists."""
+    """Walk ``steps`` into ``document``; a missing part names the deepest part that exists.
+
+    ``document`` may be a lazy skeleton (:mod:`elision.shape.lazyjson`): a slice of a lazy
+    array is a window of it, so a page parses only the rows it shows."""
     node = document
     parts: list[str | int] = []
     for step in steps:
         here = format_path(parts)
         if isinstance(step, Key):
-            if not isinstance(node, dict):
+            if not isinstance(node, OBJECTS):
                 raise SelectorError(
                     f"{here} is {_kind(node)}, so it has no key {quote_key(step.name)}; "
                     f"{_what_fits(node)}"
@@ -162,7 +167,7 @@ def select(document: Any, steps: list[Step]) -> Selection:
             node = node[step.name]
             parts.append(step.name)
         elif isinstance(step, Index):
-            if not isinstance(node, list):
+            if not isinstance(node, ARRAYS):
                 raise SelectorError(
                     f"{here} is {_kind(node)}, so it has no element [{step.index}]; "
                     f"{_what_fits(node)}"
@@ -176,13 +181,14 @@ def select(document: Any, steps: list[Step]) -> Selection:
             node = node[index]
             parts.append(index)
         else:
-            if not isinstance(node, list | str):
+            if not isinstance(node, (*ARRAYS, str)):
                 raise SelectorError(
                     f"{here} is {_kind(node)}, so it cannot be sliced; {_what_fits(node)}"
                 )
             start, end, _ = slice(step.start, step.end).indices(len(node))
             end = max(start, end)
-            return Selection(node[start:end], here, start, len(node))
+            part = node.window(start, end) if isinstance(node, LazyArray) else node[start:end]
+            return Selection(part, here, start, len(node))
     return Selection(node, format_path(parts))
 
 
@@ -223,9 +229,9 @@ def following(document: Any, steps: list[Step]) -> str | None:
 
 
 def _kind(node: Any) -> str:
-    if isinstance(node, dict):
+    if isinstance(node, OBJECTS):
         return "an object"
-    if isinstance(node, list):
+    if isinstance(node, ARRAYS):
         return f"an array of {len(node)}"
     if isinstance(node, str):
         return f"a string of {len(node)} chars"
@@ -233,11 +239,12 @@ def _kind(node: Any) -> str:
 
 
 def _what_fits(node: Any) -> str:
-    if isinstance(node, dict):
-        keys = ", ".join(quote_key(str(k)) for k in list(node)[:8])
+    if isinstance(node, OBJECTS):
+        # The first keys only: a dense object of millions is read a run at a time.
+        keys = ", ".join(quote_key(str(k)) for k in islice(node, 8))
         more = ", …" if len(node) > 8 else ""
-        return f"its keys are {keys}{more}" if node else "it is an empty object"
-    if isinstance(node, list):
+        return f"its keys are {keys}{more}" if len(node) else "it is an empty object"
+    if isinstance(node, ARRAYS):
         return f"use an index from 0 to {len(node) - 1} or a slice" if node else "it is empty"
     if isinstance(node, str):
         return "a string takes only a slice such as [0:100]"
