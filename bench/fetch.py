@@ -1,0 +1,183 @@
+"""Fetching pages of a big kept JSON body, side by side: this code, the code before, the floor.
+
+    .venv/bin/python bench/fetch.py [--sizes 100] [--baseline SRC] [--runs 3] [--dir DIR]
+
+Make the baseline from a commit with ``git archive <commit> src | tar -x -C /tmp/base`` and pass
+``--baseline /tmp/base/src``. For each corpus ledger (bench/corpus.py) the body is kept in a
+fresh ``SQLiteStore`` and each selector below is fetched through ``SQLiteStore.fetch`` at a
+16 KB budget, by each code in a process of its own (``--child``), which imports it, keeps the
+body, drops it, then resets its high-water mark (Linux ``clear_refs``) before the first fetch:
+the peak is what one page costs, the body it reads included, reported as MB and as that / the
+body (the floor is the read alone, ``SQLiteStore.read``). Time is the median of ``--runs``
+fetches of the same page (the first one included: a body over 64 MiB was never kept parsed
+between pages). ``page`` rows measure the same page cut from a body already read
+(``shape_page``, what fetch.py does after the read), as bench/shape.py measures shaping:
+(peak + the body) / the body, so the read's own copies, which are the store's, do not hide
+what the page costs. Every page's bytes are hashed, and the two codes' pages (or errors) must
+be the same: a row that differs is marked ``DIFFERS``. The load average is printed before and
+after, since on a shared machine the times move with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+REF = "el_benchFetchPages00000000"
+WARM_REF = "el_benchFetchWarmUp00000000"
+BUDGET = 16384
+#: What a model pages through: the envelope's next, a middle page, the last row, a nested
+#: caveat, the whole document, a path that is not there, and no selector (the original whole).
+NO_SELECTOR = "(none)"
+SELECTORS = ("$.rows[7:]", "$.rows[100:200]", "$.rows[-1]", "$.warnings", "$", "$.missing",
+             NO_SELECTOR)
+MODES = ("fetch", "page")
+MIB = 1 << 20
+
+
+# --- the child: one code, one body, one selector -----------------------------------------------
+
+
+def _status_mb(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise OSError(f"no {field} in /proc/self/status")
+
+
+def child(src: str, corpus_file: str, selector: str | None, mode: str, runs: int,
+          workdir: str) -> None:
+    sys.path.insert(0, src)
+    from elision.budget import Budget
+    from elision.store import SQLiteStore
+    from elision.store.fetch import shape_page
+
+    store = SQLiteStore(Path(workdir) / "store.db", quota_bytes=1 << 40,
+                        max_body_bytes=1 << 31)
+    body = Path(corpus_file).read_bytes()
+    size = len(body)
+    store.put(body, ref=REF, sha256=hashlib.sha256(body).hexdigest(), format="json")
+    del body
+    # A warm-up page: the redaction's pattern databases are compiled once per process.
+    small = orjson.dumps({"rows": [{"id": i, "note": "x" * 40} for i in range(200)]})
+    store.put(small, ref=WARM_REF, sha256=hashlib.sha256(small).hexdigest(), format="json")
+    store.fetch(WARM_REF, path="$.rows[7:]", budget=Budget(BUDGET))
+    gc.collect()
+    path = None if selector == NO_SELECTOR else selector
+    read = store._read(REF, None) if mode == "page" else None
+
+    def page() -> str:
+        if selector is None:  # the floor: the bytes any page must read (digest checked)
+            return hashlib.sha256(store.read(REF)).hexdigest()
+        try:
+            if read is None:
+                text = store.fetch(REF, path=path, budget=Budget(BUDGET)).text
+            else:
+                body, info = read
+                text = shape_page(body, ref=REF, sha256=info.sha256, format=info.format,
+                                  budget=Budget(BUDGET), path=path).text
+        except Exception as exc:  # an error is a page too: the same one, or it differs
+            text = f"{type(exc).__name__}: {exc}"
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    Path("/proc/self/clear_refs").write_text("5")
+    base = _status_mb("VmRSS")
+    times: list[float] = []
+    start = time.perf_counter()
+    digest = page()
+    times.append(time.perf_counter() - start)
+    peak = _status_mb("VmHWM") - base
+    while len(times) < runs:
+        start = time.perf_counter()
+        page()
+        times.append(time.perf_counter() - start)
+    store.close()
+    held = size if read is not None else 0  # the body this child held before the reset
+    print(json.dumps({"ms": statistics.median(times) * 1000, "peak_mb": peak,
+                      "peak_x": (peak * MIB + held) / size, "page": digest}))
+
+
+# --- the driver --------------------------------------------------------------------------------
+
+
+def measure(src: Path, corpus_file: Path, selector: str | None, mode: str, runs: int,
+            workdir: str | None) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        args = [sys.executable, __file__, "--child", str(src), str(corpus_file),
+                selector or "", mode, str(runs), tmp]
+        done = subprocess.run(args, capture_output=True, text=True, timeout=900, check=False)
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "died"}
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        src, corpus_file, selector, mode, runs, workdir = argv[1:7]
+        child(src, corpus_file, selector or None, mode, int(runs), workdir)
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=float, nargs="+", default=[100.0],
+                        help="ledger sizes in MB (bench/corpus.py)")
+    parser.add_argument("--baseline", metavar="SRC", default=None,
+                        help="another copy of src/ to measure beside this one")
+    parser.add_argument("--runs", type=int, default=3, help="fetches of each page per code")
+    parser.add_argument("--selectors", nargs="+", default=list(SELECTORS))
+    parser.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES,
+                        help="fetch: through SQLiteStore.fetch; page: from the body read")
+    parser.add_argument("--dir", default=None, help="where the temporary stores go")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(HERE))
+    import corpus
+
+    codes = [("this", SRC)] + ([("before", Path(args.baseline))] if args.baseline else [])
+    print(f"load average before: {load()}")
+    header = (f"{'MB':>5} {'selector':<16} {'code':<7} {'mode':<5} | {'median ms':>9} | "
+              f"{'peak MB':>8} {'peak x body':>11} | page")
+    print(header)
+    print("-" * len(header))
+    for mb in args.sizes:
+        path, _ = corpus.ensure("ledger", mb)
+        floor = measure(SRC, path, None, "fetch", args.runs, args.dir)
+        print(f"{mb:>5g} {'(read only)':<16} {'floor':<7} {'read':<5} | "
+              f"{floor.get('ms', 0):>9.0f} | {floor.get('peak_mb', 0):>8.0f} "
+              f"{floor.get('peak_x', 0):>10.2f}x |")
+        for selector in args.selectors:
+            pages: list[str] = []
+            for mode in args.modes:
+                for name, src in codes:
+                    row = measure(src, path, selector, mode, args.runs, args.dir)
+                    where = f"{mb:>5g} {selector:<16} {name:<7} {mode:<5} |"
+                    if "error" in row:
+                        print(f"{where} error: {row['error']}")
+                        continue
+                    pages.append(row["page"])
+                    same = "" if len(set(pages)) == 1 else "DIFFERS"
+                    print(f"{where} {row['ms']:>9.0f} | {row['peak_mb']:>8.0f} "
+                          f"{row['peak_x']:>10.2f}x | {row['page'][:12]} {same}")
+    print(f"load average after: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
