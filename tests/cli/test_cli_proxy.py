@@ -87,7 +87,7 @@ def test_require_auth_scope_flag_reaches_the_proxy(
         return object()
 
     monkeypatch.setattr(launch, "build_proxy", fake_build)
-    monkeypatch.setattr(serve, "run_proxy", lambda proxy, listen=None: None)
+    monkeypatch.setattr(serve, "run_proxy", lambda proxy, **_: None)
     result = CliRunner().invoke(main, ["proxy", *flags, "--", "true"])
     assert result.exit_code == 0, result.output
     assert seen["require_auth_scope"] is expected

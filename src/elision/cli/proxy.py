@@ -7,6 +7,7 @@ import click
 from elision.budget import MINIMUM, UNITS
 from elision.cli._common import reports_errors
 from elision.errors import InputError
+from elision.mcp.requestbound import DEFAULT_MAX_REQUEST_BYTES
 
 
 @click.command(
@@ -43,10 +44,15 @@ from elision.errors import InputError
               help="Refuse a result whose full body is over BYTES, whole rather than cut "
                    "(default: 256 MiB, the store's own limit).")
 @click.option("--max-message-bytes", type=int, metavar="BYTES",
-              help="Drop a message from a stdio server over BYTES as it is read, so one huge "
-                   "result cannot exhaust memory; the call gets an error naming its size "
-                   "(default: 3x --max-bytes, at least 768 MiB: a body may come twice, as text "
-                   "and as its structured echo).")
+              help="Drop a message from an upstream (stdio line, SSE event or JSON body) over "
+                   "BYTES as it is read, so one huge result cannot exhaust memory; the call "
+                   "gets an error naming its size (default: 3x --max-bytes, at least 768 MiB: "
+                   "a body may come twice, as text and as its structured echo).")
+@click.option("--max-request-bytes", type=int, metavar="BYTES",
+              default=DEFAULT_MAX_REQUEST_BYTES, show_default=True,
+              help="With --listen: answer a client's request body over BYTES with 413, "
+                   "keeping none of it, so one client cannot exhaust the memory every client "
+                   "shares.")
 @click.option("--allow-tool", "allow_tools", multiple=True, metavar="NAME",
               help="Only these tools may answer (repeatable; * and ? wildcards; NAME or "
                    "server/NAME).")
@@ -80,6 +86,7 @@ def proxy_command(
     guard_config: str | None,
     max_bytes: int | None,
     max_message_bytes: int | None,
+    max_request_bytes: int,
     allow_tools: tuple[str, ...],
     deny_tools: tuple[str, ...],
     no_redact: bool,
@@ -105,6 +112,10 @@ def proxy_command(
 
     if no_store and store_spec:
         raise InputError("give --store or --no-store, not both")
+    if max_request_bytes < 1:
+        raise InputError(
+            f"--max-request-bytes must be a positive number of bytes, got {max_request_bytes}"
+        )
     if no_audit and audit_path:
         raise InputError("give --audit or --no-audit, not both")
     stages = Stages(
@@ -117,4 +128,5 @@ def proxy_command(
         media_budget=media_budget, stages=stages, require_auth_scope=require_auth_scope,
         resource_budget=resource_budget, max_message_bytes=max_message_bytes,
     )
-    run_proxy(proxy, listen=parse_listen(listen) if listen else None)
+    run_proxy(proxy, listen=parse_listen(listen) if listen else None,
+              max_request_bytes=max_request_bytes)

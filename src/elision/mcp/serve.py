@@ -26,6 +26,7 @@ from mcp_types import JSONRPCRequest
 from elision.errors import ElisionError
 from elision.mcp.offer import Offer
 from elision.mcp.proxy import Proxy
+from elision.mcp.requestbound import DEFAULT_MAX_REQUEST_BYTES, request_ceiling
 from elision.mcp.stdio import MessageReader, stdio_server_transport
 from elision.mcp.upstream import stderr_log_handler
 
@@ -36,19 +37,23 @@ if TYPE_CHECKING:
 LISTENING = "elision proxy: listening on "
 
 
-def run_proxy(proxy: Proxy, *, listen: tuple[str, int] | None = None) -> None:
-    """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
+def run_proxy(
+    proxy: Proxy, *, listen: tuple[str, int] | None = None,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+) -> None:
+    """Serve until the client goes away (stdio) or the process is stopped (HTTP). Over HTTP
+    a client's request body is held to ``max_request_bytes`` (elision.mcp.requestbound)."""
     stderr_log_handler()
     # Upstreams of every protocol era are served, including ones whose features the newest
     # era deprecates; that is the proxy's job, not something to warn about on each call.
     warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
     try:
-        anyio.run(_serve, proxy, listen)
+        anyio.run(_serve, proxy, listen, max_request_bytes)
     except BaseExceptionGroup as group:
         raise _first_elision_error(group) or group from None
 
 
-async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
+async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes: int) -> None:
     async with anyio.create_task_group() as tg:
         try:
             if listen is None:
@@ -80,7 +85,7 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None) -> None:
             else:
                 await proxy.start(tg)
                 _built(proxy)
-                await _serve_http(proxy, listen, tg.start_soon)
+                await _serve_http(proxy, listen, tg.start_soon, max_request_bytes)
         finally:
             # Stopping the upstreams takes at most a few grace periods (elision.mcp.reap); a
             # second signal meanwhile would leave them running, orphaned.
@@ -249,13 +254,13 @@ async def _cancel_on_sigterm(scope: anyio.CancelScope) -> None:
 
 
 async def _serve_http(
-    proxy: Proxy, listen: tuple[str, int], spawn: Callable[..., object]
+    proxy: Proxy, listen: tuple[str, int], spawn: Callable[..., object], max_request_bytes: int
 ) -> None:
     import uvicorn
 
     host, port = listen
     server = proxy.build_server()
-    app = server.streamable_http_app(host=host)
+    app = request_ceiling(server.streamable_http_app(host=host), max_request_bytes)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     web = _uvicorn_server(config, on_shutdown=proxy.notifier.close)
 
