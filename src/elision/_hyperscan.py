@@ -7,6 +7,7 @@ import hashlib
 import logging
 import os
 import platform
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -59,7 +60,8 @@ def database(hs: Any, expressions: list[bytes], flags: list[int], *, literal: bo
     short ``elision shape`` spends, and of every proxy's first result. A kept database is
     named by the SHA-256 of hyperscan's version and everything compiled into it, and holds
     the SHA-256 of its own bytes: a torn, altered or foreign file is compiled again, never
-    loaded. A cache that cannot be read or written is only slower.
+    loaded, and so is one that another user could have written (:func:`_trusted`). A cache
+    that cannot be read or written is only slower.
     """
     # hyperscan refuses to load a database built for another CPU (a home shared by two
     # machines), and then it is compiled again here.
@@ -81,8 +83,12 @@ def database(hs: Any, expressions: list[bytes], flags: list[int], *, literal: bo
 
 
 def _load(hs: Any, path: Path) -> Any:
+    if not _trusted(path):
+        return None
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as kept:
+            data = kept.read()
     except OSError:
         return None
     blob = data[_DIGEST:]
@@ -92,6 +98,23 @@ def _load(hs: Any, path: Path) -> Any:
         return hs.loadb(blob, hs.HS_MODE_BLOCK)
     except Exception:
         return None
+
+
+def _trusted(path: Path) -> bool:
+    """Whether ``path`` is a plain file, in a plain directory, both this user's and writable
+    by no one else. The digest in front of a kept database proves it whole, not whose it
+    is: one planted by another user (a shared or loosened cache) could match nothing, and so
+    switch redaction off."""
+    try:
+        folder, entry = os.lstat(path.parent), os.lstat(path)
+    except OSError:
+        return False
+    me = os.getuid() if hasattr(os, "getuid") else None
+    return (
+        stat.S_ISDIR(folder.st_mode) and stat.S_ISREG(entry.st_mode)
+        and all((me is None or held.st_uid == me) and not held.st_mode & 0o022
+                for held in (folder, entry))
+    )
 
 
 def _keep(hs: Any, db: Any, path: Path) -> None:

@@ -193,3 +193,36 @@ def test_the_loaded_trigger_engine_finds_what_a_compiled_one_does(
     for keys in (False, True):
         assert loaded.scan(data, keys=keys) == compiled.scan(data, keys=keys)
     assert loaded.body_kinds(data) == compiled.body_kinds(data)
+
+
+def _plant_empty_matcher(cache: Path) -> None:
+    """Replace the kept database with one that matches nothing, with a valid digest: what
+    another user who can write the cache could do to switch redaction off."""
+    [kept] = cache.iterdir()
+    never = hs.Database()
+    never.compile(expressions=[b"\\x00never\\x00"], ids=[0], elements=1, flags=[0])
+    blob = hs.dumpb(never)
+    kept.write_bytes(hashlib.sha256(blob).digest() + blob)
+
+
+@pytest.mark.parametrize("loosen", ["dir", "file"])
+def test_a_cache_others_can_write_is_not_trusted(cache: Path, loosen: str) -> None:
+    _hyperscan.database(_Counting(), EXPRESSIONS, FLAGS, literal=True)
+    _plant_empty_matcher(cache)
+    [kept] = cache.iterdir()
+    (cache if loosen == "dir" else kept).chmod(0o777 if loosen == "dir" else 0o666)
+    counting = _Counting()
+    db = _hyperscan.database(counting, EXPRESSIONS, FLAGS, literal=True)
+    assert counting.compiles == 1 and _matches(db, SAMPLE)
+
+
+def test_a_symlinked_cache_file_is_not_followed(cache: Path, tmp_path: Path) -> None:
+    _hyperscan.database(_Counting(), EXPRESSIONS, FLAGS, literal=True)
+    _plant_empty_matcher(cache)
+    [kept] = cache.iterdir()
+    elsewhere = tmp_path / "planted.hs"
+    kept.rename(elsewhere)
+    kept.symlink_to(elsewhere)
+    counting = _Counting()
+    db = _hyperscan.database(counting, EXPRESSIONS, FLAGS, literal=True)
+    assert counting.compiles == 1 and _matches(db, SAMPLE)
