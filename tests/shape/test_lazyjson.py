@@ -133,6 +133,20 @@ def test_sharp_edges_shape_as_the_whole_parse_does(tiny: None, body: str | bytes
     data = body if isinstance(body, bytes) else body.encode()
     _same(data, (Budget(512), Budget(1024), Budget(512, "chars"), Budget(600, "tokens")))
 
+@pytest.mark.parametrize("tail", [",}", ", }", ",\n}"])
+def test_a_trailing_comma_declines_the_dense_read_wherever_a_run_ends(
+    tiny: None, tail: str
+) -> None:
+    """Found while reworking the repeat check: when a run of members ended at the object's
+    trailing comma, nothing was left after it to fail, and the object was read as valid; the
+    whole parse refuses it (and ``format="auto"`` shapes it as text)."""
+    for count in range(20, 140):  # every place the last run can end, at these thresholds
+        body = ("{" + ",".join(f'"k{i}":{i}' for i in range(count)) + tail).encode()
+        with pytest.raises(lazyjson.Declined):
+            lazyjson.lazy_document(body)
+    _same(("{" + ",".join(f'"k{i}":{i}' for i in range(119)) + tail).encode())
+
+
 
 def test_a_repeated_key_declines_the_lazy_read(tiny: None) -> None:
     """The withheld entries of a repeated key need the whole parse: the lazy read declines."""

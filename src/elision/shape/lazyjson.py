@@ -433,8 +433,12 @@ def _runs(
             if tried > (RUN_TRIES if tries is None else tries):
                 raise _Sparse
             cut += 1
+        if not members:  # only white space after the last comma
+            raise Declined("a trailing comma")
         yield at, cut, members
         at = cut + 1
+    if at == last:  # the last run ended at a comma just before the closing brace
+        raise Declined("a trailing comma")
 
 
 def _members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
