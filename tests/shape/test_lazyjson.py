@@ -21,7 +21,7 @@ from elision.budget import Budget
 from elision.errors import InputError
 from elision.shape import lazyjson, shape
 from elision.shape.jsonparse import parse_json
-from support.lazy_json import json_text
+from support.lazy_json import dense_text, json_text, shrink
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -58,20 +58,37 @@ def _same(body: bytes, budgets: tuple[Budget, ...] = (Budget(512), Budget(2048))
 
 # --------------------------------------------------------------------------- generated bodies
 
-@given(json_text())
+@given(json_text() | dense_text())
 # Found by this test: the second look at colliding keys read them with orjson, which refuses a
 # number past a double's range that the exact parser keeps.
 @example('{' + ",".join(f'"k{i}":1e400' for i in range(40)) + "}")
 @example('{"a":1,"b":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20],"a":2}')
 @example('{' + ",".join(f'"k{i}":{i}' for i in range(60)) + ',"k3":0}')  # a repeat across runs
 @example('{"x\\u003ay":1,' + ",".join(f'"k{i}":{i}' for i in range(40)) + "}")  # escaped colon
+@example('{"a":0,' + ",".join(f'"k{i:02d}":{i}' for i in range(40)) + ',"\\u0061":1}')
 def test_the_lazy_read_shapes_every_document_as_the_whole_parse_does(text: str) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(lazyjson, "NODE_BYTES", 48)
-        patch.setattr(lazyjson, "BATCH_BYTES", 96)
-        patch.setattr(lazyjson, "SAMPLE_BYTES", 24)
-        patch.setattr(lazyjson, "BITMAP_BYTES", 1)  # every key collides: the second look runs
+        shrink(patch)  # a one-byte repeat filter: every key collides, the second look runs
         _same(text.encode())
+
+
+@given(dense_text(), st.sampled_from([1, 1 << 10]))
+def test_a_dense_object_declines_exactly_when_a_key_repeats(text: str, bitmap: int) -> None:
+    """Across runs, in one, spelled as an escape or not, keys sorted or in no order: the dense
+    read declines if and only if the whole parse finds a repeated key."""
+    body = text.encode()
+    repeated: list[str] = []
+    parse_json(body, duplicates=repeated)
+    with pytest.MonkeyPatch.context() as patch:
+        shrink(patch)
+        patch.setattr(lazyjson, "_bitmap_bytes", lambda length: bitmap)
+        try:
+            node = lazyjson.lazy_document(body)
+        except lazyjson.Declined:
+            assert repeated
+            return
+    assert not repeated
+    assert isinstance(node, lazyjson.ChunkedObject)  # the runs were read, not the sparse route
 
 
 @settings(max_examples=40)  # the shaping property above draws the same documents and more

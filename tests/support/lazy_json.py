@@ -40,12 +40,38 @@ def json_text(draw: st.DrawFn, depth: int = 0) -> str:
     return "{" + ws + inner + ws + "}"
 
 
+@st.composite
+def dense_text(draw: st.DrawFn) -> str:
+    """A dense object (many small members) with its keys repeated, if at all, where the lazy
+    read's runs must find them: in one run, in two, spelled with an escape in one of them;
+    its keys sorted (each run's range apart from the others'), reversed or in no order, with
+    caveat keys after them or not."""
+    keys = [f"k{i:03d}" for i in range(draw(st.integers(12, 90)))]
+    order = draw(st.sampled_from(["sorted", "reversed", "shuffled"]))
+    if order == "reversed":
+        keys.reverse()
+    elif order == "shuffled":
+        keys = list(draw(st.permutations(keys)))
+    keys += draw(st.lists(st.sampled_from(["total", "warnings", "a", "é"]), unique=True,
+                          max_size=2))
+    for _ in range(draw(st.integers(0, 2))):  # a repeat: some key again, anywhere
+        keys.insert(draw(st.integers(0, len(keys))), keys[draw(st.integers(0, len(keys) - 1))])
+    escaped = draw(st.sets(st.integers(0, len(keys) - 1), max_size=3))
+    ws = draw(st.sampled_from(["", " ", "\n  "]))
+    spelled = [
+        (f"\\u{ord(key[0]):04x}{key[1:]}" if at in escaped else key) for at, key in enumerate(keys)
+    ]
+    return "{" + ("," + ws).join(f'"{key}":{ws}{at}' for at, key in enumerate(spelled)) + "}"
+
+
 def shrink(patch: pytest.MonkeyPatch, *, every_key_collides: bool = True) -> None:
     """Thresholds small enough that a few KB exercise every lazy node: lazy arrays and
-    objects, dense objects read in runs (and, by default, the second look at colliding keys).
-    ``LAZY_BYTES`` is left alone: a differential test sets it to take one route or the other."""
+    objects, dense objects read in runs (and, by default, a one-byte repeat filter, so that
+    keys collide in it and the second look runs). ``LAZY_BYTES`` is left alone: a
+    differential test sets it to take one route or the other."""
     patch.setattr(lazyjson, "NODE_BYTES", 48)
     patch.setattr(lazyjson, "BATCH_BYTES", 96)
     patch.setattr(lazyjson, "SAMPLE_BYTES", 24)
     if every_key_collides:
         patch.setattr(lazyjson, "BITMAP_BYTES", 1)
+        patch.setattr(lazyjson, "_bitmap_bytes", lambda length: 1)

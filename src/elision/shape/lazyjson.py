@@ -39,6 +39,7 @@ from elision.envelope import ENVELOPE_KEY
 from elision.errors import InputError
 from elision.shape.jsonparse import parse_json, repeated_keys, risky_numbers
 from elision.shape.keys import caveat_pattern
+from elision.shape.repeats import Repeated, RunKeys
 
 __all__ = [
     "BATCH_BYTES",
@@ -413,7 +414,8 @@ def _runs(
 ) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """Runs of whole members of the object in ``view``, about ``size`` bytes each, as
     (start, end, members): ``view[start:end]`` is the members' bytes, without the commas
-    around them.
+    around them; the members' keys are exact, their values only proven valid (see
+    :func:`_run_members`).
 
     A comma ends a run when the members before it parse as an object: from the start of a
     member, the bytes up to a comma inside a string or a nested value never do (the string or
@@ -424,7 +426,7 @@ def _runs(
         cut, tried = at + size, 0
         while True:
             cut = last if cut >= last else _next_comma(view, cut, last)
-            members = _members(view, at, cut)
+            members = _run_members(view, at, cut)
             if members is not None:
                 break
             if cut >= last:
@@ -444,9 +446,7 @@ def _runs(
 def _members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
     """The members in ``view[start:end]`` parsed exactly, or ``None`` when those bytes are not
     whole members (or repeat a key among themselves: a run must not hide one)."""
-    if end - start > 4 * BATCH_BYTES:
-        raise _Sparse  # a large value among small members: a Raw per member is cheap enough
-    piece = b"{" + view[start:end] + b"}"
+    piece = _piece(view, start, end)
     if not risky_numbers(piece):
         # parse_json's own fast path, with a failed try costing no error message
         try:
@@ -457,6 +457,32 @@ def _members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
             if repeated_keys(piece, value):
                 raise Declined("a repeated key")
             return value  # type: ignore[no-any-return]
+    return _members_exactly(piece)
+
+
+def _run_members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
+    """As :func:`_members`, for the read that proves the object: its keys are exact, its values
+    may be orjson's spelling of a number (they are never shown; a run is parsed exactly again
+    when read), so no number scan is needed, and one count tells that no key repeated."""
+    piece = _piece(view, start, end)
+    try:
+        value = orjson.loads(piece)
+    except orjson.JSONDecodeError:
+        return _members_exactly(piece)
+    # Each member owns one colon outside strings, and a repeat leaves fewer members than it
+    # wrote: as many colons as members proves none was dropped (others are the full check's).
+    if piece.count(b":") != len(value) and repeated_keys(piece, value):
+        raise Declined("a repeated key")
+    return value  # type: ignore[no-any-return]
+
+
+def _piece(view: memoryview, start: int, end: int) -> bytes:
+    if end - start > 4 * BATCH_BYTES:
+        raise _Sparse  # a large value among small members: a Raw per member is cheap enough
+    return b"{" + view[start:end] + b"}"
+
+
+def _members_exactly(piece: bytes) -> dict[str, Any] | None:
     try:  # orjson refuses some valid JSON (a number past a double's range): check, then parse
         _SKIP.decode(piece)
     except (msgspec.DecodeError, RecursionError):
@@ -480,45 +506,37 @@ def _dense(view: memoryview) -> bool:
 
 
 def _chunked(view: memoryview) -> ChunkedObject:
-    """A dense object read in runs of members, each parsed exactly (which proves it valid and
-    free of repeats) and dropped; keys are compared across runs through a bitmap of their
-    hashes, with a second look at the keys whose bits collided. The default caveat keys are
-    found on the way, so the shaper's first question costs no second pass."""
+    """A dense object read in runs of members, each parsed (which proves it valid and free of
+    repeats) and dropped; keys are proven unrepeated across runs by
+    :class:`~elision.shape.repeats.RunKeys`. The default caveat keys are found on the way, so
+    the shaper's first question costs no second pass."""
     from elision.shape import DEFAULT_CAVEAT_KEYS
 
     caveat = _caveat_scan(DEFAULT_CAVEAT_KEYS)
     runs: list[tuple[int, int, int]] = []
     hits: list[tuple[int, str, int]] = []
-    bits = bytearray(max(BITMAP_BYTES, 1 << (len(view) // 8).bit_length()))  # a bit per byte
-    mask = len(bits) * 8 - 1
-    collided: set[int] = set()
+    check = RunKeys(_bitmap_bytes(len(view)), lambda number: _keys(view, *runs[number][:2]))
     count = 0
     enveloped = False
-    for start, end, members in _runs(view, BATCH_BYTES):
-        number = len(runs)
-        runs.append((start, end, count))
-        enveloped = enveloped or ENVELOPE_KEY in members
-        hits.extend((count + offset, key, number) for offset, key in caveat(members))
-        count += len(members)
-        for code in map(hash, members):
-            spot = code & mask
-            bit = 1 << (spot & 7)
-            if bits[spot >> 3] & bit:
-                collided.add(spot)
-            else:
-                bits[spot >> 3] |= bit
-    del bits
-    if collided:
-        seen: set[str] = set()
-        for start, end, _ in runs:
-            for key in _keys(view, start, end):
-                if hash(key) & mask in collided:
-                    if key in seen:
-                        raise Declined("a repeated key")
-                    seen.add(key)
+    try:
+        for start, end, members in _runs(view, BATCH_BYTES):
+            number = len(runs)
+            runs.append((start, end, count))
+            enveloped = enveloped or ENVELOPE_KEY in members
+            hits.extend((count + offset, key, number) for offset, key in caveat(members))
+            count += len(members)
+            check.add(members)
+        check.finish()
+    except Repeated:
+        raise Declined("a repeated key") from None
     node = ChunkedObject(view, runs, count, {tuple(DEFAULT_CAVEAT_KEYS): hits})
     node._seen[ENVELOPE_KEY] = enveloped  # the shaper asks first thing
     return node
+
+
+def _bitmap_bytes(length: int) -> int:
+    """The repeat filter's bitmap for a dense object of ``length`` bytes: about a bit per byte."""
+    return max(BITMAP_BYTES, 1 << (length // 8).bit_length())
 
 
 def _keys(view: memoryview, start: int, end: int) -> Any:
@@ -534,8 +552,14 @@ def _keys(view: memoryview, start: int, end: int) -> Any:
 def _caveat_scan(patterns: Sequence[str]) -> Callable[[dict[str, Any]], list[tuple[int, str]]]:
     """(index, key) of the caveat keys among some members, in order, found by one C-speed
     search over the keys joined (the way :func:`elision.shape.keys.member_order` does)."""
+    firsts = {(p[:-1] if p.endswith("*") else p).lower()[:1] for p in patterns}
+    # A key whose first char starts no pattern is turned away by one class test, before the
+    # alternatives are tried one by one: the scan of a dense object's keys was mostly that.
+    lead = ""
+    if firsts and "" not in firsts:
+        lead = "(?=[" + "".join(map(re.escape, sorted(firsts))) + "])"
     scan = re.compile(
-        _KEY_SEPARATOR + caveat_pattern(patterns, wildcard="[^\x00]*").pattern
+        _KEY_SEPARATOR + lead + caveat_pattern(patterns, wildcard="[^\x00]*").pattern
         + "(?=" + _KEY_SEPARATOR + ")", re.DOTALL,
     )
     pattern = caveat_pattern(patterns)
