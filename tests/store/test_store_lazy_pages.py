@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 from elision.budget import Budget
 from elision.envelope import ENVELOPE_KEY
 from elision.errors import InputError
+from elision.redact import redact_value
 from elision.shape import lazyjson
+from elision.shape.jsondump import dumps_value
 from elision.shape.jsonparse import parse_json
 from elision.store import fetch
 from elision.store.select import Index, Key, Slice, Step, normalize_path, select
@@ -237,3 +239,77 @@ def test_a_small_body_is_parsed_and_redacted_once_for_all_its_pages() -> None:
     fetch.shape_page(LEDGER, ref=REF, sha256=sha, format="json", budget=Budget(512),
                      path="$.rows[7:]")
     assert fetch._cache is not None and fetch._cache[0] == sha and REF in fetch._views
+
+
+# --------------------------------------------------------------- the view the pipeline showed
+
+_TOKEN = "ghp_S33d3dCh4nn3lT0k3nXyZ0123456789ab"  # made up; matches the GitHub token rule
+
+
+def _shown_view(body: bytes) -> tuple[Any, tuple[dict[str, Any], ...]]:
+    """The redacted value and withheld entries, as the pipeline keeps them for a shaped body."""
+    done = redact_value(parse_json(body), body=body)
+    assert done.withheld, "the seeded token must be withheld"
+    return done.value, done.withheld
+
+
+def _page_of_shown(body: bytes, shown: tuple[Any, tuple[dict[str, Any], ...]],
+                   selector: dict[str, str], budget: Budget, *, big: bool) -> str:
+    _forget()
+    saved = lazyjson.LAZY_BYTES
+    lazyjson.LAZY_BYTES = 0 if big else 1 << 62
+    try:
+        fetch.remember_view(REF, None, shown[0], shown[1], size=len(body))
+        return fetch.shape_page(
+            body, ref=REF, sha256=hashlib.sha256(body).hexdigest(), format="json",
+            budget=budget, **selector,  # type: ignore[arg-type]
+        ).text
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        lazyjson.LAZY_BYTES = saved
+
+
+@st.composite
+def shown_pages(draw: st.DrawFn) -> tuple[bytes, dict[str, str]]:
+    inner = draw(json_text())
+    try:
+        parse_json(inner.encode())
+    except InputError:
+        inner = "[]"
+    rows = ",".join(draw(st.lists(st.sampled_from([f'"{_TOKEN}"', '{"k":1}', '"x, y"', "7"]),
+                                  min_size=1, max_size=30)))
+    body = f'{{"note":"push with {_TOKEN}","rows":[{rows}],"inner":{inner}}}'.encode()
+    value = redact_value(parse_json(body), body=body).value
+    kind = draw(st.integers(0, 9))
+    if kind == 0:
+        return body, {}
+    if kind == 1:
+        return body, {"lines": "1-"}
+    if kind == 2:
+        return body, {"byte_range": draw(st.sampled_from(["0-", "0-40", "7-"]))}
+    return body, {"path": draw(paths(value))}
+
+
+@given(shown_pages(), st.sampled_from([Budget(512), Budget(2048)]))
+def test_a_page_of_a_big_shown_view_kept_as_its_serialization_is_the_same_page(
+    page: tuple[bytes, dict[str, str]], budget: Budget
+) -> None:
+    body, selector = page
+    shown = _shown_view(body)
+    with pytest.MonkeyPatch.context() as patch:
+        shrink(patch)
+        kept = _page_of_shown(body, shown, selector, budget, big=False)
+        assert _page_of_shown(body, shown, selector, budget, big=True) == kept, selector
+
+
+def test_the_view_shown_for_a_big_body_is_kept_as_its_serialization() -> None:
+    """The view the pipeline showed (its stubs' records are in the client's scope) is kept for
+    the body's pages whatever its size: as a value it held 5-10x the body between calls."""
+    body = f'{{"note":"push with {_TOKEN}","rows":[{_ROWS}]}}'.encode()
+    value, withheld = _shown_view(body)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lazyjson, "LAZY_BYTES", 0)
+        fetch.remember_view(REF, None, value, withheld, size=len(body))
+    kept = fetch._views[REF]
+    assert kept.value is None and kept.json == dumps_value(value)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,7 @@ from elision.envelope import duplicate_entries
 from elision.errors import InputError, SelectorError
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
-from elision.shape.lazyjson import ARRAYS, parse_document
+from elision.shape.lazyjson import ARRAYS, is_lazy, parse_document
 from elision.store.base import DEFAULT_FETCH_BUDGET, RefInfo
 from elision.store.select import (
     VALID_PATH_FORMS,
@@ -67,12 +68,20 @@ _STUB_IN_TEXT = re.compile(r"\[credential withheld: ([A-Za-z0-9._-]+)\]")
 
 @dataclass(frozen=True)
 class _View:
-    """A body as the model may see it: redacted text bytes, or a redacted JSON value."""
+    """A body as the model may see it: redacted text bytes, or a redacted JSON value (kept as
+    its serialization, ``json``, for a body of ``LAZY_BYTES`` or more)."""
 
     text: bytes | None
     value: Any
     withheld: tuple[dict[str, Any], ...]
     size: int
+    json: bytes | None = None
+
+    def document(self) -> Any:
+        """The redacted JSON value: as kept, or read back (lazily, when big) from its bytes."""
+        if self.json is not None:
+            return parse_document(self.json)
+        return self.value
 
 
 def remember_view(
@@ -86,8 +95,15 @@ def remember_view(
     """Keep the redacted view the pipeline showed for ``ref``, so its pages agree with it.
 
     ``size`` is the original body's length: the cache is bounded by what its views stand for.
+    The value of a body of ``LAZY_BYTES`` or more is kept as its serialization, about the
+    body's size where the value is 5-10x it, and each page reads it back as a skeleton.
     """
     view = _View(text, value, tuple(withheld), size)
+    if value is not None and size >= lazyjson.LAZY_BYTES and not is_lazy(value):
+        from elision.shape.jsondump import dumps_value
+
+        with suppress(InputError):  # a value JSON cannot spell (a lone surrogate) stays a value
+            view = _View(text, None, view.withheld, size, dumps_value(value))
     with _cache_lock:
         _views[ref] = view
         _views.move_to_end(ref)
@@ -153,7 +169,7 @@ def shape_page(
     if path is not None:
         return _json_page(view, path, ctx, budget)
     text = _view_text(view, body)
-    withheld, redacted = view.withheld, view.value if view.withheld else None
+    withheld, redacted = view.withheld, view.document() if view.withheld else None
     # What follows reads the text, or the redacted value: a skeleton the view holds goes now
     # (shaping the original reads it afresh; two at once cost a skeleton more).
     del view
@@ -197,7 +213,9 @@ def shape_view(view: bytes, budget: Budget, fmt: str, ctx: ShapeContext) -> Shap
 def _view_of(body: bytes, *, ref: str, sha256: str, format: str, as_json: bool) -> _View:
     with _cache_lock:
         known = _views.get(ref)
-    if known is not None and (known.value is not None or not as_json):
+    if known is not None and (
+        known.value is not None or known.json is not None or not as_json
+    ):
         return known
     from elision.redact import redact_text, redact_value
 
@@ -243,6 +261,8 @@ def _view_text(view: _View, body: bytes) -> bytes:
         return view.text
     if not view.withheld:
         return body
+    if view.json is not None:
+        return view.json
     from elision.shape.jsondump import dumps_value
 
     # Lines or bytes of a redacted JSON body: ranges over the redacted serialization.
@@ -261,7 +281,8 @@ def _stubs_in(page: bytes, lines_before: int) -> list[dict[str, Any]]:
 
 def _json_page(view: _View, path: str, ctx: ShapeContext, budget: Budget) -> Shaped:
     steps = parse_path(path)
-    selection = select(view.value, steps)
+    document = view.document()
+    selection = select(document, steps)
     from elision.shape.json import value_shaper
 
     ctx.format = "json"
@@ -269,7 +290,7 @@ def _json_page(view: _View, path: str, ctx: ShapeContext, budget: Budget) -> Sha
     ctx.root_path = selection.node_path
     ctx.root_offset = selection.offset
     ctx.root_total = selection.total
-    ctx.following = following(view.value, steps)
+    ctx.following = following(document, steps)
     ctx.withheld = condense_withheld([
         w for w in view.withheld
         if _in_selection(str(w.get("path", "")), selection.node_path, selection.total,
