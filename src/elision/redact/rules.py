@@ -103,7 +103,8 @@ _LOWER_PATTERNS = (
 # percent-encoded, which only run when their gate literal is there at all.
 # The user part stops at the first ":" and the password at the first "@": no backtracking, so
 # the ordinary URLs that make up most hits fail within a few chars.
-_USERINFO_TAIL = r"[^\s/?#@\"'<>:]{0,256}(?::|%3a)[^\s/?#@\"'<>]{0,256}(?:@|%40)"
+# The password may hold a "'" (RFC 3986 allows it; urls.find_signed_urls decides).
+_USERINFO_TAIL = r"[^\s/?#@\"'<>:]{0,256}(?::|%3a)[^\s/?#@\"<>]{0,256}(?:@|%40)"
 _USERINFO_PLAIN = "://" + _USERINFO_TAIL
 _USERINFO_ODD = r"(?::\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL
 _USERINFO_GATES = ("\\/", "%2f%2f")

@@ -64,7 +64,7 @@ _ANY_CASE = tuple(sorted({
 _AT_GATES = ("@", "%40")
 # The regex passes' userinfo patterns with unbounded repeats: a superset that hyperscan
 # compiles in milliseconds (bounded to 256 chars, it takes over a second).
-_USERINFO_TAIL = r"""[^\s/?#@"'<>:]*(?::|%3a)[^\s/?#@"'<>]*(?:@|%40)"""
+_USERINFO_TAIL = r"""[^\s/?#@"'<>:]*(?::|%3a)[^\s/?#@"<>]*(?:@|%40)"""
 _USERINFO = ("://" + _USERINFO_TAIL, r"(?::\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL)
 #: The same, as one ``re`` pattern that must end where its search window does (at an "@").
 _USERINFO_BEFORE = re.compile(

@@ -47,8 +47,10 @@ _TRIGGERS = (
 )
 # Anchored on the "://" rather than the scheme: a pattern that starts with a letter class
 # is tried at every letter of the text.
+# A password may hold a "'" (RFC 3986 allows it in userinfo); a user name may not, and in a
+# URL that a "'" opens, the quote closes it (find_signed_urls).
 _USERINFO = re.compile(
-    r"(?:://|:\\/\\/|%3a%2f%2f)[^\s/?#@\"'<>]{0,256}?(?::|%3a)[^\s/?#@\"'<>]{1,256}?(?:@|%40)",
+    r"(?:://|:\\/\\/|%3a%2f%2f)[^\s/?#@\"'<>]{0,256}?(?::|%3a)[^\s/?#@\"<>]{1,256}?(?:@|%40)",
     re.IGNORECASE,
 )
 _SLACK_HOOK = re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}", re.I)
@@ -93,6 +95,8 @@ def find_signed_urls(text: str) -> list[Span]:
         for match in pattern.finditer(text):
             if match.start() < covered:
                 continue  # in the token just looked at: keeps a huge one-token text linear
+            if pattern is _USERINFO and "'" in match.group() and _quoted(text, match.start()):
+                continue  # the quote closes a single-quoted URL: this is no password
             start, end, tail = _token_bounds(text, match.start(), match.end())
             covered = end
             if (start, end) in spans:
@@ -108,6 +112,14 @@ def find_signed_urls(text: str) -> list[Span]:
                     end += _secret_tail(text, end, tail)
                 spans[(start, end)] = rule
     return [Span(start, end, rule) for (start, end), rule in spans.items()]
+
+
+def _quoted(text: str, at: int) -> bool:
+    """Whether the URL whose ``://`` is at ``at`` is opened by a ``'``."""
+    start = at
+    while start > 0 and text[start - 1] not in _LEFT_STOP:
+        start -= 1
+    return start > 0 and text[start - 1] == "'"
 
 
 def _narrowed(text: str, start: int, end: int, trigger: int, rule: str) -> tuple[int, int]:
