@@ -27,7 +27,7 @@ from elision.redact.families import BY_ID, FAMILIES, negatives, sample
 from elision.redact.scan import _merge, _precise, find_spans
 from elision.shape.jsonparse import dumps_value
 from redact.test_redact_properties import ALNUM, HEX, credentials, seeded_documents
-from support.engines import trigger_engines
+from support.engines import trigger_engines, using_engine
 
 ENGINES = trigger_engines()
 ENGINE_IDS = [type(e).__name__.strip("_").lower() for e in ENGINES]
@@ -140,13 +140,6 @@ def _small_pieces(chunk: int, piece: int) -> Iterator[None]:
         yield
 
 
-@contextmanager
-def _engine(engine: Any) -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(triggers, "engine", lambda: engine)
-        yield
-
-
 @settings(max_examples=300, deadline=None)
 @given(text=seeded_texts(), chunk=st.sampled_from([64, 200, 1 << 16]),
        piece=st.sampled_from([16, 48, 1 << 10]))
@@ -164,7 +157,7 @@ def test_prefiltered_search_equals_the_precise_rules_on_the_whole_text(
     engine: Any, text: str, chunk: int, piece: int
 ) -> None:
     unfiltered = _merge(_precise(text, 0))
-    with _engine(engine), _small_pieces(chunk, piece):
+    with using_engine(engine), _small_pieces(chunk, piece):
         assert find_spans(text) == unfiltered
 
 
@@ -218,7 +211,7 @@ def lane_documents(draw: st.DrawFn) -> Any:
 def test_redact_value_is_the_same_with_or_without_the_prefilter(engine: Any, doc: Any) -> None:
     with _no_prefilter():
         unfiltered = _normalized(redact_value(doc))
-    with _engine(engine):
+    with using_engine(engine):
         assert _normalized(redact_value(doc)) == unfiltered
 
 
@@ -402,7 +395,7 @@ def test_a_base64_value_that_opens_with_a_keyword_is_found_wherever_it_starts(
         unfiltered = _merge(_precise(text, 0))
         assert "huggingface-token" in [s.rule for s in unfiltered]
         for chunk, piece in [(64, 16), (1 << 16, 1 << 10)]:
-            with _engine(engine), _small_pieces(chunk, piece):
+            with using_engine(engine), _small_pieces(chunk, piece):
                 assert find_spans(text) == unfiltered
 
 
@@ -418,7 +411,7 @@ def test_a_base64_value_that_opens_a_line_of_a_json_string_is_withheld(
 ) -> None:
     # The walk only visits strings at a trigger in the serialization, where a line break
     # inside a string is the two chars "\n" before the run.
-    with _engine(engine):
+    with using_engine(engine):
         done = redact_value({"t": value})
         assert done.withheld == ({"path": "$.t", "reason": "huggingface-token"},)
         if isinstance(engine, triggers._Hyperscan):
@@ -443,5 +436,5 @@ def test_a_base64_dropbox_token_on_a_line_of_its_own_is_found_by_both_paths(
         mp.setattr(keywords, "_engine", lambda: present)
         unfiltered = _merge(_precise(text, 0))
         assert [s.rule for s in unfiltered] == ["dropbox-access-token"]
-        with _engine(engine), _small_pieces(64, 16):
+        with using_engine(engine), _small_pieces(64, 16):
             assert find_spans(text) == unfiltered

@@ -27,6 +27,7 @@ from elision.redact.families import BY_ID, sample
 from elision.redact.keywords import BASE64, holds_base64_form
 from elision.redact.scan import _MULTILINE, _merge, _precise, find_spans
 from redact.test_redact_prefilter_differential import seeded_texts
+from support.engines import using_engine
 
 HYPERSCAN = [e for e in triggers.engines() if isinstance(e, triggers._Hyperscan)]
 needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="hyperscan is not installed")
@@ -34,13 +35,6 @@ needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="hyperscan is not ins
 FILLER = "2026-11-30T12:00:00Z INFO the quick brown fox https://example.com/p/1 ok\n"
 #: A char of four UTF-8 bytes: the farthest a userinfo of 256 chars can reach back.
 WIDE = "\U0001d49c"
-
-
-@contextmanager
-def _engine(engine: Any) -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(triggers, "engine", lambda: engine)
-        yield
 
 
 @contextmanager
@@ -88,7 +82,7 @@ def test_a_userinfo_as_long_as_the_url_rule_reads_is_flagged_far_from_anything_e
     must reach back to the scheme, or the long text's piece is never read."""
     url = f"{head}{WIDE * 256}:{WIDE * 255}K{at}db.example.com/x"
     text = FILLER * 40 + url + "\n" + FILLER * 40
-    with _engine(HYPERSCAN[0]):
+    with using_engine(HYPERSCAN[0]):
         spans = find_spans(text)
     assert spans == _merge(_precise(text, 0))
     assert [s.rule for s in spans] == ["url-userinfo"]
@@ -141,7 +135,7 @@ _CASES = {
 @pytest.mark.parametrize("name", sorted(_CASES))
 def test_keys_in_a_long_text_are_found_as_on_the_whole_text(engine: Any, name: str) -> None:
     text = _CASES[name]
-    with _engine(engine):
+    with using_engine(engine):
         spans = find_spans(text)
         redacted = redact_text(text)
     assert spans == _merge(_precise(text, 0))
@@ -155,7 +149,7 @@ def test_keys_are_found_with_pieces_of_every_size(engine: Any) -> None:
     text = _CASES["two-keys"] + _CASES["nested"]
     unfiltered = _merge(_precise(text, 0))
     for chunk, piece in ((64, 16), (200, 48), (1 << 16, 1 << 10)):
-        with _engine(engine), pytest.MonkeyPatch.context() as mp:
+        with using_engine(engine), pytest.MonkeyPatch.context() as mp:
             mp.setattr(scan, "CHUNK", chunk)
             mp.setattr(scan, "PIECE", piece)
             assert find_spans(text) == unfiltered

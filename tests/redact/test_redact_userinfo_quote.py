@@ -8,23 +8,14 @@ except in a URL that a ``'`` opens, where it closes the URL as before.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
-from elision.redact import redact_text, redact_value, triggers
-from support.engines import trigger_engines
+from elision.redact import redact_text, redact_value
+from support.engines import trigger_engines, using_engine
 
 STUB = "[credential withheld: {}]"
-
-
-@contextmanager
-def _using(engine: Any) -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(triggers, "engine", lambda: engine)
-        yield
 
 
 ENGINES = trigger_engines()
@@ -40,7 +31,7 @@ IDS = [type(engine).__name__.strip("_").lower() for engine in ENGINES]
     ("redis://:o'neill-Kx81@cache:6379/0", "o'neill-Kx81"),
 ])
 def test_a_password_with_a_quote_is_withheld(engine: Any, text: str, secret: str) -> None:
-    with _using(engine):
+    with using_engine(engine):
         shown = redact_text(text).value
         as_json = redact_value({"dsn": text}).value
     assert secret not in shown and "withheld" in shown, shown
@@ -59,5 +50,5 @@ def test_a_password_with_a_quote_is_withheld(engine: Any, text: str, secret: str
      "it's at https://docs.example.com/a:b and mail o'brien@example.com"),
 ])
 def test_a_quoted_url_still_ends_at_its_quote(engine: Any, text: str, shown: str) -> None:
-    with _using(engine):
+    with using_engine(engine):
         assert redact_text(text).value == shown

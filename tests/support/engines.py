@@ -8,8 +8,12 @@ over two minutes of the suite. A built engine is what the process itself keeps f
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
+
+import pytest
 
 from elision.redact import triggers
 
@@ -18,3 +22,11 @@ from elision.redact import triggers
 def trigger_engines() -> tuple[Any, ...]:
     """Every engine this process can use, the regex passes first (``triggers.engines()``)."""
     return tuple(triggers.engines())
+
+
+@contextmanager
+def using_engine(engine: Any) -> Iterator[None]:
+    """Every trigger search in the block runs on ``engine``."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "engine", lambda: engine)
+        yield
