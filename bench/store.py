@@ -7,7 +7,12 @@ For each body size, times ``SQLiteStore.put`` and ``SQLiteStore.read`` against a
 synchronous=NORMAL). Every repetition writes a different body, so deduplication never skips a
 write. Medians, MB/s and the store/raw ratio are printed side by side. The store does more
 than the floor on purpose: put checks the SHA-256 it is given and splits the body into 4 MiB
-chunks; read joins the chunks and checks the digest again before serving.
+chunks (or, from ``FILE_BYTES`` on, writes it as a file beside the database); read joins the
+chunks or reads the file and checks the digest again before serving.
+
+With ``--files`` each size is also kept both ways by the store itself, all rows
+(``file_bytes`` above the size) against all files (``file_bytes=1``), put then removed, as a
+body lives and goes: the figures behind ``elision.store.bodyfiles.FILE_BYTES``.
 
 With ``--postgres URL`` (default: ``$ELISION_TEST_POSTGRES_URL``) the same bodies also go
 through ``PostgresStore``, against a plain ``INSERT``/``SELECT`` of one ``bytea`` over the
@@ -77,6 +82,24 @@ def bench_store(path: Path, payloads: list[bytes], store: Any = None) -> tuple[l
     return writes, reads
 
 
+def bench_kept(path: Path, payloads: list[bytes], file_bytes: int) -> list[float]:
+    """Each body put, then removed (its rows deleted or its file unlinked), by the store."""
+    store = SQLiteStore(path, quota_bytes=1 << 40, max_body_bytes=1 << 30,
+                        file_bytes=file_bytes)
+    times = []
+    for body in payloads:
+        ref = new_ref()
+        digest = hashlib.sha256(body).hexdigest()
+
+        def keep_and_drop(b: bytes = body, r: str = ref, d: str = digest) -> None:
+            store.put(b, ref=r, sha256=d, format="text", verified=True)
+            store.remove(r)
+
+        times.append(timed(keep_and_drop)[0])
+    store.close()
+    return times
+
+
 def bench_raw(path: Path, payloads: list[bytes]) -> tuple[list[float], list[float]]:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode = WAL")
@@ -142,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--postgres", metavar="URL",
                         default=os.environ.get("ELISION_TEST_POSTGRES_URL"),
                         help="also bench PostgresStore against raw psycopg on this database")
+    parser.add_argument("--files", action="store_true",
+                        help="also put and remove each size as rows and as a file (store only)")
     args = parser.parse_args(argv)
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     print(f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, "
@@ -157,6 +182,11 @@ def main(argv: list[str] | None = None) -> int:
             store_w, store_r = bench_store(Path(tmp) / "store.db", payloads)
             raw_w, raw_r = bench_raw(Path(tmp) / "raw.db", payloads)
         rows = [("write", store_w, raw_w), ("read", store_r, raw_r)]
+        if args.files:
+            with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+                as_rows = bench_kept(Path(tmp) / "rows.db", payloads, size + 1)
+                as_file = bench_kept(Path(tmp) / "file.db", payloads, 1)
+            rows.append(("file/rows", as_file, as_rows))  # "raw" is the rows, here
         if args.postgres:
             pg_w, pg_r, pg_raw_w, pg_raw_r = bench_postgres(args.postgres, payloads)
             rows += [("pg-w", pg_w, pg_raw_w), ("pg-r", pg_r, pg_raw_r)]

@@ -58,6 +58,10 @@ class _Backend:
 
             schema = self.schemas.setdefault(db_name, f"elision_test_{uuid.uuid4().hex[:16]}")
             store = PostgresStore(os.environ[PG_URL_ENV], schema=schema, **options)
+        elif self.name == "sqlite-files":
+            # Every body but the empty one a file beside the database, not chunk rows.
+            options.setdefault("file_bytes", 1)
+            store = SQLiteStore(self.tmp / db_name, **options)
         else:
             store = SQLiteStore(self.tmp / db_name, **options)
         self.opened.append(store)
@@ -87,7 +91,7 @@ class _Backend:
                         sql.Identifier(schema)))
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=["memory", "sqlite", "sqlite-files", "postgres"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[_Backend]:
     if request.param == "postgres" and not os.environ.get(PG_URL_ENV):
         pytest.skip(f"{PG_URL_ENV} is unset: set it (e.g. postgresql://postgres@127.0.0.1:5432/"

@@ -37,7 +37,11 @@ def _sqlite(where: Path) -> Store:
 @pytest.fixture(scope="module")
 def stores() -> Iterator[dict[str, Store]]:
     with tempfile.TemporaryDirectory(prefix="elision-chunks-") as where:
-        made: dict[str, Store] = {"sqlite": _sqlite(Path(where))}
+        made: dict[str, Store] = {
+            "sqlite": _sqlite(Path(where)),
+            # Bodies on both sides of the file threshold: rows below 64 bytes, files above.
+            "sqlite-files": SQLiteStore(Path(where) / "files.db", file_bytes=64),
+        }
         if PG_URL:
             import psycopg
             from psycopg import sql
@@ -83,7 +87,7 @@ def test_a_body_reads_back_exactly_across_chunk_boundaries(
 
 def test_a_body_is_split_into_the_chunks_it_was_counted_in(tmp_path: Path) -> None:
     body = bytes(range(256)) * 40_000  # 10,240,000 bytes: two whole 4 MiB chunks and a part
-    store = SQLiteStore(tmp_path / "store.db")
+    store = SQLiteStore(tmp_path / "store.db", file_bytes=len(body) + 1)  # rows, not a file
     try:
         ref = new_ref()
         digest = hashlib.sha256(body).hexdigest()

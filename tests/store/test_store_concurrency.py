@@ -127,6 +127,7 @@ def test_failed_write_leaves_nothing_half_done(tmp_path: Path) -> None:
         store._tx(immediate=True) as conn,
     ):
         conn.execute("DELETE FROM refs WHERE ref = ?", (ref,))
-        conn.execute("INSERT INTO bodies VALUES (?, 1, 1, 0)", (sha,))  # duplicate key
+        conn.execute("INSERT INTO bodies (sha256, size, chunks, created) VALUES (?, 1, 1, 0)",
+                     (sha,))  # duplicate key
     assert store.read(ref) == body
     store.close()

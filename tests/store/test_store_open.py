@@ -134,14 +134,19 @@ def test_new_store_file_is_private(tmp_path: Path) -> None:
 def test_v1_store_migrates_and_keeps_its_totals(tmp_path: Path) -> None:
     import sqlite3
 
-    store = SQLiteStore(tmp_path / "s.db")
-    for body in (b"a" * 100, b"b" * 250):
-        store.put(body, ref=new_ref(), sha256=hashlib.sha256(body).hexdigest(), format="text")
-    store.close()
-    # Put the file back to schema 1, as an older elision left it.
+    from elision.store import sqlite as sqlite_store
+
+    # A file as an older elision left it: schema 1, two bodies in chunk rows.
     with sqlite3.connect(tmp_path / "s.db") as conn:
-        conn.execute("DROP TABLE usage")
-        conn.execute("DELETE FROM migrations WHERE version = 2")
+        conn.execute("CREATE TABLE migrations (version INTEGER PRIMARY KEY, "
+                     "applied_at REAL NOT NULL)")
+        for statement in sqlite_store._MIGRATIONS[1]:
+            conn.execute(statement)
+        conn.execute("INSERT INTO migrations VALUES (1, 0)")
+        for body in (b"a" * 100, b"b" * 250):
+            sha = hashlib.sha256(body).hexdigest()
+            conn.execute("INSERT INTO bodies VALUES (?, ?, 1, 0)", (sha, len(body)))
+            conn.execute("INSERT INTO chunks VALUES (?, 0, ?)", (sha, body))
     conn.close()
     again = SQLiteStore(tmp_path / "s.db")
     stats = again.stats()
@@ -149,5 +154,5 @@ def test_v1_store_migrates_and_keeps_its_totals(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "s.db") as conn:
         versions = [row[0] for row in conn.execute("SELECT version FROM migrations ORDER BY 1")]
     conn.close()
-    assert versions == [1, 2]
+    assert versions == [1, 2, 3]
     again.close()

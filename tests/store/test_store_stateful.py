@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,8 +58,11 @@ def machine_for(backend: Any) -> type[RuleBasedStateMachine]:
             self.gone: dict[str, tuple[str | None, float]] = {}  # ref -> (scope, when)
 
         def _open(self) -> Any:
+            # SQLite with files: bodies of 1,200 bytes and more are files, smaller ones rows.
+            files = {"file_bytes": 1000} if backend.name == "sqlite-files" else {}
             return backend.open(db_name=self.db_name, ttl=TTL, quota_bytes=QUOTA,
-                                max_body_bytes=MAX_BODY, lru_resolution=0, clock=self.clock)
+                                max_body_bytes=MAX_BODY, lru_resolution=0, clock=self.clock,
+                                **files)
 
         def _tick(self) -> float:
             # Every step moves time a little, so LRU order never has ties.
@@ -176,6 +180,15 @@ def machine_for(backend: Any) -> type[RuleBasedStateMachine]:
             for ref, (scope, _) in self.gone.items():
                 with pytest.raises(RefExpired):
                     self.store.info(ref, scope=scope)
+
+        @invariant()
+        def body_files_are_the_large_bodies_kept(self) -> None:
+            files = getattr(self.store, "files", None)
+            if files is None:
+                return
+            names = set(os.listdir(files.root)) if files.root.exists() else set()
+            large = {k.sha for k in self.live.values() if len(k.body) >= self.store.file_bytes}
+            assert names == large
 
         def teardown(self) -> None:
             self.store.close()

@@ -129,14 +129,16 @@ def stats_command(store_spec: str | None) -> None:
 @store_option
 @reports_errors
 def gc_command(store_spec: str | None) -> None:
-    """Drop expired refs and the bodies no ref uses any more."""
+    """Drop expired refs and the bodies no ref uses any more, and stray body files."""
     store = open_existing_store(store_spec)
     try:
         result = store.gc()
     finally:
         store.close()
+    stray = (f"; swept {result.stray_files:,} body files no row named"
+             if result.stray_files else "")
     click.echo(f"removed {result.expired_refs:,} expired refs and {result.bodies:,} bodies "
-               f"({result.bytes:,} bytes); forgot {result.tombstones:,} old tombstones")
+               f"({result.bytes:,} bytes); forgot {result.tombstones:,} old tombstones{stray}")
 
 
 @store_group.command("rm")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from elision.shape import Shaped
 
 MiB = 1024 * 1024
+DIGEST = re.compile(r"[0-9a-f]{64}")
 #: A week: long enough for an agent session and its follow-ups, short enough to forget.
 DEFAULT_TTL = 7 * 24 * 3600.0
 DEFAULT_QUOTA_BYTES = 2048 * MiB
@@ -70,6 +72,8 @@ class GcResult:
     bodies: int
     bytes: int
     tombstones: int
+    #: Body files no row named (a writer that crashed before COMMIT), swept by the SQLite store.
+    stray_files: int = 0
 
 
 @runtime_checkable
@@ -172,6 +176,12 @@ class Retention:
                 f"{self.quota_bytes:,} bytes; raise quota_bytes to keep it"
             )
         if verified:
+            if not DIGEST.fullmatch(sha256):
+                # A digest is a body file's name in the SQLite store: never a path elsewhere.
+                raise IntegrityError(
+                    f"sha256={sha256!r} is not a SHA-256 in lowercase hex; pass "
+                    "hashlib.sha256(body).hexdigest() of exactly these bytes"
+                )
             return
         actual = hashlib.sha256(body).hexdigest()
         if actual != sha256:
@@ -257,6 +267,14 @@ def reference_not_found(stub_id: str) -> RefNotFound:
     return RefNotFound(
         f"no reference record is kept for stub {stub_id!r} here; it may have expired, or it "
         "belongs to another session: call the tool again to get a fresh stub"
+    )
+
+
+def lost(ref: str, path: str) -> IntegrityError:
+    return IntegrityError(
+        f"the body under ref {ref!r} is missing from the store: its file {path!r} is gone (a "
+        "crash before the disk caught up, or something removed it); it will not be served: "
+        "shape the tool result again, which keeps the body anew"
     )
 
 

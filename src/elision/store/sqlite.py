@@ -2,8 +2,9 @@
 
 WAL lets readers go on while one process writes; a busy timeout makes writers queue instead
 of failing; every multi-statement write runs in one ``BEGIN IMMEDIATE`` transaction, so a crash
-or a concurrent writer never leaves a ref without its body. Bodies are split into chunks, so a
-body past SQLite's 1 GB blob limit could be kept, up to the configured maximum.
+or a concurrent writer never leaves a ref without its body. A small body is split into chunk
+rows; a large one is a file of its own beside the database (:mod:`elision.store.bodyfiles`),
+written and removed inside the same transaction as its row.
 """
 
 from __future__ import annotations
@@ -34,11 +35,13 @@ from elision.store.base import (
     corrupted,
     expired,
     is_storable,
+    lost,
     not_found,
     reference_not_found,
     scope_allows,
     scope_key,
 )
+from elision.store.bodyfiles import FILE_BYTES, BodyFiles
 from elision.store.fetch import PagedStore
 
 #: 4 MiB chunks: big enough that a 100 MB body is 25 rows, small enough to stay off the limit.
@@ -47,7 +50,7 @@ CHUNK_BYTES = 4 * MiB
 #: which halves the time a large body takes to write (bench/store.py). A file made with
 #: another page size keeps it: SQLite can change it only by rewriting the whole file.
 PAGE_BYTES = 64 * 1024
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
@@ -79,6 +82,8 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             bytes INTEGER NOT NULL)""",
         "INSERT INTO usage SELECT 1, COUNT(*), COALESCE(SUM(size), 0) FROM bodies",
     ),
+    # Large bodies as files beside the database; the rows of older bodies stay where they are.
+    3: ("ALTER TABLE bodies ADD COLUMN file INTEGER NOT NULL DEFAULT 0",),
 }
 
 
@@ -106,9 +111,13 @@ class SQLiteStore(PagedStore):
         busy_timeout: float = 30.0,
         lru_resolution: float = 1.0,
         clock: Callable[[], float] = time.time,
+        file_bytes: int = FILE_BYTES,
     ) -> None:
         self.retention = Retention(ttl, quota_bytes, max_body_bytes, lru_resolution)
         self.path = Path(os.path.expanduser(os.fspath(path)))
+        if isinstance(file_bytes, bool) or not isinstance(file_bytes, int) or file_bytes < 1:
+            raise StoreError(f"store file_bytes must be a positive integer, got {file_bytes!r}")
+        self.file_bytes = file_bytes
         self._busy_timeout = busy_timeout
         self._clock = clock
         self._lock = threading.RLock()
@@ -122,6 +131,9 @@ class SQLiteStore(PagedStore):
                 f"cannot create the store directory {str(self.path.parent)!r}: {exc.strerror}; "
                 "pass another --store path or set ELISION_STORE"
             ) from None
+        #: Bodies of at least ``file_bytes`` are kept as files in ``<path>.bodies``; an
+        #: in-memory database keeps every body in rows (it has no place beside it).
+        self.files = None if os.fspath(path) == ":memory:" else BodyFiles(self.path)
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
         self._connect()
@@ -173,9 +185,15 @@ class SQLiteStore(PagedStore):
             conn = conn or self._connect()
             try:
                 conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+                if self.files is not None:
+                    self.files.begin()
                 try:
                     yield conn
+                    if self.files is not None:
+                        self.files.before_commit(lambda sha256: self._is_file(conn, sha256))
                 except BaseException:
+                    if self.files is not None:
+                        self.files.before_rollback()
                     conn.execute("ROLLBACK")
                     raise
                 conn.execute("COMMIT")
@@ -202,17 +220,27 @@ class SQLiteStore(PagedStore):
             now = self._clock()
             self._expire(conn, now)
             self._drop_ref(conn, ref, None, now)
-            exists = conn.execute("SELECT 1 FROM bodies WHERE sha256 = ?", (sha256,)).fetchone()
-            if exists is None:
+            row = conn.execute("SELECT file FROM bodies WHERE sha256 = ?", (sha256,)).fetchone()
+            if row is None:
                 self._evict_for(conn, len(body), now)
-                conn.execute("INSERT INTO bodies VALUES (?, ?, ?, ?)",
-                             (sha256, len(body), chunk_count(len(body)), now))
+                as_file = self.files is not None and len(body) >= self.file_bytes
+                if as_file:
+                    self._body_files().place(sha256, body)  # first: a row names a file
+                conn.execute(
+                    "INSERT INTO bodies (sha256, size, chunks, created, file) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (sha256, len(body), 0 if as_file else chunk_count(len(body)), now, as_file))
                 conn.execute("UPDATE usage SET bodies = bodies + 1, bytes = bytes + ?",
                              (len(body),))
-                # Views, not slices: SQLite copies one chunk at a time into its pages, so
-                # the write holds no second copy of the body.
-                conn.executemany("INSERT INTO chunks VALUES (?, ?, ?)",
-                                 ((sha256, seq, part) for seq, part in chunked(body)))
+                if not as_file:
+                    # Views, not slices: SQLite copies one chunk at a time into its pages, so
+                    # the write holds no second copy of the body.
+                    conn.executemany("INSERT INTO chunks VALUES (?, ?, ?)",
+                                     ((sha256, seq, part) for seq, part in chunked(body)))
+            elif row[0] and self._body_files().size(sha256) != len(body):
+                # The file was lost (a crash before the disk caught up, a read that found it
+                # torn, someone's rm): this put holds the bytes again, so it mends the body.
+                self._body_files().place(sha256, body)
             conn.execute("INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?)",
                          (ref, sha256, format, key, now, self.retention.expires_at(now), now))
             conn.execute("DELETE FROM tombstones WHERE ref = ?", (ref,))
@@ -223,17 +251,39 @@ class SQLiteStore(PagedStore):
     def _read(self, ref: str, scope: str | None) -> tuple[bytes, RefInfo]:
         with self._tx(immediate=False) as conn:
             info = self._live(conn, ref, scope)
-            parts = [row[0] for row in conn.execute(
-                "SELECT data FROM chunks WHERE sha256 = ? ORDER BY seq", (info.sha256,))]
-        body = b"".join(parts)
-        actual = hashlib.sha256(body).hexdigest()
-        if actual != info.sha256:
-            raise corrupted(ref, info.sha256, actual)
+            body = self._body(conn, info)
+        if body is None or hashlib.sha256(body).hexdigest() != info.sha256:
+            # Rows are read in one snapshot, so a bad row body is corrupt. A file is not in
+            # the snapshot: another process may have removed the ref and its file since, or
+            # put it back. Look again holding the write lock, when nothing can move.
+            body, info = self._read_again(ref, scope)
         now = self._clock()
         if self.retention.needs_touch(info.last_access, now):  # LRU: a read makes it young
             with self._tx(immediate=True) as conn:
                 conn.execute("UPDATE refs SET last_access = ? WHERE ref = ?", (now, ref))
         return body, info
+
+    def _body(self, conn: sqlite3.Connection, info: RefInfo) -> bytes | None:
+        """The body ``info`` names, as stored (not yet checked); ``None``: its file is gone."""
+        if self._is_file(conn, info.sha256):
+            return self._body_files().read(info.sha256, info.size)
+        return b"".join(row[0] for row in conn.execute(
+            "SELECT data FROM chunks WHERE sha256 = ? ORDER BY seq", (info.sha256,)))
+
+    def _read_again(self, ref: str, scope: str | None) -> tuple[bytes, RefInfo]:
+        with self._tx(immediate=True) as conn:
+            info = self._live(conn, ref, scope)  # says "not found" if the ref went meanwhile
+            body = self._body(conn, info)
+            if body is None:
+                raise lost(ref, str(self._body_files().path_of(info.sha256)))
+            actual = hashlib.sha256(body).hexdigest()
+            if actual == info.sha256:
+                return body, info
+            if self._is_file(conn, info.sha256):
+                # A torn or altered file: remove it (safe: no writer can be writing it now),
+                # so that keeping the body again, as the error advises, writes it afresh.
+                self._body_files().unlink(info.sha256)
+        raise corrupted(ref, info.sha256, actual)
 
     def info(self, ref: str, *, scope: str | None = None) -> RefInfo:
         with self._tx(immediate=False) as conn:
@@ -253,8 +303,13 @@ class SQLiteStore(PagedStore):
             cursor = conn.execute("DELETE FROM tombstones WHERE at < ?",
                                   (self.retention.tombstone_cutoff(now),))
             bodies_after, bytes_after = self._totals(conn)
+            swept = 0
+            if self.files is not None:
+                # The files of bodies expired just now go before COMMIT, with the others.
+                live = {sha for (sha,) in conn.execute("SELECT sha256 FROM bodies WHERE file")}
+                swept, _ = self.files.sweep(live)
             return GcResult(expired_refs, bodies_before - bodies_after, bytes_before - bytes_after,
-                            cursor.rowcount)
+                            cursor.rowcount, swept)
 
     def stats(self) -> StoreStats:
         with self._tx(immediate=False) as conn:
@@ -328,16 +383,31 @@ class SQLiteStore(PagedStore):
         self._drop_body_if_unused(conn, row[0])
         return True
 
-    @staticmethod
-    def _drop_body_if_unused(conn: sqlite3.Connection, sha256: str) -> None:
+    def _drop_body_if_unused(self, conn: sqlite3.Connection, sha256: str) -> None:
         if conn.execute("SELECT 1 FROM refs WHERE sha256 = ? LIMIT 1", (sha256,)).fetchone():
             return
-        row = conn.execute("SELECT size FROM bodies WHERE sha256 = ?", (sha256,)).fetchone()
+        row = conn.execute("SELECT size, file FROM bodies WHERE sha256 = ?",
+                           (sha256,)).fetchone()
         if row is None:
             return
-        conn.execute("DELETE FROM chunks WHERE sha256 = ?", (sha256,))
+        if row[1]:
+            self._body_files().doom(sha256)  # its file goes just before COMMIT
+        else:
+            conn.execute("DELETE FROM chunks WHERE sha256 = ?", (sha256,))
         conn.execute("DELETE FROM bodies WHERE sha256 = ?", (sha256,))
         conn.execute("UPDATE usage SET bodies = bodies - 1, bytes = bytes - ?", (row[0],))
+
+    # -- body files; each runs inside a caller's write transaction --
+
+    def _body_files(self) -> BodyFiles:
+        if self.files is None:
+            raise StoreError("an in-memory SQLite store keeps no body files")  # unreachable
+        return self.files
+
+    @staticmethod
+    def _is_file(conn: sqlite3.Connection, sha256: str) -> bool:
+        row = conn.execute("SELECT file FROM bodies WHERE sha256 = ?", (sha256,)).fetchone()
+        return bool(row and row[0])
 
     def _expire(self, conn: sqlite3.Connection, now: float) -> int:
         gone = conn.execute("SELECT ref, scope, sha256 FROM refs WHERE expires <= ?",
@@ -364,5 +434,10 @@ class SQLiteStore(PagedStore):
     def corrupt_for_test(self, sha256: str, body: bytes) -> None:
         """Overwrite stored bytes in place, as a failing disk would (tests only)."""
         with self._tx(immediate=True) as conn:
+            if self._is_file(conn, sha256):
+                with open(self._body_files().path_of(sha256), "r+b") as file:
+                    file.truncate()
+                    file.write(body)
+                return
             conn.execute("DELETE FROM chunks WHERE sha256 = ?", (sha256,))
             conn.execute("INSERT INTO chunks VALUES (?, 0, ?)", (sha256, body))
