@@ -8,6 +8,8 @@ write them, and as a head slice loses them first):
 - ``ndjson``  an event stream whose final record is the scan summary
 - ``deep``    a nested document (chapters > sections > paragraphs) with coverage notes at the end
 - ``keys``    one huge object (a 100 MB body has 4 million keys), its caveat keys last
+- ``keys-shuffled``  the same keys in no order (a map dumped from a hash table): the lazy
+              read's key ranges cannot prove its runs apart, its repeat filter must
 
 Every body comes with a :class:`Meta`: the caveat markers a shaped result should still contain,
 and the total count of its bulk unit (rows, lines, records, chapters) so a checker can tell
@@ -32,7 +34,7 @@ import orjson
 
 #: Bump when a generator changes, so cached files are made again.
 VERSION = 2
-KINDS: tuple[str, ...] = ("ledger", "log", "ndjson", "deep", "keys")
+KINDS: tuple[str, ...] = ("ledger", "log", "ndjson", "deep", "keys", "keys-shuffled")
 OUT = Path(__file__).resolve().parent / "out" / "corpus"
 
 # fmt: off
@@ -227,12 +229,25 @@ def keys(megabytes: float, rng: random.Random) -> tuple[bytes, Meta]:
     return body, Meta("keys", "json", len(body), (note,), "keys", count + 2)
 
 
+def keys_shuffled(megabytes: float, rng: random.Random) -> tuple[bytes, Meta]:
+    member = len(b'"k%09d":%d,' % (0, 10**7))  # every member is this long
+    count = max(1, (int(megabytes * 1_000_000) - 300) // member)
+    order = list(range(count))
+    rng.shuffle(order)
+    note = "keys past 2**20 are sampled, not exact"
+    tail = b'"coverage_note":"%s","key_count_estimate":"%d (sampled)"' % (note.encode(), count)
+    pieces = (b'"k%09d":%d' % (n, rng.randint(10**7, 10**8 - 1)) for n in order)
+    body = b"{" + b",".join([*pieces, tail]) + b"}"
+    return body, Meta("keys-shuffled", "json", len(body), (note,), "keys", count + 2)
+
+
 GENERATORS: dict[str, Callable[[float, random.Random], tuple[bytes, Meta]]] = {
     "ledger": ledger,
     "log": log,
     "ndjson": ndjson,
     "deep": deep,
     "keys": keys,
+    "keys-shuffled": keys_shuffled,
 }
 _SUFFIX = {"json": "json", "text": "log", "ndjson": "ndjson"}
 

@@ -212,7 +212,7 @@ def test_a_lazy_node_is_refused_by_code_that_does_not_know_it(tiny: None) -> Non
         orjson.dumps(lazy)
 
 
-@pytest.mark.parametrize("kind", ["ledger", "deep", "keys"])
+@pytest.mark.parametrize("kind", ["ledger", "deep", "keys", "keys-shuffled"])
 def test_the_bench_corpus_shapes_as_the_whole_parse_does(tiny: None, kind: str) -> None:
     sys.path.insert(0, str(BENCH))
     try:
