@@ -1,6 +1,6 @@
 """A deterministic corpus of realistic tool results, for the benchmarks in bench/.
 
-Four kinds of body, each at any size in MB, each with its caveats written LAST (as real servers
+Six kinds of body, each at any size in MB, each with its caveats written LAST (as real servers
 write them, and as a head slice loses them first):
 
 - ``ledger``  a search result: ``{"rows": [...], "warnings": [...], "total_rows": 22933, ...}``
