@@ -15,6 +15,7 @@ from elision.errors import AuditError, PolicyDenied
 from elision.guard.policy import Decision, Guardian, Redaction, SizeCeiling, ToolLists
 from elision.guard.stage import GuardStage
 from elision.pipeline import Pipeline
+from support.policies import Seen
 
 KEY = "hmac:stage-test-secret-long-enough"
 
@@ -91,3 +92,22 @@ def test_a_pause_is_denied_where_nobody_can_resolve_it(answer: Decision, code: s
     assert answer.reason in decision.reason
     assert getattr(decision, "verdict", None) == "deny"
     assert code in getattr(decision, "reason_codes", ())
+
+
+@pytest.mark.parametrize(("reads_values", "gets_text"), [
+    (None, True),  # a policy that says nothing may read the text: it gets it
+    (True, True),
+    (False, False),  # one that judges a size or a name gets no decoded copy of the body
+])
+def test_a_text_is_decoded_for_the_guard_only_when_a_policy_reads_it(
+    reads_values: bool | None, gets_text: bool
+) -> None:
+    """Found by bench/proxy.py --peak: for a 100 MB log the default guard (size ceiling and
+    tool lists, neither reading values) was handed a 100 MB decoded copy of the body."""
+    text = "2026-12-02 INFO a log line\n" * 40
+    policy = Seen(reads_values)
+    pipeline = Pipeline(guard=GuardStage(Guardian([SizeCeiling(1 << 30), policy])),
+                        redactor=None)
+    pipeline.run(text, budget=512)
+    (seen,) = policy.values
+    assert seen == text if gets_text else not isinstance(seen, str)

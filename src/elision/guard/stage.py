@@ -20,6 +20,18 @@ from elision.pipeline import Capture, Decision
 from elision.shape.lazyjson import is_lazy, materialize
 
 
+class _UnreadText:
+    """What a policy that reads no values is handed for a text body, instead of the text."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNREAD_TEXT"
+
+
+UNREAD_TEXT: Any = _UnreadText()
+
+
 @dataclass(frozen=True)
 class GuardDecision(Decision):
     """A pipeline decision that also carries the Guardian's policy ids and reason codes."""
@@ -36,15 +48,16 @@ class GuardStage:
         self.guardian = guardian
 
     def decide(self, capture: Capture) -> Decision:
-        # A policy may read any value, so a lazily read body is parsed whole for it, unless
-        # every policy says it judges something else (a size, a tool's name).
-        value: Any = capture.value if capture.is_json else capture.body.decode(
-            "utf-8", "replace"
-        )
-        if is_lazy(value) and any(
-            getattr(policy, "reads_values", True) for policy in self.guardian.policies
-        ):
-            value = materialize(value)
+        # A policy may read any value, so a lazily read body is parsed whole for it, and a
+        # text decoded, unless every policy says it judges something else (a size, a tool's
+        # name): then the skeleton, or no text (a decoded copy of a 100 MB log, for nobody).
+        reads = any(getattr(policy, "reads_values", True) for policy in self.guardian.policies)
+        value: Any
+        if capture.is_json:
+            value = materialize(capture.value) if reads and is_lazy(capture.value) else (
+                capture.value)
+        else:
+            value = capture.body.decode("utf-8", "replace") if reads else UNREAD_TEXT
         verdict = self.guardian.evaluate(
             ToolResult(value, len(capture.body), capture.sha256),
             ToolCall(capture.tool or "", capture.server),
