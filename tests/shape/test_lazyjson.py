@@ -22,6 +22,7 @@ from elision.errors import InputError
 from elision.shape import lazyjson, shape
 from elision.shape.jsonparse import parse_json
 from support.lazy_json import dense_text, json_text, shrink
+from support.policies import Seen
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -205,6 +206,40 @@ def test_what_a_window_parses_stays_with_the_window(tiny: None) -> None:
     assert rows[10] == first and rows[10] is not first
 
 
+@pytest.mark.parametrize(("body", "packed"), [
+    pytest.param("[" + _BIG_ARRAY + "]", True, id="compact"),
+    pytest.param("[ \n" + _BIG_ARRAY + "\t ]", True, id="white space inside the brackets only"),
+    pytest.param(" [" + _BIG_ARRAY + "] ", True, id="white space around the root"),
+    pytest.param("[" + _BIG_ARRAY.replace("},{", "}, {", 1) + "]", False,
+                 id="one space after one comma"),
+    pytest.param("[" + _BIG_ARRAY.replace("},{", "} ,{", 1) + "]", False,
+                 id="one space before one comma"),
+    pytest.param("[" + _BIG_ARRAY.replace("},{", "}, {") + "]", False, id="json.dumps' ', '"),
+    pytest.param('["a,b",' + ",".join(['"c, \\\\ d"'] * 20) + ',[1, 2],{"k": ", "}]', True,
+                 id="commas and spaces inside elements"),
+    pytest.param('{"rows":[' + _BIG_ARRAY + '],"total":30}', True, id="nested in an object"),
+])
+def test_a_big_array_without_white_space_between_elements_is_kept_as_offsets(
+    tiny: None, body: str, packed: bool
+) -> None:
+    """The elements read back exactly, packed or not; packed only where the lengths prove
+    every separator is one byte (bench/proxy.py --peak: a Raw per 70-byte row was 0.8x the
+    body)."""
+    data = body.encode()
+    lazy = lazyjson.lazy_document(data)
+    array = lazy["rows"] if isinstance(lazy, lazyjson.LazyObject) else lazy
+    assert isinstance(array, lazyjson.PackedArray) is packed
+    assert lazyjson.materialize(lazy) == parse_json(data)
+    assert [array[i] for i in range(-len(array), len(array))] == list(array) * 2
+    with pytest.raises(IndexError):
+        array[len(array)]
+    whole = parse_json(data)
+    rows = whole["rows"] if isinstance(whole, dict) else whole
+    for start, end in ((1, -1), (None, 3), (-2, None), (5, 2)):
+        assert lazyjson.materialize(array.window(start, end)) == rows[start:end]
+    _same(data, (Budget(512), Budget(1024)))
+
+
 def test_a_lazy_node_is_refused_by_code_that_does_not_know_it(tiny: None) -> None:
     """No silent empty container: orjson refuses the type instead of writing {}."""
     lazy = lazyjson.lazy_document(('[' + _BIG_ARRAY + ']').encode())
@@ -226,21 +261,6 @@ def test_the_bench_corpus_shapes_as_the_whole_parse_does(tiny: None, kind: str) 
 # --------------------------------------------------------------------------- the stages around it
 
 
-class _Seen:
-    """A guard policy that records the value it was handed."""
-
-    def __init__(self, reads_values: bool | None) -> None:
-        if reads_values is not None:
-            self.reads_values = reads_values
-        self.values: list[Any] = []
-
-    def decide(self, result: Any, call: Any) -> Any:
-        from elision.guard.decision import Decision
-
-        self.values.append(result.value)
-        return Decision.allow()
-
-
 @pytest.mark.parametrize(("reads_values", "lazy"), [
     (None, False),  # a policy that says nothing may read any value: it gets the whole parse
     (True, False),
@@ -253,7 +273,7 @@ def test_a_guard_policy_is_handed_the_whole_value_unless_it_reads_none(
     from elision.guard.stage import GuardStage
     from elision.pipeline import Pipeline
 
-    policy = _Seen(reads_values)
+    policy = Seen(reads_values)
     pipeline = Pipeline(guard=GuardStage(Guardian([SizeCeiling(1 << 30), policy])),
                         redactor=None)
     body = ('{"rows":[' + _BIG_ARRAY + '],"total":30}').encode()
