@@ -36,6 +36,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from elision.mcp.longtext import has_rounded_integer, read_long_text
 from elision.mcp.reap import stop_process_group
 from elision.pipeline import GC_PAUSE_BYTES, collector_paused
 
@@ -296,7 +297,15 @@ def _parse(line: bytes | bytearray) -> SessionMessage | Exception:
     refuses (invalid UTF-8, a lone surrogate escape, NaN, nesting past its limit), a message
     that does not validate (so the error is the one the SDK would give), and integers past
     64 bits, which orjson reads as floats where the SDK keeps them exact.
+
+    A line whose bulk is one long text (a big tool result, echoed or not) is first offered to
+    :func:`~elision.mcp.longtext.read_long_text`, which gives the same message holding the
+    text once and lets go of the line as it decodes it, or declines.
     """
+    if isinstance(line, bytearray):
+        long = read_long_text(line)
+        if long is not None:
+            return SessionMessage(long)
     try:
         if len(line) < GC_PAUSE_BYTES:
             value = orjson.loads(line)
@@ -306,7 +315,7 @@ def _parse(line: bytes | bytearray) -> SessionMessage | Exception:
     except orjson.JSONDecodeError:
         pass
     else:
-        if not _has_rounded_integer(value):
+        if not has_rounded_integer(value):
             try:
                 return SessionMessage(
                     types.jsonrpc_message_adapter.validate_python(value, by_name=False)
@@ -377,25 +386,6 @@ def _refused(request_id: str | int | None, code: int, message: str) -> Refused:
     return Refused(types.JSONRPCError(
         jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
     ))
-
-
-#: orjson keeps integers in [-2**63, 2**64) exact and reads longer ones as floats.
-_EXACT_LIMIT = float(2**63)
-
-
-def _has_rounded_integer(value: object) -> bool:
-    """Whether a float in ``value`` may be an integer literal orjson could not hold exactly
-    (a float literal that large, such as 1e19, counts too: the slow path reads it the same)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, float) and abs(item) >= _EXACT_LIMIT:
-            return True
-    return False
 
 
 @asynccontextmanager
