@@ -16,9 +16,9 @@ controls, and it moves far less with the load than latency does. The CPU a path 
 the bare proxy's is printed too: what guard, redact, shape and audit cost, without the hop.
 
 ``--peak MB ...`` measures memory instead of time: how far one result of MB (a JSON record
-array, then a log) raises each proxy's peak RSS (its high-water mark reset just before the
-call), over the result's size. Each proxy keeps cut bodies in a SQLite file, as a user's
-does; ``--baseline SRC`` works here too.
+array, then a log, each kind in proxies of its own) raises each proxy's peak RSS (its
+high-water mark reset just before the call), over the result's size. Each proxy keeps cut
+bodies in a SQLite file, as a user's does; ``--baseline SRC`` works here too.
 
 ``--baseline SRC`` adds a ``baseline`` path: the default proxy run from another copy of the
 source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
@@ -116,16 +116,18 @@ async def measure_peak(
     paths = _paths(budget, runs, workdir, sqlite_store=True)
     del paths["direct"]
     rows = []
-    async with AsyncExitStack() as stack:
-        clients = {
-            key: await stack.enter_async_context(Client(p, mode="auto"))
-            for key, p in paths.items()
-        }
-        pids = _server_pids()
-        for key, client in clients.items():
-            await client.call_tool("blob", {"megabytes": 0.5})  # warm up
-            for mb in sizes:
-                for text in (False, True):
+    # Fresh proxies for each kind: memory freed after one call stays in the process (the
+    # allocator keeps it), and the next call would grow into it unseen.
+    for text in (False, True):
+        async with AsyncExitStack() as stack:
+            clients = {
+                key: await stack.enter_async_context(Client(p, mode="auto"))
+                for key, p in paths.items()
+            }
+            pids = _server_pids()
+            for key, client in clients.items():
+                await client.call_tool("blob", {"megabytes": 0.5, "text": text})  # warm up
+                for mb in sizes:
                     pid = pids[key]
                     Path(f"/proc/{pid}/clear_refs").write_text("5")
                     before = _proc_kb(pid, "VmRSS")
