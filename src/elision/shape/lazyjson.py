@@ -8,7 +8,9 @@ every container longer than :data:`NODE_BYTES` becomes a :class:`LazyArray` or
 no copy), and every smaller child is parsed by :func:`~elision.shape.jsonparse.parse_json`, the
 exact parser, only when the shaper reaches it (and kept, so that a node keeps its identity for
 the shaper's size memo). What the shaper is shown is therefore what the whole parse would give:
-the same values, numbers spelled as the tool spelled them, the same output bytes.
+the same values, numbers spelled as the tool spelled them, the same output bytes. Where a Raw
+would cost as much as the element it views (a record array of small rows, written with one
+comma between each two), the array is a :class:`PackedArray` of offsets instead.
 
 The skeleton is built in one pass that also proves the body is one valid document with no
 repeated key anywhere, since a document that repeats a key must be shaped with the shadowed
