@@ -10,7 +10,9 @@ skeleton declines (a repeated key, whose shadowed members a page must still with
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -30,6 +32,7 @@ from elision.store.select import Index, Key, Slice, Step, normalize_path, select
 from support.lazy_json import json_text, shrink
 
 REF = "el_lazyPagesTest0000000000"
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 #: Keys a model may have to quote, or that no document holds.
 ODD_KEYS = ["a:b", "é", "a'b", 'a"b', "a]b", "a b", "", "\\", "_elision", "missing", "k"]
 
@@ -172,6 +175,28 @@ def test_sharp_edges_page_as_the_whole_parse_does(path: str, budget: Budget) -> 
         shrink(patch)
         for redact in (True, False):
             _same(LEDGER, {"path": path}, budget, redact)
+
+
+_CORPUS_PATHS = {
+    "ledger": ["$.rows[7:]", "$.rows[-2:]", "$.warnings", "$.next_cursor", "$.rows[3].tags"],
+    "deep": ["$.document.body.chapters[3:]", "$.document.body.chapters[-1].sections[0]",
+             "$.coverage", "$.document.title[0:4]", "$.document.nope"],
+    "keys": ["$.k000000005", "$.coverage_note", "$.k999999999", "$[0]", "$.k000000001[1:]"],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_CORPUS_PATHS))
+def test_the_bench_corpus_pages_as_the_whole_parse_does(kind: str) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import corpus
+    finally:
+        sys.path.remove(str(BENCH))
+    body, _ = corpus.make(kind, 0.03)
+    with pytest.MonkeyPatch.context() as patch:
+        shrink(patch)
+        for path in ["$", *_CORPUS_PATHS[kind]]:
+            _same(body, {"path": path}, Budget(2048), True)
 
 
 @pytest.mark.parametrize("body", [
