@@ -1,21 +1,21 @@
 """Fetching pages of a big kept JSON body, side by side: this code, the code before, the floor.
 
-    .venv/bin/python bench/fetch.py [--sizes 100] [--baseline SRC] [--runs 3] [--dir DIR]
+    .venv/bin/python bench/fetch.py [--sizes 100] [--kind ledger] [--baseline SRC] [--runs 3]
 
 Make the baseline from a commit with ``git archive <commit> src | tar -x -C /tmp/base`` and pass
-``--baseline /tmp/base/src``. For each corpus ledger (bench/corpus.py) the body is kept in a
-fresh ``SQLiteStore`` and each selector below is fetched through ``SQLiteStore.fetch`` at a
-16 KB budget, by each code in a process of its own (``--child``), which imports it, keeps the
-body, drops it, then resets its high-water mark (Linux ``clear_refs``) before the first fetch:
-the peak is what one page costs, the body it reads included, reported as MB and as that / the
-body (the floor is the read alone, ``SQLiteStore.read``). Time is the median of ``--runs``
-fetches of the same page (the first one included: a body over 64 MiB was never kept parsed
-between pages). ``page`` rows measure the same page cut from a body already read
-(``shape_page``, what fetch.py does after the read), as bench/shape.py measures shaping:
-(peak + the body) / the body, so the read's own copies, which are the store's, do not hide
-what the page costs. Every page's bytes are hashed, and the two codes' pages (or errors) must
-be the same: a row that differs is marked ``DIFFERS``. The load average is printed before and
-after, since on a shared machine the times move with it.
+``--baseline /tmp/base/src``. For each corpus body (bench/corpus.py, a ledger unless
+``--kind``) the body is kept in a fresh ``SQLiteStore`` and each selector below is fetched
+through ``SQLiteStore.fetch`` at a 16 KB budget, by each code in a process of its own
+(``--child``), which imports it, keeps the body, drops it, then resets its high-water mark
+(Linux ``clear_refs``) before the first fetch: the peak is what one page costs, the body it
+reads included, reported as MB and as that / the body (the floor is the read alone,
+``SQLiteStore.read``). Time is the median of ``--runs`` fetches of the same page (the first one
+included: a body over 64 MiB was never kept parsed between pages). ``page`` rows measure the
+same page cut from a body already read (``shape_page``, what fetch.py does after the read), as
+bench/shape.py measures shaping: (peak + the body) / the body, so the read's own copies, which
+are the store's, do not hide what the page costs. Every page's bytes are hashed, and the two
+codes' pages (or errors) must be the same: a row that differs is marked ``DIFFERS``. The load
+average is printed before and after, since on a shared machine the times move with it.
 """
 
 from __future__ import annotations
@@ -45,8 +45,13 @@ BUDGET = 16384
 #: What a model pages through: the envelope's next, a middle page, the last row, a nested
 #: caveat, the whole document, a path that is not there, and no selector (the original whole).
 NO_SELECTOR = "(none)"
-SELECTORS = ("$.rows[7:]", "$.rows[100:200]", "$.rows[-1]", "$.warnings", "$", "$.missing",
-             NO_SELECTOR)
+SELECTORS = {
+    "ledger": ("$.rows[7:]", "$.rows[100:200]", "$.rows[-1]", "$.warnings", "$", "$.missing",
+               NO_SELECTOR),
+    # A dense object of millions of keys: its first key, its last, one it does not have.
+    "keys": ("$.k000000005", "$.coverage_note", "$.k999999999", "$"),
+    "deep": ("$.document.body.chapters[3:]", "$.coverage", "$"),
+}
 MODES = ("fetch", "page", "shown")
 #: A made-up GitHub token (it matches the redaction's rule), for the shown view's mode.
 TOKEN = b"ghp_S33d3dCh4nn3lT0k3nXyZ0123456789ab"
@@ -178,7 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", metavar="SRC", default=None,
                         help="another copy of src/ to measure beside this one")
     parser.add_argument("--runs", type=int, default=3, help="fetches of each page per code")
-    parser.add_argument("--selectors", nargs="+", default=list(SELECTORS))
+    parser.add_argument("--kind", default="ledger", choices=sorted(SELECTORS),
+                        help="which corpus body (bench/corpus.py)")
+    parser.add_argument("--selectors", nargs="+", default=None,
+                        help="paths to fetch (default: a set for the kind)")
     parser.add_argument("--modes", nargs="+", default=["fetch", "page"], choices=MODES,
                         help="fetch: through SQLiteStore.fetch; page: from the body read; "
                         "shown: a body with a token, shaped through the pipeline first (the "
@@ -195,12 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     print("-" * len(header))
     for mb in args.sizes:
-        path, _ = corpus.ensure("ledger", mb)
+        path, _ = corpus.ensure(args.kind, mb)
         floor = measure(SRC, path, None, "fetch", args.runs, args.dir)
         print(f"{mb:>5g} {'(read only)':<16} {'floor':<7} {'read':<5} | "
               f"{floor.get('ms', 0):>9.0f} | {floor.get('peak_mb', 0):>8.0f} "
               f"{floor.get('peak_x', 0):>10.2f}x |")
-        for selector in args.selectors:
+        for selector in args.selectors or SELECTORS[args.kind]:
             shown: list[str] = []
             read: list[str] = []
             for mode in args.modes:

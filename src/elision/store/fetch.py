@@ -23,6 +23,11 @@ the envelope describes. Byte offsets (``bytes=``) are offsets in the redacted vi
 A JSON body that repeats a key has a view with each shadowed member withheld (reason
 ``duplicate-key``), so none of its pages - ``lines=`` and ``bytes=`` included - is ever cut
 from the raw bytes, where those members still are.
+
+A JSON body of ``LAZY_BYTES`` or more is read as the shaper reads it, as a lazy skeleton
+(:mod:`elision.shape.lazyjson`) wherever that proves itself, else whole; the selector walks the
+skeleton, so a page costs about what shaping the body cost. Such a body's parse is not kept
+between pages, and a view the pipeline showed for one is kept as its serialization.
 """
 
 from __future__ import annotations

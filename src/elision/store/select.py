@@ -160,11 +160,13 @@ def select(document: Any, steps: list[Step]) -> Selection:
                     f"{here} is {_kind(node)}, so it has no key {quote_key(step.name)}; "
                     f"{_what_fits(node)}"
                 )
-            if step.name not in node:
+            try:  # one lookup: a dense object's runs are read once for it, not twice
+                child = node[step.name]
+            except KeyError:
                 raise SelectorError(
                     f"{here} has no key {quote_key(step.name)}; {_what_fits(node)}"
-                )
-            node = node[step.name]
+                ) from None
+            node = child
             parts.append(step.name)
         elif isinstance(step, Index):
             if not isinstance(node, ARRAYS):
