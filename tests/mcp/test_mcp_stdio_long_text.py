@@ -166,6 +166,11 @@ def test_an_echoed_long_text_is_held_once() -> None:
                  id="cut short"),
     pytest.param(_line('{"content":[{"type":"text","text":' + _LOG + "}],"
                        '"pad":"' + "y" * 400 + '"}'), False, id="more besides the text than it"),
+    pytest.param(_line('{"content":[{"type":"resource","resource":{"uri":"file:///a.log",'
+                       '"mimeType":"text/plain","text":' + _LOG + "}}]}"), True,
+                 id="the text of an embedded resource"),
+    pytest.param(_line('{"content":[{"type":"resource","resource":"file:///a.log","text":'
+                       + _LOG + "}]}"), False, id="a resource that is no object: not skimmed"),
     pytest.param(_line('{"content":[{"type":"text","text":"short"}]}'), False, id="no long text"),
     pytest.param(_line('{"content":[{"type":"image","data":' + _LOG + ',"mimeType":"x"}]}'),
                  False, id="a long value that is no text"),
@@ -192,7 +197,8 @@ def _results(draw: st.DrawFn) -> bytes:
     text = draw(_texts.filter(bool)) * draw(st.integers(4, 40))
     spelling = draw(_spelled(text))
     ws = draw(st.sampled_from(["", " ", "\n"]))
-    blocks = [f'{{"type":"text",{ws}"text":{spelling}}}']
+    blocks = [f'{{"type":"text",{ws}"text":{spelling}}}' if draw(st.integers(0, 3)) else
+              f'{{"type":"resource","resource":{{"uri":"file:///x","text":{spelling}}}}}']
     if draw(st.booleans()):
         blocks.insert(draw(st.integers(0, 1)), f'{{"type":"text","text":{draw(_spelled(text))}}}')
     members = [f'"content":[{",".join(blocks)}]']

@@ -7,7 +7,8 @@ are all alive at once: 6N. Here the line is read so that the text is decoded onc
 share that one string, and the line's bytes are let go while it is decoded:
 
 1. msgspec skims the line (``msgspec.Raw`` views, no copy) for the longest text of the
-   result's content blocks, as the literal it is spelled with on the wire.
+   result's content blocks (or of a resource embedded in one), as the literal it is spelled
+   with on the wire.
 2. Every occurrence of exactly those bytes is found. Each must open a string where it starts
    (an even count of unescaped quotes before it, counted from the end of the one before), so
    it is a whole string token of the line: a literal is never split by a shorter match.
@@ -63,8 +64,13 @@ _HEAD, _TRIES = 256, 64
 _EMPTY_SIZE = bytearray().__sizeof__()
 
 
+class _Resource(msgspec.Struct):
+    text: msgspec.Raw = msgspec.Raw(b"null")
+
+
 class _Block(msgspec.Struct):
     text: msgspec.Raw = msgspec.Raw(b"null")
+    resource: _Resource | None = None  # an embedded resource: its text may be long too
 
 
 class _Result(msgspec.Struct):
@@ -122,7 +128,10 @@ def _occurrences(line: bytearray) -> tuple[list[int], int] | None:
         return None
     if skim.result is None:
         return None
-    literal = max((block.text for block in skim.result.content), key=len, default=None)
+    texts = [block.text for block in skim.result.content]
+    texts.extend(block.resource.text for block in skim.result.content if block.resource)
+    literal = max(texts, key=len, default=None)
+    del texts
     del skim
     if literal is None or len(literal) < LONG_TEXT:
         return None
