@@ -474,3 +474,48 @@ def test_the_directory_holds_exactly_the_live_large_bodies(
 def test_a_bad_file_threshold_is_refused(tmp_path: Path, file_bytes: Any) -> None:
     with pytest.raises(StoreError, match="file_bytes must be a positive integer"):
         SQLiteStore(tmp_path / "store.db", file_bytes=file_bytes)
+
+
+def _crash_while_keeping(path: str, body: bytes, where: str) -> None:
+    """Keep ``body``, dying (no cleanup, no ROLLBACK) at ``where`` in the write."""
+    from elision.store import bodyfiles
+
+    store = SQLiteStore(path, file_bytes=10)
+    if where == "before-rename":
+        def die(*args: Any) -> None:
+            os._exit(3)
+
+        bodyfiles.os.replace = die  # type: ignore[assignment]  # a child about to die
+    else:
+        real_place = bodyfiles.BodyFiles.place
+
+        def place_then_die(self: Any, sha256: str, data: bytes) -> None:
+            real_place(self, sha256, data)
+            os._exit(3)
+
+        bodyfiles.BodyFiles.place = place_then_die  # type: ignore[method-assign]
+    put(store, body)
+
+
+@pytest.mark.parametrize("where", [
+    "before-rename",  # the temporary file written, never renamed
+    "before-commit",  # the file in place, its row never committed
+])
+def test_a_writer_killed_mid_put_leaves_only_what_gc_sweeps(tmp_path: Path, where: str) -> None:
+    path = str(tmp_path / "store.db")
+    body = b"a body whose writer died while keeping it"
+    SQLiteStore(path, file_bytes=10).close()
+    ctx = multiprocessing.get_context("fork")
+    proc = ctx.Process(target=_crash_while_keeping, args=(path, body, where))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        proc.start()
+    proc.join(timeout=120)
+    assert proc.exitcode == 3
+    store = SQLiteStore(path, file_bytes=10)
+    assert len(on_disk(store)) == 1 and store.stats().bodies == 0  # left behind, no row
+    assert store.gc().stray_files == 1
+    assert on_disk(store) == set()
+    ref = put(store, body)  # the same body kept again, after the crash
+    assert store.read(ref) == body and on_disk(store) == {digest(body)}
+    store.close()
