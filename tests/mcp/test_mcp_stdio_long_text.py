@@ -9,7 +9,9 @@ takes the reader's own ``bytearray``), so each test holds the new reading to it 
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -245,3 +247,27 @@ def _shaped(line: bytes | bytearray) -> str:
 def test_generated_results_read_and_shape_as_the_whole_parse_does(line: bytes) -> None:
     _check(line)
     assert _shaped(bytearray(line)) == _shaped(line)
+
+
+@given(_texts.filter(bool), st.integers(1, 30), st.booleans(), st.integers(1, 12))
+@example("\\" * 40 + "tail", 3, False, 8)  # a run of escaped backslashes longer than a piece
+@example("😀", 40, True, 8)  # surrogate pairs, a cut before each high half
+@example("日本", 40, False, 4)  # no ASCII: cuts between characters
+def test_pieces_decode_apart_as_the_whole_literal_decodes(
+    text: str, times: int, ascii_only: bool, piece: int
+) -> None:
+    """The cutting rule alone: spans that cover the literal's inside, each of a piece's length
+    or more (but the last), and decode apart to what the whole decodes to."""
+    literal = json.dumps(text * times, ensure_ascii=ascii_only).encode()
+    line = bytearray(b"[" + literal + b"]")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(longtext, "PIECE", piece)
+        spans = list(longtext._pieces(line, 2, len(line) - 2))
+    assert spans[0][0] == 2 and spans[-1][1] == len(line) - 2
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
+    assert all(b - a >= piece for a, b in spans[:-1])
+    # Past a run of backslashes (no clean cut inside one), the next window cuts again.
+    run = max((len(r) for r in re.findall(rb"\\+", literal)), default=0)
+    assert all(b - a <= run + 2 * piece + 12 for a, b in spans)
+    decoded = "".join(json.loads(b'"' + line[a:b] + b'"') for a, b in spans)
+    assert decoded == text * times

@@ -260,13 +260,13 @@ def _cut(line: bytearray, size: int) -> bool:
 def _pieces(line: bytearray, start: int, end: int) -> Iterator[tuple[int, int]]:
     """``(a, b)`` spans covering ``line[start:end]``, each about :data:`PIECE` bytes, cut
     where decoding the spans apart gives what decoding the whole gives."""
-    at = start
-    while end - at > PIECE:
-        cut = _cut_near(line, at + PIECE, end)
+    at = probe = start
+    while (probe := probe + PIECE) < end:
+        cut = _cut_near(line, probe, end)
         if cut is None:
-            break
+            continue  # no clean cut in this window (a long run of backslashes): the next
         yield at, cut
-        at = cut
+        at = probe = cut
     yield at, end
 
 
@@ -278,11 +278,13 @@ def _cut_near(line: bytearray, at: int, end: int) -> int | None:
         if not _LOW_SURROGATE.match(line, found.start()):
             return found.start()
         search = found.start() + 1
-    if line.find(b"\\", at, stop) != -1:
+    # No escape to cut before: in a stretch with no backslash at all, any character start
+    # past the longest escape that may have begun just before it is a clean cut (looked for
+    # in a piece's length past that, so that one is always there).
+    reach = min(end, stop + _ESCAPE_BYTES)
+    if line.find(b"\\", at, reach) != -1:
         return None
-    # No escape in the window: any character start past the longest escape that may have
-    # begun just before it is a clean cut.
-    char = _CHAR_START.search(line, at + _ESCAPE_BYTES, stop)
+    char = _CHAR_START.search(line, at + _ESCAPE_BYTES, reach)
     return None if char is None else char.start()
 
 
