@@ -338,3 +338,22 @@ def test_the_view_shown_for_a_big_body_is_kept_as_its_serialization() -> None:
         fetch.remember_view(REF, None, value, withheld, size=len(body))
     kept = fetch._views[REF]
     assert kept.value is None and kept.json == dumps_value(value)
+
+
+@pytest.mark.parametrize("selector", [{"lines": "1-"}, {"byte_range": "0-99"}])
+def test_a_text_page_of_a_big_shown_view_reads_no_document(selector: dict[str, str]) -> None:
+    """lines= and bytes= are cut from the view's serialization: reading it back as a document
+    first would cost a skeleton (or a whole parse) for nothing."""
+    body = f'{{"note":"push with {_TOKEN}","rows":[{_ROWS}]}}'.encode()
+    value, withheld = _shown_view(body)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lazyjson, "LAZY_BYTES", 0)
+        fetch.remember_view(REF, None, value, withheld, size=len(body))
+
+        def refused(body: bytes, **_: Any) -> Any:
+            raise AssertionError("a text page parsed the view")
+
+        patch.setattr(fetch, "parse_document", refused)
+        page = fetch.shape_page(body, ref=REF, sha256=hashlib.sha256(body).hexdigest(),
+                                format="json", budget=Budget(2048), **selector)
+    assert _TOKEN not in page.text and "credential withheld" in page.text

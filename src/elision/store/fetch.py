@@ -174,7 +174,8 @@ def shape_page(
     if path is not None:
         return _json_page(view, path, ctx, budget)
     text = _view_text(view, body)
-    withheld, redacted = view.withheld, view.document() if view.withheld else None
+    withheld, whole = view.withheld, lines is None and byte_range is None
+    redacted = view.document() if withheld and whole else None  # a lines= page reads text
     # What follows reads the text, or the redacted value: a skeleton the view holds goes now
     # (shaping the original reads it afresh; two at once cost a skeleton more).
     del view
