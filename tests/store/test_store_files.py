@@ -519,3 +519,20 @@ def test_a_writer_killed_mid_put_leaves_only_what_gc_sweeps(tmp_path: Path, wher
     ref = put(store, body)  # the same body kept again, after the crash
     assert store.read(ref) == body and on_disk(store) == {digest(body)}
     store.close()
+
+
+def test_a_store_opened_through_a_symlink_finds_the_same_body_files(tmp_path: Path) -> None:
+    """SQLite resolves a symlinked database to the real file (its WAL and lock live there), so
+    the body files are named after the real file too: else one spelling's rows would name
+    files that only the other spelling's directory holds."""
+    real = tmp_path / "real.db"
+    store = SQLiteStore(real, file_bytes=10)
+    body = b"kept through the real path"
+    ref = put(store, body)
+    link = tmp_path / "link.db"
+    link.symlink_to(real)
+    through_link = SQLiteStore(link, file_bytes=10)
+    assert through_link.read(ref) == body
+    assert through_link.remove(ref) and on_disk(store) == set()
+    through_link.close()
+    store.close()
