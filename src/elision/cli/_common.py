@@ -16,7 +16,6 @@ from elision.errors import (
     SelectorError,
     TokenizerUnavailable,
 )
-from elision.redact.messages import redact_message
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -41,7 +40,11 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
         try:
             return func(*args, **kwargs)
         except ElisionError as exc:
-            # Redacted: a message may quote a config value or what a server sent.
+            # Redacted: a message may quote a config value or what a server sent. Imported
+            # here: the redactor costs every command's start, --help's too, and is needed
+            # only once something failed.
+            from elision.redact.messages import redact_message
+
             click.echo(f"error: {redact_message(str(exc))}", err=True)
             code = EXIT_USAGE if isinstance(exc, USAGE_ERRORS) else EXIT_FAILURE
             sys.exit(code)

@@ -9,9 +9,16 @@ import click
 from elision.cli._common import EXIT_FAILURE, reports_errors
 from elision.install import HARNESSES, Plan, install, uninstall
 from elision.install.harnesses import Harness
-from elision.redact.messages import redact_message
 
 _NAMES = click.Choice(sorted(HARNESSES))
+
+
+def redact_message(text: str) -> str:
+    """:func:`elision.redact.messages.redact_message`, imported on first use: this module is
+    imported by every ``elision --help``, which needs no redactor."""
+    from elision.redact.messages import redact_message as redact
+
+    return redact(text)
 
 
 def _no_entries(harness: Harness) -> str:
