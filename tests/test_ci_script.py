@@ -17,19 +17,32 @@ def _commands() -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
+def _readme_test_command() -> tuple[str, str]:
+    """The README's test command: its install part and its pytest part."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pattern = r"^(python3 -m venv \.venv && .*'\.\[test\]') && (\.venv/bin/python -m pytest\b.*)$"
+    match = re.search(pattern, readme, re.MULTILINE)
+    assert match, "README's test command not found"
+    return match.group(1), match.group(2)
+
+
 def test_ci_runs_ruff_and_mypy_before_pytest() -> None:
     commands = _commands()
     ruff = next(i for i, c in enumerate(commands) if c.startswith(".venv/bin/ruff check"))
     mypy = next(i for i, c in enumerate(commands) if c == ".venv/bin/mypy")
-    pytest = next(i for i, c in enumerate(commands) if c == ".venv/bin/python -m pytest")
+    pytest = next(i for i, c in enumerate(commands) if c.startswith(".venv/bin/python -m pytest"))
     assert "src tests bench" in commands[ruff]
     # pytest last: CI reads the test runner's closing line.
     assert ruff < pytest and mypy < pytest and pytest == len(commands) - 1
 
 
 def test_ci_installs_as_the_readme_test_command_does() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    pattern = r"^(python3 -m venv \.venv && .*'\.\[test\]') && \.venv/bin/python -m pytest$"
-    match = re.search(pattern, readme, re.MULTILINE)
-    assert match, "README's test command not found"
-    assert match.group(1) in _commands()
+    install, _ = _readme_test_command()
+    assert install in _commands()
+
+
+def test_ci_runs_pytest_as_the_readme_test_command_does() -> None:
+    """Its options too: the suite's workers (``-n``) and how tests are given to them
+    (``--dist loadfile``, so a module's fixtures start once) are the README's, not CI's own."""
+    _, pytest = _readme_test_command()
+    assert _commands()[-1] == pytest
