@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import mcp_types as types
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from elision.budget import Budget
 from elision.envelope import ENVELOPE_KEY
-from elision.errors import AuditError, PolicyDenied, RefNotFound
+from elision.errors import AuditError, BudgetError, PolicyDenied, RefNotFound
 from elision.guard.policy import Guardian, ToolLists
 from elision.guard.stage import GuardStage
 from elision.mcp.results import ResultShaper
@@ -71,16 +72,24 @@ def redacting(limit: int = 1024, **kwargs: Any) -> tuple[Pipeline, MemoryStore]:
 
 
 def walk(store: MemoryStore, first: dict[str, Any] | None, scope: str, limit: int) -> list[str]:
-    """Every page from ``first``'s ``next`` to the end."""
+    """Every page from ``first``'s ``next`` to the end, and every refusal's text: a page with
+    no room for one element is refused, and asked again at the budget the refusal names."""
     pages: list[str] = []
-    call = (first or {}).get("next")
+    call, budget = (first or {}).get("next"), limit
     while call:
         args = parse_next(call)
         selector = {("byte_range" if k == "bytes" else k): v for k, v in args.items()}
-        page = store.fetch(budget=Budget(limit), scope=scope, **selector)
-        assert len(page.body) <= limit
+        try:
+            page = store.fetch(budget=Budget(budget), scope=scope, **selector)
+        except BudgetError as exc:
+            pages.append(str(exc))
+            asked = re.search(r"budget=(\d+)", str(exc))
+            assert asked is not None and int(asked[1]) > budget, str(exc)
+            budget = int(asked[1])
+            continue
+        assert len(page.body) <= budget
         pages.append(page.text)
-        call = (page.envelope or {}).get("next")
+        call, budget = (page.envelope or {}).get("next"), limit
         assert len(pages) < 500
     return pages
 

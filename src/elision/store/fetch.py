@@ -42,8 +42,8 @@ from typing import Any
 import orjson
 
 from elision.budget import Budget
-from elision.envelope import duplicate_entries
-from elision.errors import InputError, SelectorError
+from elision.envelope import duplicate_entries, format_next
+from elision.errors import BudgetError, InputError, SelectorError
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
 from elision.shape.lazyjson import ARRAYS, is_lazy, parse_document
@@ -302,7 +302,36 @@ def _json_page(view: _View, path: str, ctx: ShapeContext, budget: Budget) -> Sha
         if _in_selection(str(w.get("path", "")), selection.node_path, selection.total,
                          selection.offset, selection.value)
     ], budget)
-    return fit(value_shaper(selection.value, ctx), budget)
+    page = fit(value_shaper(selection.value, ctx), budget)
+    if not _stalls(page, ctx, path):
+        return page
+    more = _budget_that_shows_more(selection.value, ctx, budget, path)
+    raise BudgetError(
+        f"a page of {budget.limit:,} {budget.unit} has no room for one element of "
+        f"{ctx.page} beside its envelope (the path and the ref it must name), so it would "
+        f"show nothing and point at itself; ask for this page with budget={more} "
+        f"(elision fetch --budget {more})"
+    )
+
+
+def _stalls(page: Shaped, ctx: ShapeContext, path: str) -> bool:
+    """Whether ``page`` names its own selector as its next page: it shows nothing new."""
+    following = (page.envelope or {}).get("next")
+    ref = ctx.fixed_ref or ""
+    return following is not None and following in (
+        format_next(ref, path=ctx.page), format_next(ref, path=path))
+
+
+def _budget_that_shows_more(value: Any, ctx: ShapeContext, budget: Budget, path: str) -> int:
+    """The least doubling of ``budget`` whose page of ``value`` is not stalled."""
+    from elision.shape.json import value_shaper
+
+    limit = budget.limit
+    for _ in range(16):
+        limit *= 2
+        if not _stalls(fit(value_shaper(value, ctx), Budget(limit, budget.unit)), ctx, path):
+            break
+    return limit
 
 
 def _text_page(selection: TextSelection, ctx: ShapeContext, budget: Budget) -> Shaped:
