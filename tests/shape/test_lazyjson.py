@@ -218,6 +218,15 @@ def test_what_a_window_parses_stays_with_the_window(tiny: None) -> None:
     pytest.param('["a,b",' + ",".join(['"c, \\\\ d"'] * 20) + ',[1, 2],{"k": ", "}]', True,
                  id="commas and spaces inside elements"),
     pytest.param('{"rows":[' + _BIG_ARRAY + '],"total":30}', True, id="nested in an object"),
+    # Runs are cut at a comma followed by what the first element opens with ("," + "{" here):
+    # elements of another kind, and ",{" or ',"' inside elements, must not fool it.
+    pytest.param("[" + _BIG_ARRAY + ',"tail, \\"{x",7,[1,{"a":1}],null]', True,
+                 id="objects, then elements of other kinds"),
+    pytest.param("[" + ",".join(['{"a":[1,{"b":2},{"c":[3,{"d":4}]}],"s":",{x"}'] * 40) + "]",
+                 True, id="',{' inside every element"),
+    pytest.param("[" + ",".join(['"prose, with \\",\\" and ,{ in it"'] * 60) + "]", True,
+                 id="strings holding ',\"'"),
+    pytest.param('[7,' + _BIG_ARRAY + ']', True, id="a number first, then objects"),
 ])
 def test_a_big_array_without_white_space_between_elements_is_kept_as_offsets(
     tiny: None, body: str, packed: bool

@@ -61,9 +61,12 @@ __all__ = [
     "parse_document",
 ]
 
-#: Bodies at least this long are read lazily; smaller ones are parsed whole (orjson is fastest
-#: there, and 10x of a few MB is no one's problem).
-LAZY_BYTES = 16 << 20
+#: Bodies at least this long are read lazily; smaller ones are parsed whole (orjson is faster
+#: there, and 9x of a few MB is no one's problem). Measured here at 4 and 10 MB: the skeleton
+#: holds a third to a half of the whole parse's peak in about its time (deep documents 1.5x),
+#: at 1 MB it saves little and costs 1.25-1.7x; at 16 MiB, as first set, a 10 MB result still
+#: raised the proxy's peak by 9.6x its size.
+LAZY_BYTES = 4 << 20
 #: A container longer than this (in the body's bytes) stays lazy; a shorter one is parsed whole
 #: when the shaper reaches it. Large enough that the Raw views cost little next to the body.
 NODE_BYTES = 256 << 10
@@ -431,10 +434,15 @@ def _packed(view: memoryview) -> tuple[PackedArray, int] | None:
         return None  # empty: nothing to pack
     bounds = array("q")
     colons = 0
+    # Elements one comma apart each open right after a comma: where the first opens with a
+    # bracket or a quote, a run is tried at a comma followed by that char (a row's own commas,
+    # a prose string's, are then passed over instead of each costing a failed parse of a run).
+    opener = view[at : at + 1].tobytes()
+    separator = b"," + opener if opener in (b"{", b"[", b'"') else b","
     while True:
         cut, tried = at + BATCH_BYTES, 0
         while True:
-            cut = end if cut >= end else _next_comma(view, cut, end)
+            cut = end if cut >= end else _next_separator(view, cut, end, separator)
             run = b"[" + view[at:cut] + b"]"
             try:
                 items = _ARRAY.decode(run)
@@ -491,6 +499,17 @@ def _colons(view: memoryview) -> int:
 
 class _Sparse(Exception):
     pass
+
+
+def _next_separator(view: memoryview, at: int, last: int, separator: bytes) -> int:
+    """The next ``separator`` at or after ``at`` (its comma's offset), if one is within a few
+    runs; else the next comma: an array of mixed elements still gets runs of about its size."""
+    if separator != b",":
+        window = min(last, at + 4 * BATCH_BYTES + len(separator))
+        found = bytes(view[at:window]).find(separator)
+        if found >= 0:
+            return at + found
+    return _next_comma(view, at, last)
 
 
 def _next_comma(view: memoryview, at: int, last: int) -> int:
