@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest
 
+from elision._malloc import pin_mmap_threshold
 from elision.errors import ElisionError
 from elision.mcp.offer import Offer
 from elision.mcp.proxy import Proxy
@@ -44,6 +45,8 @@ def run_proxy(
     """Serve until the client goes away (stdio) or the process is stopped (HTTP). Over HTTP
     a client's request body is held to ``max_request_bytes`` (elision.mcp.requestbound)."""
     stderr_log_handler()
+    # A result of a few MB is then held once, not twice, while its buffer grows.
+    pin_mmap_threshold()
     # Upstreams of every protocol era are served, including ones whose features the newest
     # era deprecates; that is the proxy's job, not something to warn about on each call.
     warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
