@@ -21,7 +21,7 @@ import pytest
 
 from elision.install import HARNESSES, install, jsonc
 from elision.install.doctor import host_params
-from elision.mcp.tools import MAX_RESULT_CHARS_KEY
+from elision.mcp.gate.tools import MAX_RESULT_CHARS_KEY
 from install.layouts import LAYOUTS, harness_of, write_layout
 from mcp import Client
 

@@ -19,8 +19,8 @@ from mcp.shared.exceptions import MCPError
 
 from elision.errors import InputError
 from elision.mcp.asking import Asking
-from elision.mcp.config import parse_config
-from elision.mcp.upstream import Deadline
+from elision.mcp.upstream.config import parse_config
+from elision.mcp.upstream.upstream import Deadline
 from elision.pipeline import Pipeline, Redacted
 from elision.redact import RedactStage
 
@@ -165,7 +165,7 @@ def test_only_a_declared_kind_is_forwarded(
 
 def test_roots_are_never_put_to_the_one_calling_agent() -> None:
     # The one upstream session serves every agent, so roots/list is answered from all their
-    # roots (elision.mcp.roots), not forwarded to whichever agent's call is in flight; with
+    # roots (elision.mcp.upstream.roots), not forwarded to whichever agent's call is in flight; with
     # no agent that offers roots, the server gets an error.
     agent = ctx(object())
     answer = anyio.run(in_flight, asking(), [(agent, "s")], types.ListRootsRequest(), upstream())

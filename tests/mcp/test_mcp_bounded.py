@@ -10,9 +10,9 @@ import mcp_types as types
 
 from elision.budget import Budget
 from elision.envelope import META_KEY
-from elision.mcp.bounded import bounded_prompt, bounded_read, shaper_for_reads
-from elision.mcp.results import ResultShaper
-from elision.mcp.tools import run_fetch
+from elision.mcp.gate.bounded import bounded_prompt, bounded_read, shaper_for_reads
+from elision.mcp.gate.results import ResultShaper
+from elision.mcp.gate.tools import run_fetch
 from elision.pipeline import Pipeline
 from elision.redact import RedactStage
 from elision.store import MemoryStore

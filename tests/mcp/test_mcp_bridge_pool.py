@@ -1,4 +1,4 @@
-"""Bridged calls run on a pool of worker tasks (see elision.mcp.bridge): a worker is reused,
+"""Bridged calls run on a pool of worker tasks (see elision.mcp.agent.bridge): a worker is reused,
 runs in the proxy's context rather than in that of the request that started it, survives a
 call that was cancelled, and ends on close so its task group can."""
 
@@ -14,9 +14,9 @@ import anyio
 import mcp_types as types
 import pytest
 
+from elision.mcp.agent.bridge import Bridge, Held
 from elision.mcp.asking import Asking
-from elision.mcp.bridge import Bridge, Held
-from elision.mcp.upstream import Deadline
+from elision.mcp.upstream.upstream import Deadline
 from elision.pipeline import Pipeline
 
 NEWEST = "2026-07-28"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from elision.errors import InputError
-from elision.mcp.config import ServerSpec, parse_config
+from elision.mcp.upstream.config import ServerSpec, parse_config
 
 
 def entry(**extra: Any) -> dict[str, Any]:

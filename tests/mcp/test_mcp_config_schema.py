@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 
 from elision.cli import main
 from elision.errors import InputError
-from elision.mcp.config import load_config, parse_config
+from elision.mcp.upstream.config import load_config, parse_config
 
 
 def server(**extra: Any) -> dict[str, Any]:
@@ -118,7 +118,7 @@ def test_config_budgets_are_counted_in_the_unit(
 
 
 def test_the_shipped_schema_is_a_valid_schema_and_accepts_the_readme_example() -> None:
-    from elision.mcp.config_schema import schema
+    from elision.mcp.upstream.config_schema import schema
 
     Draft202012Validator.check_schema(schema())
     example = {"budget": 8192, "timeout": 60, "mcpServers": {

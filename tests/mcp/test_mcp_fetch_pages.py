@@ -13,7 +13,7 @@ import pytest
 
 from elision.budget import Budget
 from elision.envelope import META_KEY
-from elision.mcp.tools import MAX_PAGE, fetch_tool, run_fetch
+from elision.mcp.gate.tools import MAX_PAGE, fetch_tool, run_fetch
 from elision.shape import shape
 from elision.store import MemoryStore
 

@@ -1,4 +1,5 @@
-"""The message ceiling on an HTTP upstream's JSON bodies (elision.mcp.httpbound), in process.
+"""The message ceiling on an HTTP upstream's JSON bodies 
+(elision.mcp.upstream.httpbound), in process.
 
 A body is either read whole, byte for byte, or refused with a StreamError (which the SDK
 turns into a JSON-RPC error for that request alone) whose text names the size or how far it
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.mcp.httpbound import MessageOverCeiling, ceiling_hook, refusal, refusal_in
+from elision.mcp.upstream.httpbound import MessageOverCeiling, ceiling_hook, refusal, refusal_in
 
 LIMIT = 1000
 

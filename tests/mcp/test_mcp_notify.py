@@ -25,7 +25,7 @@ from mcp.server.subscriptions import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from elision.mcp.notify import Notifier, forwarded_params, redacted_log
+from elision.mcp.agent.notify import Notifier, forwarded_params, redacted_log
 from redact.test_redact_properties import credentials, seeded_documents
 
 MODERN = MODERN_PROTOCOL_VERSIONS[-1]

@@ -10,8 +10,8 @@ import mcp_types as types
 import pytest
 from mcp.server.lowlevel import Server
 
-from elision.mcp.config import ServerSpec
-from elision.mcp.offer import Offer, offering
+from elision.mcp.upstream.config import ServerSpec
+from elision.mcp.upstream.offer import Offer, offering
 
 META = "io.modelcontextprotocol/clientCapabilities"
 

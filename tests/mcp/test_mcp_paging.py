@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
 
-from elision.mcp.paging import decode_cursor, encode_cursor, paged, template_pattern
+from elision.mcp.gate.paging import decode_cursor, encode_cursor, paged, template_pattern
 
 SERVERS = ["north", "south", "west"]
 

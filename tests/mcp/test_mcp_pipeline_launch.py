@@ -18,11 +18,11 @@ from elision.errors import AuditError, InputError
 from elision.guard.config import ConfigError
 from elision.guard.policy import Guardian, SizeCeiling, ToolLists
 from elision.guard.stage import GuardStage
-from elision.mcp.config import ServerSpec
+from elision.mcp.gate.results import ResultShaper
+from elision.mcp.gate.tools import FETCH_REFERENCE_TOOL
 from elision.mcp.launch import DEFAULT_MAX_BYTES, Stages, build_proxy
 from elision.mcp.proxy import Proxy
-from elision.mcp.results import ResultShaper
-from elision.mcp.tools import FETCH_REFERENCE_TOOL
+from elision.mcp.upstream.config import ServerSpec
 from elision.pipeline import AuditRecord, Pipeline
 from elision.redact import RedactStage
 

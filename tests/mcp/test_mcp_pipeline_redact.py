@@ -22,7 +22,7 @@ from elision.envelope import ENVELOPE_KEY
 from elision.errors import AuditError, BudgetError, PolicyDenied, RefNotFound
 from elision.guard.policy import Guardian, ToolLists
 from elision.guard.stage import GuardStage
-from elision.mcp.results import ResultShaper
+from elision.mcp.gate.results import ResultShaper
 from elision.pipeline import (
     AuditRecord,
     Capture,
@@ -281,7 +281,7 @@ def test_a_seeded_secret_reaches_no_result_and_no_page(doc: Any, secret: str, li
     ],
 )
 def test_every_error_text_the_proxy_writes_is_redacted(message: str) -> None:
-    from elision.mcp.tools import error_result
+    from elision.mcp.gate.tools import error_result
     from elision.redact.messages import describe
 
     block = error_result(message).content[0]

@@ -1,4 +1,4 @@
-"""The HTTP endpoint's request ceiling (elision.mcp.requestbound), in process, as ASGI.
+"""The HTTP endpoint's request ceiling (elision.mcp.agent.requestbound), in process, as ASGI.
 
 A POST body reaches the SDK exactly as it came (same pieces, same bytes) when it is at most
 the ceiling; past it the SDK is never called, nothing of the body is kept, and the answer is
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.mcp.requestbound import request_ceiling
+from elision.mcp.agent.requestbound import request_ceiling
 
 LIMIT = 1000
 

@@ -6,7 +6,7 @@ import mcp_types as types
 import pytest
 
 from elision.budget import Budget
-from elision.mcp.tools import (
+from elision.mcp.gate.tools import (
     MAX_RESULT_CHARS_CEILING,
     MAX_RESULT_CHARS_KEY,
     result_size_meta,

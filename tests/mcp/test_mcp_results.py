@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from elision.budget import Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY
-from elision.mcp.config import parse_config
-from elision.mcp.results import ResultShaper, _shares
-from elision.mcp.tools import run_fetch, shaped_output_schema
+from elision.mcp.gate.results import ResultShaper, _shares
+from elision.mcp.gate.tools import run_fetch, shaped_output_schema
+from elision.mcp.upstream.config import parse_config
 from elision.pipeline import Pipeline
 from elision.store import MemoryStore
 
@@ -390,7 +390,7 @@ def test_a_credential_in_a_server_meta_is_withheld_and_the_rest_kept(size: str) 
 
 
 def test_an_oversized_server_meta_is_replaced_by_a_sentence_that_says_so() -> None:
-    from elision.mcp.results import META_LIMIT, META_WITHHELD_KEY
+    from elision.mcp.gate.results import META_LIMIT, META_WITHHELD_KEY
 
     rs, _ = shaper()
     out = rs.shape(types.CallToolResult(

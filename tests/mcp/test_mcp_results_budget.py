@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from elision.budget import Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY
-from elision.mcp.results import ResultShaper
-from elision.mcp.tools import run_fetch
+from elision.mcp.gate.results import ResultShaper
+from elision.mcp.gate.tools import run_fetch
 from elision.pipeline import Pipeline
 from elision.redact import RedactStage
 from elision.store import MemoryStore

@@ -11,7 +11,7 @@ import pytest
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elision.errors import InputError
-from elision.mcp.scopes import SCOPE_KEY_ENV, auth_scope, client_scope, scope_key_from_env
+from elision.mcp.agent.scopes import SCOPE_KEY_ENV, auth_scope, client_scope, scope_key_from_env
 
 KEY = "k" * 16
 MODERN = sorted(MODERN_PROTOCOL_VERSIONS)[-1]

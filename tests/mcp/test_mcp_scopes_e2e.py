@@ -131,7 +131,7 @@ def test_require_auth_scope_refuses_fetches_from_clients_that_name_no_one() -> N
 ])
 def test_the_env_switch_is_read_strictly(value: str, ok: bool) -> None:
     from elision.errors import InputError
-    from elision.mcp.scopes import require_auth_scope_from_env
+    from elision.mcp.agent.scopes import require_auth_scope_from_env
 
     os.environ["ELISION_REQUIRE_AUTH_SCOPE"] = value
     try:

@@ -17,7 +17,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.message import SessionMessage
 
 from elision.mcp import serve
-from elision.mcp.stdio import _parse
+from elision.mcp.upstream.stdio import _parse
 
 HANDSHAKE_OPEN = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",

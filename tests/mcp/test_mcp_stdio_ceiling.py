@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.mcp.stdio import MESSAGE_TOO_LARGE
+from elision.mcp.upstream.stdio import MESSAGE_TOO_LARGE
 from support.linereader import read_all
 
 

@@ -1,4 +1,5 @@
-"""A line whose bulk is one long text is read with the text held once (elision.mcp.longtext),
+"""A line whose bulk is one long text is read with the text held once
+(elision.mcp.upstream.longtext),
 and gives the message the whole parse gives, or the whole parse decides.
 
 The thresholds are shrunk so that lines of a few hundred bytes take the long-text route and
@@ -21,9 +22,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from elision.budget import Budget
-from elision.mcp import longtext
-from elision.mcp.results import ResultShaper
-from elision.mcp.stdio import _parse
+from elision.mcp.gate.results import ResultShaper
+from elision.mcp.upstream.stdio import _parse
+from elision.mcp.upstream.upstream import longtext
 from elision.pipeline import Pipeline
 from support.linereader import read_all
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.mcp.stdio import _parse
+from elision.mcp.upstream.stdio import _parse
 
 
 def _sdk(line: bytes) -> tuple[str, Any]:

@@ -7,7 +7,7 @@ import sys
 
 import anyio
 
-from elision.mcp.stdio import pipe_writer
+from elision.mcp.upstream.stdio import pipe_writer
 
 
 def test_a_child_s_stdin_is_written_directly_and_every_line_arrives() -> None:

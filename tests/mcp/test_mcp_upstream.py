@@ -7,8 +7,8 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from elision.errors import UpstreamError
-from elision.mcp.config import ServerSpec
-from elision.mcp.upstream import Upstream
+from elision.mcp.upstream.config import ServerSpec
+from elision.mcp.upstream.upstream import Upstream
 from mcp import Client
 
 

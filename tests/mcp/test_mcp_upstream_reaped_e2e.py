@@ -21,8 +21,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from elision.mcp.config import ServerSpec
-from elision.mcp.upstream import Upstream
+from elision.mcp.upstream.config import ServerSpec
+from elision.mcp.upstream.upstream import Upstream
 from mcp import Client
 from support.processes import started
 from support.rawrpc import RawStdio

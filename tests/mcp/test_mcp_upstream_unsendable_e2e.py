@@ -4,7 +4,7 @@ Found in a QA pass reading ``Upstream.call``: a request whose params cannot be s
 (a lone surrogate: Python holds it, no UTF-8 line can carry it) failed in the stdio writer
 before a byte was sent, and ``call`` took that for a dead server, so it stopped the session
 every other client shares: their calls in flight were lost and the server was restarted.
-The proxy's door (:mod:`elision.mcp.ingress`) refuses such params from agents; this is the
+The proxy's door (:mod:`elision.mcp.agent.ingress`) refuses such params from agents; this is the
 second line, for whatever the proxy itself builds. Two clients share a real stdio upstream.
 """
 
@@ -17,8 +17,8 @@ import anyio
 import pytest
 
 from elision.errors import UpstreamError
-from elision.mcp.config import ServerSpec
-from elision.mcp.upstream import Upstream
+from elision.mcp.upstream.config import ServerSpec
+from elision.mcp.upstream.upstream import Upstream
 
 pytestmark = pytest.mark.e2e
 

@@ -20,8 +20,8 @@ import pytest
 from elision.budget import Budget
 from elision.guard.policy import Guardian, SizeCeiling, ToolLists
 from elision.guard.stage import GuardStage
-from elision.mcp.references import fetch_reference
-from elision.mcp.results import ResultShaper
+from elision.mcp.gate.references import fetch_reference
+from elision.mcp.gate.results import ResultShaper
 from elision.pipeline import Pipeline
 from elision.redact import RedactStage, lookup_reference, read_plan
 from elision.store import MemoryStore

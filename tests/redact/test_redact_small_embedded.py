@@ -13,7 +13,7 @@ import mcp_types as types
 import pytest
 
 from elision.budget import Budget
-from elision.mcp.results import ResultShaper
+from elision.mcp.gate.results import ResultShaper
 from elision.pipeline import Pipeline
 from elision.redact import RedactStage, redact_value
 from elision.redact.references import SMALL_EMBEDDED

@@ -6,7 +6,7 @@ import itertools
 
 import anyio
 
-from elision.mcp.stdio import LineReader
+from elision.mcp.upstream.stdio import LineReader
 
 
 def read_all(data: bytes, cut: list[int], limit: int | None = None) -> list[object]:

@@ -69,7 +69,7 @@ def fetch_text(pipeline: Pipeline, arguments: dict[str, Any]) -> str:
     """One ``elision_fetch`` call over the pipeline's store: a page, or an error to read."""
     import mcp_types as types
 
-    from elision.mcp.tools import run_fetch
+    from elision.mcp.gate.tools import run_fetch
 
     if pipeline.store is None:
         return ("elision_fetch: this pipeline has no store, so nothing was kept; give the "

@@ -7,7 +7,7 @@ import click
 from elision.budget import MINIMUM, UNITS
 from elision.cli._common import reports_errors
 from elision.errors import InputError
-from elision.mcp.requestbound import DEFAULT_MAX_REQUEST_BYTES
+from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES
 
 
 @click.command(

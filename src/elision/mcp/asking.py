@@ -9,7 +9,7 @@ carries it there, then the answer (or the error) back:
   that caused it (with that call's request id, so streamable HTTP puts it on that call's
   stream);
 * an agent of the newest era (2026-07-28) has no back-channel: its call is *bridged*
-  (:mod:`elision.mcp.bridge`) into ``InputRequiredResult`` rounds that it answers by calling
+  (:mod:`elision.mcp.agent.bridge`) into ``InputRequiredResult`` rounds that it answers by calling
   again, while the same upstream call waits.
 
 **Which call asked.** The protocol does not say: a server request carries no id of the call
@@ -23,19 +23,19 @@ proxy answers the server with an error and logs a warning instead of guessing: a
 put to the wrong agent would hand one user's prompt (and the answer it gets) to another.
 Each bridged call counts as a connection of its own. ``roots/list`` is the exception: it is
 never put to one agent, since the one session serves them all; the proxy answers it from the
-roots of every agent (:mod:`elision.mcp.roots`), in or out of a call.
+roots of every agent (:mod:`elision.mcp.upstream.roots`), in or out of a call.
 
 **What is forwarded.** Only a kind the target agent declared: elicitation (URL mode only to
 an agent that declared it), sampling (with tools only to one that declared sampling tools).
 Anything else is refused with an error that says which capability was missing.
 The agent has the server's timeout to answer one question; the call's own clock stops
-meanwhile (:class:`~elision.mcp.upstream.Deadline`), so a person thinking does not get the
+meanwhile (:class:`~elision.mcp.upstream.upstream.Deadline`), so a person thinking does not get the
 server restarted as hung. The agent's answer, or its error, goes back to the server as given.
 
 **What the proxy declares upstream.** Elicitation (form and URL) and roots always: every
 agent the proxy serves can be reached by one route or the other, and one that cannot answer
 gets the server a clear error, which a server must handle anyway since a person may decline
-(roots: :mod:`elision.mcp.roots` says what a server gets when no agent offers any).
+(roots: :mod:`elision.mcp.upstream.roots` says what a server gets when no agent offers any).
 Sampling only when the server's config entry says ``"sampling": true``: sampling spends the
 user's model at a server's request, the newest protocol deprecates it, and the proxy cannot
 know at startup that any agent behind it will sample, so by default a server is not told it
@@ -71,11 +71,11 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from elision.errors import UpstreamError
-from elision.mcp.bridge import Bridge, Held, result_type
+from elision.mcp.agent.bridge import Bridge, Held, result_type
 from elision.mcp.forward import Ctx
-from elision.mcp.roots import Roots
-from elision.mcp.tools import error_result
-from elision.mcp.upstream import Deadline, Upstream
+from elision.mcp.gate.tools import error_result
+from elision.mcp.upstream.roots import Roots
+from elision.mcp.upstream.upstream import Deadline, Upstream
 from elision.pipeline import Pipeline
 
 logger = logging.getLogger("elision.proxy")
@@ -141,7 +141,7 @@ class Asking:
         """One agent call on ``upstream``: its result, or an ``InputRequiredResult`` that
         holds it (newest-era agent, a server that asks mid-call). Raises what ``send`` does.
         ``progress`` is the box its progress relay reads the agent request from (see
-        :class:`~elision.mcp.bridge.Held`)."""
+        :class:`~elision.mcp.agent.bridge.Held`)."""
         call = Call(
             ctx, upstream, tool, scope, owner=getattr(ctx.session, "_connection", ctx.session),
             deadline=Deadline(upstream.spec.timeout),

@@ -1,13 +1,13 @@
 """Forwarding what the proxy does not shape: resources, prompts, completions, logging.
 
-(Resource subscriptions and notifications are :mod:`elision.mcp.notify`'s.)
+(Resource subscriptions and notifications are :mod:`elision.mcp.agent.notify`'s.)
 
 Behind one server these go straight through; behind several, lists are paged across the
 servers with the proxy's own cursor, prompt names get the ``<server>__`` prefix, and a resource
-is read from the one server that listed it (see :mod:`elision.mcp.paging`).
+is read from the one server that listed it (see :mod:`elision.mcp.gate.paging`).
 
 What a resource read or a prompt returns reaches the model as a tool result does, so its texts
-are redacted and shaped to the resource budget like results (:mod:`elision.mcp.bounded`): a
+are redacted and shaped to the resource budget like results (:mod:`elision.mcp.gate.bounded`): a
 3 MB resource is cut with an envelope and fetched with ``elision_fetch``; a credential or a
 signed URL becomes its stub (unless the proxy runs with ``--no-redact``). Binary contents
 (``blob``) go as they are.
@@ -29,14 +29,14 @@ from pydantic import BaseModel, TypeAdapter
 
 from elision.budget import Budget
 from elision.errors import ElisionError, UpstreamError
-from elision.mcp.bounded import bounded_prompt, bounded_read
-from elision.mcp.config import SEPARATOR
-from elision.mcp.down import DownServers
-from elision.mcp.listed import redacted_item
-from elision.mcp.meta import without_reserved
-from elision.mcp.paging import ambiguous, paged, template_pattern, unknown
-from elision.mcp.results import ResultShaper
-from elision.mcp.upstream import Upstream
+from elision.mcp.gate.bounded import bounded_prompt, bounded_read
+from elision.mcp.gate.listed import redacted_item
+from elision.mcp.gate.meta import without_reserved
+from elision.mcp.gate.paging import ambiguous, paged, template_pattern, unknown
+from elision.mcp.gate.results import ResultShaper
+from elision.mcp.upstream.config import SEPARATOR
+from elision.mcp.upstream.down import DownServers
+from elision.mcp.upstream.upstream import Upstream
 from elision.pipeline import Pipeline
 
 Ctx = ServerRequestContext[Any, Any]
@@ -72,7 +72,7 @@ class Forwarding:
         raise NotImplementedError
 
     def _listed(self, result: Any, field: str) -> Any:
-        # A listing's strings reach the model too (elision.mcp.listed).
+        # A listing's strings reach the model too (elision.mcp.gate.listed).
         if self.pipeline.redactor is None:
             return result
         return _each_redacted(result, field, redacted_item)
@@ -365,7 +365,7 @@ P = TypeVar("P", bound=types.RequestParams | None)
 async def _set_level_on(session: ClientSession, params: types.SetLevelRequestParams) -> Any:
     if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
         # No such request at 2026-07-28: each request asks for every level, and the proxy
-        # sends each agent what it asked for (elision.mcp.notify).
+        # sends each agent what it asked for (elision.mcp.agent.notify).
         return types.EmptyResult()
     return await session.send_request(
         types.SetLevelRequest(params=_upstream_params(params)), types.EmptyResult

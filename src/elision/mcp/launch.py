@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from elision.budget import Budget
 from elision.errors import InputError
-from elision.mcp.config import ServerSpec, load_config
+from elision.mcp.agent.scopes import require_auth_scope_from_env, scope_key_from_env
 from elision.mcp.proxy import Proxy
-from elision.mcp.scopes import require_auth_scope_from_env, scope_key_from_env
+from elision.mcp.upstream.config import ServerSpec, load_config
 from elision.pipeline import Pipeline
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def build_proxy(
     """One proxy from exactly one upstream choice: a command, a URL, or a config file.
 
     ``require_auth_scope`` (default: ``$ELISION_REQUIRE_AUTH_SCOPE``) refuses fetches from
-    stateless HTTP clients that send no Authorization header (see :mod:`elision.mcp.scopes`,
+    stateless HTTP clients that send no Authorization header (see :mod:`elision.mcp.agent.scopes`,
     which also reads ``$ELISION_SCOPE_KEY``, the key for hashing that header).
 
     ``max_message_bytes`` (default: :func:`message_ceiling`) is the most one message from a

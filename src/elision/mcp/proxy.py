@@ -1,6 +1,6 @@
 """The MCP proxy: every tool result an agent gets is honest, within budget and fetchable.
 
-:class:`Proxy` holds one :class:`~elision.mcp.upstream.Upstream` per server and builds the
+:class:`Proxy` holds one :class:`~elision.mcp.upstream.upstream.Upstream` per server and builds the
 low-level SDK ``Server`` the agent talks to. ``tools/call`` results go through the
 :class:`~elision.pipeline.Pipeline`; everything else (resources, prompts, completions,
 progress, logging, list-changed notifications, ``InputRequiredResult``) is forwarded, the
@@ -12,7 +12,7 @@ With several servers, tool and prompt names are ``<server>__<name>``; two server
 expose the same name are refused at startup.
 
 Kept bodies and stubs are fetchable only in the scope of the client that was shown them
-(see :mod:`elision.mcp.scopes`).
+(see :mod:`elision.mcp.agent.scopes`).
 """
 
 from __future__ import annotations
@@ -36,21 +36,18 @@ from pydantic import TypeAdapter
 
 from elision.budget import Budget
 from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError
+from elision.mcp.agent.bridge import is_proxy_state
+from elision.mcp.agent.ingress import RequestGate
+from elision.mcp.agent.notify import Notifier, forwarded_params, redacted_log
+from elision.mcp.agent.scopes import client_scope, is_unnamed, new_proxy_scope, unnamed_refusal
 from elision.mcp.asking import Asking
-from elision.mcp.bounded import shaper_for_reads
-from elision.mcp.bridge import is_proxy_state
-from elision.mcp.config import ServerSpec
-from elision.mcp.down import DownServers
 from elision.mcp.forward import Ctx, Forwarding, R, Route
-from elision.mcp.ingress import RequestGate
-from elision.mcp.listed import redacted_item
-from elision.mcp.meta import without_reserved
-from elision.mcp.notify import Notifier, forwarded_params, redacted_log
-from elision.mcp.offer import Offer
-from elision.mcp.references import fetch_reference
-from elision.mcp.results import DEFAULT_MEDIA_BUDGET, ResultShaper
-from elision.mcp.scopes import client_scope, is_unnamed, new_proxy_scope, unnamed_refusal
-from elision.mcp.tools import (
+from elision.mcp.gate.bounded import shaper_for_reads
+from elision.mcp.gate.listed import redacted_item
+from elision.mcp.gate.meta import without_reserved
+from elision.mcp.gate.references import fetch_reference
+from elision.mcp.gate.results import DEFAULT_MEDIA_BUDGET, ResultShaper
+from elision.mcp.gate.tools import (
     FETCH_REFERENCE_TOOL,
     FETCH_TOOL,
     PROXY_TOOLS,
@@ -62,7 +59,10 @@ from elision.mcp.tools import (
     shaped_output_schema,
     with_result_size,
 )
-from elision.mcp.upstream import Deadline, Upstream
+from elision.mcp.upstream.config import ServerSpec
+from elision.mcp.upstream.down import DownServers
+from elision.mcp.upstream.offer import Offer
+from elision.mcp.upstream.upstream import Deadline, Upstream
 from elision.pipeline import Pipeline
 from elision.redact.messages import redact_message
 
@@ -114,7 +114,7 @@ class Proxy(Forwarding):
         )
         #: Called once at shutdown, last first (the audit log's final checkpoint, say).
         self.on_close: list[Callable[[], None]] = []
-        #: Upstream notifications to agents of both eras (see elision.mcp.notify).
+        #: Upstream notifications to agents of both eras (see elision.mcp.agent.notify).
         self.notifier = Notifier(self.upstreams, self._resources.get, self._connections)
         self.on_close.append(self.notifier.close)
         self.on_close.append(self.asking.close)
@@ -126,7 +126,7 @@ class Proxy(Forwarding):
 
         ``offer`` is what the upstreams are told the proxy can do as a client: a stdio
         proxy's one agent's capabilities; by default all the proxy can carry, as the config
-        allows (see :mod:`elision.mcp.offer`).
+        allows (see :mod:`elision.mcp.upstream.offer`).
         """
         self._tg = task_group
         self.notifier.start(task_group)

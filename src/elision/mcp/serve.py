@@ -25,11 +25,11 @@ from mcp_types import JSONRPCRequest
 
 from elision._malloc import pin_mmap_threshold
 from elision.errors import ElisionError
-from elision.mcp.offer import Offer
+from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES, request_ceiling
 from elision.mcp.proxy import Proxy
-from elision.mcp.requestbound import DEFAULT_MAX_REQUEST_BYTES, request_ceiling
-from elision.mcp.stdio import MessageReader, stdio_server_transport
-from elision.mcp.upstream import stderr_log_handler
+from elision.mcp.upstream.offer import Offer
+from elision.mcp.upstream.stdio import MessageReader, stdio_server_transport
+from elision.mcp.upstream.upstream import stderr_log_handler
 
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
@@ -43,7 +43,7 @@ def run_proxy(
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
 ) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP). Over HTTP
-    a client's request body is held to ``max_request_bytes`` (elision.mcp.requestbound)."""
+    a client's request body is held to ``max_request_bytes`` (elision.mcp.agent.requestbound)."""
     stderr_log_handler()
     # A result of a few MB is then held once, not twice, while its buffer grows.
     pin_mmap_threshold()
@@ -66,7 +66,7 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
                 async with _stdio() as (read, write, fast):
                     try:
                         # One agent: its first request says what it can answer, and the
-                        # upstreams start offering just that (elision.mcp.offer).
+                        # upstreams start offering just that (elision.mcp.upstream.offer).
                         lead, opening = await _read_opening(read)
                         offer = Offer.of_request(
                             opening.method if opening is not None else "",
@@ -90,8 +90,9 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
                 _built(proxy)
                 await _serve_http(proxy, listen, tg.start_soon, max_request_bytes)
         finally:
-            # Stopping the upstreams takes at most a few grace periods (elision.mcp.reap); a
-            # second signal meanwhile would leave them running, orphaned.
+            # Stopping the upstreams takes at most a few grace periods
+            # (elision.mcp.upstream.reap); a second signal meanwhile would leave them running,
+            # orphaned.
             _ignore_stop_signals()
             with anyio.CancelScope(shield=True):  # a SIGTERM cancelled the rest, not this
                 await proxy.aclose()

@@ -193,7 +193,7 @@ class Retention:
 
 #: The scope of the store's owner on its own machine (``elision fetch``, ``elision store``):
 #: a read in it finds a ref in whatever scope it was kept. No client is ever given it: the
-#: proxy makes every client's scope itself (:mod:`elision.mcp.scopes`).
+#: proxy makes every client's scope itself (:mod:`elision.mcp.agent.scopes`).
 OWNER_SCOPE = "owner:*"
 
 

@@ -19,7 +19,7 @@ import mcp_types as types
 from mcp_types import CLIENT_CAPABILITIES_META_KEY
 from pydantic import ValidationError
 
-from elision.mcp.config import ServerSpec
+from elision.mcp.upstream.config import ServerSpec
 from mcp import Client
 
 

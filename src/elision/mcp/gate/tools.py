@@ -1,5 +1,5 @@
 """The tools the proxy adds: ``elision_fetch``, which pages through a kept body, and
-``elision_fetch_reference``, which resolves a stub (see :mod:`elision.mcp.references`).
+``elision_fetch_reference``, which resolves a stub (see :mod:`elision.mcp.gate.references`).
 
 Every page is shaped to a budget, so a page is as honest as the first result. A ref is only
 fetchable in the scope (the downstream client) that received it. Every error text the proxy

@@ -32,8 +32,8 @@ import orjson
 from elision.budget import MINIMUM, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY, VERSION, format_next, make_envelope
 from elision.errors import InputError, StoreError
-from elision.mcp.blocks import block_size, needs_array, shape_as_array, text_of
-from elision.mcp.meta import without_reserved
+from elision.mcp.gate.blocks import block_size, needs_array, shape_as_array, text_of
+from elision.mcp.gate.meta import without_reserved
 from elision.pipeline import Capture, Decision, Pipeline, Redacted
 from elision.shape import Shaped, new_ref
 from elision.shape.jsonparse import parse_json

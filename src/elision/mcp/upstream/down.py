@@ -19,8 +19,8 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from elision.errors import UpstreamError
-from elision.mcp.config import SEPARATOR
-from elision.mcp.upstream import Upstream
+from elision.mcp.upstream.config import SEPARATOR
+from elision.mcp.upstream.upstream import Upstream
 
 logger = logging.getLogger("elision.proxy")
 

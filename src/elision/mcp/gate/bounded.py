@@ -3,14 +3,14 @@
 What ``resources/read`` and ``prompts/get`` return reaches the model as a tool result does, so
 it is bounded the same way: the texts (a resource's text contents, a prompt's text messages and
 the text resources embedded in them) are redacted and shaped by the same
-:class:`~elision.mcp.results.ResultShaper`, with the same envelope (``_meta["elision/shaping"]``
-and, in JSON texts, ``__elision__``; a header line in plain texts) and the same ``elision_fetch``
-for the rest. They have their own budget (``--resource-budget``, by default the tool results').
-The guard and the audit log are for tool results, so they are not run here. Binary contents
-(``blob``), images and audio go as they are.
+:class:`~elision.mcp.gate.results.ResultShaper`, with the same envelope
+(``_meta["elision/shaping"]`` and, in JSON texts, ``__elision__``; a header line in plain texts)
+and the same ``elision_fetch`` for the rest. They have their own budget (``--resource-budget``,
+by default the tool results'). The guard and the audit log are for tool results, so they are
+not run here. Binary contents (``blob``), images and audio go as they are.
 
 A few texts share the budget; many are one array, kept whole from the first, as tool results'
-blocks are (:mod:`elision.mcp.blocks`): the texts not shown are dropped and a notice goes
+blocks are (:mod:`elision.mcp.gate.blocks`): the texts not shown are dropped and a notice goes
 first, a text content of the uri read (for a resource) or a user message (for a prompt).
 """
 
@@ -25,8 +25,8 @@ from pydantic import BaseModel
 
 from elision.budget import Budget
 from elision.envelope import META_KEY
-from elision.mcp.blocks import text_of, with_text
-from elision.mcp.results import ResultShaper
+from elision.mcp.gate.blocks import text_of, with_text
+from elision.mcp.gate.results import ResultShaper
 from elision.pipeline import Pipeline
 
 T = TypeVar("T")

@@ -26,7 +26,7 @@ Every log message is redacted first, ``data`` and ``logger`` alike: a credential
 URL in it reaches no agent, of either era.
 
 Resource subscriptions of both eras are counted together, and the upstreams subscribed or
-listened to accordingly, by :mod:`elision.mcp.subscriptions`.
+listened to accordingly, by :mod:`elision.mcp.upstream.subscriptions`.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourceUpdated, event_from_wire
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from elision.mcp.meta import without_reserved
-from elision.mcp.subscriptions import Subscriptions
-from elision.mcp.upstream import Upstream
+from elision.mcp.gate.meta import without_reserved
+from elision.mcp.upstream.subscriptions import Subscriptions
+from elision.mcp.upstream.upstream import Upstream
 
 logger = logging.getLogger("elision.proxy")
 

@@ -36,8 +36,8 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from elision.mcp.longtext import has_rounded_integer, read_long_text
-from elision.mcp.reap import stop_process_group
+from elision.mcp.upstream.longtext import has_rounded_integer, read_long_text
+from elision.mcp.upstream.reap import stop_process_group
 from elision.pipeline import GC_PAUSE_BYTES, collector_paused
 
 #: Bytes asked of the pipe per read.
@@ -299,7 +299,7 @@ def _parse(line: bytes | bytearray) -> SessionMessage | Exception:
     64 bits, which orjson reads as floats where the SDK keeps them exact.
 
     A line whose bulk is one long text (a big tool result, echoed or not) is first offered to
-    :func:`~elision.mcp.longtext.read_long_text`, which gives the same message holding the
+    :func:`~elision.mcp.upstream.longtext.read_long_text`, which gives the same message holding the
     text once and lets go of the line as it decodes it, or declines.
     """
     if isinstance(line, bytearray):
@@ -342,7 +342,7 @@ def read_request(line: bytes | bytearray) -> SessionMessage | Exception:
 
     Past the strict parse, the line is read as Python's own parser would: a well-formed
     message that spells a lone surrogate or NaN then reaches the proxy's gate
-    (:mod:`elision.mcp.ingress`), which refuses that request alone. A line that is not JSON
+    (:mod:`elision.mcp.agent.ingress`), which refuses that request alone. A line that is not JSON
     gets a parse error; JSON that is not a message gets "invalid request", with the sender's
     id when it gave a usable one. Neither quotes the line: it may hold a credential.
     """

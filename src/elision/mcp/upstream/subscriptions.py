@@ -8,7 +8,7 @@ announces nothing unless the client listens, so the proxy holds a listen stream 
 such session (:class:`Follower`), asking for every list-changed kind and for the wanted uris,
 and reopens it when that set changes (the new stream is acknowledged before the old one
 closes, so no event falls between). Its events reach the proxy as ordinary notifications and
-go on from there like any other (:mod:`elision.mcp.notify`).
+go on from there like any other (:mod:`elision.mcp.agent.notify`).
 
 A restarted upstream is a new session: it is subscribed again, or listened to again, as soon
 as it is up.
@@ -29,7 +29,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elision.errors import UpstreamError
-from elision.mcp.upstream import Upstream
+from elision.mcp.upstream.upstream import Upstream
 from elision.redact.messages import describe
 
 logger = logging.getLogger("elision.proxy")

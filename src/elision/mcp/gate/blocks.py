@@ -38,7 +38,7 @@ from elision.envelope import (
 from elision.pipeline import Capture
 
 if TYPE_CHECKING:
-    from elision.mcp.results import ResultShaper
+    from elision.mcp.gate.results import ResultShaper
 
 #: A block larger than the budget divided by this may be shown in part after others.
 PARTIAL_BLOCK_SHARE = 8
@@ -77,14 +77,14 @@ def shape_as_array(
 ) -> tuple[types.CallToolResult, list[dict[str, Any]], list[dict[str, Any]]]:
     """The result with its content shaped as one array; also its envelopes and every
     withheld entry (for the audit)."""
-    from elision.mcp.results import _dumps, _structured_from
+    from elision.mcp.gate.results import _dumps, _structured_from
 
     structured = result.structured_content
     echo_key = _parallel_key(structured, content)
     content_limit = budget.limit
     struct_limit: int | None = None
     if structured is not None and echo_key is None:
-        from elision.mcp.results import _shares
+        from elision.mcp.gate.results import _shares
 
         body = _dumps(structured)
         content_limit, struct_limit = _shares(
@@ -244,7 +244,7 @@ def _cut_echo(
     budget: Budget, withheld: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """The listed items whose blocks were shown whole, fewer if that is over the budget."""
-    from elision.mcp.results import _dumps
+    from elision.mcp.gate.results import _dumps
 
     items = structured[key]
     path = format_path(["structuredContent", key])

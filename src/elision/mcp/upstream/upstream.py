@@ -30,10 +30,10 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import PydanticSerializationError
 
 from elision.errors import UpstreamError
-from elision.mcp.config import ServerSpec
-from elision.mcp.httpbound import http_transport, refusal_in
-from elision.mcp.offer import Offer, offering
-from elision.mcp.stdio import MESSAGE_TOO_LARGE, stdio_transport
+from elision.mcp.upstream.config import ServerSpec
+from elision.mcp.upstream.httpbound import http_transport, refusal_in
+from elision.mcp.upstream.offer import Offer, offering
+from elision.mcp.upstream.stdio import MESSAGE_TOO_LARGE, stdio_transport
 from elision.redact.messages import RedactingFormatter, describe
 from mcp import Client
 
@@ -288,7 +288,7 @@ class Upstream:
             # The SDK caps one SSE event at 1 MiB by default; results here may be far larger,
             # so the cap is the proxy's own message ceiling (issue 17): past it the SDK stops
             # buffering the event and fails the request it answers. A JSON body is held to
-            # the same ceiling as it streams in (elision.mcp.httpbound).
+            # the same ceiling as it streams in (elision.mcp.upstream.httpbound).
             server = http_transport(spec.url, spec.max_message_bytes)
         else:
             assert spec.command is not None
@@ -296,7 +296,7 @@ class Upstream:
                 spec.command, spec.args, env=spec.env, inherit_env=spec.inherit_env, cwd=spec.cwd,
                 max_message_bytes=spec.max_message_bytes,
             )
-        # What the proxy tells the server it can do; see elision.mcp.offer for why.
+        # What the proxy tells the server it can do; see elision.mcp.upstream.offer for why.
         offer = self.offer.allowed(spec)
         asking: dict[str, Any] = {}
         if self._asker is not None:
@@ -308,7 +308,7 @@ class Upstream:
                 asking.update(sampling_callback=self._sample, sampling_capabilities=offer.sampling)
         return offering(offer)(
             server, mode=spec.mode, message_handler=self._message, cache=None,
-            # Every level: the proxy decides which agent gets which (elision.mcp.notify).
+            # Every level: the proxy decides which agent gets which (elision.mcp.agent.notify).
             logging_callback=self._log, log_level="debug", **asking,
         )
 

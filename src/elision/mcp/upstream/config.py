@@ -15,7 +15,7 @@ all counted in the file's ``unit`` (``bytes``, ``chars`` or ``tokens``), else th
 (``stdio`` or ``http``), ``autoApprove`` and ``alwaysAllow`` from other clients' files are
 accepted and do nothing more. Any other key is an error that names it and its path: the
 schema, ``elision/data/servers.schema.json``, is checked before anything starts
-(:mod:`elision.mcp.config_schema`).
+(:mod:`elision.mcp.upstream.config_schema`).
 
 ``mode`` is how the proxy's session with that server picks its protocol era. ``"legacy"``
 (the default) is the ``initialize`` handshake every server speaks: log messages and
@@ -24,7 +24,7 @@ mid-call. ``"auto"`` uses the newest era (2026-07-28) when the server speaks it,
 that needs input answers with an ``InputRequiredResult``, which the proxy passes to the agent
 as is and whose answer it passes back. The proxy listens to such a server for its list-changed
 and resource events and asks it for log messages on every request (see
-:mod:`elision.mcp.notify`), so agents of either era still get them.
+:mod:`elision.mcp.agent.notify`), so agents of either era still get them.
 
 ``sampling`` (default ``false``) lets the proxy tell a server it can sample: a server's
 ``sampling/createMessage`` then goes to the agent whose call asked. Off, the server is not
@@ -32,7 +32,7 @@ told the proxy can sample (it cannot know that any agent behind it will), so it 
 ``elicitation`` and ``roots`` (default ``true``) let the proxy tell a server it can
 elicit and list roots. A stdio proxy offers them only when its agent declared them too; an
 HTTP proxy serves many agents over one upstream session and cannot follow each, so it offers
-what the config allows (see :mod:`elision.mcp.offer`, :mod:`elision.mcp.asking`).
+what the config allows (see :mod:`elision.mcp.upstream.offer`, :mod:`elision.mcp.asking`).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import orjson
 
 from elision.budget import Budget
 from elision.errors import BudgetError, InputError
-from elision.mcp.config_schema import check
+from elision.mcp.upstream.config_schema import check
 
 #: Joins a server's name and its tool's (or prompt's) name when several servers share a proxy.
 SEPARATOR = "__"
@@ -128,7 +128,8 @@ def parse_config(
     unit: str = "bytes",
 ) -> tuple[list[ServerSpec], Budget | None]:
     """The enabled servers of ``raw`` and the file-wide budget, after checking ``raw``
-    against the schema (:mod:`elision.mcp.config_schema`). Budgets are counted in the file's
+    against the schema (:mod:`elision.mcp.upstream.config_schema`). Budgets are counted in the
+    file's
     ``unit``, else in ``unit`` (the proxy's ``--unit``)."""
     check(raw, source=source)
     unit = raw.get("unit", unit)

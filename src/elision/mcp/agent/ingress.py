@@ -10,7 +10,7 @@ and the SDK would pass on as ``null``. Either way nothing reaches an upstream.
 
 :class:`RequestGate` applies the rule to every message of both transports (it is a middleware
 of the SDK's server); the stdio reader answers lines that are not messages at all itself
-(:mod:`elision.mcp.stdio`).
+(:mod:`elision.mcp.upstream.stdio`).
 """
 
 from __future__ import annotations

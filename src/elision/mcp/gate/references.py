@@ -19,13 +19,13 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from elision.errors import BudgetError, ElisionError, PolicyDenied
-from elision.mcp.tools import FETCH_REFERENCE_TOOL, budget_argument, error_result, with_note
+from elision.mcp.gate.tools import FETCH_REFERENCE_TOOL, budget_argument, error_result, with_note
 from elision.redact import ReadPlan, lookup_reference, read_plan
 
 if TYPE_CHECKING:
     from elision.budget import Budget
-    from elision.mcp.results import ResultShaper
-    from elision.mcp.upstream import Upstream
+    from elision.mcp.gate.results import ResultShaper
+    from elision.mcp.upstream.upstream import Upstream
 
 Shape = Callable[[types.CallToolResult, "Budget", str], Awaitable[types.CallToolResult]]
 

@@ -47,8 +47,8 @@ from mcp_types.jsonrpc import REQUEST_TIMEOUT
 from pydantic import ValidationError
 
 from elision.errors import UpstreamError
-from elision.mcp.scopes import is_unnamed
-from elision.mcp.upstream import Deadline
+from elision.mcp.agent.scopes import is_unnamed
+from elision.mcp.upstream.upstream import Deadline
 from elision.redact.messages import clip
 
 logger = logging.getLogger("elision.proxy")

@@ -42,7 +42,7 @@ from mcp.shared.exceptions import MCPError
 if TYPE_CHECKING:
     from mcp.server.connection import Connection
 
-    from elision.mcp.upstream import Upstream
+    from elision.mcp.upstream.upstream import Upstream
 
 logger = logging.getLogger("elision.proxy")
 
