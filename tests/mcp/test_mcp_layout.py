@@ -1,7 +1,8 @@
 """The proxy's folders show the flow: no import runs back up from a side to what sits above it.
 
-``upstream/`` (the servers behind the proxy) and ``gate/`` (what a message passes on its way to
-the agent) stand alone; ``agent/`` may use both; ``proxy``, ``forward``, ``asking``, ``serve`` and
+``upstream/`` (the servers behind the proxy) stands alone; ``gate/`` (what a message passes on
+its way to the agent) may name an upstream (``elision_fetch_reference`` reads one back);
+``agent/`` may use both; ``proxy``, ``forward``, ``asking``, ``serve`` and
 ``launch`` sit above them all. An import that runs back up would make a side depend on the whole.
 """
 
@@ -17,7 +18,7 @@ import elision.mcp
 MCP = Path(elision.mcp.__file__).parent
 SIDES = ("agent", "gate", "upstream")
 # What each folder may import from elision.mcp (besides itself).
-ALLOWED = {"upstream": set(), "gate": set(), "agent": {"gate", "upstream"}}
+ALLOWED = {"upstream": set(), "gate": {"upstream"}, "agent": {"gate", "upstream"}}
 
 
 def imported_mcp_modules(path: Path) -> list[str]:
