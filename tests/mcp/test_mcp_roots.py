@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from elision.mcp.upstream import roots as roots_module
 from elision.mcp.upstream.roots import Roots, intersect
-from elision.mcp.upstream.upstream import roots as roots_module
 
 
 def root(uri: str) -> types.Root:

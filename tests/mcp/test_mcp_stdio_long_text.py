@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from elision.budget import Budget
 from elision.mcp.gate.results import ResultShaper
+from elision.mcp.upstream import longtext
 from elision.mcp.upstream.stdio import _parse
-from elision.mcp.upstream.upstream import longtext
 from elision.pipeline import Pipeline
 from support.linereader import read_all
 
