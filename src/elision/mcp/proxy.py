@@ -250,6 +250,7 @@ class Proxy(Forwarding):
             RequestGate(),
             *(m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"),
         ]
+        _advertise_subscribe_only_if_served(server, self.capabilities)
         if "logging" in caps:
             # Registered directly: the constructor keyword warns that logging is deprecated in
             # the newest protocol, but clients of older ones still set levels.
@@ -523,3 +524,26 @@ _INSTRUCTIONS = (
     "A stub such as [ref_k3f9] stands for a signed URI or inline data that was withheld: "
     "elision_fetch_reference reads it back through the server that sent it."
 )
+
+
+def _advertise_subscribe_only_if_served(
+    server: Server[Any], offered: Callable[[], set[str]]
+) -> None:
+    """``resources.subscribe`` only where some upstream serves subscriptions, in either era.
+
+    The SDK derives it, at protocol 2026-07-28, from whether ``subscriptions/listen`` is served,
+    and the proxy serves that always (it is how that era hears of any change), so it would
+    promise resource updates in front of servers that never send one.
+    """
+    derive = server.get_capabilities
+
+    def get_capabilities(*args: Any, **kwargs: Any) -> types.ServerCapabilities:
+        caps = derive(*args, **kwargs)
+        if caps.resources is not None and caps.resources.subscribe and (
+            "subscribe" not in offered()
+        ):
+            caps = caps.model_copy(
+                update={"resources": caps.resources.model_copy(update={"subscribe": None})})
+        return caps
+
+    server.get_capabilities = get_capabilities  # type: ignore[method-assign]

@@ -232,12 +232,21 @@ class Notifier:
     async def serve_listen(
         self, ctx: Ctx, params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
-        """``subscriptions/listen``: the upstreams are subscribed to its uris before the ack."""
+        """``subscriptions/listen``: the upstreams are subscribed to its uris before the ack,
+        which honours only the uris some upstream took: an acknowledged subscription that no
+        server feeds would have the agent wait for updates that cannot come."""
         uris = sorted(set(params.notifications.resource_subscriptions or ()))
         self.subscriptions.count(uris, +1)
         try:
             if uris:
-                await self.subscriptions.sync()
+                taken = await self.subscriptions.sync()
+                untaken = [uri for uri in uris if uri not in taken]
+                if untaken:
+                    self.subscriptions.count(untaken, -1)
+                    uris = [uri for uri in uris if uri in taken]
+                    notifications = params.notifications.model_copy(
+                        update={"resource_subscriptions": uris or None})
+                    params = params.model_copy(update={"notifications": notifications})
             return await self._listener(ctx, params)
         finally:
             # Usually reached by cancellation (the agent went away): the work goes elsewhere.

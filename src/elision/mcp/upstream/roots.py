@@ -24,6 +24,13 @@ for all of them, never for one:
   on roots an agent withdrew is the access this module exists to prevent. So is a call while
   the agents share no root at all (the server got an empty list, which the reference server
   ignores, keeping the wider roots it had).
+* **Applied, not just answered.** A server takes an answer in on its own time: the reference
+  filesystem server checks each directory on disk before it swaps them in, so a call sent the
+  moment it has its answer still runs on the directories it had. The protocol has no
+  acknowledgement, so after each answer that changed what a server holds, its next call waits
+  until :data:`SETTLE` has passed since the answer and a ``ping`` sent after that has come back
+  (the server has read everything before it). A server slower than that to apply roots can
+  still run one call on the older ones; :data:`SETTLE` is the bound this proxy promises.
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ logger = logging.getLogger("elision.proxy")
 SYNC_TIMEOUT = 5.0
 #: How long an agent has to answer the proxy's ``roots/list``.
 ASK_TIMEOUT = 10.0
+#: How long a server is given to apply an answer to ``roots/list`` before a call goes to it.
+SETTLE = 0.25
 
 #: What the server last got: the roots' URIs, or None for the error "no agent offers roots".
 Given = tuple[str, ...] | None
@@ -65,6 +74,9 @@ class Roots:
         self._agents: dict[object, list[types.Root] | None] = {}
         #: Per upstream that asked at least once: what it was given last.
         self._given: dict[str, Given] = {}
+        #: Per upstream: when it was last given an answer that differs from the one before,
+        #: until a call has waited for it to be applied (see the module's "Applied").
+        self._applying: dict[str, float] = {}
         self._moved = anyio.Event()
         self._tg: TaskGroup | None = None
 
@@ -142,6 +154,7 @@ class Roots:
         directories, so its calls wait until it asks again."""
         if upstream.name in self._given:
             self._given[upstream.name] = None
+            self._applying.pop(upstream.name, None)
             self._moved_now()
 
     def uses_roots(self, upstream: Upstream) -> bool:
@@ -151,6 +164,9 @@ class Roots:
         """The answer to ``roots/list`` from ``upstream``."""
         await self._wait(lambda: not self._asking(), SYNC_TIMEOUT)
         given = self._current()
+        if given is not None and self._given.get(upstream.name, 0) != given:
+            # (An error leaves a server on what it had: nothing new to apply.)
+            self._applying[upstream.name] = anyio.current_time()
         self._given[upstream.name] = given
         self._moved_now()
         if given is None:
@@ -191,7 +207,23 @@ class Roots:
                 "it could still use a root an agent withdrew; restart the server or check "
                 "that it handles notifications/roots/list_changed"
             )
+        await self._applied(upstream)
         return None
+
+    async def _applied(self, upstream: Upstream) -> None:
+        """Give ``upstream`` :data:`SETTLE` after its last new answer, and a ``ping`` round
+        trip after that, to take the answer in (see the module's "Applied")."""
+        since = self._applying.get(upstream.name)
+        if since is None:
+            return
+        await anyio.sleep(max(0.0, since + SETTLE - anyio.current_time()))
+        try:
+            await upstream.call("ping", lambda session: session.send_ping())
+        except Exception as exc:  # the call itself will meet whatever is wrong
+            logger.warning("could not ping %r after giving it roots: %s", upstream.name,
+                           type(exc).__name__)
+        if self._applying.get(upstream.name) == since:
+            del self._applying[upstream.name]
 
     # -- inside ----------------------------------------------------------------------------
 
