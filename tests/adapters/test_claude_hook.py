@@ -39,9 +39,9 @@ def test_a_credential_in_a_shell_result_is_withheld(tmp_path: Path) -> None:
     output = json.loads(done.stdout)["hookSpecificOutput"]
     assert output["hookEventName"] == "PostToolUse"
     assert TOKEN not in done.stdout and TOKEN[:12] not in done.stdout
-    shown = json.loads(output["updatedToolOutput"])
-    assert shown["__elision__"]["withheld"][0]["reason"] == "github-token"
-    assert shown["stdout"].endswith("HOME=/root\n")
+    # Bash's stdout is text, and shown as text: the stub where the token stood.
+    assert output["updatedToolOutput"] == (
+        "GITHUB_TOKEN=[credential withheld: github-token]\nHOME=/root\n")
     assert "updatedMCPToolOutput" not in output  # Bash is not an MCP tool
 
 
@@ -68,3 +68,19 @@ def test_bad_input_is_an_error_that_says_what_claude_code_sends(tmp_path: Path,
     done = hook(stdin, tmp_path)
     assert done.returncode == 2 and "PostToolUse event as a JSON object" in done.stderr
     assert done.stdout == ""
+
+
+def test_a_bash_result_keeps_its_last_line_when_cut(tmp_path: Path) -> None:
+    """Found by driving the hook as issue 24 did: a Bash result's ``stdout`` was shaped as a
+    JSON string, cut from the head, so ``SUMMARY: 3 failures`` on its last line was lost, the
+    very failure elision exists to prevent. A tool's text fields are text: head and tail,
+    whole lines, the header first."""
+    stdout = "".join(f"test_{i:04d} ... ok\n" for i in range(3000)) + "SUMMARY: 3 failures\n"
+    done = hook(event("Bash", {"stdout": stdout, "stderr": "", "interrupted": False}),
+                tmp_path, "--budget", "4096")
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)["hookSpecificOutput"]["updatedToolOutput"]
+    assert len(shown.encode()) <= 4096
+    assert shown.startswith("[elision] partial:")
+    assert shown.rstrip("\n").endswith("SUMMARY: 3 failures")
+    assert "test_0000 ... ok" in shown  # the head too

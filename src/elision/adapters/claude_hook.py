@@ -24,12 +24,31 @@ from elision.errors import PolicyDenied
 from elision.pipeline import Pipeline
 
 
-def _response_body(response: Any) -> Any:
-    """The part of ``tool_response`` that is the result: an MCP tool's text blocks joined, a
-    shell's output, else the whole response."""
+def response_text(response: Any) -> Any:
+    """The part of ``tool_response`` that is the result, as the model reads it.
+
+    A tool's text fields are text, shaped as text (head and tail, whole lines, the header
+    first): a shell's ``stdout`` (then its ``stderr``, when there is any), a file ``Read``
+    gave, a ``WebFetch`` result, ``Grep``'s matched lines, an MCP tool's text blocks joined.
+    Shaped as a member of a JSON object instead, a text is cut from its head, and the summary
+    a build or test run writes last is the first thing lost. Anything else is judged whole.
+    """
     if isinstance(response, list) and response and all(
             isinstance(b, dict) and b.get("type") == "text" for b in response):
         return "\n".join(str(b.get("text", "")) for b in response)
+    if not isinstance(response, dict):
+        return response
+    stdout, stderr = response.get("stdout"), response.get("stderr", "")
+    if isinstance(stdout, str) and isinstance(stderr, str):
+        if not stderr:
+            return stdout
+        return stdout + ("" if not stdout or stdout.endswith("\n") else "\n") + stderr
+    file = response.get("file")
+    if isinstance(file, dict) and isinstance(file.get("content"), str):
+        return file["content"]
+    for member in ("result", "content"):  # WebFetch; Grep in content mode
+        if isinstance(response.get(member), str):
+            return response[member]
     return response
 
 
@@ -38,7 +57,7 @@ def respond(event: dict[str, Any], pipeline: Pipeline) -> dict[str, Any] | None:
     if event.get("hook_event_name", "PostToolUse") != "PostToolUse":
         return None
     tool = str(event.get("tool_name") or "")
-    body = body_of(_response_body(event.get("tool_response")))
+    body = body_of(response_text(event.get("tool_response")))
     try:
         shaped = pipeline.run(body, tool=tool or None)
     except PolicyDenied as exc:
