@@ -1,0 +1,164 @@
+"""How long a server takes to start behind ``elision proxy``, and a hook to answer, side by side.
+
+    .venv/bin/python bench/start.py [--runs 9] [--baseline SRC]
+
+Each path is a fresh process per run, and the runs go round-robin over the paths so machine
+noise hits all alike. For a server it times the ``initialize`` answer and then the
+``tools/list`` answer (what a harness waits on before the tools exist), over raw JSON-RPC on
+stdio, for the bundled demo server run directly (``bare``) and behind the proxy as a harness
+starts it (``proxy``: store, audit and redaction on, the store and log in a temporary folder).
+For a hook it times one answer of ``elision hook claude-code`` to a two-line Bash result and
+``elision shape`` of a 7-byte file, beside ``python -c pass`` (the floor of any Python
+command). Each line gives the median and the spread in seconds and the median peak RSS
+(from the child's own rusage).
+
+``--baseline SRC`` adds the same proxy and hook paths run from another copy of the source
+(``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``), so a
+change is measured before and after in the same run. The target (issue 24): the proxy adds at
+most 0.3 s to ``initialize`` over the bare server, and the hook or ``elision shape`` of a small
+result answers in at most 100 ms median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+CLI = "from elision.cli import main; main()"
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "bench-start", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+BASH_EVENT = {"session_id": "bench", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+              "tool_input": {"command": "ls"},
+              "tool_response": {"stdout": "a.txt\nb.txt\n", "stderr": "", "interrupted": False}}
+
+
+def _env(src: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _wait(proc: subprocess.Popen[bytes]) -> int:
+    """The child's peak RSS in KiB, reaped by its own rusage."""
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return usage.ru_maxrss
+
+
+def server_start(command: Sequence[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Seconds to the ``initialize`` answer and to the ``tools/list`` answer; peak RSS."""
+    began = time.perf_counter()
+    proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+
+    def answer(ident: int) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            message = json.loads(line)
+            if message.get("id") == ident:
+                if "result" not in message:
+                    raise SystemExit(f"{command[-1]}: {message}")
+                return
+        raise SystemExit(f"{' '.join(command)} exited before answering request {ident}")
+
+    send(INITIALIZE)
+    answer(1)
+    initialized = time.perf_counter() - began
+    send(INITIALIZED)
+    send(LIST)
+    answer(2)
+    listed = time.perf_counter() - began
+    proc.stdin.close()
+    return initialized, listed, _wait(proc)
+
+
+def command_time(command: Sequence[str], stdin: bytes, env: dict[str, str]) -> tuple[float, int]:
+    began = time.perf_counter()
+    proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdin is not None
+    proc.stdin.write(stdin)
+    proc.stdin.close()
+    peak = _wait(proc)
+    return time.perf_counter() - began, peak
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--baseline", metavar="SRC", help="another copy of src/ to compare")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="elision-bench-start-"))
+    small = work / "small.txt"
+    small.write_bytes(b"hello\n\n")
+    py = sys.executable
+    demo = [py, "-m", "elision.demo.server"]
+
+    def proxy(tag: str) -> list[str]:
+        return [py, "-c", CLI, "proxy", "--store", str(work / f"{tag}.db"),
+                "--audit", str(work / f"{tag}-audit.db"), "--", *demo]
+
+    def hook(tag: str) -> list[str]:
+        return [py, "-c", CLI, "hook", "claude-code", "--store", str(work / f"{tag}.db"),
+                "--audit", str(work / f"{tag}-audit.db")]
+
+    def shape(tag: str) -> list[str]:
+        return [py, "-c", CLI, "shape", str(small), "--store", str(work / f"{tag}.db")]
+
+    sources: list[tuple[str, str | None]] = [("", None)]
+    if args.baseline:
+        sources.append((" (baseline)", str(Path(args.baseline).resolve())))
+    servers = [("bare", demo, _env(None))] + [
+        (f"proxy{label}", proxy(f"p{i}"), _env(src)) for i, (label, src) in enumerate(sources)]
+    event = json.dumps(BASH_EVENT).encode()
+    commands = [("python -c pass", [py, "-c", "pass"], b"", _env(None))]
+    for i, (label, src) in enumerate(sources):
+        commands.append((f"hook claude-code{label}", hook(f"h{i}"), event, _env(src)))
+        commands.append((f"shape 7 bytes{label}", shape(f"s{i}"), b"", _env(src)))
+
+    started: dict[str, list[tuple[float, float, int]]] = {name: [] for name, _, _ in servers}
+    ran: dict[str, list[tuple[float, int]]] = {name: [] for name, *_ in commands}
+    load = os.getloadavg()[0]
+    for _ in range(args.runs):
+        for name, command, env in servers:
+            started[name].append(server_start(command, env))
+        for name, command, stdin, env in commands:
+            ran[name].append(command_time(command, stdin, env))
+    print(f"{args.runs} runs each, round-robin; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
+    print(f"{'server':<22} {'initialize':>12} {'tools/list':>12} {'over bare':>10} {'peak MB':>8}")
+    bare = statistics.median(t[0] for t in started["bare"])
+    for name, runs in started.items():
+        init = statistics.median(t[0] for t in runs)
+        listed = statistics.median(t[1] for t in runs)
+        peak = statistics.median(t[2] for t in runs) / 1024
+        print(f"{name:<22} {init:>10.3f} s {listed:>10.3f} s {init - bare:>+8.3f} s "
+              f"{peak:>8.1f}")
+    print(f"{'command':<28} {'median':>9} {'min-max':>15} {'peak MB':>8}")
+    for name, runs in ran.items():
+        times = [t for t, _ in runs]
+        peak = statistics.median(p for _, p in runs) / 1024
+        print(f"{name:<28} {statistics.median(times):>7.3f} s "
+              f"{min(times):>6.3f}-{max(times):.3f} s {peak:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()
