@@ -58,3 +58,27 @@ def test_performance_is_one_current_table() -> None:
     section = readme[readme.index("## Performance"):].split("\n## ", 1)[0]
     separators = [line for line in section.splitlines() if re.match(r"\|(-+\|)+", line)]
     assert len(separators) == 1
+
+
+def _performance_rows() -> list[list[str]]:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme[readme.index("## Performance"):].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in rows[2:]]
+
+
+def test_each_performance_cell_is_one_figure_and_its_target() -> None:
+    """Found as a new user would (issue 25): cells of a hundred words, the how and the history
+    of each figure inline. A cell holds one figure (or one range); the how goes to
+    bench/README.md and the history to the CHANGELOG."""
+    rows = _performance_rows()
+    assert rows
+    for row in rows:
+        assert len(row) == 3, f"a row is `what | measured | target`: {row}"
+        what, measured, target = row
+        assert len(what.split()) <= 16, f"a row's name is a name, not a method: {what!r}"
+        for cell in (measured, target):
+            assert len(cell.split()) <= 4, f"one figure per cell: {cell!r}"
+            assert "(" not in cell and ";" not in cell, f"no asides in a figure: {cell!r}"
+    bench_readme = (ROOT / "bench" / "README.md").read_text("utf-8")
+    assert "## Figures in full" in bench_readme
