@@ -44,8 +44,9 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
             # here: the redactor costs every command's start, --help's too, and is needed
             # only once something failed.
             from elision.redact.messages import redact_message
+            from elision.terminal import visible
 
-            click.echo(f"error: {redact_message(str(exc))}", err=True)
+            click.echo(f"error: {visible(redact_message(str(exc)))}", err=True)
             code = EXIT_USAGE if isinstance(exc, USAGE_ERRORS) else EXIT_FAILURE
             sys.exit(code)
 

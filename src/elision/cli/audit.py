@@ -9,6 +9,7 @@ import click
 import orjson
 
 from elision.cli._common import reports_errors
+from elision.terminal import safe_text
 
 #: Above this many entries, ``audit show`` draws a progress bar while it builds the table.
 PROGRESS_THRESHOLD = 2000
@@ -149,12 +150,15 @@ def _print_table(entries: list[Any], first: int) -> None:
         tool = str(e.get("tool", ""))
         if e.get("server"):
             tool = f"{e['server']}/{tool}"
-        table.add_row(
+        # Every cell is data a server or a client wrote (a tool is named by its server):
+        # Text with its controls made visible, never markup, never a terminal command.
+        cells = (
             str(n), str(e.get("timestamp", "")), str(e.get("step_type", "")).removeprefix(
                 "steps/"), tool, str(e.get("decision", "")),
             "" if "complete" not in e else ("yes" if e["complete"] else "no"),
             _bytes(e.get("full")), _bytes(e.get("shown")), str(e.get("entry_hash", ""))[:16],
         )
+        table.add_row(*(safe_text(cell) for cell in cells))
     console = Console()
     if not console.is_terminal:
         # Piped output has no width to fit; wrapping hashes and tool names helps nobody.

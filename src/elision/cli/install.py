@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -9,6 +10,7 @@ import click
 from elision.cli._common import EXIT_FAILURE, reports_errors
 from elision.install import HARNESSES, Plan, install, uninstall
 from elision.install.harnesses import Harness
+from elision.terminal import is_terminal, visible, visible_lines
 
 _NAMES = click.Choice(sorted(HARNESSES))
 
@@ -32,21 +34,24 @@ def _report(plan: Plan, *, dry_run: bool) -> None:
     if dry_run:
         # stdout holds the diff only; the summary is stderr's. A token in the file's env or
         # headers is withheld from it: a dry run's output ends up in terminals and CI logs.
-        click.echo(redact_message(plan.diff()), nl=False)
+        diff = redact_message(plan.diff())
+        click.echo(visible_lines(diff) if is_terminal(sys.stdout) else diff, nl=False)
     for change in plan.changes:
-        where = ".".join((*change.container, change.name))
+        # A server's name is whatever the config says: its controls are shown, not obeyed.
+        where = visible(".".join((*change.container, change.name)))
         if change.outcome == "left":
-            click.echo(f"  {where}: left as it is: {change.why}", err=True)
+            click.echo(f"  {where}: left as it is: {visible(change.why)}", err=True)
         else:
             click.echo(f"  {where}: {change.outcome}", err=True)
     verb = "would change" if dry_run else "changed"
     done = sum(c.outcome != "left" for c in plan.changes)
+    where_file = visible(str(plan.path))
     if not plan.changes:
-        click.echo(f"{plan.path}: {_no_entries(plan.harness)}; nothing to change", err=True)
+        click.echo(f"{where_file}: {_no_entries(plan.harness)}; nothing to change", err=True)
     elif not plan.changed:
-        click.echo(f"{plan.path}: nothing to change ({plan.harness.title})", err=True)
+        click.echo(f"{where_file}: nothing to change ({plan.harness.title})", err=True)
     else:
-        click.echo(f"{plan.path}: {verb} {done} of {len(plan.changes)} server entries "
+        click.echo(f"{where_file}: {verb} {done} of {len(plan.changes)} server entries "
                    f"({plan.harness.title})", err=True)
 
 
@@ -132,7 +137,7 @@ def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bo
     failed = False
     for h, path in targets:
         assert path is not None
-        click.echo(f"{h.title}: {path}")
+        click.echo(f"{h.title}: {visible(str(path))}")
         reports = check(h, path, start=not no_start, timeout=timeout)
         if not reports:
             click.echo(f"  {_no_entries(h)}")
@@ -147,8 +152,10 @@ def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bo
             line = f"  {report.name}: {how}; {started[report.starts]}"
             if report.detail:
                 line += f": {report.detail}"
-            click.echo(redact_message(line))  # a server's name, error or command may hold a token
-            click.echo(redact_message(f"    runs {report.upstream}"))
+            # A server's name, error or command may hold a token, and its name and stderr
+            # terminal commands (an OSC 52 writes the reader's clipboard): both shown as text.
+            click.echo(visible(redact_message(line)))
+            click.echo(visible(redact_message(f"    runs {report.upstream}")))
             failed = failed or report.starts is False
     if failed:
         raise SystemExit(EXIT_FAILURE)

@@ -117,6 +117,7 @@ def _lint_with_progress(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from elision.lint import lint
+    from elision.terminal import visible
 
     console = Console(stderr=True)
     with Progress(
@@ -133,7 +134,7 @@ def _lint_with_progress(
             if started:
                 progress.advance(task)
             started.append(True)
-            progress.update(task, description=description)
+            progress.update(task, description=visible(description))  # names a server's tool
 
         result = lint(target, scenarios, timeout=timeout, on_start=on_start, on_call=on_call)
         if started:

@@ -13,6 +13,7 @@ from elision.cli._common import reports_errors
 from elision.errors import InputError
 from elision.pipeline import DEFAULT_REDACTOR
 from elision.shape import FORMATS, Shaped, shape
+from elision.terminal import is_terminal, safe_text, visible, visible_lines
 
 #: ``--format auto`` on a file trusts a known extension before sniffing the bytes.
 EXTENSION_FORMATS = {
@@ -98,12 +99,17 @@ def shape_command(
 
 
 def print_within(text: str, budget: Budget) -> None:
-    """Write ``text`` to stdout as UTF-8, exactly: what is printed is what the budget bounds.
+    """Write ``text`` to stdout as UTF-8: exactly to a pipe or a file, what the budget bounds;
+    to a terminal, with the body's control characters made visible.
 
     The line end a terminal wants is added only when it still fits, so a result exactly at
-    the budget is printed without one; no ANSI stripping and no locale encoding touch it."""
+    the budget is printed without one. On a terminal a body's ESC, ``\\r`` or bidi override
+    would be obeyed (a line written over, the clipboard set), so there it is shown as its
+    escape (:func:`elision.terminal.visible_lines`); a pipe or a file gets the bytes."""
     if not text.endswith("\n") and budget.fits(text + "\n"):
         text += "\n"
+    if is_terminal(sys.stdout):
+        text = visible_lines(text)
     sys.stdout.flush()  # anything written as text before goes first
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.buffer.flush()
@@ -123,16 +129,19 @@ def print_explanation(shaped: Shaped) -> None:
         shown = str(entry.get("shown", ""))
         if entry.get("from"):
             shown += f" (from {entry['from']})"
-        table.add_row(str(entry["path"]), str(entry["kind"]), shown, str(entry.get("total", "")))
+        # a path spells the body's own keys: shown as text, controls visible
+        table.add_row(safe_text(entry["path"]), safe_text(entry["kind"]), safe_text(shown),
+                      safe_text(entry.get("total", "")))
     for entry in env.get("withheld", []):
-        table.add_row(str(entry.get("path", "")), f"withheld: {entry.get('reason', '')}",
-                      str(entry.get("stub", "")), "")
+        table.add_row(safe_text(entry.get("path", "")),
+                      safe_text(f"withheld: {entry.get('reason', '')}"),
+                      safe_text(entry.get("stub", "")), "")
     if table.row_count:
         console.print(table)
     else:
         console.print("nothing elided or withheld: the body fits the budget")
     console.print(f"bytes shown/total: {shaped.shown_bytes:,} / {shaped.total_bytes:,}; "
                   f"format {shaped.format}; "
-                  f"ref {shaped.ref or env.get('ref') or '-'}")
+                  f"ref {shaped.ref or env.get('ref') or '-'}", markup=False)
     for note in env.get("notes", []):
-        console.print(f"note: {note}", markup=False)
+        console.print(f"note: {visible(str(note))}", markup=False)

@@ -14,6 +14,7 @@ from elision.errors import ElisionError, RefNotFound, StoreError
 from elision.store import default_store_path, open_store
 from elision.store.base import OWNER_SCOPE, Store, not_found
 from elision.store.fetch import parse_next
+from elision.terminal import safe_text
 
 store_option = click.option("--store", "store_spec", metavar="PATH|URL", help=STORE_HELP)
 
@@ -121,7 +122,7 @@ def stats_command(store_spec: str | None) -> None:
         ("ttl", f"{stats.ttl:,.0f} s"), ("references", f"{stats.references:,}"),
         ("path", stats.path),
     ):
-        table.add_row(name, value)
+        table.add_row(name, safe_text(value))  # a path may hold anything
     Console(soft_wrap=True).print(table)
 
 

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from elision.demo.run import Comparison, DemoReport, View
+from elision.terminal import visible
 
 _YES = "[green]✓[/green]"
 _NO = "[red]✗[/red]"
@@ -25,14 +26,14 @@ def render(report: DemoReport, console: Console) -> None:
         console.print(_table(comparison))
     if report.fetch_call and report.fetch_view is not None:
         page = report.fetch_view
-        console.print(Text("Following next: ", style="bold") + Text(report.fetch_call))
+        console.print(Text("Following next: ", style="bold") + Text(visible(report.fetch_call)))
         console.print(
-            f"  {_YES} page of {page.shown_bytes:,} bytes: {page.records}; "
-            + (f"{_YES} same sha256 as the first result" if report.digest_matches
-               else f"{_NO} sha256 differs")
+            Text("  ") + _mark(True, f"page of {page.shown_bytes:,} bytes: {page.records}; ")
+            + _mark(report.digest_matches, "same sha256 as the first result"
+                    if report.digest_matches else "sha256 differs")
         )
         if page.rest:
-            console.print(f"  next: {page.rest}")
+            console.print(Text(f"  next: {visible(page.rest)}"))
     console.print(
         "\nTry it on your own server:  [bold]elision proxy --budget 8192 -- <command that "
         "starts your MCP server>[/bold]"
@@ -42,7 +43,8 @@ def render(report: DemoReport, console: Console) -> None:
 def _table(comparison: Comparison) -> Table:
     args = ", ".join(f"{k}={v!r}" for k, v in comparison.arguments.items())
     head, shaped = comparison.head, comparison.elision
-    table = Table(title=f"{comparison.tool}({args})", title_justify="left", show_lines=True,
+    table = Table(title=Text(visible(f"{comparison.tool}({args})")), title_justify="left",
+                  show_lines=True,
                   expand=True)
     table.add_column("", style="bold", no_wrap=True)
     table.add_column(f"head slice ({head.shown_bytes:,} B)", ratio=1, overflow="fold")
@@ -53,7 +55,7 @@ def _table(comparison: Comparison) -> Table:
     table.add_row("says it is partial", _mark(False, "nothing says so"),
                   _mark(shaped.says_partial is not None, shaped.says_partial or "no"))
     table.add_row("caveats kept", _caveats(head), _caveats(shaped))
-    table.add_row("records", head.records, shaped.records)
+    table.add_row("records", Text(visible(head.records)), Text(visible(shaped.records)))
     table.add_row("the rest", _mark(False, "gone"),
                   _mark(shaped.rest is not None, shaped.rest or "nothing was cut"))
     table.add_row("ends with", Text(repr(head.tail)), Text(repr(shaped.tail)))
@@ -64,11 +66,12 @@ def _size(view: View) -> str:
     return f"{view.shown_bytes:,} of {view.total_bytes:,} bytes"
 
 
-def _mark(ok: bool, text: str) -> str:
-    return f"{_YES if ok else _NO} {text}"
+def _mark(ok: bool, text: str) -> Text:
+    # The mark is ours (markup); the text quotes a server's result: never markup.
+    return Text.from_markup(_YES if ok else _NO) + Text(" " + visible(text))
 
 
-def _caveats(view: View) -> str:
+def _caveats(view: View) -> Text:
     if not view.caveats:
-        return f"{_NO} none: an agent would read the rows as the whole answer"
-    return f"{_YES} " + "; ".join(view.caveats)
+        return _mark(False, "none: an agent would read the rows as the whole answer")
+    return _mark(True, "; ".join(view.caveats))

@@ -15,6 +15,7 @@ from elision.lint.rules import RULES
 from elision.lint.runner import LintResult
 from elision.redact import redact_value
 from elision.redact.messages import clip
+from elision.terminal import visible_lines
 
 FORMATS: tuple[str, ...] = ("markdown", "json", "sarif")
 #: SARIF rule ids, one per rule.
@@ -117,7 +118,9 @@ def to_markdown(result: LintResult) -> str:
         for v in t.verdicts:
             lines.append(f"- Rule {v.rule}, {v.title}: **{_status(v.status)}**")
             lines += [f"  - {e}" for e in v.evidence]
-    return "\n".join(lines) + "\n"
+    # People read this one (a terminal, a CI log that obeys ANSI): a tool's name, error or
+    # evidence is the server's text, so its controls are shown, not obeyed.
+    return visible_lines("\n".join(lines) + "\n")
 
 
 def to_sarif(result: LintResult) -> dict[str, Any]:

@@ -85,7 +85,12 @@ class RedactingFormatter(logging.Formatter):
                 for a in record.args
             )
         origin = "" if record.name.startswith("elision") else f"{record.name}: "
-        return clip(self.prefix + origin + super().format(record), LOG_RECORD_LIMIT)
+        # The record goes to a host's log or an operator's terminal and may quote what a
+        # server or a client sent: its controls are shown as escapes (lines kept).
+        from elision.terminal import visible_lines
+
+        return visible_lines(clip(self.prefix + origin + super().format(record),
+                                  LOG_RECORD_LIMIT))
 
     def formatException(self, ei: Any) -> str:
         exc = ei[1]
