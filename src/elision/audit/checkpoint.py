@@ -29,6 +29,7 @@ import orjson
 
 from elision.audit.keys import KEY_ENV, MIN_SECRET_BYTES, key_problem
 from elision.errors import AuditError, InputError
+from elision.private import make_private_dir
 
 __all__ = ["KEY_ENV", "MIN_SECRET_BYTES"]  # re-exported: where they were first defined
 
@@ -138,8 +139,8 @@ def default_checkpoint_path(log_path: Path) -> Path:
 
 def append_checkpoint(path: Path, checkpoint: Checkpoint) -> None:
     """Append one checkpoint line and flush it to disk before returning."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        make_private_dir(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, checkpoint.to_json() + b"\n")

@@ -33,6 +33,7 @@ from elision.audit.checkpoint import (
 )
 from elision.audit.walfold import FOLD_EVERY, WalFolder
 from elision.errors import AuditError
+from elision.private import create_private_file, make_private_dir, place_problem
 
 LOG_ENV = "ELISION_AUDIT"
 SCHEMA_VERSION = 1
@@ -162,7 +163,12 @@ class AuditLog(CheckpointingLog):
         self._lock = threading.Lock()
         self._last_checkpoint_size = _last_checkpoint_size(self.checkpoint_path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Evidence: no one else may read which tools ran on what, or swap the chain.
+            make_private_dir(self.path.parent)
+            refused = place_problem(self.path, "audit log")
+            if refused:
+                raise AuditError(refused)
+            create_private_file(self.path)
             self._db = sqlite3.connect(
                 self.path, timeout=10.0, isolation_level=None, check_same_thread=False
             )

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from elision.errors import InputError
+from elision.private import make_private_dir, problem, write_private
 from elision.store import default_store_path
 
 if TYPE_CHECKING:
@@ -64,10 +64,13 @@ def _write(config: Path, data: dict[str, Any]) -> None:
     if not data["entries"]:
         path.unlink(missing_ok=True)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), "utf-8")
-    os.replace(tmp, path)
+    # It holds the entries as they were, `env` tokens and headers included (uninstall puts
+    # them back): as private as the 0600 config they came from, or more.
+    make_private_dir(path.parent)
+    refused = problem(path.parent, "elision's install record directory")
+    if refused:
+        raise InputError(refused)
+    write_private(path, json.dumps(data, indent=1, ensure_ascii=False).encode("utf-8"))
 
 
 def save_install(plan: Plan) -> None:

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from elision.errors import StoreError
+from elision.private import problem
 from elision.store.base import DIGEST
 
 #: Bodies of at least this size are files, smaller ones rows. ``bench/store.py --files`` (a
@@ -48,6 +49,11 @@ class BodyFiles:
         # The real path, as SQLite locks the real file: two spellings of one store (a
         # symlink) share one lock, so they must share one directory too.
         self.root = Path(os.path.realpath(db_path) + ".bodies")
+        # The directory may be a link (to another disk, say): what it leads to must be as
+        # private as the store, or others could plant a file under a body's digest.
+        refused = problem(self.root, "the store's body directory")
+        if refused:
+            raise StoreError(refused)
         # Within one write transaction: the files of bodies whose rows it deleted (removed
         # just before COMMIT), and files it wrote for bodies that had no row when it began
         # (removed again on ROLLBACK). The store touches them only under its write lock.

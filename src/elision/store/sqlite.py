@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from elision.errors import StoreError
+from elision.private import create_private_file, make_private_dir, place_problem
 from elision.store.base import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_QUOTA_BYTES,
@@ -121,11 +122,16 @@ class SQLiteStore(PagedStore):
         self._busy_timeout = busy_timeout
         self._clock = clock
         self._lock = threading.RLock()
+        in_memory = os.fspath(path) == ":memory:"
         try:
-            # Kept bodies are tool results: only their owner may read them.
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if not self.path.exists():
-                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+            # Kept bodies are tool results: only their owner may read them, and no one else
+            # may plant or swap one (elision.private).
+            if not in_memory:
+                make_private_dir(self.path.parent)
+                refused = place_problem(self.path, "store")
+                if refused:
+                    raise StoreError(refused)
+                create_private_file(self.path)
         except OSError as exc:
             raise StoreError(
                 f"cannot create the store directory {str(self.path.parent)!r}: {exc.strerror}; "
@@ -133,7 +139,7 @@ class SQLiteStore(PagedStore):
             ) from None
         #: Bodies of at least ``file_bytes`` are kept as files in ``<path>.bodies``; an
         #: in-memory database keeps every body in rows (it has no place beside it).
-        self.files = None if os.fspath(path) == ":memory:" else BodyFiles(self.path)
+        self.files = None if in_memory else BodyFiles(self.path)
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
         self._connect()
