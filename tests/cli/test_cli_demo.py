@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -17,22 +18,38 @@ ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 @pytest.mark.e2e
 def test_demo_shows_what_a_head_slice_loses_and_what_elision_keeps(tmp_path: Path) -> None:
     # The SDK starts servers with a trimmed environment (HOME and PATH pass, XDG_DATA_HOME does
-    # not), so a proxy that fell back to the default data directory would write under HOME.
+    # not), so the demo names its store to the proxy itself.
     home = tmp_path / "home"
-    done = subprocess.run(
-        [*ELISION, "demo"], capture_output=True, text=True, timeout=120,
-        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "HOME": str(home),
-             "XDG_DATA_HOME": str(home / ".local" / "share")},
-    )
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "HOME": str(home),
+           "XDG_DATA_HOME": str(tmp_path / "data")}
+    env.pop("ELISION_STORE", None)
+    done = subprocess.run([*ELISION, "demo"], capture_output=True, text=True, timeout=120,
+                          env=env)
     assert done.returncode == 0, done.stderr
-    # The demo keeps its store and audit log in a temporary directory of its own.
+    # Nothing under HOME, and no audit entry in the user's own chain: the demo's log is
+    # temporary. Its bodies are in the default store, where `elision fetch` looks.
     assert not home.exists() or not any(home.rglob("*.db")), list(home.rglob("*"))
+    assert not list((tmp_path / "data").rglob("audit.db"))
     out = done.stdout
     assert "torn JSON: no parser reads it" in out
     assert "searched 528 of 22,933 rows" in out  # the caveat survives through elision
     assert "SUMMARY:" in out or "settlements FAILED" in out
     assert "Following next: elision_fetch(" in out
     assert "same sha256 as the first result" in out
+    follow(out, env)
+
+
+def follow(out: str, env: dict[str, str]) -> None:
+    """Found as a new user (issue 25): the demo printed `elision_fetch(...)` calls whose
+    store was temporary, so `elision fetch` pasted afterwards found nothing. The command the
+    demo prints runs as printed, afterwards."""
+    [line] = [line for line in out.splitlines() if line.lstrip().startswith("$ elision fetch")]
+    args = shlex.split(line.strip()[2:])
+    assert args[:2] == ["elision", "fetch"]
+    page = subprocess.run([*ELISION, *args[1:]], capture_output=True, text=True, timeout=60,
+                          env=env)
+    assert page.returncode == 0, page.stderr
+    assert '"__elision__"' in page.stdout and '"value"' in page.stdout
 
 
 @pytest.mark.parametrize(

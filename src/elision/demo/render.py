@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
@@ -34,6 +36,11 @@ def render(report: DemoReport, console: Console) -> None:
         )
         if page.rest:
             console.print(Text(f"  next: {visible(page.rest)}"))
+        where = "" if report.default_store else f" --store {shlex.quote(report.store)}"
+        console.print(Text(
+            f"\nThe cut bodies are kept in {visible(report.store)}; read the rest yourself:\n"
+            f"  $ elision fetch {shlex.quote(visible(report.fetch_call))}{visible(where)}"),
+            soft_wrap=True)  # one line however narrow the terminal: it is copied whole
     console.print(
         "\nTry it on your own server:  [bold]elision proxy --budget 8192 -- <command that "
         "starts your MCP server>[/bold]"

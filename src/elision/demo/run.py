@@ -2,12 +2,15 @@
 
 It starts the bundled ledger server twice (once directly, once behind ``elision proxy`` as a
 subprocess), makes real calls with the official ``mcp.Client``, and reports what each view lets
-an agent conclude. Offline, deterministic, and with a temporary store unless told otherwise.
+an agent conclude. Offline and deterministic. The bodies it cuts are kept in elision's default
+store (or ``--store``), where ``elision fetch`` finds them afterwards; its audit entries go to a
+temporary log, never into the user's own chain.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import tempfile
@@ -19,6 +22,7 @@ import anyio
 import mcp_types as types
 
 from elision.envelope import META_KEY
+from elision.store import default_store_path
 from mcp import Client, StdioServerParameters
 
 SERVER = [sys.executable, "-m", "elision.demo.server"]
@@ -55,6 +59,10 @@ class DemoReport:
     budget: int
     comparisons: list[Comparison] = field(default_factory=list)
     fetch_call: str | None = None
+    #: The store the proxy kept the cut bodies in, and whether it is elision's default one
+    #: (then ``elision fetch`` needs no ``--store`` to read them).
+    store: str = ""
+    default_store: bool = True
     fetch_view: View | None = None
     digest_matches: bool = False
 
@@ -66,17 +74,20 @@ def run_demo(budget: int = 8192, store: str | None = None) -> DemoReport:
 
 async def _run(budget: int, store: str | None) -> DemoReport:
     with tempfile.TemporaryDirectory(prefix="elision-demo-") as tmp:
-        store_spec = store or str(Path(tmp) / "store.db")
+        # Where `elision fetch` looks by default, named to the proxy: a host-started process
+        # gets no XDG_DATA_HOME or ELISION_STORE of ours. A temporary store left the demo's
+        # `next` calls pointing at nothing once it ended.
+        store_spec = store or os.environ.get("ELISION_STORE") or str(default_store_path())
         proxy = StdioServerParameters(
             command=sys.executable,
-            # The demo's audit entries go beside its temporary store, never into the
-            # user's own audit chain.
+            # The demo's audit entries go to a temporary log, never into the user's own
+            # audit chain.
             args=["-c", "from elision.cli import main; main()", "proxy", "--budget",
                   str(budget), "--store", store_spec, "--audit", str(Path(tmp) / "audit.db"),
                   "--", *SERVER],
         )
         direct = StdioServerParameters(command=SERVER[0], args=SERVER[1:])
-        report = DemoReport(budget)
+        report = DemoReport(budget, store=store_spec, default_store=store is None)
         calls: list[tuple[str, dict[str, Any]]] = [
             ("search_trades", {}), ("failed_settlements", {}),
         ]
