@@ -186,3 +186,24 @@ def test_format_auto_uses_record_extensions(
     assert first_line_has in first
     if name.endswith(".csv"):
         assert second.startswith('"[elision] partial')  # the notice: one quoted field
+
+
+@pytest.mark.parametrize(("body", "flag"), [
+    (b"not json at all", "--format text"),  # invalid JSON
+    (b'{"a": 1} {"b": 2}', "--format ndjson"),  # two documents: NDJSON
+    (b"[" * 20_000 + b"]" * 20_000, "--format text"),  # deeper than the walk goes
+])
+def test_a_cli_error_names_the_cli_flag_not_the_python_argument(body: bytes, flag: str) -> None:
+    """Found as a new user would (issue 25): `elision shape --format json` on a body that is
+    not JSON suggested `format='text'`, a Python argument the CLI does not take. The library
+    keeps naming its own argument."""
+    from elision import shape
+    from elision.errors import InputError
+
+    result = CliRunner().invoke(main, ["shape", "--format", "json", "--no-store", "-"],
+                                input=body)
+    assert result.exit_code == 2, result.output
+    assert flag in result.stderr
+    assert "format='" not in result.stderr
+    with pytest.raises(InputError, match="format='"):
+        shape(body, format="json")

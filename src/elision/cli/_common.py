@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
@@ -32,6 +33,18 @@ EXIT_USAGE = 2
 USAGE_ERRORS = (InputError, SelectorError, BudgetError, TokenizerUnavailable)
 
 
+#: A library message names the Python argument that would fix it (``format='text'``); on the
+#: command line the same advice is a flag. Python argument -> the flag that sets it.
+CLI_FLAGS = {"format": "--format"}
+_PYTHON_ARGUMENT = re.compile(r"\b(" + "|".join(CLI_FLAGS) + r")='([\w-]+)'")
+
+
+def as_cli_flags(message: str) -> str:
+    """``message`` with each Python argument it suggests named as the CLI flag instead:
+    ``shape it as text (format='text')`` -> ``shape it as text (--format text)``."""
+    return _PYTHON_ARGUMENT.sub(lambda m: f"{CLI_FLAGS[m[1]]} {m[2]}", message)
+
+
 def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Turn an ElisionError into ``error: <message>`` on stderr and a non-zero exit."""
 
@@ -46,7 +59,8 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
             from elision.redact.messages import redact_message
             from elision.terminal import visible
 
-            click.echo(f"error: {visible(redact_message(str(exc)))}", err=True)
+            message = as_cli_flags(redact_message(str(exc)))
+            click.echo(f"error: {visible(message)}", err=True)
             code = EXIT_USAGE if isinstance(exc, USAGE_ERRORS) else EXIT_FAILURE
             sys.exit(code)
 
