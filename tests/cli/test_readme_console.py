@@ -1,8 +1,10 @@
-"""The README's console example runs as written, on a generated result.json (QA pass).
+"""The README's console example runs as written, from a fresh clone (QA pass, issue 25).
 
-The README shows `elision shape result.json --budget 1024` on a search result whose caveats
-are written last, then pastes the printed `next` into `elision fetch`. This runs the same two
-command lines, taken from the README's console block, offline.
+The README shows `elision shape examples/result.json --budget 1024` on a search result whose
+caveats are written last, then pastes the printed `next` into `elision fetch`. This runs the
+same two command lines, taken from the README's console block, from the repository's root on
+the file the repository ships, and checks that what the README shows is what they print.
+Found as a new user would: the example named a `result.json` the repository did not ship.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from click.testing import CliRunner
 from elision.cli import main
 from elision.envelope import read_envelope
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
 _CONSOLE = re.compile(r"^```console\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
@@ -35,24 +38,19 @@ def _commands() -> list[list[str]]:
     return [shlex.split(line, comments=True)[1:] for line in lines]
 
 
-def _search_result() -> bytes:
-    """A search result like the README's: 2,000 rows, the caveats and counts written last."""
-    rows = [{"id": i, "date": "2026-11-01", "symbol": "ACME", "side": "buy", "qty": i % 500,
-             "price": 101.25, "account": f"ACC-{i % 40:04d}"} for i in range(2000)]
-    return json.dumps({
-        "rows": rows,
-        "warnings": ["searched 2,000 of 22,933 rows: only the last 24 hours are indexed"],
-        "total_rows": 22933, "next_cursor": "c_2000",
-    }).encode()
+def _shown(block: str, pattern: str) -> str:
+    found = re.search(pattern, block)
+    assert found, f"the README's console block shows no {pattern!r}"
+    return found.group(1)
 
 
-def test_the_readme_console_example_runs_as_written(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_readme_console_example_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
     shape_args, fetch_args = _commands()
-    assert shape_args[:2] == ["shape", "result.json"]
+    assert shape_args[0] == "shape"
     assert fetch_args[0] == "fetch"
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "result.json").write_bytes(_search_result())
+    monkeypatch.chdir(ROOT)  # a fresh clone: the file the example names is in the repository
+    example = ROOT / shape_args[1]
+    assert example.is_file(), f"the README's example names {shape_args[1]}, not shipped"
     runner = CliRunner()
 
     shaped = runner.invoke(main, shape_args)
@@ -65,8 +63,18 @@ def test_the_readme_console_example_runs_as_written(tmp_path: Path,
     envelope = read_envelope(text)
     assert envelope is not None and envelope["complete"] is False
     [elided] = envelope["elided"]
-    assert (elided["path"], elided["kind"], elided["total"]) == ("$.rows", "array", 2000)
+    assert (elided["path"], elided["kind"]) == ("$.rows", "array")
     assert elided["shown"] == len(doc["rows"]) > 0
+
+    # The figures the README prints are this file's
+    block = _CONSOLE.findall(README.read_text("utf-8"))[0]
+    assert envelope["sha256"].startswith(_shown(block, r'"sha256":"([0-9a-f]+)'))
+    assert envelope["bytes"]["total"] == example.stat().st_size == int(
+        _shown(block, r'"total":(\d+)\}'))
+    assert elided["total"] == int(_shown(block, r'"kind":"array","shown":\d+,"total":(\d+)'))
+    assert elided["shown"] == int(_shown(block, r'"kind":"array","shown":(\d+)'))
+    assert doc["warnings"][0] in block
+    assert f'"$.rows[{elided["shown"]}:]' in block
 
     # "paste the next call": the README's fetch line with this run's call in its place
     page = runner.invoke(main, ["fetch", envelope["next"], *fetch_args[2:]])
