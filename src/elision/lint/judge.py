@@ -24,7 +24,7 @@ from elision.lint.rules import (
     rule4_zero,
     schema_order,
 )
-from elision.lint.textscan import scan_text
+from elision.lint.textscan import scan_text, text_rows
 from elision.redact.messages import clip
 
 #: A bulk array longer than this, from a tool with no limit-like argument, is unbounded.
@@ -128,10 +128,15 @@ def _rule2(
         answers = [r for r in ordinary if not r.is_error]
         for resp in answers:
             if resp.scan is None:
+                # Rows however they are printed: lines, or records on one long line.
                 lines = scan_text(resp.body).data_lines
-                if lines > UNBOUNDED_ITEMS:
-                    fails.append(f"{resp.label}: text answer of {lines:,} data lines and the "
-                                 "tool takes no limit-like argument to bound them")
+                rows = text_rows(resp.body)
+                if rows > UNBOUNDED_ITEMS:
+                    how = (f"{lines:,} data lines" if rows == lines else
+                           f"{rows:,} rows on {lines:,} line{'s' if lines != 1 else ''} "
+                           f"({len(resp.body):,} bytes)")
+                    fails.append(f"{resp.label}: text answer of {how} and the tool takes no "
+                                 "limit-like argument to bound them")
                 continue
             for b in resp.scan.bulk_arrays:
                 if b.value > UNBOUNDED_ITEMS:

@@ -118,15 +118,15 @@ def rule1_order(resp: Response) -> tuple[list[str], list[str]]:
     assert resp.scan is not None
     scan = resp.scan
     bulk = scan.bulk_arrays
-    fails: list[str] = []
+    late: list[str] = []
     for member in scan.caveat_members:
         before = next((b for b in bulk if b.end <= member.key_start), None)
         if before is not None:
-            fails.append(
+            late.append(
                 f"{resp.label}: {member.path} (byte {member.key_start:,}) comes after bulk array "
                 f"{before.path} (bytes {before.start:,}-{before.end:,}, {_items(before.value)})"
             )
-    notes: list[str] = []
+    fails, notes = _reached(late, scan.size)
     for cap in HEAD_SLICE_CAPS:
         if scan.size <= cap:
             notes.append(f"{resp.label}: {scan.size:,} bytes fit a head slice at {_kb(cap)} whole")
@@ -159,14 +159,15 @@ def rule1_text(resp: Response) -> tuple[list[str], list[str]]:
     text = scan_text(resp.body)
     leading = [c for c in text.coverage if not _late(c)]
     judged = [c for c in text.coverage if not (c.gap and leading)]
-    fails = [f"{resp.label}: {_late_line(c)}" for c in judged if _late(c)]
+    fails, unreached = _reached([f"{resp.label}: {_late_line(c)}" for c in judged if _late(c)],
+                                text.size)
     shape = (f"text answer of {text.lines:,} line{'s' if text.lines != 1 else ''}, "
              f"{text.data_lines:,} of them data")
     if not judged:
         return fails, [f"{resp.label}: {shape}; no line says how much there is or how to get "
                        "more, so there is no coverage to misplace"]
-    notes: list[str] = []
-    if not fails:
+    notes: list[str] = unreached
+    if not fails and not unreached:
         first = judged[0]
         place = ("comes before the data" if not first.data_before else
                  f"comes after only {first.data_before} data line"
@@ -188,6 +189,18 @@ def rule1_text(resp: Response) -> tuple[list[str], list[str]]:
         else:
             notes.append(f"{where} keeps every caveat")
     return fails, notes
+
+
+def _reached(late: list[str], size: int) -> tuple[list[str], list[str]]:
+    """Misplaced coverage fails only where a cut reaches it: an answer that fits the tightest
+    head slice whole loses nothing to any of them, so there the misorder is a note (a larger
+    answer from the same tool would lose it)."""
+    if not late or size > HEAD_SLICE_CAPS[0]:
+        return late, []
+    why = (f"; the whole answer ({size:,} bytes) fits the tightest head slice "
+           f"({_kb(HEAD_SLICE_CAPS[0])}), so no cut loses it here: put it first before answers "
+           "grow")
+    return [], [line + why for line in late]
 
 
 def _late(line: CoverageLine) -> bool:
@@ -426,4 +439,5 @@ def schema_order(output_schema: dict[str, Any] | None) -> tuple[list[str], list[
     arrays = [p for p, s in top if "array" in _types_of(s, output_schema)
               and not is_caveat(p.rsplit(".", 1)[-1])]
     return fails, arrays
+
 

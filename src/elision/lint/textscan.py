@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 #: A line longer than this is data: coverage is a one-line notice, not a paragraph.
 MAX_COVERAGE_CHARS = 300
@@ -224,3 +225,46 @@ def scan_text(body: bytes) -> TextScan:
         for c in out.coverage
     ]
     return out
+
+
+#: What records printed on one line start with, or are separated by, most telling first.
+_RECORD_MARKS = (b"{", b"(", b"<", b"; ", b" | ", b"\t", b";", b"|", b", ")
+#: A line shorter than this is one row whatever it holds.
+_ROW_LINE_BYTES = 1024
+#: How even the gaps between marks must be for them to part records (their coefficient of
+#: variation): records of one shape vary a little in length, prose a lot.
+_EVEN_GAPS = 0.5
+
+
+def text_rows(body: bytes) -> int:
+    """How many rows a text answer holds, however they are printed: its data lines, or, when
+    one long line holds more, the records on it (``[{...}, {...}]``, ``a; b; c``, ``a | b``),
+    counted by the mark that recurs most at even gaps."""
+    rows = scan_text(body).data_lines
+    start = 0
+    while start < len(body):
+        stop = body.find(b"\n", start)
+        stop = len(body) if stop < 0 else stop
+        if stop - start >= _ROW_LINE_BYTES:
+            rows = max(rows, records_on_line(body[start:stop]))
+        start = stop + 1
+    return rows
+
+
+def records_on_line(line: bytes) -> int:
+    """Records on one line of text, 1 when no mark parts it into records of one shape.
+
+    The marks are tried most telling first (a record's opening brace before the commas between
+    its fields): the first that recurs at even gaps counts the records."""
+    for mark in _RECORD_MARKS:
+        count = line.count(mark)
+        if count < 3:
+            continue
+        at = [m.start() for m in re.finditer(re.escape(mark), line)]
+        gaps = [b - a for a, b in pairwise(at)]
+        mean = sum(gaps) / len(gaps)
+        spread = (sum((g - mean) ** 2 for g in gaps) / len(gaps)) ** 0.5
+        if spread <= _EVEN_GAPS * mean:
+            # an opener starts each record; a separator comes between two
+            return count if mark[:1] in b"{(<" else count + 1
+    return 1
