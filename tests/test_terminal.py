@@ -108,3 +108,22 @@ def test_safe_text_is_never_read_as_markup(name: str) -> None:
     console = Console(width=200, record=True, color_system=None)
     console.print(safe_text(name))
     assert console.export_text().strip() == name
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.text() | st.integers(), lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8))
+def test_json_visible_is_the_same_value_and_safe(value: object) -> None:
+    """`audit show --json`/`--acs` on a terminal: the same JSON value, nothing a terminal
+    obeys (orjson and JCS write C1 controls and U+202E raw)."""
+    import orjson
+
+    from elision.terminal import json_visible
+
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:  # a lone surrogate orjson refuses
+        return
+    shown = json_visible(text)
+    assert orjson.loads(shown) == value
+    assert not any(_unsafe(c) for c in shown)

@@ -66,6 +66,13 @@ def visible_lines(text: str) -> str:
     return _MANY_LINES.sub(_escape_line, text)
 
 
+def json_visible(text: str) -> str:
+    """JSON ``text`` with each control, bidi or separator character written as a JSON
+    escape (``\\u001b``, ``\\u202e``): the same value to a parser, safe on a terminal.
+    Such characters can only stand inside strings, so every one is escaped where it is."""
+    return _ONE_LINE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def safe_text(value: object) -> Text:
     """``value`` as a rich :class:`~rich.text.Text` of one visible line: rich never reads it
     as markup (a tool named ``[/]`` or ``[bold]`` is shown as it is spelled)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -9,8 +10,10 @@ import click
 import orjson
 
 from elision.cli._common import reports_errors
-from elision.terminal import safe_text
+from elision.terminal import is_terminal, json_visible, safe_text
 
+#: ``--acs`` given with no SESSION: every session.
+ALL_SESSIONS = "\0all"
 #: Above this many entries, ``audit show`` draws a progress bar while it builds the table.
 PROGRESS_THRESHOLD = 2000
 
@@ -116,19 +119,55 @@ def verify_command(
               "(with entry_hash and previous_hash), for independent recomputation.")
 @click.option("--last", type=click.IntRange(min=1), metavar="N",
               help="Only the last N entries.")
+@click.option("--acs", "acs_session", is_flag=False, flag_value=ALL_SESSIONS, default=None,
+              metavar="[SESSION]",
+              help="Print an ACS session's entries as ACS §8.1/§8.2 ContextEntries, one JCS "
+              "line each: the object its entry_hash was computed over, with previous_hash and "
+              "entry_hash, for another ACS verifier. With no SESSION, every session in turn.")
 @reports_errors
-def show_command(log_path: str | None, as_json: bool, last: int | None) -> None:
+def show_command(log_path: str | None, as_json: bool, last: int | None,
+                 acs_session: str | None) -> None:
     """List the entries of the audit log, oldest first."""
     entries = _read_log(_log_path(log_path))
+    if acs_session is not None:
+        _print_acs(entries, None if acs_session == ALL_SESSIONS else acs_session)
+        return
     first = 1
     if last is not None and len(entries) > last:
         first = len(entries) - last + 1
         entries = entries[-last:]
     if as_json:
         for entry in entries:
-            click.echo(orjson.dumps(entry).decode())
+            _echo_json(orjson.dumps(entry))
         return
     _print_table(entries, first)
+
+
+def _echo_json(line: bytes) -> None:
+    """One JSON line: as it is to a pipe or a file (it is what was hashed); on a terminal,
+    with controls, bidi and separators in strings written as JSON escapes (the same value)."""
+    if is_terminal(sys.stdout):
+        line = json_visible(line.decode("utf-8")).encode("utf-8")
+    click.echo(line)
+
+
+def _print_acs(entries: list[Any], session: str | None) -> None:
+    from elision.audit.acs_view import acs_sessions
+    from elision.audit.jcs import canonical
+    from elision.errors import AuditError
+
+    sessions = acs_sessions(entries)
+    if not sessions:
+        raise AuditError("the log holds no ACS session: only `elision guardian` writes "
+                         "session entries; `elision audit show` lists the others")
+    if session is not None:
+        if session not in sessions:
+            known = ", ".join(repr(s) for s in list(sessions)[:20])
+            raise AuditError(f"no ACS session {session!r} in the log; it has {known}")
+        sessions = {session: sessions[session]}
+    for context_entries in sessions.values():
+        for entry in context_entries:
+            _echo_json(canonical(entry))
 
 
 def _print_table(entries: list[Any], first: int) -> None:
