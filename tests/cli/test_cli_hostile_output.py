@@ -239,3 +239,17 @@ def test_proxy_log_lines_show_controls_as_text() -> None:
     line = RedactingFormatter("elision proxy: ").format(record)
     assert_safe(line)
     assert "\\x1b]52" in line
+
+
+def test_store_commands_show_a_hostile_path_and_ref_as_text(tmp_path: Path) -> None:
+    """A store path or a ref pasted from a model's answer may hold controls."""
+    from elision.store import SQLiteStore
+
+    path = tmp_path / "s\x1b]52;c;AA==\x07\u202e.db"
+    SQLiteStore(path).close()
+    for args in (["store", "stats", "--store", str(path)],
+                 ["store", "migrate", "--store", str(path)],
+                 ["store", "rm", "el_\x1b[2K\rx", "--store", str(path)]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code in (0, 1), result.output
+        assert_safe(result.output)

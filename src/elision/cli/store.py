@@ -14,7 +14,7 @@ from elision.errors import ElisionError, RefNotFound, StoreError
 from elision.store import default_store_path, open_store
 from elision.store.base import OWNER_SCOPE, Store, not_found
 from elision.store.fetch import parse_next
-from elision.terminal import safe_text
+from elision.terminal import safe_text, visible
 
 store_option = click.option("--store", "store_spec", metavar="PATH|URL", help=STORE_HELP)
 
@@ -154,7 +154,7 @@ def rm_command(ref: str, store_spec: str | None) -> None:
             raise not_found(ref)
     finally:
         store.close()
-    click.echo(f"removed {ref}")
+    click.echo(f"removed {visible(ref)}")  # a ref pasted from a model's output may hold anything
 
 
 @store_group.command("migrate")
@@ -176,7 +176,7 @@ def migrate_command(store_spec: str | None) -> None:
             return
         version = (sqlite_store.SCHEMA_VERSION if isinstance(store, SQLiteStore)
                    else getattr(store, "schema_version", None))
-        click.echo(f"store {store.stats().path} is at schema version {version}")
+        click.echo(f"store {visible(store.stats().path)} is at schema version {version}")
     finally:
         store.close()
 
