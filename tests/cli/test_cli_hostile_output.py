@@ -253,3 +253,24 @@ def test_store_commands_show_a_hostile_path_and_ref_as_text(tmp_path: Path) -> N
         result = CliRunner().invoke(main, args)
         assert result.exit_code in (0, 1), result.output
         assert_safe(result.output)
+
+
+@pytest.mark.e2e
+def test_guardian_start_lines_show_the_log_path_as_text(tmp_path: Path) -> None:
+    log = tmp_path / "a\x1b]52;c;AA==\x07\u202e.db"
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    env.pop("ELISION_AUDIT_KEY", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "elision", "guardian", "--listen", "127.0.0.1:0", "--log",
+         str(log), "--no-store"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    try:
+        assert proc.stderr is not None
+        lines = [proc.stderr.readline() for _ in range(2)]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        assert proc.stderr is not None
+        proc.stderr.close()
+    assert "serving ACS on" in lines[0] and "audit log:" in lines[1], lines
+    assert_safe(lines[1].rstrip("\n"))

@@ -119,7 +119,11 @@ def _serve(server: Any, log: Any, store: Any, *, loopback: bool) -> None:
     try:
         server.start()
         click.echo(f"elision guardian: serving ACS on {server.url}", err=True)
-        click.echo(f"  audit log: {log.path}"
+        # The log's place is the operator's, but a postgresql:// URL may hold its password.
+        from elision.redact.messages import redact_message
+        from elision.terminal import visible
+
+        click.echo(f"  audit log: {visible(redact_message(str(log.path)))}"
                    + ("" if log.signs_checkpoints else " (no key: checkpoints off)"), err=True)
         click.echo(f"  store: {'none' if store is None else 'configured'}", err=True)
         if server_signs(server):
