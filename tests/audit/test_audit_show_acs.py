@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +71,43 @@ def test_the_checker_reproduces_the_go_reference_vectors() -> None:
 
 # -- a real log: two ACS sessions interleaved with the proxy's entries -----------------------
 
-@pytest.fixture(scope="module")
-def acs_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+PG_URL = os.environ.get("ELISION_TEST_POSTGRES_URL", "")
+
+
+@contextmanager
+def open_log(backend: str, where: Path) -> Iterator[tuple[Any, str]]:
+    """A fresh audit log of ``backend`` and the --log that names it."""
+    if backend == "sqlite":
+        with AuditLog(where / "audit.db", key="") as log:
+            yield log, str(where / "audit.db")
+        return
+    if not PG_URL:
+        pytest.skip("ELISION_TEST_POSTGRES_URL is unset: set it (as .ci/run does) to read "
+                    "ACS sessions from a PostgreSQL log")
+    import psycopg
+    from psycopg import sql
+
+    from elision.audit.pglog import PgAuditLog
+
+    schema = f"elision_test_{uuid.uuid4().hex[:16]}"
+    sep = "&" if "?" in PG_URL else "?"
+    try:
+        with PgAuditLog(PG_URL, schema=schema, key="",
+                        checkpoint_path=where / "pg.checkpoints") as log:
+            yield log, f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
+                sql.Identifier(schema)))
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def acs_log(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[tuple[str, dict[str, str]]]:
     """Two sessions through the Guardian, interleaved, with proxy entries (no session) between;
-    the chain_hash each session's last answer published."""
-    path = tmp_path_factory.mktemp("acs") / "audit.db"
+    the chain_hash each session's last answer published. On SQLite and on PostgreSQL."""
     heads: dict[str, str] = {}
-    with AuditLog(path, key="") as log:
+    with open_log(request.param, tmp_path_factory.mktemp("acs")) as (log, spec):
         endpoint = AcsEndpoint(Guardian([ToolLists(deny=("shell",))]), log, MemoryStore())
         one, two = Driver(endpoint.handle), Driver(endpoint.handle)
         one.hello()
@@ -90,15 +124,15 @@ def acs_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
         denied = one.call("steps/toolCallRequest", request_payload("shell", cmd="rm"))
         assert denied["result"]["decision"] == "deny"
         heads[one.session] = denied["result"]["chain_hash"]
-    return path, heads
+        yield spec, heads
 
 
-def show_acs(path: Path, *session: str) -> tuple[int, list[bytes], str]:
-    result = CliRunner().invoke(main, ["audit", "show", "--log", str(path), "--acs", *session])
+def show_acs(log: Path | str, *session: str) -> tuple[int, list[bytes], str]:
+    result = CliRunner().invoke(main, ["audit", "show", "--log", str(log), "--acs", *session])
     return result.exit_code, result.stdout_bytes.splitlines(), result.stderr
 
 
-def test_a_session_is_printed_as_its_context_entries(acs_log: tuple[Path, dict[str, str]]
+def test_a_session_is_printed_as_its_context_entries(acs_log: tuple[str, dict[str, str]]
                                                      ) -> None:
     path, heads = acs_log
     for session, head in heads.items():
@@ -114,7 +148,7 @@ def test_a_session_is_printed_as_its_context_entries(acs_log: tuple[Path, dict[s
     assert len({len(show_acs(path, s)[1]) for s in heads}) == 2  # 7 and 6 entries
 
 
-def test_without_a_session_every_session_is_printed(acs_log: tuple[Path, dict[str, str]]
+def test_without_a_session_every_session_is_printed(acs_log: tuple[str, dict[str, str]]
                                                     ) -> None:
     path, heads = acs_log
     code, lines, err = show_acs(path)
@@ -130,7 +164,7 @@ def test_without_a_session_every_session_is_printed(acs_log: tuple[Path, dict[st
 
 
 def test_a_session_not_in_the_log_is_an_error_naming_those_that_are(
-        acs_log: tuple[Path, dict[str, str]]) -> None:
+        acs_log: tuple[str, dict[str, str]]) -> None:
     path, heads = acs_log
     code, lines, err = show_acs(path, "no-such-session")
     assert code == 1 and lines == []
