@@ -242,8 +242,10 @@ class _RecordShaper:
         n = widest(len(self.spans))
         # At most three: the header row (a page's is given, from line 1), the head, the tail.
         ranges = [(big - 1, big)] * 3
-        return utf8_len(self._notice(ranges, widest(len(self.data) + 4096), n, (big, big),
-                                     lead=False)) + len(self.eol)
+        # With a lead row the CSV notice says "after the header row"; without one it may say
+        # the header row was too long to show: reserve the wider of the two.
+        return max(utf8_len(self._notice(ranges, widest(len(self.data) + 4096), n, (big, big),
+                                         lead=lead)) for lead in (False, True)) + len(self.eol)
 
     def _notice(self, ranges: list[tuple[int, int]], shown_bytes: int, shown: int,
                 gap: tuple[int, int] | None, lead: bool) -> str:

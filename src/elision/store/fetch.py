@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
@@ -341,7 +342,39 @@ def _text_page(selection: TextSelection, ctx: ShapeContext, budget: Budget) -> S
     ctx.root_offset = selection.lines_before
     ctx.root_total = selection.total_lines
     ctx.root_byte_offset = selection.byte_offset
-    return fit(text_shaper(selection.body, ctx), budget)
+    return _progressing(text_shaper(selection.body, ctx), ctx, budget, "line")
+
+
+def _progressing(
+    shaper: Callable[[int], Shaped], ctx: ShapeContext, budget: Budget, unit: str
+) -> Shaped:
+    """The page ``shaper`` makes at ``budget``, unless it shows nothing of its selection (its
+    ``next`` would be its own call, and a reader following it would loop): then a BudgetError
+    naming the least doubling of the budget at which the page shows something (invariant 12)."""
+    page = fit(shaper, budget)
+    if not _shows_nothing(page):
+        return page
+    limit = budget.limit
+    for _ in range(24):
+        limit *= 2
+        if not _shows_nothing(fit(shaper, Budget(limit, budget.unit))):
+            break
+    raise BudgetError(
+        f"a page of {budget.limit:,} {budget.unit} has no room for one {unit} of "
+        f"{ctx.page} beside its notice (the range and the ref it must name), so it would "
+        f"show nothing and point at itself; ask for this page with budget={limit} "
+        f"(elision fetch --budget {limit})"
+    )
+
+
+def _shows_nothing(page: Shaped) -> bool:
+    """Whether a lines/records page shows no line or record of its selection, and no part of
+    one (a cut line shows part of one), while some are left to show."""
+    envelope = page.envelope or {}
+    if any("cut at char" in note for note in envelope.get("notes", ())):
+        return False
+    return any(entry.get("shown") == 0 and entry.get("kind") in ("lines", "records", "rows")
+               for entry in envelope.get("elided", ()))
 
 
 def _record_page(
@@ -355,10 +388,13 @@ def _record_page(
     ctx.root_offset = selection.lines_before
     ctx.root_total = selection.total_lines
     if format == "ndjson":
-        return fit(ndjson_shaper(selection.body, ctx), budget)
-    if selection.lines_before:
-        ctx.header_row = header_row(whole)
-    return fit(csv_shaper(selection.body, ctx), budget)
+        shaper = ndjson_shaper(selection.body, ctx)
+    else:
+        if selection.lines_before:
+            ctx.header_row = header_row(whole)
+        shaper = csv_shaper(selection.body, ctx)
+    # A body that is not NDJSON (or CSV) after all is shaped as text: its unit is a line.
+    return _progressing(shaper, ctx, budget, "line" if ctx.format == "text" else "record")
 
 
 def _in_selection(path: str, node: str, total: int | None, offset: int, value: Any) -> bool:
