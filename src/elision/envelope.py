@@ -48,6 +48,20 @@ def quote_key(key: str) -> str:
     return f"'{escaped}'"
 
 
+#: A key longer than this is named by its position in a member range (``$.items[3:]``), so a
+#: ``next`` never spends the budget spelling it.
+LONG_KEY = 128
+
+
+def member_range(parent: str, key: str, index: int) -> str:
+    """The selector of the members of object ``parent`` from ``key`` (at position ``index``)
+    on, in the document's order: ``$.items['k7':]``; by position (``$.items[7:]``) for a key
+    longer than :data:`LONG_KEY`."""
+    if len(key) > LONG_KEY:
+        return f"{parent}[{index}:]"
+    return f"{parent}[{quote_key(key)}:]"
+
+
 def format_next(
     ref: str, *, path: str | None = None, lines: str | None = None,
     byte_range: str | None = None,

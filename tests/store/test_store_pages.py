@@ -22,7 +22,7 @@ from elision.shape.jsonparse import parse_json
 from elision.shape.lines import line_ends
 from elision.store.base import Store
 from elision.store.fetch import parse_next
-from elision.store.select import Index, Key, Slice, normalize_path, parse_path
+from elision.store.select import Index, Key, MemberRange, Slice, normalize_path, parse_path
 
 PAGE_LIMIT = 5000
 
@@ -234,7 +234,9 @@ def _page_base(envelope: dict[str, Any]) -> tuple[tuple[Any, ...], int]:
     if steps and isinstance(steps[-1], Slice):
         offset = steps[-1].start or 0
         steps = steps[:-1]
-    return tuple(s.name if isinstance(s, Key) else s.index for s in steps), offset
+    elif steps and isinstance(steps[-1], MemberRange):
+        steps = steps[:-1]  # a member range's members are shown under their own keys
+    return tuple(s.name if isinstance(s, Key) else s.index for s in steps), offset  # type: ignore[union-attr]
 
 
 def _cover(

@@ -40,9 +40,10 @@ from elision.envelope import (
     elided_entry,
     format_next,
     make_envelope,
+    member_range,
     quote_key,
 )
-from elision.errors import ElisionError, InputError
+from elision.errors import BudgetError, ElisionError, InputError
 from elision.shape import ShapeContext, Shaped
 from elision.shape.jsondump import default, dumps_value
 from elision.shape.jsonparse import MAX_DEPTH as MAX_PARSE_DEPTH
@@ -136,10 +137,49 @@ def _shape_to(value: Any, ctx: ShapeContext, limit: int, known: dict[int, int]) 
         target -= len(out) - limit + 8
         if target <= 0:
             break
-    raise ElisionError(
+    alone = _envelope_alone(value, ctx, limit, ref)
+    if alone is not None:
+        return alone
+    raise BudgetError(
         f"could not fit the envelope in {limit} bytes; raise the budget "
         "(the envelope alone lists every trimmed node and withheld value)"
     )
+
+
+def _envelope_alone(value: Any, ctx: ShapeContext, limit: int, ref: str | None) -> Shaped | None:
+    """The envelope with nothing beside it, when nothing fits beside it (a key longer than
+    the budget, a path that spells one): the result is still delivered, with its ref and a
+    ``next`` at the root's first element or member, which a larger budget shows (issue 22)."""
+    if isinstance(value, OBJECTS):
+        kind, total = "object", ctx.root_total if ctx.root_total is not None else len(value)
+        first = next(iter(value), None)
+        start = None if first is None else member_range(ctx.root_path, first, ctx.root_offset)
+    elif isinstance(value, (*ARRAYS, str)):
+        kind = "array" if isinstance(value, ARRAYS) else "string"
+        total = ctx.root_total if ctx.root_total is not None else len(value)
+        start = f"{ctx.root_path}[{ctx.root_offset}:]" if len(value) else None
+    else:
+        return None
+    entry = elided_entry(ctx.root_path, kind, 0, total, ctx.root_offset)
+    next_call = format_next(ref, path=start) if ref is not None and start is not None else None
+    note = (f"nothing of {ctx.root_path} fits beside this envelope in {limit:,} bytes; "
+            "fetch next with a larger budget")
+    for notes in ([*ctx.notes, note], ctx.notes):
+        out, shown = b"", limit
+        for _ in range(3):  # bytes.shown is part of what it counts: settle its digits
+            envelope = make_envelope(
+                sha256=ctx.sha256, shown_bytes=shown, total_bytes=ctx.total_bytes,
+                elided=[entry], withheld=ctx.withheld, ref=ref, next_call=next_call,
+                page=ctx.page, stored=ctx.stored, notes=notes,
+            )
+            out = orjson.dumps({ENVELOPE_KEY: envelope})
+            if len(out) == shown:
+                break
+            shown = len(out)
+        if len(out) <= limit:
+            return Shaped(out.decode("utf-8"), False, envelope, "json", ctx.sha256,
+                          ctx.total_bytes, ref)
+    return None
 
 
 class _Node:
@@ -280,10 +320,12 @@ class _Growth:
                     return f"{node.path}[{node.offset + index}]"
             return f"{node.path}[{node.offset + node.shown}:]"
         shown = dict(node.items)
-        for key in node.value:  # the original order; stops at the first member not whole
+        # The original order; stops at the first member not whole. The members from it on are
+        # the next page, as many as fit: not one member a page.
+        for index, key in enumerate(node.value):
             item = shown.get(key, _MISSING)
             if item is _MISSING:
-                return _child_path(node.path, key)
+                return member_range(node.path, key, node.offset + index)
             if isinstance(item, _Node) and _is_cut(item):
                 return self._position(item)
         raise ElisionError(f"{node.path} was cut but every member is whole; this is a bug")
@@ -295,7 +337,9 @@ class _Growth:
             kind = "array" if isinstance(value, ARRAYS) else "string"
             node = _Node(kind, value, ctx.root_path, (), 0, total, ctx.root_offset)
         elif isinstance(value, OBJECTS):
-            node = _Node("object", value, ctx.root_path, (), 0, len(value))
+            # A member range of a page: its members count against the original object's.
+            total = ctx.root_total if ctx.root_total is not None else len(value)
+            node = _Node("object", value, ctx.root_path, (), 0, total, ctx.root_offset)
         else:  # a scalar root: always fits a legal budget, shown whole
             node = _Node("whole:scalar", value, ctx.root_path, (), 0, 1)
             node.first_turn = False

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate, islice, repeat
 from operator import add
 from typing import Any
 
@@ -229,6 +229,13 @@ class LazyObject(_Lazy):
         for key in self._members:
             yield self[key]
 
+    def window(self, start: int, end: int) -> LazyObject:
+        """The members from position ``start`` up to ``end`` as a lazy object of their own:
+        the views are shared and nothing is parsed (a page of a member range costs its page)."""
+        keys = list(islice(self._members, start, max(start, end)))
+        big = {key: self._big[key] for key in keys if key in self._big}
+        return LazyObject({key: self._members[key] for key in keys}, big)
+
 
 class ChunkedObject(LazyObject):
     """A dense object (small members, maybe millions): its members are kept as runs of bytes,
@@ -311,6 +318,21 @@ class ChunkedObject(LazyObject):
         for key in self:
             yield self[key]
 
+    def window(self, start: int, end: int) -> LazyObject:
+        """The members from position ``start`` up to ``end``: only their keys are listed;
+        each value is read from its run when the page reads it."""
+        keys: list[str] = []
+        for number, (_, _, first) in enumerate(self._runs):
+            if first >= end:
+                break
+            run = self._run(number)
+            if first + len(run) <= start:
+                continue
+            for key in islice(run, max(0, start - first), max(0, end - first)):
+                self._where[key] = number
+                keys.append(key)
+        return _MemberWindow(self, keys)
+
     def member_order(self, patterns: Sequence[str]) -> Iterator[tuple[int, str, bool]]:
         """As :func:`elision.shape.keys.member_order`: caveats first, then the rest, each in
         the original order - run by run, never every key at once."""
@@ -331,6 +353,24 @@ class ChunkedObject(LazyObject):
             for offset, key in enumerate(list(self._run(number))):
                 if first + offset not in caveats:
                     yield first + offset, key, False
+
+
+class _MemberWindow(LazyObject):
+    """Some members of a dense object, in its order: its own keys, the object's values."""
+
+    __slots__ = ("_object",)
+
+    def __init__(self, obj: ChunkedObject, keys: list[str]) -> None:
+        super().__init__(dict.fromkeys(keys, msgspec.Raw(b"")), {})  # values: the object's
+        self._object = obj
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._members:
+            raise KeyError(key)
+        return self._object[key]
+
+    def window(self, start: int, end: int) -> LazyObject:
+        return _MemberWindow(self._object, list(islice(self._members, start, max(start, end))))
 
 
 _MISSING: Any = object()

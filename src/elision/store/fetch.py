@@ -47,10 +47,11 @@ from elision.envelope import duplicate_entries, format_next
 from elision.errors import BudgetError, InputError, SelectorError
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
-from elision.shape.lazyjson import ARRAYS, is_lazy, parse_document
+from elision.shape.lazyjson import OBJECTS, is_lazy, parse_document
 from elision.store.base import DEFAULT_FETCH_BUDGET, RefInfo
 from elision.store.select import (
     VALID_PATH_FORMS,
+    Key,
     TextSelection,
     following,
     normalize_path,
@@ -298,13 +299,21 @@ def _json_page(view: _View, path: str, ctx: ShapeContext, budget: Budget) -> Sha
     ctx.root_offset = selection.offset
     ctx.root_total = selection.total
     ctx.following = following(document, steps)
+    if selection.past_end:
+        # An empty selection that looks like a page of everything would be silent: say why
+        # it is empty, and go nowhere (what follows it was not asked for).
+        ctx.notes.append(past_end_note(selection.total or 0, _unit_of(selection.value)))
+        ctx.following = None
     ctx.withheld = condense_withheld([
         w for w in view.withheld
         if _in_selection(str(w.get("path", "")), selection.node_path, selection.total,
                          selection.offset, selection.value)
     ], budget)
-    page = fit(value_shaper(selection.value, ctx), budget)
-    if not _stalls(page, ctx, path):
+    try:
+        page: Shaped | None = fit(value_shaper(selection.value, ctx), budget)
+    except BudgetError:
+        page = None  # not even the envelope alone fits: its path is long (a long key)
+    if page is not None and not _stalls(page, ctx, path):
         return page
     more = _budget_that_shows_more(selection.value, ctx, budget, path)
     raise BudgetError(
@@ -313,6 +322,17 @@ def _json_page(view: _View, path: str, ctx: ShapeContext, budget: Budget) -> Sha
         f"show nothing and point at itself; ask for this page with budget={more} "
         f"(elision fetch --budget {more})"
     )
+
+
+def past_end_note(total: int, unit: str) -> str:
+    """What a page of a selection that starts past the end of its node says (issue 23)."""
+    return f"shown 0 of {total:,}, index past the end: there are {total:,} {unit}"
+
+
+def _unit_of(value: Any) -> str:
+    if isinstance(value, OBJECTS):
+        return "members"
+    return "chars" if isinstance(value, str) else "elements"
 
 
 def _stalls(page: Shaped, ctx: ShapeContext, path: str) -> bool:
@@ -328,9 +348,13 @@ def _budget_that_shows_more(value: Any, ctx: ShapeContext, budget: Budget, path:
     from elision.shape.json import value_shaper
 
     limit = budget.limit
-    for _ in range(16):
+    for _ in range(24):
         limit *= 2
-        if not _stalls(fit(value_shaper(value, ctx), Budget(limit, budget.unit)), ctx, path):
+        try:
+            page = fit(value_shaper(value, ctx), Budget(limit, budget.unit))
+        except BudgetError:
+            continue
+        if not _stalls(page, ctx, path):
             break
     return limit
 
@@ -404,8 +428,14 @@ def _in_selection(path: str, node: str, total: int | None, offset: int, value: A
         rest = path[len(node):]
     else:
         return False
-    if total is None or not isinstance(value, ARRAYS):
+    if total is None or isinstance(value, str):
         return True  # a whole node, or a slice of a string (its own path)
+    if isinstance(value, OBJECTS):  # a member range: the members it holds
+        try:
+            first = parse_path("$" + rest)[:1]
+        except SelectorError:
+            return False
+        return bool(first) and isinstance(first[0], Key) and first[0].name in value
     index = re.match(r"\[(\d+)\]", rest)
     return index is not None and offset <= int(index.group(1)) < offset + len(value)
 

@@ -5,8 +5,15 @@ JSON bodies take a JSONPath subset, the forms an envelope's ``next`` and a model
     $                  the whole document
     .key  ['key']  ["key"]   a member of an object
     [i]  [-1]          an element of an array (negative counts from the end)
-    [start:end]        a slice of an array, or of a string in chars (either end may be left out)
-    $.stores[3].stock[10:]   nesting; a slice only as the last step
+    [start:end]        a slice of an array, of a string in chars, or of an object's members
+                       by position (either end may be left out)
+    ['k':]  ['k':'m']  a member range: an object's members from key ``k`` on, in the
+                       document's order, up to (not including) key ``m``; keys are quoted and
+                       escaped as in ``['key']``
+    $.stores[3].stock[10:]   nesting; a slice or member range only as the last step
+
+A slice or member range that starts past the end selects nothing, and its page says so
+(``shown 0 of N, index past the end``) with no ``next``.
 
 Texts take ``lines="a-b"`` (1-based, inclusive, ``"a-"`` to the end; lines end where the text
 shaper says) or ``bytes="a-b"`` (0-based, inclusive as in HTTP ranges, snapped outwards to whole
@@ -21,15 +28,17 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from elision.envelope import format_path, quote_key
+from elision.envelope import format_path, member_range, quote_key
 from elision.errors import SelectorError
 from elision.shape.lazyjson import ARRAYS, OBJECTS, LazyArray
 from elision.shape.lines import line_ends
 
 VALID_PATH_FORMS = (
     "valid forms: $, $.key, $['key'], $[\"key\"], $[3], $[-1], $[10:], $[10:20], "
-    "nested like $.stores[3].stock[10:] (a slice only as the last step)"
+    "$.items['k7':] (an object's members from key k7 on), $.items['k7':'k9'], "
+    "nested like $.stores[3].stock[10:] (a slice or member range only as the last step)"
 )
+
 VALID_LINES_FORMS = (
     "valid forms: lines=\"62-5940\" (1-based, inclusive), \"62-\" to the end, \"62\""
 )
@@ -52,7 +61,16 @@ class Slice:
     end: int | None
 
 
-Step = Key | Index | Slice
+@dataclass(frozen=True)
+class MemberRange:
+    """An object's members from key ``start`` (the first when ``None``) up to, not
+    including, key ``end`` (the last when ``None``), in the document's order."""
+
+    start: str | None
+    end: str | None
+
+
+Step = Key | Index | Slice | MemberRange
 
 
 @dataclass(frozen=True)
@@ -66,11 +84,14 @@ class Selection:
     offset: int = 0
     #: For a slice: the length of the original node; ``None`` for a whole node.
     total: int | None = None
+    #: For a slice or member range that starts past the end of its node: it selects nothing.
+    past_end: bool = False
 
 
 _DOT_KEY = re.compile(r"\.([^\W\d][\w-]*)")
 _INDEX = re.compile(r"\[\s*(-?\d+)\s*\]")
 _SLICE = re.compile(r"\[\s*(-?\d+)?\s*:\s*(-?\d+)?\s*\]")
+_QUOTED_STEP = re.compile(r"\[[ \t]*(?:['\"]|:[ \t]*['\"])")
 
 
 def parse_path(path: str) -> list[Step]:
@@ -83,9 +104,9 @@ def parse_path(path: str) -> list[Step]:
     steps: list[Step] = []
     pos = 1
     while pos < len(text):
-        if steps and isinstance(steps[-1], Slice):
+        if steps and isinstance(steps[-1], Slice | MemberRange):
             raise SelectorError(
-                f"path {path!r} has a step after a slice; {VALID_PATH_FORMS}"
+                f"path {path!r} has a step after a slice or member range; {VALID_PATH_FORMS}"
             )
         step, pos = _parse_step(text, pos, path)
         steps.append(step)
@@ -104,17 +125,47 @@ def _parse_step(text: str, pos: int, path: str) -> tuple[Step, int]:
         start, end = match.group(1), match.group(2)
         return Slice(None if start is None else int(start),
                      None if end is None else int(end)), match.end()
-    if text.startswith(("['", '["'), pos):
+    if _QUOTED_STEP.match(text, pos):
         return _parse_quoted(text, pos, path)
     raise SelectorError(
         f"path {path!r} cannot be read at char {pos} ({text[pos:pos + 12]!r}); {VALID_PATH_FORMS}"
     )
 
 
-def _parse_quoted(text: str, pos: int, path: str) -> tuple[Key, int]:
-    quote = text[pos + 1]
+def _parse_quoted(text: str, pos: int, path: str) -> tuple[Key | MemberRange, int]:
+    """``['key']``, or a member range ``['a':]``, ``['a':'b']``, ``[:'b']`` (from ``[``)."""
+    at = _skip_space(text, pos + 1)
+    start: str | None = None
+    if text[at:at + 1] != ":":
+        start, at = _quoted_key(text, at, path)
+        at = _skip_space(text, at)
+        if text[at:at + 1] == "]":
+            return Key(start), at + 1
+        if text[at:at + 1] != ":":
+            raise SelectorError(
+                f"path {path!r} has a quoted key not followed by ']' or ':' at char {at}; "
+                f"{VALID_PATH_FORMS}"
+            )
+    at = _skip_space(text, at + 1)
+    end: str | None = None
+    if text[at:at + 1] in ("'", '"'):
+        end, at = _quoted_key(text, at, path)
+        at = _skip_space(text, at)
+    if text[at:at + 1] != "]" or (start is None and end is None):
+        raise SelectorError(
+            f"path {path!r} has an unclosed member range at char {at}; {VALID_PATH_FORMS}"
+        )
+    return MemberRange(start, end), at + 1
+
+
+def _quoted_key(text: str, pos: int, path: str) -> tuple[str, int]:
+    """The key quoted at ``pos`` (a backslash takes the next char as it is) and the position
+    after its closing quote."""
+    quote = text[pos:pos + 1]
+    if quote not in ("'", '"'):
+        raise SelectorError(f"path {path!r} wants a quoted key at char {pos}; {VALID_PATH_FORMS}")
     out: list[str] = []
-    i = pos + 2
+    i = pos + 1
     while i < len(text):
         char = text[i]
         if char == "\\" and i + 1 < len(text):
@@ -122,12 +173,16 @@ def _parse_quoted(text: str, pos: int, path: str) -> tuple[Key, int]:
             i += 2
             continue
         if char == quote:
-            if text[i + 1:i + 2] != "]":
-                break
-            return Key("".join(out)), i + 2
+            return "".join(out), i + 1
         out.append(char)
         i += 1
     raise SelectorError(f"path {path!r} has an unclosed quoted key; {VALID_PATH_FORMS}")
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    return pos
 
 
 def normalize_path(steps: list[Step]) -> str:
@@ -138,6 +193,10 @@ def normalize_path(steps: list[Step]) -> str:
             out.append(format_path([step.name], root=""))
         elif isinstance(step, Index):
             out.append(f"[{step.index}]")
+        elif isinstance(step, MemberRange):
+            start = "" if step.start is None else quote_key(step.start)
+            end = "" if step.end is None else quote_key(step.end)
+            out.append(f"[{start}:{end}]")
         else:
             start = "" if step.start is None else str(step.start)
             end = "" if step.end is None else str(step.end)
@@ -182,16 +241,61 @@ def select(document: Any, steps: list[Step]) -> Selection:
                 )
             node = node[index]
             parts.append(index)
+        elif isinstance(step, MemberRange):
+            if not isinstance(node, OBJECTS):
+                raise SelectorError(
+                    f"{here} is {_kind(node)}, so it has no member range; {_what_fits(node)}"
+                )
+            start, end = _member_bounds(node, step, here)
+            return Selection(member_window(node, start, end), here, start, len(node))
         else:
-            if not isinstance(node, (*ARRAYS, str)):
+            if not isinstance(node, (*ARRAYS, str, *OBJECTS)):
                 raise SelectorError(
                     f"{here} is {_kind(node)}, so it cannot be sliced; {_what_fits(node)}"
                 )
             start, end, _ = slice(step.start, step.end).indices(len(node))
             end = max(start, end)
-            part = node.window(start, end) if isinstance(node, LazyArray) else node[start:end]
-            return Selection(part, here, start, len(node))
+            past_end = step.start is not None and step.start >= len(node)
+            if isinstance(node, OBJECTS):
+                part = member_window(node, start, end)
+            elif isinstance(node, LazyArray):
+                part = node.window(start, end)
+            else:
+                part = node[start:end]
+            return Selection(part, here, start, len(node), past_end)
     return Selection(node, format_path(parts))
+
+
+def _member_bounds(node: Any, step: MemberRange, here: str) -> tuple[int, int]:
+    """The positions of a member range's first member and of the member it stops before."""
+    start = 0 if step.start is None else None
+    end = len(node) if step.end is None else None
+    for index, key in enumerate(node):
+        if start is None and key == step.start:
+            start = index
+        if end is None and key == step.end:
+            end = index
+        if start is not None and end is not None:
+            break
+    for bound, key in ((start, step.start), (end, step.end)):
+        if bound is None:
+            assert key is not None
+            raise SelectorError(f"{here} has no key {quote_key(key)}; {_what_fits(node)}")
+    assert start is not None and end is not None
+    if end < start:
+        raise SelectorError(
+            f"{here}[{quote_key(step.start or '')}:{quote_key(step.end or '')}] ends before "
+            "it starts: members are in the document's order; give the earlier key first"
+        )
+    return start, end
+
+
+def member_window(node: Any, start: int, end: int) -> Any:
+    """The members of object ``node`` from position ``start`` up to ``end``, as an object of
+    their own in the document's order (a lazy object's window parses nothing)."""
+    if isinstance(node, dict):
+        return dict(islice(node.items(), start, end))
+    return node.window(start, end)
 
 
 def following(document: Any, steps: list[Step]) -> str | None:
@@ -211,23 +315,33 @@ def following(document: Any, steps: list[Step]) -> str | None:
             nodes.append(node[index])
     for depth in range(len(steps) - 1, -1, -1):
         step, parent, here = steps[depth], nodes[depth], format_path(parts[:depth])
-        if isinstance(step, Slice):
+        if isinstance(step, MemberRange):
+            _, end = _member_bounds(parent, step, here)
+            if end < len(parent):
+                return _member_from(parent, here, end)
+        elif isinstance(step, Slice):
             _, end, _ = slice(step.start, step.end).indices(len(parent))
             if end < len(parent):
+                if isinstance(parent, OBJECTS):
+                    return _member_from(parent, here, end)
                 return f"{here}[{end}:]"
         elif isinstance(step, Index):
             index = step.index + len(parent) if step.index < 0 else step.index
             if index + 1 < len(parent):
                 return f"{here}[{index + 1}:]"
         else:
-            keys = iter(parent)
-            for key in keys:
+            # The members after this one, as many as a page holds: not one member a page.
+            for index, key in enumerate(parent):
                 if key == step.name:
+                    if index + 1 < len(parent):
+                        return _member_from(parent, here, index + 1)
                     break
-            after = next(keys, None)
-            if after is not None:
-                return format_path([*parts[:depth], after])
     return None
+
+
+def _member_from(node: Any, here: str, index: int) -> str:
+    key = next(islice(iter(node), index, None))
+    return member_range(here, key, index)
 
 
 def _kind(node: Any) -> str:
