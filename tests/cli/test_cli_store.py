@@ -68,6 +68,27 @@ def test_fetch_no_redact_selects_a_path_in_a_kept_json_body(tmp_path: Path) -> N
         assert shown.pop(ENVELOPE_KEY)["page"] == "$.rows[5]" and shown == doc["rows"][5]
 
 
+def test_fetch_follows_a_member_range_next_as_printed(tmp_path: Path) -> None:
+    """Issue 23: a map keyed by id was walked one member per next; its next is now a member
+    range, which `elision fetch` takes pasted whole or as --path."""
+    runner = CliRunner()
+    doc = {"items": {f"id-{i}": {"n": i} for i in range(600)}}
+    source = tmp_path / "map.json"
+    source.write_text(json.dumps(doc))
+    envelope = read_envelope(runner.invoke(main, ["shape", str(source), "-b", "1024"]).stdout)
+    assert envelope is not None and "['id-" in envelope["next"]
+    pasted = runner.invoke(main, ["fetch", envelope["next"], "--budget", "2048"])
+    assert pasted.exit_code == 0, pasted.output
+    shown = json.loads(pasted.stdout)
+    page = shown.pop(ENVELOPE_KEY)
+    first = next(iter(shown))
+    assert page["page"] == f"$.items['{first}':]" and len(shown) > 20
+    assert all(doc["items"][key] == value for key, value in shown.items())
+    by_path = runner.invoke(main, ["fetch", envelope["ref"], "--path", page["page"],
+                                   "--budget", "2048"])
+    assert by_path.stdout == pasted.stdout
+
+
 def test_store_option_and_env_point_at_the_same_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -86,7 +107,6 @@ def test_store_option_and_env_point_at_the_same_file(
         (["el_unknown"], 1, "no body is kept under ref 'el_unknown'"),  # never kept
         (["{ref}", "--path", "rows"], 2, "valid forms"),  # not a path
         (["{ref}", "--path", "$.rows"], 2, "not JSON"),  # a path into a text body
-        (["{ref}", "--lines", "9000-"], 2, "past the end"),  # beyond the last line
         (["{ref}", "--lines", "1-2", "--bytes", "0-1"], 2, "at most one"),  # two selectors
         (["elision_fetch(ref=)"], 2, "cannot read the arguments"),  # a mangled pasted next
     ],
@@ -100,6 +120,15 @@ def test_fetch_errors_are_one_clear_line(
     assert result.exit_code == code
     assert result.stderr.startswith("error: ") and message in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_lines_past_the_end_are_a_page_that_says_so(tmp_path: Path) -> None:
+    # Issue 23: past the end is an answer (shown 0 of N, no next), not a usage error.
+    runner = CliRunner()
+    ref, _ = keep_log(tmp_path, runner)
+    result = runner.invoke(main, ["fetch", ref, "--lines", "9000-"])
+    assert result.exit_code == 0, result.output
+    assert "index past the end" in result.stdout and "elision_fetch(" not in result.stdout
 
 
 def test_expired_ref_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,7 @@ from elision.shape import lazyjson
 from elision.shape.jsondump import dumps_value
 from elision.shape.jsonparse import parse_json
 from elision.store import fetch
-from elision.store.select import Index, Key, Slice, Step, normalize_path, select
+from elision.store.select import Index, Key, MemberRange, Slice, Step, normalize_path, select
 from support.lazy_json import json_text, shrink
 
 REF = "el_lazyPagesTest0000000000"
@@ -75,6 +75,8 @@ any_step: st.SearchStrategy[Step] = st.one_of(
     st.builds(Key, st.sampled_from(ODD_KEYS)),
     st.builds(Index, st.integers(-12, 12)),
     st.builds(Slice, st.none() | st.integers(-12, 12), st.none() | st.integers(-12, 12)),
+    st.builds(MemberRange, st.none() | st.sampled_from(ODD_KEYS),
+              st.none() | st.sampled_from(ODD_KEYS)).filter(lambda r: r != MemberRange(None, None)),
 )
 
 
@@ -163,6 +165,15 @@ LEDGER = ('{"rows":[' + _ROWS + '],"a":{"b":{"c":[' + _ROWS + ']},"a:b":"colon",
     "$.dense.k079",  # a member of a dense object, read in runs
     "$.dense.k999",  # missing there: the first eight keys, read from the first run
     "$.dense[3]",  # an index into an object
+    "$.dense['k040':]",  # a member range of a dense object, read in runs
+    "$.dense['k010':'k070']",
+    "$.dense[:'k005']",
+    "$.dense[75:]",  # members by position
+    "$.dense[80:]",  # past the end: empty, said so
+    "$.dense['k070':'k010']",  # ends before it starts
+    "$.dense['nope':]",  # no such key
+    "$.a['a:b':]",  # a quoted key with a colon starts a member range
+    "$.rows['n':]",  # a member range of an array
     "$.rows.n",  # a key of an array
     "$.total[0]",  # an element of a scalar
     "$.total[1:]",  # a slice of a scalar

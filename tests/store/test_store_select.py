@@ -137,12 +137,18 @@ def test_line_ranges(
         ("0-3", "starts below 1"),  # lines are 1-based
         ("3-2", "ends before it starts"),  # reversed
         ("a-b", "not a range"),  # not numbers
-        ("9-", "past the end"),  # beyond the body
     ],
 )
 def test_bad_line_ranges(spec: str, message: str) -> None:
     with pytest.raises(SelectorError, match=message):
         select_lines(b"a\nb\nc\n", spec)
+
+
+def test_lines_past_the_end_select_nothing_and_say_so() -> None:
+    # Issue 23: a page past the end says "shown 0 of N, index past the end", not an error.
+    sel = select_lines(b"a\nb\nc\n", "9-")
+    assert (sel.body, sel.past_end, sel.total_lines, sel.lines_before) == (b"", True, 3, 3)
+    assert not select_lines(b"a\nb\nc\n", "3-").past_end
 
 
 @pytest.mark.parametrize(

@@ -191,6 +191,8 @@ def shape_page(
             ctx.page = f"bytes={selection.normalized}"
         ctx.withheld = condense_withheld(_stubs_in(selection.body, selection.lines_before),
                                          budget)
+        if selection.past_end:
+            return _past_end_lines_page(selection, text, format, ctx, budget)
         if lines is not None and format in ("csv", "ndjson"):
             return _record_page(selection, text, format, ctx, budget)
         return _text_page(selection, ctx, budget)
@@ -399,6 +401,49 @@ def _shows_nothing(page: Shaped) -> bool:
         return False
     return any(entry.get("shown") == 0 and entry.get("kind") in ("lines", "records", "rows")
                for entry in envelope.get("elided", ()))
+
+
+def _past_end_lines_page(
+    selection: TextSelection, whole: bytes, format: str, ctx: ShapeContext, budget: Budget
+) -> Shaped:
+    """A ``lines=`` page that starts after the last line: it shows no line, says so in its
+    format (a text header, an NDJSON envelope line, a CSV notice after the header row), and
+    has no ``next``."""
+    from elision.envelope import ENVELOPE_KEY, make_envelope, text_header
+    from elision.shape.table import header_row
+
+    ref = ctx.fixed_ref
+    note = past_end_note(selection.total_lines, "lines")
+    fmt = format if format in ("ndjson", "csv") else "text"
+    # A CSV page starts with the header row, unless that row would not leave room for more.
+    row = (header_row(whole) or b"").decode("utf-8", errors="replace") if fmt == "csv" else ""
+    if len(row.encode()) > budget.limit // 2:
+        row = ""
+
+    def compose(shown: int) -> str:
+        if fmt == "ndjson":
+            return orjson.dumps({ENVELOPE_KEY: envelope(shown)}).decode()
+        header = text_header(shown_ranges=[], total_lines=selection.total_lines,
+                             shown_bytes=shown, total_bytes=ctx.total_bytes, sha256=ctx.sha256,
+                             ref=ref, extra=[note])
+        if fmt == "text":
+            return header + "\n"
+        return row + '"' + header.replace('"', '""') + '"\n'
+
+    def envelope(shown: int) -> dict[str, Any]:
+        env = make_envelope(sha256=ctx.sha256, shown_bytes=shown, total_bytes=ctx.total_bytes,
+                            withheld=ctx.withheld, ref=ref, page=ctx.page, notes=[note])
+        env["complete"] = False
+        return env
+
+    shown = 0
+    for _ in range(4):  # the shown bytes are part of what they count: settle their digits
+        size = len(compose(shown).encode())
+        if size == shown:
+            break
+        shown = size
+    return Shaped(compose(shown), False, envelope(shown), fmt, ctx.sha256, ctx.total_bytes,
+                  ref)
 
 
 def _record_page(

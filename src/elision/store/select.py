@@ -141,6 +141,8 @@ def _parse_quoted(text: str, pos: int, path: str) -> tuple[Key | MemberRange, in
         at = _skip_space(text, at)
         if text[at:at + 1] == "]":
             return Key(start), at + 1
+        if at >= len(text):
+            raise SelectorError(f"path {path!r} has an unclosed quoted key; {VALID_PATH_FORMS}")
         if text[at:at + 1] != ":":
             raise SelectorError(
                 f"path {path!r} has a quoted key not followed by ']' or ':' at char {at}; "
@@ -378,6 +380,8 @@ class TextSelection:
     normalized: str
     #: Where ``body`` starts in the original, in bytes.
     byte_offset: int = 0
+    #: The range starts after the last line: it selects nothing (its page says so).
+    past_end: bool = False
 
 
 def count_lines(body: bytes) -> int:
@@ -408,13 +412,11 @@ def select_lines(body: bytes, spec: str) -> TextSelection:
     # The text shaper's own line ends, so line numbers in a page agree with its header.
     ends = line_ends(body)
     total = len(ends)
+    normalized = f"{first}-" if last is None else f"{first}-{last}"
     if first > total:
-        raise SelectorError(
-            f"lines {spec!r} start past the end: the body has {total:,} lines; {VALID_LINES_FORMS}"
-        )
+        return TextSelection(b"", total, total, normalized, len(body), past_end=True)
     start = ends[first - 2] if first > 1 else 0
     end = len(body) if last is None or last >= total else ends[last - 1]
-    normalized = f"{first}-" if last is None else f"{first}-{last}"
     return TextSelection(body[start:end], first - 1, total, normalized, start)
 
 
