@@ -14,10 +14,11 @@ import json
 import re
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision import Budget
+from elision import Budget, shape
 from elision.errors import BudgetError
 from elision.pipeline import Pipeline
 from elision.redact import RedactStage
@@ -84,3 +85,25 @@ JSON = st.recursive(
 def test_no_page_names_itself_as_its_next(value: Any, limit: int) -> None:
     for page in _walk({"data": value, "deep": [{"x": {"y": SECRET}}]}, limit):
         assert SECRET not in page
+
+
+TEXT = "".join(f"<{i}>" for i in range(3000))
+
+
+@pytest.mark.parametrize("document", [
+    {"result": [TEXT]},  # a tool's list return as structuredContent (issue 23)
+    {"rows": [{"a": TEXT, "b": list(range(300))}]},  # an element shown in part
+])
+def test_the_page_after_an_element_shown_in_part_shows_more_of_it(document: Any) -> None:
+    """Issue 23: a structuredContent string's next page showed 17 characters fewer of the
+    same string and nothing new: next named the element shown in part (`$.result[0]`), whose
+    page starts it again from its first character with a slightly larger envelope. next is
+    where the element stops being whole (`$.result[0][649:]`)."""
+    store = MemoryStore()
+    first = shape(document, Budget(1024), store=store, redactor=None)
+    shown = {e["path"]: e["shown"] for e in (first.envelope or {})["elided"]}
+    args = parse_next((first.envelope or {})["next"])
+    page = store.fetch(args["ref"], path=args["path"], budget=Budget(1024))
+    entries = (page.envelope or {})["elided"]
+    string = next(e for e in entries if e["kind"] == "string")
+    assert string.get("from", 0) == shown[string["path"]], (args["path"], entries)

@@ -309,15 +309,17 @@ class _Growth:
     def _position(self, node: _Node) -> str:
         """Where ``node`` (shown in part) stops being whole, in document order: the selector
         of the next page. Everything before it was shown whole, and each page after it shows
-        something of what it selects, so a reader that follows ``next`` alone reaches every
-        value: an element shown in part is the next page by itself (``$.rows[0]``), the
-        elements after it the page after that."""
+        something new of what it selects, so a reader that follows ``next`` alone reaches
+        every value: inside an element shown in part, the first place not shown whole
+        (``$.rows[0].text[300:]``), and the elements after it once that is all shown."""
         if node.kind == "string":
             return f"{node.path}[{node.offset + node.shown}:]"
         if node.kind == "array":
-            for index, item in enumerate(node.items):
+            for item in node.items:
                 if isinstance(item, _Node) and _is_cut(item):
-                    return f"{node.path}[{node.offset + index}]"
+                    # Where the element stops being whole, not the element: its page would
+                    # start it again and show what this one did (issue 23).
+                    return self._position(item)
             return f"{node.path}[{node.offset + node.shown}:]"
         shown = dict(node.items)
         # The original order; stops at the first member not whole. The members from it on are
