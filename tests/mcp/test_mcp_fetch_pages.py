@@ -62,3 +62,19 @@ def test_the_tool_says_what_its_maximum_is() -> None:
     tool = fetch_tool()
     assert "131,072" in (tool.description or "")
     assert "131,072" in tool.input_schema["properties"]["budget"]["description"]
+
+
+def test_a_part_larger_than_the_page_maximum_says_where_it_can_be_read() -> None:
+    """Issue 22: a 1 MB key at --budget 4096 is delivered with a ref and a next, but no page of
+    the proxy (at most 128 KiB) can show it: the refusal says so instead of naming a budget
+    the proxy would clamp again."""
+    store = MemoryStore()
+    first = shape({"k" * 1_000_000: 1}, Budget(4096), store=store, scope="a", redactor=None)
+    assert first.ref is not None and first.envelope is not None
+    path = first.envelope["next"].split('path="', 1)[1].rstrip('")')
+    page = run_fetch(store, {"ref": first.ref, "path": path, "budget": 10**9},
+                     budget=Budget(4096), scope="a")
+    assert page.is_error
+    text = page.content[0].text  # type: ignore[union-attr]
+    assert "over this proxy's page maximum of 131,072 bytes" in text
+    assert "elision fetch --budget" in text and "k" * 200 not in text

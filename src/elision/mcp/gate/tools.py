@@ -8,6 +8,7 @@ writes goes through the redaction rules first: it may quote an upstream's own me
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -208,12 +209,28 @@ def run_fetch(
             ref, path=selectors.get("path"), lines=selectors.get("lines"),
             byte_range=selectors.get("bytes"), budget=limit, scope=scope,
         )
+    except BudgetError as exc:
+        return error_result(f"elision_fetch: {exc}{_over_the_maximum(str(exc), limit)}")
     except ElisionError as exc:
         return error_result(f"elision_fetch: {exc}")
     meta = {META_KEY: shaped.envelope} if shaped.envelope is not None else None
     return with_note(types.CallToolResult(
         content=[types.TextContent(text=shaped.text)], _meta=meta
     ), note)
+
+
+def _over_the_maximum(message: str, limit: Budget) -> str:
+    """What to add to a refusal whose larger budget no page of this proxy can have: a part
+    larger than :data:`MAX_PAGE` (a member whose key alone is 1 MB) cannot be read here."""
+    asked = re.search(r"budget=(\d+)", message)
+    most = MAX_PAGE[limit.unit]
+    if asked is None or int(asked[1]) <= most:
+        return ""
+    return (
+        f"; that is over this proxy's page maximum of {most:,} {limit.unit}, so this part "
+        "cannot be read through elision_fetch: the store's owner can read it on the host with "
+        f"`elision fetch --budget {asked[1]}`"
+    )
 
 
 def shaped_output_schema(schema: dict[str, Any] | None) -> dict[str, Any] | None:
