@@ -58,7 +58,11 @@ FETCH_INPUT_SCHEMA: dict[str, Any] = {
         "ref": {"type": "string", "description": "The ref from an __elision__ envelope or header."},
         "path": {
             "type": "string",
-            "description": "JSONPath into the body, e.g. $.rows[37:], as `next` says.",
+            "description": (
+                "JSONPath into the body, as `next` says: e.g. $.rows[37:] (elements from 37), "
+                "$.items['k7':] (an object's members from key k7 on, in the document's order; "
+                "['k7':'k9'] stops before k9)."
+            ),
         },
         "lines": {"type": "string", "description": "A line range of a text body, e.g. 62-5940."},
         "bytes": {"type": "string", "description": "A byte range of the body, e.g. 0-65535."},
@@ -108,7 +112,10 @@ def fetch_tool() -> types.Tool:
             "page is itself shaped and says what it shows of what, and is at most "
             f"{MAX_PAGE['bytes']:,} bytes (a larger budget is clamped). Following `next` from "
             "page to page reaches every value; any path listed under `elided` (an element "
-            "shown in part) can be passed as path to get that node by itself. A ref is "
+            "shown in part) can be passed as path to get that node by itself. A path may end "
+            "in a slice ($.rows[37:]) or a member range ($.items['k7':], an object's members "
+            "from key k7 on). A page that would show nothing is refused with the budget to "
+            "ask again with; one past the end says 'index past the end'. A ref is "
             "fetchable only by the client it was shown to (its session or credential); treat "
             "it as a secret: "
             "a client with neither shares refs by knowledge alone."
