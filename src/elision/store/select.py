@@ -38,7 +38,6 @@ VALID_PATH_FORMS = (
     "$.items['k7':] (an object's members from key k7 on), $.items['k7':'k9'], "
     "nested like $.stores[3].stock[10:] (a slice or member range only as the last step)"
 )
-
 VALID_LINES_FORMS = (
     "valid forms: lines=\"62-5940\" (1-based, inclusive), \"62-\" to the end, \"62\""
 )
