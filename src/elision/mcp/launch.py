@@ -123,7 +123,7 @@ def build_proxy(
     if log is not None:
         from elision.audit.stage import LogAuditor
 
-        auditor = LogAuditor(log, session_id=str(uuid.uuid4()))
+        auditor = LogAuditor(log, session_id=str(uuid.uuid4()), store=store)
     pipeline = Pipeline(
         budget=default_budget, store=store, guard=guard, redactor=redactor, auditor=auditor
     )
