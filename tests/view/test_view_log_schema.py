@@ -95,3 +95,13 @@ def test_a_row_that_is_not_json_neither_blocks_the_index_nor_a_query(tmp_path: P
     with AuditLog(path):
         pass
     assert len(_indexes(path)) == len(INDEXED_MEMBERS)
+def test_the_viewer_migrates_a_version_1_log_it_reads(tmp_path: Path) -> None:
+    from elision.view.calls import open_calls
+
+    path = tmp_path / "audit.db"
+    _v1_log(path, 3)
+    with open_calls(str(path)) as calls:
+        assert calls.indexed
+    assert _indexes(path) == {f"entries_by_{m}" for m in INDEXED_MEMBERS}
+
+

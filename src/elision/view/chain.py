@@ -1,0 +1,123 @@
+"""The chain's verdict for the viewer: ``elision audit verify`` run once, off the request path.
+
+Verifying recomputes every hash (seconds for 100,000 entries), so it runs on a thread when
+the viewer starts and again when asked; pages show the last verdict and when it was reached,
+or that it is still running. The verdict is the verifier's own (:mod:`elision.audit.verify`,
+which imports nothing from the writer); this module only words it for one entry.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from elision.audit.verify import VerifyResult, read_checkpoints
+from elision.errors import ElisionError
+
+
+@dataclass
+class Verdict:
+    """The last verification of the log, or that it is running."""
+
+    running: bool = True
+    result: VerifyResult | None = None
+    error: str = ""
+    finished: float | None = None
+    checkpoints: list[dict[str, Any]] = field(default_factory=list)
+    checkpoint_file: str = ""
+
+    def about_log(self) -> tuple[str, str]:
+        """``(state, words)``: state is ``ok``, ``bad``, ``unknown`` or ``running``."""
+        if self.running and self.result is None and not self.error:
+            return "running", "verifying the chain (reload for the verdict)"
+        if self.error:
+            return "bad", self.error
+        assert self.result is not None
+        r = self.result
+        if r.ok:
+            signed = (f"{r.checkpoints} signed checkpoint(s) verified" if r.checkpoints else
+                      "no signed checkpoint, so a cut tail or a rewrite of the whole log "
+                      "would not show (set ELISION_AUDIT_KEY where the log is written)")
+            return ("ok" if r.checkpoints else "unknown",
+                    f"{r.entries:,} entries verify; {signed}")
+        return "bad", r.problem or "the log does not verify"
+
+    def about_entry(self, seq: int, session: str | None, first_of_session: int | None) -> str:
+        """The verdict as it bears on entry ``seq`` and its session."""
+        if self.result is None:
+            return "no verdict yet" if not self.error else "the log could not be verified"
+        bad = self.result.first_bad
+        if self.result.ok or bad is None:
+            covered = max((int(c.get("size", 0)) for c in self.checkpoints
+                           if isinstance(c.get("size"), int)), default=0)
+            signed = (f"; a signed checkpoint covers it (size {covered:,})" if covered >= seq
+                      else "; no signed checkpoint covers it yet")
+            return ("this entry and every entry before it recompute and link" +
+                    (signed if self.result.ok else ""))
+        if seq < bad:
+            return (f"this entry recomputes and links; the chain breaks later, at entry "
+                    f"{bad:,}")
+        if seq == bad:
+            return "the chain breaks at this entry: " + (self.result.problem or "")
+        return (f"the chain breaks at entry {bad:,}, before this one: nothing from there on "
+                "can be trusted" + (" (its session started before the break)" if session and
+                                    first_of_session and first_of_session < bad else ""))
+
+
+class ChainWatch:
+    """Runs the verifier on a thread and keeps its last verdict."""
+
+    def __init__(self, log_spec: str | Path, *, key: str | None = None) -> None:
+        self.log_spec = log_spec
+        self.key = key if key is not None else (os.environ.get("ELISION_AUDIT_KEY") or None)
+        self.verdict = Verdict()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self.verdict = Verdict(result=self.verdict.result, running=True,
+                                   checkpoints=self.verdict.checkpoints,
+                                   checkpoint_file=self.verdict.checkpoint_file)
+            self._thread = threading.Thread(target=self._run, name="elision-view-verify",
+                                            daemon=True)
+            self._thread.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def _run(self) -> None:
+        verdict = Verdict(running=False)
+        try:
+            if isinstance(self.log_spec, str):
+                from elision.audit.pgread import default_pg_checkpoint_path, verify_pg_log
+
+                verdict.result = verify_pg_log(self.log_spec, key=self.key)
+                path = default_pg_checkpoint_path(self.log_spec, "public")
+            else:
+                from elision.audit.verify import verify_log
+
+                verdict.result = verify_log(self.log_spec, key=self.key)
+                path = self.log_spec.with_name(self.log_spec.name + ".checkpoints")
+            verdict.checkpoint_file = str(path)
+            try:
+                verdict.checkpoints = read_checkpoints(path)
+            except ElisionError:
+                verdict.checkpoints = []
+        except ElisionError as exc:
+            from elision.redact.messages import redact_message
+
+            verdict.error = redact_message(str(exc))
+        except Exception as exc:  # the viewer keeps serving; the page says what failed
+            verdict.error = f"the verifier failed ({type(exc).__name__})"
+        verdict.finished = time.time()
+        with self._lock:
+            self.verdict = verdict
