@@ -21,6 +21,9 @@ UPSTREAM = [sys.executable, str(HERE / "view_upstream.py")]
 ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 BUDGET = 2048
 URL = re.compile(r"elision view: (http://\S+)")
+# The upstream module's names (the hostile tool name, the signed URL) are the tests' too.
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
 
 
 @dataclass
@@ -33,10 +36,9 @@ class ProxyLog:
 
 def make_log(folder: Path) -> ProxyLog:
     """Run a real proxy and make one call of each of the upstream's tools through it."""
-    from mcp import Client, StdioServerParameters
-
-    sys.path.insert(0, str(HERE))
     from view_upstream import HOSTILE_TOOL
+
+    from mcp import Client, StdioServerParameters
 
     log, store = folder / "audit.db", folder / "store.db"
     got: dict[str, str] = {}
