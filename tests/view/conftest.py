@@ -107,7 +107,8 @@ class run_viewer:
                     ready.set()
             ready.set()
 
-        threading.Thread(target=read, daemon=True).start()
+        self.reader = threading.Thread(target=read, daemon=True)
+        self.reader.start()
         ready.wait(60)
         if not found:
             self.proc.kill()
@@ -122,5 +123,7 @@ class run_viewer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(10)
-        if self.proc.stderr is not None:
-            self.proc.stderr.close()
+        self.reader.join(10)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()

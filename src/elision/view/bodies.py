@@ -309,8 +309,9 @@ class _JsonDrawer:
         elif compare and shown is _MISSING and kind == PLAIN:
             kind = ELIDED
         if key is not None:
+            # A withheld member's key was shown (its value is the stub); an elided one's not.
             self._emit(orjson.dumps(key).decode() + ": ", ENVELOPE if key == ENVELOPE_KEY
-                       else kind)
+                       else PLAIN if kind == WITHHELD else kind)
         if key == ENVELOPE_KEY:
             kind = ENVELOPE
         comma = "" if last else ","
