@@ -91,11 +91,11 @@ def serve(
         from elision.store import open_store
 
         opened = open_store(store)
-    spec: str | Path = calls.where if calls.where.startswith("postgresql://") and log else (
-        log if log and log.startswith(("postgresql://", "postgres://")) else Path(calls.where))
+    spec: str | Path = (log if log and log.startswith(("postgresql://", "postgres://"))
+                        else Path(calls.where))
     chain = ChainWatch(spec, key=key)
-    chain.start()
     started = bind(host, port)
+    chain.start()
     app = build_app(Viewer(calls, opened, chain, show_raw=show_raw),
                     token=started.token, hosts=allowed_hosts(started.host, started.port))
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")

@@ -1,9 +1,11 @@
 """The chain's verdict for the viewer: ``elision audit verify`` run once, off the request path.
 
-Verifying recomputes every hash (seconds for 100,000 entries), so it runs on a thread when
-the viewer starts and again when asked; pages show the last verdict and when it was reached,
-or that it is still running. The verdict is the verifier's own (:mod:`elision.audit.verify`,
-which imports nothing from the writer); this module only words it for one entry.
+Verifying recomputes every hash (seconds for 100,000 entries), so it runs in a process of
+its own (``python -m elision.view.chain``: a thread would hold the interpreter's lock that
+the pages need) when the viewer starts and again when asked; pages show the last verdict,
+or that it is still running. The key goes to that process through its environment, never
+its command line. The verdict is the verifier's own (:mod:`elision.audit.verify`, which
+imports nothing from the writer); this module only words it for one entry.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from elision.audit.verify import VerifyResult, read_checkpoints
 from elision.errors import ElisionError
@@ -95,29 +99,66 @@ class ChainWatch:
             thread.join(timeout)
 
     def _run(self) -> None:
+        import subprocess
+        import sys
+
         verdict = Verdict(running=False)
+        env = {k: v for k, v in os.environ.items() if k != "ELISION_AUDIT_KEY"}
+        if self.key:
+            env["ELISION_AUDIT_KEY"] = self.key
         try:
-            if isinstance(self.log_spec, str):
-                from elision.audit.pgread import default_pg_checkpoint_path, verify_pg_log
-
-                verdict.result = verify_pg_log(self.log_spec, key=self.key)
-                path = default_pg_checkpoint_path(self.log_spec, "public")
-            else:
-                from elision.audit.verify import verify_log
-
-                verdict.result = verify_log(self.log_spec, key=self.key)
-                path = self.log_spec.with_name(self.log_spec.name + ".checkpoints")
-            verdict.checkpoint_file = str(path)
-            try:
-                verdict.checkpoints = read_checkpoints(path)
-            except ElisionError:
-                verdict.checkpoints = []
-        except ElisionError as exc:
-            from elision.redact.messages import redact_message
-
-            verdict.error = redact_message(str(exc))
-        except Exception as exc:  # the viewer keeps serving; the page says what failed
-            verdict.error = f"the verifier failed ({type(exc).__name__})"
+            done = subprocess.run(
+                [sys.executable, "-m", "elision.view.chain", os.fspath(self.log_spec)],
+                capture_output=True, env=env, timeout=3600, check=False)
+            answer = orjson.loads(done.stdout)
+            verdict.error = answer.get("error", "")
+            if answer.get("result") is not None:
+                verdict.result = VerifyResult(**answer["result"])
+            verdict.checkpoints = answer.get("checkpoints", [])
+            verdict.checkpoint_file = answer.get("checkpoint_file", "")
+        except (OSError, subprocess.SubprocessError, orjson.JSONDecodeError, TypeError,
+                AttributeError):
+            verdict.error = "the verifier could not be run; run elision audit verify"
         verdict.finished = time.time()
         with self._lock:
             self.verdict = verdict
+
+
+def verify_to_json(spec: str) -> bytes:
+    """What the verifier's process prints: the verdict, the checkpoints, or the error."""
+    from dataclasses import asdict
+
+    out: dict[str, Any] = {}
+    key = os.environ.get("ELISION_AUDIT_KEY") or None
+    try:
+        if spec.startswith(("postgresql://", "postgres://")):
+            from elision.audit.pgread import default_pg_checkpoint_path, read_pg_log
+            from elision.audit.verify import verify_against_files
+
+            entries, used = read_pg_log(spec)
+            path = default_pg_checkpoint_path(spec, used)
+            result = verify_against_files(entries, [path], key=key)
+        else:
+            from elision.audit.verify import verify_log
+
+            result = verify_log(spec, key=key)
+            path = Path(spec).with_name(Path(spec).name + ".checkpoints")
+        out["result"] = asdict(result)
+        out["checkpoint_file"] = str(path)
+        try:
+            out["checkpoints"] = read_checkpoints(path)
+        except ElisionError:
+            out["checkpoints"] = []
+    except ElisionError as exc:
+        from elision.redact.messages import redact_message
+
+        out["error"] = redact_message(str(exc))
+    except Exception as exc:  # the viewer keeps serving; the page says what failed
+        out["error"] = f"the verifier failed ({type(exc).__name__}); run elision audit verify"
+    return orjson.dumps(out)
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.buffer.write(verify_to_json(sys.argv[1]))
