@@ -227,7 +227,8 @@ def _call_view(viewer: Viewer, call: Call) -> dict[str, Any]:
     return {
         "call": call, "entry": call.entry or {}, "shown": shown, "full": full,
         "account": account, "parts": parts, "verdict": verdict.about_log(),
-        "entry_verdict": verdict.about_entry(call.seq, call.member("session_id"), None),
+        "entry_verdict": verdict.about_entry(call.seq),
+        "session_verdict": verdict.about_session(call.member("session_id")),
         "checkpoints": verdict.checkpoints,
         "nexts": _next_links(account),
         "size": viewer.calls.size(),

@@ -33,6 +33,8 @@ class Verdict:
     finished: float | None = None
     checkpoints: list[dict[str, Any]] = field(default_factory=list)
     checkpoint_file: str = ""
+    #: session id -> (entries, first seq, last seq), as the verifier read the log.
+    sessions: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
     def about_log(self) -> tuple[str, str]:
         """``(state, words)``: state is ``ok``, ``bad``, ``unknown`` or ``running``."""
@@ -50,13 +52,13 @@ class Verdict:
                     f"{r.entries:,} entries verify; {signed}")
         return "bad", r.problem or "the log does not verify"
 
-    def about_entry(self, seq: int, session: str | None, first_of_session: int | None) -> str:
-        """The verdict as it bears on entry ``seq`` and its session."""
+    def about_entry(self, seq: int) -> str:
+        """The verdict as it bears on entry ``seq``."""
         if self.result is None:
             return "no verdict yet" if not self.error else "the log could not be verified"
         bad = self.result.first_bad
-        if self.result.ok or bad is None:
-            covered = max((int(c.get("size", 0)) for c in self.checkpoints
+        if bad is None:
+            covered = max((int(c["size"]) for c in self.checkpoints
                            if isinstance(c.get("size"), int)), default=0)
             signed = (f"; a signed checkpoint covers it (size {covered:,})" if covered >= seq
                       else "; no signed checkpoint covers it yet")
@@ -68,8 +70,24 @@ class Verdict:
         if seq == bad:
             return "the chain breaks at this entry: " + (self.result.problem or "")
         return (f"the chain breaks at entry {bad:,}, before this one: nothing from there on "
-                "can be trusted" + (" (its session started before the break)" if session and
-                                    first_of_session and first_of_session < bad else ""))
+                "can be trusted")
+
+    def about_session(self, session: str | None) -> str:
+        """The verdict as it bears on the entries of ``session``."""
+        if not session:
+            return "the entry names no session"
+        found = self.sessions.get(session)
+        if self.result is None or found is None:
+            return "no verdict yet" if self.result is None else (
+                "the session was not seen by the last verification (verify again)")
+        count, first, last = found
+        span = f"{count:,} entr{'y' if count == 1 else 'ies'}, #{first:,} to #{last:,}"
+        bad = self.result.first_bad
+        if bad is None or bad > last:
+            return f"{span}: every one recomputes and links"
+        if bad < first:
+            return f"{span}: all after the break at entry {bad:,}, so none can be trusted"
+        return f"{span}: the chain breaks inside it, at entry {bad:,}"
 
 
 class ChainWatch:
@@ -115,6 +133,8 @@ class ChainWatch:
             if answer.get("result") is not None:
                 verdict.result = VerifyResult(**answer["result"])
             verdict.checkpoints = answer.get("checkpoints", [])
+            verdict.sessions = {k: (int(v[0]), int(v[1]), int(v[2]))
+                                for k, v in answer.get("sessions", {}).items()}
             verdict.checkpoint_file = answer.get("checkpoint_file", "")
         except (OSError, subprocess.SubprocessError, orjson.JSONDecodeError, TypeError,
                 AttributeError):
@@ -133,17 +153,19 @@ def verify_to_json(spec: str) -> bytes:
     try:
         if spec.startswith(("postgresql://", "postgres://")):
             from elision.audit.pgread import default_pg_checkpoint_path, read_pg_log
-            from elision.audit.verify import verify_against_files
 
             entries, used = read_pg_log(spec)
             path = default_pg_checkpoint_path(spec, used)
-            result = verify_against_files(entries, [path], key=key)
         else:
-            from elision.audit.verify import verify_log
+            from elision.audit.verify import read_log
 
-            result = verify_log(spec, key=key)
+            entries = read_log(spec)
             path = Path(spec).with_name(Path(spec).name + ".checkpoints")
+        from elision.audit.verify import verify_against_files
+
+        result = verify_against_files(entries, [path], key=key)
         out["result"] = asdict(result)
+        out["sessions"] = _sessions(entries)
         out["checkpoint_file"] = str(path)
         try:
             out["checkpoints"] = read_checkpoints(path)
@@ -156,6 +178,18 @@ def verify_to_json(spec: str) -> bytes:
     except Exception as exc:  # the viewer keeps serving; the page says what failed
         out["error"] = f"the verifier failed ({type(exc).__name__}); run elision audit verify"
     return orjson.dumps(out)
+
+
+def _sessions(entries: list[Any]) -> dict[str, list[int]]:
+    """Each session's entry count and first and last position in the log."""
+    out: dict[str, list[int]] = {}
+    for n, entry in enumerate(entries, start=1):
+        session = entry.get("session_id") if isinstance(entry, dict) else None
+        if isinstance(session, str) and session:
+            found = out.setdefault(session, [0, n, n])
+            found[0] += 1
+            found[2] = n
+    return out
 
 
 if __name__ == "__main__":
