@@ -4,7 +4,10 @@ kept says so with its digest, the raw body only behind --show-raw, and the marks
 from __future__ import annotations
 
 import hashlib
+import html
 import json
+import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -159,3 +162,43 @@ def test_a_withheld_value_is_marked_where_it_sits() -> None:
 ])
 def test_control_characters_are_spelled_not_sent(text: str, shown: str) -> None:
     assert visible(text) == shown
+
+
+@pytest.mark.skipif(not os.environ.get("ELISION_TEST_POSTGRES_URL"),
+                    reason="set ELISION_TEST_POSTGRES_URL to a PostgreSQL database")
+def test_a_postgresql_log_and_store_show_the_same_call_view() -> None:
+    import psycopg
+
+    from elision.audit.pglog import PgAuditLog
+    from elision.store.postgres import PostgresStore
+
+    url = os.environ["ELISION_TEST_POSTGRES_URL"]
+    schema = "elision_view_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    scoped = f"{url}?options=-csearch_path%3D{schema}"
+    try:
+        store = PostgresStore(scoped, schema=schema)
+        with PgAuditLog(scoped, schema=schema) as log:
+            pipeline = Pipeline(budget=Budget(1024), store=store,
+                                auditor=LogAuditor(log, session_id="pg", store=store))
+            pipeline.run(json.dumps({"items": list(range(2000))}), tool="pg_items")
+        calls = open_calls(scoped)
+        chain = ChainWatch(scoped)
+        chain.start()
+        chain.wait(60)
+        viewer = Viewer(calls, store, chain)
+        client = TestClient(build_app(viewer, token=TOKEN, hosts={HOST}),
+                            base_url=f"http://{HOST}")
+        client.cookies.set("elision_view", TOKEN)
+        listed = client.get("/", params={"tool": "pg_items"}).text
+        assert "/call/1" in listed
+        text = client.get("/call/1").text
+        assert "no longer kept" not in text and 'id="full-1"' in text
+        assert text.count('class="elided"') > 1000  # the items the model did not get
+        assert "log: 1 entry verifies; no signed checkpoint" in html.unescape(text)
+        calls.close()
+        store.close()
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")

@@ -49,7 +49,8 @@ class Verdict:
                       "no signed checkpoint, so a cut tail or a rewrite of the whole log "
                       "would not show (set ELISION_AUDIT_KEY where the log is written)")
             return ("ok" if r.checkpoints else "unknown",
-                    f"{r.entries:,} entries verify; {signed}")
+                    f"{r.entries:,} {'entry verifies' if r.entries == 1 else 'entries verify'}"
+                    f"; {signed}")
         return "bad", r.problem or "the log does not verify"
 
     def about_entry(self, seq: int) -> str:
