@@ -3,7 +3,9 @@ written by an older elision gets when a writer (or the viewer) opens it."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import uuid
 from pathlib import Path
 
 import pytest
@@ -105,3 +107,46 @@ def test_the_viewer_migrates_a_version_1_log_it_reads(tmp_path: Path) -> None:
     assert _indexes(path) == {f"entries_by_{m}" for m in INDEXED_MEMBERS}
 
 
+
+
+@pytest.mark.skipif(not os.environ.get("ELISION_TEST_POSTGRES_URL"),
+                    reason="set ELISION_TEST_POSTGRES_URL to a PostgreSQL database")
+def test_a_version_1_postgresql_chain_gets_the_indexes_when_a_writer_opens_it() -> None:
+    import psycopg
+
+    from elision.audit import pglog
+    from elision.audit.pglog import PgAuditLog
+
+    url = os.environ["ELISION_TEST_POSTGRES_URL"]
+    schema = "elision_v1_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    scoped = f"{url}?options=-csearch_path%3D{schema}"
+    try:
+        # A chain as a writer of version 1 left it: migration 1 only, two entries.
+        v1 = {1: pglog._MIGRATIONS[1]}
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(pglog, "_MIGRATIONS", v1)
+            patch.setattr(pglog, "SCHEMA_VERSION", 1)
+            with PgAuditLog(scoped, schema=schema) as log:
+                log.append({"tool": "before", "decision": "allow"})
+                log.append({"tool": "before", "decision": "allow"})
+
+        def indexes() -> set[str]:
+            with psycopg.connect(url, autocommit=True) as conn:
+                rows = conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = %s",
+                                    (schema,)).fetchall()
+            return {r[0] for r in rows if r[0].startswith("audit_entries_by_")}
+
+        assert indexes() == set()
+        with PgAuditLog(scoped, schema=schema) as log:
+            assert log.schema_version == 2
+            log.append({"tool": "after", "decision": "allow"})
+        assert indexes() == {f"audit_entries_by_{m}" for m in INDEXED_MEMBERS}
+        from elision.audit.pgread import verify_pg_log
+
+        result = verify_pg_log(scoped, schema=schema)
+        assert result.ok and result.entries == 3
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
