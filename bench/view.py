@@ -73,12 +73,13 @@ def make_log(folder: Path, n: int) -> tuple[Path, Path]:
                 decision="deny" if i % 7 == 0 else "allow",
                 withheld={"aws-sigv4-url": 1} if i % 11 == 0 else None,
             ))
-        pipeline = Pipeline(budget=Budget(4096), store=store,
-                            auditor=LogAuditor(log, session_id="session-last", store=store))
+        auditor = LogAuditor(log, session_id="session-last", store=store)
+        pipeline = Pipeline(budget=Budget(4096), store=store, auditor=auditor)
         for i in range(min(n, KEPT)):
             rows = [{"id": j, "name": f"row {j} of call {i}"} for j in range(300)]
             pipeline.run(json.dumps({"total_rows": 300, "rows": rows}), tool=tools[i % 5],
                          server="upstream")
+        auditor.close()
     store.close()
     return log_path, store_path
 

@@ -39,12 +39,13 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("bodies")
     store = SQLiteStore(folder / "store.db")
     with AuditLog(folder / "audit.db") as log:
-        pipeline = Pipeline(budget=Budget(1024), store=store,
-                            auditor=LogAuditor(log, session_id="s1", store=store))
+        auditor = LogAuditor(log, session_id="s1", store=store)
+        pipeline = Pipeline(budget=Budget(1024), store=store, auditor=auditor)
         pipeline.run(json.dumps({"items": [{"n": i, "text": "x" * 40} for i in range(200)]}),
                      tool="items")
         pipeline.run(json.dumps({"link": SIGNED, "ok": True}), tool="link")
         gone = pipeline.run(json.dumps({"gone": list(range(500))}), tool="gone")
+        auditor.close()  # the bodies are kept off the call's path: wait for them
     # The store lets both go (as its TTL or quota would): the full body and the shown one.
     for digest in (gone.sha256, hashlib.sha256(gone.body).hexdigest()):
         for ref in store.refs_for(digest):
@@ -180,9 +181,10 @@ def test_a_postgresql_log_and_store_show_the_same_call_view() -> None:
     try:
         store = PostgresStore(scoped, schema=schema)
         with PgAuditLog(scoped, schema=schema) as log:
-            pipeline = Pipeline(budget=Budget(1024), store=store,
-                                auditor=LogAuditor(log, session_id="pg", store=store))
+            auditor = LogAuditor(log, session_id="pg", store=store)
+            pipeline = Pipeline(budget=Budget(1024), store=store, auditor=auditor)
             pipeline.run(json.dumps({"items": list(range(2000))}), tool="pg_items")
+            auditor.close()
         calls = open_calls(scoped)
         chain = ChainWatch(scoped)
         chain.start()
@@ -202,3 +204,23 @@ def test_a_postgresql_log_and_store_show_the_same_call_view() -> None:
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def test_bodies_are_kept_off_the_calls_path_and_none_past_the_bound(tmp_path: Path) -> None:
+    """The auditor's copies wait on a thread of their own; past the bound they are left
+    unkept (counted), never kept by making the call wait."""
+    from elision.audit.stage import BodyKeeper
+
+    store = SQLiteStore(tmp_path / "store.db")
+    keeper = BodyKeeper(store, pending_bytes=10)
+    big = b"x" * 11
+    keeper.keep(big, hashlib.sha256(big).hexdigest(), "text")
+    assert keeper.dropped == 1
+    small = b"small"
+    keeper.keep(small, hashlib.sha256(small).hexdigest(), "text")
+    keeper.close()
+    assert store.refs_for(hashlib.sha256(small).hexdigest())
+    assert not store.refs_for(hashlib.sha256(big).hexdigest())
+    keeper.keep(small, hashlib.sha256(small).hexdigest(), "text")  # after close: not kept
+    assert keeper.dropped == 2
+    store.close()

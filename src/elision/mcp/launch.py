@@ -137,6 +137,9 @@ def build_proxy(
     if log is not None:
         # Closing writes the final signed checkpoint, so a cut tail shows.
         proxy.on_close.append(log.close)
+        if auditor is not None:
+            # on_close runs last-in first: the bodies kept for elision view go before the log.
+            proxy.on_close.append(auditor.close)
     return proxy
 
 
