@@ -159,10 +159,15 @@ def test_a_withheld_value_is_marked_where_it_sits() -> None:
     ("\x1b]52;c;aGk=\x07", "\\x1b]52;c;aGk=\\x07"),  # OSC 52: write the clipboard
     ("a\u202eb", "a\\u202eb"),  # a bidi override that reorders what follows
     ("\x9b31m", "\\x9b31m"),  # the C1 form of CSI
-    ("tab\there", "tab\there"),  # a tab is text
+    ("a\u2028b", "a\\u2028b"),  # a line separator, which some viewers break a line at
 ])
 def test_control_characters_are_spelled_not_sent(text: str, shown: str) -> None:
     assert visible(text) == shown
+
+
+def test_a_body_keeps_its_tabs_and_spells_its_controls() -> None:
+    drawn, _ = draw_full(b"a\tb\x1b[31mred\n", None, raw=False)
+    assert drawn.lines[0][-1][0] == "a\tb\\x1b[31mred"
 
 
 @pytest.mark.skipif(not os.environ.get("ELISION_TEST_POSTGRES_URL"),

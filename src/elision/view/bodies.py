@@ -27,6 +27,9 @@ import orjson
 from elision.envelope import ENVELOPE_KEY, TEXT_HEADER_PREFIX, VALUE_KEY, quote_key
 from elision.errors import ElisionError, IntegrityError
 from elision.store.base import OWNER_SCOPE, Store
+from elision.terminal import visible, visible_lines
+
+__all__ = ["visible"]  # the one helper for others' text (elision.terminal), here for templates
 
 #: A body larger than this is not drawn whole: the first part is, and the page says so.
 DRAW_BYTES = 2 * 1024 * 1024
@@ -39,21 +42,6 @@ _STUB = re.compile(r"\[(?:credential withheld: [A-Za-z0-9._-]+|ref_[A-Za-z0-9_-]
 _SHOWN_LINES = re.compile(r"lines ([0-9, and-]+?) of ([0-9,]+) shown")
 _FETCH = re.compile(r"elision_fetch\((.*?)\)")
 _ARG = re.compile(r'(ref|path|lines|bytes)=("(?:[^"\\]|\\.)*")')
-#: C0 and C1 controls, DEL, and the bidi controls that can reorder or hide what follows.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def visible(text: str) -> str:
-    """``text`` with control characters (ESC, OSC, BEL, bidi overrides...) spelled as
-    ``\\x1b`` or ``\\u202e``: data from a tool is shown, never obeyed."""
-    return _CONTROL.sub(_spell, text)
-
-
-def _spell(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
 Span = tuple[str, str]  # (text, kind)
 
 
@@ -291,7 +279,7 @@ class _JsonDrawer:
         return drawn
 
     def _emit(self, text: str, kind: str) -> None:
-        self.lines[-1].append((visible(text), kind))
+        self.lines[-1].append((visible_lines(text), kind))
 
     def _newline(self, depth: int) -> None:
         if len(self.lines) >= DRAW_LINES:
@@ -405,7 +393,7 @@ def _draw_text(text: str, shown: str | None, withheld_lines: set[int], *,
         elif (shown_ranges is not None and not any(a <= n <= b for a, b in shown_ranges)) or (
                 shown_set is not None and line not in shown_set):
             kind = ELIDED
-        drawn.lines.append([number, (visible(line), kind)])
+        drawn.lines.append([number, (visible_lines(line), kind)])
     return drawn
 
 
@@ -413,16 +401,16 @@ def _stub_spans(line: str) -> list[Span]:
     if line.startswith(TEXT_HEADER_PREFIX) or line.startswith(("[… ", "[... ")) or (
         line.startswith('"[elision] ')
     ):
-        return [(visible(line), ENVELOPE)]
+        return [(visible_lines(line), ENVELOPE)]
     spans: list[Span] = []
     pos = 0
     for match in _STUB.finditer(line):
         if match.start() > pos:
-            spans.append((visible(line[pos:match.start()]), PLAIN))
-        spans.append((visible(match.group()), WITHHELD))
+            spans.append((visible_lines(line[pos:match.start()]), PLAIN))
+        spans.append((visible_lines(match.group()), WITHHELD))
         pos = match.end()
     if pos < len(line) or not spans:
-        spans.append((visible(line[pos:]), PLAIN))
+        spans.append((visible_lines(line[pos:]), PLAIN))
     return spans
 
 
