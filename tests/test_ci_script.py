@@ -59,3 +59,12 @@ def test_pytest_loads_the_plugins_it_names_and_not_langsmiths(
     plugins = request.config.pluginmanager
     assert not plugins.has_plugin("langsmith_plugin")
     assert plugins.has_plugin("_hypothesis_pytestplugin") and plugins.has_plugin("pytest_timeout")
+
+
+def test_ci_installs_chromium_for_the_browser_tests_only_when_it_is_absent() -> None:
+    """The viewer's browser tests (tests/view/) drive Debian's chromium; without it they skip,
+    so CI would pass without ever running them."""
+    text = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    guard = text.index("if ! command -v chromium")
+    install = text.index("apt-get install -y -qq chromium")
+    assert guard < install < text.index(".venv/bin/python -m pytest")

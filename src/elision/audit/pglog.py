@@ -37,13 +37,23 @@ from elision.audit.checkpoint import (
     key_from_env,
     signer_from_key,
 )
-from elision.audit.log import DEFAULT_CHECKPOINT_EVERY, CheckpointingLog, dump_entry
-from elision.audit.pgread import ENTRIES_TABLE, default_pg_checkpoint_path
+from elision.audit.log import (
+    DEFAULT_CHECKPOINT_EVERY,
+    INDEXED_MEMBERS,
+    CheckpointingLog,
+    dump_entry,
+)
+from elision.audit.pgread import (
+    ENTRIES_TABLE,
+    MEMBER_FUNCTION,
+    default_pg_checkpoint_path,
+    pg_member,
+)
 from elision.audit.verify import read_checkpoints
 from elision.errors import AuditError
 from elision.store.pgpool import Conn, PgConnector, lock_key, migrate
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: (
@@ -68,6 +78,11 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
         f"""CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON {ENTRIES_TABLE}
             FOR EACH STATEMENT EXECUTE FUNCTION audit_refuse_change()""",
     ),
+    # What `elision view` filters by, each with seq: a filtered page is an index range.
+    2: (MEMBER_FUNCTION, *(
+        f"CREATE INDEX audit_entries_by_{name} ON {ENTRIES_TABLE} ({pg_member(name)}, seq)"
+        for name in INDEXED_MEMBERS
+    )),
 }
 
 

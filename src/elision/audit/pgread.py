@@ -19,6 +19,27 @@ from elision.audit.verify import VerifyResult, verify_against_files
 from elision.errors import AuditError
 
 ENTRIES_TABLE = "audit_entries"
+#: The members a chain's indexes cover (the writer's INDEXED_MEMBERS, spelled here as well
+#: so that this module keeps importing nothing from the writer).
+_INDEXED = ("tool", "server", "decision", "timestamp")
+
+
+def pg_member(name: str) -> str:
+    """The SQL expression an index on an entry member is built on (queries spell it alike):
+    :data:`MEMBER_FUNCTION`, which gives NULL where the member cannot be read as text."""
+    assert name in _INDEXED
+    return f"audit_member(body, '{name}')"
+
+
+#: An entry member as text, NULL where it cannot be: PostgreSQL's text cannot hold U+0000,
+#: which JSON may spell (``\\u0000``), and a cast that failed would refuse the append.
+MEMBER_FUNCTION = """CREATE FUNCTION audit_member(body TEXT, name TEXT) RETURNS TEXT
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+    BEGIN
+      RETURN (body::json) ->> name;
+    EXCEPTION WHEN others THEN
+      RETURN NULL;
+    END $$"""
 
 
 def is_pg_url(spec: object) -> bool:

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "uninstall": "elision.cli.install:uninstall_command",
     "doctor": "elision.cli.install:doctor_command",
     "hook": "elision.cli.hook:hook_group",
+    "view": "elision.cli.view:view_command",
 }
 
 

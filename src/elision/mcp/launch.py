@@ -123,7 +123,7 @@ def build_proxy(
     if log is not None:
         from elision.audit.stage import LogAuditor
 
-        auditor = LogAuditor(log, session_id=str(uuid.uuid4()))
+        auditor = LogAuditor(log, session_id=str(uuid.uuid4()), store=store)
     pipeline = Pipeline(
         budget=default_budget, store=store, guard=guard, redactor=redactor, auditor=auditor
     )
@@ -137,6 +137,9 @@ def build_proxy(
     if log is not None:
         # Closing writes the final signed checkpoint, so a cut tail shows.
         proxy.on_close.append(log.close)
+        if auditor is not None:
+            # on_close runs last-in first: the bodies kept for elision view go before the log.
+            proxy.on_close.append(auditor.close)
     return proxy
 
 

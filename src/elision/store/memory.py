@@ -103,6 +103,14 @@ class MemoryStore(PagedStore):
     def _read(self, ref: str, scope: str | None) -> tuple[bytes, RefInfo]:
         return self.read(ref, scope=scope), self.info(ref, scope=scope)
 
+    def refs_for(self, sha256: str) -> list[str]:
+        with self._lock:
+            now = self._clock()
+            live = [r.info for r in self._refs.values()
+                    if r.info.sha256 == sha256 and not self.retention.is_expired(
+                        r.info.expires, now)]
+        return [info.ref for info in sorted(live, key=lambda i: i.created, reverse=True)]
+
     def remove(self, ref: str) -> bool:
         if not is_storable(ref):
             return False

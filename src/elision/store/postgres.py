@@ -183,6 +183,12 @@ class PostgresStore(PagedStore):
     def info(self, ref: str, *, scope: str | None = None) -> RefInfo:
         return self._db.run(lambda c: self._live(c, ref, scope), write=False)
 
+    def refs_for(self, sha256: str) -> list[str]:
+        rows = self._db.run(lambda c: c.execute(
+            "SELECT ref FROM store_refs WHERE sha256 = %s AND expires > %s "
+            "ORDER BY created DESC", (sha256, self._clock())).fetchall(), write=False)
+        return [str(row[0]) for row in rows]
+
     def remove(self, ref: str) -> bool:
         if not is_storable(ref):
             return False

@@ -295,6 +295,13 @@ class SQLiteStore(PagedStore):
         with self._tx(immediate=False) as conn:
             return self._live(conn, ref, scope)
 
+    def refs_for(self, sha256: str) -> list[str]:
+        with self._tx(immediate=False) as conn:
+            rows = conn.execute(
+                "SELECT ref FROM refs WHERE sha256 = ? AND expires > ? ORDER BY created DESC",
+                (sha256, self._clock())).fetchall()
+        return [str(row[0]) for row in rows]
+
     def remove(self, ref: str) -> bool:
         if not is_storable(ref):
             return False
