@@ -189,6 +189,7 @@ class _Prefilter:
         self.userinfo = re.compile(conv(_USERINFO_PLAIN))
         self.userinfo_gates = tuple((conv(x[0]), conv(x)) for x in _USERINFO_GATES)
         self.userinfo_odd = re.compile(conv(_USERINFO_ODD))
+        self.line_stop = conv("\n")
 
     def __call__(self, text: Any) -> bool:
         if any(g in text and lit in text for g, lit in self.exact_literals):
@@ -219,42 +220,58 @@ class _Prefilter:
             and bool(self.b64_text(value[1:]))
         )
 
-    def positions(self, text: Any, low: Any = None) -> list[int]:
-        """Where in ``text`` anything that :meth:`__call__` tests for starts, sorted.
+    def positions(self, text: Any, low: Any = None, stop: Any = None) -> list[int]:
+        """Where in ``text`` anything that :meth:`__call__` tests for starts, sorted: each
+        pass's first match in each stretch of ``text`` up to a ``stop`` (a line, or a JSON
+        string), as the callers only ask which stretches hold one. A run of one base64
+        digit holds a keyword at every offset; a position for each cost a match object and
+        a list entry per char.
 
         ``low`` is ``text.lower()`` when the caller has it already.
         """
+        from elision.redact.triggers import first_per_stretch
+
+        if stop is None:
+            stop = self.line_stop
         found: list[int] = []
         for gate, lit in self.exact_literals:
             if gate in text:
-                found.extend(_find_all(text, lit))
+                found.extend(first_per_stretch(_literal(lit), text, stop))
         for gate, pattern in self.exact:
             if gate in text:
-                found.extend(m.start() for m in pattern.finditer(text))
+                found.extend(first_per_stretch(pattern, text, stop))
         if low is None:
             low = text.lower()
         for gate, lit in self.lower_literals:
             if gate in low:
-                found.extend(_find_all(low, lit))
+                found.extend(first_per_stretch(_literal(lit), low, stop))
         for gate, pattern in self.lower:
             if gate in low:
-                found.extend(m.start() for m in pattern.finditer(low))
-        found.extend(m.start() for m in self.b64.finditer(text) if self._b64_hit(text, m))
+                found.extend(first_per_stretch(pattern, low, stop))
+        found.extend(self._b64_positions(text, stop))
         if any(g in low and a in low for g, a in self.at):
-            found.extend(m.start() for m in self.userinfo.finditer(low))
+            found.extend(first_per_stretch(self.userinfo, low, stop))
             if any(g in low and lit in low for g, lit in self.userinfo_gates):
-                found.extend(m.start() for m in self.userinfo_odd.finditer(low))
+                found.extend(first_per_stretch(self.userinfo_odd, low, stop))
         found.sort()
         return found
 
+    def _b64_positions(self, text: Any, stop: Any) -> list[int]:
+        # Runs never overlap and each is twenty chars or more; a stretch with a hit is left.
+        found: list[int] = []
+        until = -1
+        for run in self.b64.finditer(text):
+            if run.start() < until or not self._b64_hit(text, run):
+                continue
+            found.append(run.start())
+            until = text.find(stop, run.start() + 1)
+            if until < 0:
+                break
+        return found
 
-def _find_all(text: Any, lit: Any) -> list[int]:
-    out: list[int] = []
-    pos = text.find(lit)
-    while pos >= 0:
-        out.append(pos)
-        pos = text.find(lit, pos + 1)
-    return out
+
+def _literal(lit: Any) -> re.Pattern[Any]:
+    return re.compile(re.escape(lit))
 
 
 _FILTERS: dict[bool, _Prefilter] = {}
@@ -279,13 +296,15 @@ def may_match_bytes(data: bytes) -> bool:
 
 
 def text_positions(text: str) -> list[int]:
-    """Every offset in ``text`` where :func:`may_match` would see a trigger start."""
+    """Where in ``text`` :func:`may_match` would see a trigger start, the first in each line
+    (each pass's) that holds one."""
     return _filter(False).positions(text)
 
 
-def match_positions(data: bytes, low: bytes | None = None) -> list[int]:
-    """Every offset in ``data`` where :func:`may_match_bytes` would see a trigger start."""
-    return _filter(True).positions(data, low)
+def match_positions(data: bytes, low: bytes | None = None, stop: bytes = b"\n") -> list[int]:
+    """Where in ``data`` :func:`may_match_bytes` would see a trigger start, the first in each
+    stretch up to a ``stop`` (each pass's) that holds one."""
+    return _filter(True).positions(data, low, stop)
 
 
 # The id alphabet avoids look-alikes so a stub id can be read back off a screen.

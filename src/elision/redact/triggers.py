@@ -17,6 +17,7 @@ trigger never spans a JSON string's quotes or a line end.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -77,20 +78,39 @@ USERINFO_REACH = 4 * (9 + 256 + 3 + 256 + 3)
 #: Past this share of the data the windows before the "@"s would cost more than one hyperscan
 #: pass of the userinfo patterns over all of it (a list of e-mail addresses, say).
 _WINDOWS_SHARE = 4
+#: Past one "@" (or "%40") in this many bytes, the userinfo pass runs over all of the data
+#: rather than a window before each: an "@" is one Python step, a pass is a fraction of one.
+_AT_SHARE = 64
 _SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT, _HEAD = range(7)
 #: A keyword's head in base64 (four chars): a trigger only where it opens a run.
 _HEADS = tuple(sorted(keywords.B64_HEADS))
 _KELVIN = "\u212a"
 _KELVIN_UTF8 = _KELVIN.encode()
+#: What ends a stretch: every caller asks whether a line (a text) or a string (a compact JSON
+#: serialization) holds a trigger, never where in it, and no trigger crosses one of these
+#: (a JSON key's literal ends at its closing quote, so its own stretch is the quote on).
+TEXT_STOP = b"\n"
+JSON_STOP = b'"'
+#: Matches skipped in a stretch already known to hold a trigger before the scan is stopped
+#: and resumed at the stretch's end: a few cost less than a restart, a run of them more.
+_SKIPS = 16
 
 
 class _Hyperscan:
-    """The triggers as hyperscan databases: literals (always) and userinfo (on many "@")."""
+    """The triggers as hyperscan databases: literals (always) and userinfo (on many "@").
+
+    A scan keeps one position per stretch (:data:`TEXT_STOP`, :data:`JSON_STOP`) and no more:
+    a run of one base64 digit holds the keyword of twenty ``A`` at every offset, and a position
+    for each was one Python call and one list entry per char (issue 23). The heads and the
+    "@" gates are reported once per scan (``SINGLEMATCH``), then looked for where they count:
+    a head where it opens a run, an "@" behind a userinfo.
+    """
 
     def __init__(self, hs: Any) -> None:
         self.hs = hs
-        caseless = hs.HS_FLAG_CASELESS
+        caseless, once = hs.HS_FLAG_CASELESS, hs.HS_FLAG_SINGLEMATCH
         self.kinds: list[int] = []
+        self.heads: dict[int, str] = {}
         exprs: list[bytes] = []
         flags: list[int] = []
 
@@ -104,12 +124,15 @@ class _Hyperscan:
         for lit in _ANY_CASE:
             add(lit, caseless, _SECRET)
         for lit in _AT_GATES:
-            add(lit, caseless, _AT)
+            add(lit, caseless | once, _AT)
         for lit in _HEADS:
-            add(lit, 0, _HEAD)
+            self.heads[len(exprs)] = lit
+            add(lit, once, _HEAD)
         self.key_ids = len(exprs)
         for name, kind in _KEY_NAMES.items():
             add(f'{name}":', caseless, kind)  # a key, at its ":" in compact output, any case
+        #: Reported once a scan, so never skipped: the first may be in a stretch already hit.
+        self.gates = frozenset(i for i, kind in enumerate(self.kinds) if kind in (_AT, _HEAD))
         self.literals = self._compile(exprs, flags, literal=True)
         # The key literals are left out of a text's scan: a text has no members.
         self.text_literals = self._compile(exprs[:self.key_ids], flags[:self.key_ids],
@@ -149,8 +172,8 @@ class _Hyperscan:
                 once, caseless = self.hs.HS_FLAG_SINGLEMATCH, self.hs.HS_FLAG_CASELESS
                 spec = [(lit, once, _SECRET) for lit in _EXACT]
                 spec += [(lit, once | caseless, _SECRET) for lit in _ANY_CASE]
-                spec += [(lit, caseless, _AT) for lit in _AT_GATES]  # each, for its window
-                spec += [(lit, 0, _HEAD) for lit in _HEADS]
+                spec += [(lit, once | caseless, _AT) for lit in _AT_GATES]
+                spec += [(lit, once, _HEAD) for lit in _HEADS]
                 spec += [(f'"{name}"', once | caseless, kind) for name, kind in _KEY_NAMES.items()]
                 db = self._compile([lit.encode() for lit, _, _ in spec],
                                    [flag for _, flag, _ in spec], literal=True)
@@ -158,105 +181,243 @@ class _Hyperscan:
             body: tuple[Any, list[int]] = self._body
             return body
 
+    def _stretches(
+        self, db: Any, name: str, data: bytes, stop: bytes,
+        keep: Callable[[int, int], bool], *, first: bool = False,
+        gates: frozenset[int] = frozenset(),
+    ) -> None:
+        """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
+        stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
+        next ``stop``). Matches come in the order of their ends, so once a stretch is hit the
+        rest of it is skipped, and past :data:`_SKIPS` of them the scan resumes at its end.
+        With ``first``, the scan ends at the first hit. The ``gates`` (expressions reported
+        once a scan) are always kept."""
+        scratch = self._scratch(name, db)
+        view = memoryview(data)
+        size = len(data)
+        base = 0
+        hit = until = -1
+        skipped = 0
+        done = False
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
+            nonlocal hit, until, skipped, done
+            pos = base + end - 1
+            if hit <= pos < until and expr not in gates:
+                skipped += 1
+                return skipped > _SKIPS
+            if keep(expr, pos):
+                if first:
+                    done = True
+                    return True
+                hit, skipped = pos, 0
+                until = data.find(stop, pos + 1)
+                if until < 0:
+                    until = size
+            return False
+
+        while True:
+            try:
+                db.scan(view[base:], match_event_handler=on_match, scratch=scratch)
+                return
+            except self.hs.ScanTerminated:
+                if done or until >= size:
+                    return
+                # Every match that ends before ``until`` was in the stretch already hit.
+                base, hit, until, skipped = until, -1, -1, 0
+
     def body_kinds(self, body: bytes) -> set[int]:
         """The kinds of trigger in a raw JSON body: a secret's, or a key's (quoted, any case,
         so a string value that spells one counts too)."""
         db, kinds = self._body_db()
         found: set[int] = set()
-        ats: list[int] = []
+        heads: set[str] = set()
 
-        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             kind = kinds[expr]
-            if kind == _AT:
-                ats.append(end - 1)
-            if kind != _HEAD:
+            if kind == _HEAD:
+                heads.add(body[end - 4:end].decode("ascii"))
+            else:
                 found.add(kind)
-            elif keywords.opens_run(body, end - 4):
-                found.add(_SECRET)
+            return kind == _SECRET  # the answer is known: no need to read on
 
-        db.scan(body, match_event_handler=on_match, scratch=self._scratch("body", db))
-        if ats and _SECRET not in found and self.userinfo_ends(body, ats, first=True):
-            found.add(_SECRET)
-        if _SECRET not in found and self._windows_in(body):
+        with contextlib.suppress(self.hs.ScanTerminated):
+            db.scan(body, match_event_handler=on_match, scratch=self._scratch("body", db))
+        if _SECRET in found:
+            return found
+        opening = bool(heads) and bool(_opening_heads(body, heads, JSON_STOP, first=True))
+        if (opening or (_AT in found and self._userinfo_in(body, JSON_STOP, first=True))
+                or self._windows_in(body, JSON_STOP, first=True)):
             found.add(_SECRET)
         return found
 
-    def _windows_in(self, data: bytes, into: list[int] | None = None) -> bool:
-        hits = [] if into is None else into
-        before = len(hits)
+    def _windows_in(self, data: bytes, stop: bytes, *, first: bool = False) -> list[int]:
+        hits: list[int] = []
 
-        def on_window(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-            hits.append(end - 1)
+        def keep(expr: int, pos: int) -> bool:
+            hits.append(pos)
+            return True
 
-        self.windows.scan(data, match_event_handler=on_window,
-                          scratch=self._scratch("windows", self.windows))
-        return len(hits) > before
+        self._stretches(self.windows, "windows", data, stop, keep, first=first)
+        return hits
 
-    def userinfo_ends(self, data: bytes, ats: list[int], *, first: bool = False) -> list[int]:
-        """The last byte of each userinfo (``scheme://user:password@``) in ``data``, among
-        ``ats``: the last byte of every "@" and "%40" in it (with ``first``, one at most).
+    def _userinfo_in(self, data: bytes, stop: bytes, *, first: bool = False) -> list[int]:
+        """The last byte of each userinfo (``scheme://user:password@``) in ``data`` that the
+        URL rules can withhold, one a stretch at most.
 
-        Each is tried in the window of :data:`USERINFO_REACH` bytes before it, which a
-        userinfo never crosses an earlier "@" to reach; a hyperscan pass over the whole of
-        ``data`` runs instead when the windows would cover much of it. Either way the
-        positions are those of the userinfo patterns' matches that the URL rules can withhold.
+        Where "@" and "%40" are few, each is tried in the window of :data:`USERINFO_REACH`
+        bytes before it, which a userinfo never crosses an earlier "@" to reach; a hyperscan
+        pass over the whole of ``data`` runs instead when they are many or the windows would
+        cover much of it. Either way the positions are those of the userinfo patterns'
+        matches.
         """
-        ats.sort()
-        windows: list[tuple[int, int]] = []
-        after_at = 0
-        for pos in ats:
-            windows.append((max(after_at, pos + 1 - USERINFO_REACH), pos + 1))
-            if data[pos] == 0x40:  # "@" itself, not the "0" of "%40"
-                after_at = pos + 1
-        if sum(b - a for a, b in windows) * _WINDOWS_SHARE <= len(data):
-            search = _USERINFO_BEFORE.search
-            ends: list[int] = []
-            for a, b in windows:
-                if search(data, a, b) is not None:
-                    ends.append(b - 1)
-                    if first:
-                        break
-            return ends
-        hit: list[int] = []
+        count = data.count(b"@") + data.count(b"%40")
+        if count * _AT_SHARE <= len(data):
+            ats = [*_all(data, b"@"), *(p + 2 for p in _all(data, b"%40"))]
+            ends = _userinfo_windows(data, ats, stop, first=first)
+            if ends is not None:
+                return ends
+        hits: list[int] = []
 
-        def on_userinfo(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-            hit.append(end - 1)
+        def keep(expr: int, pos: int) -> bool:
+            hits.append(pos)
+            return True
 
-        userinfo = self._userinfo_db()
-        userinfo.scan(data, match_event_handler=on_userinfo,
-                      scratch=self._scratch("userinfo", userinfo))
-        return hit
+        self._stretches(self._userinfo_db(), "userinfo", data, stop, keep, first=first)
+        return hits
 
-    def scan(self, data: bytes, *, keys: bool) -> tuple[list[int], ...]:
+    def scan(self, data: bytes, *, keys: bool, first: bool = False) -> tuple[list[int], ...]:
+        """Positions by kind, one a stretch for the secrets; with ``first``, the secrets stop
+        at the first (callers that only ask whether there is one)."""
         found: tuple[list[int], ...] = ([], [], [], [], [], [], [])
         kinds = self.kinds
         adds = [lst.append for lst in found]
+        names = self.heads
+        heads: set[str] = set()
+        at = [False]
 
-        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-            adds[kinds[expr]](end - 1)
+        def keep(expr: int, pos: int) -> bool:
+            kind = kinds[expr]
+            if kind == _HEAD:
+                heads.add(names[expr])
+                return False
+            if kind == _AT:
+                at[0] = True
+                return False
+            adds[kind](pos)
+            return kind == _SECRET
 
+        stop = JSON_STOP if keys else TEXT_STOP
         db = self.literals if keys else self.text_literals
-        db.scan(data, match_event_handler=on_match,
-                scratch=self._scratch("keys" if keys else "text", db))
-        if found[_HEAD]:
-            found[_SECRET].extend(p for p in found[_HEAD] if keywords.opens_run(data, p - 3))
-        self._windows_in(data, found[_SECRET])
-        if found[_AT]:
-            found[_SECRET].extend(self.userinfo_ends(data, found[_AT]))
+        self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
+                        gates=self.gates)
+        secrets = found[_SECRET]
+        if first and secrets:
+            return found
+        if heads:
+            secrets.extend(_opening_heads(data, heads, stop, first=first))
+        if first and secrets:
+            return found
+        secrets.extend(self._windows_in(data, stop, first=first))
+        if at[0] and not (first and secrets):
+            secrets.extend(self._userinfo_in(data, stop, first=first))
         return found
+
+
+def _all(data: bytes, needle: bytes) -> list[int]:
+    out: list[int] = []
+    pos = data.find(needle)
+    while pos >= 0:
+        out.append(pos)
+        pos = data.find(needle, pos + 1)
+    return out
+
+
+def _userinfo_windows(
+    data: bytes, ats: list[int], stop: bytes, *, first: bool,
+) -> list[int] | None:
+    """The userinfo ends among ``ats`` (the last byte of each "@" and "%40"), each tried in
+    the window before it; ``None`` when the windows would cover much of ``data``."""
+    ats.sort()
+    windows: list[tuple[int, int]] = []
+    after_at = 0
+    for pos in ats:
+        windows.append((max(after_at, pos + 1 - USERINFO_REACH), pos + 1))
+        if data[pos] == 0x40:  # "@" itself, not the "0" of "%40"
+            after_at = pos + 1
+    if sum(b - a for a, b in windows) * _WINDOWS_SHARE > len(data):
+        return None
+    search = _USERINFO_BEFORE.search
+    ends: list[int] = []
+    until = -1
+    for a, b in windows:
+        if b - 1 >= until and search(data, a, b) is not None:
+            ends.append(b - 1)
+            if first:
+                break
+            until = data.find(stop, b)  # one a stretch, as the whole pass keeps
+            if until < 0:
+                until = len(data)
+    return ends
+
+
+_HEAD_PATTERNS: dict[str, re.Pattern[bytes]] = {}
+
+
+def _head_pattern(head: str) -> re.Pattern[bytes]:
+    # The head first, so the search skips to each by its literal; then what is before it:
+    # the start, a char no run holds, or a JSON escape such as \n (whose "n" would otherwise
+    # read as part of the run), as keywords.opens_run says.
+    lit = re.escape(head).encode()
+    return re.compile(lit + rb"(?:(?<![A-Za-z0-9+/_\-]" + lit + rb")|(?<=\\[nrtbf]" + lit + rb"))")
+
+
+def _opening_heads(data: bytes, heads: set[str], stop: bytes, *, first: bool) -> list[int]:
+    """The last byte of each of ``heads`` where it opens a base64 run, one a stretch: the
+    search runs in C, so a run that repeats a head (the base64 of ``AAAA…``) costs no
+    Python step per repeat."""
+    found: list[int] = []
+    for head in sorted(heads):
+        pattern = _HEAD_PATTERNS.get(head)
+        if pattern is None:
+            pattern = _HEAD_PATTERNS.setdefault(head, _head_pattern(head))
+        found.extend(first_per_stretch(pattern, data, stop, first=first))
+        if first and found:
+            break
+    return [p + 3 for p in found]  # where hyperscan would report it: the head's last byte
+
+
+def first_per_stretch(
+    pattern: re.Pattern[Any], data: Any, stop: Any, *, first: bool = False,
+) -> list[int]:
+    """Where ``pattern`` first matches in each stretch of ``data`` (up to a ``stop``) that it
+    matches in at all: the regex passes' form of the hyperscan scan's thinning."""
+    out: list[int] = []
+    search, find = pattern.search, data.find
+    match = search(data)
+    while match is not None:
+        out.append(match.start())
+        if first:
+            break
+        nxt = find(stop, match.start() + 1)
+        if nxt < 0:
+            break
+        match = search(data, nxt)
+    return out
 
 
 class _Regex:
     """The same triggers with the standard library's ``re``: one pass per anchor char."""
 
-    def scan(self, data: bytes, *, keys: bool) -> tuple[list[int], ...]:
+    def scan(self, data: bytes, *, keys: bool, first: bool = False) -> tuple[list[int], ...]:
         low = data.lower()
         found: tuple[list[int], ...] = ([], [], [], [], [], [], [])
         if keys:
             kind_of = _KEY_KIND
             for match in _KEYS.finditer(low):
                 found[kind_of[match.lastindex or 0]].append(match.start())
-        found[_SECRET].extend(rules.match_positions(data, low))
+        found[_SECRET].extend(
+            rules.match_positions(data, low, stop=JSON_STOP if keys else TEXT_STOP))
         return found
 
 
@@ -351,7 +512,7 @@ def utf8_text_has_triggers(body: bytes) -> bool | None:
         return None
     if not body.isascii() and (_KELVIN_UTF8 in body or not is_utf8(body)):
         return None
-    return bool(current.scan(body, keys=False)[_SECRET])
+    return bool(current.scan(body, keys=False, first=True)[_SECRET])
 
 
 def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[int]:
