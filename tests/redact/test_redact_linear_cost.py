@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.redact import redact_text, redact_value, triggers
+from elision.redact import keywords, redact_text, redact_value, triggers
 from elision.redact.scan import _merge, _precise, find_spans
 from redact.test_redact_prefilter_differential import _no_prefilter, _normalized, seeded_texts
 from support.engines import trigger_engines, using_engine
@@ -142,7 +142,7 @@ def runs_beside_seeds(draw: st.DrawFn) -> str:
     return "\n".join(lines)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(text=runs_beside_seeds())
 @pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
 def test_a_thinned_search_still_finds_every_credential(engine: Any, text: str) -> None:
@@ -166,3 +166,32 @@ def test_hyperscan_reports_matches_in_the_order_of_their_ends() -> None:
     ends: list[int] = []
     engine.text_literals.scan(data, match_event_handler=lambda i, s, e, f, c: ends.append(e))
     assert ends and ends == sorted(ends)
+
+
+def _present_engines() -> list[Any]:
+    out: list[Any] = [keywords._Plain()]
+    fast = keywords._engine()
+    if not isinstance(fast, keywords._Plain):
+        out.append(fast)
+    return out
+
+
+KEYWORDS = sorted({*keywords.FAMILY_EXACT, *keywords.GENERIC, *keywords.ESCAPE_ANY_CASE,
+                   *keywords.BASE64})[::7]
+
+
+@settings(max_examples=15, deadline=None)
+@given(parts=st.lists(st.tuples(st.sampled_from([*KEYWORDS, "x", " ", "QUFB", "A"]),
+                                st.integers(1, 400)), min_size=1, max_size=8),
+       shift=st.integers(0, 64))
+def test_a_long_piece_read_in_blocks_holds_what_it_holds_whole(
+    parts: list[tuple[str, int]], shift: int
+) -> None:
+    """``present`` reads a long piece a block at a time and skips a block it has read: the
+    keywords it finds are those of the whole piece, wherever they fall on a block's edge."""
+    text = "y" * shift + "".join(unit * n for unit, n in parts)
+    text = text if len(text) > keywords._LONG else text + "z" * keywords._LONG
+    for engine in _present_engines():
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(keywords, "_built", [engine])
+            assert keywords.present(text) == engine.present(text)

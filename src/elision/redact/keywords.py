@@ -223,6 +223,9 @@ class _Plain:
         return Present(tuple(sorted(families)), generic, escapes, b64)
 
 
+#: The longest literal :func:`present` looks for: how far a block reads into the next.
+_LONGEST = max(len(lit) for lit in [*FAMILY_EXACT, *FAMILY_ANY_CASE, *GENERIC,
+                                    *ESCAPE_EXACT, *ESCAPE_ANY_CASE, *BASE64])
 _built: list[_Hyperscan | _Plain] = []
 _lock = threading.Lock()
 
@@ -239,9 +242,35 @@ def _engine() -> _Hyperscan | _Plain:
         return _built[0]
 
 
+#: A piece longer than this (one long line) is read in blocks of :data:`_BLOCK` chars.
+_LONG = 1 << 14
+_BLOCK = 1 << 12
+
+
 def present(text: str) -> Present:
-    """Which keywords ``text`` (a short piece: a line or a JSON string) holds."""
-    return _engine().present(text)
+    """Which keywords ``text`` (a short piece: a line or a JSON string) holds.
+
+    A long piece is read a block at a time, each block reaching as far into the next as the
+    longest keyword, and a block that repeats one read before is not read again: a run of
+    one unit (``QUFB`` again and again, the base64 of ``AAA…``) holds a keyword at each
+    period, which cost hyperscan about a microsecond each, and has as many distinct blocks
+    as its period at most."""
+    read = _engine().present
+    if len(text) <= _LONG:
+        return read(text)
+    seen: dict[str, Present] = {}
+    families: set[int] = set()
+    generic = escapes = b64 = False
+    reach = _BLOCK + _LONGEST - 1
+    for at in range(0, len(text), _BLOCK):
+        block = text[at:at + reach]
+        got = seen.get(block)
+        if got is None:
+            got = seen[block] = read(block)
+            families.update(got.families)
+            generic, escapes, b64 = (generic or got.generic, escapes or got.escapes,
+                                     b64 or got.base64)
+    return Present(tuple(sorted(families)), generic, escapes, b64)
 
 
 def b64_probe(encode: bool) -> Any:
