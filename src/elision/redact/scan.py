@@ -171,8 +171,9 @@ def _precise(text: str, offset: int, depth: int = 0) -> list[Span]:
         if holds.escapes:
             view = decode_escapes(text)
             if view is not None:
-                for span in _precise(view.text, 0, depth + 1):
-                    spans.append(Span(*view.original(span.start, span.end), span.rule))
+                inner = _precise(view.text, 0, depth + 1)
+                spans.extend(Span(*where, span.rule) for where, span in zip(
+                    view.originals([(s.start, s.end) for s in inner]), inner, strict=True))
         # A run that opens with a keyword's head is told by its first four chars, wherever
         # it starts: too short a form for the keyword search, so each run is looked at.
         spans.extend(_in_base64(text, holds.base64))
