@@ -35,6 +35,13 @@ alone, each the median of the per-round ratios (a round times them one right aft
 so all see the same load). The issue's target is ``/shape`` below 1.0 on 1-100 MB: redaction
 adds less than the shaper's own cost. ``ratio`` below 1.0 is the stricter reading (less than
 one parse), which the shaper itself never meets.
+
+Then the worst cases ``bench/fuzz_linear.py`` found (issue 23: a run of ``A``, the base64 of
+zeros, a line of escapes, a line of ``password=x``, a JSON string of them, many tiny strings
+that each hold a keyword), each beside prose of the same size and kind (the corpus above with
+no secret): the best of ``--rounds`` times, each in a forked child, and the child's peak RSS
+growth plus the input over the input (``peak x in``). The issue's target is 2x prose's time;
+``--worst`` picks the classes (``--worst`` alone: none).
 """
 
 from __future__ import annotations
@@ -211,6 +218,44 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:>8.3f}ms" if seconds < 1 else f"{seconds:>8.3f}s "
 
 
+#: The worst inputs ``bench/fuzz_linear.py`` found, by its class names.
+WORST = ["run-A", "run-b64-zeros", "pem-one-line", "run-u-escape", "run-pct", "assign-eq",
+         "json-string-A", "json-string-b64-zeros", "json-raw-u-escape", "json-strings-sk"]
+
+
+def worst_rows(mb: float, rounds: int, names: list[str]) -> None:
+    """Each worst case beside prose of the same size and kind, redacted in a forked child."""
+    from fuzz_linear import SYSTEMATIC, _target, measure, warm_up
+
+    warm_up()
+    size = int(mb * 1_000_000)
+    text = text_corpus(size, 0)
+    body = json_corpus(size, 0, dense=False)
+    value = orjson.loads(body)
+    prose = {
+        "text": measure(lambda: redact_text(text), rounds),
+        "json": measure(lambda: redact_value(value, body=body), rounds),
+    }
+    sizes = {"text": len(text.encode()), "json": len(body)}
+    by_name = {c.name: c for c in SYSTEMATIC}
+    for name in names:
+        payload = by_name[name].make(size)
+        kind = "json" if isinstance(payload, bytes) else "text"
+        n = len(payload) if isinstance(payload, bytes) else len(payload.encode())
+        got = measure(_target("redact", payload), rounds)  # redact_value with its body, or text
+        base = prose[kind]
+        if "error" in got or "error" in base:
+            print(f"{_mb(mb):>6} {name:<24} {got.get('error') or base.get('error')}")
+            continue
+        print(f"{_mb(mb):>6} {name:<24} {_ms(base['s'])} {_ms(got['s'])} "
+              f"{got['s'] / base['s']:>8.2f} {(base['peak'] + sizes[kind]) / sizes[kind]:>8.2f} "
+              f"{(got['peak'] + n) / n:>8.2f}", flush=True)
+
+
+def _mb(mb: float) -> str:
+    return f"{mb * 1000:g}KB" if mb < 1 else f"{mb:g}MB"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[0.01, 0.1, 1, 10, 100],
@@ -220,6 +265,8 @@ def main() -> None:
                         help="one secret per this many records / lines (0: none)")
     parser.add_argument("--corpus", nargs="+", choices=["realistic", "dense"],
                         default=["realistic", "dense"], help="JSON lane density")
+    parser.add_argument("--worst", nargs="*", default=WORST,
+                        help="bench/fuzz_linear.py classes beside prose (none: skip)")
     args = parser.parse_args()
     from elision.redact.triggers import engine_name
 
@@ -228,6 +275,11 @@ def main() -> None:
           f"{'ratio':>6} {'ratio2':>6} {'/shape':>6}  what")
     for mb in args.sizes:
         measure(mb, args.rounds, args.secret_every, args.corpus)
+    if args.worst:
+        print(f"\n{'size':>6} {'worst case':<24} {'prose':>10} {'redact':>10} {'x prose':>8} "
+              f"{'prose pk':>8} {'peak x in':>8}")
+        for mb in args.sizes:
+            worst_rows(mb, args.rounds, args.worst)
 
 
 if __name__ == "__main__":

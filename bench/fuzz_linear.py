@@ -1,0 +1,375 @@
+"""Grow hostile inputs and flag redaction or shaping whose cost grows faster than the input.
+
+    .venv/bin/python bench/fuzz_linear.py                    # both engines, 64 KB to 4 MB
+    .venv/bin/python bench/fuzz_linear.py --sizes 0.0625 0.25 1 --engines hyperscan
+    .venv/bin/python bench/fuzz_linear.py --classes run-A json-string-A --targets redact
+
+Each input class is a unit repeated (or nested) to each size: runs of every kind of trigger
+the pre-filter knows (a family's keyword or prefix, a base64 head, the base64 of zeros, hex,
+``%xx`` and ``\\u`` escapes and escapes of escapes, ``=`` and ``:`` assignments, URL and
+userinfo runs, "@" runs, PEM armour, JWT dots), long lines with no line break, many short
+lines, long keys, deep nesting, and units that Hypothesis draws from the trigger literals and
+the chars that end a stretch. Prose of the same sizes is the baseline.
+
+Per engine (hyperscan, and the standard library's ``re`` with ``ELISION_REDACT_ENGINE=re``, each
+in a process of its own), per class and target, every size is measured in a forked child: the
+best of ``--runs`` wall times, and the peak RSS growth (Linux ``clear_refs``, as
+``bench/shape.py``). The table gives the growth exponents (the slope of log cost over log
+size: 1.0 is linear) of the time and of the memory held (peak growth plus the input), the
+time at the largest size over prose's, and the peak there over the input.
+
+Targets: ``redact`` (``redact_text`` on a text, ``redact_value`` with its body on JSON) and
+``shape`` (``elision.shape`` at 4 KB with redaction on, what ``elision shape`` runs).
+
+The exit status is 1 when a class grows super-linearly (an exponent over ``--limit``, 1.3
+by default: small sizes carry fixed costs, so a linear class reads 0.8-1.1), 0 otherwise.
+``--ratio-limit`` also fails a class whose time at the largest size is over that many times
+prose's (the issue-23 target is 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import random
+import resource
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "result", "status",
+         "ok", "error", "partition", "shard", "replica", "latency", "request", "cache")
+TIMEOUT = 300.0
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Class:
+    """An input class: ``make(size)`` gives a text (``str``) or a JSON body (``bytes``)."""
+
+    name: str
+    make: Callable[[int], str | bytes]
+
+
+def _repeat(unit: str) -> Callable[[int], str]:
+    # Whole units only: a cut "\u0041" is not JSON.
+    return lambda size: unit * max(1, size // len(unit))
+
+
+def _prose(size: int, sep: str = "\n") -> str:
+    rng = random.Random(5)
+    out: list[str] = []
+    total = 0
+    while total < size:
+        line = " ".join(rng.choice(WORDS) for _ in range(12))
+        out.append(line)
+        total += len(line) + 1
+    return sep.join(out)[:size]
+
+
+def _json_prose(size: int) -> bytes:
+    rng = random.Random(7)
+    rows: list[dict[str, Any]] = []
+    total = 0
+    while total < size:
+        row = {"id": len(rows), "name": " ".join(rng.choice(WORDS) for _ in range(4)),
+               "note": " ".join(rng.choice(WORDS) for _ in range(12)), "ok": True}
+        rows.append(row)
+        total += len(orjson.dumps(row)) + 1
+    return orjson.dumps({"rows": rows})
+
+
+def _json_string(unit: str) -> Callable[[int], bytes]:
+    return lambda size: orjson.dumps({"note": _repeat(unit)(size)})
+
+
+def _json_strings(unit: str) -> Callable[[int], bytes]:
+    return lambda size: orjson.dumps([unit] * max(1, size // (len(unit) + 3)))
+
+
+def _json_raw_string(unit: str) -> Callable[[int], bytes]:
+    # Written as it is (a JSON escape stays an escape in the body: "\u0041" is an "A").
+    return lambda size: b'{"note":"' + _repeat(unit)(size).encode() + b'"}'
+
+
+def _json_long_key(size: int) -> bytes:
+    return orjson.dumps({"A" * size: 1})
+
+
+def _json_keys(size: int) -> bytes:
+    return orjson.dumps({f"{'A' * 60}{i:08d}": i for i in range(max(1, size // 74))})
+
+
+def _json_deep(size: int) -> bytes:
+    # Documents 300 levels deep (past orjson's 255, so the walk goes node by node; elision
+    # refuses past 10,000), as many as the size holds, each with a keyword at the bottom.
+    one = b'{"k":' * 300 + b'"sk-x"' + b"}" * 300
+    return b"[" + b",".join([one] * max(1, size // len(one))) + b"]"
+
+
+def _pem(size: int) -> str:
+    return _repeat("-----BEGIN PRIVATE KEY-----\nMIIE\n")(size)
+
+
+SYSTEMATIC: list[Class] = [
+    Class("prose", _prose),
+    Class("prose-one-line", lambda n: _prose(n, " ")),
+    Class("short-lines", _repeat("ok\n")),
+    Class("run-A", _repeat("A")),
+    Class("run-b64-zeros", _repeat("QUFB")),
+    Class("run-b64-heads-mid", _repeat("xQUFBQUFB")),
+    Class("run-hex", _repeat("0123456789abcdef")),
+    Class("run-pct", _repeat("%41")),
+    Class("run-pct-of-pct", _repeat("%2541")),
+    Class("run-u-escape", _repeat("\\u0041")),
+    Class("run-u-of-u", _repeat("\\u005cu0041")),
+    Class("assign-eq", _repeat("password=x ")),
+    Class("assign-colon", _repeat("token: x ")),
+    Class("assign-eq-lines", _repeat("api_key=abc\n")),
+    Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),
+    Class("scheme-runs", _repeat("://")),
+    Class("at-runs", _repeat("@")),
+    Class("pct40-runs", _repeat("%40")),
+    Class("userinfo-runs", _repeat("https://u:p@")),
+    Class("pem-armour", _pem),
+    Class("pem-one-line", _repeat("-----BEGIN ")),
+    Class("jwt-dots", _repeat("eyJ.")),
+    Class("jwt-heads", _repeat("eyJhbGciOiJIUzI1NiJ9.")),
+    Class("bearer", _repeat("Bearer ")),
+    Class("kw-sk", _repeat("sk-")),
+    Class("kw-ghp", _repeat("ghp_")),
+    Class("kw-xoxb", _repeat("xoxb-")),
+    Class("kw-AKIA", _repeat("AKIA")),
+    Class("kw-glpat", _repeat("glpat-")),
+    Class("json-prose", _json_prose),
+    Class("json-string-A", _json_string("A")),
+    Class("json-string-b64-zeros", _json_string("QUFB")),
+    Class("json-string-sk", _json_string("sk-")),
+    Class("json-strings-sk", _json_strings("sk-")),
+    Class("json-raw-u-escape", _json_raw_string("\\u0041")),
+    Class("json-long-key", _json_long_key),
+    Class("json-keys-A", _json_keys),
+    Class("json-deep", _json_deep),
+]
+
+
+def drawn(count: int) -> list[Class]:
+    """Units Hypothesis draws from the trigger literals and the chars that end a stretch."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from elision.redact import triggers
+
+    literals = sorted({*triggers._EXACT, *triggers._ANY_CASE, *triggers._HEADS,
+                       *triggers._AT_GATES})
+    pieces = st.one_of(st.sampled_from(literals), st.sampled_from(["\n", '"', " ", "=", ":",
+                                                                   "\\", "%", "A", "0"]))
+    units: list[str] = []
+
+    @settings(max_examples=count, database=None, derandomize=True, deadline=None)
+    @given(st.lists(pieces, min_size=1, max_size=4).map("".join))
+    def collect(unit: str) -> None:
+        units.append(unit)
+
+    collect()
+    seen = dict.fromkeys(units)
+    return [Class(f"drawn-{i}:{u[:14]!r}", _repeat(u)) for i, u in enumerate(seen) if u]
+
+
+# -- measuring ---------------------------------------------------------------------------------
+
+
+def _target(name: str, payload: str | bytes) -> Callable[[], object]:
+    from elision import Budget, shape
+    from elision.redact import redact_text, redact_value
+    from elision.shape.jsonparse import parse_json
+
+    if name == "shape":
+        budget = Budget(4096)
+        return lambda: shape(payload, budget)
+    if isinstance(payload, str):
+        return lambda: redact_text(payload)
+    value = parse_json(payload)
+    return lambda: redact_value(value, body=payload)
+
+
+def _status_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise OSError(field)
+
+
+def _child(call: Callable[[], object], runs: int) -> dict[str, float]:
+    gc.collect()
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # the peak is the child's own
+        base = _status_kb("VmRSS")
+    except OSError:
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    try:
+        peak = _status_kb("VmHWM")
+    except OSError:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"s": min(times), "peak": max(0, peak - base) * 1024}
+
+
+def measure(call: Callable[[], object], runs: int) -> dict[str, Any]:
+    """``call`` timed in a forked child (so each size's peak is its own)."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        try:
+            row: dict[str, Any] = _child(call, runs)
+        except BaseException as exc:
+            row = {"error": f"{type(exc).__name__}: {str(exc)[:80]}"}
+        with os.fdopen(write_fd, "wb") as pipe:
+            pipe.write(json.dumps(row).encode())
+        os._exit(0)
+    os.close(write_fd)
+    data = b""
+    deadline = time.monotonic() + TIMEOUT
+    with os.fdopen(read_fd, "rb") as pipe:
+        while True:
+            ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return {"error": f"timeout after {TIMEOUT:.0f} s"}
+            chunk = os.read(pipe.fileno(), 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+    os.waitpid(pid, 0)
+    return json.loads(data) if data else {"error": "child died"}
+
+
+def slope(sizes: list[int], costs: list[float]) -> float:
+    """Least-squares slope of log(cost) over log(size): 1.0 is linear."""
+    xs = [math.log(s) for s in sizes]
+    ys = [math.log(max(c, 1e-9)) for c in costs]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
+
+
+def warm_up() -> None:
+    """Build every database and cache before the children fork, so none pays for it."""
+    from elision import Budget, shape
+    from elision.redact import redact_text, redact_value
+
+    sample = "ghp_" + "A" * 36 + " password=x %41 \\u0041 QUFBQUFB eyJ.eyJ -----BEGIN x"
+    redact_text(sample)
+    redact_value({"note": sample, "uri": "https://x", "data": "aGk="})
+    shape(sample, Budget(4096))
+
+
+def run_engine(args: argparse.Namespace) -> int:
+    from elision.redact.triggers import engine_name
+
+    warm_up()
+    sizes = [int(mb * MIB) for mb in args.sizes]
+    classes = SYSTEMATIC + (drawn(args.drawn) if args.drawn else [])
+    if args.classes:
+        wanted = set(args.classes) | {"prose", "json-prose"}
+        classes = [c for c in classes if c.name in wanted]
+    print(f"engine: {engine_name()}; sizes: {', '.join(_size(s) for s in sizes)}; "
+          f"runs: {args.runs}; limit: exponent {args.limit}", flush=True)
+    print(f"{'class':<30} {'target':<7} {'time exp':>8} {'mem exp':>8} {'s @max':>9} "
+          f"{'x prose':>8} {'peak x in':>9}  verdict", flush=True)
+    floor: dict[tuple[str, str], float] = {}
+    failed = 0
+    for cls in classes:
+        for target in args.targets:
+            row = _row(cls, target, sizes, args.runs)
+            if "error" in row:
+                print(f"{cls.name:<30} {target:<7} {row['error']}", flush=True)
+                failed += 1
+                continue
+            kind = "json" if row["json"] else "text"
+            if cls.name in ("prose", "json-prose"):
+                floor[(kind, target)] = row["s"][-1]
+            base = floor.get((kind, target))
+            ratio = row["s"][-1] / base if base else float("nan")
+            t_exp = slope(sizes, row["s"])
+            m_exp = slope(sizes, [p + s for p, s in zip(row["peak"], row["len"], strict=True)])
+            bad = []
+            if t_exp > args.limit:
+                bad.append("time super-linear")
+            if m_exp > args.limit:
+                bad.append("memory super-linear")
+            if args.ratio_limit and ratio > args.ratio_limit:
+                bad.append(f"over {args.ratio_limit:g}x prose")
+            failed += bool(bad)
+            peak_x = (row["peak"][-1] + row["len"][-1]) / row["len"][-1]
+            print(f"{cls.name:<30} {target:<7} {t_exp:>8.2f} {m_exp:>8.2f} {row['s'][-1]:>9.3f} "
+                  f"{ratio:>8.2f} {peak_x:>9.2f}  {'; '.join(bad) or 'ok'}", flush=True)
+    print(f"{failed} class(es) flagged" if failed else "no class flagged", flush=True)
+    return 1 if failed else 0
+
+
+def _row(cls: Class, target: str, sizes: list[int], runs: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"s": [], "peak": [], "len": [], "json": False}
+    for size in sizes:
+        payload = cls.make(size)
+        out["json"] = isinstance(payload, bytes)
+        got = measure(_target(target, payload), runs)
+        if "error" in got:
+            return {"error": f"at {_size(size)}: {got['error']}"}
+        out["s"].append(got["s"])
+        out["peak"].append(got["peak"])
+        out["len"].append(len(payload if isinstance(payload, bytes) else payload.encode()))
+    return out
+
+
+def _size(n: int) -> str:
+    return f"{n / MIB:g} MB" if n >= MIB else f"{n // 1024} KB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--sizes", type=float, nargs="+", default=[0.0625, 0.25, 1, 4],
+                        help="MB (0.0625 is 64 KB)")
+    parser.add_argument("--runs", type=int, default=3, help="best of this many, each size")
+    parser.add_argument("--targets", nargs="+", choices=["redact", "shape"],
+                        default=["redact", "shape"])
+    parser.add_argument("--engines", nargs="+", choices=["hyperscan", "re"],
+                        default=["hyperscan", "re"])
+    parser.add_argument("--classes", nargs="+", help="only these (prose is always run)")
+    parser.add_argument("--drawn", type=int, default=12, help="units Hypothesis draws")
+    parser.add_argument("--limit", type=float, default=1.3, help="the highest linear exponent")
+    parser.add_argument("--ratio-limit", type=float, default=0.0,
+                        help="also flag a time over this many times prose's at the largest size")
+    parser.add_argument("--engine", help=argparse.SUPPRESS)  # set in the per-engine child
+    args = parser.parse_args()
+    if args.engine:
+        sys.exit(run_engine(args))
+    worst = 0
+    for name in args.engines:
+        env = {**os.environ, "ELISION_REDACT_ENGINE": "re" if name == "re" else ""}
+        done = subprocess.run([sys.executable, __file__, *sys.argv[1:], "--engine", name],
+                              env=env, check=False)
+        worst = max(worst, done.returncode)
+        print(flush=True)
+    sys.exit(worst)
+
+
+if __name__ == "__main__":
+    main()
