@@ -195,3 +195,43 @@ def test_a_long_piece_read_in_blocks_holds_what_it_holds_whole(
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(keywords, "_built", [engine])
             assert keywords.present(text) == engine.present(text)
+
+
+@pytest.mark.parametrize("unit", ["A", "QUFB", "sk-", "%41"])
+def test_a_long_run_is_read_for_keywords_once_a_period(unit: str) -> None:
+    """Found by bench/fuzz_linear.py: 4 MB of QUFB spent 1.25 s in ``present`` alone, one
+    hyperscan scan of the whole line confirming a keyword's base64 form at every period.
+    Counted here as the chars handed to the engine: a few blocks, not the run."""
+    text = unit * ((1 << 20) // len(unit))
+    engine = keywords._engine()
+    read: list[int] = []
+
+    def counted(piece: str) -> Any:
+        read.append(len(piece))
+        return engine.present(piece)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(keywords, "_built", [type("Counted", (), {"present": staticmethod(counted)})])
+        keywords.present(text)
+    assert sum(read) <= 16 * 8192
+
+
+@pytest.mark.parametrize("unit", ["%41", "\\u0041"])
+def test_a_run_of_escapes_is_decoded_without_a_table_per_escape(unit: str) -> None:
+    """Found by bench/fuzz_linear.py: 4 MB of %41 held 69x its size (three ints and a list
+    entry per escape, kept with the decoded view). Counted in traced bytes, not time."""
+    import tracemalloc
+
+    from elision.redact.encodings import decode_escapes
+
+    text = unit * ((1 << 18) // len(unit))
+    tracemalloc.start()
+    try:
+        view = decode_escapes(text)
+        assert view is not None
+        assert view.original(len(view.text) - 2, len(view.text)) == (len(text) - 2 * len(unit),
+                                                                     len(text))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak <= 4 * len(text)  # the decoded text and re.sub's pieces: was 40x
