@@ -17,14 +17,16 @@ Kept bodies and stubs are fetchable only in the scope of the client that was sho
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
 import mcp_types as types
+import orjson
 from anyio.abc import TaskGroup
 from mcp.client.session import ClientSession
 from mcp.server.connection import Connection
@@ -39,10 +41,17 @@ from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError
 from elision.mcp.agent.bridge import is_proxy_state
 from elision.mcp.agent.ingress import RequestGate
 from elision.mcp.agent.notify import Notifier, forwarded_params, redacted_log
-from elision.mcp.agent.scopes import client_scope, is_unnamed, new_proxy_scope, unnamed_refusal
+from elision.mcp.agent.scopes import (
+    asgi_scope,
+    client_scope,
+    is_unnamed,
+    new_proxy_scope,
+    unnamed_refusal,
+)
 from elision.mcp.asking import Asking
 from elision.mcp.forward import Ctx, Forwarding, R, Route
 from elision.mcp.gate.bounded import shaper_for_reads
+from elision.mcp.gate.egress import ERROR_BUDGET_BYTES, Egress, refused_name
 from elision.mcp.gate.listed import redacted_item
 from elision.mcp.gate.meta import without_reserved
 from elision.mcp.gate.references import fetch_reference
@@ -118,6 +127,8 @@ class Proxy(Forwarding):
         self.notifier = Notifier(self.upstreams, self._resources.get, self._connections)
         self.on_close.append(self.notifier.close)
         self.on_close.append(self.asking.close)
+        #: What every message to an agent passes on the wire (elision.mcp.gate.egress).
+        self.egress = Egress(redact=pipeline.redactor is not None, keep=self._keep_error)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -160,6 +171,8 @@ class Proxy(Forwarding):
             if upstream.name in failures:
                 continue
             for tool in listed[upstream.name]:
+                if _refused(upstream, tool):
+                    continue
                 exposed = self._exposed(upstream, tool.name)
                 if exposed in PROXY_TOOLS:
                     raise InputError(
@@ -272,6 +285,21 @@ class Proxy(Forwarding):
     def notification_options(self) -> NotificationOptions:
         return NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True)
 
+    # -- the egress gate --------------------------------------------------------------------
+
+    def _keep_error(self, body: bytes, scope: str | None) -> str | None:
+        """Keep an error's full text (evidence) where ``elision_fetch`` finds it."""
+        return self.shaper._keep(body, hashlib.sha256(body).hexdigest(), scope or self._scope)
+
+    def stdio_scope(self) -> str:
+        """The ref scope of a stdio proxy's one client."""
+        return self._scope
+
+    def http_scope(self, request: Mapping[str, Any]) -> str | None:
+        """The ref scope of the client behind an HTTP request (an ASGI scope), as
+        :func:`~elision.mcp.agent.scopes.client_scope` would name it."""
+        return asgi_scope(request, shared=self._scope)
+
     # -- tools -----------------------------------------------------------------------------
 
     async def _list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
@@ -341,10 +369,14 @@ class Proxy(Forwarding):
         try:
             result = await outcome
         except UpstreamError as exc:
-            return error_result(str(exc))
+            # Built from the server's words: judged, bounded and audited like a result.
+            return await self._shape(
+                params.name, _as_result(str(exc)), _ERROR_BUDGET, scope, upstream.name
+            )
         except MCPError as exc:
-            # Forwarded as the server sent it, but for any credential its message quotes.
-            raise MCPError(exc.code, redact_message(exc.message)) from None
+            # The tool's answer too: judged, bounded (its full text kept by ref) and audited
+            # like a result; it stays a JSON-RPC error with the server's code.
+            raise await self._judged_error(params.name, exc, scope, upstream.name) from None
         if isinstance(result, types.InputRequiredResult) and is_proxy_state(result.request_state):
             return result  # the proxy's own question, already redacted
         if isinstance(result, types.InputRequiredResult):
@@ -418,6 +450,20 @@ class Proxy(Forwarding):
                 f"({type(exc).__name__}); this is a bug in elision, please report it"
             )
 
+    async def _judged_error(
+        self, name: str, exc: MCPError, scope: str, server: str
+    ) -> MCPError:
+        """The JSON-RPC error ``exc`` an upstream answered a call with, as the agent gets it:
+        its message and data through the pipeline (a deny says so instead), within the
+        error bound, the full text kept by ref."""
+        text = exc.error.message
+        if exc.error.data is not None:
+            text += "\n\ndata: " + orjson.dumps(exc.error.data, default=str).decode()
+        shown = await self._shape(name, _as_result(text), _ERROR_BUDGET, scope, server)
+        block = shown.content[0] if shown.content else None
+        message = block.text if isinstance(block, types.TextContent) else redact_message(text)
+        return MCPError(exc.code, message)
+
     async def _off_loop(self, work: Callable[[], R], *, big: bool) -> R:
         if not big:
             return work()
@@ -451,6 +497,8 @@ class Proxy(Forwarding):
         listed = await self._list_all_tools(upstream)
         kept = {k: r for k, r in self._tools.items() if r.upstream is not upstream}
         for tool in listed:
+            if _refused(upstream, tool):
+                continue
             exposed = self._exposed(upstream, tool.name)
             if exposed in kept or exposed in PROXY_TOOLS:
                 logger.warning("server %r: tool %r collides and is hidden", upstream.name, exposed)
@@ -507,6 +555,25 @@ class _ProgressTo:
 
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
+
+
+#: The budget of an error's text shown to the agent: the error bound, less room for the
+#: JSON-RPC frame around it.
+_ERROR_BUDGET = Budget(ERROR_BUDGET_BYTES - 512)
+
+
+def _as_result(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def _refused(upstream: Upstream, tool: types.Tool) -> bool:
+    """Whether a tool is left out of the list: its name, which the agent must call back as it
+    is, holds control characters or markup (elision.mcp.gate.egress.refused_name)."""
+    why = refused_name(tool.name)
+    if why is not None:
+        logger.warning("server %r: a tool is left out of the list: its name %r cannot be "
+                       "shown to an agent (%s)", upstream.name, tool.name[:64], why)
+    return why is not None
 
 
 # Results that may instead ask the agent for input first; passed through either way.

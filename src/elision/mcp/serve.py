@@ -26,6 +26,7 @@ from mcp_types import JSONRPCRequest
 from elision._malloc import pin_mmap_threshold
 from elision.errors import ElisionError
 from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES, request_ceiling
+from elision.mcp.gate.egress import GatedStream, gated_app, kind_of_model
 from elision.mcp.proxy import Proxy
 from elision.mcp.upstream.offer import Offer
 from elision.mcp.upstream.stdio import MessageReader, stdio_server_transport
@@ -63,7 +64,7 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
                 # uvicorn stops cleanly on SIGTERM by itself; on stdio that is done here, so
                 # the audit log is closed and its final checkpoint written.
                 tg.start_soon(_cancel_on_sigterm, tg.cancel_scope)
-                async with _stdio() as (read, write, fast):
+                async with _stdio(proxy) as (read, write, fast):
                     try:
                         # One agent: its first request says what it can answer, and the
                         # upstreams start offering just that (elision.mcp.upstream.offer).
@@ -100,18 +101,24 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
 
 
 @contextlib.asynccontextmanager
-async def _stdio() -> AsyncIterator[tuple[Any, Any, bool]]:
-    """stdin and stdout as streams, and whether the event loop reads them itself.
+async def _stdio(proxy: Proxy) -> AsyncIterator[tuple[Any, Any, bool]]:
+    """stdin and stdout as streams, and whether the event loop reads them itself. Every
+    message written passes the proxy's egress gate (elision.mcp.gate.egress).
 
     The event loop reads pipes itself; a regular file, or ``/dev/null`` (which it cannot
     watch), needs the SDK's threads.
     """
+    scope = proxy.stdio_scope()
+
+    def gate(message: Any, data: bytes) -> bytes:
+        return proxy.egress.gate_bytes(data, kind_of_model(message), scope)
+
     if _stdin_is_a_pipe():
-        async with stdio_server_transport() as (read, write):
+        async with stdio_server_transport(gate) as (read, write):
             yield read, write, True
     else:
         async with stdio_server() as (read, write):
-            yield read, write, False
+            yield read, GatedStream(write, proxy.egress, scope), False
 
 
 def _built(proxy: Proxy) -> tuple[Server[Any], InitializationOptions]:
@@ -264,7 +271,9 @@ async def _serve_http(
 
     host, port = listen
     server = proxy.build_server()
-    app = request_ceiling(server.streamable_http_app(host=host), max_request_bytes)
+    # Every message an agent is sent passes the egress gate, a JSON body or an SSE event.
+    gated = gated_app(server.streamable_http_app(host=host), proxy.egress, proxy.http_scope)
+    app = request_ceiling(gated, max_request_bytes)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     web = _uvicorn_server(config, on_shutdown=proxy.notifier.close)
 

@@ -108,6 +108,21 @@ def client_scope(ctx: Any, *, shared: str, require_auth_scope: bool) -> str:
     return scope
 
 
+def asgi_scope(request: Any, *, shared: str) -> str:
+    """The scope :func:`client_scope` names for the client of an HTTP request, told from its
+    ASGI scope's headers alone (the egress gate keeps an error's full text there)."""
+    headers = {k.lower(): v for k, v in request.get("headers") or ()}
+    session = headers.get(b"mcp-session-id")
+    if session:
+        digest = hashlib.sha256(session).hexdigest()[:32]
+        return "session:" + digest
+    auth = headers.get(b"authorization")
+    if auth:
+        key = os.environ.get(SCOPE_KEY_ENV, "").encode() or None
+        return auth_scope(auth.decode("latin-1"), key)
+    return shared
+
+
 def is_unnamed(scope: str) -> bool:
     return scope.startswith(UNNAMED)
 

@@ -118,9 +118,24 @@ class ResultShaper:
                 elif cap.is_json and _same_document(cap.value, block.text, structured):
                     echo_at = i
             pieces.append(_Piece(f"content[{i}]", cap, budget.measure(block.text), i))
-        simple = len(content) == 1 and len(pieces) == 1 and (structured is None or echo_at == 0)
+        simple = (
+            len(content) == 1 and len(pieces) == 1 and (structured is None or echo_at == 0)
+            # A block's _meta and annotations, and a wrapper's key other than the SDK's own
+            # "result", reach the agent too: then the judged view is the whole result.
+            and not _has_members(content[0]) and echo_key in (None, "result")
+        )
         call = pieces[0].capture if simple else capture(_dumps_result(result))
         decision = self.pipeline.decide(call)
+        governed: list[dict[str, Any]] = []
+        if self.pipeline.redactor is not None and not simple:
+            content, members = _governed_members(content, text_at, joined is None)
+            governed.extend(members)
+            if echo_key is not None and structured is not None:
+                key = _redacted_key(echo_key)
+                if key != echo_key:
+                    structured = {key: structured[echo_key]}
+                    governed.append({"path": "$.structuredContent", "reason": "key"})
+                    echo_key = key
 
         presumed: Redacted | None = None
         # The wrapper is serialized last, and only for a body that fits: for a 100 MB text
@@ -140,7 +155,11 @@ class ResultShaper:
                 return result
 
         envelopes: list[dict[str, Any]] = []
-        withheld: list[dict[str, Any]] = []
+        withheld: list[dict[str, Any]] = list(governed)
+        if governed:
+            envelopes.append({"at": "content", **make_envelope(
+                sha256=call.sha256, shown_bytes=0, total_bytes=len(call.body), withheld=governed,
+            )})
         texts = [block_size(b, budget) for b in content if text_of(b) is not None]
         if structured is not None and echo_at is None:
             texts.append(budget.measure(_dumps(structured)))
@@ -371,6 +390,59 @@ class ResultShaper:
             return meta if len(kept) == len(meta) else kept
         value = redacted.value
         return value if isinstance(value, dict) else {META_WITHHELD_KEY: str(value)}
+
+
+def _has_members(block: Any) -> bool:
+    """Whether a block carries anything beside its text (``_meta``, ``annotations``)."""
+    return isinstance(block, types.TextContent) and (
+        block.meta is not None or block.annotations is not None
+    )
+
+
+def _governed_members(
+    content: list[Any], text_at: list[int], seams: bool,
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """``content`` with its text blocks' members (``_meta``, ``annotations``) redacted, and a
+    credential that a seam between two adjacent text blocks splits withheld on both sides
+    (:func:`elision.mcp.gate.egress.redact_seams`); and an entry for each value withheld."""
+    from elision.mcp.gate.egress import redact_seams
+    from elision.redact import redact_value
+
+    out = list(content)
+    withheld: list[dict[str, Any]] = []
+    if seams and len(text_at) > 1:
+        texts: list[str | None] = [text_of(b) if isinstance(b, types.TextContent) else None
+                                   for b in out]
+        seamed = redact_seams(texts)
+        for i, (old, new) in enumerate(zip(texts, seamed, strict=True)):
+            if new is not None and new != old:
+                out[i] = out[i].model_copy(update={"text": new})
+                withheld.append({"path": f"$.content[{i}].text", "reason": "split-credential"})
+    for i in text_at:
+        block = out[i]
+        if not _has_members(block):
+            continue
+        plain = block.model_dump(by_alias=True, mode="json", exclude_none=True)
+        members = {k: v for k, v in plain.items() if k not in ("type", "text")}
+        done = redact_value(members, path_root=f"$.content[{i}]")
+        if not done.withheld:
+            continue
+        withheld.extend(done.withheld)
+        try:
+            out[i] = types.TextContent.model_validate({**done.value, "text": block.text})
+        except ValueError:
+            # A stub where the protocol wants a fixed form (annotations' audience): the
+            # annotations go; _meta, which may hold anything, stays redacted.
+            meta = done.value.get("_meta") if isinstance(done.value, dict) else None
+            out[i] = types.TextContent(text=block.text, _meta=meta)
+    return out, withheld
+
+
+def _redacted_key(key: str) -> str:
+    from elision.redact import redact_text
+
+    value = redact_text(key).value
+    return value if isinstance(value, str) else key
 
 
 def _same_document(exact: Any, text: str, structured: Any) -> bool:

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import anyio
 import mcp_types as types
@@ -222,16 +222,26 @@ class LineWriter(_ClosesOnExit):
     A write is one ``write`` of the whole line, so concurrent senders never interleave.
     """
 
-    def __init__(self, write: Callable[[bytes], Awaitable[None]]) -> None:
+    def __init__(
+        self, write: Callable[[bytes], Awaitable[None]],
+        egress: Callable[[Any, bytes], bytes] | None = None,
+    ) -> None:
         self._write = write
         self._closed = False
+        #: What every line passes before it is written (the proxy's egress gate), given the
+        #: message and its serialized bytes.
+        self._egress = egress
 
     async def send(self, message: SessionMessage, /) -> None:
         if self._closed:
             raise anyio.ClosedResourceError
-        data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+        data = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode(
+            "utf-8", "replace"
+        )
+        if self._egress is not None:
+            data = self._egress(message.message, data)
         try:
-            await self._write(data.encode("utf-8", "replace") + b"\n")
+            await self._write(data + b"\n")
         except _GONE as exc:
             raise anyio.BrokenResourceError from exc
 
@@ -389,13 +399,16 @@ def _refused(request_id: str | int | None, code: int, message: str) -> Refused:
 
 
 @asynccontextmanager
-async def stdio_server_transport() -> AsyncIterator[TransportStreams]:
+async def stdio_server_transport(
+    egress: Callable[[Any, bytes], bytes] | None = None,
+) -> AsyncIterator[TransportStreams]:
     """Serve MCP on this process's stdin and stdout without a thread or task hop per message.
 
     The SDK's ``stdio_server`` reads and writes through worker threads, several per call; on
     pipes the event loop can do both itself. While serving, fd 1 points at stderr so stray
     prints cannot corrupt the wire. Raises ``ValueError`` when stdin is not a pipe, socket or
-    terminal (a regular file): use the SDK's transport then.
+    terminal (a regular file): use the SDK's transport then. Every line written goes through
+    ``egress`` first, when given.
     """
     loop = asyncio.get_running_loop()
     wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
@@ -419,7 +432,7 @@ async def stdio_server_transport() -> AsyncIterator[TransportStreams]:
         out.write(data)
         await out.drain()
 
-    writer = LineWriter(write)
+    writer = LineWriter(write, egress)
 
     async def answer(error: types.JSONRPCError) -> None:
         await writer.send(SessionMessage(error))
