@@ -112,7 +112,8 @@ class Egress:
     def gate_bytes(self, raw: bytes, kind: str | None = None, scope: str | None = None) -> bytes:
         """The serialized message ``raw`` as the agent may get it: itself when it is clean
         and within its bound (no parse), else governed and serialized again."""
-        if len(raw) <= _bound(kind, None) and not self._may_need_redaction(raw):
+        if (len(raw) <= _bound(kind, None) and not self._may_need_redaction(raw)
+                and (not self.redact or _BLOB not in raw)):
             return raw
         try:
             message = orjson.loads(raw)
@@ -154,9 +155,10 @@ class Egress:
                 held[path] = value
         seamed = _seamed_content(body)
         done = redact_value(seamed)
-        if not done.withheld and seamed is body:
+        value, blobs = _blobs_redacted(done.value)
+        if not done.withheld and not blobs and seamed is body:
             return message
-        out: dict[str, Any] = done.value if isinstance(done.value, dict) else {}
+        out: dict[str, Any] = value if isinstance(value, dict) else {}
         for path, value in held.items():
             out = _put(out, path, value)
         if done.withheld:
@@ -192,6 +194,56 @@ class Egress:
             if over <= 0 or room <= 0:
                 return out
             room -= max(over, 64)
+
+
+# -- blobs ----------------------------------------------------------------------------------
+
+_BLOB = b'"blob"'
+
+
+def _blobs_redacted(value: Any) -> tuple[Any, int]:
+    """``value`` with each ``blob`` (base64) that decodes to text holding a credential
+    replaced by the base64 of its redacted text (still a blob a client can decode, now
+    showing the stub), and how many were."""
+    if isinstance(value, list):
+        out_list, count = [], 0
+        for item in value:
+            new, n = _blobs_redacted(item)
+            out_list.append(new)
+            count += n
+        return (out_list, count) if count else (value, 0)
+    if not isinstance(value, dict):
+        return value, 0
+    out: dict[str, Any] = {}
+    count = 0
+    for key, item in value.items():
+        if key == "blob" and isinstance(item, str):
+            new_blob = _redacted_blob(item)
+            if new_blob is not None:
+                out[key] = new_blob
+                count += 1
+                continue
+        new, n = _blobs_redacted(item)
+        out[key] = new
+        count += n
+    return (out, count) if count else (value, 0)
+
+
+def _redacted_blob(blob: str) -> str | None:
+    import base64
+    import binascii
+
+    from elision.redact import redact_text
+
+    try:
+        data = base64.b64decode(blob, validate=True)
+        text = data.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None  # not base64 of UTF-8 text: binary, which no text rule reads
+    done = redact_text(text)
+    if not done.withheld:
+        return None
+    return base64.b64encode(str(done.value).encode()).decode()
 
 
 # -- paths ----------------------------------------------------------------------------------

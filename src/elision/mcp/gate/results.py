@@ -123,6 +123,7 @@ class ResultShaper:
             # A block's _meta and annotations, and a wrapper's key other than the SDK's own
             # "result", reach the agent too: then the judged view is the whole result.
             and not _has_members(content[0]) and echo_key in (None, "result")
+            and not result.meta  # the server's own _meta (redacted above) is judged too
         )
         call = pieces[0].capture if simple else capture(_dumps_result(result))
         decision = self.pipeline.decide(call)
@@ -531,10 +532,11 @@ def _combined(envelopes: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _dumps_result(result: types.CallToolResult) -> str:
-    """The compact JSON of what a result says (not its _meta): the audited form of a result
-    that is not a single text."""
+    """The compact JSON of what a result says, its ``_meta`` included (the agent sees it
+    too): the judged and audited form of a result that is not a single text."""
     plain = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    said = {k: plain[k] for k in ("content", "structuredContent", "isError") if k in plain}
+    said = {k: plain[k] for k in ("content", "structuredContent", "isError", "_meta")
+            if k in plain}
     return orjson.dumps(said).decode("utf-8")
 
 
