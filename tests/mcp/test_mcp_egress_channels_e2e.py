@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -251,3 +253,45 @@ def test_every_channel_is_governed(
     assert over_bound(wire) == [], f"{channel}: a message over its bound"
     if agent.era in eras:
         assert "canary" in shown, f"{channel}: the channel never reached the agent"
+
+
+@pytest.mark.parametrize("which", ["stdio legacy", "http newest"])
+def test_a_cut_errors_full_text_is_kept_by_ref_and_fetchable(
+    agents: dict[str, Agent], which: str
+) -> None:
+    """An error's full text is evidence: the cut message names a ref, and the agent reads the
+    rest of the error through elision_fetch (the 1.6 MB error of issue 22 was shown whole)."""
+    agent = agents[which]
+    tail = "the-last-words-of-the-error"
+    reply = agent.emit(answer={"error": {"code": 42,
+                                         "message": "canary " + "e" * 200_000 + tail}})
+    message = str(getattr(reply, "error", reply))
+    assert tail not in message
+    ref = re.search(r"el_[A-Za-z0-9_-]+", message)
+    assert ref is not None, message
+    page = agent.run(lambda c: c.call_tool(
+        "elision_fetch", {"ref": ref[0], "bytes": f"{200_000}-", "budget": 4096}))
+    assert not page.is_error, page
+    assert tail in page.content[0].text
+
+
+BAD_NAMES = ["evil\u202etxt", "[b]bold[/b]", "zero\u200bwidth", "<img src=x>"]
+
+
+@pytest.mark.parametrize("which", ["stdio legacy", "http legacy"])
+def test_a_tool_whose_name_holds_control_characters_or_markup_is_left_out(
+    agents: dict[str, Agent], which: str
+) -> None:
+    """A name reaches the agent verbatim (it must call it back so), so one with a bidi
+    override, a zero-width space or markup is left out of tools/list (issue 22)."""
+    agent = agents[which]
+    tools = [{"name": n, "inputSchema": {"type": "object"}}
+             for n in ["emit", "ok_tool", *BAD_NAMES]]
+    agent.emit(script={"tools/list": {"result": {"tools": tools}}},
+               send=[note("notifications/tools/list_changed", {})], answer=OK)
+    deadline = time.monotonic() + 15
+    names: set[str] = set()
+    while "ok_tool" not in names and time.monotonic() < deadline:
+        names = {t.name for t in agent.run(lambda c: c.list_tools()).tools}
+    assert "ok_tool" in names and "emit" in names
+    assert not names & set(BAD_NAMES), sorted(names & set(BAD_NAMES))
