@@ -220,3 +220,19 @@ def test_a_json_body_is_gated_whole_and_its_length_set_again() -> None:
     body = _asgi_run([raw[:20], raw[20:]], b"application/json")
     assert TOKEN[4:16].encode() not in body
     assert orjson.loads(body)["error"]["code"] == 1
+
+
+def test_a_gate_that_fails_withholds_and_still_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail closed, keep the session: a bug in the gate never lets a message through
+    ungoverned, and a request still gets an answer (an error), so no call hangs."""
+
+    def broken(self: Egress, message: dict[str, Any]) -> dict[str, Any]:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Egress, "_redacted", broken)
+    answer = orjson.dumps({"jsonrpc": "2.0", "id": 5, "result": {"x": TOKEN}})
+    out = orjson.loads(Egress().gate_bytes(answer, "result"))
+    assert out["id"] == 5 and out["error"]["code"] == -32603 and TOKEN not in str(out)
+    note = orjson.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                         "params": {"level": "info", "data": TOKEN}})
+    assert Egress().gate_bytes(note, "notification") == b""

@@ -31,6 +31,7 @@ gate finds nothing left to change.
 
 from __future__ import annotations
 
+import json
 import logging
 import unicodedata
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -118,10 +119,20 @@ class Egress:
         try:
             message = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            return raw  # not a message the gate can read; the SDK never writes one
+            try:  # the standard library reads what orjson refuses (a lone surrogate)
+                message = json.loads(raw)
+            except ValueError:
+                logger.warning("the egress gate withheld a message it could not read")
+                return b""  # withheld whole: unread means ungoverned
         if not isinstance(message, dict):
-            return raw
-        gated = self.gate_message(message, scope)
+            return b""
+        try:
+            gated = self.gate_message(message, scope)
+        except Exception as exc:
+            # Fail closed, and keep the session: a bug here must not leak nor hang a call.
+            logger.warning("the egress gate failed (%s); the message was withheld",
+                           type(exc).__name__)
+            return _withheld(message)
         return raw if gated is message else orjson.dumps(gated)
 
     def _may_need_redaction(self, raw: bytes) -> bool:
@@ -161,6 +172,8 @@ class Egress:
         out: dict[str, Any] = value if isinstance(value, dict) else {}
         for path, value in held.items():
             out = _put(out, path, value)
+        # The members in the order they came (jsonrpc and id first, as SDKs write them).
+        out = {**{k: out[k] for k in message if k in out}, **out}
         if done.withheld:
             reasons = sorted({str(w.get("reason")) for w in done.withheld})
             logger.debug("the gate withheld %d value(s): %s", len(done.withheld), reasons)
@@ -194,6 +207,17 @@ class Egress:
             if over <= 0 or room <= 0:
                 return out
             room -= max(over, 64)
+
+
+def _withheld(message: dict[str, Any]) -> bytes:
+    """What goes out in place of a message the gate could not govern: an error answering a
+    request, else nothing."""
+    if "method" in message or "id" not in message:
+        return b""
+    return orjson.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {
+        "code": -32603, "message": "elision withheld this answer: the egress gate could not "
+        "govern it (a bug in elision, please report it); try the call again",
+    }})
 
 
 # -- blobs ----------------------------------------------------------------------------------
@@ -465,6 +489,8 @@ class GatedStream:
             "utf-8", "replace"
         )
         gated = self._gate.gate_bytes(data, kind_of_model(message), self._scope)
+        if not gated:
+            return  # withheld whole
         if gated is not data:
             item = SessionMessage(
                 message=jsonrpc_message_adapter.validate_json(gated), metadata=item.metadata
@@ -577,6 +603,8 @@ class _GatedSend:
         gated = self._gate.gate_bytes(payload, None, self._scope)
         if gated is payload:
             return event
+        if not gated:
+            return b": withheld"  # an SSE comment: the event is withheld whole
         kept = [line for line in lines if not line.startswith(b"data:")]
         newline = b"\r\n" if b"\r\n" in event else b"\n"
         return newline.join([*kept, b"data: " + gated])

@@ -240,6 +240,8 @@ class LineWriter(_ClosesOnExit):
         )
         if self._egress is not None:
             data = self._egress(message.message, data)
+            if not data:
+                return  # withheld whole by the gate
         try:
             await self._write(data + b"\n")
         except _GONE as exc:
