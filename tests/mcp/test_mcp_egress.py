@@ -7,6 +7,7 @@ The end-to-end tables and properties are in ``test_mcp_egress_channels_e2e.py`` 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from elision.mcp.agent.scopes import asgi_scope, auth_scope
 from elision.mcp.gate.egress import (
     ERROR_BUDGET_BYTES,
     NOTIFICATION_BUDGET_BYTES,
@@ -236,3 +238,25 @@ def test_a_gate_that_fails_withholds_and_still_answers(monkeypatch: pytest.Monke
     note = orjson.dumps({"jsonrpc": "2.0", "method": "notifications/message",
                          "params": {"level": "info", "data": TOKEN}})
     assert Egress().gate_bytes(note, "notification") == b""
+
+
+@pytest.mark.parametrize(
+    ("headers", "require", "expected"),
+    [
+        # a session (handshake era): the scope client_scope gives its connection
+        ([(b"mcp-session-id", b"s-1")], False,
+         "session:" + hashlib.sha256(b"s-1").hexdigest()[:32]),
+        # stateless with a credential: its hash
+        ([(b"authorization", b"Bearer abc")], False, auth_scope("Bearer abc", None)),
+        # stateless and nameless: the proxy's shared scope, or a throwaway one when required
+        ([], False, "proxy:shared"),
+        ([], True, "unnamed:"),
+    ],
+)
+def test_an_http_clients_scope_for_a_kept_error(
+    headers: list[tuple[bytes, bytes]], require: bool, expected: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ELISION_SCOPE_KEY", raising=False)
+    got = asgi_scope({"headers": headers}, shared="proxy:shared", require_auth_scope=require)
+    assert got.startswith(expected) if expected == "unnamed:" else got == expected

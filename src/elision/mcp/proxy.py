@@ -298,7 +298,9 @@ class Proxy(Forwarding):
     def http_scope(self, request: Mapping[str, Any]) -> str | None:
         """The ref scope of the client behind an HTTP request (an ASGI scope), as
         :func:`~elision.mcp.agent.scopes.client_scope` would name it."""
-        return asgi_scope(request, shared=self._scope)
+        return asgi_scope(
+            request, shared=self._scope, require_auth_scope=self.require_auth_scope
+        )
 
     # -- tools -----------------------------------------------------------------------------
 

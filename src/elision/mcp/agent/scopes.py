@@ -108,7 +108,7 @@ def client_scope(ctx: Any, *, shared: str, require_auth_scope: bool) -> str:
     return scope
 
 
-def asgi_scope(request: Any, *, shared: str) -> str:
+def asgi_scope(request: Any, *, shared: str, require_auth_scope: bool = False) -> str:
     """The scope :func:`client_scope` names for the client of an HTTP request, told from its
     ASGI scope's headers alone (the egress gate keeps an error's full text there)."""
     headers = {k.lower(): v for k, v in request.get("headers") or ()}
@@ -120,6 +120,8 @@ def asgi_scope(request: Any, *, shared: str) -> str:
     if auth:
         key = os.environ.get(SCOPE_KEY_ENV, "").encode() or None
         return auth_scope(auth.decode("latin-1"), key)
+    if require_auth_scope:
+        return UNNAMED + secrets.token_urlsafe(12)
     return shared
 
 
