@@ -295,3 +295,15 @@ def test_a_tool_whose_name_holds_control_characters_or_markup_is_left_out(
         names = {t.name for t in agent.run(lambda c: c.list_tools()).tools}
     assert "ok_tool" in names and "emit" in names
     assert not names & set(BAD_NAMES), sorted(names & set(BAD_NAMES))
+
+
+@pytest.mark.parametrize("which", ["stdio newest", "http newest"])
+def test_a_prompt_whose_name_holds_control_characters_or_markup_is_left_out(
+    agents: dict[str, Agent], which: str
+) -> None:
+    """As for tools: a prompt's name is sent back verbatim by the agent (prompts/get)."""
+    agent = agents[which]
+    prompts = [{"name": n} for n in ["brief", *BAD_NAMES]]
+    agent.emit(script={"prompts/list": {"result": {"prompts": prompts}}}, answer=OK)
+    names = {p.name for p in agent.run(lambda c: c.list_prompts()).prompts}
+    assert names == {"brief"}, sorted(names)

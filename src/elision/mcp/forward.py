@@ -15,6 +15,7 @@ signed URL becomes its stub (unless the proxy runs with ``--no-redact``). Binary
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from pydantic import BaseModel, TypeAdapter
 from elision.budget import Budget
 from elision.errors import ElisionError, UpstreamError
 from elision.mcp.gate.bounded import bounded_prompt, bounded_read
+from elision.mcp.gate.egress import refused_name
 from elision.mcp.gate.listed import redacted_item
 from elision.mcp.gate.meta import without_reserved
 from elision.mcp.gate.paging import ambiguous, paged, template_pattern, unknown
@@ -38,6 +40,8 @@ from elision.mcp.upstream.config import SEPARATOR
 from elision.mcp.upstream.down import DownServers
 from elision.mcp.upstream.upstream import Upstream
 from elision.pipeline import Pipeline
+
+logger = logging.getLogger("elision.proxy")
 
 Ctx = ServerRequestContext[Any, Any]
 R = TypeVar("R")
@@ -72,6 +76,8 @@ class Forwarding:
         raise NotImplementedError
 
     def _listed(self, result: Any, field: str) -> Any:
+        if field == "prompts":
+            result = _callable_prompts(result)
         # A listing's strings reach the model too (elision.mcp.gate.listed).
         if self.pipeline.redactor is None:
             return result
@@ -329,6 +335,22 @@ class Forwarding:
 
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _callable_prompts(result: Any) -> Any:
+    """``result`` without the prompts whose name an agent cannot be shown: it must send the
+    name back verbatim (elision.mcp.gate.egress.refused_name)."""
+    kept = []
+    for prompt in result.prompts:
+        why = refused_name(prompt.name)
+        if why is None:
+            kept.append(prompt)
+        else:
+            logger.warning("a prompt is left out of the list: its name %r cannot be shown to "
+                           "an agent (%s)", prompt.name[:64], why)
+    if len(kept) == len(result.prompts):
+        return result
+    return result.model_copy(update={"prompts": kept})
 
 
 def _each_redacted(result: M, field: str, redact: Callable[[Any], Any]) -> M:
