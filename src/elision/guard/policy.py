@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+from elision.errors import quoted
 from elision.guard.combine import codes as _codes
 from elision.guard.combine import disjoint as _disjoint
 from elision.guard.decision import (
@@ -47,7 +48,6 @@ from elision.guard.redaction import (
     apply_redactions,
     store_keeper,
 )
-from elision.redact.messages import quoted
 
 #: Re-exported: the Guardian's vocabulary (elision.guard.decision) and its redaction policy
 #: (elision.guard.redaction) were defined here first, and are imported from here.

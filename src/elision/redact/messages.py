@@ -40,33 +40,6 @@ def clip(text: str, limit: int) -> str:
     return shown[: max(0, limit - 3)] + "..."
 
 
-#: How many chars of a name, ref or argument an error message quotes.
-QUOTE_LIMIT = 64
-
-
-def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
-    """``value`` as an error message quotes input it did not make (a tool's name, a ref, a
-    selector): redacted, cut to ``limit`` chars with the whole length said, and every char a
-    terminal would act on or hide (controls, bidi and zero-width format chars) escaped, so a
-    200 KB ref is not echoed whole and a name cannot rewrite the line it is shown on."""
-    text = value if isinstance(value, str) else str(value)
-    shown = redact_message(text)
-    safe = "".join(_escaped(c) for c in shown[:limit])
-    if len(shown) <= limit:
-        return f"'{safe}'"
-    return f"'{safe}…' ({len(text):,} chars)"
-
-
-def _escaped(char: str) -> str:
-    if char in "'\\":
-        return "\\" + char
-    if char.isprintable():
-        return char
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else (
-        f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-
-
 def describe(exc: BaseException, limit: int = DESCRIBE_LIMIT) -> str:
     """``Type: message`` for ``exc`` (the first of a group), redacted, then cut."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
