@@ -131,3 +131,42 @@ def test_no_scalar_under_a_credential_name_is_ever_shown(name: str, value: Any) 
             assert after is before
         else:
             assert isinstance(after, str) and after.startswith("[credential withheld")
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # JSON written into a text (a log line, a tool's stdout that is not all JSON)
+        ('terraform: {"db_password": {"value": "' + SECRET + '", "sensitive": true}} ok',
+         ['"sensitive": true', "ok"]),
+        ('config {"password": ["' + SECRET + '", "' + SECRET + '2"]} loaded', ["loaded"]),
+        ("db_password = ['" + SECRET + "']", []),
+        ('"admin_password": 93847261,', []),
+        # pretty-printed: the value on the next line
+        ('{\n  "db_password": {\n    "value": "' + SECRET + '",\n    "type": "string"\n  }\n}',
+         ['"type": "string"']),
+    ],
+)
+def test_a_container_under_a_credential_name_in_text_is_withheld(text: str,
+                                                                 kept: list[str]) -> None:
+    from elision.redact import redact_text
+
+    shown = str(redact_text(text).value)
+    assert SECRET not in shown and "93847261" not in shown
+    for piece in kept:
+        assert piece in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"secret": {"secretName": "db-creds", "defaultMode": 420}}x',
+        '{"password": ["", "********"]} x',
+        'password: [required]',
+        '{"token": {"count": 4096}}y',
+    ],
+)
+def test_clean_containers_in_text_are_kept(text: str) -> None:
+    from elision.redact import redact_text
+
+    assert redact_text(text).withheld == ()

@@ -368,6 +368,9 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
     if last == "cookie":
         _cookies(text, at, first_only=words(name)[-2:-1] == ["set"], found=found)
         return
+    if text.startswith(("[", "{"), at) and not _STUB_AT.match(text, at):
+        _bracketed(text, name, strength, at, found)
+        return
     written = _value_at(text, at)
     if written is None:
         return
@@ -385,6 +388,62 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
     elif not opaque(value):
         return
     found.append(Span(a, b, ASSIGNMENT))
+
+
+#: How far an object or array under a credential's name is read (it may span lines).
+_BRACKETED_LONGEST = 4096
+_SCALAR = re.compile(
+    r"""\\?"(?P<dq>(?:[^"\\\n]|\\[^"\n])*)\\?"|'(?P<sq>[^'\n]*)'"""
+    r"""|(?<![\w.-])(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])|(?P<open>[\[{])|(?P<close>[\]}])"""
+)
+_KEY_AFTER = re.compile(r"[ \t]*:")
+#: A stub elision wrote (``[credential withheld: …]``, ``[ref_k3f9] …``): never a container.
+_STUB_AT = re.compile(r"\[(?:credential withheld: |withheld: |ref_[a-z0-9]+\] )")
+
+
+def _bracketed(text: str, name: str, strength: int, at: int, found: list[Span]) -> None:
+    """The scalars of a JSON (or Python) object or array written after a credential's name
+    (``"db_password": {"value": "…", "sensitive": true}``), read as
+    :func:`elision.redact.fields.withhold_inside` reads a parsed one: under a strong name
+    every string and number that is not a metadata member's, under a weak name only opaque
+    strings; booleans and null stay."""
+    from elision.redact.fields import is_metadata_key
+
+    stop = min(len(text), at + _BRACKETED_LONGEST)
+    depth = 0
+    keys: list[str | None] = []
+    pos = at
+    while pos < stop:
+        match = _SCALAR.search(text, pos, stop)
+        if match is None:
+            return
+        pos = match.end()
+        if match.group("open") is not None:
+            depth += 1
+            keys.append(None)
+            continue
+        if match.group("close") is not None:
+            depth -= 1
+            if keys:
+                keys.pop()
+            if depth <= 0:
+                return
+            continue
+        group = next(g for g in ("dq", "sq", "num") if match.group(g) is not None)
+        value = match.group(group)
+        if group != "num" and _KEY_AFTER.match(text, pos):
+            if keys:
+                keys[-1] = value  # a member's key: it names what follows
+            continue
+        if keys and keys[-1] is not None and is_metadata_key(keys[-1]):
+            continue
+        if group == "num":
+            secret = strength == STRONG
+        else:
+            secret = not placeholder(value) and not prose(value) and (
+                strength == STRONG or opaque(value))
+        if secret:
+            found.append(Span(match.start(group), match.end(group), ASSIGNMENT))
 
 
 _MORE_WORDS = re.compile(r"[ \t]+[A-Za-z]")
