@@ -143,3 +143,33 @@ def test_elision_shape_reads_a_marked_file_by_its_mark(tmp_path: Path, encoding:
     assert TOKEN not in out.output
     assert "\x00" not in out.output
     assert "re-encoded as UTF-8" in out.output
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
+@pytest.mark.parametrize("misread", ["latin-1", "utf-8-replace"])
+def test_a_marked_text_an_upstream_already_misread_is_read_by_its_mark(
+    encoding: str, misread: str
+) -> None:
+    """A tool that read a UTF-16 file as 8-bit text (``errors="replace"``, or Latin-1) hands
+    the proxy a string with a NUL between every letter, its mark shown as two U+FFFD or as
+    ``ÿþ``: the same .env, the same token. It is read by the mark it shows."""
+    raw = marked(ENV, encoding)
+    text = raw.decode("latin-1") if misread == "latin-1" else raw.decode("utf-8", "replace")
+    shaped = shape(text, 4096)
+    assert TOKEN not in shaped.text.replace("\x00", "")
+    assert "credential withheld" in shaped.text
+    assert "HOME=/home/ada" in shaped.text
+    assert "re-encoded" in shaped.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u00ff\u00fe plain Latin-1 text that opens with those two letters",
+        "\ufffd\ufffd two replaced bytes, then ordinary text",
+        "\u00ff\u00fe",
+    ],
+)
+def test_text_that_only_opens_like_a_misread_mark_is_left_alone(text: str) -> None:
+    body = text.encode()
+    assert from_bom(body) == (body, None)

@@ -8,6 +8,12 @@ the redaction rules scan, the store keeps and the model is shown that UTF-8, wit
 that says so (:func:`from_bom`), since what the model reads is not the tool's bytes. A UTF-8
 mark changes no byte: the body is kept as it came, mark and all.
 
+A tool may have decoded such bytes as 8-bit text before elision sees them (an MCP server that
+reads a file with ``errors="replace"`` or as Latin-1 returns a string): the mark then shows as
+``ÿþ``, ``þÿ`` or two U+FFFD, and a NUL sits between the letters. Such a text, when its NULs
+fall where UTF-16 or UTF-32 puts them, is turned back into those bytes and read by the mark
+too; a text that merely opens with those chars is left alone.
+
 Bytes the named encoding cannot decode (an odd length of UTF-16) become U+FFFD, counted in
 the note. The marks are tested longest first: ``FF FE 00 00`` is UTF-32LE, not UTF-16LE.
 """
@@ -46,14 +52,68 @@ def decode_marked(raw: bytes) -> tuple[str, str, int] | None:
     return text, name, bad
 
 
+#: A mark as it reads once a tool has already decoded UTF-16 or UTF-32 bytes as 8-bit text
+#: and handed elision the string: FF FE as Latin-1 (``ÿþ``), FE FF, or as two U+FFFD
+#: (UTF-8 with ``errors="replace"``, which cannot tell the two byte orders apart). Each is
+#: followed by its mark's bytes after the first two (00 00 for UTF-32LE).
+_MISREAD = (
+    ("\u00ff\u00fe".encode(), b"\xff\xfe"),
+    ("\u00fe\u00ff".encode(), b"\xfe\xff"),
+    ("\ufffd\ufffd".encode(), b""),
+)
+#: Units looked at to tell NUL-interleaved text from text that merely opens like a mark.
+_PROBE_UNITS = 32
+
+
+def _unmisread(body: bytes) -> bytes | None:
+    """The bytes a string that shows a misread mark was decoded from, when its NULs fall
+    where UTF-16 or UTF-32 puts them for text; else ``None``.
+
+    Each char below U+0100 is the byte it was read from; a char past it (a U+FFFD that
+    replaced a byte) becomes ``?``: the ASCII of the text, what a token is spelled in, is
+    what comes back whole."""
+    for shown, mark in _MISREAD:
+        if not body.startswith(shown):
+            continue
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        raw = bytes(ord(c) if ord(c) < 0x100 else 0x3F for c in text[2:])
+        for order in (mark,) if mark else (b"\xff\xfe", b"\xfe\xff"):
+            candidate = order + raw
+            found = marked_encoding(candidate)
+            if found is not None and _interleaved(candidate[found[2]:], found[0]):
+                return candidate
+    return None
+
+
+def _interleaved(raw: bytes, codec: str) -> bool:
+    """Whether ``raw`` reads as text in ``codec``: in its first units, the bytes UTF-16 or
+    UTF-32 gives ASCII as NUL are NUL (nine in ten of them)."""
+    width = 4 if "32" in codec else 2
+    units = [raw[i:i + width] for i in range(0, min(len(raw), width * _PROBE_UNITS), width)]
+    units = [u for u in units if len(u) == width]
+    if len(units) < 2:
+        return False
+    high = (lambda u: u[1:]) if codec.endswith("le") else (lambda u: u[:-1])
+    return sum(high(u) == b"\0" * (width - 1) for u in units) >= 0.9 * len(units)
+
+
 def from_bom(body: bytes) -> tuple[bytes, str | None]:
     """``body`` as UTF-8, and the note the model is shown when that changed its bytes.
 
-    A body with no UTF-16 or UTF-32 mark comes back as it is, with no note.
+    A body with no UTF-16 or UTF-32 mark comes back as it is, with no note. So does one that
+    only opens like a mark a tool misread (``ÿþ``, two U+FFFD) without the NULs of such text.
     """
     decoded = decode_marked(body)
+    misread = False
     if decoded is None:
-        return body, None
+        recovered = _unmisread(body)
+        if recovered is None:
+            return body, None
+        decoded, misread = decode_marked(recovered), True
+        assert decoded is not None
     text, name, bad = decoded
     # A lone surrogate (a torn UTF-16 pair) cannot be UTF-8: it is replaced too.
     utf8 = text.encode("utf-8", "surrogatepass")
@@ -63,7 +123,9 @@ def from_bom(body: bytes) -> tuple[bytes, str | None]:
         fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         bad += fixed.count("\ufffd") - text.count("\ufffd")
         utf8 = fixed.encode("utf-8")
-    note = (f"decoded from {name} (its byte order mark) and re-encoded as UTF-8: "
+    how = ("a tool had read it as 8-bit text, a NUL between letters; read by the mark it shows"
+           if misread else "its byte order mark")
+    note = (f"decoded from {name} ({how}) and re-encoded as UTF-8: "
             f"{len(body):,} bytes as the tool sent them, {len(utf8):,} here")
     if bad:
         note += f"; {bad:,} undecodable {'unit' if bad == 1 else 'units'} replaced with U+FFFD"
