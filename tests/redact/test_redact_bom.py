@@ -173,3 +173,20 @@ def test_a_marked_text_an_upstream_already_misread_is_read_by_its_mark(
 def test_text_that_only_opens_like_a_misread_mark_is_left_alone(text: str) -> None:
     body = text.encode()
     assert from_bom(body) == (body, None)
+
+
+@pytest.mark.parametrize("misread", ["latin-1", "utf-8-replace"])
+def test_the_proxy_reads_a_misread_text_block_by_its_mark(misread: str) -> None:
+    """The proxy's own path: an upstream's text block holding a misread UTF-16 .env."""
+    import mcp_types as types
+
+    from elision.mcp.gate.results import ResultShaper
+    from elision.store import MemoryStore
+
+    raw = marked(ENV, "utf-16-le")
+    text = raw.decode("latin-1") if misread == "latin-1" else raw.decode("utf-8", "replace")
+    rs = ResultShaper(Pipeline(store=MemoryStore()))
+    out = rs.shape(types.CallToolResult(content=[types.TextContent(text=text)]), scope="a")
+    shown = orjson.dumps(out.model_dump(mode="json")).decode()
+    assert TOKEN not in shown.replace("\\u0000", "")
+    assert "HOME=/home/ada" in shown
