@@ -96,8 +96,10 @@ def _interleaved(raw: bytes, codec: str) -> bool:
     units = [u for u in units if len(u) == width]
     if len(units) < 2:
         return False
-    high = (lambda u: u[1:]) if codec.endswith("le") else (lambda u: u[:-1])
-    return sum(high(u) == b"\0" * (width - 1) for u in units) >= 0.9 * len(units)
+    zeros = b"\0" * (width - 1)
+    little = codec.endswith("le")
+    nul = sum((u[1:] if little else u[:-1]) == zeros for u in units)
+    return nul >= 0.9 * len(units)
 
 
 def from_bom(body: bytes) -> tuple[bytes, str | None]:

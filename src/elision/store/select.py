@@ -142,7 +142,9 @@ def _parse_quoted(text: str, pos: int, path: str) -> tuple[Key | MemberRange, in
         if text[at:at + 1] == "]":
             return Key(start), at + 1
         if at >= len(text):
-            raise SelectorError(f"path {quoted(path)} has an unclosed quoted key; {VALID_PATH_FORMS}")
+            raise SelectorError(
+                f"path {quoted(path)} has an unclosed quoted key; {VALID_PATH_FORMS}"
+            )
         if text[at:at + 1] != ":":
             raise SelectorError(
                 f"path {quoted(path)} has a quoted key not followed by ']' or ':' at char {at}; "
@@ -165,7 +167,9 @@ def _quoted_key(text: str, pos: int, path: str) -> tuple[str, int]:
     after its closing quote."""
     quote = text[pos:pos + 1]
     if quote not in ("'", '"'):
-        raise SelectorError(f"path {quoted(path)} wants a quoted key at char {pos}; {VALID_PATH_FORMS}")
+        raise SelectorError(
+            f"path {quoted(path)} wants a quoted key at char {pos}; {VALID_PATH_FORMS}"
+        )
     out: list[str] = []
     i = pos + 1
     while i < len(text):
