@@ -21,7 +21,7 @@ from elision import shape
 from elision.guard.policy import RedactionPolicy, ToolCall, ToolResult
 from elision.redact import redact_value
 from elision.redact.fields import is_metadata_key
-from elision.redact.generic import placeholder
+from elision.redact.generic import is_location, placeholder, prose
 
 SECRET = "s3cr3t-Value-9f8e7d"
 
@@ -99,7 +99,7 @@ _KEYS = st.text(st.characters(codec="ascii", categories=["L", "N"]), min_size=1,
                 ).filter(lambda k: not is_metadata_key(k))
 _SCALARS = st.one_of(
     st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=24
-            ).filter(lambda s: not placeholder(s)),
+            ).filter(lambda s: not (placeholder(s) or prose(s) or is_location(s))),
     st.integers(-(10**12), 10**12),
     st.floats(allow_nan=False, allow_infinity=False),
 )
@@ -122,7 +122,9 @@ def _scalars(value: Any) -> list[Any]:
 @given(name=st.sampled_from(STRONG_NAMES), value=_JSON)
 def test_no_scalar_under_a_credential_name_is_ever_shown(name: str, value: Any) -> None:
     """Property: under a credential name, a JSON value of any shape shows none of its strings
-    and numbers (booleans and null are kept), at any depth, with the shape unchanged."""
+    and numbers (booleans and null are kept), at any depth, with the shape unchanged. The
+    strings drawn are those the member rule calls values: not a placeholder, a message
+    (``prose``) or a path or URL (``is_location``), which it keeps wherever they are."""
     result = redact_value({"config": {name: value}})
     shown = result.value["config"][name]
     assert _shape_of(shown) == _shape_of(value)

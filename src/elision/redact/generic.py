@@ -195,7 +195,7 @@ def _path(value: str) -> bool:
     return value.startswith(("/", "~", "./", "../")) or re.match(r"[A-Za-z]:\\", value) is not None
 
 
-def _file_path(value: str) -> bool:
+def is_location(value: str) -> bool:
     """A URL with no userinfo, or a path of two parts or more (``/etc/passwd``, ``~/.pgpass``,
     ``C:\\creds\\db``): where a secret is kept, or a file an error names, never the secret."""
     v = value.strip()
@@ -228,7 +228,7 @@ def opaque(value: str) -> bool:
 def is_credential_value(name: str, value: str) -> bool:
     """Whether ``name: value`` holds a credential (the JSON member rule)."""
     strength = name_strength(name)
-    if not strength or placeholder(value) or prose(value) or _file_path(value):
+    if not strength or placeholder(value) or prose(value) or is_location(value):
         return False
     parts = words(name)
     if parts[-1] == "authorization" and value.lower().startswith(("bearer ", "basic ")):
@@ -378,7 +378,7 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
     value = text[a:b]
     if placeholder(value) or (group == "bare" and TEMPLATE.match(text, b)):
         return
-    if _file_path(value) or prose(_message_at(text, a, b) if group == "bare" else value):
+    if is_location(value) or prose(_message_at(text, a, b) if group == "bare" else value):
         return  # what a prompt, a validator or an error says next (Password: incorrect)
     if strength == STRONG:
         if words(name) in (["pwd"], ["oldpwd"]) and _path(value):
