@@ -15,11 +15,42 @@
     ├── PolicyDenied              the Guardian denied a call (its reason is for the agent)
     └── AuditError                the audit log could not be written or does not verify
 
-Messages say what was wrong and what to do, and show the bad value with ``!r``. They never
-contain a withheld credential or the host-private record behind a stub.
+Messages say what was wrong and what to do, and show the bad value with ``!r``; a value a
+model or a user typed (a ref, a path, a tool's name), which may be any size and hold anything,
+with :func:`quoted`. They never contain a withheld credential or the host-private record
+behind a stub.
 """
 
 from __future__ import annotations
+
+#: How many chars of a ref, a selector or a name an error message quotes.
+QUOTE_LIMIT = 64
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as an error message quotes input it did not make (a tool's name, a ref, a
+    selector): redacted, cut to ``limit`` chars with the whole length said, and every char a
+    terminal would act on or hide (controls, bidi and zero-width format chars) escaped. A
+    200 KB ref is not echoed whole, and a name cannot rewrite the line it is shown on."""
+    from elision.redact.messages import redact_message  # errors is imported by everything
+
+    text = value if isinstance(value, str) else str(value)
+    shown = redact_message(text[: limit * 4])  # a credential cut by the bound still reads
+    safe = "".join(_escaped(c) for c in shown[:limit])
+    if len(text) <= limit and len(shown) <= limit:
+        return f"'{safe}'"
+    return f"'{safe}…' ({len(text):,} chars)"
+
+
+def _escaped(char: str) -> str:
+    if char in "'\\":
+        return "\\" + char
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 class ElisionError(Exception):

@@ -35,6 +35,7 @@ from elision.shape import (
     fit,
     shape_body,
 )
+from elision.shape.bom import from_bom
 from elision.shape.lazyjson import parse_document
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ class Capture:
     #: The path of every member a repeated key shadows: ``value`` holds the last member only,
     #: so the guard and the redactor never see these, and the model must not either.
     shadowed: tuple[str, ...] = ()
+    #: What the model must be told about ``body`` itself: a body that came with a UTF-16 or
+    #: UTF-32 byte order mark is its UTF-8 re-encoding (:mod:`elision.shape.bom`).
+    notes: tuple[str, ...] = ()
 
     @property
     def is_json(self) -> bool:
@@ -173,7 +177,9 @@ class Pipeline:
         """Digest the body and parse it once (when it is, or may be, JSON)."""
         if format not in FORMATS:
             raise InputError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
-        body = body_bytes(payload)
+        # A UTF-16 or UTF-32 body is read in the encoding its mark names, by every stage: the
+        # guard, the rules, the store and the digest all see the same UTF-8.
+        body, reencoded = from_bom(body_bytes(payload))
         digest = hashlib.sha256(body).hexdigest()
         value: Any = NOT_JSON
         fmt: str = format
@@ -186,7 +192,8 @@ class Pipeline:
                     raise
             else:
                 fmt = "json"
-        return Capture(body, digest, fmt, value, tool, server, tuple(shadowed))
+        return Capture(body, digest, fmt, value, tool, server, tuple(shadowed),
+                       (reencoded,) if reencoded else ())
 
     def run(
         self,
@@ -332,6 +339,7 @@ class Pipeline:
             sha256=digest, total_bytes=len(body), body=body, store=self.store, scope=scope,
             caveat_keys=tuple(self.caveat_keys), format=capture.format, withheld=withheld,
             verified=True,  # a Capture's digest is of its body, computed as it arrived
+            reencoded="; ".join(capture.notes) or None,
         )
         if not capture.is_json:
             fmt = "auto" if capture.format == "auto" else capture.format
@@ -344,7 +352,9 @@ class Pipeline:
             if shaped.ref is not None:
                 remember_view(shaped.ref, view, None, ctx.withheld, size=len(body))
             return shaped
-        if not withheld and budget.unit == "bytes" and len(body) <= budget.limit:
+        if not withheld and not capture.notes and budget.unit == "bytes" and (
+            len(body) <= budget.limit
+        ):
             # A document that fits goes out byte for byte: no re-serialization.
             return Shaped(body.decode("utf-8"), True, None, "json", digest, len(body))
         from elision.shape.json import value_shaper

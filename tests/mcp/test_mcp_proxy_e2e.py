@@ -198,6 +198,11 @@ def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest(tmp_path:
             # Another client's refs are not fetchable: a made-up ref is a clear error.
             missing = await client.call_tool("elision_fetch", {"ref": "el_nope", "path": "$"})
             assert missing.is_error and "el_nope" in text_of(missing)
+            # Issue 22: a 200 KB ref was echoed whole in the error; now 64 chars and its size.
+            huge = await client.call_tool("elision_fetch", {"ref": "el_" + "A" * 200_000,
+                                                           "path": "$"})
+            assert huge.is_error and len(text_of(huge)) < 1000, len(text_of(huge))
+            assert "200,003 chars" in text_of(huge)
 
             # An upstream that crashes: an error result naming the server, and the next call
             # finds a restarted upstream (a hang is in the config test, with a short timeout).

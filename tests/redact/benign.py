@@ -2,9 +2,10 @@
 
 Each kind is what agents' tools return all day: service logs, JSON API results (UUIDs,
 content hashes, timestamps, pagination cursors that are base64 JSON, page tokens, sort keys,
-small base64 thumbnails), ``git log``, ``ls -l`` listings, CSV exports, source code and an
-environment listing with its paths. Nothing in it is a credential; a stub anywhere in it is a
-false positive.
+small base64 thumbnails), ``git log``, ``ls -l`` listings, CSV exports, source code, an
+environment listing with its paths, and error output that names credentials' files, prompts
+for a password and validators' messages (issue 22). Nothing in it is a credential; a stub
+anywhere in it is a false positive.
 """
 
 from __future__ import annotations
@@ -178,9 +179,64 @@ def environment(rng: random.Random, size: int) -> str:
     return "".join(out)
 
 
+#: Issue 22: lines that were withheld as credential assignments, and their kin. Errors that
+#: name a credential's file, prompts, validators' messages, type annotations, counters and
+#: prose about authentication.
+_ERROR_LINES = (
+    "Error processing file file://{path}: Unsupported URL protocol",
+    "open {path}: permission denied",
+    "cat: {path}: Permission denied",
+    "grep: {path}: No such file or directory",
+    "passwd: Authentication token manipulation error",
+    "passwd: all authentication tokens updated successfully.",
+    "passwd: password updated successfully",
+    "chpasswd: line {n}: missing new password",
+    "Changing password for {user}.",
+    "Current password: ",
+    "New password: ",
+    "Password: incorrect",
+    "[sudo] password for {user}: Sorry, try again.",
+    "WARNING: password: too weak",
+    "The password: must be at least {n} characters long",
+    "secret: not found",
+    "api_key: see docs",
+    "Error from server (NotFound): secrets \"db-password\" not found",
+    "secret/db-password: configured",
+    "GET /api/v1/password: 405 Method Not Allowed",
+    "Fetching https://docs.example.com/auth/secret: 404 Not Found",
+    "FATAL:  password authentication failed for user \"{user}\"",
+    "ssh: Permission denied (publickey,password).",
+    "token_count: {n}",
+    "token_count={n} prompt_tokens={n} completion_tokens={n}",
+    "secret_santa: {name} draws {name}",
+    "    password: str",
+    "    password: Optional[str] = None",
+    "def login(username: str, password: str) -> Token:",
+    '{{"password": ["This field may not be blank."], "token_count": {n}}}',
+    "Basic authentication sends the password: it is only base64 of user:password, use TLS.",
+    "See /docs/secret: it explains how secrets are rotated",
+)
+_SECRET_PATHS = ("/etc/passwd", "/etc/shadow", "/etc/gshadow", "/run/secrets/db_password",
+                 "/home/ada/.git-credentials", "/var/lib/app/secret", "/etc/security/opasswd")
+
+
+def error_output(rng: random.Random, size: int) -> str:
+    out: list[str] = []
+    total = 0
+    while total < size:
+        line = rng.choice(_ERROR_LINES).format(
+            path=rng.choice(_SECRET_PATHS), n=rng.randrange(1, 99999),
+            user=rng.choice(("ada", "grace", "alan")), name=rng.choice(NAMES),
+        )
+        line = f"{_time(rng)} {line}"
+        out.append(line)
+        total += len(line) + 1
+    return "\n".join(out) + "\n"
+
+
 KINDS: dict[str, Callable[[random.Random, int], str]] = {
     "log": log_lines, "json": json_result, "git-log": git_log, "listing": listing,
-    "csv": csv_export, "code": source_code, "env": environment,
+    "csv": csv_export, "code": source_code, "env": environment, "errors": error_output,
 }
 
 

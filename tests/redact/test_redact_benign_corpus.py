@@ -11,7 +11,7 @@ from elision.redact import redact_text, redact_value, triggers
 from redact.benign import KINDS, corpus
 from support.engines import trigger_engines
 
-#: 7 kinds x 1.6 MB: over 10 MB in all.
+#: 8 kinds x 1.6 MB: over 10 MB in all.
 SIZE = 1_600_000
 
 

@@ -34,9 +34,13 @@ from elision.errors import ElisionError
 @click.option("--max-bytes", type=click.IntRange(min=1), default=10_000_000, show_default=True,
               help="Refuse a request or result larger than this, whole.")
 @click.option("--allow-tool", multiple=True, metavar="NAME",
-              help="Only these tools (repeatable; * wildcards; server/tool form too).")
+              help="Only these tools (repeatable; * wildcards; server/tool form too; "
+              "matched case-insensitively after NFKC; a look-alike of an allowed name is "
+              "refused).")
 @click.option("--deny-tool", multiple=True, metavar="NAME",
-              help="Never these tools (repeatable; * wildcards; server/tool form too).")
+              help="Never these tools (repeatable; * wildcards; server/tool form too; matched "
+              "on the normalized name: NFKC, any case, invisible characters removed, "
+              "Cyrillic/Greek look-alikes read as Latin, with or without a server prefix).")
 @click.option("--acs-key", envvar="ELISION_ACS_KEY", show_envvar=True, metavar="KEY",
               help="Input keying material for ACS §10 HMAC signatures (hex:<bytes> or a long "
               "passphrase): requests must be signed, every answer is. Prefer the variable.")

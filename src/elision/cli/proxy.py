@@ -55,9 +55,13 @@ from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES
                    "shares.")
 @click.option("--allow-tool", "allow_tools", multiple=True, metavar="NAME",
               help="Only these tools may answer (repeatable; * and ? wildcards; NAME or "
-                   "server/NAME).")
+                   "server/NAME; matched case-insensitively after NFKC, a look-alike or "
+                   "invisible-character spelling of an allowed name is refused).")
 @click.option("--deny-tool", "deny_tools", multiple=True, metavar="NAME",
-              help="Refuse the results of these tools (repeatable; wins over --allow-tool).")
+              help="Refuse the results of these tools (repeatable; wins over --allow-tool; "
+                   "matched on the normalized name: NFKC, any case, invisible characters "
+                   "removed, Cyrillic/Greek look-alikes read as Latin, with or without a "
+                   "server__ or server/ prefix).")
 @click.option("--no-redact", is_flag=True,
               help="Do not withhold signed URIs and credentials (pages stay redacted).")
 @click.option("--audit", "audit_path", metavar="PATH|URL",

@@ -23,11 +23,11 @@ The types policies speak live in :mod:`elision.guard.decision`, the redaction po
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+from elision.errors import quoted
 from elision.guard.combine import codes as _codes
 from elision.guard.combine import disjoint as _disjoint
 from elision.guard.decision import (
@@ -40,6 +40,7 @@ from elision.guard.decision import (
     ToolResult,
     Verdict,
 )
+from elision.guard.names import matches
 from elision.guard.redaction import (
     RedactionPolicy,
     SpanFinder,
@@ -242,8 +243,10 @@ class SizeCeiling:
 class ToolLists:
     """Allow and deny lists of tool names (``*`` and ``?`` wildcards).
 
-    A pattern matches the bare tool name or ``server/tool``. Deny wins; with an allow list,
-    a tool on neither list is denied.
+    Names and patterns are compared normalized (:mod:`elision.guard.names`: NFKC, case
+    folded, invisible characters removed, Cyrillic and Greek look-alikes read as Latin), bare,
+    as ``server/tool`` and without a ``<server>__`` prefix. Deny wins; with an allow list, a
+    tool on neither list is denied, and so is a look-alike of an allowed name.
     """
 
     allow: tuple[str, ...] = ()
@@ -255,17 +258,17 @@ class ToolLists:
     def decide(self, result: ToolResult, call: ToolCall) -> Decision:
         if call.stage == "step":
             return Decision.allow()  # a userMessage or a sessionStart names no tool
-        names = [call.tool] + ([f"{call.server}/{call.tool}"] if call.server else [])
-        if any(fnmatch.fnmatchcase(n, p) for n in names for p in self.deny):
+        if matches(self.deny, call.tool, call.server, allow=False):
             return Decision.deny(
-                f"tool {call.tool!r} is on the Guardian's deny list; use another tool or ask "
-                "the operator to change the list",
+                f"tool {quoted(call.tool)} is on the Guardian's deny list; use another tool "
+                "or ask the operator to change the list",
                 "tool_denied",
             )
-        if self.allow and not any(fnmatch.fnmatchcase(n, p) for n in names for p in self.allow):
+        if self.allow and not matches(self.allow, call.tool, call.server, allow=True):
             return Decision.deny(
-                f"tool {call.tool!r} is not on the Guardian's allow list "
-                f"({', '.join(self.allow)}); use an allowed tool",
+                f"tool {quoted(call.tool)} is not on the Guardian's allow list "
+                f"({', '.join(self.allow)}); use an allowed tool (a name that only looks "
+                "like an allowed one is not it)",
                 "tool_not_allowed",
             )
         return Decision.allow()

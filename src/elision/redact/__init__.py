@@ -20,8 +20,11 @@ What is withheld, and the stub shown in its place:
   the string kept, a ``NAME=`` before a URL included;
 * a key that holds a credential: the credential becomes its stub in the key (`` (2)`` added
   when two keys would then be equal); the member's value and its siblings stay, walked like
-  any other. Numbers, booleans and null hold nothing any rule matches, so JSON types never
-  change.
+  any other. Booleans and null hold nothing any rule matches, so their types never change;
+* a member named like a credential: its value whatever its JSON type (a string by the name
+  classifier; under a strong name, a number, and every string and number inside an object or
+  an array, the structure kept: :mod:`elision.redact.fields`). Such a number becomes a stub,
+  a string.
 
 Stub ids are random, never derived from the value. :func:`lookup_reference` finds a record
 and :func:`read_plan` says how it may be resolved; resolution never connects to an address

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from elision.shape.bom import decode_marked
+
 _ESCAPE = re.compile(
     r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
     r"|%([0-7][0-9a-fA-F])"
@@ -94,12 +96,36 @@ def decode_escapes(text: str) -> View | None:
     return View(_ESCAPE.sub(lambda match: _char(match.group()), text), text)
 
 
+def blob_text(raw: bytes) -> str:
+    """Decoded bytes as text: in the encoding a UTF-16 or UTF-32 byte order mark names (a
+    Windows ``.env`` stored as a blob), else UTF-8; what cannot be decoded is U+FFFD."""
+    marked = decode_marked(raw)
+    return marked[0] if marked is not None else raw.decode("utf-8", "replace")
+
+
+def _as_text(raw: bytes, *, whole: bool) -> str:
+    """``raw`` read as text for :func:`_texty` and :func:`base64_text`: per its byte order
+    mark when it has one (a probe of a prefix may end inside a char, so errors are dropped)."""
+    marked = decode_marked(raw)
+    if marked is not None:
+        text, _, bad = marked
+        if whole and bad:
+            raise UnicodeDecodeError("utf-16", raw, 0, len(raw), "not the marked encoding")
+        return text
+    return raw.decode("utf-8", "strict" if whole else "ignore")
+
+
 def _texty(raw: bytes, *, whole: bool) -> bool:
-    text = raw.decode("utf-8", "strict" if whole else "ignore")
+    try:
+        text = _as_text(raw, whole=whole)
+    except UnicodeDecodeError:
+        return False
     if not text:
         return False
     printable = sum(1 for c in text if c.isprintable() or c in "\t\r\n")
-    return printable >= 0.95 * len(text) and (whole or len(text) >= 0.8 * len(raw))
+    # A marked text's chars are two or four bytes each: the mark stands for the share check.
+    dense = whole or decode_marked(raw) is not None or len(text) >= 0.8 * len(raw)
+    return printable >= 0.95 * len(text) and dense
 
 
 def _decode(body: str) -> bytes | None:
@@ -132,6 +158,6 @@ def base64_text(run: str) -> str | None:
     if raw is None:
         return None
     try:
-        return raw.decode("utf-8") if _texty(raw, whole=True) else None
+        return _as_text(raw, whole=True) if _texty(raw, whole=True) else None
     except UnicodeDecodeError:
         return None

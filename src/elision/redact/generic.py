@@ -126,6 +126,56 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE | re.VERBOSE | re.DOTALL,
 )
 _MASK = frozenset("*xX•·.-_#? ")
+#: Words that, alone after a credential's name, make a message, not a value: what a prompt,
+#: a validator or an error says next (``Password: incorrect``, ``secret: not found``,
+#: ``passwd: Authentication token manipulation error``) and the type a signature gives
+#: (``password: str``). A password that is one of these words is not worth a model's words.
+PROSE_WORDS = frozenset({
+    # function words
+    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "not", "no", "must",
+    "should", "can", "cannot", "could", "will", "would", "may", "might", "do", "does", "did",
+    "has", "have", "had", "see", "use", "set", "enter", "please", "try", "too", "very", "all",
+    "any", "each", "every", "some", "this", "that", "these", "those", "it", "its", "for",
+    "from", "with", "without", "of", "on", "in", "at", "by", "to", "and", "or", "if", "when",
+    "then", "than", "as", "so", "only", "also", "here", "there", "where", "which", "what",
+    "who", "how", "why", "yes", "ok", "okay", "now", "again", "still", "already", "never",
+    # what a prompt, a validator or an error says
+    "incorrect", "invalid", "required", "expired", "missing", "wrong", "denied", "changed",
+    "unchanged", "updated", "reset", "accepted", "rejected", "mismatch", "failed", "failure",
+    "error", "unknown", "unsupported", "unavailable", "permission", "authentication",
+    "authorization", "line", "match", "matches", "valid", "verified", "blank",
+    "forbidden", "unauthorized", "refused", "locked", "supplied", "provided", "specified",
+    "given", "found", "nothing", "operation", "connection", "file", "directory", "such",
+    "access", "weak", "short", "long", "contains", "contain", "requires", "require", "needs",
+    "need", "ensure", "minimum", "maximum", "least", "characters", "field", "protected",
+    "encrypted", "hashed", "stored", "saved", "sent", "generated", "rotated", "revoked",
+    "disabled", "enabled", "new", "old", "current", "same", "different", "length",
+    # the types a signature or a schema gives
+    "str", "bytes", "int", "integer", "bool", "boolean", "float", "number", "optional",
+    "secretstr", "secretbytes", "text", "object", "dict", "list", "array", "varchar", "char",
+})
+#: At least this many words of a multi-word value must be in :data:`PROSE_WORDS` for it to
+#: read as a sentence (``This field may not be blank.``) rather than a passphrase.
+_PROSE_SHARE = 0.4
+_WORD_EDGE = ".,;:!?'\"()[]"
+
+
+def prose(value: str) -> bool:
+    """Whether ``value`` is a message, not a secret: one word of :data:`PROSE_WORDS`, or a
+    run of words that opens with a plain word (letters only: a value with digits or symbols
+    in it looks like a secret, whatever follows it) and of which two, or two in five, are
+    such words. ``correct horse battery staple`` is no message; ``must be at least 12
+    characters`` is."""
+    words_ = value.split()
+    if not words_ or len(words_) > 60:
+        return False
+    low = [w.strip(_WORD_EDGE).lower() for w in words_]
+    known = sum(w in PROSE_WORDS for w in low)
+    if len(low) == 1:
+        return known == 1
+    if not low[0].replace("-", "").isalpha():
+        return False
+    return known >= 2 or known >= _PROSE_SHARE * len(low)
 
 
 def placeholder(value: str) -> bool:
@@ -145,6 +195,23 @@ def _path(value: str) -> bool:
     return value.startswith(("/", "~", "./", "../")) or re.match(r"[A-Za-z]:\\", value) is not None
 
 
+def is_location(value: str) -> bool:
+    """A URL with no userinfo, or a path of two parts or more (``/etc/passwd``, ``~/.pgpass``,
+    ``C:\\creds\\db``): where a secret is kept, or a file an error names, never the secret."""
+    v = value.strip()
+    if _PLAIN_URL.match(v):
+        return True  # a URL that carries a credential is the URL rules' (elision.redact.urls)
+    if " " in v:
+        return False
+    if _DRIVE.match(v) or v.startswith(("./", "../", "~/")):
+        return True
+    return v.startswith("/") and "/" in v[1:].lstrip("/")
+
+
+_DRIVE = re.compile(r"[A-Za-z]:[\\/][^\\/\s]+[\\/]")
+_PLAIN_URL = re.compile(r"(?:https?|file|s3|gs|ftp)://[^\s@]+\Z", re.IGNORECASE)
+
+
 def opaque(value: str) -> bool:
     """A value that looks generated: long, one word, letters and digits, high in entropy."""
     return (
@@ -161,7 +228,7 @@ def opaque(value: str) -> bool:
 def is_credential_value(name: str, value: str) -> bool:
     """Whether ``name: value`` holds a credential (the JSON member rule)."""
     strength = name_strength(name)
-    if not strength or placeholder(value):
+    if not strength or placeholder(value) or prose(value) or is_location(value):
         return False
     parts = words(name)
     if parts[-1] == "authorization" and value.lower().startswith(("bearer ", "basic ")):
@@ -215,6 +282,8 @@ def find_assignments(text: str) -> list[Span]:
         while end < len(text) and end - start < 2 * _LONGEST_NAME and text[end] in _NAME_CHARS:
             end += 1
         done = end
+        if start and text[start - 1] == "/":
+            continue  # a path's or a URL's last part (/etc/passwd: …) names a file, not a value
         name = text[start:end].strip(".-")
         strength = name_strength(name)
         if not strength:
@@ -299,6 +368,9 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
     if last == "cookie":
         _cookies(text, at, first_only=words(name)[-2:-1] == ["set"], found=found)
         return
+    if text.startswith(("[", "{"), at) and not _STUB_AT.match(text, at):
+        _bracketed(text, name, strength, at, found)
+        return
     written = _value_at(text, at)
     if written is None:
         return
@@ -306,6 +378,8 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
     value = text[a:b]
     if placeholder(value) or (group == "bare" and TEMPLATE.match(text, b)):
         return
+    if is_location(value) or prose(_message_at(text, a, b) if group == "bare" else value):
+        return  # what a prompt, a validator or an error says next (Password: incorrect)
     if strength == STRONG:
         if words(name) in (["pwd"], ["oldpwd"]) and _path(value):
             return
@@ -314,6 +388,75 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
     elif not opaque(value):
         return
     found.append(Span(a, b, ASSIGNMENT))
+
+
+#: How far an object or array under a credential's name is read (it may span lines).
+_BRACKETED_LONGEST = 4096
+_SCALAR = re.compile(
+    r"""\\?"(?P<dq>(?:[^"\\\n]|\\[^"\n])*)\\?"|'(?P<sq>[^'\n]*)'"""
+    r"""|(?<![\w.-])(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])|(?P<open>[\[{])|(?P<close>[\]}])"""
+)
+_KEY_AFTER = re.compile(r"[ \t]*:")
+#: A stub elision wrote (``[credential withheld: …]``, ``[ref_k3f9] …``): never a container.
+_STUB_AT = re.compile(r"\[(?:credential withheld: |withheld: |ref_[a-z0-9]+\] )")
+
+
+def _bracketed(text: str, name: str, strength: int, at: int, found: list[Span]) -> None:
+    """The scalars of a JSON (or Python) object or array written after a credential's name
+    (``"db_password": {"value": "…", "sensitive": true}``), read as
+    :func:`elision.redact.fields.withhold_inside` reads a parsed one: under a strong name
+    every string and number that is not a metadata member's, under a weak name only opaque
+    strings; booleans and null stay."""
+    from elision.redact.fields import is_metadata_key
+
+    stop = min(len(text), at + _BRACKETED_LONGEST)
+    depth = 0
+    keys: list[str | None] = []
+    pos = at
+    while pos < stop:
+        match = _SCALAR.search(text, pos, stop)
+        if match is None:
+            return
+        pos = match.end()
+        if match.group("open") is not None:
+            depth += 1
+            keys.append(None)
+            continue
+        if match.group("close") is not None:
+            depth -= 1
+            if keys:
+                keys.pop()
+            if depth <= 0:
+                return
+            continue
+        group = next(g for g in ("dq", "sq", "num") if match.group(g) is not None)
+        value = match.group(group)
+        if group != "num" and _KEY_AFTER.match(text, pos):
+            if keys:
+                keys[-1] = value  # a member's key: it names what follows
+            continue
+        if keys and keys[-1] is not None and is_metadata_key(keys[-1]):
+            continue
+        if group == "num":
+            secret = strength == STRONG
+        else:
+            secret = not placeholder(value) and not prose(value) and (
+                strength == STRONG or opaque(value))
+        if secret:
+            found.append(Span(match.start(group), match.end(group), ASSIGNMENT))
+
+
+_MORE_WORDS = re.compile(r"[ \t]+[A-Za-z]")
+
+
+def _message_at(text: str, a: int, b: int) -> str:
+    """A bare value and, when more words follow it on its line, the rest of that line: a
+    message is judged whole (``passwd: Authentication token manipulation error``), so the
+    first word of a passphrase is not taken for one."""
+    if _MORE_WORDS.match(text, b) is None:
+        return text[a:b]
+    end = text.find("\n", b)
+    return text[a:end if end >= 0 else len(text)].rstrip("\r")
 
 
 def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None:

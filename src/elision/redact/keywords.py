@@ -102,9 +102,23 @@ def _heads() -> frozenset[str]:
     return frozenset(base64.b64encode(w[:3].encode()).decode() for w in words if len(w) >= 3)
 
 
+def _marked_heads() -> frozenset[str]:
+    # A value in UTF-16 or UTF-32 opens with its byte order mark (elision.shape.bom): the
+    # base64 of the mark and the byte after it, in both alphabets, so a Windows .env stored
+    # as a blob is decoded and read like any other.
+    from elision.shape.bom import MARKS
+
+    heads: set[str] = set()
+    for mark, _, _ in MARKS:
+        for nxt in range(256) if len(mark) == 2 else (0,):
+            head = base64.b64encode((mark + bytes([nxt]))[:3]).decode()
+            heads.update({head, head.replace("+", "-").replace("/", "_")})
+    return frozenset(heads)
+
+
 #: The base64 of the first three chars of each keyword: what a run opens with when its value
-#: opens with the keyword.
-B64_HEADS: frozenset[str] = _heads()
+#: opens with the keyword; and of each byte order mark that names UTF-16 or UTF-32.
+B64_HEADS: frozenset[str] = _heads() | _marked_heads()
 #: Each keyword's base64 forms: found anywhere in a run. A head counts only where a run
 #: opens (:func:`opens_run`), whatever char is before it.
 BASE64: tuple[str, ...] = tuple(sorted({f for w in _b64_sources() for f in base64_forms(w)}))

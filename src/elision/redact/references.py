@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from elision.redact import rules
+from elision.redact.encodings import blob_text
 from elision.redact.rules import is_stub, new_stub_id, reference_stub, withheld_stub
 from elision.redact.scan import find_spans
 
@@ -142,7 +143,7 @@ def _small_and_clean(payload_at: tuple[tuple[PathPart, ...], dict[str, Any], str
         if len(payload) > SMALL_EMBEDDED:
             return False
         try:
-            text = base64.b64decode(payload, validate=True).decode("utf-8", "replace")
+            text = blob_text(base64.b64decode(payload, validate=True))
         except ValueError:
             return False  # not base64: not what it claims to be
     return not find_spans(text)

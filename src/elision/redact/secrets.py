@@ -10,7 +10,14 @@ rules of :mod:`elision.redact.generic`. Only the families whose keywords a text 
 from __future__ import annotations
 
 from elision.redact.families import PATTERN_FAMILIES, Family
-from elision.redact.generic import FIELD_SUFFIXES, find_assignments, is_credential_value
+from elision.redact.fields import is_number
+from elision.redact.generic import (
+    FIELD_SUFFIXES,
+    STRONG,
+    find_assignments,
+    is_credential_value,
+    name_strength,
+)
 from elision.redact.keywords import Present, present
 from elision.redact.rules import Span, is_stub, without_stubs
 
@@ -25,10 +32,15 @@ CREDENTIAL_FIELDS = frozenset(FIELD_SUFFIXES)
 
 def is_credential_field(key: object, value: object) -> bool:
     """Whether ``key: value`` is a credential member (a masked, empty or placeholder value, a
-    cursor under ``page_token`` or a path under ``PWD`` is not)."""
+    cursor under ``page_token`` or a path under ``PWD`` is not). A number under a strong name
+    is one too (a PIN, a numeric password); an object or array under a credential name is
+    :func:`elision.redact.fields.withhold_inside`'s to read."""
+    if not isinstance(key, str):
+        return False
+    if is_number(value):
+        return name_strength(without_stubs(key)) == STRONG
     return (
-        isinstance(key, str)
-        and isinstance(value, str)
+        isinstance(value, str)
         and not is_stub(value)
         and is_credential_value(without_stubs(key), value)
     )

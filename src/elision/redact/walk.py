@@ -25,8 +25,9 @@ from typing import Any
 import orjson
 
 from elision.envelope import format_path
+from elision.redact.fields import withhold_inside
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
-from elision.redact.rules import credential_stub, may_match_bytes
+from elision.redact.rules import credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import find_spans, redact_spans
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
 from elision.redact.triggers import json_triggers
@@ -474,6 +475,22 @@ class Walker:
                 node = {**node, **{k: credential_stub(CREDENTIAL_FIELD) for k in fields}}
                 for k in fields:
                     self._entry(path, (k,), CREDENTIAL_FIELD, None)
+                moved = True
+            # An object or array under a credential name: every scalar in it that could be
+            # the secret (terraform's {"value": …, "sensitive": true}, a list of passwords).
+            inside: dict[Any, Any] = {}
+            for name, (shown, v) in zip(names, node.items(), strict=True):
+                if isinstance(v, dict | list) and isinstance(name, str) and not (
+                    moved and _key_rule_of(name)
+                ):
+                    new, rels = withhold_inside(
+                        without_stubs(name), v, credential_stub(CREDENTIAL_FIELD))
+                    if rels:
+                        inside[shown] = new
+                        for rel in rels:
+                            self._entry(path, (shown, *rel), CREDENTIAL_FIELD, None)
+            if inside:
+                node = {**node, **inside}
                 moved = True
             if lane_kind(node) in LANE_TYPES or "disposition" in node:
                 outcome = govern_lane(node, server=self.server)

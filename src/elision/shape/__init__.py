@@ -106,6 +106,9 @@ class ShapeContext:
     #: ``sha256`` was computed from ``body`` itself, so the store need not hash it again.
     verified: bool = False
     notes: list[str] = field(default_factory=list)
+    #: Set when ``body`` is the UTF-8 re-encoding of a body that came with a UTF-16 or UTF-32
+    #: byte order mark: the note that says so, which the model is always shown.
+    reencoded: str | None = None
     #: Entries for values the redaction stage withheld (path, reason, stub); they make the
     #: result incomplete even when it fits.
     withheld: list[dict[str, Any]] = field(default_factory=list)
@@ -176,18 +179,21 @@ def shape(
             caveat_keys=tuple(caveat_keys) if caveat_keys is not None else DEFAULT_CAVEAT_KEYS,
         )
         return pipeline.run(body, format=fmt, scope=scope)  # type: ignore[arg-type]
+    from elision.shape.bom import from_bom
+
+    body, reencoded = from_bom(body)
     digest = hashlib.sha256(body).hexdigest()
     ctx = ShapeContext(
         sha256=digest, total_bytes=len(body), body=body, store=store, scope=scope,
         caveat_keys=tuple(caveat_keys) if caveat_keys is not None else DEFAULT_CAVEAT_KEYS,
-        verified=True,
+        verified=True, reencoded=reencoded,
     )
     return shape_body(body, budget, fmt, ctx)
 
 
 def shape_body(body: bytes, budget: Budget, fmt: str, ctx: ShapeContext) -> Shaped:
     """Shape raw ``body`` bytes whose digest and context are already known."""
-    if budget.unit == "bytes" and len(body) <= budget.limit:
+    if budget.unit == "bytes" and len(body) <= budget.limit and ctx.reencoded is None:
         # The common case: a body that fits is returned unchanged, if it is what it seems.
         text = _decode_whole(body)
         light = _light_format(body, fmt) if text is not None else None

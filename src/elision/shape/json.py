@@ -103,7 +103,9 @@ def json_shaper(body: bytes, ctx: ShapeContext, *, strict: bool) -> Callable[[in
 
 def value_shaper(value: Any, ctx: ShapeContext) -> Callable[[int], Shaped]:
     """A shaper for an already-parsed JSON ``value`` (a whole document, or a page of one)."""
-    whole = not ctx.withheld and ctx.page is None
+    whole = not ctx.withheld and ctx.page is None and ctx.reencoded is None
+    if ctx.reencoded is not None and ctx.reencoded not in ctx.notes:
+        ctx.notes.append(ctx.reencoded)  # the bytes shown are not the tool's: say so
     compact: list[bytes] = []
     # Sizes that subtrees are known to exceed, shared by every pass over this value.
     known: dict[int, int] = {}

@@ -137,7 +137,7 @@ class _RecordShaper:
                  ctx: ShapeContext, n_lines: int, bad_note: str | None) -> None:
         self.ctx, self.data, self.spans, self.lead, self.eol = ctx, data, spans, lead, eol
         self.sizes = _Sizes(spans)
-        self.bad_note = bad_note
+        self.bad_note = "; ".join(n for n in (ctx.reencoded, bad_note) if n) or None
         self.offset = ctx.root_offset
         self.n_lines = n_lines
         self.total_lines = ctx.root_total if ctx.root_total is not None else self.offset + n_lines

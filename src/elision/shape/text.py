@@ -60,7 +60,8 @@ class _TextShaper:
     def __init__(self, body: bytes, ctx: ShapeContext) -> None:
         self.ctx = ctx
         decoded = decode(body)
-        self.data, self.bad_note = decoded.data, decoded.note
+        self.data = decoded.data
+        self.bad_note = "; ".join(n for n in (ctx.reencoded, decoded.note) if n) or None
         self.lines = LineIndex(self.data)
         self.eol = first_eol(self.data)
         self.offset = ctx.root_offset

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from elision.budget import Budget
-from elision.errors import BodyTooLarge, IntegrityError, RefExpired, RefNotFound, StoreError
+from elision.errors import (
+    BodyTooLarge,
+    IntegrityError,
+    RefExpired,
+    RefNotFound,
+    StoreError,
+    quoted,
+)
 
 if TYPE_CHECKING:
     from elision.shape import Shaped
@@ -184,7 +191,7 @@ class Retention:
             if not DIGEST.fullmatch(sha256):
                 # A digest is a body file's name in the SQLite store: never a path elsewhere.
                 raise IntegrityError(
-                    f"sha256={sha256!r} is not a SHA-256 in lowercase hex; pass "
+                    f"sha256={quoted(sha256)} is not a SHA-256 in lowercase hex; pass "
                     "hashlib.sha256(body).hexdigest() of exactly these bytes"
                 )
             return
@@ -216,7 +223,7 @@ def scope_key(scope: str | None) -> str:
         raise StoreError(f"scope must be a non-empty string or None, got {scope!r}")
     if not is_storable(scope):
         raise StoreError(
-            f"scope {scope!r} holds a lone surrogate, which no store can keep; "
+            f"scope {quoted(scope)} holds a lone surrogate, which no store can keep; "
             "pass a scope of valid Unicode"
         )
     return scope
@@ -239,11 +246,11 @@ def check_name(name: str, what: str = "ref", *, keeping: bool = False) -> None:
         return
     if keeping:
         raise StoreError(
-            f"cannot keep anything under {what} {name!r}: it holds a lone surrogate, which "
+            f"cannot keep anything under {what} {quoted(name)}: it holds a lone surrogate, which "
             f"the store cannot write; use a {what} of valid Unicode, such as new_ref() makes"
         )
     raise RefNotFound(
-        f"{what} {name!r} holds a lone surrogate, so nothing is kept under it; copy the "
+        f"{what} {quoted(name)} holds a lone surrogate, so nothing is kept under it; copy the "
         f"{what} whole from the result that showed it"
     )
 
@@ -252,8 +259,8 @@ def not_found(ref: str) -> RefNotFound:
     # The same words whether the ref never existed or lives in another scope: a caller must
     # not learn that someone else's body exists.
     return RefNotFound(
-        f"no body is kept under ref {ref!r} here; check that the ref was copied whole from the "
-        "envelope's \"ref\" or \"next\", and that it came from this store"
+        f"no body is kept under ref {quoted(ref)} here; check that the ref was copied whole "
+        "from the envelope's \"ref\" or \"next\", and that it came from this store"
     )
 
 
@@ -263,21 +270,21 @@ def expired(ref: str, reason: str, retention: Retention) -> RefExpired:
         else f"raise the quota (now {retention.quota_bytes:,} bytes)"
     )
     return RefExpired(
-        f"the body under ref {ref!r} has {reason} and is no longer kept; "
+        f"the body under ref {quoted(ref)} has {reason} and is no longer kept; "
         f"shape the tool result again to get a fresh ref, or {hint}"
     )
 
 
 def reference_not_found(stub_id: str) -> RefNotFound:
     return RefNotFound(
-        f"no reference record is kept for stub {stub_id!r} here; it may have expired, or it "
+        f"no reference record is kept for stub {quoted(stub_id)} here; it may have expired, or it "
         "belongs to another session: call the tool again to get a fresh stub"
     )
 
 
 def lost(ref: str, path: str) -> IntegrityError:
     return IntegrityError(
-        f"the body under ref {ref!r} is missing from the store: its file {path!r} is gone (a "
+        f"the body under ref {quoted(ref)} is missing from the store: its file {path!r} is gone (a "
         "crash before the disk caught up, or something removed it); it will not be served: "
         "shape the tool result again, which keeps the body anew"
     )
@@ -285,6 +292,6 @@ def lost(ref: str, path: str) -> IntegrityError:
 
 def corrupted(ref: str, expected: str, actual: str) -> IntegrityError:
     return IntegrityError(
-        f"the body under ref {ref!r} no longer matches its digest (stored sha256={expected}, "
+        f"the body under ref {quoted(ref)} no longer matches its digest (stored sha256={expected}, "
         f"now {actual}); it will not be served: shape the tool result again"
     )

@@ -44,7 +44,7 @@ import orjson
 
 from elision.budget import Budget
 from elision.envelope import duplicate_entries, format_next
-from elision.errors import BudgetError, InputError, SelectorError
+from elision.errors import BudgetError, InputError, SelectorError, quoted
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
 from elision.shape.lazyjson import OBJECTS, is_lazy, parse_document
@@ -523,7 +523,7 @@ def parse_next(call: str) -> dict[str, str]:
     match = _NEXT_CALL.match(call)
     if match is None:
         raise SelectorError(
-            f"not a next call: {call!r}; expected elision_fetch(ref=\"el_…\", path=\"$…\")"
+            f"not a next call: {quoted(call)}; expected elision_fetch(ref=\"el_…\", path=\"$…\")"
         )
     args: dict[str, str] = {}
     inner, pos = match.group(1), 0
@@ -531,11 +531,11 @@ def parse_next(call: str) -> dict[str, str]:
         arg = _NEXT_ARG.match(inner, pos)
         if arg is None:
             raise SelectorError(
-                f"cannot read the arguments of {call!r} at char {pos}; expected "
+                f"cannot read the arguments of {quoted(call)} at char {pos}; expected "
                 'ref="…" and one of path="…", lines="…", bytes="…"'
             )
         args[arg.group(1)] = orjson.loads(arg.group(2))
         pos = arg.end()
     if "ref" not in args:
-        raise SelectorError(f"the next call {call!r} has no ref=\"…\"; copy it whole")
+        raise SelectorError(f"the next call {quoted(call)} has no ref=\"…\"; copy it whole")
     return args

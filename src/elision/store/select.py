@@ -29,7 +29,7 @@ from itertools import islice
 from typing import Any
 
 from elision.envelope import format_path, member_range, quote_key
-from elision.errors import SelectorError
+from elision.errors import SelectorError, quoted
 from elision.shape.lazyjson import ARRAYS, OBJECTS, LazyArray
 from elision.shape.lines import line_ends
 
@@ -96,16 +96,16 @@ _QUOTED_STEP = re.compile(r"\[[ \t]*(?:['\"]|:[ \t]*['\"])")
 def parse_path(path: str) -> list[Step]:
     """The steps of ``path``, or a SelectorError that shows the valid forms."""
     if not isinstance(path, str):
-        raise SelectorError(f"path must be a string, got {path!r}; {VALID_PATH_FORMS}")
+        raise SelectorError(f"path must be a string, got {quoted(path)}; {VALID_PATH_FORMS}")
     text = path.strip()
     if not text.startswith("$"):
-        raise SelectorError(f"path must start with '$', got {path!r}; {VALID_PATH_FORMS}")
+        raise SelectorError(f"path must start with '$', got {quoted(path)}; {VALID_PATH_FORMS}")
     steps: list[Step] = []
     pos = 1
     while pos < len(text):
         if steps and isinstance(steps[-1], Slice | MemberRange):
             raise SelectorError(
-                f"path {path!r} has a step after a slice or member range; {VALID_PATH_FORMS}"
+                f"path {quoted(path)} has a step after a slice or member range; {VALID_PATH_FORMS}"
             )
         step, pos = _parse_step(text, pos, path)
         steps.append(step)
@@ -127,7 +127,8 @@ def _parse_step(text: str, pos: int, path: str) -> tuple[Step, int]:
     if _QUOTED_STEP.match(text, pos):
         return _parse_quoted(text, pos, path)
     raise SelectorError(
-        f"path {path!r} cannot be read at char {pos} ({text[pos:pos + 12]!r}); {VALID_PATH_FORMS}"
+        f"path {quoted(path)} cannot be read at char {pos} ({quoted(text[pos:pos + 12])}); "
+        f"{VALID_PATH_FORMS}"
     )
 
 
@@ -141,10 +142,12 @@ def _parse_quoted(text: str, pos: int, path: str) -> tuple[Key | MemberRange, in
         if text[at:at + 1] == "]":
             return Key(start), at + 1
         if at >= len(text):
-            raise SelectorError(f"path {path!r} has an unclosed quoted key; {VALID_PATH_FORMS}")
+            raise SelectorError(
+                f"path {quoted(path)} has an unclosed quoted key; {VALID_PATH_FORMS}"
+            )
         if text[at:at + 1] != ":":
             raise SelectorError(
-                f"path {path!r} has a quoted key not followed by ']' or ':' at char {at}; "
+                f"path {quoted(path)} has a quoted key not followed by ']' or ':' at char {at}; "
                 f"{VALID_PATH_FORMS}"
             )
     at = _skip_space(text, at + 1)
@@ -154,7 +157,7 @@ def _parse_quoted(text: str, pos: int, path: str) -> tuple[Key | MemberRange, in
         at = _skip_space(text, at)
     if text[at:at + 1] != "]" or (start is None and end is None):
         raise SelectorError(
-            f"path {path!r} has an unclosed member range at char {at}; {VALID_PATH_FORMS}"
+            f"path {quoted(path)} has an unclosed member range at char {at}; {VALID_PATH_FORMS}"
         )
     return MemberRange(start, end), at + 1
 
@@ -164,7 +167,9 @@ def _quoted_key(text: str, pos: int, path: str) -> tuple[str, int]:
     after its closing quote."""
     quote = text[pos:pos + 1]
     if quote not in ("'", '"'):
-        raise SelectorError(f"path {path!r} wants a quoted key at char {pos}; {VALID_PATH_FORMS}")
+        raise SelectorError(
+            f"path {quoted(path)} wants a quoted key at char {pos}; {VALID_PATH_FORMS}"
+        )
     out: list[str] = []
     i = pos + 1
     while i < len(text):
@@ -177,7 +182,7 @@ def _quoted_key(text: str, pos: int, path: str) -> tuple[str, int]:
             return "".join(out), i + 1
         out.append(char)
         i += 1
-    raise SelectorError(f"path {path!r} has an unclosed quoted key; {VALID_PATH_FORMS}")
+    raise SelectorError(f"path {quoted(path)} has an unclosed quoted key; {VALID_PATH_FORMS}")
 
 
 def _skip_space(text: str, pos: int) -> int:
@@ -390,19 +395,19 @@ def count_lines(body: bytes) -> int:
 
 def _parse_range(spec: str, what: str, forms: str, minimum: int) -> tuple[int, int | None]:
     if not isinstance(spec, str):
-        raise SelectorError(f"{what} must be a string, got {spec!r}; {forms}")
+        raise SelectorError(f"{what} must be a string, got {quoted(spec)}; {forms}")
     match = re.fullmatch(r"\s*(\d+)\s*(?:(-)\s*(\d+)?)?\s*", spec)
     if match is None:
-        raise SelectorError(f"{what} {spec!r} is not a range; {forms}")
+        raise SelectorError(f"{what} {quoted(spec)} is not a range; {forms}")
     first = int(match.group(1))
     if match.group(2) is None:
         last: int | None = first
     else:
         last = None if match.group(3) is None else int(match.group(3))
     if first < minimum:
-        raise SelectorError(f"{what} {spec!r} starts below {minimum}; {forms}")
+        raise SelectorError(f"{what} {quoted(spec)} starts below {minimum}; {forms}")
     if last is not None and last < first:
-        raise SelectorError(f"{what} {spec!r} ends before it starts; {forms}")
+        raise SelectorError(f"{what} {quoted(spec)} ends before it starts; {forms}")
     return first, last
 
 
@@ -423,7 +428,7 @@ def select_bytes(body: bytes, spec: str) -> TextSelection:
     first, last = _parse_range(spec, "bytes", VALID_BYTES_FORMS, 0)
     if first >= len(body):
         raise SelectorError(
-            f"bytes {spec!r} start past the end: the body has {len(body):,} bytes; "
+            f"bytes {quoted(spec)} start past the end: the body has {len(body):,} bytes; "
             f"{VALID_BYTES_FORMS}"
         )
     end = len(body) if last is None else min(len(body), last + 1)

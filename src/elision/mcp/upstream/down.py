@@ -18,7 +18,7 @@ import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from elision.errors import UpstreamError
+from elision.errors import UpstreamError, quoted
 from elision.mcp.upstream.config import SEPARATOR
 from elision.mcp.upstream.upstream import Upstream
 
@@ -70,7 +70,7 @@ class DownServers:
         why = self._why.get(server) if sep else None
         if why is None:
             return None
-        return (f"server {server!r} is not running, so {tool!r} cannot be called: "
+        return (f"server {server!r} is not running, so {quoted(tool)} cannot be called: "
                 f"{_sentence(why)} The proxy retries it in the background; list the tools "
                 "again once it is back.")
 

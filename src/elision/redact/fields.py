@@ -1,0 +1,108 @@
+"""A credential-named key's value, whatever its JSON type (issue 22).
+
+``terraform output -json`` writes ``{"db_password": {"value": "…", "sensitive": true}}``; a
+config lists ``"password": ["…"]``; a PIN is a number. Under a strong credential name (a
+password, a secret, an API key: :func:`elision.redact.generic.name_strength`) every string
+and every number inside an object or an array is withheld, at any depth, the structure kept:
+the same keys, the same lengths, a stub in place of each scalar. Kept:
+
+* booleans and null: ``sensitive: true`` says what a value is, and a value that can only be
+  one of two, or none, holds no secret (and keeping them keeps the shape a reader expects);
+* members whose key names a secret's metadata rather than its value
+  (:data:`METADATA_KEYS`, or a key ending in ``name``: a Kubernetes volume's
+  ``"secret": {"secretName": "db-creds", "defaultMode": 420}``);
+* empty, masked and placeholder strings (:func:`~elision.redact.generic.placeholder`).
+
+Under a weak name (a bare ``token``, ``auth``, ``credentials``) an object is left to its own
+keys, and a string in an array is withheld only when it is opaque, as the member rule does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from elision.redact.generic import STRONG, is_credential_value, name_strength
+from elision.redact.rules import is_stub
+
+#: Member keys (lower-cased) that say what a secret is, not what it is: kept inside a
+#: credential-named object.
+METADATA_KEYS = frozenset({
+    "type", "kind", "sensitive", "description", "name", "version", "mode", "defaultmode",
+    "optional", "id", "length", "min_length", "max_length", "minlength", "maxlength",
+    "created_at", "updated_at", "expires_at", "format", "encoding", "algorithm",
+})
+
+# A path is a linked list (parent, part), so a value 10,000 levels deep costs one tuple a level.
+_Rel = tuple[Any, Any] | None
+
+
+def is_metadata_key(key: object) -> bool:
+    """Whether a member with this key, inside a credential-named object, is kept."""
+    if not isinstance(key, str):
+        return False
+    low = key.lower()
+    return low in METADATA_KEYS or low.endswith("name")
+
+
+def is_number(value: object) -> bool:
+    """An int, a float or a raw JSON number (a bool is no number here)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int | float) or isinstance(getattr(value, "raw", None), bytes)
+
+
+def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[Any, ...]]]:
+    """``value`` (an object or array under the member name ``name``) with each scalar that
+    must be withheld replaced by ``stub``, and the relative path of each; ``(value, [])``
+    when nothing is (the value itself is then returned, unchanged)."""
+    if not isinstance(value, dict | list):
+        return value, []
+    strength = name_strength(name)
+    if not strength:
+        return value, []
+    strong = strength == STRONG
+    found: list[tuple[Any, ...]] = []
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any, _Rel]] = [(value, root, 0, None)]
+    while stack:
+        node, parent, slot, rel = stack.pop()
+        if isinstance(node, dict):
+            if not strong:
+                parent[slot] = node  # its own keys say what each member is
+                continue
+            copy: dict[Any, Any] = {}
+            parent[slot] = copy
+            for key, member in node.items():
+                copy[key] = member
+                if not is_metadata_key(key):
+                    stack.append((member, copy, key, (rel, key)))
+        elif isinstance(node, list):
+            items: list[Any] = list(node)
+            parent[slot] = items
+            stack.extend((member, items, i, (rel, i)) for i, member in enumerate(node))
+        elif _secret_scalar(name, node, strong):
+            parent[slot] = stub
+            found.append(_parts(rel))
+        else:
+            parent[slot] = node
+    if not found:
+        return value, []
+    return root[0], sorted(found, key=_order)
+
+
+def _secret_scalar(name: str, node: Any, strong: bool) -> bool:
+    if isinstance(node, str):
+        return not is_stub(node) and is_credential_value(name, node)
+    return strong and is_number(node)
+
+
+def _parts(rel: _Rel) -> tuple[Any, ...]:
+    parts: list[Any] = []
+    while rel is not None:
+        rel, part = rel
+        parts.append(part)
+    return tuple(reversed(parts))
+
+
+def _order(parts: tuple[Any, ...]) -> tuple[tuple[int, str], ...]:
+    return tuple((0, f"{p:020d}") if isinstance(p, int) else (1, str(p)) for p in parts)
