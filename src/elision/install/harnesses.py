@@ -43,6 +43,9 @@ class Harness:
     paths: Callable[[], list[Path]]
     #: where the figure in ``limit`` comes from
     source: str = ""
+    #: what the harness calls itself in ``clientInfo.name``, lowercased substrings: the proxy
+    #: sizes results for the client actually connected (:mod:`elision.mcp.agent.clients`)
+    clients: tuple[str, ...] = ()
 
 
 def _home() -> Path:
@@ -109,27 +112,30 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             (("url", "by-type"),), "type", ("headers",),
             24_000, "25,000 tokens a result (MAX_MCP_OUTPUT_TOKENS); over 50,000 chars it "
             "is written to a file and the model gets a 2 KB preview", _claude_code,
-            "Claude Code docs, MCP output limits (code.claude.com/docs/en/mcp)"),
+            "Claude Code docs, MCP output limits (code.claude.com/docs/en/mcp)",
+            ("claude-code",)),
     Harness("claude-desktop", "Claude Desktop", "json", (("mcpServers",),),
             (), None, (), 24_000, "not documented; taken as Claude Code's", _claude_desktop,
-            "none found; the Claude Code figure is the safe side"),
+            "none found; the Claude Code figure is the safe side", ("claude-ai",)),
     Harness("cursor", "Cursor", "json", (("mcpServers",),),
             (("url", "unknown"),), "type", ("headers",),
-            8_192, "not documented; elision keeps its own default", _cursor),
+            8_192, "not documented; elision keeps its own default", _cursor, "", ("cursor",)),
     Harness("vscode", "VS Code", "json", (("servers",),),
             (("url", "by-type"),), "type", ("headers",),
-            8_192, "not documented; elision keeps its own default", _vscode),
+            8_192, "not documented; elision keeps its own default", _vscode, "",
+            ("visual studio code",)),
     Harness("codex", "Codex CLI", "toml", (("mcp_servers",),),
             (("url", "http"),), None,
             ("bearer_token_env_var", "bearer_token", "http_headers", "env_http_headers"),
             8_192, "10 KiB or 256 lines a result, head and tail kept", _codex,
-            _REPORTED),
+            _REPORTED, ("codex",)),
     Harness("gemini-cli", "Gemini CLI", "json", (("mcpServers",),),
             (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
-            32_000, "40,000 chars a result", _gemini, _REPORTED),
+            32_000, "40,000 chars a result", _gemini, _REPORTED, ("gemini",)),
     Harness("windsurf", "Windsurf", "json", (("mcpServers",),),
             (("serverUrl", "unknown"), ("url", "unknown")), None, ("headers",),
-            8_192, "not documented; elision keeps its own default", _windsurf),
+            8_192, "not documented; elision keeps its own default", _windsurf, "",
+            ("windsurf",)),
 )}
 
 
