@@ -144,7 +144,8 @@ def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bo
         for report in reports:
             if report.proxied:
                 o = report.options
-                how = (f"through elision (budget {o.get('--budget', 'default')}, "
+                budget = o.get("--budget", f"the client's, {h.title}: {h.budget:,} bytes")
+                how = (f"through elision (budget {budget}, "
                        f"store {o.get('--store', 'default')}, audit {o.get('--audit', 'default')})")
             else:
                 how = "NOT through elision"

@@ -46,6 +46,8 @@ class Harness:
     #: what the harness calls itself in ``clientInfo.name``, lowercased substrings: the proxy
     #: sizes results for the client actually connected (:mod:`elision.mcp.agent.clients`)
     clients: tuple[str, ...] = ()
+    #: the entry's ``command`` is one array, program and arguments (OpenCode), not command+args
+    command_array: bool = False
 
 
 def _home() -> Path:
@@ -104,7 +106,21 @@ def _windsurf() -> list[Path]:
     return [_home() / ".codeium" / "windsurf" / "mcp_config.json"]
 
 
+def _opencode() -> list[Path]:
+    return [Path.cwd() / "opencode.json", Path.cwd() / "opencode.jsonc",
+            _config_home() / "opencode" / "opencode.json"]
+
+
+def _copilot() -> list[Path]:
+    return [_home() / ".copilot" / "mcp-config.json"]
+
+
+def _qwen() -> list[Path]:
+    return [Path.cwd() / ".qwen" / "settings.json", _home() / ".qwen" / "settings.json"]
+
+
 _REPORTED = "reported in elision issue 16; not re-measured here"
+_MEASURED = "measured with the harness in elision issue 24 (tests/harness/measure.py)"
 
 HARNESSES: dict[str, Harness] = {h.name: h for h in (
     Harness("claude-code", "Claude Code", "json",
@@ -136,6 +152,19 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             (("serverUrl", "unknown"), ("url", "unknown")), None, ("headers",),
             8_192, "not documented; elision keeps its own default", _windsurf, "",
             ("windsurf",)),
+    Harness("opencode", "OpenCode", "json", (("mcp",),),
+            (("url", "unknown"),), "type", ("headers",),
+            8_192, "not measured: bracketed only (1,000 B kept whole, 100,750 B cut to "
+            "51,476 B and spilled to a file); the lowest known cut's budget", _opencode,
+            _MEASURED, ("opencode",), command_array=True),
+    Harness("copilot-cli", "GitHub Copilot CLI", "json", (("mcpServers",),),
+            (("url", "by-type"),), "type", ("headers",),
+            19_000, "20,186 B kept whole, 20,542 B spilled to a file with a 500-char preview",
+            _copilot, _MEASURED, ("copilot",)),
+    Harness("qwen-code", "Qwen Code", "json", (("mcpServers",),),
+            (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
+            23_000, "24,461 B kept whole, 25,351 B cut and spilled to a file (25,000 chars)",
+            _qwen, _MEASURED, ("qwen",)),
 )}
 
 
@@ -158,10 +187,12 @@ def default_config(h: Harness) -> Path:
 
 def limits_table() -> str:
     """The markdown table of docs/harnesses.md: each harness, its budget and its own cut."""
-    rows = ["| harness | servers under | default budget | the harness's own cut | source |",
-            "|---|---|---|---|---|"]
+    rows = ["| harness | servers under | clientInfo name holds | default budget | "
+            "the harness's own cut | source |",
+            "|---|---|---|---|---|---|"]
     for h in HARNESSES.values():
         under = " and ".join(f"`{'.'.join(c)}`" for c in h.containers)
-        rows.append(f"| `{h.name}` ({h.title}) | {under} | {h.budget:,} bytes | {h.limit} | "
-                    f"{h.source or '—'} |")
+        names = " or ".join(f"`{c}`" for c in h.clients) or "—"
+        rows.append(f"| `{h.name}` ({h.title}) | {under} | {names} | {h.budget:,} bytes | "
+                    f"{h.limit} | {h.source or '—'} |")
     return "\n".join(rows) + "\n"
