@@ -48,6 +48,8 @@ class Harness:
     clients: tuple[str, ...] = ()
     #: the entry's ``command`` is one array, program and arguments (OpenCode), not command+args
     command_array: bool = False
+    #: other harnesses' files this one loads too, as the tail of their path
+    also_reads: tuple[tuple[str, ...], ...] = ()
 
 
 def _home() -> Path:
@@ -160,11 +162,15 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
     Harness("copilot-cli", "GitHub Copilot CLI", "json", (("mcpServers",),),
             (("url", "by-type"),), "type", ("headers",),
             19_000, "20,186 B kept whole, 20,542 B spilled to a file with a 500-char preview",
-            _copilot, _MEASURED, ("copilot",)),
+            _copilot, _MEASURED, ("copilot",),
+            # seen in issue 24: Copilot CLI loads a project's .mcp.json, Claude Code's file
+            also_reads=((".mcp.json",),)),
     Harness("qwen-code", "Qwen Code", "json", (("mcpServers",),),
             (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
             23_000, "24,461 B kept whole, 25,351 B cut and spilled to a file (25,000 chars)",
-            _qwen, _MEASURED, ("qwen",)),
+            _qwen, _MEASURED, ("qwen",),
+            # seen in issue 24: Qwen Code, a Gemini CLI fork, read Gemini CLI's layout
+            also_reads=((".gemini", "settings.json"),)),
 )}
 
 
@@ -174,6 +180,20 @@ def harness(name: str) -> Harness:
     except KeyError:
         known = ", ".join(sorted(HARNESSES))
         raise InputError(f"unknown harness {name!r}; elision installs into: {known}") from None
+
+
+def readers(h: Harness, path: Path) -> list[Harness]:
+    """The other harnesses that read the file ``h`` keeps its servers in at ``path``."""
+    where = path.absolute()
+    found = []
+    for other in HARNESSES.values():
+        if other is h:
+            continue
+        tails = other.also_reads
+        if any(where.parts[-len(tail):] == tail for tail in tails) or where in [
+                p.absolute() for p in other.paths()]:
+            found.append(other)
+    return found
 
 
 def default_config(h: Harness) -> Path:
