@@ -186,6 +186,63 @@ model = "o3"
   }
 }
 """),
+    # Crush: its "mcp" section, type-tagged entries, an http server with headers.
+    "crush": ("crush.json", """{
+  "$schema": "https://charm.land/crush.json",
+  "mcp": {
+    "ledger": {
+      "type": "stdio",
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"}
+    },
+    "api": {"type": "http", "url": "https://api.example.invalid/mcp",
+            "headers": {"Authorization": "Bearer $API_TOKEN"}}
+  }
+}
+"""),
+    # Cline: its own fields on every entry, a disabled one.
+    "cline": ("cline_mcp_settings.json", """{
+  "mcpServers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"},
+      "alwaysAllow": [],
+      "disabled": false,
+      "networkTimeout": 60000
+    },
+    "paused": {"command": "not-installed-anywhere", "disabled": true, "alwaysAllow": []}
+  }
+}
+"""),
+    # Zed: its settings file (JSONC) among editor settings, context_servers, a remote one.
+    "zed": ("settings.json", """// Zed settings
+{
+  "theme": "One Dark",
+  "buffer_font_size": 15,
+  "context_servers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"}
+    },
+    "remote": {"url": "https://mcp.example.invalid/mcp"}
+  },
+}
+"""),
+    # Antigravity: Gemini's mcpServers shape, serverUrl for a remote server.
+    "antigravity": ("mcp_config.json", """{
+  "mcpServers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"}
+    },
+    "docs": {"serverUrl": "https://docs.example.invalid/mcp"}
+  }
+}
+"""),
 }
 
 

@@ -29,8 +29,8 @@ def servers_of(layout: str, doc: Any) -> dict[str, Any]:
         return dict(doc["mcp_servers"])
     if layout == "vscode":
         return dict(doc["servers"])
-    if layout == "opencode":
-        return dict(doc["mcp"])
+    if harness_of(layout) != "claude-code":
+        return dict(doc[HARNESSES[harness_of(layout)].containers[0][0]])
     found = dict(doc.get("mcpServers", {}))
     for project in doc.get("projects", {}).values():
         found.update(project.get("mcpServers", {}))
@@ -39,8 +39,7 @@ def servers_of(layout: str, doc: Any) -> dict[str, Any]:
 
 def without_servers(layout: str, doc: Any) -> Any:
     doc = json.loads(json.dumps(doc))
-    key = {"codex": "mcp_servers", "vscode": "servers", "opencode": "mcp"}.get(layout,
-                                                                          "mcpServers")
+    key = HARNESSES[harness_of(layout)].containers[0][0]
     doc.pop(key, None)
     for project in doc.get("projects", {}).values():
         project.pop("mcpServers", None)

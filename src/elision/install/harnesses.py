@@ -121,7 +121,30 @@ def _qwen() -> list[Path]:
     return [Path.cwd() / ".qwen" / "settings.json", _home() / ".qwen" / "settings.json"]
 
 
+def _crush() -> list[Path]:
+    return [Path.cwd() / ".crush.json", Path.cwd() / "crush.json",
+            _config_home() / "crush" / "crush.json"]
+
+
+def _cline() -> list[Path]:
+    storage = (_vscode_user_dir() / "globalStorage" / "saoudrizwan.claude-dev" / "settings" /
+               "cline_mcp_settings.json")
+    return [_home() / ".cline" / "data" / "settings" / "cline_mcp_settings.json", storage]
+
+
+def _zed() -> list[Path]:
+    user = (_appdata() / "Zed" if sys.platform == "win32" else _config_home() / "zed")
+    return [Path.cwd() / ".zed" / "settings.json", user / "settings.json"]
+
+
+def _antigravity() -> list[Path]:
+    gemini = _home() / ".gemini"
+    return [Path.cwd() / ".agents" / "mcp_config.json", gemini / "config" / "mcp_config.json",
+            gemini / "antigravity" / "mcp_config.json"]
+
+
 _REPORTED = "reported in elision issue 16; not re-measured here"
+_UNMEASURED = "not measured; the lowest known cut's budget"
 _MEASURED = "measured with the harness in elision issue 24 (tests/harness/measure.py)"
 
 HARNESSES: dict[str, Harness] = {h.name: h for h in (
@@ -171,6 +194,21 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             _qwen, _MEASURED, ("qwen",),
             # seen in issue 24: Qwen Code, a Gemini CLI fork, read Gemini CLI's layout
             also_reads=((".gemini", "settings.json"),)),
+    Harness("crush", "Crush", "json", (("mcp",),),
+            (("url", "by-type"),), "type", ("headers",),
+            8_192, _UNMEASURED, _crush, "Crush README, MCP configuration (format only)",
+            ("crush",)),
+    Harness("cline", "Cline", "json", (("mcpServers",),),
+            (("url", "by-type"),), "type", ("headers",),
+            8_192, _UNMEASURED, _cline, "Cline docs, MCP configuration (format only)",
+            ("cline",)),
+    Harness("zed", "Zed", "json", (("context_servers",),),
+            (("url", "unknown"),), None, ("headers",),
+            8_192, _UNMEASURED, _zed, "zed.dev/docs/ai/mcp (format only)", ("zed",)),
+    Harness("antigravity", "Antigravity", "json", (("mcpServers",),),
+            (("serverUrl", "unknown"), ("url", "unknown")), None, ("headers",),
+            8_192, _UNMEASURED, _antigravity, "antigravity.google/docs/mcp (format only)",
+            ("antigravity",)),
 )}
 
 
