@@ -34,11 +34,9 @@ def ledger_entry(layout: str, config: Path) -> dict[str, Any]:
     doc = jsonc.parse(text, str(config)).value()
     if layout == "vscode":
         return dict(doc["servers"]["ledger"])
-    if layout != "claude-code":
-        return dict(doc[HARNESSES[harness_of(layout)].containers[0][0]]["ledger"])
     if layout == "claude-code-user":
         return dict(doc["projects"]["/home/someone/project"]["mcpServers"]["ledger"])
-    return dict(doc["mcpServers"]["ledger"])
+    return dict(doc[HARNESSES[harness_of(layout)].containers[0][0]]["ledger"])
 
 
 @dataclass
