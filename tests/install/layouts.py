@@ -140,6 +140,109 @@ model = "o3"
   }
 }
 """),
+    # OpenCode: JSONC, its "mcp" section, a command array, "environment", a remote server.
+    "opencode": ("opencode.json", """{
+  "$schema": "https://opencode.ai/config.json",
+  // the model and its provider
+  "model": "anthropic/claude-sonnet-4-5",
+  "mcp": {
+    "ledger": {
+      "type": "local",
+      "command": [%(py)s, "-m", "elision.demo.server"],
+      "enabled": true,
+      "environment": {"LEDGER_NOTE": "kept"},
+    },
+    "docs": {"type": "remote", "url": "https://docs.example.invalid/mcp", "enabled": true}
+  }
+}
+"""),
+    # GitHub Copilot CLI: type "local", a tools allow-list, a remote http server with headers.
+    "copilot-cli": ("mcp-config.json", """{
+  "mcpServers": {
+    "ledger": {
+      "type": "local",
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"},
+      "tools": ["*"]
+    },
+    "gh": {"type": "http", "url": "https://api.example.invalid/mcp/",
+           "headers": {"Authorization": "Bearer ${GH_TOKEN}"}, "tools": ["*"]}
+  }
+}
+"""),
+    # Qwen Code: Gemini CLI's layout in ~/.qwen/settings.json, among its own settings.
+    "qwen-code": ("settings.json", """{
+  "security": {"auth": {"selectedType": "openai"}},
+  "mcpServers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"},
+      "timeout": 30000,
+      "trust": false
+    },
+    "events": {"url": "https://events.example.invalid/sse"}
+  }
+}
+"""),
+    # Crush: its "mcp" section, type-tagged entries, an http server with headers.
+    "crush": ("crush.json", """{
+  "$schema": "https://charm.land/crush.json",
+  "mcp": {
+    "ledger": {
+      "type": "stdio",
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"}
+    },
+    "api": {"type": "http", "url": "https://api.example.invalid/mcp",
+            "headers": {"Authorization": "Bearer $API_TOKEN"}}
+  }
+}
+"""),
+    # Cline: its own fields on every entry, a disabled one.
+    "cline": ("cline_mcp_settings.json", """{
+  "mcpServers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"},
+      "alwaysAllow": [],
+      "disabled": false,
+      "networkTimeout": 60000
+    },
+    "paused": {"command": "not-installed-anywhere", "disabled": true, "alwaysAllow": []}
+  }
+}
+"""),
+    # Zed: its settings file (JSONC) among editor settings, context_servers, a remote one.
+    "zed": ("settings.json", """// Zed settings
+{
+  "theme": "One Dark",
+  "buffer_font_size": 15,
+  "context_servers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"}
+    },
+    "remote": {"url": "https://mcp.example.invalid/mcp"}
+  },
+}
+"""),
+    # Antigravity: Gemini's mcpServers shape, serverUrl for a remote server.
+    "antigravity": ("mcp_config.json", """{
+  "mcpServers": {
+    "ledger": {
+      "command": %(py)s,
+      "args": ["-m", "elision.demo.server"],
+      "env": {"LEDGER_NOTE": "kept"}
+    },
+    "docs": {"serverUrl": "https://docs.example.invalid/mcp"}
+  }
+}
+"""),
 }
 
 

@@ -29,7 +29,7 @@ def test_doctor_shows_each_server_and_fails_on_one_that_does_not_start(tmp_path:
                                        "--timeout", "60"])
     assert result.exit_code == 1, result.output
     lines = {line.split(":")[0].strip(): line for line in result.stdout.splitlines()}
-    assert "through elision (budget 32000" in lines["ledger"]
+    assert "through elision (budget the client's, Gemini CLI: 32,000 bytes" in lines["ledger"]
     assert "; starts: 5 tools" in lines["ledger"]  # the demo's 3 and elision_fetch*
     assert "DOES NOT START" in lines["gone"] and "no-such-server" in lines["gone"]
     assert "NOT through elision" in lines["remote"] and "not probed" in lines["remote"]

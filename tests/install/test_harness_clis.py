@@ -61,7 +61,7 @@ def test_claude_code_connects_to_the_installed_server(tmp_path: Path) -> None:
     install("claude-code", config=config)
     done = run([claude, "mcp", "list"], tmp_path, tmp_path)
     line = next((x for x in done.stdout.splitlines() if x.startswith("ledger:")), "")
-    assert "elision proxy --budget 24000" in line and "Connected" in line, done.stdout
+    assert "elision proxy --store" in line and "Connected" in line, done.stdout
 
 
 def test_gemini_cli_connects_to_the_installed_server(tmp_path: Path) -> None:
@@ -77,4 +77,4 @@ def test_gemini_cli_connects_to_the_installed_server(tmp_path: Path) -> None:
     done = run([gemini, "mcp", "list"], tmp_path, tmp_path)
     said = done.stdout + done.stderr  # gemini writes its listing to stderr
     line = next((x for x in said.splitlines() if "ledger:" in x), "")
-    assert "elision proxy --budget 32000" in line and "Connected" in line, said
+    assert "elision proxy --store" in line and "Connected" in line, said

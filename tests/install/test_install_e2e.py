@@ -36,7 +36,7 @@ def ledger_entry(layout: str, config: Path) -> dict[str, Any]:
         return dict(doc["servers"]["ledger"])
     if layout == "claude-code-user":
         return dict(doc["projects"]["/home/someone/project"]["mcpServers"]["ledger"])
-    return dict(doc["mcpServers"]["ledger"])
+    return dict(doc[HARNESSES[harness_of(layout)].containers[0][0]]["ledger"])
 
 
 @dataclass
@@ -55,7 +55,10 @@ async def _serve(layout: str, tmp: Path) -> Served:
     store, audit = tmp / "data" / "store.db", tmp / "data" / "audit.db"
     install(harness_of(layout), config=config, store=str(store), audit=str(audit))
     entry = ledger_entry(layout, config)
-    async with Client(host_params(entry)) as client:
+    # The proxy sizes results for the client connected: this one names itself as the harness.
+    h = HARNESSES[harness_of(layout)]
+    info = types.Implementation(name=h.clients[0], version="1.0.0")
+    async with Client(host_params(entry), client_info=info) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         result = await client.call_tool("search_trades", {})
     return Served(HARNESSES[harness_of(layout)].budget, tools, result, store, audit)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from elision.cli import main
 from elision.errors import InputError
 from elision.install import HARNESSES, install, uninstall
-from elision.install.entries import read_proxied
+from elision.install.entries import argv_of, read_proxied
 from install.layouts import LAYOUTS, harness_of, write_layout
 
 
@@ -29,6 +29,8 @@ def servers_of(layout: str, doc: Any) -> dict[str, Any]:
         return dict(doc["mcp_servers"])
     if layout == "vscode":
         return dict(doc["servers"])
+    if harness_of(layout) != "claude-code":
+        return dict(doc[HARNESSES[harness_of(layout)].containers[0][0]])
     found = dict(doc.get("mcpServers", {}))
     for project in doc.get("projects", {}).values():
         found.update(project.get("mcpServers", {}))
@@ -37,7 +39,7 @@ def servers_of(layout: str, doc: Any) -> dict[str, Any]:
 
 def without_servers(layout: str, doc: Any) -> Any:
     doc = json.loads(json.dumps(doc))
-    key = {"codex": "mcp_servers", "vscode": "servers"}.get(layout, "mcpServers")
+    key = HARNESSES[harness_of(layout)].containers[0][0]
     doc.pop(key, None)
     for project in doc.get("projects", {}).values():
         project.pop("mcpServers", None)
@@ -71,14 +73,17 @@ def test_install_proxies_each_stdio_entry_and_keeps_the_rest(tmp_path: Path,
     proxied = read_proxied(ledger)
     assert proxied is not None, ledger
     # The server's own command and args come after "--", its env and cwd are kept.
-    assert proxied.command == [old["ledger"]["command"], *old["ledger"]["args"]]
+    assert proxied.command == argv_of(old["ledger"])
     assert ledger.get("env") == old["ledger"].get("env")
+    assert ledger.get("environment") == old["ledger"].get("environment")
     assert ledger.get("cwd") == old["ledger"].get("cwd")
-    assert Path(ledger["command"]).is_absolute()
+    assert Path(argv_of(ledger)[0]).is_absolute()
     # The store and audit paths travel as arguments: a host strips the environment.
     assert proxied.options["--store"] == str(tmp_path / "s.db")
     assert proxied.options["--audit"] == str(tmp_path / "a.db")
-    assert int(proxied.options["--budget"]) == HARNESSES[harness_of(layout)].budget
+    # No --budget of its own: the proxy sizes results for the client connected, so a file
+    # several harnesses read is right for each (issue 24).
+    assert "--budget" not in proxied.options
     # Entries the proxy cannot serve are left exactly as they were.
     for name, entry in old.items():
         if read_proxied(new[name]) is None:
@@ -121,7 +126,7 @@ def test_uninstall_refuses_an_entry_edited_since_the_install(tmp_path: Path,
                                                              layout: str) -> None:
     config = write_layout(layout, tmp_path)
     install(harness_of(layout), config=config)
-    edited = config.read_text("utf-8").replace('"--budget", "', '"--budget", "1')
+    edited = config.read_text("utf-8").replace('"--store", "', '"--store", "1')
     assert edited != config.read_text("utf-8")
     config.write_text(edited, "utf-8")
     with pytest.raises(InputError, match="ledger changed since elision installed it"):
@@ -202,3 +207,16 @@ def test_dry_run_withholds_a_token_the_config_holds(tmp_path: Path) -> None:
     assert "[credential withheld: github-token]" in result.stdout  # in the diff context
     assert token not in result.output and token[:12] not in result.output
     assert token in config.read_text("utf-8")  # the file itself is the user's, untouched
+
+
+@pytest.mark.parametrize("layout", ["claude-code", "opencode", "copilot-cli", "qwen-code"])
+def test_an_explicit_budget_is_written_and_undone(tmp_path: Path, layout: str) -> None:
+    """--budget is what the user wrote: it goes into the entry (and wins in the proxy)."""
+    config = write_layout(layout, tmp_path)
+    original = config.read_bytes()
+    install(harness_of(layout), config=config, budget=5000)
+    proxied = read_proxied(servers_of(layout, read_doc(config))["ledger"])
+    assert proxied is not None and proxied.options["--budget"] == "5000"
+    assert HARNESSES[harness_of(layout)].budget != 5000
+    uninstall(harness_of(layout), config=config)
+    assert config.read_bytes() == original

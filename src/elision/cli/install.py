@@ -9,7 +9,7 @@ import click
 
 from elision.cli._common import EXIT_FAILURE, reports_errors
 from elision.install import HARNESSES, Plan, install, uninstall
-from elision.install.harnesses import Harness
+from elision.install.harnesses import Harness, readers
 from elision.terminal import is_terminal, visible, visible_lines
 
 _NAMES = click.Choice(sorted(HARNESSES))
@@ -89,6 +89,27 @@ def install_command(harness: str, config: Path | None, budget: int | None, serve
     plan = install(harness, config=config, budget=budget, servers=names, store=store,
                    audit=audit, dry_run=dry_run)
     _report(plan, dry_run=dry_run)
+    _shared(plan, budget)
+
+
+def _shared(plan: Plan, budget: int | None) -> None:
+    """Say which other harnesses read the file, and what the budget does about it."""
+    others = readers(plan.harness, plan.path)
+    if not others:
+        return
+    names = " and ".join(h.title for h in others)
+    where = visible(str(plan.path))
+    if budget is None:
+        each = ", ".join(f"{h.title} {h.budget:,} B" for h in (plan.harness, *others))
+        click.echo(f"note: {where} is read by {names} too; no --budget was written, so the "
+                   f"proxy sizes each result for the harness that connects ({each})", err=True)
+        return
+    over = [h for h in others if h.budget < budget]
+    said = (f"; over {', '.join(f'{h.title} ({h.budget:,} B)' for h in over)}, whose own cut "
+            "would cut the result again: drop --budget to let the proxy size each result "
+            "for the harness that connects") if over else ""
+    click.echo(f"warning: {where} is read by {names} too; --budget {budget} applies to "
+               f"{names} too{said}", err=True)
 
 
 @click.command("uninstall")
@@ -144,7 +165,8 @@ def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bo
         for report in reports:
             if report.proxied:
                 o = report.options
-                how = (f"through elision (budget {o.get('--budget', 'default')}, "
+                budget = o.get("--budget", f"the client's, {h.title}: {h.budget:,} bytes")
+                how = (f"through elision (budget {budget}, "
                        f"store {o.get('--store', 'default')}, audit {o.get('--audit', 'default')})")
             else:
                 how = "NOT through elision"

@@ -14,9 +14,14 @@ from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES
     "proxy",
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
-@click.option("--budget", type=int, default=8192, show_default=True,
+@click.option("--budget", type=int, default=None,
               help="Size limit of each tool result, in --unit (at least "
-                   + ", ".join(f"{n} {u}" for u, n in MINIMUM.items()) + ").")
+                   + ", ".join(f"{n} {u}" for u, n in MINIMUM.items()) + "). Default: "
+                   "each client's own, in bytes, below its harness's cut (see "
+                   "docs/harnesses.md); 8,192 bytes for a client no table names.")
+@click.option("--client-budget", "client_budgets", multiple=True, metavar="NAME=BYTES",
+              help="The budget of one client when --budget is not given (repeatable; NAME "
+                   "is a harness such as copilot-cli, or a clientInfo name; * for unknown).")
 @click.option("--unit", type=click.Choice(UNITS), default="bytes", show_default=True,
               help="What budgets count, the config's too unless it sets its own \"unit\" "
                    "(tokens: pip install 'elision[tokens]').")
@@ -77,7 +82,8 @@ from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @reports_errors
 def proxy_command(
-    budget: int,
+    budget: int | None,
+    client_budgets: tuple[str, ...],
     unit: str,
     config_path: str | None,
     upstream_url: str | None,
@@ -111,6 +117,7 @@ def proxy_command(
     credentials show as stubs (elision_fetch_reference reads a reference back through the
     server that sent it), and every result is bound in the audit log.
     """
+    from elision.mcp.agent.clients import parse_overrides
     from elision.mcp.launch import Stages, build_proxy, parse_listen
     from elision.mcp.serve import run_proxy
 
@@ -131,6 +138,7 @@ def proxy_command(
         unit=unit, store_spec=store_spec, no_store=no_store, timeout=timeout,
         media_budget=media_budget, stages=stages, require_auth_scope=require_auth_scope,
         resource_budget=resource_budget, max_message_bytes=max_message_bytes,
+        client_budgets=parse_overrides(client_budgets, "--client-budget"),
     )
     run_proxy(proxy, listen=parse_listen(listen) if listen else None,
               max_request_bytes=max_request_bytes)

@@ -35,7 +35,7 @@ def install(
     h = harness(name)
     path = config if config is not None else default_config(h)
     settings = Settings(
-        budget=budget if budget is not None else h.budget,
+        budget=budget,  # None: the proxy sizes results for the client connected
         store=store or str(default_store_path()),
         audit=audit or str(default_log_path()),
         executable=tuple(proxy_executable()),

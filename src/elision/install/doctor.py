@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from elision.install.entries import read_proxied
+from elision.install.entries import argv_of, read_proxied
 from elision.install.harnesses import Harness
 from elision.install.plan import located_entries, read_config
 
@@ -51,8 +51,7 @@ def examine(harness: Harness, path: Path) -> list[ServerReport]:
         else:
             url = next((entry[k] for k, _ in harness.url_keys if isinstance(entry.get(k), str)),
                        None)
-            upstream = url or " ".join([str(entry.get("command", "")),
-                                        *map(str, entry.get("args", []))])
+            upstream = url or " ".join(argv_of(entry) or [str(entry.get("command", ""))])
             options = {}
         reports.append(ServerReport(harness.name, path, loc.name, proxied is not None,
                                     options, upstream))
@@ -64,10 +63,11 @@ def host_params(entry: dict[str, Any]) -> Any:
     from mcp import StdioServerParameters
 
     env = {name: os.environ[name] for name in HOST_ENV if name in os.environ}
-    env.update({str(k): str(v) for k, v in (entry.get("env") or {}).items()})
-    return StdioServerParameters(command=str(entry["command"]),
-                                 args=[str(a) for a in entry.get("args", [])],
-                                 env=env, cwd=entry.get("cwd"))
+    # OpenCode names it "environment"
+    own = entry.get("env") or entry.get("environment") or {}
+    env.update({str(k): str(v) for k, v in own.items()})
+    argv = argv_of(entry) or [str(entry["command"])]
+    return StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=entry.get("cwd"))
 
 
 async def probe(harness: Harness, entry: dict[str, Any], timeout: float) -> tuple[bool, str]:

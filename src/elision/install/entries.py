@@ -41,14 +41,16 @@ def proxy_executable() -> list[str]:
 class Settings:
     """What every rewritten entry of one install carries."""
 
-    budget: int
+    #: None: no --budget, so the proxy sizes results for the client connected
+    budget: int | None
     store: str
     audit: str
     executable: tuple[str, ...]
 
     def proxy_args(self) -> list[str]:
-        return [*self.executable[1:], "proxy", "--budget", str(self.budget),
-                "--store", self.store, "--audit", self.audit]
+        budget = [] if self.budget is None else ["--budget", str(self.budget)]
+        return [*self.executable[1:], "proxy", *budget, "--store", self.store,
+                "--audit", self.audit]
 
 
 @dataclass(frozen=True)
@@ -60,13 +62,23 @@ class Proxied:
     upstream_url: str | None
 
 
-def read_proxied(entry: dict[str, Any]) -> Proxied | None:
-    """The proxy settings of ``entry``, or ``None`` when it does not run ``elision proxy``."""
+def argv_of(entry: dict[str, Any]) -> list[str] | None:
+    """What an entry runs: ``command`` and ``args``, or OpenCode's one ``command`` array."""
     command = entry.get("command")
+    if isinstance(command, list) and command and all(isinstance(a, str) for a in command):
+        return list(command)
     args = entry.get("args") or []
     if not isinstance(command, str) or not isinstance(args, list):
         return None
-    argv = [command, *[str(a) for a in args]]
+    return [command, *[str(a) for a in args]]
+
+
+def read_proxied(entry: dict[str, Any]) -> Proxied | None:
+    """The proxy settings of ``entry``, or ``None`` when it does not run ``elision proxy``."""
+    argv = argv_of(entry)
+    if argv is None:
+        return None
+    command = argv[0]
     name = Path(command).name.lower()
     if name in ("elision", "elision.exe"):
         rest = argv[1:]
@@ -117,6 +129,10 @@ def classify(harness: Harness, entry: Any) -> Rewrite:
     if read_proxied(entry) is not None:
         return Rewrite("", "already runs through elision")
     command = entry.get("command")
+    if harness.command_array and command is not None:
+        if argv_of(entry) is None or "args" in entry:
+            return Rewrite("", "has a command that is not a list of strings")
+        return Rewrite("stdio")
     if command is not None:
         args = entry.get("args", [])
         if not isinstance(command, str) or not command:
@@ -144,6 +160,11 @@ def classify(harness: Harness, entry: Any) -> Rewrite:
 def rewritten(entry: dict[str, Any], harness: Harness, rewrite: Rewrite,
               settings: Settings) -> dict[str, Any]:
     """The entry as it reads after the install (key order kept, new keys last)."""
+    if rewrite.how == "stdio" and harness.command_array:
+        out = dict(entry)
+        out["command"] = [settings.executable[0], *settings.proxy_args(), "--",
+                          *entry["command"]]
+        return out
     if rewrite.how == "stdio":
         upstream = [entry["command"], *entry.get("args", [])]
         args = [*settings.proxy_args(), "--", *upstream]

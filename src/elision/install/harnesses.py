@@ -43,6 +43,13 @@ class Harness:
     paths: Callable[[], list[Path]]
     #: where the figure in ``limit`` comes from
     source: str = ""
+    #: what the harness calls itself in ``clientInfo.name``, lowercased substrings: the proxy
+    #: sizes results for the client actually connected (:mod:`elision.mcp.agent.clients`)
+    clients: tuple[str, ...] = ()
+    #: the entry's ``command`` is one array, program and arguments (OpenCode), not command+args
+    command_array: bool = False
+    #: other harnesses' files this one loads too, as the tail of their path
+    also_reads: tuple[tuple[str, ...], ...] = ()
 
 
 def _home() -> Path:
@@ -101,7 +108,44 @@ def _windsurf() -> list[Path]:
     return [_home() / ".codeium" / "windsurf" / "mcp_config.json"]
 
 
+def _opencode() -> list[Path]:
+    return [Path.cwd() / "opencode.json", Path.cwd() / "opencode.jsonc",
+            _config_home() / "opencode" / "opencode.json"]
+
+
+def _copilot() -> list[Path]:
+    return [_home() / ".copilot" / "mcp-config.json"]
+
+
+def _qwen() -> list[Path]:
+    return [Path.cwd() / ".qwen" / "settings.json", _home() / ".qwen" / "settings.json"]
+
+
+def _crush() -> list[Path]:
+    return [Path.cwd() / ".crush.json", Path.cwd() / "crush.json",
+            _config_home() / "crush" / "crush.json"]
+
+
+def _cline() -> list[Path]:
+    storage = (_vscode_user_dir() / "globalStorage" / "saoudrizwan.claude-dev" / "settings" /
+               "cline_mcp_settings.json")
+    return [_home() / ".cline" / "data" / "settings" / "cline_mcp_settings.json", storage]
+
+
+def _zed() -> list[Path]:
+    user = (_appdata() / "Zed" if sys.platform == "win32" else _config_home() / "zed")
+    return [Path.cwd() / ".zed" / "settings.json", user / "settings.json"]
+
+
+def _antigravity() -> list[Path]:
+    gemini = _home() / ".gemini"
+    return [Path.cwd() / ".agents" / "mcp_config.json", gemini / "config" / "mcp_config.json",
+            gemini / "antigravity" / "mcp_config.json"]
+
+
 _REPORTED = "reported in elision issue 16; not re-measured here"
+_UNMEASURED = "not measured; the lowest known cut's budget"
+_MEASURED = "measured with the harness in elision issue 24 (tests/harness/measure.py)"
 
 HARNESSES: dict[str, Harness] = {h.name: h for h in (
     Harness("claude-code", "Claude Code", "json",
@@ -109,27 +153,62 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             (("url", "by-type"),), "type", ("headers",),
             24_000, "25,000 tokens a result (MAX_MCP_OUTPUT_TOKENS); over 50,000 chars it "
             "is written to a file and the model gets a 2 KB preview", _claude_code,
-            "Claude Code docs, MCP output limits (code.claude.com/docs/en/mcp)"),
+            "Claude Code docs, MCP output limits (code.claude.com/docs/en/mcp)",
+            ("claude-code",)),
     Harness("claude-desktop", "Claude Desktop", "json", (("mcpServers",),),
             (), None, (), 24_000, "not documented; taken as Claude Code's", _claude_desktop,
-            "none found; the Claude Code figure is the safe side"),
+            "none found; the Claude Code figure is the safe side", ("claude-ai",)),
     Harness("cursor", "Cursor", "json", (("mcpServers",),),
             (("url", "unknown"),), "type", ("headers",),
-            8_192, "not documented; elision keeps its own default", _cursor),
+            8_192, "not documented; elision keeps its own default", _cursor, "", ("cursor",)),
     Harness("vscode", "VS Code", "json", (("servers",),),
             (("url", "by-type"),), "type", ("headers",),
-            8_192, "not documented; elision keeps its own default", _vscode),
+            8_192, "not documented; elision keeps its own default", _vscode, "",
+            ("visual studio code",)),
     Harness("codex", "Codex CLI", "toml", (("mcp_servers",),),
             (("url", "http"),), None,
             ("bearer_token_env_var", "bearer_token", "http_headers", "env_http_headers"),
             8_192, "10 KiB or 256 lines a result, head and tail kept", _codex,
-            _REPORTED),
+            _REPORTED, ("codex",)),
     Harness("gemini-cli", "Gemini CLI", "json", (("mcpServers",),),
             (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
-            32_000, "40,000 chars a result", _gemini, _REPORTED),
+            32_000, "40,000 chars a result", _gemini, _REPORTED, ("gemini",)),
     Harness("windsurf", "Windsurf", "json", (("mcpServers",),),
             (("serverUrl", "unknown"), ("url", "unknown")), None, ("headers",),
-            8_192, "not documented; elision keeps its own default", _windsurf),
+            8_192, "not documented; elision keeps its own default", _windsurf, "",
+            ("windsurf",)),
+    Harness("opencode", "OpenCode", "json", (("mcp",),),
+            (("url", "unknown"),), "type", ("headers",),
+            8_192, "not measured: bracketed only (1,000 B kept whole, 100,750 B cut to "
+            "51,476 B and spilled to a file); the lowest known cut's budget", _opencode,
+            _MEASURED, ("opencode",), command_array=True),
+    Harness("copilot-cli", "GitHub Copilot CLI", "json", (("mcpServers",),),
+            (("url", "by-type"),), "type", ("headers",),
+            19_000, "20,186 B kept whole, 20,542 B spilled to a file with a 500-char preview",
+            _copilot, _MEASURED, ("copilot",),
+            # seen in issue 24: Copilot CLI loads a project's .mcp.json, Claude Code's file
+            also_reads=((".mcp.json",),)),
+    Harness("qwen-code", "Qwen Code", "json", (("mcpServers",),),
+            (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
+            23_000, "24,461 B kept whole, 25,351 B cut and spilled to a file (25,000 chars)",
+            _qwen, _MEASURED, ("qwen",),
+            # seen in issue 24: Qwen Code, a Gemini CLI fork, read Gemini CLI's layout
+            also_reads=((".gemini", "settings.json"),)),
+    Harness("crush", "Crush", "json", (("mcp",),),
+            (("url", "by-type"),), "type", ("headers",),
+            8_192, _UNMEASURED, _crush, "Crush README, MCP configuration (format only)",
+            ("crush",)),
+    Harness("cline", "Cline", "json", (("mcpServers",),),
+            (("url", "by-type"),), "type", ("headers",),
+            8_192, _UNMEASURED, _cline, "Cline docs, MCP configuration (format only)",
+            ("cline",)),
+    Harness("zed", "Zed", "json", (("context_servers",),),
+            (("url", "unknown"),), None, ("headers",),
+            8_192, _UNMEASURED, _zed, "zed.dev/docs/ai/mcp (format only)", ("zed",)),
+    Harness("antigravity", "Antigravity", "json", (("mcpServers",),),
+            (("serverUrl", "unknown"), ("url", "unknown")), None, ("headers",),
+            8_192, _UNMEASURED, _antigravity, "antigravity.google/docs/mcp (format only)",
+            ("antigravity",)),
 )}
 
 
@@ -139,6 +218,20 @@ def harness(name: str) -> Harness:
     except KeyError:
         known = ", ".join(sorted(HARNESSES))
         raise InputError(f"unknown harness {name!r}; elision installs into: {known}") from None
+
+
+def readers(h: Harness, path: Path) -> list[Harness]:
+    """The other harnesses that read the file ``h`` keeps its servers in at ``path``."""
+    where = path.absolute()
+    found = []
+    for other in HARNESSES.values():
+        if other is h:
+            continue
+        tails = other.also_reads
+        if any(where.parts[-len(tail):] == tail for tail in tails) or where in [
+                p.absolute() for p in other.paths()]:
+            found.append(other)
+    return found
 
 
 def default_config(h: Harness) -> Path:
@@ -152,10 +245,12 @@ def default_config(h: Harness) -> Path:
 
 def limits_table() -> str:
     """The markdown table of docs/harnesses.md: each harness, its budget and its own cut."""
-    rows = ["| harness | servers under | default budget | the harness's own cut | source |",
-            "|---|---|---|---|---|"]
+    rows = ["| harness | servers under | clientInfo name holds | default budget | "
+            "the harness's own cut | source |",
+            "|---|---|---|---|---|---|"]
     for h in HARNESSES.values():
         under = " and ".join(f"`{'.'.join(c)}`" for c in h.containers)
-        rows.append(f"| `{h.name}` ({h.title}) | {under} | {h.budget:,} bytes | {h.limit} | "
-                    f"{h.source or '—'} |")
+        names = " or ".join(f"`{c}`" for c in h.clients) or "—"
+        rows.append(f"| `{h.name}` ({h.title}) | {under} | {names} | {h.budget:,} bytes | "
+                    f"{h.limit} | {h.source or '—'} |")
     return "\n".join(rows) + "\n"

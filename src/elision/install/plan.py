@@ -147,6 +147,8 @@ def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
 def _json_edits(text: str, entry: jsonc.Node, harness: Harness, how: str,
                 new: dict[str, Any]) -> list[tuple[int, int, str]]:
     command = entry.get("command")
+    if how == "stdio" and command is not None and harness.command_array:
+        return [(command.start, command.end, jsonc.render(new["command"], base="", unit=""))]
     if how == "stdio" and command is not None:
         edits = [(command.start, command.end, jsonc.render(new["command"], base="", unit=""))]
         args = entry.get("args")

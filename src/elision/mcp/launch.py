@@ -8,16 +8,17 @@ audit log beside the default store. ``--no-redact`` and ``--no-audit`` turn a st
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elision.budget import Budget
 from elision.errors import InputError
+from elision.mcp.agent.clients import ClientBudgets
 from elision.mcp.agent.scopes import require_auth_scope_from_env, scope_key_from_env
 from elision.mcp.proxy import Proxy
-from elision.mcp.upstream.config import ServerSpec, load_config
+from elision.mcp.upstream.config import ServerSpec, config_client_budgets, load_config
 from elision.pipeline import Pipeline
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 #: With no --max-bytes, a body over the store's own limit is refused whole: it could be
 #: neither kept nor fetched, only cut.
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+#: The budget of what no client-specific budget covers (resources and prompts, say).
+DEFAULT_BUDGET = 8192
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ def build_proxy(
     command: Sequence[str] = (),
     upstream_url: str | None = None,
     config_path: str | None = None,
-    budget: int = 8192,
+    budget: int | None = None,
     unit: str = "bytes",
     store_spec: str | None = None,
     no_store: bool = False,
@@ -58,6 +61,7 @@ def build_proxy(
     require_auth_scope: bool | None = None,
     resource_budget: int | None = None,
     max_message_bytes: int | None = None,
+    client_budgets: Mapping[str, int] | None = None,
 ) -> Proxy:
     """One proxy from exactly one upstream choice: a command, a URL, or a config file.
 
@@ -67,6 +71,9 @@ def build_proxy(
 
     ``max_message_bytes`` (default: :func:`message_ceiling`) is the most one message from a
     stdio server may be: a larger one is dropped as it is read and its call fails.
+
+    Without ``budget`` (nor a file-wide one in the config), each result's budget follows the
+    client connected (:mod:`elision.mcp.agent.clients`), ``client_budgets`` over the table.
     """
     given = [
         name for name, value in
@@ -84,10 +91,14 @@ def build_proxy(
     if media_budget < 0:
         raise InputError(f"--media-budget must not be negative, got {media_budget!r}")
     scope_key_from_env()  # a key too short to be a secret stops the proxy here, not mid-call
-    default_budget = Budget(budget, unit)  # type: ignore[arg-type]  # the Budget checks it
+    default_budget = Budget(budget or DEFAULT_BUDGET, unit)  # type: ignore[arg-type]
+    follow = budget is None
+    overrides = dict(client_budgets or {})
     if config_path:
         specs, file_budget = load_config(config_path, default_timeout=timeout, unit=unit)
         default_budget = file_budget or default_budget
+        follow = follow and file_budget is None
+        overrides = {**config_client_budgets(config_path), **overrides}
         namespaced = True
     elif upstream_url:
         if not upstream_url.startswith(("http://", "https://")):
@@ -133,7 +144,8 @@ def build_proxy(
         resource_budget, default_budget.unit, default_budget.counter
     )
     proxy = Proxy(specs, pipeline, namespaced=namespaced, media_budget=media_budget,
-                  require_auth_scope=require_auth_scope, resource_budget=resources)
+                  require_auth_scope=require_auth_scope, resource_budget=resources,
+                  client_budgets=ClientBudgets(overrides) if follow else None)
     if log is not None:
         # Closing writes the final signed checkpoint, so a cut tail shows.
         proxy.on_close.append(log.close)

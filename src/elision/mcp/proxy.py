@@ -39,6 +39,7 @@ from pydantic import TypeAdapter
 from elision.budget import Budget
 from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError
 from elision.mcp.agent.bridge import is_proxy_state
+from elision.mcp.agent.clients import ClientBudgets, client_name
 from elision.mcp.agent.ingress import RequestGate
 from elision.mcp.agent.notify import Notifier, forwarded_params, redacted_log
 from elision.mcp.agent.scopes import (
@@ -93,6 +94,7 @@ class Proxy(Forwarding):
         media_budget: int = DEFAULT_MEDIA_BUDGET,
         require_auth_scope: bool = False,
         resource_budget: Budget | None = None,
+        client_budgets: ClientBudgets | None = None,
     ) -> None:
         if not specs:
             raise InputError("the proxy needs at least one upstream server, got none")
@@ -103,6 +105,8 @@ class Proxy(Forwarding):
         self.namespaced = namespaced
         self.shaper = ResultShaper(pipeline, media_budget)
         self.resource_budget = resource_budget or pipeline.budget
+        #: When set, a result's budget follows the client connected, not pipeline.budget.
+        self.client_budgets = client_budgets
         self._read_shaper = shaper_for_reads(pipeline, media_budget)
         self.require_auth_scope = require_auth_scope
         self.upstreams: dict[str, Upstream] = {}
@@ -313,7 +317,7 @@ class Proxy(Forwarding):
             tools.append(tool.model_copy(update={
                 "name": name, "output_schema": shaped_output_schema(tool.output_schema),
             }))
-        budget = self.pipeline.budget
+        budget = self._budget(ctx)
         return types.ListToolsResult(tools=[
             with_result_size(tool, budget)
             for tool in (*tools, *self.down.placeholders(), fetch_tool(), fetch_reference_tool())
@@ -331,10 +335,11 @@ class Proxy(Forwarding):
         scope = self._scope_for(ctx)
         if params.name in PROXY_TOOLS and is_unnamed(scope):
             return error_result(unnamed_refusal(params.name))
+        client_budget = self._budget(ctx)
         if params.name == FETCH_TOOL:
             return await self._off_loop(
                 lambda: run_fetch(
-                    self.pipeline.store, params.arguments or {}, budget=self.pipeline.budget,
+                    self.pipeline.store, params.arguments or {}, budget=client_budget,
                     scope=scope,
                 ),
                 big=True,
@@ -342,7 +347,7 @@ class Proxy(Forwarding):
         if params.name == FETCH_REFERENCE_TOOL:
             return await fetch_reference(
                 params.arguments or {}, shaper=self.shaper, upstreams=self.upstreams,
-                scope=scope, budget=self.pipeline.budget,
+                scope=scope, budget=client_budget,
                 shape=lambda result, budget, server: self._shape(
                     FETCH_REFERENCE_TOOL, result, budget, scope, server
                 ),
@@ -387,7 +392,7 @@ class Proxy(Forwarding):
                 return self.asking.shown_result(result, scope=scope, server=upstream.name)
             # An older client has no way to answer one, and the SDK would only say "invalid".
             return error_result(input_unanswerable(upstream.name, route.name, ctx.protocol_version))
-        budget = upstream.spec.budget_for(route.name, self.pipeline.budget)
+        budget = upstream.spec.budget_for(route.name, client_budget)
         return await self._shape(params.name, result, budget, scope, upstream.name)
 
     def _sender(
@@ -539,6 +544,12 @@ class Proxy(Forwarding):
         return route.upstream.name if route is not None else None
 
     # -- routing helpers -------------------------------------------------------------------
+
+    def _budget(self, ctx: Ctx) -> Budget:
+        """The budget of the client behind this request (see :mod:`elision.mcp.agent.clients`)."""
+        if self.client_budgets is None:
+            return self.pipeline.budget
+        return self.client_budgets.budget_for(client_name(ctx))
 
     def _scope_for(self, ctx: Ctx) -> str:
         """The ref scope of the client behind this request: refs never cross clients."""
