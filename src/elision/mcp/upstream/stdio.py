@@ -22,6 +22,8 @@ import asyncio
 import json
 import os
 import re
+import socket
+import stat
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -394,31 +396,21 @@ async def stdio_server_transport() -> AsyncIterator[TransportStreams]:
 
     The SDK's ``stdio_server`` reads and writes through worker threads, several per call; on
     pipes the event loop can do both itself. While serving, fd 1 points at stderr so stray
-    prints cannot corrupt the wire. Raises ``ValueError`` when stdin is not a pipe, socket or
-    terminal (a regular file): use the SDK's transport then.
+    prints cannot corrupt the wire. stdout may be anything (:func:`_wire_writer`). Raises
+    ``ValueError`` when stdin is not a pipe, socket or terminal (a regular file): use the
+    SDK's transport then.
     """
     loop = asyncio.get_running_loop()
     wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    saved_stdout = os.dup(1)
     try:
         stream = asyncio.StreamReader(limit=1 << 20, loop=loop)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), wire_in)
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, wire_out
-        )
     except (ValueError, OSError):
         wire_in.close()
-        wire_out.close()
-        os.close(saved_stdout)
-        raise ValueError("stdin is not a pipe") from None
-    out = asyncio.StreamWriter(transport, protocol, None, loop)
+        raise ValueError("stdin is not a pipe, socket or terminal") from None
+    write, close_wire = await _wire_writer(loop)
+    saved_stdout = os.dup(1)
     os.dup2(2, 1)
-
-    async def write(data: bytes) -> None:
-        out.write(data)
-        await out.drain()
-
     writer = LineWriter(write)
 
     async def answer(error: types.JSONRPCError) -> None:
@@ -427,6 +419,51 @@ async def stdio_server_transport() -> AsyncIterator[TransportStreams]:
     try:
         yield LineReader(lambda: stream.read(CHUNK), answer=answer), writer
     finally:
-        transport.close()
+        close_wire()
+        wire_in.close()
         os.dup2(saved_stdout, 1)
         os.close(saved_stdout)
+
+
+async def _wire_writer(
+    loop: asyncio.AbstractEventLoop,
+) -> tuple[Callable[[bytes], Awaitable[None]], Callable[[], None]]:
+    """How to write a line to stdout, whatever it is, and how to let go of it.
+
+    A pipe or terminal is written by the event loop. A socket is sent to with the loop's own
+    socket calls (asyncio's pipe transport takes a socket that turns readable, as one that is
+    stdin as well does with each request, for its peer hanging up), one line at a time. A
+    regular file or ``/dev/null``, which the loop cannot watch and which never makes a writer
+    wait, is written straight away (``sleep 3 | elision proxy ... > out.txt``, issue 23).
+    """
+    mode = os.fstat(1).st_mode
+    if stat.S_ISSOCK(mode):
+        sock = socket.socket(fileno=os.dup(1))
+        sock.setblocking(False)
+        turn = asyncio.Lock()
+
+        async def send(data: bytes) -> None:
+            async with turn:
+                await loop.sock_sendall(sock, data)
+
+        return send, sock.close
+    if stat.S_ISFIFO(mode) or (stat.S_ISCHR(mode) and os.isatty(1)):
+        wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, wire_out
+        )
+        out = asyncio.StreamWriter(transport, protocol, None, loop)
+
+        async def drained(data: bytes) -> None:
+            out.write(data)
+            await out.drain()
+
+        return drained, transport.close
+    plain = os.fdopen(os.dup(1), "wb", buffering=0)
+
+    async def written(data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[plain.write(view) or 0:]
+
+    return written, plain.close
