@@ -19,11 +19,14 @@ call costs no extra event-loop turns for handing messages between tasks (four pe
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import re
+import shutil
 import socket
 import stat
+import sys
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -38,6 +41,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from elision.mcp.upstream import warden
 from elision.mcp.upstream.longtext import has_rounded_integer, read_long_text
 from elision.mcp.upstream.reap import stop_process_group
 from elision.pipeline import GC_PAUSE_BYTES, collector_paused
@@ -257,11 +261,24 @@ async def stdio_transport(
     With ``inherit_env`` the server sees this process's whole environment (as when a user
     runs it from their shell); otherwise only the SDK's safe defaults plus ``env``.
     """
-    base = dict(os.environ) if inherit_env else get_default_environment()
-    process = await anyio.open_process(
-        [command, *args], env={**base, **(env or {})}, cwd=cwd, stderr=None,
-        start_new_session=True,
-    )
+    merged = {**(dict(os.environ) if inherit_env else get_default_environment()), **(env or {})}
+    _check_runnable(command, merged.get("PATH"), cwd)
+    # The server runs under a warden (elision.mcp.upstream.warden) that stops its group once
+    # the proxy is gone, however it ends: the watchdog pipe's write end is held here alone.
+    watch, watched = os.pipe()
+    try:
+        # Shielded: a cancel between the fork and the return would leave a process no one
+        # holds, so no one stops.
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(
+                [*warden_command(watch), command, *args], env=merged, cwd=cwd, stderr=None,
+                start_new_session=True, pass_fds=(watch,),
+            )
+    except BaseException:
+        os.close(watched)
+        raise
+    finally:
+        os.close(watch)
     stdout, stdin = process.stdout, process.stdin
     assert stdout is not None and stdin is not None
     read_stream = LineReader(lambda: stdout.receive(CHUNK), max_message_bytes=max_message_bytes)
@@ -270,9 +287,29 @@ async def stdio_transport(
         yield read_stream, write_stream
     finally:
         with anyio.CancelScope(shield=True):
-            await stop_process_group(process)
+            try:
+                await stop_process_group(process)
+            finally:
+                os.close(watched)
             await write_stream.aclose()
             await read_stream.aclose()
+
+
+def warden_command(watch: int) -> list[str]:
+    """The command line that runs a server under the warden watching fd ``watch``."""
+    return [sys.executable, "-I", "-S", warden.__file__, str(watch), "--"]
+
+
+def _check_runnable(command: str, path: str | None, cwd: str | None) -> None:
+    """Raise what starting ``command`` would, before the warden is started: the warden can
+    only report it on stderr, and the proxy names the server and the reason."""
+    if os.sep in command:
+        named = os.path.join(cwd or ".", command)
+        runnable = os.path.isfile(named) and os.access(named, os.X_OK)
+    else:
+        runnable = shutil.which(command, path=path if path is not None else os.defpath) is not None
+    if not runnable:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
 
 
 def pipe_writer(stdin: ByteSendStream) -> Callable[[bytes], Awaitable[None]]:

@@ -101,6 +101,10 @@ class Upstream:
         #: dead session.
         self._link = Link()
         self._closing: anyio.Event | None = None
+        #: The start in flight, if any: closing the proxy ends it rather than waiting for it.
+        self._attempt: anyio.CancelScope | None = None
+        #: Set by :meth:`aclose`: the proxy is stopping, and nothing starts any more.
+        self._closed = False
         self._lock = anyio.Lock()
         self._failure: str | None = None
         self.starts = 0
@@ -114,6 +118,11 @@ class Upstream:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def closed(self) -> bool:
+        """Whether the proxy stopped this upstream for good (:meth:`aclose`)."""
+        return self._closed
 
     @property
     def capabilities(self) -> types.ServerCapabilities | None:
@@ -235,6 +244,12 @@ class Upstream:
             await self._stop()
 
     async def aclose(self) -> None:
+        """Stop the session for good: a start in flight is ended, not waited for (a slow
+        server's start, up to its timeout, held the proxy's exit until its host killed it),
+        and no call or retry starts the server again."""
+        self._closed = True
+        if self._attempt is not None:
+            self._attempt.cancel()
         await self.restart()
 
     async def _discard(self, session: ClientSession) -> None:
@@ -248,16 +263,24 @@ class Upstream:
                 await self._stop()
 
     async def _start(self) -> None:
+        if self._closed:
+            raise UpstreamError(f"server {self.name!r} is not started: the proxy is stopping")
         ready = anyio.Event()
         closing = anyio.Event()
-        attempt = anyio.CancelScope()
+        attempt = self._attempt = anyio.CancelScope()
         self._failure = None
         for starting in self.on_starting:
             starting(self)
         self._tg.start_soon(self._own, ready, closing, attempt)
         # The server's own timeout bounds its start (spawn and handshake) as well as its calls.
-        with anyio.move_on_after(self.spec.timeout) as scope:
-            await ready.wait()
+        try:
+            with anyio.move_on_after(self.spec.timeout) as scope:
+                await ready.wait()
+        finally:
+            self._attempt = None
+            if not ready.is_set():  # cancelled from outside: the start must end with it
+                closing.set()
+                attempt.cancel()
         if scope.cancelled_caught:
             closing.set()
             attempt.cancel()  # a handshake that never ends must not keep its process
@@ -267,6 +290,8 @@ class Upstream:
                 f"{self.spec.timeout:g} s, its timeout; check that the command runs on its own, "
                 "or raise its \"timeout\" in the config if it is just slow to start"
             )
+        if self._client is None and self._closed:
+            raise UpstreamError(f"server {self.name!r} is not started: the proxy is stopping")
         if self._client is None:
             raise UpstreamError(
                 f"server {self.name!r} ({self.spec.target}) could not be started: "
