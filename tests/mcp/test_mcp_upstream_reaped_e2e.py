@@ -119,7 +119,8 @@ def stdio_case(tmp_path: Path, stop: str) -> None:
 def http_case(tmp_path: Path, stop: signal.Signals) -> None:
     # The leftovers are killed before started() ends: an orphan holds its stderr pipe open.
     with started(
-        [*PROXY, "--listen", "127.0.0.1:0", "--", *STUBBORN], env=pids_env(tmp_path)
+        [*PROXY, "--listen", "127.0.0.1:0", "--", *STUBBORN], env=pids_env(tmp_path),
+        timeout=120,  # three at once, three Pythons each: 60 s was missed at load 25
     ) as proxy, upstream_pids(tmp_path) as pids:
 
         async def call() -> None:
