@@ -33,7 +33,7 @@ ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 #: The silent server's start timeout: retried 1 s after it fails, then 2 s after that.
 TIMEOUT = 3
 #: How long a killed proxy's servers may outlive it: the warden's SIGTERM, then SIGKILL.
-KILLED_WITHIN = 10.0
+KILLED_WITHIN = 30.0
 
 
 def config(tmp_path: Path, marker: str, timeout: float = TIMEOUT) -> Path:

@@ -86,7 +86,7 @@ STDIO_STOPS = [
 ]
 HTTP_STOPS = [signal.SIGTERM, signal.SIGINT, signal.SIGKILL]
 #: How long a killed proxy's upstreams may outlive it: the warden's SIGTERM, then SIGKILL.
-KILLED_WITHIN = 10.0
+KILLED_WITHIN = 30.0
 
 
 def stdio_case(tmp_path: Path, stop: str) -> None:
