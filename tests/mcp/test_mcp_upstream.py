@@ -8,6 +8,7 @@ from mcp.server.mcpserver import MCPServer
 
 from elision.errors import UpstreamError
 from elision.mcp.upstream.config import ServerSpec
+from elision.mcp.upstream.link import Link
 from elision.mcp.upstream.upstream import Upstream
 from mcp import Client
 
@@ -34,7 +35,8 @@ class InProcessUpstream(Upstream):
 
     server = in_process_server()
 
-    def _make_client(self) -> Client:
+    def _make_client(self, link: Link) -> Client:
+        # In process there is no transport to watch: the link stays up.
         return Client(self.server, mode="legacy", cache=None)
 
 

@@ -57,9 +57,9 @@ class RawStdio:
         self.proc.stdin.write(line + b"\n")
         self.proc.stdin.flush()
 
-    def handshake(self) -> None:
+    def handshake(self, timeout: float = 30.0) -> None:
         self.send(initialize())
-        assert "result" in self.replies({1})[1]
+        assert "result" in self.replies({1}, timeout=timeout)[1]
         self.send(INITIALIZED)
 
     def replies(self, ids: set[Any], *, nulls: int = 0, timeout: float = 30.0) -> dict[Any, Any]:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from elision.budget import Budget
 from elision.errors import InputError
-from elision.mcp.agent.clients import ClientBudgets
+from elision.mcp.agent.clients import ClientBudgets, config_client_budgets
 from elision.mcp.agent.scopes import require_auth_scope_from_env, scope_key_from_env
 from elision.mcp.proxy import Proxy
-from elision.mcp.upstream.config import ServerSpec, config_client_budgets, load_config
+from elision.mcp.upstream.config import ServerSpec, load_config
 from elision.pipeline import Pipeline
 
 if TYPE_CHECKING:

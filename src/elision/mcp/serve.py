@@ -37,6 +37,13 @@ if TYPE_CHECKING:
 
 #: What a proxy on HTTP prints on stderr once it accepts connections (tests wait for it).
 LISTENING = "elision proxy: listening on "
+#: What a stdio proxy says on stderr when its stdin is a terminal: a person ran it by hand,
+#: and a silent process looks hung.
+WAITING = (
+    "elision proxy: waiting for an MCP client on stdin (JSON-RPC, one message per line). "
+    "An agent or MCP host starts this command itself; to try it by hand, see `elision proxy "
+    "--help` or use --listen. Ctrl-D ends it."
+)
 
 
 def run_proxy(
@@ -64,6 +71,8 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
                 # uvicorn stops cleanly on SIGTERM by itself; on stdio that is done here, so
                 # the audit log is closed and its final checkpoint written.
                 tg.start_soon(_cancel_on_sigterm, tg.cancel_scope)
+                if os.isatty(0):
+                    print(WAITING, file=sys.stderr, flush=True)
                 async with _stdio(proxy) as (read, write, fast):
                     try:
                         # One agent: its first request says what it can answer, and the

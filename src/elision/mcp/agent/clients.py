@@ -16,8 +16,10 @@ budget the table knows.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+import orjson
 from mcp_types import CLIENT_INFO_META_KEY
 
 from elision.budget import Budget
@@ -102,3 +104,9 @@ def client_name(ctx: Any) -> str | None:
     client_info = getattr(params, "client_info", None)
     name = getattr(client_info, "name", None)
     return name if isinstance(name, str) else None
+
+
+def config_client_budgets(path: str | Path) -> dict[str, int]:
+    """The config's ``clientBudgets`` (harness or clientInfo name to bytes), checked."""
+    raw = orjson.loads(Path(path).read_bytes())  # load_config has read and checked it
+    return parse_overrides(raw.get("clientBudgets") or {}, f"{path}: clientBudgets")

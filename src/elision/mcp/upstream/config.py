@@ -123,14 +123,6 @@ def load_config(
     return parse_config(raw, source=str(path), default_timeout=default_timeout, unit=unit)
 
 
-def config_client_budgets(path: str | Path) -> dict[str, int]:
-    """The config's ``clientBudgets`` (harness or clientInfo name to bytes), checked."""
-    from elision.mcp.agent.clients import parse_overrides
-
-    raw = orjson.loads(Path(path).read_bytes())  # load_config has read and checked it
-    return parse_overrides(raw.get("clientBudgets") or {}, f"{path}: clientBudgets")
-
-
 def parse_config(
     raw: Any, *, source: str = "config", default_timeout: float = DEFAULT_TIMEOUT,
     unit: str = "bytes",

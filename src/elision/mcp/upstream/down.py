@@ -77,7 +77,7 @@ class DownServers:
     async def retry(self, upstream: Upstream, bring: Bring, announce: Announce) -> None:
         """Try ``upstream`` again with backoff until ``bring`` succeeds, then ``announce``."""
         delay = RETRY_FIRST
-        while upstream.name in self._why:
+        while upstream.name in self._why and not upstream.closed:
             await anyio.sleep(delay)
             try:
                 await bring(upstream)

@@ -19,9 +19,14 @@ call costs no extra event-loop turns for handing messages between tasks (four pe
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import re
+import shutil
+import socket
+import stat
+import sys
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -36,6 +41,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from elision.mcp.upstream import warden
 from elision.mcp.upstream.longtext import has_rounded_integer, read_long_text
 from elision.mcp.upstream.reap import stop_process_group
 from elision.pipeline import GC_PAUSE_BYTES, collector_paused
@@ -267,11 +273,24 @@ async def stdio_transport(
     With ``inherit_env`` the server sees this process's whole environment (as when a user
     runs it from their shell); otherwise only the SDK's safe defaults plus ``env``.
     """
-    base = dict(os.environ) if inherit_env else get_default_environment()
-    process = await anyio.open_process(
-        [command, *args], env={**base, **(env or {})}, cwd=cwd, stderr=None,
-        start_new_session=True,
-    )
+    merged = {**(dict(os.environ) if inherit_env else get_default_environment()), **(env or {})}
+    _check_runnable(command, merged.get("PATH"), cwd)
+    # The server runs under a warden (elision.mcp.upstream.warden) that stops its group once
+    # the proxy is gone, however it ends: the watchdog pipe's write end is held here alone.
+    watch, watched = os.pipe()
+    try:
+        # Shielded: a cancel between the fork and the return would leave a process no one
+        # holds, so no one stops.
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(
+                [*warden_command(watch), command, *args], env=merged, cwd=cwd, stderr=None,
+                start_new_session=True, pass_fds=(watch,),
+            )
+    except BaseException:
+        os.close(watched)
+        raise
+    finally:
+        os.close(watch)
     stdout, stdin = process.stdout, process.stdin
     assert stdout is not None and stdin is not None
     read_stream = LineReader(lambda: stdout.receive(CHUNK), max_message_bytes=max_message_bytes)
@@ -280,9 +299,29 @@ async def stdio_transport(
         yield read_stream, write_stream
     finally:
         with anyio.CancelScope(shield=True):
-            await stop_process_group(process)
+            try:
+                await stop_process_group(process)
+            finally:
+                os.close(watched)
             await write_stream.aclose()
             await read_stream.aclose()
+
+
+def warden_command(watch: int) -> list[str]:
+    """The command line that runs a server under the warden watching fd ``watch``."""
+    return [sys.executable, "-I", "-S", warden.__file__, str(watch), "--"]
+
+
+def _check_runnable(command: str, path: str | None, cwd: str | None) -> None:
+    """Raise what starting ``command`` would, before the warden is started: the warden can
+    only report it on stderr, and the proxy names the server and the reason."""
+    if os.sep in command:
+        named = os.path.join(cwd or ".", command)
+        runnable = os.path.isfile(named) and os.access(named, os.X_OK)
+    else:
+        runnable = shutil.which(command, path=path if path is not None else os.defpath) is not None
+    if not runnable:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
 
 
 def pipe_writer(stdin: ByteSendStream) -> Callable[[bytes], Awaitable[None]]:
@@ -408,32 +447,21 @@ async def stdio_server_transport(
 
     The SDK's ``stdio_server`` reads and writes through worker threads, several per call; on
     pipes the event loop can do both itself. While serving, fd 1 points at stderr so stray
-    prints cannot corrupt the wire. Raises ``ValueError`` when stdin is not a pipe, socket or
-    terminal (a regular file): use the SDK's transport then. Every line written goes through
-    ``egress`` first, when given.
+    prints cannot corrupt the wire. stdout may be anything (:func:`_wire_writer`). Raises
+    ``ValueError`` when stdin is not a pipe, socket or terminal (a regular file): use the
+    SDK's transport then. Every line written goes through ``egress`` first, when given.
     """
     loop = asyncio.get_running_loop()
     wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
-    saved_stdout = os.dup(1)
     try:
         stream = asyncio.StreamReader(limit=1 << 20, loop=loop)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), wire_in)
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, wire_out
-        )
     except (ValueError, OSError):
         wire_in.close()
-        wire_out.close()
-        os.close(saved_stdout)
-        raise ValueError("stdin is not a pipe") from None
-    out = asyncio.StreamWriter(transport, protocol, None, loop)
+        raise ValueError("stdin is not a pipe, socket or terminal") from None
+    write, close_wire = await _wire_writer(loop)
+    saved_stdout = os.dup(1)
     os.dup2(2, 1)
-
-    async def write(data: bytes) -> None:
-        out.write(data)
-        await out.drain()
-
     writer = LineWriter(write, egress)
 
     async def answer(error: types.JSONRPCError) -> None:
@@ -442,6 +470,51 @@ async def stdio_server_transport(
     try:
         yield LineReader(lambda: stream.read(CHUNK), answer=answer), writer
     finally:
-        transport.close()
+        close_wire()
+        wire_in.close()
         os.dup2(saved_stdout, 1)
         os.close(saved_stdout)
+
+
+async def _wire_writer(
+    loop: asyncio.AbstractEventLoop,
+) -> tuple[Callable[[bytes], Awaitable[None]], Callable[[], None]]:
+    """How to write a line to stdout, whatever it is, and how to let go of it.
+
+    A pipe or terminal is written by the event loop. A socket is sent to with the loop's own
+    socket calls (asyncio's pipe transport takes a socket that turns readable, as one that is
+    stdin as well does with each request, for its peer hanging up), one line at a time. A
+    regular file or ``/dev/null``, which the loop cannot watch and which never makes a writer
+    wait, is written straight away (``sleep 3 | elision proxy ... > out.txt``, issue 23).
+    """
+    mode = os.fstat(1).st_mode
+    if stat.S_ISSOCK(mode):
+        sock = socket.socket(fileno=os.dup(1))
+        sock.setblocking(False)
+        turn = asyncio.Lock()
+
+        async def send(data: bytes) -> None:
+            async with turn:
+                await loop.sock_sendall(sock, data)
+
+        return send, sock.close
+    if stat.S_ISFIFO(mode) or (stat.S_ISCHR(mode) and os.isatty(1)):
+        wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, wire_out
+        )
+        out = asyncio.StreamWriter(transport, protocol, None, loop)
+
+        async def drained(data: bytes) -> None:
+            out.write(data)
+            await out.drain()
+
+        return drained, transport.close
+    plain = os.fdopen(os.dup(1), "wb", buffering=0)
+
+    async def written(data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[plain.write(view) or 0:]
+
+    return written, plain.close

@@ -3,7 +3,9 @@
 The SDK's ``Client`` owns task groups, so it must be entered and left by one task: each
 upstream has an owner task that holds the session open; request handlers (other tasks) only
 send through it. A call that fails, hangs past its timeout or gets garbage marks the session
-dead and raises :class:`UpstreamError`; the next call starts a fresh one.
+dead and raises :class:`UpstreamError`; the next call starts a fresh one. A JSON-RPC error the
+server sends is that call's answer, whatever its code: only a failed transport ends a session
+(:mod:`elision.mcp.upstream.link`).
 
 A server's own requests during a call (``elicitation/create``, ``sampling/createMessage``,
 ``roots/list``) go to the ``asker`` the proxy gives (:mod:`elision.mcp.asking`); while the
@@ -25,13 +27,14 @@ import mcp_types as types
 from anyio.abc import TaskGroup
 from mcp.client.session import ClientRequestContext, ClientSession, IncomingMessage
 from mcp.shared.exceptions import MCPError
-from mcp_types.jsonrpc import CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT
+from mcp_types.jsonrpc import CONNECTION_CLOSED, PARSE_ERROR
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import PydanticSerializationError
 
 from elision.errors import UpstreamError
 from elision.mcp.upstream.config import ServerSpec
 from elision.mcp.upstream.httpbound import http_transport, refusal_in
+from elision.mcp.upstream.link import Link, watched
 from elision.mcp.upstream.offer import Offer, offering
 from elision.mcp.upstream.stdio import MESSAGE_TOO_LARGE, stdio_transport
 from elision.redact.messages import RedactingFormatter, describe
@@ -94,7 +97,14 @@ class Upstream:
         #: What the proxy tells the server it can do, before the config's cut (offer.py).
         self.offer = Offer.everything()
         self._client: Client | None = None
+        #: The transport under ``_client``: whether it failed tells an error answer from a
+        #: dead session.
+        self._link = Link()
         self._closing: anyio.Event | None = None
+        #: The start in flight, if any: closing the proxy ends it rather than waiting for it.
+        self._attempt: anyio.CancelScope | None = None
+        #: Set by :meth:`aclose`: the proxy is stopping, and nothing starts any more.
+        self._closed = False
         self._lock = anyio.Lock()
         self._failure: str | None = None
         self.starts = 0
@@ -110,22 +120,31 @@ class Upstream:
         return self.spec.name
 
     @property
+    def closed(self) -> bool:
+        """Whether the proxy stopped this upstream for good (:meth:`aclose`)."""
+        return self._closed
+
+    @property
     def capabilities(self) -> types.ServerCapabilities | None:
         """What the server said it serves, the last time it was started."""
         return self._capabilities
 
     async def session(self) -> ClientSession:
         """The live session, starting the upstream if it is not running."""
+        return (await self._live())[0]
+
+    async def _live(self) -> tuple[ClientSession, Link]:
+        """The live session and its transport, taken together (a restart replaces both)."""
         client = self._client
         if client is not None:
             # The common case takes no lock: acquiring one yields to the event loop, a turn
             # on every call. A session that dies meanwhile fails the call like any other.
-            return client.session
+            return client.session, self._link
         async with self._lock:
             if self._client is None:
                 await self._start()
             assert self._client is not None
-            return self._client.session
+            return self._client.session, self._link
 
     @property
     def modern(self) -> bool:
@@ -145,7 +164,7 @@ class Upstream:
         ``deadline``, when given, is the handle that stops the timeout while the agent answers
         a question the server asked during this call.
         """
-        session = await self.session()
+        session, link = await self._live()
         try:
             with anyio.fail_after(self.spec.timeout) as scope:
                 if deadline is not None:
@@ -165,8 +184,8 @@ class Upstream:
                 # Dropped unread by the reader (stdio) or as it streamed in (an HTTP JSON
                 # body): the session is fine, the next call works.
                 raise UpstreamError(f"server {self.name!r} answered {what} with {over}") from None
-            if exc.code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
-                raise  # a protocol error the server chose to send: the caller forwards it
+            if not self._transport_failed(link, exc):
+                raise  # an error the server chose to send: the caller forwards it
             await self._discard(session)
             limit = self.spec.max_message_bytes
             if self.spec.url is not None and limit and _SSE_OVER.search(exc.error.message):
@@ -195,6 +214,18 @@ class Upstream:
                 "it will be restarted on the next call"
             ) from None
 
+    def _transport_failed(self, link: Link, exc: MCPError) -> bool:
+        """Whether ``exc`` is the end of the session rather than the server's answer.
+
+        Over HTTP the SDK also answers a single request itself, with the code of a closed
+        connection, when the response stream it was reading ends or fails ("SSE stream ...");
+        that stream is gone, and the session is restarted as before.
+        """
+        if link.failed:
+            return True
+        return (self.spec.url is not None and exc.code == CONNECTION_CLOSED
+                and exc.error.message.startswith("SSE stream "))
+
     async def notify(self, notification: types.ClientNotification) -> None:
         """Send ``notification`` on the running session of the handshake era, if there is
         one; never raises (a server that is gone has nothing to be told)."""
@@ -213,6 +244,12 @@ class Upstream:
             await self._stop()
 
     async def aclose(self) -> None:
+        """Stop the session for good: a start in flight is ended, not waited for (a slow
+        server's start, up to its timeout, held the proxy's exit until its host killed it),
+        and no call or retry starts the server again."""
+        self._closed = True
+        if self._attempt is not None:
+            self._attempt.cancel()
         await self.restart()
 
     async def _discard(self, session: ClientSession) -> None:
@@ -226,16 +263,24 @@ class Upstream:
                 await self._stop()
 
     async def _start(self) -> None:
+        if self._closed:
+            raise UpstreamError(f"server {self.name!r} is not started: the proxy is stopping")
         ready = anyio.Event()
         closing = anyio.Event()
-        attempt = anyio.CancelScope()
+        attempt = self._attempt = anyio.CancelScope()
         self._failure = None
         for starting in self.on_starting:
             starting(self)
         self._tg.start_soon(self._own, ready, closing, attempt)
         # The server's own timeout bounds its start (spawn and handshake) as well as its calls.
-        with anyio.move_on_after(self.spec.timeout) as scope:
-            await ready.wait()
+        try:
+            with anyio.move_on_after(self.spec.timeout) as scope:
+                await ready.wait()
+        finally:
+            self._attempt = None
+            if not ready.is_set():  # cancelled from outside: the start must end with it
+                closing.set()
+                attempt.cancel()
         if scope.cancelled_caught:
             closing.set()
             attempt.cancel()  # a handshake that never ends must not keep its process
@@ -245,6 +290,8 @@ class Upstream:
                 f"{self.spec.timeout:g} s, its timeout; check that the command runs on its own, "
                 "or raise its \"timeout\" in the config if it is just slow to start"
             )
+        if self._client is None and self._closed:
+            raise UpstreamError(f"server {self.name!r} is not started: the proxy is stopping")
         if self._client is None:
             raise UpstreamError(
                 f"server {self.name!r} ({self.spec.target}) could not be started: "
@@ -268,7 +315,9 @@ class Upstream:
     ) -> None:
         try:
             with attempt:
-                async with self._make_client() as client:
+                link = Link()
+                async with self._make_client(link) as client:
+                    self._link = link
                     self._client = client
                     ready.set()
                     await closing.wait()
@@ -281,7 +330,7 @@ class Upstream:
                 self._closing = None
             ready.set()
 
-    def _make_client(self) -> Client:
+    def _make_client(self, link: Link) -> Client:
         spec = self.spec
         server: Any
         if spec.url is not None:
@@ -307,7 +356,7 @@ class Upstream:
             if offer.sampling is not None:
                 asking.update(sampling_callback=self._sample, sampling_capabilities=offer.sampling)
         return offering(offer)(
-            server, mode=spec.mode, message_handler=self._message, cache=None,
+            watched(server, link), mode=spec.mode, message_handler=self._message, cache=None,
             # Every level: the proxy decides which agent gets which (elision.mcp.agent.notify).
             logging_callback=self._log, log_level="debug", **asking,
         )

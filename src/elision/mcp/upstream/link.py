@@ -1,0 +1,103 @@
+"""Whether an upstream's transport failed, known from the transport itself, not from a code.
+
+The MCP SDK turns a closed connection into ``MCPError(-32000, "Connection closed")``, and a
+server may answer any request with that same error: -32000 is the first code JSON-RPC leaves
+to servers, and the proxy once restarted an upstream that used it, failing every other call
+in flight on it (issue 23). So the proxy watches the streams under the session: a
+:class:`Link` is marked failed when its read stream ends or breaks, or a write to it breaks.
+Only then is an error the end of the session; otherwise it is the server's answer to that
+request alone, forwarded as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+from mcp.client._transport import Transport, TransportStreams
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
+
+#: What a stream raises once the other end, or the stream itself, is gone.
+_GONE = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
+
+
+class Link:
+    """One session's transport: failed once either direction is gone, for good."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+
+class _Watched:
+    """``async with`` closes the stream."""
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class _WatchedReader(_Watched):
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], link: Link) -> None:
+        self._inner = inner
+        self._link = link
+
+    @property
+    def last_context(self) -> Any:
+        # The SDK's dispatcher runs each message in its sender's context when there is one.
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            return await self._inner.receive()
+        except _GONE:
+            self._link.failed = True
+            raise
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._link.failed = True  # nothing more can arrive on it
+        await self._inner.aclose()
+
+
+class _WatchedWriter(_Watched):
+    def __init__(self, inner: WriteStream[SessionMessage], link: Link) -> None:
+        self._inner = inner
+        self._link = link
+
+    async def send(self, item: SessionMessage, /) -> None:
+        try:
+            await self._inner.send(item)
+        except _GONE:
+            self._link.failed = True
+            raise
+
+    async def aclose(self) -> None:
+        self._link.failed = True
+        await self._inner.aclose()
+
+
+@asynccontextmanager
+async def watched(transport: Transport, link: Link) -> AsyncIterator[TransportStreams]:
+    """``transport``'s streams, marking ``link`` failed when either one is gone."""
+    async with transport as (read, write):
+        yield _WatchedReader(read, link), _WatchedWriter(write, link)
