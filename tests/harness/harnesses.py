@@ -1,0 +1,148 @@
+"""Each harness of the in-harness suite: where its config goes, how it is run, what it speaks.
+
+A harness with an ``elision install`` target gets its fixture server written in its own layout
+and then installed by elision (what a user does); one without a target yet gets the proxied
+entry written directly (``direct``), the same command line ``elision install`` would write.
+Every run is offline: telemetry, update checks and other traffic are switched off, and the
+driver runs in a network namespace with loopback only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+BIN = HERE / "node_modules" / ".bin"
+TOOLSERVER = [sys.executable, str(HERE / "toolserver.py")]
+PORT = 18080  # a fresh network namespace has every port free
+BASE = f"http://127.0.0.1:{PORT}"
+LATEST = os.environ.get("ELISION_HARNESS_LATEST") == "1"
+
+
+@dataclass
+class Ctx:
+    """One run's folders and the fixture server's command line."""
+
+    root: Path
+    home: Path = field(init=False)
+    work: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.home = self.root / "home"
+        self.work = self.root / "work"
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.work.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def store(self) -> Path:
+        return self.root / "store.db"
+
+    @property
+    def audit(self) -> Path:
+        return self.root / "audit.db"
+
+    def base_env(self) -> dict[str, str]:
+        """What a harness starts with: a fresh HOME, the venv's elision first on PATH."""
+        path = os.pathsep.join([str(Path(sys.executable).parent), str(Path(shutil.which(
+            "node") or "/usr/bin/node").parent), "/usr/local/bin", "/usr/bin", "/bin"])
+        return {"HOME": str(self.home), "PATH": path, "USER": "root", "LOGNAME": "root",
+                "SHELL": "/bin/bash", "TERM": "dumb", "NO_COLOR": "1", "CI": "1",
+                "XDG_DATA_HOME": str(self.root / "data"),
+                "XDG_CONFIG_HOME": str(self.home / ".config"),
+                "XDG_CACHE_HOME": str(self.home / ".cache")}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How to set one harness up and drive it with one prompt."""
+
+    key: str
+    title: str
+    package: str
+    binary: str
+    #: the fake model's dialect the harness speaks
+    dialect: str
+    #: ``elision install`` target, or None when the suite writes the proxied entry itself
+    target: str | None
+    #: writes the config naming the fixture server; returns the file ``elision install`` edits
+    configure: Callable[[Ctx], Path]
+    #: the command line and environment for one prompt
+    command: Callable[[Ctx, str, str], tuple[list[str], dict[str, str]]]
+    #: the budget the suite installs with (the installer's default for the target)
+    budget: int
+    #: how the harness names an MCP tool ``tool`` of server ``fixture``
+    tool_name: Callable[[str], str] = lambda tool: tool
+
+    def executable(self) -> Path:
+        return BIN / self.binary
+
+
+def proxied(ctx: Ctx, budget: int) -> list[str]:
+    """The proxy command line ``elision install`` writes: what a direct config names."""
+    elision = str(Path(sys.executable).parent / "elision")
+    return [elision, "proxy", "--budget", str(budget), "--store", str(ctx.store),
+            "--audit", str(ctx.audit), "--", *TOOLSERVER]
+
+
+# ---- Claude Code ------------------------------------------------------------------------------
+
+def _claude_configure(ctx: Ctx) -> Path:
+    config = ctx.home / ".claude.json"
+    config.write_text(json.dumps({"hasCompletedOnboarding": True, "mcpServers": {"fixture": {
+        "type": "stdio", "command": TOOLSERVER[0], "args": TOOLSERVER[1:]}}}), "utf-8")
+    return config
+
+
+def claude_env(ctx: Ctx) -> dict[str, str]:
+    return {**ctx.base_env(), "ANTHROPIC_BASE_URL": BASE, "ANTHROPIC_API_KEY": "sk-ant-fake",
+            "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            # the first request waits for MCP servers, and offers their tools, not a search
+            "MCP_CONNECTION_NONBLOCKING": "0", "ENABLE_TOOL_SEARCH": "false",
+            "MCP_TIMEOUT": "60000"}
+
+
+def _claude_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
+    allowed = f"mcp__fixture__{tool},mcp__fixture__elision_fetch,WaitForMcpServers"
+    return ([str(BIN / "claude"), "-p", prompt, "--allowedTools", allowed,
+             "--output-format", "json"], claude_env(ctx))
+
+
+CLAUDE = Spec("claude-code", "Claude Code", "@anthropic-ai/claude-code", "claude", "anthropic",
+              "claude-code", _claude_configure, _claude_command, 24_000,
+              lambda tool: f"mcp__fixture__{tool}")
+
+SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE,)}
+
+
+def installed(spec: Spec) -> Path:
+    """The harness's binary, installed by ``npm ci --prefix tests/harness``; None if absent."""
+    return spec.executable()
+
+
+def version(spec: Spec) -> str:
+    manifest = HERE / "node_modules" / spec.package / "package.json"
+    return str(json.loads(manifest.read_text("utf-8"))["version"])
+
+
+def run(spec: Spec, ctx: Ctx, tool: str, timeout: float = 180) -> dict[str, Any]:
+    """Install the fixture server into the harness, run one prompt asking for ``tool`` with the
+    fake model in a loopback-only namespace, and return the model's record."""
+    argv, env = spec.command(ctx, f"Call the {tool} tool.", tool)
+    out = ctx.root / f"run-{tool}.json"
+    request = ctx.root / f"spec-{tool}.json"
+    request.write_text(json.dumps({"wanted": tool, "port": PORT, "argv": argv, "env": env,
+                                   "cwd": str(ctx.work), "timeout": timeout,
+                                   "out": str(out)}), "utf-8")
+    subprocess.run(["unshare", "-n", sys.executable, str(HERE / "driver.py"), str(request)],
+                   check=True, timeout=timeout + 30)
+    record: dict[str, Any] = json.loads(out.read_text("utf-8"))
+    return record
