@@ -79,19 +79,47 @@ def _anthropic(body: dict[str, Any]) -> tuple[list[str], list[Event]]:
     return tools, events
 
 
-def _responses(body: dict[str, Any]) -> tuple[list[str], list[Event]]:
+def _joined(namespace: str, name: str) -> str:
+    """A namespaced tool's one name (``mcp__fixture`` + ``trade_report``), as Claude Code
+    spells it; :func:`_split` undoes it."""
+    return f"{namespace}__{name}" if namespace and not namespace.endswith("_") else namespace + name
+
+
+def _split(tool: str) -> tuple[str | None, str]:
+    if tool.startswith("mcp__") and tool.count("__") >= 2:
+        namespace, name = tool.rsplit("__", 1)
+        return namespace, name
+    return None, tool
+
+
+def _responses_tools(specs: list[dict[str, Any]]) -> list[str]:
     tools = []
-    for tool in body.get("tools") or []:
+    for tool in specs:
         if tool.get("type") == "namespace":  # a group of tools under one prefix
-            tools += [tool.get("name", "") + t.get("name", "") for t in tool.get("tools", [])]
+            tools += [_joined(tool.get("name", ""), t.get("name", "")) for t in
+                      tool.get("tools", [])]
+        elif tool.get("type") == "tool_search":
+            tools.append(SEARCH_TOOL)
         else:
             tools.append(tool.get("name", ""))
+    return tools
+
+
+def _responses(body: dict[str, Any]) -> tuple[list[str], list[Event]]:
+    tools = _responses_tools(body.get("tools") or [])
     events: list[Event] = []
     names: dict[str, str] = {}
     for item in body.get("input") or []:
         kind = item.get("type")
-        if kind == "function_call":
-            name = (item.get("namespace") or "") + item["name"]
+        if kind in ("additional_tools", "tool_search_output"):
+            tools += _responses_tools(item.get("tools") or [])
+        if kind == "tool_search_output":
+            events.append(Event("result", SEARCH_TOOL, item.get("call_id", ""), "found"))
+        elif kind == "tool_search_call":
+            events.append(Event("call", SEARCH_TOOL, item.get("call_id", ""),
+                                args=item.get("arguments") or {}))
+        elif kind == "function_call":
+            name = _joined(item.get("namespace") or "", item["name"])
             names[item["call_id"]] = name
             events.append(Event("call", name, item["call_id"],
                                 args=json.loads(item.get("arguments") or "{}")))
@@ -152,26 +180,43 @@ class Step:
 #: model told to use an MCP tool would, at most this many times
 WAIT_TOOL = "WaitForMcpServers"
 WAITS = 3
+#: the Responses API's own tool search (Codex defers MCP tools behind it): the model searches
+#: for the tool it wants, as a real model would, and the harness adds what was found
+SEARCH_TOOL = "tool_search"
+PREP_TOOLS = (WAIT_TOOL, SEARCH_TOOL)
+
+
+def _find(tools: list[str], name: str) -> str | None:
+    return next((t for t in tools if t == name or t.endswith("_" + name)), None)
 
 
 def plan(wanted: str, tools: list[str], events: list[Event]) -> Step:
     """The scripted turn plan (see the module's docstring)."""
-    waits = [e for e in events if e.kind == "result" and e.name == WAIT_TOOL]
-    results = [e for e in events if e.kind == "result" and e.name != WAIT_TOOL]
-    target = next((t for t in tools if t == wanted or t.endswith("_" + wanted)), None)
-    fetch = next((t for t in tools if t.endswith("elision_fetch")), None)
+    results = [e for e in events if e.kind == "result" and e.name not in PREP_TOOLS]
+    # the waits and searches since the last real result
+    since = 0
+    for event in events:
+        if event.kind == "result":
+            since = since + 1 if event.name in PREP_TOOLS else 0
     if not results:
-        if target:
-            return Step(target, {})
-        if WAIT_TOOL in tools and len(waits) < WAITS:
+        want: str | None = wanted
+        args: dict[str, Any] = {}
+    elif len(results) == 1:
+        found = next_call(results[0].text)
+        want, args = ("elision_fetch", found) if found is not None else (None, {})
+    else:
+        want = None
+    if want is None:
+        return Step(text="done")
+    tool = _find(tools, want)
+    if tool is not None:
+        return Step(tool, args)
+    if since < WAITS:
+        if WAIT_TOOL in tools and not results:
             return Step(WAIT_TOOL, {})
-        return Step(text="no such tool")
-    last = results[-1]
-    if len(results) == 1 and fetch is not None:
-        args = next_call(last.text)
-        if args is not None:
-            return Step(fetch, args)
-    return Step(text="done")
+        if SEARCH_TOOL in tools:
+            return Step(SEARCH_TOOL, {"query": want, "limit": 8})
+    return Step(text=f"no tool {want} was offered")
 
 
 # ---- writing an answer, per dialect ---------------------------------------------------------
@@ -224,10 +269,17 @@ def _anthropic_message(step: Step, body: dict[str, Any]) -> dict[str, Any]:
 
 def _responses_answer(step: Step, body: dict[str, Any]) -> list[tuple[str | None, Any]]:
     rid = "resp_" + uuid.uuid4().hex[:20]
-    if step.tool:
-        item: dict[str, Any] = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:16],
-                                "call_id": "call_" + uuid.uuid4().hex[:16], "name": step.tool,
-                                "arguments": json.dumps(step.args), "status": "completed"}
+    if step.tool == SEARCH_TOOL:
+        item: dict[str, Any] = {"type": "tool_search_call", "id": "ts_" + uuid.uuid4().hex[:16],
+                                "call_id": "call_" + uuid.uuid4().hex[:16], "status": "completed",
+                                "execution": "client", "arguments": step.args}
+    elif step.tool:
+        namespace, name = _split(step.tool)
+        item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:16],
+                "call_id": "call_" + uuid.uuid4().hex[:16], "name": name,
+                "arguments": json.dumps(step.args), "status": "completed"}
+        if namespace is not None:
+            item["namespace"] = namespace
     else:
         item = {"type": "message", "id": "msg_" + uuid.uuid4().hex[:16], "role": "assistant",
                 "status": "completed",

@@ -120,7 +120,47 @@ CLAUDE = Spec("claude-code", "Claude Code", "@anthropic-ai/claude-code", "claude
               "claude-code", _claude_configure, _claude_command, 24_000,
               lambda tool: f"mcp__fixture__{tool}")
 
-SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE,)}
+# ---- Codex CLI --------------------------------------------------------------------------------
+
+CODEX_MODEL = "gpt-5.5"  # a model family Codex knows: its own cut follows the model
+
+
+def _codex_configure(ctx: Ctx) -> Path:
+    config = ctx.home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    # required: Codex leaves a server still starting out of the turn ("pending optional MCP
+    # server"), and the proxy starts in seconds on a loaded machine
+    config.write_text(f"""model = "{CODEX_MODEL}"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "{BASE}/v1"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[mcp_servers.fixture]
+required = true
+startup_timeout_sec = 120
+command = {json.dumps(TOOLSERVER[0])}
+args = {json.dumps(TOOLSERVER[1:])}
+""", "utf-8")
+    return config
+
+
+def _codex_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
+    env = {**ctx.base_env(), "CODEX_HOME": str(ctx.home / ".codex"), "OPENAI_API_KEY": "sk-fake"}
+    return ([str(BIN / "codex"), "exec", "--skip-git-repo-check",
+             "--dangerously-bypass-approvals-and-sandbox", prompt], env)
+
+
+CODEX = Spec("codex", "Codex CLI", "@openai/codex", "codex", "responses", "codex",
+             _codex_configure, _codex_command, 8_192, lambda tool: f"mcp__fixture__{tool}")
+
+SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX)}
 
 
 def installed(spec: Spec) -> Path:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from harness.fakemodel import READERS, WAIT_TOOL, Event
+from harness.fakemodel import PREP_TOOLS, READERS, Event
 
 #: a shaped text's first line: ``[elision] partial: lines 1-61 and 5941-6001 of 6,001 shown; …``
 HEADER = re.compile(r"\[elision\] partial: lines (\d+)-(\d+) and (\d+)-(\d+) of ([\d,]+) shown; "
@@ -36,7 +36,7 @@ def turns(run: dict[str, Any]) -> Turns:
         if record["dialect"] not in READERS or not isinstance(record["body"], dict):
             continue
         tools, events = READERS[record["dialect"]](record["body"])
-        results = [e for e in events if e.kind == "result" and e.name != WAIT_TOOL]
+        results = [e for e in events if e.kind == "result" and e.name not in PREP_TOOLS]
         if len(results) >= len(best[1]) and tools:
             best = (tools, results)
     return Turns(best[0], best[1], json.dumps(run["records"], ensure_ascii=False))
