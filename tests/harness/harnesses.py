@@ -160,7 +160,38 @@ def _codex_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[st
 CODEX = Spec("codex", "Codex CLI", "@openai/codex", "codex", "responses", "codex",
              _codex_configure, _codex_command, 8_192, lambda tool: f"mcp__fixture__{tool}")
 
-SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX)}
+# ---- Gemini CLI -------------------------------------------------------------------------------
+
+GEMINI_MODEL = "gemini-2.5-pro"  # named, so no routing classifier asks the model first
+
+
+def _gemini_configure(ctx: Ctx) -> Path:
+    settings = ctx.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        "mcpServers": {"fixture": {"command": TOOLSERVER[0], "args": TOOLSERVER[1:],
+                                   "timeout": 120_000}}}, indent=2), "utf-8")
+    # Gemini CLI starts no server of a folder the user has not trusted
+    (settings.parent / "trustedFolders.json").write_text(
+        json.dumps({str(ctx.work): "TRUST_FOLDER"}), "utf-8")
+    return settings
+
+
+def _gemini_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
+    env = {**ctx.base_env(), "GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": BASE,
+           "GEMINI_CLI_NO_RELAUNCH": "true"}
+    return ([str(BIN / "gemini"), "-p", prompt, "--yolo", "-m", GEMINI_MODEL,
+             "--output-format", "json"], env)
+
+
+GEMINI = Spec("gemini-cli", "Gemini CLI", "@google/gemini-cli", "gemini", "gemini",
+              "gemini-cli", _gemini_configure, _gemini_command, 32_000,
+              lambda tool: f"mcp_fixture_{tool}")
+
+SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI)}
 
 
 def installed(spec: Spec) -> Path:

@@ -135,8 +135,10 @@ def test_a_large_log_reaches_the_model_with_its_header_first_and_its_last_line(
     a, b, c, d, total = (int(x.replace(",", "")) for x in header.groups()[:5])
     assert (a, d, total) == (1, 3_001, 3_001)
     body = [x for x in lines[1:] if not x.startswith("[… ")]
-    while body and body[-1].strip() != LOG_VERDICT and not body[-1].strip():
-        body.pop()  # framing a harness adds after the text
+    after: list[str] = []  # framing a harness adds after the text (</untrusted_context>)
+    while body and body[-1].strip() != LOG_VERDICT and "INFO worker" not in body[-1] \
+            and len(after) < 3:
+        after.append(body.pop())
     assert body[-1].strip() == LOG_VERDICT
     assert len([x for x in body if "INFO worker" in x]) == (b - a + 1) + (d - c + 1) - 1
 
