@@ -2,11 +2,11 @@
 
     unshare -n python driver.py SPEC.json
 
-SPEC holds ``wanted`` (the tool the model asks for), ``port``, ``argv``, ``env``, ``cwd``,
-``timeout`` and ``out`` (where the record goes). Inside the fresh network namespace this brings
-loopback up, starts the fake model on 127.0.0.1:port (every port is free in a new namespace, so
-the harness's config can name it in advance), runs the harness, and writes the model's record
-with the harness's exit code and output. Stdlib only, besides the fake model beside it.
+SPEC holds ``wanted`` (the tool the model asks for) and its ``args``, ``port``, ``argv``,
+``env``, ``cwd``, ``timeout`` and ``out`` (where the record goes). Inside the fresh network
+namespace this brings loopback up, starts the fake model on 127.0.0.1:port (every port is free
+in a new namespace, so the harness's config can name it in advance), runs the harness, and
+writes the model's record with the harness's exit code and output. Stdlib only.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from fakemodel import FakeModel
 def main() -> int:
     spec = json.loads(Path(sys.argv[1]).read_text("utf-8"))
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    model = FakeModel(spec["wanted"], spec["port"]).start()
+    model = FakeModel(spec["wanted"], spec["port"], spec.get("args")).start()
     started = time.monotonic()
     try:
         done = subprocess.run(spec["argv"], env=spec["env"], cwd=spec["cwd"],

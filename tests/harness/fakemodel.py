@@ -190,8 +190,10 @@ def _find(tools: list[str], name: str) -> str | None:
     return next((t for t in tools if t == name or t.endswith("_" + name)), None)
 
 
-def plan(wanted: str, tools: list[str], events: list[Event]) -> Step:
-    """The scripted turn plan (see the module's docstring)."""
+def plan(wanted: str, tools: list[str], events: list[Event],
+         wanted_args: dict[str, Any] | None = None) -> Step:
+    """The scripted turn plan (see the module's docstring); ``wanted_args`` are the first
+    call's arguments (none for the fixture's tools; a command for a shell tool)."""
     results = [e for e in events if e.kind == "result" and e.name not in PREP_TOOLS]
     # the waits and searches since the last real result
     since = 0
@@ -200,7 +202,7 @@ def plan(wanted: str, tools: list[str], events: list[Event]) -> Step:
             since = since + 1 if event.name in PREP_TOOLS else 0
     if not results:
         want: str | None = wanted
-        args: dict[str, Any] = {}
+        args: dict[str, Any] = dict(wanted_args or {})
     elif len(results) == 1:
         found = next_call(results[0].text)
         want, args = ("elision_fetch", found) if found is not None else (None, {})
@@ -330,8 +332,10 @@ class FakeModel:
     """The server: ``start()`` on 127.0.0.1, the harness talks to it, ``records`` says what it
     was sent (each request's path and JSON body, in order)."""
 
-    def __init__(self, wanted: str, port: int = 0) -> None:
+    def __init__(self, wanted: str, port: int = 0,
+                 args: dict[str, Any] | None = None) -> None:
         self.wanted = wanted
+        self.args = args or {}
         self.records: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
@@ -368,7 +372,7 @@ class FakeModel:
             self._record(path, body, "unknown", None)
             return 404, "json", {"error": {"message": f"no such route {route}"}}
         tools, events = READERS[dialect](body)
-        step = plan(self.wanted, tools, events)
+        step = plan(self.wanted, tools, events, self.args)
         self._record(path, body, dialect, step)
         if dialect == "anthropic":
             if body.get("stream"):

@@ -204,15 +204,16 @@ def version(spec: Spec) -> str:
     return str(json.loads(manifest.read_text("utf-8"))["version"])
 
 
-def run(spec: Spec, ctx: Ctx, tool: str, timeout: float = 180) -> dict[str, Any]:
+def run(spec: Spec, ctx: Ctx, tool: str, timeout: float = 180,
+        args: dict[str, Any] | None = None) -> dict[str, Any]:
     """Install the fixture server into the harness, run one prompt asking for ``tool`` with the
     fake model in a loopback-only namespace, and return the model's record."""
     argv, env = spec.command(ctx, f"Call the {tool} tool.", tool)
     out = ctx.root / f"run-{tool}.json"
     request = ctx.root / f"spec-{tool}.json"
-    request.write_text(json.dumps({"wanted": tool, "port": PORT, "argv": argv, "env": env,
-                                   "cwd": str(ctx.work), "timeout": timeout,
-                                   "out": str(out)}), "utf-8")
+    request.write_text(json.dumps({"wanted": tool, "args": args or {}, "port": PORT,
+                                   "argv": argv, "env": env, "cwd": str(ctx.work),
+                                   "timeout": timeout, "out": str(out)}), "utf-8")
     subprocess.run(["unshare", "-n", sys.executable, str(HERE / "driver.py"), str(request)],
                    check=True, timeout=timeout + 30)
     record: dict[str, Any] = json.loads(out.read_text("utf-8"))
