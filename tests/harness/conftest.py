@@ -1,6 +1,10 @@
 """The in-harness suite's gates: the harnesses installed (``npm ci --prefix tests/harness``), a
 loopback-only network namespace (``unshare -n``, as root), and which matrix runs.
 
+With ELISION_HARNESS_LATEST=1 each harness also runs at its npm @latest (installed into
+tests/harness/latest), the checks judge that one, and the run ends with what changed in what the
+model receives between the pinned version and @latest.
+
 By default (CI) each harness makes one tool call, the ~200 KB JSON report, and its fetch; the
 full matrix (the log and the credentials too) is ``pytest tests/harness -m harness_full``.
 """
@@ -35,6 +39,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 and not full:
             item.add_marker(pytest.mark.skip(
                 reason="the full in-harness matrix: pytest tests/harness -m harness_full"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    from harness.suite import CHANGES
+
+    if CHANGES:
+        terminalreporter.section("what changed in what the model receives (pinned -> @latest)")
+        for line in CHANGES:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="session")

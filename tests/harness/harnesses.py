@@ -20,7 +20,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-BIN = HERE / "node_modules" / ".bin"
+PINNED = HERE / "node_modules"
+#: where ELISION_HARNESS_LATEST=1 installs each harness's @latest (gitignored)
+NEWEST = HERE / "latest" / "node_modules"
+BIN = PINNED / ".bin"
 TOOLSERVER = [sys.executable, str(HERE / "toolserver.py")]
 PORT = 18080  # a fresh network namespace has every port free
 BASE = f"http://127.0.0.1:{PORT}"
@@ -32,6 +35,8 @@ class Ctx:
     """One run's folders and the fixture server's command line."""
 
     root: Path
+    #: the node_modules the harness runs from: the pinned one, or NEWEST
+    modules: Path = PINNED
     home: Path = field(init=False)
     work: Path = field(init=False)
 
@@ -40,6 +45,10 @@ class Ctx:
         self.work = self.root / "work"
         self.home.mkdir(parents=True, exist_ok=True)
         self.work.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def bin(self) -> Path:
+        return self.modules / ".bin"
 
     @property
     def store(self) -> Path:
@@ -81,8 +90,8 @@ class Spec:
     #: how the harness names an MCP tool ``tool`` of server ``fixture``
     tool_name: Callable[[str], str] = lambda tool: tool
 
-    def executable(self) -> Path:
-        return BIN / self.binary
+    def executable(self, modules: Path = PINNED) -> Path:
+        return modules / ".bin" / self.binary
 
 
 def proxied(ctx: Ctx, budget: int) -> list[str]:
@@ -112,7 +121,7 @@ def claude_env(ctx: Ctx) -> dict[str, str]:
 
 def _claude_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
     allowed = f"mcp__fixture__{tool},mcp__fixture__elision_fetch,WaitForMcpServers"
-    return ([str(BIN / "claude"), "-p", prompt, "--allowedTools", allowed,
+    return ([str(ctx.bin / "claude"), "-p", prompt, "--allowedTools", allowed,
              "--output-format", "json"], claude_env(ctx))
 
 
@@ -153,7 +162,7 @@ args = {json.dumps(TOOLSERVER[1:])}
 
 def _codex_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
     env = {**ctx.base_env(), "CODEX_HOME": str(ctx.home / ".codex"), "OPENAI_API_KEY": "sk-fake"}
-    return ([str(BIN / "codex"), "exec", "--skip-git-repo-check",
+    return ([str(ctx.bin / "codex"), "exec", "--skip-git-repo-check",
              "--dangerously-bypass-approvals-and-sandbox", prompt], env)
 
 
@@ -183,7 +192,7 @@ def _gemini_configure(ctx: Ctx) -> Path:
 def _gemini_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
     env = {**ctx.base_env(), "GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": BASE,
            "GEMINI_CLI_NO_RELAUNCH": "true"}
-    return ([str(BIN / "gemini"), "-p", prompt, "--yolo", "-m", GEMINI_MODEL,
+    return ([str(ctx.bin / "gemini"), "-p", prompt, "--yolo", "-m", GEMINI_MODEL,
              "--output-format", "json"], env)
 
 
@@ -194,14 +203,18 @@ GEMINI = Spec("gemini-cli", "Gemini CLI", "@google/gemini-cli", "gemini", "gemin
 SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI)}
 
 
-def installed(spec: Spec) -> Path:
-    """The harness's binary, installed by ``npm ci --prefix tests/harness``; None if absent."""
-    return spec.executable()
-
-
-def version(spec: Spec) -> str:
-    manifest = HERE / "node_modules" / spec.package / "package.json"
+def version(spec: Spec, modules: Path = PINNED) -> str:
+    manifest = modules / spec.package / "package.json"
     return str(json.loads(manifest.read_text("utf-8"))["version"])
+
+
+def install_latest(spec: Spec) -> None:
+    """``npm install PACKAGE@latest`` into tests/harness/latest (ELISION_HARNESS_LATEST=1)."""
+    prefix = NEWEST.parent
+    prefix.mkdir(exist_ok=True)
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix",
+                    str(prefix), f"{spec.package}@latest"], check=True, timeout=900,
+                   capture_output=True)
 
 
 def run(spec: Spec, ctx: Ctx, tool: str, timeout: float = 180,

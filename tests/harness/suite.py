@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -21,7 +22,7 @@ import pytest
 
 from harness import received
 from harness.fakemodel import next_call
-from harness.harnesses import LATEST, Ctx, Spec, run
+from harness.harnesses import LATEST, NEWEST, PINNED, Ctx, Spec, install_latest, run, version
 from harness.toolserver import AWS_KEY, GITHUB_TOKEN, LOG_VERDICT, WARNING
 
 CI_SUBSET = [pytest.mark.harness_full, pytest.mark.harness]
@@ -30,40 +31,77 @@ FULL_ONLY = [pytest.mark.harness_full]
 Runs = Callable[[str], dict[str, Any]]
 
 
+#: what changed in what the model receives, pinned → @latest (ELISION_HARNESS_LATEST=1); the
+#: conftest prints it at the end of the run
+CHANGES: list[str] = []
+
+
 @pytest.fixture(scope="module")
 def runs(spec: Spec, loopback_only: None,
          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     if not spec.executable().exists():
         pytest.skip(f"{spec.title} is not installed: npm ci --prefix tests/harness")
+    if LATEST:
+        install_latest(spec)
     done: dict[str, dict[str, Any]] = {}
+
+    def one(tool: str, modules: Path) -> dict[str, Any]:
+        ctx = Ctx(tmp_path_factory.mktemp(f"{spec.key}-{tool}"), modules)
+        config = spec.configure(ctx)
+        if spec.target is not None:
+            from elision.install import install
+
+            install(spec.target, config=config, budget=spec.budget,
+                    store=str(ctx.store), audit=str(ctx.audit))
+        record = run(spec, ctx, tool)
+        record["ctx"] = ctx
+        return record
 
     def get(tool: str) -> dict[str, Any]:
         if tool not in done:
-            ctx = Ctx(tmp_path_factory.mktemp(f"{spec.key}-{tool}"))
-            config = spec.configure(ctx)
-            if spec.target is not None:
-                from elision.install import install
-
-                install(spec.target, config=config, budget=spec.budget,
-                        store=str(ctx.store), audit=str(ctx.audit))
-            record = run(spec, ctx, tool)
-            record["ctx"] = ctx
-            done[tool] = record
+            done[tool] = one(tool, NEWEST if LATEST else PINNED)
             if LATEST:
-                (Path(os.environ.get("ELISION_HARNESS_REPORT", ".")) /
-                 f"harness-{spec.key}-{tool}.json").write_text(
-                    json.dumps(summary(record), indent=1), "utf-8")
+                pinned = summary(one(tool, PINNED))
+                newest = summary(done[tool])
+                label = (f"{spec.title} {version(spec)} -> {version(spec, NEWEST)}, {tool}")
+                CHANGES.extend(compare(label, pinned, newest))
         return done[tool]
 
     yield get
 
 
 def summary(record: dict[str, Any]) -> dict[str, Any]:
-    """What the model received, in short: for comparing a newer harness with the pinned one."""
+    """What the model received, in short: the tools it was offered and each result's size,
+    framing and ends."""
     seen = received.turns(record)
-    return {"tools": sorted(seen.tools),
-            "results": [{"name": r.name, "bytes": len(r.text.encode()),
-                         "head": r.text[:160], "tail": r.text[-160:]} for r in seen.results]}
+    results = []
+    for r in seen.results:
+        start = min((i for i in (r.text.find('{"__elision__"'), r.text.find("[elision] "))
+                     if i >= 0), default=-1)
+        results.append({"name": r.name, "bytes": len(r.text.encode()),
+                        # numbers vary run to run (Codex: "Wall time: 2.3 seconds")
+                        "framing before": re.sub(r"\d+(?:\.\d+)?", "N", r.text[:start])
+                        if start >= 0 else None,
+                        "head": r.text[:80], "tail": r.text[-80:]})
+    return {"tools": sorted(seen.tools), "results": results}
+
+
+def compare(label: str, pinned: dict[str, Any], newest: dict[str, Any]) -> list[str]:
+    """One line per difference between two summaries."""
+    lines = []
+    added = sorted(set(newest["tools"]) - set(pinned["tools"]))
+    gone = sorted(set(pinned["tools"]) - set(newest["tools"]))
+    if added or gone:
+        lines.append(f"{label}: tools offered: +{added} -{gone}")
+    if len(pinned["results"]) != len(newest["results"]):
+        lines.append(f"{label}: results handed over: {len(pinned['results'])} -> "
+                     f"{len(newest['results'])}")
+    for i, (old, new) in enumerate(zip(pinned["results"], newest["results"], strict=False)):
+        for key in ("name", "framing before", "bytes"):
+            if (old[key] != new[key] and key != "bytes") or (
+                    key == "bytes" and abs(old[key] - new[key]) > 64):
+                lines.append(f"{label}: result {i + 1} {key}: {old[key]!r} -> {new[key]!r}")
+    return lines or [f"{label}: no change in what the model receives"]
 
 
 def said(record: dict[str, Any]) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from harness import received
-from harness.harnesses import BIN, CLAUDE, Ctx, Spec, claude_env, run
+from harness.harnesses import CLAUDE, Ctx, Spec, claude_env, run
 from harness.suite import CI_SUBSET, said
 from harness.toolserver import AWS_KEY
 
@@ -46,7 +46,7 @@ HEAD_ONLY = (
 
 
 def _command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
-    return ([str(BIN / "claude"), "-p", prompt, "--allowedTools", "Bash",
+    return ([str(ctx.bin / "claude"), "-p", prompt, "--allowedTools", "Bash",
              "--output-format", "json"], claude_env(ctx))
 
 

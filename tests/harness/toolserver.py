@@ -42,12 +42,20 @@ def deploy_config() -> str:
             f"github_token = {GITHUB_TOKEN}\nreplicas = 3\n")
 
 
+def sized_text(size: int) -> str:
+    """Exactly ``size`` bytes of numbered 100-byte lines, the last one saying ``END``: for
+    measuring where a harness cuts (tests/harness/measure.py)."""
+    head = "".join(f"line {i:07d} " + "x" * 87 + "\n" for i in range(max(0, size - 3) // 101))
+    return head + "END" + "." * max(0, size - len(head) - 3)
+
+
 def build_server() -> MCPServer:
     server = MCPServer("harness-fixture", instructions="Results can be large.")
     server.tool(description="The EMEA desk's trade report (rows, then caveats).")(trade_report)
     server.tool(description="The settlement build's log; its verdict is the last line.",
                 structured_output=False)(build_log)
     server.tool(description="The deployment's settings.", structured_output=False)(deploy_config)
+    server.tool(description="Text of exactly `size` bytes.", structured_output=False)(sized_text)
     return server
 
 

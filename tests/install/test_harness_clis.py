@@ -1,7 +1,7 @@
 """The harnesses' own CLIs read the installed configs and start the rewritten servers.
 
-Each runs only where that CLI is on PATH (npm: @openai/codex, @anthropic-ai/claude-code,
-@google/gemini-cli) and skips, saying which, where it is not. They need no network: `codex mcp
+Each runs the CLI pinned in tests/harness (``npm ci --prefix tests/harness``), else one on
+PATH, and skips, saying which, where neither is there. They need no network: `codex mcp
 get` only reads its config; `claude mcp list` and `gemini mcp list` start each server and
 report whether it connected.
 """
@@ -24,10 +24,15 @@ pytestmark = pytest.mark.e2e
 DEMO = [sys.executable, "-m", "elision.demo.server"]
 
 
+PINNED = Path(__file__).resolve().parents[1] / "harness" / "node_modules" / ".bin"
+
+
 def cli(name: str, package: str) -> str:
-    found = shutil.which(name)
+    pinned = PINNED / name
+    found = str(pinned) if pinned.exists() else shutil.which(name)
     if found is None:
-        pytest.skip(f"{name} is not on PATH (npm install {package} to run this check)")
+        pytest.skip(f"{name} is not installed (npm ci --prefix tests/harness installs {package} "
+                    "at the pinned version)")
     return found
 
 
