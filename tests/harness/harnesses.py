@@ -200,7 +200,36 @@ GEMINI = Spec("gemini-cli", "Gemini CLI", "@google/gemini-cli", "gemini", "gemin
               "gemini-cli", _gemini_configure, _gemini_command, 32_000,
               lambda tool: f"mcp_fixture_{tool}")
 
-SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI)}
+# ---- OpenCode ---------------------------------------------------------------------------------
+
+def _opencode_configure(ctx: Ctx) -> Path:
+    """No ``elision install opencode`` yet: the proxied entry is written directly."""
+    config = ctx.work / "opencode.json"
+    config.write_text(json.dumps({
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": False, "share": "disabled",
+        "provider": {"fake": {
+            "npm": "@ai-sdk/openai-compatible", "name": "fake",
+            "options": {"baseURL": f"{BASE}/v1", "apiKey": "fake-key"},
+            "models": {"fake-model": {"name": "fake", "tool_call": True}}}},
+        "model": "fake/fake-model",
+        "mcp": {"fixture": {"type": "local", "command": proxied(ctx, 8_192),
+                            "enabled": True, "timeout": 120_000}}}, indent=2), "utf-8")
+    return config
+
+
+def _opencode_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
+    env = {**ctx.base_env(), "OPENCODE_DISABLE_AUTOUPDATE": "true",
+           "OPENCODE_DISABLE_SHARE": "true", "OPENCODE_DISABLE_MODELS_FETCH": "true",
+           "OPENCODE_DISABLE_LSP_DOWNLOAD": "true"}
+    return ([str(ctx.bin / "opencode"), "run", prompt], env)
+
+
+OPENCODE = Spec("opencode", "OpenCode", "opencode-ai", "opencode", "chat", None,
+                _opencode_configure, _opencode_command, 8_192,
+                lambda tool: f"fixture_{tool}")
+
+SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI, OPENCODE)}
 
 
 def version(spec: Spec, modules: Path = PINNED) -> str:
