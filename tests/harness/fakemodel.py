@@ -217,7 +217,7 @@ def plan(wanted: str, tools: list[str], events: list[Event],
         if WAIT_TOOL in tools and not results:
             return Step(WAIT_TOOL, {})
         if SEARCH_TOOL in tools:
-            return Step(SEARCH_TOOL, {"query": want, "limit": 8})
+            return Step(SEARCH_TOOL, {"query": want})
     return Step(text=f"no tool {want} was offered")
 
 
@@ -274,7 +274,7 @@ def _responses_answer(step: Step, body: dict[str, Any]) -> list[tuple[str | None
     if step.tool == SEARCH_TOOL:
         item: dict[str, Any] = {"type": "tool_search_call", "id": "ts_" + uuid.uuid4().hex[:16],
                                 "call_id": "call_" + uuid.uuid4().hex[:16], "status": "completed",
-                                "execution": "client", "arguments": step.args}
+                                "execution": "client", "arguments": {**step.args, "limit": 8}}
     elif step.tool:
         namespace, name = _split(step.tool)
         item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:16],

@@ -229,7 +229,34 @@ OPENCODE = Spec("opencode", "OpenCode", "opencode-ai", "opencode", "chat", None,
                 _opencode_configure, _opencode_command, 8_192,
                 lambda tool: f"fixture_{tool}")
 
-SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI, OPENCODE)}
+# ---- Qwen Code --------------------------------------------------------------------------------
+
+def _qwen_configure(ctx: Ctx) -> Path:
+    """No ``elision install qwen-code`` yet: the proxied entry is written directly."""
+    settings = ctx.home / ".qwen" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({
+        "security": {"auth": {"selectedType": "openai"}}, "selectedAuthType": "openai",
+        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        "mcpServers": {"fixture": {"command": proxied(ctx, 8_192)[0],
+                                   "args": proxied(ctx, 8_192)[1:], "timeout": 120_000,
+                                   "trust": True}}}, indent=2), "utf-8")
+    (settings.parent / "trustedFolders.json").write_text(
+        json.dumps({str(ctx.work): "TRUST_FOLDER"}), "utf-8")
+    return settings
+
+
+def _qwen_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
+    env = {**ctx.base_env(), "OPENAI_BASE_URL": f"{BASE}/v1", "OPENAI_API_KEY": "fake-key",
+           "OPENAI_MODEL": "qwen3-coder-plus", "QWEN_CODE_NO_RELAUNCH": "true"}
+    return ([str(ctx.bin / "qwen"), "-p", prompt, "--yolo", "--output-format", "json"], env)
+
+
+QWEN = Spec("qwen-code", "Qwen Code", "@qwen-code/qwen-code", "qwen", "chat", None,
+            _qwen_configure, _qwen_command, 8_192, lambda tool: f"mcp__fixture__{tool}")
+
+SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI, OPENCODE, QWEN)}
 
 
 def version(spec: Spec, modules: Path = PINNED) -> str:
