@@ -187,7 +187,7 @@ PREP_TOOLS = (WAIT_TOOL, SEARCH_TOOL)
 
 
 def _find(tools: list[str], name: str) -> str | None:
-    return next((t for t in tools if t == name or t.endswith("_" + name)), None)
+    return next((t for t in tools if t == name or t.endswith(("_" + name, "-" + name))), None)
 
 
 def plan(wanted: str, tools: list[str], events: list[Event],

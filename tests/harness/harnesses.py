@@ -37,6 +37,8 @@ class Ctx:
     root: Path
     #: the node_modules the harness runs from: the pinned one, or NEWEST
     modules: Path = PINNED
+    #: the fixture server without elision (measure.py: the harness's own cut)
+    bare: bool = False
     home: Path = field(init=False)
     work: Path = field(init=False)
 
@@ -95,7 +97,10 @@ class Spec:
 
 
 def proxied(ctx: Ctx, budget: int) -> list[str]:
-    """The proxy command line ``elision install`` writes: what a direct config names."""
+    """The proxy command line ``elision install`` writes: what a direct config names (the
+    fixture server alone when measuring a harness bare)."""
+    if ctx.bare:
+        return list(TOOLSERVER)
     elision = str(Path(sys.executable).parent / "elision")
     return [elision, "proxy", "--budget", str(budget), "--store", str(ctx.store),
             "--audit", str(ctx.audit), "--", *TOOLSERVER]
@@ -256,7 +261,33 @@ def _qwen_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str
 QWEN = Spec("qwen-code", "Qwen Code", "@qwen-code/qwen-code", "qwen", "chat", None,
             _qwen_configure, _qwen_command, 8_192, lambda tool: f"mcp__fixture__{tool}")
 
-SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI, OPENCODE, QWEN)}
+# ---- GitHub Copilot CLI -----------------------------------------------------------------------
+
+def _copilot_configure(ctx: Ctx) -> Path:
+    """No ``elision install copilot`` yet: the proxied entry is written directly."""
+    config = ctx.home / ".copilot" / "mcp-config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    command = proxied(ctx, 8_192)
+    config.write_text(json.dumps({"mcpServers": {"fixture": {
+        "type": "local", "command": command[0], "args": command[1:], "tools": ["*"]}}},
+        indent=2), "utf-8")
+    return config
+
+
+def _copilot_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
+    env = {**ctx.base_env(), "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
+           "COPILOT_PROVIDER_BASE_URL": f"{BASE}/v1", "COPILOT_PROVIDER_TYPE": "openai",
+           "COPILOT_PROVIDER_API_KEY": "fake-key", "COPILOT_MODEL": "gpt-4.1",
+           "COPILOT_HOME": str(ctx.home / ".copilot"),
+           # the binary unpacks ~200 MB of itself once per cache, not once per run
+           "COPILOT_PKG_CACHE_HOME": str(ctx.modules / ".copilot-pkg")}
+    return ([str(ctx.bin / "copilot"), "-p", prompt, "--allow-all-tools"], env)
+
+
+COPILOT = Spec("copilot", "GitHub Copilot CLI", "@github/copilot", "copilot", "chat", None,
+               _copilot_configure, _copilot_command, 8_192, lambda tool: f"fixture-{tool}")
+
+SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI, OPENCODE, QWEN, COPILOT)}
 
 
 def version(spec: Spec, modules: Path = PINNED) -> str:

@@ -24,7 +24,7 @@ from harness.toolserver import sized_text
 
 def whole(spec: Spec, size: int, root: Path) -> tuple[bool, str]:
     """Whether a ``size``-byte result reached the model whole, and a note on what it got."""
-    ctx = Ctx(root / f"{spec.key}-{size}")
+    ctx = Ctx(root / f"{spec.key}-{size}", bare=True)
     spec.configure(ctx)
     record = run(spec, ctx, "sized_text", args={"size": size})
     results = received.turns(record).results
