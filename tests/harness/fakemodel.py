@@ -177,9 +177,9 @@ class Step:
 
 #: a harness's own tool that waits for MCP servers still starting (Claude Code offers it when
 #: its first request goes out before the servers have connected); the model calls it, as a real
-#: model told to use an MCP tool would, at most this many times
+#: model told to use an MCP tool would, at most this many times (a wait lasts about 10 s)
 WAIT_TOOL = "WaitForMcpServers"
-WAITS = 3
+WAITS = 12
 #: the Responses API's own tool search (Codex defers MCP tools behind it): the model searches
 #: for the tool it wants, as a real model would, and the harness adds what was found
 SEARCH_TOOL = "tool_search"

@@ -2,9 +2,9 @@
 so xdist's ``--dist loadfile`` gives the harnesses to different workers).
 
 Each file defines a module-scoped ``spec`` fixture; ``runs`` drives the harness once per tool it
-is asked for and keeps the record for the module's other checks. A check that needs the full
-matrix carries ``harness_full`` only (skipped unless ``-m harness_full``); the CI subset (one
-tool call per harness) carries ``harness`` too.
+is asked for and keeps the record for the module's other checks. The per-harness files are the
+full matrix (``-m harness_full``); test_ci_matrix.py runs the checks marked ``harness`` (one tool
+call per harness) for every harness at once, side by side, which is what CI runs.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -36,32 +37,42 @@ Runs = Callable[[str], dict[str, Any]]
 CHANGES: list[str] = []
 
 
+def drive(spec: Spec, tool: str, root: Path, modules: Path = PINNED) -> dict[str, Any]:
+    """One harness run asking for ``tool``, with the fixture server installed behind elision
+    (``elision install`` where the target exists, else the harness's own direct config)."""
+    ctx = Ctx(root, modules)
+    config = spec.configure(ctx)
+    if spec.target is not None:
+        from elision.install import install
+
+        install(spec.target, config=config, budget=spec.budget,
+                store=str(ctx.store), audit=str(ctx.audit))
+    record = run(spec, ctx, tool)
+    record["ctx"] = ctx
+    return record
+
+
 @pytest.fixture(scope="module")
-def runs(spec: Spec, loopback_only: None,
-         tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
+def runs(spec: Spec, loopback_only: None, tmp_path_factory: pytest.TempPathFactory,
+         request: pytest.FixtureRequest) -> Iterator[Runs]:
     if not spec.executable().exists():
         pytest.skip(f"{spec.title} is not installed: npm ci --prefix tests/harness")
     if LATEST:
         install_latest(spec)
     done: dict[str, dict[str, Any]] = {}
-
-    def one(tool: str, modules: Path) -> dict[str, Any]:
-        ctx = Ctx(tmp_path_factory.mktemp(f"{spec.key}-{tool}"), modules)
-        config = spec.configure(ctx)
-        if spec.target is not None:
-            from elision.install import install
-
-            install(spec.target, config=config, budget=spec.budget,
-                    store=str(ctx.store), audit=str(ctx.audit))
-        record = run(spec, ctx, tool)
-        record["ctx"] = ctx
-        return record
+    # runs a module started at once, side by side (test_ci_matrix.py)
+    started: dict[tuple[str, str], Future[dict[str, Any]]] = getattr(
+        request.module, "STARTED", {})
 
     def get(tool: str) -> dict[str, Any]:
         if tool not in done:
-            done[tool] = one(tool, NEWEST if LATEST else PINNED)
+            future = started.get((spec.key, tool))
+            done[tool] = future.result() if future is not None else drive(
+                spec, tool, tmp_path_factory.mktemp(f"{spec.key}-{tool}"),
+                NEWEST if LATEST else PINNED)
             if LATEST:
-                pinned = summary(one(tool, PINNED))
+                pinned = summary(drive(spec, tool, tmp_path_factory.mktemp(
+                    f"{spec.key}-{tool}-pinned")))
                 newest = summary(done[tool])
                 label = (f"{spec.title} {version(spec)} -> {version(spec, NEWEST)}, {tool}")
                 CHANGES.extend(compare(label, pinned, newest))

@@ -29,6 +29,7 @@ from harness.suite import CI_SUBSET, said
 from harness.toolserver import AWS_KEY
 
 pytestmark = CI_SUBSET
+CI = True  # one Claude Code run: in CI as it is
 
 VERDICT = "SUMMARY: 3 failures"
 # the key is put together by the shell, so the command itself never holds it
