@@ -1,6 +1,6 @@
 """Measure where each harness cuts a tool result itself, with the harness: no elision.
 
-    .venv/bin/python tests/harness/measure.py [HARNESS ...]
+    .venv/bin/python tests/harness/measure.py [HARNESS[:LOW:HIGH] ...]
 
 The fixture server is configured bare (no proxy); the fake model calls ``sized_text(size)``
 (numbered 100-byte lines, ``END`` last) and records what the harness hands it. A bisection on
@@ -28,8 +28,9 @@ def whole(spec: Spec, size: int, root: Path) -> tuple[bool, str]:
     spec.configure(ctx)
     record = run(spec, ctx, "sized_text", args={"size": size})
     results = received.turns(record).results
-    if not results:
-        return False, f"no result (exit {record['code']}: {record['stderr'][-300:]!r})"
+    if not results:  # a run that failed says nothing about the cut: stop, do not guess
+        raise SystemExit(f"{spec.title}: no result at {size:,} B (exit {record['code']}: "
+                         f"{record['stderr'][-300:]!r}); a loaded machine? try again")
     got = results[0].text
     kept = sized_text(size) in got
     return kept, f"{len(got.encode()):,} B handed over; head {got[:60]!r}"
@@ -56,10 +57,13 @@ def measure(spec: Spec, low: int = 1_000, high: int = 400_000) -> tuple[int, int
 
 
 def main(names: list[str]) -> None:
-    for name in names or list(SPECS):
+    """Each argument is HARNESS or HARNESS:LOW:HIGH (bytes), to narrow a known range."""
+    for arg in names or list(SPECS):
+        name, _, bounds = arg.partition(":")
         spec = SPECS[name]
+        low, high = (int(x) for x in bounds.split(":")) if bounds else (1_000, 400_000)
         print(f"{spec.title} {version(spec)}:", flush=True)
-        kept, cut = measure(spec)
+        kept, cut = measure(spec, low, high)
         print(f"{spec.title} {version(spec)}: keeps {kept:,} B whole, cuts {cut:,} B", flush=True)
 
 
