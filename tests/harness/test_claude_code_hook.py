@@ -41,9 +41,10 @@ STRING_OUTPUT_DROPPED = (
     "it for Bash (schema_invalid: Bash's output is an object with stdout), so the model gets "
     "Claude Code's own 2 KB preview of the original (found by this suite)")
 HEAD_ONLY = (
-    "issue 24: the hook cuts a Bash result's stdout as a JSON string from the head, so a "
-    "last-line SUMMARY is lost; and Claude Code hands the hook only the first 30,000 chars of "
-    "stdout (the rest is in persistedOutputPath)")
+    "issue 24: the hook's head-only cut of stdout is fixed (it keeps head and tail), but in "
+    "Claude Code 2.1.332 the last line still never reaches the model: the hook's string is "
+    "dropped for Bash, and Claude Code hands the hook only the first 30,000 chars of a long "
+    "stdout (the whole output is in persistedOutputPath)")
 
 
 def _command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
