@@ -304,7 +304,7 @@ def install_latest(spec: Spec) -> None:
                    capture_output=True)
 
 
-def run(spec: Spec, ctx: Ctx, tool: str, timeout: float = 180,
+def run(spec: Spec, ctx: Ctx, tool: str, timeout: float = 300,
         args: dict[str, Any] | None = None) -> dict[str, Any]:
     """Install the fixture server into the harness, run one prompt asking for ``tool`` with the
     fake model in a loopback-only namespace, and return the model's record."""
