@@ -121,7 +121,7 @@ def claude_env(ctx: Ctx) -> dict[str, str]:
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             # the first request waits for MCP servers, and offers their tools, not a search
             "MCP_CONNECTION_NONBLOCKING": "0", "ENABLE_TOOL_SEARCH": "false",
-            "MCP_TIMEOUT": "60000"}
+            "MCP_TIMEOUT": "180000"}
 
 
 def _claude_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
