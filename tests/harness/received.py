@@ -1,0 +1,65 @@
+"""What the fake model received, read back from its record, and the checks on it.
+
+A harness hands a tool result to the model inside its own framing (a JSON string, a list of
+text blocks, Gemini's ``functionResponse.response`` object, Codex's output string). The checks
+find the envelope (JSON) or the header line (text) in it and read what follows with the
+envelope's own claims in hand, so a second cut by the harness shows as a broken claim.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from harness.fakemodel import PREP_TOOLS, READERS, Event
+
+#: a shaped text's first line: ``[elision] partial: lines 1-61 and 5941-6001 of 6,001 shown; …``
+HEADER = re.compile(r"\[elision\] partial: lines (\d+)-(\d+) and (\d+)-(\d+) of ([\d,]+) shown; "
+                    r"([\d,]+) of ([\d,]+) bytes")
+
+
+@dataclass
+class Turns:
+    """The model's view of one run: the tools it was offered and the results it was handed."""
+
+    tools: list[str]
+    results: list[Event]
+    everything: str  # every request's body, as sent, for the credential check
+
+
+def turns(run: dict[str, Any]) -> Turns:
+    """The tools and results of the longest conversation the harness sent (its last turn)."""
+    best: tuple[list[str], list[Event]] = ([], [])
+    for record in run["records"]:
+        if record["dialect"] not in READERS or not isinstance(record["body"], dict):
+            continue
+        tools, events = READERS[record["dialect"]](record["body"])
+        results = [e for e in events if e.kind == "result" and e.name not in PREP_TOOLS]
+        if len(results) >= len(best[1]) and tools:
+            best = (tools, results)
+    return Turns(best[0], best[1], json.dumps(run["records"], ensure_ascii=False))
+
+
+def envelope_document(text: str) -> tuple[str, dict[str, Any], str]:
+    """The framing before the shaped JSON, the JSON (envelope first), and what follows it."""
+    start = text.find('{"__elision__"')
+    assert start >= 0, f"no envelope in what the model received: {text[:300]!r}"
+    doc, end = json.JSONDecoder().raw_decode(text, start)
+    return text[:start], doc, text[end:]
+
+
+def shaped_json(text: str) -> tuple[str, str]:
+    """The framing before the shaped JSON and the JSON text itself, exactly as received."""
+    start = text.find('{"__elision__"')
+    assert start >= 0, f"no envelope in what the model received: {text[:300]!r}"
+    _, end = json.JSONDecoder().raw_decode(text, start)
+    return text[:start], text[start:end]
+
+
+def shaped_text(text: str) -> tuple[str, list[str]]:
+    """The framing before the shaped text's header line, and its lines from the header on."""
+    start = text.find("[elision] ")
+    assert start >= 0, f"no [elision] header in what the model received: {text[:300]!r}"
+    return text[:start], text[start:].split("\n")

@@ -1,0 +1,14 @@
+"""Codex CLI, driven through the fake model with the fixture server behind elision."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.harnesses import SPECS, Spec
+from harness.suite import *  # noqa: F403  (the shared checks, collected here for this harness)
+from harness.suite import runs  # noqa: F401  (the fixture, named for ruff)
+
+
+@pytest.fixture(scope="module")
+def spec() -> Spec:
+    return SPECS["codex"]

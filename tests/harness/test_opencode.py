@@ -1,0 +1,15 @@
+"""OpenCode, driven through the fake model with the fixture server behind elision (no
+``elision install opencode`` yet: its opencode.json names the proxy directly)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.harnesses import SPECS, Spec
+from harness.suite import *  # noqa: F403  (the shared checks, collected here for this harness)
+from harness.suite import runs  # noqa: F401  (the fixture, named for ruff)
+
+
+@pytest.fixture(scope="module")
+def spec() -> Spec:
+    return SPECS["opencode"]
