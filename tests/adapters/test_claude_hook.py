@@ -39,9 +39,11 @@ def test_a_credential_in_a_shell_result_is_withheld(tmp_path: Path) -> None:
     output = json.loads(done.stdout)["hookSpecificOutput"]
     assert output["hookEventName"] == "PostToolUse"
     assert TOKEN not in done.stdout and TOKEN[:12] not in done.stdout
-    # Bash's stdout is text, and shown as text: the stub where the token stood.
-    assert output["updatedToolOutput"] == (
-        "GITHUB_TOKEN=[credential withheld: github-token]\nHOME=/root\n")
+    # Bash's stdout is text, and shown as text: the stub where the token stood, in an object
+    # of Bash's own shape (Claude Code drops a string for Bash as schema_invalid).
+    assert output["updatedToolOutput"] == {
+        "stdout": "GITHUB_TOKEN=[credential withheld: github-token]\nHOME=/root\n",
+        "stderr": "", "interrupted": False}
     assert "updatedMCPToolOutput" not in output  # Bash is not an MCP tool
 
 
@@ -79,8 +81,24 @@ def test_a_bash_result_keeps_its_last_line_when_cut(tmp_path: Path) -> None:
     done = hook(event("Bash", {"stdout": stdout, "stderr": "", "interrupted": False}),
                 tmp_path, "--budget", "4096")
     assert done.returncode == 0, done.stderr
-    shown = json.loads(done.stdout)["hookSpecificOutput"]["updatedToolOutput"]
+    shown = json.loads(done.stdout)["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
     assert len(shown.encode()) <= 4096
     assert shown.startswith("[elision] partial:")
     assert shown.rstrip("\n").endswith("SUMMARY: 3 failures")
     assert "test_0000 ... ok" in shown  # the head too
+
+
+def test_a_long_bash_output_is_read_whole_from_the_file_claude_code_kept(tmp_path: Path) -> None:
+    """Found by the in-harness suite (Claude Code 2.1.332): a long Bash output reaches the hook
+    cut to its first 30,000 chars, the whole in ``persistedOutputPath``; shaping the cut text
+    lost the verdict on the last line whatever the hook did."""
+    whole = "".join(f"step {i} passed\n" for i in range(5000)) + "SUMMARY: 3 failures\n"
+    kept = tmp_path / "output.txt"
+    kept.write_text(whole)
+    done = hook(event("Bash", {"stdout": whole[:30_000], "stderr": "", "interrupted": False,
+                               "persistedOutputPath": str(kept)}), tmp_path)
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)["hookSpecificOutput"]["updatedToolOutput"]
+    assert "persistedOutputPath" not in output  # what the model gets is the shaped whole
+    assert output["stdout"].startswith("[elision] partial:")
+    assert output["stdout"].rstrip("\n").endswith("SUMMARY: 3 failures")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elision.adapters.claude_hook import respond, response_text
+from elision.adapters.claude_hook import respond, response_text, updated_output
 from elision.budget import Budget
 from elision.pipeline import Pipeline
 
@@ -64,8 +64,27 @@ def test_the_last_line_of_a_cut_text_field_survives(lines: list[str], budget: in
     if answer is None:
         assert len(text.encode()) <= budget  # left alone only when it fits
         return
-    shown = answer["hookSpecificOutput"]["updatedToolOutput"]
+    updated = answer["hookSpecificOutput"]["updatedToolOutput"]
+    # In the tool's own shape: Bash's stdout, Read's file content.
+    shown = updated["stdout"] if tool == "Bash" else updated["file"]["content"]
     assert len(shown.encode()) <= budget
     if len(text.encode()) > budget:
         assert shown.startswith("[elision] partial:")
         assert shown.rstrip("\n").endswith(LAST)
+
+
+@pytest.mark.parametrize(("response", "member"), [
+    ({"stdout": "x", "stderr": "e", "interrupted": False, "persistedOutputPath": "/p"},
+     ("stdout",)),
+    ({"type": "text", "file": {"filePath": "/x", "content": "x"}}, ("file", "content")),
+    ({"bytes": 1, "code": 200, "result": "x", "url": "u"}, ("result",)),
+    ({"mode": "content", "content": "x", "numLines": 1}, ("content",)),
+])
+def test_the_answer_has_the_tools_own_shape(response: dict[str, Any],
+                                            member: tuple[str, ...]) -> None:
+    updated: Any = updated_output(response, "SHAPED")
+    assert not any(key.startswith("persisted") for key in updated)
+    for key in member:
+        updated = updated[key]
+    assert updated == "SHAPED"
+    assert updated_output("plain", "SHAPED") == "SHAPED"

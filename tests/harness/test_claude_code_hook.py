@@ -10,7 +10,8 @@ Found by this suite (Claude Code 2.1.332): the hook gets ``tool_response`` as an
 ``persistedOutputPath``), and Claude Code drops an ``updatedToolOutput`` that is a string for
 Bash ("does not match Bash's output shape: reason=schema_invalid"), so the model gets Claude
 Code's own preview of the original: unshaped, unredacted. An object of Bash's shape
-(``{"stdout": …, "stderr": …, …}``) is taken.
+(``{"stdout": …, "stderr": …, …}``) is taken. The hook now answers in the tool's own shape and
+reads the whole output from ``persistedOutputPath``; these checks were strict xfails until then.
 """
 
 from __future__ import annotations
@@ -36,17 +37,6 @@ VERDICT = "SUMMARY: 3 failures"
 COMMAND = ("for i in $(seq 1 3000); do echo \"2026-12-03T10:00:00Z INFO step $i passed in "
            "0.01s\"; [ $i = 10 ] && echo \"aws_access_key_id = " + AWS_KEY[:4] + "$(echo "
            + AWS_KEY[4:] + ")\"; done; echo \"" + VERDICT + "\"")
-STRING_OUTPUT_DROPPED = (
-    "elision hook claude-code answers updatedToolOutput as a string; Claude Code 2.1.332 drops "
-    "it for Bash (schema_invalid: Bash's output is an object with stdout), so the model gets "
-    "Claude Code's own 2 KB preview of the original (found by this suite)")
-HEAD_ONLY = (
-    "issue 24: the hook's head-only cut of stdout is fixed (it keeps head and tail), but in "
-    "Claude Code 2.1.332 the last line still never reaches the model: the hook's string is "
-    "dropped for Bash, and Claude Code hands the hook only the first 30,000 chars of a long "
-    "stdout (the whole output is in persistedOutputPath)")
-
-
 def _command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
     return ([str(ctx.bin / "claude"), "-p", prompt, "--allowedTools", "Bash",
              "--output-format", "json"], claude_env(ctx))
@@ -89,18 +79,15 @@ def test_the_model_ran_bash_and_got_its_result(bash_run: dict[str, Any]) -> None
     assert "INFO step 1 passed" in bash_result(bash_run)
 
 
-@pytest.mark.xfail(strict=True, reason=STRING_OUTPUT_DROPPED)
 def test_a_cut_bash_result_reaches_the_model_shaped(bash_run: dict[str, Any]) -> None:
     got = bash_result(bash_run)
     assert "[elision] partial" in got or '{"__elision__"' in got, got[:400]
 
 
-@pytest.mark.xfail(strict=True, reason=STRING_OUTPUT_DROPPED)
 def test_no_credential_in_a_bash_result_reaches_the_model(bash_run: dict[str, Any]) -> None:
     assert AWS_KEY not in received.turns(bash_run).everything
 
 
-@pytest.mark.xfail(strict=True, reason=HEAD_ONLY)
 def test_a_bash_results_last_line_reaches_the_model(bash_run: dict[str, Any]) -> None:
     """The verdict on the last line survives the cut: head and tail, whole lines."""
     got = bash_result(bash_run)
