@@ -4,6 +4,7 @@ process, and the URL it printed."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -52,14 +53,30 @@ def make_log(folder: Path) -> ProxyLog:
         )
         async with Client(params, mode="legacy") as client:
             for tool, args in (("rows", {"n": 400}), ("build_log", {"lines": 600}),
-                               ("signed_link", {}), ("small", {}), (HOSTILE_TOOL, {})):
+                               ("signed_link", {}), ("small", {})):
                 result = await client.call_tool(tool, args)
                 assert not result.is_error, result
                 block = result.content[0]
                 got[tool] = getattr(block, "text", "")
 
     anyio.run(main)
+    # The proxy's egress gate refuses a tool whose name holds markup or control characters
+    # (it is dropped from tools/list), so such a name reaches the log another way: a harness
+    # names its own tools, and `elision hook claude-code` audits whatever name it is given.
+    got[HOSTILE_TOOL] = hooked(HOSTILE_TOOL, "a result from a tool with a hostile name\n",
+                               log, store)
     return ProxyLog(log, store, got)
+
+
+def hooked(tool: str, text: str, log: Path, store: Path) -> str:
+    """One tool result through ``elision hook claude-code`` into the same log and store."""
+    event = {"session_id": "hook-session", "hook_event_name": "PostToolUse", "tool_name": tool,
+             "tool_input": {}, "tool_response": [{"type": "text", "text": text}]}
+    done = subprocess.run([*ELISION, "hook", "claude-code", "--store", str(store), "--audit",
+                           str(log)], input=json.dumps(event), capture_output=True,
+                          text=True, timeout=120, check=True)
+    return text if not done.stdout.strip() else str(
+        json.loads(done.stdout)["hookSpecificOutput"]["updatedToolOutput"])
 
 
 @dataclass

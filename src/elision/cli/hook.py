@@ -49,12 +49,19 @@ def claude_code_hook(budget: int, store: str | None, audit: str | None,
         raise InputError("the hook's stdin is not a JSON object; Claude Code sends one "
                          "PostToolUse event as a JSON object")
     auditor = None
+    kept = open_store(store)
     if not no_audit:
         from elision.audit.opener import open_audit_log
         from elision.audit.stage import LogAuditor
 
-        auditor = LogAuditor(open_audit_log(audit), session_id=event.get("session_id"))
-    pipeline = Pipeline(budget=Budget(budget), store=open_store(store), auditor=auditor)
-    answer = respond(event, pipeline)
+        # With the store, as the proxy's: `elision view` shows what the model saw of the call.
+        auditor = LogAuditor(open_audit_log(audit), session_id=event.get("session_id"),
+                             store=kept)
+    pipeline = Pipeline(budget=Budget(budget), store=kept, auditor=auditor)
+    try:
+        answer = respond(event, pipeline)
+    finally:
+        if auditor is not None:
+            auditor.close()  # the bodies it keeps are written before the hook exits
     if answer is not None:
         click.echo(json.dumps(answer, ensure_ascii=False))
