@@ -203,6 +203,10 @@ def test_stdio_proxy_shapes_every_kind_of_result_and_forwards_the_rest(tmp_path:
                                                            "path": "$"})
             assert huge.is_error and len(text_of(huge)) < 1000, len(text_of(huge))
             assert "200,003 chars" in text_of(huge)
+            # So is a model's made-up tool name (found in review: "unknown tool" quoted it whole).
+            unknown = await client.call_tool("t" * 200_000, {})
+            assert unknown.is_error and len(text_of(unknown)) < 2000, len(text_of(unknown))
+            assert "200,000 chars" in text_of(unknown)
 
             # An upstream that crashes: an error result naming the server, and the next call
             # finds a restarted upstream (a hang is in the config test, with a short timeout).

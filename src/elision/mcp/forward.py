@@ -29,7 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter
 
 from elision.budget import Budget
-from elision.errors import ElisionError, UpstreamError
+from elision.errors import ElisionError, UpstreamError, quoted
 from elision.mcp.gate.bounded import bounded_prompt, bounded_read
 from elision.mcp.gate.egress import refused_name
 from elision.mcp.gate.listed import redacted_item
@@ -258,8 +258,8 @@ class Forwarding:
             return self.upstreams[server], name
         raise MCPError(
             types.INVALID_PARAMS,
-            f"unknown name {exposed!r}: behind this proxy names are <server>{SEPARATOR}<name> "
-            f"with a server among {sorted(self.upstreams)!r}",
+            f"unknown name {quoted(exposed)}: behind this proxy names are "
+            f"<server>{SEPARATOR}<name> with a server among {sorted(self.upstreams)!r}",
         )
 
     def _single(self) -> Upstream:

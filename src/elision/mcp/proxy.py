@@ -37,7 +37,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
 from elision.budget import Budget
-from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError
+from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError, quoted
 from elision.mcp.agent.bridge import is_proxy_state
 from elision.mcp.agent.clients import ClientBudgets, client_name
 from elision.mcp.agent.ingress import RequestGate
@@ -357,7 +357,7 @@ class Proxy(Forwarding):
             return error_result(refusal)
         if route is None:
             return error_result(
-                f"unknown tool {params.name!r}: this proxy offers "
+                f"unknown tool {quoted(params.name)}: this proxy offers "
                 f"{sorted([*self._tools, *PROXY_TOOLS])!r}; list the tools again"
             )
         upstream = route.upstream
