@@ -1,4 +1,4 @@
-"""The in-harness suite's gates: the harnesses installed (``npm ci --prefix tests/harness``), a
+"""The in-harness suite's gates: the harnesses installed (``npm install --prefix tests/harness``), a
 loopback-only network namespace (``unshare -n``, as root), and which matrix runs.
 
 With ELISION_HARNESS_LATEST=1 each harness also runs at its npm @latest (installed into
@@ -62,4 +62,4 @@ def loopback_only() -> None:
     if problem:
         pytest.skip(f"the in-harness suite runs offline in a network namespace: {problem}")
     if not BIN.is_dir():
-        pytest.skip("the harnesses are not installed: npm ci --prefix tests/harness")
+        pytest.skip("the harnesses are not installed: npm install --prefix tests/harness")

@@ -56,7 +56,7 @@ def drive(spec: Spec, tool: str, root: Path, modules: Path = PINNED) -> dict[str
 def runs(spec: Spec, loopback_only: None, tmp_path_factory: pytest.TempPathFactory,
          request: pytest.FixtureRequest) -> Iterator[Runs]:
     if not spec.executable().exists():
-        pytest.skip(f"{spec.title} is not installed: npm ci --prefix tests/harness")
+        pytest.skip(f"{spec.title} is not installed: npm install --prefix tests/harness")
     if LATEST:
         install_latest(spec)
     done: dict[str, dict[str, Any]] = {}

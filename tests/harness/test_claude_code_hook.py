@@ -62,7 +62,7 @@ HOOKED = Spec("claude-code-hook", "Claude Code (hook)", CLAUDE.package, CLAUDE.b
 def bash_run(loopback_only: None, tmp_path_factory: pytest.TempPathFactory
              ) -> Iterator[dict[str, Any]]:
     if not HOOKED.executable().exists():
-        pytest.skip("Claude Code is not installed: npm ci --prefix tests/harness")
+        pytest.skip("Claude Code is not installed: npm install --prefix tests/harness")
     ctx = Ctx(tmp_path_factory.mktemp("claude-hook"))
     HOOKED.configure(ctx)
     yield run(HOOKED, ctx, "Bash", args={"command": COMMAND, "description": "run the suite"})

@@ -1,6 +1,6 @@
 """The harnesses' own CLIs read the installed configs and start the rewritten servers.
 
-Each runs the CLI pinned in tests/harness (``npm ci --prefix tests/harness``), else one on
+Each runs the CLI pinned in tests/harness (``npm install --prefix tests/harness``), else one on
 PATH, and skips, saying which, where neither is there. They need no network: `codex mcp
 get` only reads its config; `claude mcp list` and `gemini mcp list` start each server and
 report whether it connected.
@@ -31,7 +31,7 @@ def cli(name: str, package: str) -> str:
     pinned = PINNED / name
     found = str(pinned) if pinned.exists() else shutil.which(name)
     if found is None:
-        pytest.skip(f"{name} is not installed (npm ci --prefix tests/harness installs {package} "
+        pytest.skip(f"{name} is not installed (npm install --prefix tests/harness installs {package} "
                     "at the pinned version)")
     return found
 
