@@ -31,8 +31,8 @@ def cli(name: str, package: str) -> str:
     pinned = PINNED / name
     found = str(pinned) if pinned.exists() else shutil.which(name)
     if found is None:
-        pytest.skip(f"{name} is not installed (npm install --prefix tests/harness installs {package} "
-                    "at the pinned version)")
+        pytest.skip(f"{name} is not installed (npm install --prefix tests/harness installs "
+                    f"{package} at the pinned version)")
     return found
 
 
