@@ -22,8 +22,7 @@ CI = True
 CI_MATRIX = True
 TOOL = "trade_report"
 #: harnesses whose checks fail today for a reason named in their own file
-KNOWN = {"copilot": "elision proxy refuses Copilot CLI 1.0.102's initialize after its "
-                    "2026-07-28 opening (-32022); see test_copilot.py"}
+KNOWN: dict[str, str] = {}
 
 STARTED: dict[tuple[str, str], Future[dict[str, Any]]] = {}
 

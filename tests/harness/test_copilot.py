@@ -10,12 +10,9 @@ from harness.suite import *  # noqa: F403  (the shared checks, collected here fo
 from harness.suite import runs  # noqa: F401  (the fixture, named for ruff)
 
 # Found by this suite: Copilot CLI 1.0.102 (rmcp) opens with a 2026-07-28 request and then
-# sends `initialize` on the same connection; the proxy's SDK runner, already serving the
-# 2026-07-28 protocol, refuses it (-32022), so no fixture tool is offered. The bare fixture
-# server negotiates 2026-07-28 with Copilot and works. Strict: these pass once it is fixed.
-pytestmark = pytest.mark.xfail(strict=True, reason=(
-    "elision proxy refuses Copilot CLI 1.0.102's initialize after its 2026-07-28 opening "
-    "(-32022: connection is serving the 2026-07-28 protocol)"))
+# sends `initialize` on the same connection, which the proxy refused (-32022), so no fixture
+# tool was offered. It no longer reproduces on the merged proxy (the CI matrix's Copilot
+# checks passed as XPASS), so these run as plain checks again.
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,11 @@ class RawStdio:
         self._stderr: list[bytes] = []
         stderr = self.proc.stderr
         assert stderr is not None
-        self._drain = threading.Thread(target=lambda: self._stderr.extend(stderr), daemon=True)
+        def drain() -> None:
+            with stderr:  # closed by the drain itself, however late an orphan lets it go:
+                self._stderr.extend(stderr)  # left open, it was an unraisable ResourceWarning
+
+        self._drain = threading.Thread(target=drain, daemon=True)
         self._drain.start()
 
     def send(self, message: dict[str, Any] | bytes) -> None:
@@ -106,9 +110,7 @@ class RawStdio:
                 self.proc.wait(10)
         self._drain.join(2)
         assert self.proc.stdout is not None and self.proc.stderr is not None
-        self.proc.stdout.close()
-        if not self._drain.is_alive():
-            self.proc.stderr.close()  # else an orphan holds it open, and a close would block
+        self.proc.stdout.close()  # stderr is the drain's to close (an orphan may hold it)
         return b"".join(self._stderr).decode("utf-8", "replace")
 
 

@@ -70,8 +70,13 @@ def main(argv: list[str]) -> int:
 
     threading.Thread(target=wait_for_server, daemon=True).start()
     ready, _, _ = select.select([watch, done_read], [], [])
-    if done_read in ready:
-        return _status(server.returncode)
+    if watch not in ready:
+        # The server exited. A killed proxy closes the watch pipe and the server's stdin at
+        # once, and a server that leaves at the end of its input exits after that: look at
+        # the watch again, or the rest of the group (a wrapper's child) outlives the proxy.
+        ready, _, _ = select.select([watch], [], [], 0)
+        if watch not in ready:
+            return _status(server.returncode)
     # The proxy is gone: nothing will ever stop this group but the warden.
     group = os.getpgrp()
     _signal_group(group, signal.SIGTERM)
