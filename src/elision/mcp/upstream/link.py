@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from types import TracebackType
 from typing import Any, Self
 
 import anyio
@@ -21,8 +20,9 @@ from mcp.client._transport import Transport, TransportStreams
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 
-#: What a stream raises once the other end, or the stream itself, is gone.
-_GONE = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
+# What a stream raises once the other end is gone, and `async with` closing it: the stdio
+# transport's own.
+from elision.mcp.upstream.stdio import _GONE, _ClosesOnExit
 
 
 class Link:
@@ -32,23 +32,7 @@ class Link:
         self.failed = False
 
 
-class _Watched:
-    """``async with`` closes the stream."""
-
-    async def aclose(self) -> None:
-        raise NotImplementedError
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class _WatchedReader(_Watched):
+class _WatchedReader(_ClosesOnExit):
     def __init__(self, inner: ReadStream[SessionMessage | Exception], link: Link) -> None:
         self._inner = inner
         self._link = link
@@ -79,7 +63,7 @@ class _WatchedReader(_Watched):
         await self._inner.aclose()
 
 
-class _WatchedWriter(_Watched):
+class _WatchedWriter(_ClosesOnExit):
     def __init__(self, inner: WriteStream[SessionMessage], link: Link) -> None:
         self._inner = inner
         self._link = link
