@@ -6,8 +6,9 @@ server in that group, sharing its stdin, stdout and stderr, lets go of its own c
 stdin and stdout (the proxy must see the server's end of output when the server leaves), and
 waits for either of two things:
 
-- the server exits: the warden exits with its status, and the proxy's own stopping
-  (:mod:`elision.mcp.upstream.reap`) deals with whatever else of the group is left;
+- the server exits: the warden exits with its status once the rest of its group (a
+  wrapper's child) is gone too, which the proxy's own stopping
+  (:mod:`elision.mcp.upstream.reap`) sees to; should the watch close first, as below;
 - ``WATCH_FD`` reaches end of file: its other end is held by the proxy alone, and the kernel
   closes it however the proxy ends, SIGKILL included. The warden then sends SIGTERM to the
   whole group (the server, and whatever the server started that did not leave the group),
@@ -32,9 +33,13 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 
 #: How long the server gets after SIGTERM once the proxy is gone.
 GRACE_SECONDS = 2.0
+
+#: How often the warden looks at its group once the server exited and the proxy is there.
+LINGER_POLL_SECONDS = 0.1
 
 #: The exit status when the command could not be started, as a shell's.
 CANNOT_START = 127
@@ -69,20 +74,65 @@ def main(argv: list[str]) -> int:
         os.write(done_write, b"x")
 
     threading.Thread(target=wait_for_server, daemon=True).start()
-    ready, _, _ = select.select([watch, done_read], [], [])
-    if watch not in ready:
-        # The server exited. A killed proxy closes the watch pipe and the server's stdin at
-        # once, and a server that leaves at the end of its input exits after that: look at
-        # the watch again, or the rest of the group (a wrapper's child) outlives the proxy.
-        ready, _, _ = select.select([watch], [], [], 0)
-        if watch not in ready:
-            return _status(server.returncode)
-    # The proxy is gone: nothing will ever stop this group but the warden.
     group = os.getpgrp()
+    ready, _, _ = select.select([watch, done_read], [], [])
+    if watch not in ready and not _watch_group(watch, group):
+        return _status(server.returncode)
+    # The proxy is gone: nothing will ever stop this group but the warden.
     _signal_group(group, signal.SIGTERM)
     select.select([done_read], [], [], GRACE_SECONDS)
     _signal_group(group, signal.SIGKILL)
     return _status(server.returncode if server.returncode is not None else -signal.SIGKILL)
+
+
+def _watch_group(watch: int, group: int) -> bool:
+    """After the server exited: whether the proxy went (the watch closed) while some other
+    member of the group still runs. Until the group is empty the warden keeps watching: a
+    killed proxy's kernel closes its descriptors one at a time, so the server's stdin can
+    close, and a wrapper leave at the end of its input, a moment (under load, much more)
+    before the watch closes; a warden gone by then leaves the wrapper's child to run on.
+    While the proxy lives it stops the group itself (reap.py), and the warden leaves with it.
+    """
+    members = _group_reader(group)
+    waited = 0.0
+    while True:
+        ready, _, _ = select.select([watch], [], [], LINGER_POLL_SECONDS)
+        if watch in ready:
+            return True
+        waited += LINGER_POLL_SECONDS
+        if members is None:
+            # No way to list a group here: the watch gets the grace period, no more.
+            if waited >= GRACE_SECONDS:
+                return False
+        elif not members():
+            return False
+
+
+def _group_reader(group: int) -> Callable[[], bool] | None:
+    """How to tell whether a process of ``group`` other than the warden still runs (a zombie
+    does not count), where ``/proc`` tells; None elsewhere."""
+    proc = "/proc"
+    if not os.path.exists(os.path.join(proc, "self", "stat")):
+        return None
+    me = os.getpid()
+
+    def others() -> bool:
+        for name in os.listdir(proc):
+            if not name.isdigit() or int(name) == me:
+                continue
+            try:
+                with open(os.path.join(proc, name, "stat"), encoding="utf-8",
+                          errors="replace") as stat_file:
+                    stat = stat_file.read()
+            except OSError:
+                continue  # it exited while being looked at
+            # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+            fields = stat[stat.rfind(")") + 2:].split()
+            if len(fields) > 2 and fields[2] == str(group) and fields[0] != "Z":
+                return True
+        return False
+
+    return others
 
 
 def _signal_group(group: int, sent: signal.Signals) -> None:
