@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -63,14 +63,10 @@ def warden(command: list[str]) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     try:
         yield proc, watched
     finally:
-        try:
+        with suppress(OSError):  # the test may have closed it
             os.close(watched)
-        except OSError:
-            pass  # the test closed it
-        try:
+        with suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait(10)
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.close()
@@ -93,7 +89,7 @@ def test_a_wrappers_child_is_stopped_when_the_watch_closes_after_the_wrapper_lef
 def test_the_warden_leaves_with_its_group_while_the_proxy_is_alive() -> None:
     # The proxy stops the group itself when the server's output ends (reap.py): once the
     # wrapper's child is gone too, the warden has nothing left to watch and exits.
-    with warden(WRAPPER) as (proc, watched):
+    with warden(WRAPPER) as (proc, _watched):
         assert proc.stdout is not None
         child = int(proc.stdout.readline())
         os.kill(child, signal.SIGKILL)
