@@ -47,12 +47,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 reason="the full in-harness matrix: pytest tests/harness -m harness_full"))
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    from harness.suite import CHANGES
+
+    if not hasattr(session.config, "workerinput"):  # the controller, or a run without xdist
+        CHANGES.unlink(missing_ok=True)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     from harness.suite import CHANGES
 
-    if CHANGES:
+    if CHANGES.is_file():
         terminalreporter.section("what changed in what the model receives (pinned -> @latest)")
-        for line in CHANGES:
+        for line in CHANGES.read_text("utf-8").splitlines():
             terminalreporter.write_line(line)
 
 

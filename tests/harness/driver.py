@@ -6,12 +6,13 @@ SPEC holds ``wanted`` (the tool the model asks for) and its ``args``, ``port``, 
 ``env``, ``cwd``, ``timeout`` and ``out`` (where the record goes). Inside the fresh network
 namespace this brings loopback up, starts the fake model on 127.0.0.1:port (every port is free
 in a new namespace, so the harness's config can name it in advance), runs the harness, and
-writes the model's record with the harness's exit code and output. Stdlib only.
+writes the model's record with the harness's exit code, output, wall and CPU time. Stdlib only.
 """
 
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -40,9 +41,13 @@ def main() -> int:
             exc.stderr, bytes) else exc.stderr or "")
     finally:
         model.stop()
+    # the harness's CPU time with its servers' (those it waited for): what a run costs a
+    # shared machine, whatever its load
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     Path(spec["out"]).write_text(json.dumps({
         "code": code, "stdout": stdout, "stderr": stderr, "records": model.records,
-        "seconds": round(time.monotonic() - started, 2)}), "utf-8")
+        "seconds": round(time.monotonic() - started, 2),
+        "cpu_seconds": round(used.ru_utime + used.ru_stime, 2)}), "utf-8")
     return 0
 
 

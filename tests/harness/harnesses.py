@@ -1,10 +1,12 @@
 """Each harness of the in-harness suite: where its config goes, how it is run, what it speaks.
 
-A harness with an ``elision install`` target gets its fixture server written in its own layout
-and then installed by elision (what a user does); one without a target yet gets the proxied
-entry written directly (``direct``), the same command line ``elision install`` would write.
-Every run is offline: telemetry, update checks and other traffic are switched off, and the
-driver runs in a network namespace with loopback only.
+Each harness gets its servers written in its own layout, bare, and then ``elision install
+TARGET --servers fixture`` puts the fixture server behind the proxy, as a user would, with no
+``--budget``: the proxy sizes results for the client that connects, from the installer's table
+(:data:`elision.install.harnesses.HARNESSES`), and that table is what the suite tests. Beside
+the fixture the harness starts ``witness.py`` directly, which writes down the ``clientInfo`` the
+harness sends. Every run is offline: telemetry, update checks and other traffic are switched
+off, and the driver runs in a network namespace with loopback only.
 """
 
 from __future__ import annotations
@@ -19,12 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from elision.install.harnesses import HARNESSES
+
 HERE = Path(__file__).resolve().parent
 PINNED = HERE / "node_modules"
 #: where ELISION_HARNESS_LATEST=1 installs each harness's @latest (gitignored)
 NEWEST = HERE / "latest" / "node_modules"
 BIN = PINNED / ".bin"
 TOOLSERVER = [sys.executable, str(HERE / "toolserver.py")]
+#: the server ``elision install --servers`` proxies; the witness stays bare
+FIXTURE = "fixture"
 PORT = 18080  # a fresh network namespace has every port free
 BASE = f"http://127.0.0.1:{PORT}"
 LATEST = os.environ.get("ELISION_HARNESS_LATEST") == "1"
@@ -37,8 +43,6 @@ class Ctx:
     root: Path
     #: the node_modules the harness runs from: the pinned one, or NEWEST
     modules: Path = PINNED
-    #: the fixture server without elision (measure.py: the harness's own cut)
-    bare: bool = False
     home: Path = field(init=False)
     work: Path = field(init=False)
 
@@ -59,6 +63,16 @@ class Ctx:
     @property
     def audit(self) -> Path:
         return self.root / "audit.db"
+
+    @property
+    def clients(self) -> Path:
+        """Where the witness writes the clientInfo of each request it gets."""
+        return self.root / "clients.jsonl"
+
+    def servers(self) -> dict[str, list[str]]:
+        """Each server's command line as the harness's config names it before the install."""
+        return {FIXTURE: list(TOOLSERVER),
+                "witness": [sys.executable, str(HERE / "witness.py"), str(self.clients)]}
 
     def base_env(self) -> dict[str, str]:
         """What a harness starts with: a fresh HOME, the venv's elision first on PATH."""
@@ -81,13 +95,13 @@ class Spec:
     binary: str
     #: the fake model's dialect the harness speaks
     dialect: str
-    #: ``elision install`` target, or None when the suite writes the proxied entry itself
+    #: ``elision install`` target (None: the config is the test's own, as the hook test's)
     target: str | None
-    #: writes the config naming the fixture server; returns the file ``elision install`` edits
+    #: writes the config naming the servers bare; returns the file ``elision install`` edits
     configure: Callable[[Ctx], Path]
     #: the command line and environment for one prompt
     command: Callable[[Ctx, str, str], tuple[list[str], dict[str, str]]]
-    #: the budget the suite installs with (the installer's default for the target)
+    #: the budget the proxy gives this harness: the installer's table's, for the target
     budget: int
     #: how the harness names an MCP tool ``tool`` of server ``fixture``
     tool_name: Callable[[str], str] = lambda tool: tool
@@ -96,22 +110,13 @@ class Spec:
         return modules / ".bin" / self.binary
 
 
-def proxied(ctx: Ctx, budget: int) -> list[str]:
-    """The proxy command line ``elision install`` writes: what a direct config names (the
-    fixture server alone when measuring a harness bare)."""
-    if ctx.bare:
-        return list(TOOLSERVER)
-    elision = str(Path(sys.executable).parent / "elision")
-    return [elision, "proxy", "--budget", str(budget), "--store", str(ctx.store),
-            "--audit", str(ctx.audit), "--", *TOOLSERVER]
-
-
 # ---- Claude Code ------------------------------------------------------------------------------
 
 def _claude_configure(ctx: Ctx) -> Path:
     config = ctx.home / ".claude.json"
-    config.write_text(json.dumps({"hasCompletedOnboarding": True, "mcpServers": {"fixture": {
-        "type": "stdio", "command": TOOLSERVER[0], "args": TOOLSERVER[1:]}}}), "utf-8")
+    config.write_text(json.dumps({"hasCompletedOnboarding": True, "mcpServers": {
+        name: {"type": "stdio", "command": argv[0], "args": argv[1:]}
+        for name, argv in ctx.servers().items()}}), "utf-8")
     return config
 
 
@@ -131,7 +136,8 @@ def _claude_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[s
 
 
 CLAUDE = Spec("claude-code", "Claude Code", "@anthropic-ai/claude-code", "claude", "anthropic",
-              "claude-code", _claude_configure, _claude_command, 24_000,
+              "claude-code", _claude_configure, _claude_command,
+              HARNESSES["claude-code"].budget,
               lambda tool: f"mcp__fixture__{tool}")
 
 # ---- Codex CLI --------------------------------------------------------------------------------
@@ -144,6 +150,12 @@ def _codex_configure(ctx: Ctx) -> Path:
     config.parent.mkdir(parents=True, exist_ok=True)
     # required: Codex leaves a server still starting out of the turn ("pending optional MCP
     # server"), and the proxy starts in seconds on a loaded machine
+    servers = "".join(f"""
+[mcp_servers.{name}]
+command = {json.dumps(argv[0])}
+args = {json.dumps(argv[1:])}
+""" for name, argv in ctx.servers().items() if name != FIXTURE)
+    fixture = ctx.servers()[FIXTURE]
     config.write_text(f"""model = "{CODEX_MODEL}"
 model_provider = "fake"
 check_for_update_on_startup = false
@@ -159,9 +171,9 @@ enabled = false
 [mcp_servers.fixture]
 required = true
 startup_timeout_sec = 120
-command = {json.dumps(TOOLSERVER[0])}
-args = {json.dumps(TOOLSERVER[1:])}
-""", "utf-8")
+command = {json.dumps(fixture[0])}
+args = {json.dumps(fixture[1:])}
+{servers}""", "utf-8")
     return config
 
 
@@ -172,7 +184,8 @@ def _codex_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[st
 
 
 CODEX = Spec("codex", "Codex CLI", "@openai/codex", "codex", "responses", "codex",
-             _codex_configure, _codex_command, 8_192, lambda tool: f"mcp__fixture__{tool}")
+             _codex_configure, _codex_command, HARNESSES["codex"].budget,
+             lambda tool: f"mcp__fixture__{tool}")
 
 # ---- Gemini CLI -------------------------------------------------------------------------------
 
@@ -186,8 +199,8 @@ def _gemini_configure(ctx: Ctx) -> Path:
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
-        "mcpServers": {"fixture": {"command": TOOLSERVER[0], "args": TOOLSERVER[1:],
-                                   "timeout": 120_000}}}, indent=2), "utf-8")
+        "mcpServers": {name: {"command": argv[0], "args": argv[1:], "timeout": 120_000}
+                       for name, argv in ctx.servers().items()}}, indent=2), "utf-8")
     # Gemini CLI starts no server of a folder the user has not trusted
     (settings.parent / "trustedFolders.json").write_text(
         json.dumps({str(ctx.work): "TRUST_FOLDER"}), "utf-8")
@@ -202,13 +215,13 @@ def _gemini_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[s
 
 
 GEMINI = Spec("gemini-cli", "Gemini CLI", "@google/gemini-cli", "gemini", "gemini",
-              "gemini-cli", _gemini_configure, _gemini_command, 32_000,
+              "gemini-cli", _gemini_configure, _gemini_command,
+              HARNESSES["gemini-cli"].budget,
               lambda tool: f"mcp_fixture_{tool}")
 
 # ---- OpenCode ---------------------------------------------------------------------------------
 
 def _opencode_configure(ctx: Ctx) -> Path:
-    """No ``elision install opencode`` yet: the proxied entry is written directly."""
     config = ctx.work / "opencode.json"
     config.write_text(json.dumps({
         "$schema": "https://opencode.ai/config.json",
@@ -218,8 +231,8 @@ def _opencode_configure(ctx: Ctx) -> Path:
             "options": {"baseURL": f"{BASE}/v1", "apiKey": "fake-key"},
             "models": {"fake-model": {"name": "fake", "tool_call": True}}}},
         "model": "fake/fake-model",
-        "mcp": {"fixture": {"type": "local", "command": proxied(ctx, 8_192),
-                            "enabled": True, "timeout": 120_000}}}, indent=2), "utf-8")
+        "mcp": {name: {"type": "local", "command": argv, "enabled": True, "timeout": 120_000}
+                for name, argv in ctx.servers().items()}}, indent=2), "utf-8")
     return config
 
 
@@ -230,23 +243,22 @@ def _opencode_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict
     return ([str(ctx.bin / "opencode"), "run", prompt], env)
 
 
-OPENCODE = Spec("opencode", "OpenCode", "opencode-ai", "opencode", "chat", None,
-                _opencode_configure, _opencode_command, 8_192,
+OPENCODE = Spec("opencode", "OpenCode", "opencode-ai", "opencode", "chat", "opencode",
+                _opencode_configure, _opencode_command, HARNESSES["opencode"].budget,
                 lambda tool: f"fixture_{tool}")
 
 # ---- Qwen Code --------------------------------------------------------------------------------
 
 def _qwen_configure(ctx: Ctx) -> Path:
-    """No ``elision install qwen-code`` yet: the proxied entry is written directly."""
     settings = ctx.home / ".qwen" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({
         "security": {"auth": {"selectedType": "openai"}}, "selectedAuthType": "openai",
         "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
-        "mcpServers": {"fixture": {"command": proxied(ctx, 8_192)[0],
-                                   "args": proxied(ctx, 8_192)[1:], "timeout": 120_000,
-                                   "trust": True}}}, indent=2), "utf-8")
+        "mcpServers": {name: {"command": argv[0], "args": argv[1:], "timeout": 120_000,
+                              "trust": True} for name, argv in ctx.servers().items()}},
+        indent=2), "utf-8")
     (settings.parent / "trustedFolders.json").write_text(
         json.dumps({str(ctx.work): "TRUST_FOLDER"}), "utf-8")
     return settings
@@ -258,19 +270,18 @@ def _qwen_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str
     return ([str(ctx.bin / "qwen"), "-p", prompt, "--yolo", "--output-format", "json"], env)
 
 
-QWEN = Spec("qwen-code", "Qwen Code", "@qwen-code/qwen-code", "qwen", "chat", None,
-            _qwen_configure, _qwen_command, 8_192, lambda tool: f"mcp__fixture__{tool}")
+QWEN = Spec("qwen-code", "Qwen Code", "@qwen-code/qwen-code", "qwen", "chat", "qwen-code",
+            _qwen_configure, _qwen_command, HARNESSES["qwen-code"].budget,
+            lambda tool: f"mcp__fixture__{tool}")
 
 # ---- GitHub Copilot CLI -----------------------------------------------------------------------
 
 def _copilot_configure(ctx: Ctx) -> Path:
-    """No ``elision install copilot`` yet: the proxied entry is written directly."""
     config = ctx.home / ".copilot" / "mcp-config.json"
     config.parent.mkdir(parents=True, exist_ok=True)
-    command = proxied(ctx, 8_192)
-    config.write_text(json.dumps({"mcpServers": {"fixture": {
-        "type": "local", "command": command[0], "args": command[1:], "tools": ["*"]}}},
-        indent=2), "utf-8")
+    config.write_text(json.dumps({"mcpServers": {
+        name: {"type": "local", "command": argv[0], "args": argv[1:], "tools": ["*"]}
+        for name, argv in ctx.servers().items()}}, indent=2), "utf-8")
     return config
 
 
@@ -284,8 +295,9 @@ def _copilot_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[
     return ([str(ctx.bin / "copilot"), "-p", prompt, "--allow-all-tools"], env)
 
 
-COPILOT = Spec("copilot", "GitHub Copilot CLI", "@github/copilot", "copilot", "chat", None,
-               _copilot_configure, _copilot_command, 8_192, lambda tool: f"fixture-{tool}")
+COPILOT = Spec("copilot", "GitHub Copilot CLI", "@github/copilot", "copilot", "chat",
+               "copilot-cli", _copilot_configure, _copilot_command,
+               HARNESSES["copilot-cli"].budget, lambda tool: f"fixture-{tool}")
 
 SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI, OPENCODE, QWEN, COPILOT)}
 
@@ -317,4 +329,30 @@ def run(spec: Spec, ctx: Ctx, tool: str, timeout: float = 300,
     subprocess.run(["unshare", "-n", sys.executable, str(HERE / "driver.py"), str(request)],
                    check=True, timeout=timeout + 30)
     record: dict[str, Any] = json.loads(out.read_text("utf-8"))
+    record["clients"] = clients_seen(ctx)
     return record
+
+
+def clients_seen(ctx: Ctx) -> list[dict[str, Any]]:
+    """Each distinct ``clientInfo`` the harness sent the witness, in the order first seen."""
+    seen: list[dict[str, Any]] = []
+    lines = ctx.clients.read_text("utf-8").splitlines() if ctx.clients.is_file() else []
+    for line in lines:
+        info = json.loads(line)["clientInfo"]
+        if info is not None and info not in seen:
+            seen.append(info)
+    return seen
+
+
+def install(spec: Spec, ctx: Ctx, config: Path) -> str:
+    """``elision install TARGET --config FILE --servers fixture``, run as a user runs it (no
+    ``--budget``), with elision's own data (the install's record) kept in this run's folder.
+    Returns what the installer said on stderr."""
+    assert spec.target is not None, spec.key
+    argv = [str(Path(sys.executable).parent / "elision"), "install", spec.target,
+            "--config", str(config), "--servers", FIXTURE,
+            "--store", str(ctx.store), "--audit", str(ctx.audit)]
+    done = subprocess.run(argv, env={**ctx.base_env(), "XDG_DATA_HOME": str(ctx.root / "data")},
+                          cwd=ctx.work, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, f"{' '.join(argv[1:3])} failed: {done.stderr}"
+    return done.stderr

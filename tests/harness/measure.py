@@ -2,11 +2,12 @@
 
     .venv/bin/python tests/harness/measure.py [HARNESS[:LOW:HIGH] ...]
 
-The fixture server is configured bare (no proxy); the fake model calls ``sized_text(size)``
-(numbered 100-byte lines, ``END`` last) and records what the harness hands it. A bisection on
-``size`` finds the largest result handed over whole and the smallest one cut (or spilled to a
-file); the figures go to docs/harnesses.md ("measured"), and the installer's budgets must sit
-below them. Each probe is one harness run (2-10 s).
+The fixture server is configured bare (no ``elision install``); the fake model calls
+``sized_text(size)`` (numbered 100-byte lines, ``END`` last) and records what the harness hands
+it, and the witness what the harness calls itself. A bisection on ``size`` finds the largest
+result handed over whole and the smallest one cut (or spilled to a file); the figures go to
+docs/harnesses.md ("measured"), and the installer's budgets must sit below them. Each probe is
+one harness run (2-10 s).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from harness.toolserver import sized_text
 
 def whole(spec: Spec, size: int, root: Path) -> tuple[bool, str]:
     """Whether a ``size``-byte result reached the model whole, and a note on what it got."""
-    ctx = Ctx(root / f"{spec.key}-{size}", bare=True)
+    ctx = Ctx(root / f"{spec.key}-{size}")
     spec.configure(ctx)
     record = run(spec, ctx, "sized_text", args={"size": size})
     results = received.turns(record).results
@@ -33,7 +34,8 @@ def whole(spec: Spec, size: int, root: Path) -> tuple[bool, str]:
                          f"{record['stderr'][-300:]!r}); a loaded machine? try again")
     got = results[0].text
     kept = sized_text(size) in got
-    return kept, f"{len(got.encode()):,} B handed over; head {got[:60]!r}"
+    named = ", ".join(f"{c.get('name')} {c.get('version')}" for c in record["clients"])
+    return kept, f"{len(got.encode()):,} B handed over; head {got[:60]!r}; clientInfo {named}"
 
 
 def measure(spec: Spec, low: int = 1_000, high: int = 400_000) -> tuple[int, int]:

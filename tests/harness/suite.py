@@ -10,10 +10,7 @@ call per harness) for every harness at once, side by side, which is what CI runs
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -21,9 +18,22 @@ from typing import Any
 
 import pytest
 
+from elision.budget import Budget
+from elision.store import open_store
+from elision.store.base import OWNER_SCOPE
 from harness import received
 from harness.fakemodel import next_call
-from harness.harnesses import LATEST, NEWEST, PINNED, Ctx, Spec, install_latest, run, version
+from harness.harnesses import (
+    LATEST,
+    NEWEST,
+    PINNED,
+    Ctx,
+    Spec,
+    install,
+    install_latest,
+    run,
+    version,
+)
 from harness.toolserver import AWS_KEY, GITHUB_TOKEN, LOG_VERDICT, WARNING
 
 CI_SUBSET = [pytest.mark.harness_full, pytest.mark.harness]
@@ -32,21 +42,21 @@ FULL_ONLY = [pytest.mark.harness_full]
 Runs = Callable[[str], dict[str, Any]]
 
 
-#: what changed in what the model receives, pinned → @latest (ELISION_HARNESS_LATEST=1); the
-#: conftest prints it at the end of the run
-CHANGES: list[str] = []
+#: what changed in what the model receives, pinned → @latest (ELISION_HARNESS_LATEST=1), one
+#: line each; a file, since xdist's workers find the changes and its controller prints them
+#: (the conftest, at the end of the run)
+CHANGES = NEWEST.parent / "changes.txt"
 
 
 def drive(spec: Spec, tool: str, root: Path, modules: Path = PINNED) -> dict[str, Any]:
-    """One harness run asking for ``tool``, with the fixture server installed behind elision
-    (``elision install`` where the target exists, else the harness's own direct config)."""
+    """One harness run asking for ``tool``, with the fixture server put behind elision by
+    ``elision install`` (no ``--budget``: the proxy sizes results for the client connected)."""
     ctx = Ctx(root, modules)
     config = spec.configure(ctx)
-    if spec.target is not None:
-        from elision.install import install
-
-        install(spec.target, config=config, budget=spec.budget,
-                store=str(ctx.store), audit=str(ctx.audit))
+    said = install(spec, ctx, config)
+    written = config.read_text("utf-8")
+    assert '"proxy"' in written, f"nothing installed: {said}"
+    assert "--budget" not in written, f"the installer wrote a budget into {config}"
     record = run(spec, ctx, tool)
     record["ctx"] = ctx
     return record
@@ -75,7 +85,8 @@ def runs(spec: Spec, loopback_only: None, tmp_path_factory: pytest.TempPathFacto
                     f"{spec.key}-{tool}-pinned")))
                 newest = summary(done[tool])
                 label = (f"{spec.title} {version(spec)} -> {version(spec, NEWEST)}, {tool}")
-                CHANGES.extend(compare(label, pinned, newest))
+                with CHANGES.open("a", encoding="utf-8") as out:
+                    out.writelines(line + "\n" for line in compare(label, pinned, newest))
         return done[tool]
 
     yield get
@@ -94,7 +105,8 @@ def summary(record: dict[str, Any]) -> dict[str, Any]:
                         "framing before": re.sub(r"\d+(?:\.\d+)?", "N", r.text[:start])
                         if start >= 0 else None,
                         "head": r.text[:80], "tail": r.text[-80:]})
-    return {"tools": sorted(seen.tools), "results": results}
+    return {"tools": sorted(seen.tools), "results": results,
+            "clients": [f"{c.get('name')} {c.get('version')}" for c in record["clients"]]}
 
 
 def compare(label: str, pinned: dict[str, Any], newest: dict[str, Any]) -> list[str]:
@@ -104,6 +116,8 @@ def compare(label: str, pinned: dict[str, Any], newest: dict[str, Any]) -> list[
     gone = sorted(set(pinned["tools"]) - set(newest["tools"]))
     if added or gone:
         lines.append(f"{label}: tools offered: +{added} -{gone}")
+    if pinned["clients"] != newest["clients"]:
+        lines.append(f"{label}: clientInfo: {pinned['clients']} -> {newest['clients']}")
     if len(pinned["results"]) != len(newest["results"]):
         lines.append(f"{label}: results handed over: {len(pinned['results'])} -> "
                      f"{len(newest['results'])}")
@@ -121,21 +135,47 @@ def said(record: dict[str, Any]) -> str:
             f"; stderr: {record['stderr'][-1500:]!r}")
 
 
+#: product failures this suite found that are not fixed yet: a harness, the line its own log
+#: writes when it happens, and what it means. A check that fails with that line in the log is
+#: an expected failure (xfail); failing without it, it is a failure; passing, a pass.
+KNOWN: dict[str, tuple[str, str]] = {
+    "copilot": ("the initialize handshake is not accepted", (
+        "Copilot CLI 1.0.102 opens with server/discover and, when the answer is slow (the proxy "
+        "starting on a loaded machine), sends initialize on the same connection; the proxy, "
+        "already serving 2026-07-28 there, refuses it (-32022), so no fixture tool is offered"))}
+
+
+def known_failure(spec: Spec, record: dict[str, Any]) -> None:
+    """xfail the check if the harness's logs show a known failure of the product."""
+    if spec.key not in KNOWN:
+        return
+    line, why = KNOWN[spec.key]
+    ctx: Ctx = record["ctx"]
+    for log in ctx.home.rglob("*.log"):
+        if line in log.read_text("utf-8", "replace"):
+            pytest.xfail(why)
+
+
 def result_of(spec: Spec, record: dict[str, Any], index: int = 0) -> received.Event:
     seen = received.turns(record)
+    if len(seen.results) <= index:
+        known_failure(spec, record)
     assert len(seen.results) > index, f"the model got {len(seen.results)} results; {said(record)}"
     return seen.results[index]
 
 
 def proxy_page(record: dict[str, Any], next_args: dict[str, str], budget: int) -> str:
-    """The page the proxy's store gives for a fetch, read as its owner with ``elision fetch``."""
+    """The page the proxy's store gives for a fetch, read as its owner (what ``elision fetch``
+    prints; read here in the test's own process, one process start fewer a harness)."""
     ctx: Ctx = record["ctx"]
-    call = "elision_fetch(" + ", ".join(f'{k}="{v}"' for k, v in next_args.items()) + ")"
-    done = subprocess.run([sys.executable, "-m", "elision", "fetch", call, "--store",
-                           str(ctx.store), "-b", str(budget)], capture_output=True, text=True,
-                          timeout=120, check=False, env={**os.environ, "NO_COLOR": "1"})
-    assert done.returncode == 0, done.stderr
-    return done.stdout.removesuffix("\n")
+    store = open_store(str(ctx.store))
+    try:
+        page = store.fetch(next_args["ref"], path=next_args.get("path"),
+                           lines=next_args.get("lines"), byte_range=next_args.get("bytes"),
+                           budget=Budget(budget, "bytes"), scope=OWNER_SCOPE)
+    finally:
+        store.close()
+    return page.text
 
 
 # ---- the checks ------------------------------------------------------------------------------
@@ -146,8 +186,27 @@ def test_the_model_is_offered_the_tool_and_elision_fetch(spec: Spec, runs: Runs,
                                                          tool: str) -> None:
     record = runs(tool)
     tools = received.turns(record).tools
+    if spec.tool_name(tool) not in tools:
+        known_failure(spec, record)
     assert spec.tool_name(tool) in tools, f"{sorted(tools)}; {said(record)}"
     assert spec.tool_name("elision_fetch") in tools, sorted(tools)
+
+
+@pytest.mark.parametrize("tool", [pytest.param("trade_report", marks=CI_SUBSET)])
+def test_the_harness_names_itself_as_the_budget_table_expects(
+        spec: Spec, runs: Runs, tool: str) -> None:
+    """The ``clientInfo`` the harness really sends (seen by the witness server it starts
+    beside the proxy) is one the table of per-client budgets gives to this harness."""
+    from elision.mcp.agent.clients import ClientBudgets  # the MCP types: not at collection
+
+    record = runs(tool)
+    assert record["clients"], f"the witness saw no clientInfo; {said(record)}"
+    table = ClientBudgets()
+    title = f"{spec.title} {version(spec, record['ctx'].modules)}"
+    for info in record["clients"]:
+        assert table.harness_of(info.get("name")) == spec.target, (
+            f"{title} calls itself {info!r}; the table of elision.install.harnesses gives "
+            f"that name to {table.harness_of(info.get('name'))}")
 
 
 @pytest.mark.parametrize("tool", [pytest.param("trade_report", marks=CI_SUBSET)])
@@ -165,6 +224,9 @@ def test_a_large_json_result_reaches_the_model_whole_with_its_envelope_first(
     # A harness may hand over structuredContent re-serialized (Claude Code: JavaScript writes
     # 12.0 as 12), so the bytes can differ by a little from the proxy's; the rows cannot.
     assert len(shaped.encode()) <= envelope["bytes"]["shown"] <= spec.budget
+    # sized for this harness (the shaper fills a budget to within 1%), not for a client the
+    # table does not know (the lowest budget), nor a budget written into the config
+    assert envelope["bytes"]["shown"] > 0.95 * spec.budget, (envelope["bytes"], spec.budget)
     rows = next(e for e in envelope["elided"] if e["path"] == "$.rows")
     assert len(doc["rows"]) == rows["shown"] and rows["total"] == 2_000
     assert doc["warnings"] == [WARNING] and doc["total"] == 48_113

@@ -1,5 +1,5 @@
-"""OpenCode, driven through the fake model with the fixture server behind elision (no
-``elision install opencode`` yet: its opencode.json names the proxy directly)."""
+"""OpenCode, driven through the fake model with the fixture server behind elision (its
+opencode.json installed by ``elision install opencode``)."""
 
 from __future__ import annotations
 

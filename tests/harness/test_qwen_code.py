@@ -1,5 +1,5 @@
-"""Qwen Code, driven through the fake model with the fixture server behind elision (no
-``elision install qwen-code`` yet: its settings.json names the proxy directly)."""
+"""Qwen Code, driven through the fake model with the fixture server behind elision (its
+~/.qwen/settings.json installed by ``elision install qwen-code``)."""
 
 from __future__ import annotations
 

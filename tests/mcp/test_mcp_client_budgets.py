@@ -12,12 +12,15 @@ LOWEST = min(h.budget for h in HARNESSES.values())
 
 
 @pytest.mark.parametrize(("client", "harness"), [
+    # the names each harness sent in the in-harness suite (docs/harnesses.md)
     ("claude-code", "claude-code"),
     ("Claude-Code", "claude-code"),  # case does not matter
     ("codex-mcp-client", "codex"),
     ("gemini-cli-mcp-client", "gemini-cli"),
-    ("github-copilot-cli", "copilot-cli"),
-    ("qwen-code-mcp-client", "qwen-code"),
+    ("copilot-cli", "copilot-cli"),
+    ("qwen-cli-mcp-client-fixture", "qwen-code"),  # Qwen Code adds the server's name
+    # a Qwen Code server named after another harness: the longest match, Qwen Code's, wins
+    ("qwen-cli-mcp-client-codex-tools", "qwen-code"),
     ("opencode", "opencode"),
     ("Visual Studio Code", "vscode"),
     ("some-new-harness", None),  # no table names it
@@ -33,7 +36,7 @@ def test_a_client_name_is_its_harness(client: str | None, harness: str | None) -
 
 def test_overrides_by_harness_by_exact_name_and_for_the_unknown() -> None:
     table = ClientBudgets({"copilot-cli": 15000, "My-Client": 9000, "*": 12000})
-    assert table.size_for("github-copilot-cli") == 15000
+    assert table.size_for("copilot-cli") == 15000
     assert table.size_for("my-client") == 9000
     assert table.size_for("unheard-of") == 12000
     assert table.size_for("claude-code") == HARNESSES["claude-code"].budget

@@ -143,7 +143,6 @@ def _antigravity() -> list[Path]:
             gemini / "antigravity" / "mcp_config.json"]
 
 
-_REPORTED = "reported in elision issue 16; not re-measured here"
 _UNMEASURED = "not measured; the lowest known cut's budget"
 _MEASURED = "measured with the harness in elision issue 24 (tests/harness/measure.py)"
 
@@ -168,30 +167,37 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
     Harness("codex", "Codex CLI", "toml", (("mcp_servers",),),
             (("url", "http"),), None,
             ("bearer_token_env_var", "bearer_token", "http_headers", "env_http_headers"),
-            8_192, "10 KiB or 256 lines a result, head and tail kept", _codex,
-            _REPORTED, ("codex",)),
+            8_192, "follows the model: ~11.4 KB kept with a model it does not know, 47,757 B "
+            "kept and 48,146 B cut with gpt-5.5 (head and tail kept)", _codex, _MEASURED,
+            ("codex-mcp-client",)),
     Harness("gemini-cli", "Gemini CLI", "json", (("mcpServers",),),
             (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
-            32_000, "40,000 chars a result", _gemini, _REPORTED, ("gemini",)),
+            32_000, "40,000 chars a result, its framing included (39,574 B kept whole, "
+            "39,964 B cut to its first 8,000 and last 32,000 chars)", _gemini, _MEASURED,
+            ("gemini-cli-mcp-client",)),
     Harness("windsurf", "Windsurf", "json", (("mcpServers",),),
             (("serverUrl", "unknown"), ("url", "unknown")), None, ("headers",),
             8_192, "not documented; elision keeps its own default", _windsurf, "",
             ("windsurf",)),
     Harness("opencode", "OpenCode", "json", (("mcp",),),
             (("url", "unknown"),), "type", ("headers",),
-            8_192, "not measured: bracketed only (1,000 B kept whole, 100,750 B cut to "
-            "51,476 B and spilled to a file); the lowest known cut's budget", _opencode,
-            _MEASURED, ("opencode",), command_array=True),
+            48_000, "50,875 B kept whole, 51,264 B cut to its first 50 KiB and spilled to a "
+            "file (51,200 bytes or 2,000 lines in its bundle; the lines not measured)",
+            _opencode, _MEASURED, ("opencode",), command_array=True),
     Harness("copilot-cli", "GitHub Copilot CLI", "json", (("mcpServers",),),
             (("url", "by-type"),), "type", ("headers",),
-            19_000, "20,186 B kept whole, 20,542 B spilled to a file with a 500-char preview",
-            _copilot, _MEASURED, ("copilot",),
+            19_000, "20,312 B kept whole, 20,500 B spilled to a file (20 KiB): the model gets "
+            "its path and a short preview",
+            _copilot, _MEASURED, ("copilot-cli",),
             # seen in issue 24: Copilot CLI loads a project's .mcp.json, Claude Code's file
             also_reads=((".mcp.json",),)),
     Harness("qwen-code", "Qwen Code", "json", (("mcpServers",),),
             (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
-            23_000, "24,461 B kept whole, 25,351 B cut and spilled to a file (25,000 chars)",
-            _qwen, _MEASURED, ("qwen",),
+            23_000, "24,843 B kept whole, 25,038 B cut and spilled to a file (25,000 chars)",
+            _qwen, _MEASURED,
+            # Qwen Code names itself qwen-cli-mcp-client-SERVER: the longest match wins, so
+            # a server named after another harness does not make it that harness
+            ("qwen-cli-mcp-client",),
             # seen in issue 24: Qwen Code, a Gemini CLI fork, read Gemini CLI's layout
             also_reads=((".gemini", "settings.json"),)),
     Harness("crush", "Crush", "json", (("mcp",),),
