@@ -140,9 +140,9 @@ def said(record: dict[str, Any]) -> str:
 #: an expected failure (xfail); failing without it, it is a failure; passing, a pass.
 KNOWN: dict[str, tuple[str, str]] = {
     "copilot": ("the initialize handshake is not accepted", (
-        "Copilot CLI 1.0.102 opens with server/discover and, when the answer is slow (the proxy "
-        "starting on a loaded machine), sends initialize on the same connection; the proxy, "
-        "already serving 2026-07-28 there, refuses it (-32022), so no fixture tool is offered"))}
+        "Copilot CLI 1.0.102 waits 8-11 s for its server/discover, then sends initialize on the "
+        "same connection; the proxy, starting slower than that on a loaded machine and then "
+        "serving 2026-07-28 there, refuses it (-32022), so no fixture tool is offered"))}
 
 
 def known_failure(spec: Spec, record: dict[str, Any]) -> None:

@@ -19,6 +19,10 @@ from typing import Any
 META_KEY = "io.modelcontextprotocol/clientInfo"
 #: the versions it speaks (the 2025 era); any other request gets the newest of them
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+#: the lists it answers, empty: Qwen Code 0.24 asks for prompts and resources too, whatever the
+#: capabilities say, and calls a server that refuses them failed
+EMPTY_LISTS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
+               "resources/templates/list": "resourceTemplates"}
 
 
 def client_info(params: Any) -> dict[str, Any] | None:
@@ -37,8 +41,8 @@ def answer(method: str, params: Any) -> dict[str, Any]:
         return {"result": {"protocolVersion": asked if asked in VERSIONS else VERSIONS[-1],
                            "capabilities": {"tools": {"listChanged": False}},
                            "serverInfo": {"name": "harness-witness", "version": "1"}}}
-    if method == "tools/list":
-        return {"result": {"tools": []}}
+    if method in EMPTY_LISTS:
+        return {"result": {EMPTY_LISTS[method]: []}}
     if method == "ping":
         return {"result": {}}
     return {"error": {"code": -32601, "message": f"method not found: {method}"}}
