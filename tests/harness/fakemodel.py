@@ -136,9 +136,12 @@ def _chat(body: dict[str, Any]) -> tuple[list[str], list[Event]]:
     for message in body.get("messages") or []:
         for call in message.get("tool_calls") or []:
             fn = call.get("function", {})
-            names[call["id"]] = fn.get("name", "")
-            events.append(Event("call", fn.get("name", ""), call["id"],
-                                args=json.loads(fn.get("arguments") or "{}")))
+            args = json.loads(fn.get("arguments") or "{}")
+            name = fn.get("name", "")
+            if name == CALL_TOOL and isinstance(args.get("name"), str):
+                name = args["name"]  # a deferred tool, called through the harness's tool_call
+            names[call["id"]] = name
+            events.append(Event("call", name, call["id"], args=args))
         if message.get("role") == "tool":
             cid = message.get("tool_call_id", "")
             events.append(Event("result", names.get(cid, ""), cid,
@@ -184,6 +187,17 @@ WAITS = 12
 #: for the tool it wants, as a real model would, and the harness adds what was found
 SEARCH_TOOL = "tool_search"
 PREP_TOOLS = (WAIT_TOOL, SEARCH_TOOL)
+#: the harness's own tool that calls a deferred tool by the name a search gave (Qwen Code 0.24
+#: offers MCP tools only so: ``tool_search``, then ``tool_call`` with the exact name)
+CALL_TOOL = "tool_call"
+#: a tool's name in a search's answer (Qwen Code: ``<function>{"name":"mcp__…", …}</function>``)
+FOUND = re.compile(r'"name"\s*:\s*"([^"]+)"')
+
+
+def found_by_search(events: list[Event]) -> list[str]:
+    """The tools the harness's search answers named: offered, though deferred."""
+    return [name for e in events if e.kind == "result" and e.name == SEARCH_TOOL
+            for name in FOUND.findall(e.text)]
 
 
 def _find(tools: list[str], name: str) -> str | None:
@@ -213,6 +227,9 @@ def plan(wanted: str, tools: list[str], events: list[Event],
     tool = _find(tools, want)
     if tool is not None:
         return Step(tool, args)
+    deferred = _find(found_by_search(events), want) if CALL_TOOL in tools else None
+    if deferred is not None:
+        return Step(CALL_TOOL, {"name": deferred, "arguments": args})
     if since < WAITS:
         if WAIT_TOOL in tools and not results:
             return Step(WAIT_TOOL, {})

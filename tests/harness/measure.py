@@ -2,6 +2,9 @@
 
     .venv/bin/python tests/harness/measure.py [HARNESS[:LOW:HIGH] ...]
 
+With ELISION_HARNESS_LATEST=1 it measures the @latest installed in tests/harness/latest (the
+suite's opt-in installs it there), to see a cut move before the pin does.
+
 The fixture server is configured bare (no ``elision install``); the fake model calls
 ``sized_text(size)`` (numbered 100-byte lines, ``END`` last) and records what the harness hands
 it, and the witness what the harness calls itself. A bisection on ``size`` finds the largest
@@ -19,13 +22,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness import received
-from harness.harnesses import SPECS, Ctx, Spec, run, version
+from harness.harnesses import LATEST, NEWEST, PINNED, SPECS, Ctx, Spec, run, version
 from harness.toolserver import sized_text
 
 
 def whole(spec: Spec, size: int, root: Path) -> tuple[bool, str]:
     """Whether a ``size``-byte result reached the model whole, and a note on what it got."""
-    ctx = Ctx(root / f"{spec.key}-{size}")
+    ctx = Ctx(root / f"{spec.key}-{size}", MODULES)
     spec.configure(ctx)
     record = run(spec, ctx, "sized_text", args={"size": size})
     results = received.turns(record).results
@@ -58,15 +61,19 @@ def measure(spec: Spec, low: int = 1_000, high: int = 400_000) -> tuple[int, int
         return low, high
 
 
+MODULES = NEWEST if LATEST else PINNED
+
+
 def main(names: list[str]) -> None:
     """Each argument is HARNESS or HARNESS:LOW:HIGH (bytes), to narrow a known range."""
     for arg in names or list(SPECS):
         name, _, bounds = arg.partition(":")
         spec = SPECS[name]
         low, high = (int(x) for x in bounds.split(":")) if bounds else (1_000, 400_000)
-        print(f"{spec.title} {version(spec)}:", flush=True)
+        title = f"{spec.title} {version(spec, MODULES)}"
+        print(f"{title}:", flush=True)
         kept, cut = measure(spec, low, high)
-        print(f"{spec.title} {version(spec)}: keeps {kept:,} B whole, cuts {cut:,} B", flush=True)
+        print(f"{title}: keeps {kept:,} B whole, cuts {cut:,} B", flush=True)
 
 
 if __name__ == "__main__":

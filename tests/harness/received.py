@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from harness.fakemodel import PREP_TOOLS, READERS, Event
+from harness.fakemodel import PREP_TOOLS, READERS, Event, found_by_search
 
 #: a shaped text's first line: ``[elision] partial: lines 1-61 and 5941-6001 of 6,001 shown; …``
 HEADER = re.compile(r"\[elision\] partial: lines (\d+)-(\d+) and (\d+)-(\d+) of ([\d,]+) shown; "
@@ -22,7 +22,8 @@ HEADER = re.compile(r"\[elision\] partial: lines (\d+)-(\d+) and (\d+)-(\d+) of 
 
 @dataclass
 class Turns:
-    """The model's view of one run: the tools it was offered and the results it was handed."""
+    """The model's view of one run: the tools it was offered (a deferred tool once a search named
+    it) and the results it was handed."""
 
     tools: list[str]
     results: list[Event]
@@ -36,6 +37,7 @@ def turns(run: dict[str, Any]) -> Turns:
         if record["dialect"] not in READERS or not isinstance(record["body"], dict):
             continue
         tools, events = READERS[record["dialect"]](record["body"])
+        tools = tools + found_by_search(events)  # deferred, yet offered (Qwen Code 0.24)
         results = [e for e in events if e.kind == "result" and e.name not in PREP_TOOLS]
         if len(results) >= len(best[1]) and tools:
             best = (tools, results)

@@ -48,6 +48,7 @@ def test_sized_text_is_exactly_the_size_asked_and_ends_its_last_line_with_end(si
 
 
 NEXT = 'elision_fetch(ref="el_abc", path="$.rows[5:]")'
+FOUND_IT = '<functions>\n<function>{"name":"mcp__f__trade_report","description":"…"}</function>'
 
 
 @pytest.mark.parametrize(("tools", "results", "expected"), [
@@ -66,6 +67,16 @@ NEXT = 'elision_fetch(ref="el_abc", path="$.rows[5:]")'
     (["x_trade_report", "x_elision_fetch"], [("x_trade_report", "{}")], Step(text="done")),
     (["x_elision_fetch"], [("x_trade_report", NEXT), ("x_elision_fetch", "{}")],
      Step(text="done")),
+    # deferred tools (Qwen Code 0.24): search, then call the name it gave through tool_call
+    (["tool_search", "tool_call"], [("tool_search", FOUND_IT)],
+     Step("tool_call", {"name": "mcp__f__trade_report", "arguments": {}})),
+    (["tool_search", "tool_call"], [("mcp__f__trade_report", NEXT)],
+     Step("tool_search", {"query": "elision_fetch"})),
+    (["tool_search", "tool_call"], [("tool_search", FOUND_IT), ("mcp__f__trade_report", NEXT),
+                                    ("tool_search", FOUND_IT.replace("trade_report",
+                                                                     "elision_fetch"))],
+     Step("tool_call", {"name": "mcp__f__elision_fetch",
+                        "arguments": {"ref": "el_abc", "path": "$.rows[5:]"}})),
 ])
 def test_the_plan(tools: list[str], results: list[tuple[str, str]], expected: Step) -> None:
     from harness.fakemodel import Event
@@ -146,3 +157,15 @@ def test_gemini_reads_a_function_response_and_stops(model: FakeModel) -> None:
     _, text = post(model, "/v1beta/models/g:streamGenerateContent?alt=sse", body)
     assert sse_data(text)[0]["candidates"][0]["content"]["parts"] == [{"text": "done"}]
     assert model.records[-1]["step"]["text"] == "done"
+
+
+def test_a_result_of_a_deferred_call_is_read_as_the_tools_own() -> None:
+    """Qwen Code 0.24 runs a deferred tool through ``tool_call``: its result is the tool's."""
+    body = {"messages": [
+        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {
+            "name": "tool_call",
+            "arguments": json.dumps({"name": "mcp__f__trade_report", "arguments": {}})}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": NEXT}]}
+    _, events = READERS["chat"](body)
+    assert [(e.kind, e.name) for e in events] == [("call", "mcp__f__trade_report"),
+                                                  ("result", "mcp__f__trade_report")]
