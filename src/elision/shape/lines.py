@@ -17,7 +17,7 @@ from typing import Protocol
 from elision.envelope import format_next
 
 #: Bytes decoded or scanned at a time, so no pass copies the whole body.
-CHUNK = 1 << 20
+CHUNK = 1 << 16
 #: surrogateescape turns each undecodable byte into one of these: one per bad byte.
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
