@@ -276,9 +276,10 @@ def _decode(body: bytes) -> str:
 def may_hold_surrogate(body: bytes) -> bool:
     """Whether ``body`` may spell a UTF-16 surrogate as an escape (``\\ud800``).
 
-    Searched for its literal head first (memmem): the pattern alone stops at every backslash,
-    which in a body of escaped text took longer than parsing it."""
-    if b"\\ud" not in body and b"\\uD" not in body:
+    Searched for a backslash first (memchr, at memory speed), then for any ``\\u`` escape
+    (memmem): the pattern alone stops at every backslash, which in a body of escaped text
+    took longer than parsing it."""
+    if b"\\" not in body or b"\\u" not in body:
         return False
     return _SURROGATE_HINT.search(body) is not None
 

@@ -786,11 +786,12 @@ def _check_string(raw: msgspec.Raw) -> tuple[str, int]:
     back once more to count its colons), which proves it valid; return it and the colons in
     its bytes."""
     view = memoryview(raw)
+    plain, colons = _scan_string(view)
     try:
-        value = _read_string(view, _plain(view, _NOT_PLAIN))
+        value = _read_string(view, plain)
     except (orjson.JSONDecodeError, UnicodeDecodeError):
         raise Declined("a string the exact parser must judge") from None
-    return value, _colons(view)
+    return value, colons
 
 
 def _read_string(view: memoryview, plain: bool) -> str:
@@ -807,19 +808,16 @@ def _read_string(view: memoryview, plain: bool) -> str:
 _NOT_PLAIN = bytes(range(0x20)) + b'\\"'
 
 
-def _plain(view: memoryview, unwanted: bytes) -> bool:
-    """Whether the string in ``view`` holds none of ``unwanted``, read a window at a time (no
-    copy of a large string; ``translate`` is a C loop, a character class search ten times
-    slower)."""
-    end = len(view) - 1
+def _scan_string(view: memoryview) -> tuple[bool, int]:
+    """Whether the string in ``view`` is plain (holds none of :data:`_NOT_PLAIN`), and its
+    colons: one pass, a window at a time, so no copy of a large string is made
+    (``translate`` is a C loop, where a character class search was ten times slower)."""
+    end, plain, colons = len(view) - 1, True, 0
     for at in range(1, end, BATCH_BYTES):
         window = bytes(view[at : min(at + BATCH_BYTES, end)])
-        if len(unwanted) == 1:
-            if unwanted in window:
-                return False
-        elif len(window.translate(None, unwanted)) != len(window):
-            return False
-    return True
+        colons += window.count(b":")
+        plain = plain and len(window.translate(None, _NOT_PLAIN)) == len(window)
+    return plain, colons
 
 
 def _parse_child(raw: msgspec.Raw | memoryview) -> Any:
@@ -829,8 +827,17 @@ def _parse_child(raw: msgspec.Raw | memoryview) -> Any:
     char, so a backslash is all that can keep it from being plain."""
     view = memoryview(raw)
     if view[:1].tobytes() == b'"':
-        return _read_string(view, _plain(view, b"\\"))
+        return _read_string(view, _plain(view))
     return parse_json(bytes(view))
+
+
+def _plain(view: memoryview) -> bool:
+    """Whether a string proved valid is plain: it holds no control char, so a backslash
+    (memchr, a window at a time) is all that can keep it from being plain."""
+    end = len(view) - 1
+    return not any(
+        b"\\" in bytes(view[at : min(at + BATCH_BYTES, end)]) for at in range(1, end, BATCH_BYTES)
+    )
 
 
 def _check_batch(batch: list[msgspec.Raw]) -> int:
