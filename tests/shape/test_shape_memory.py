@@ -200,3 +200,20 @@ def test_ndjson_is_read_in_small_chunks() -> None:
     body = record * (4 * MIB // len(record))
     peak = _peak(lambda: shape(body, Budget(4096), format="ndjson", redactor=None))
     assert peak < 0.4 * len(body)
+
+
+def test_an_ndjson_result_is_not_parsed_whole_to_be_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``elision shape`` (redaction on: the pipeline) of a 4 MB NDJSON stream peaked at 2.04x
+    its size where shape() without redaction held 1.09x: the pipeline's capture tried the whole
+    stream as one JSON document, and orjson copied it before refusing it at line 2."""
+    from elision import pipeline
+
+    def refuse(body: bytes, **_: Any) -> Any:
+        raise AssertionError("an NDJSON stream was parsed as one document")
+
+    monkeypatch.setattr(pipeline, "parse_document", refuse)
+    body = b'{"id":1,"ok":true}\n{"id":2,"ok":false}\n' * 200
+    assert pipeline.Pipeline().capture(body).format == "auto"
+    assert shape(body, Budget(512)).format == "ndjson"
