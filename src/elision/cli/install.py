@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from elision.cli._common import EXIT_FAILURE, reports_errors
-from elision.install import HARNESSES, Plan, install, uninstall
+from elision.install import HARNESSES, Plan, install, install_hook, uninstall, uninstall_hook
 from elision.install.harnesses import Harness, readers
 from elision.terminal import is_terminal, visible, visible_lines
 
@@ -70,21 +70,31 @@ def _report(plan: Plan, *, dry_run: bool) -> None:
 @click.option("--audit", metavar="PATH|URL", help="The audit log the proxy appends to "
               "(default: audit.db beside the store). Written into each entry as an argument.")
 @click.option("--dry-run", is_flag=True, help="Print the diff and write nothing.")
+@click.option("--hook", is_flag=True, help="Claude Code only: add `elision hook claude-code` "
+              "as its PostToolUse hook on every tool (Bash, Read, WebFetch, Grep…) in "
+              ".claude/settings.json here if there is one, else ~/.claude/settings.json.")
 @reports_errors
 def install_command(harness: str, config: Path | None, budget: int | None, servers: str,
-                    store: str | None, audit: str | None, dry_run: bool) -> None:
+                    store: str | None, audit: str | None, dry_run: bool, hook: bool) -> None:
     """Run every MCP server of HARNESS through elision proxy.
 
     \b
       elision install claude-code
       elision install codex --budget 8192 --servers github,fs --dry-run
       elision install vscode --config .vscode/mcp.json
+      elision install claude-code --hook      # the built-in tools' results too
 
     Each stdio entry's command, args, env and cwd are kept; an HTTP entry goes through
     the proxy's --upstream-url when it needs no headers. Everything else in the file
     stays byte for byte; a second install changes nothing; `elision uninstall HARNESS`
-    puts the entries back exactly.
+    puts the entries back exactly (`--hook`: removes the hook).
     """
+    if hook:
+        _hook_only(harness, servers)
+        plan = install_hook(config=config, budget=budget, store=store, audit=audit,
+                            dry_run=dry_run)
+        _report_hook(plan, dry_run=dry_run)
+        return
     names = tuple(s.strip() for s in servers.split(",") if s.strip())
     plan = install(harness, config=config, budget=budget, servers=names, store=store,
                    audit=audit, dry_run=dry_run)
@@ -117,14 +127,44 @@ def _shared(plan: Plan, budget: int | None) -> None:
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False),
               help="The harness's config file (default: as for install).")
 @click.option("--dry-run", is_flag=True, help="Print the diff and write nothing.")
+@click.option("--hook", is_flag=True, help="Remove the hook `elision install claude-code "
+              "--hook` added (--config: the settings file it went into).")
 @reports_errors
-def uninstall_command(harness: str, config: Path | None, dry_run: bool) -> None:
+def uninstall_command(harness: str, config: Path | None, dry_run: bool, hook: bool) -> None:
     """Put back every server entry that `elision install HARNESS` rewrote, byte for byte.
 
     An entry edited since the install is refused rather than overwritten.
     """
+    if hook:
+        _hook_only(harness, "")
+        plan = uninstall_hook(config=config, dry_run=dry_run)
+        _report_hook(plan, dry_run=dry_run)
+        return
     plan = uninstall(harness, config=config, dry_run=dry_run)
     _report(plan, dry_run=dry_run)
+
+
+def _hook_only(harness: str, servers: str) -> None:
+    if harness != "claude-code":
+        raise click.UsageError(f"--hook is for claude-code only: {harness} has no hook that can "
+                               "replace a tool's output (docs/harnesses.md, \"Hooks\")")
+    if servers:
+        raise click.UsageError("--servers picks MCP servers; the hook covers every tool")
+
+
+def _report_hook(plan: Plan, *, dry_run: bool) -> None:
+    if dry_run:
+        diff = redact_message(plan.diff())
+        click.echo(visible_lines(diff) if is_terminal(sys.stdout) else diff, nl=False)
+    change = plan.changes[0]
+    where = visible(str(plan.path))
+    if change.outcome == "left":
+        click.echo(f"{where}: nothing to change: {visible(change.why)}", err=True)
+        return
+    done = {"added": ("would add", "added"), "removed": ("would remove", "removed")}
+    verb = done[change.outcome][0 if dry_run else 1]
+    click.echo(f"{where}: {verb} elision's PostToolUse hook (every tool) for Claude Code",
+               err=True)
 
 
 @click.command("doctor")

@@ -18,7 +18,8 @@ from elision.install.harnesses import HARNESSES, Harness, default_config, harnes
 from elision.install.plan import Change, Plan, plan_install, plan_uninstall, write
 from elision.store import default_store_path
 
-__all__ = ["HARNESSES", "Change", "Harness", "Plan", "install", "uninstall"]
+__all__ = ["HARNESSES", "Change", "Harness", "Plan", "install", "install_hook", "uninstall",
+           "uninstall_hook"]
 
 
 def install(
@@ -52,4 +53,33 @@ def uninstall(name: str, *, config: Path | None = None, dry_run: bool = False) -
     plan = plan_uninstall(h, config if config is not None else default_config(h))
     if not dry_run:
         write(plan)
+    return plan
+
+
+def install_hook(*, config: Path | None = None, budget: int | None = None,
+                 store: str | None = None, audit: str | None = None,
+                 dry_run: bool = False) -> Plan:
+    """Add ``elision hook claude-code`` as Claude Code's PostToolUse hook on every tool."""
+    from elision.install import hook
+
+    path = config if config is not None else hook.default_settings()
+    settings = Settings(
+        budget=budget,  # None: the hook's own default, Claude Code's budget
+        store=store or str(default_store_path()),
+        audit=audit or str(default_log_path()),
+        executable=tuple(proxy_executable()),
+    )
+    plan = hook.plan_install(path, settings)
+    if not dry_run:
+        hook.write(plan)
+    return plan
+
+
+def uninstall_hook(*, config: Path | None = None, dry_run: bool = False) -> Plan:
+    """Remove exactly the hook ``install_hook`` added."""
+    from elision.install import hook
+
+    plan = hook.plan_uninstall(config if config is not None else hook.default_settings())
+    if not dry_run:
+        hook.write(plan)
     return plan

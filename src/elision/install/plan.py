@@ -341,19 +341,28 @@ def write(plan: Plan) -> None:
         return
     if plan.action == "install":
         record.save_install(plan)
-    target = plan.path
-    mode = target.stat().st_mode & 0o7777
+    replace_text(plan.path, plan.after)
+    if plan.action == "uninstall":
+        record.forget(plan)
+
+
+def replace_text(target: Path, text: str, *, create: bool = False) -> None:
+    """Write ``text`` in place of ``target`` atomically, keeping its mode; with ``create``, a
+    missing file (and its directory) is made, 0644 as an editor would."""
+    if create and not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = 0o644
+    else:
+        mode = target.stat().st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(plan.after)
+            handle.write(text)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    if plan.action == "uninstall":
-        record.forget(plan)
 
 
 def digest(text: str) -> str:
