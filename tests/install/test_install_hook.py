@@ -135,6 +135,22 @@ def test_cli_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     assert path.read_text("utf-8") == LAYOUTS["other settings"]
 
 
+@pytest.mark.parametrize(("name", "noted"), [
+    (".claude/settings.json", True),  # VS Code's agent hooks load Claude Code's files
+    (".claude/settings.local.json", True),
+    ("elsewhere/hooks.json", False),
+])
+def test_a_settings_file_vscode_also_reads_is_noted(tmp_path: Path, name: str,
+                                                    noted: bool) -> None:
+    path = tmp_path / name
+    path.parent.mkdir()
+    path.write_text("{}\n", "utf-8")
+    result = CliRunner().invoke(main, ["install", "claude-code", "--hook", "--config",
+                                       str(path), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert ("is read by VS Code (agent hooks) too" in result.stderr) is noted
+
+
 @pytest.mark.parametrize(("argv", "said"), [
     (["install", "codex", "--hook"], "--hook is for claude-code only"),
     (["uninstall", "gemini-cli", "--hook"], "--hook is for claude-code only"),

@@ -360,3 +360,20 @@ def test_a_file_outside_the_subset_is_refused_and_left_untouched(
         with pytest.raises(InputError, match="nothing was changed"):
             install(harness, config=path)
         assert path.read_bytes() == text.encode()
+
+
+def test_install_without_config_names_the_other_block_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each of Continue's block files is a config of its own: an install edits the first,
+    and says which others still run their servers directly."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    blocks = tmp_path / ".continue" / "mcpServers"
+    blocks.mkdir(parents=True)
+    for name in ("a.yaml", "b.yaml"):
+        (blocks / name).write_text("mcpServers:\n  - name: x\n    command: y\n", "utf-8")
+    result = CliRunner().invoke(main, ["install", "continue", "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "a.yaml" in result.stdout  # the first is the one changed
+    assert "other config files here: " in result.stderr and "b.yaml" in result.stderr
+    assert "--config PATH" in result.stderr

@@ -100,6 +100,21 @@ def install_command(harness: str, config: Path | None, budget: int | None, serve
                    audit=audit, dry_run=dry_run)
     _report(plan, dry_run=dry_run)
     _shared(plan, budget)
+    if config is None:
+        _other_files(plan)
+
+
+def _other_files(plan: Plan) -> None:
+    """Name the harness's other config files found here: an install edits one file, and a
+    user who did not pick it may not know the rest (Continue's block files, a project's and
+    the user's file) still run their servers directly."""
+    where = plan.path.absolute()
+    others = [p for p in plan.harness.paths() if p.is_file() and p.absolute() != where]
+    if others:
+        listed = ", ".join(visible(str(p)) for p in others)
+        click.echo(f"note: {plan.harness.title} has other config files here: {listed}; this "
+                   f"install changed {visible(str(plan.path))} only (`elision install "
+                   f"{plan.harness.name} --config PATH` for each of the others)", err=True)
 
 
 def _shared(plan: Plan, budget: int | None) -> None:
@@ -165,6 +180,13 @@ def _report_hook(plan: Plan, *, dry_run: bool) -> None:
     verb = done[change.outcome][0 if dry_run else 1]
     click.echo(f"{where}: {verb} elision's PostToolUse hook (every tool) for Claude Code",
                err=True)
+    from elision.install.hook import other_readers
+
+    for other in other_readers(plan.path) if change.outcome == "added" else []:
+        click.echo(f"note: {where} is read by {other} too: it runs the hook on its own tools "
+                   "but cannot replace their output, so there the hook only costs a run per "
+                   "tool call (VS Code's chat.hookFilesLocations can leave this file out)",
+                   err=True)
 
 
 @click.command("doctor")

@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from elision.install.entries import argv_of, read_proxied
+from elision.install.entries import argv_of, neither, read_proxied
 from elision.install.harnesses import Harness
 from elision.install.plan import located_entries, read_config
 
@@ -130,6 +130,10 @@ def check(harness: Harness, path: Path, *, start: bool, timeout: float) -> list[
             if not isinstance(entry, dict) or entry.get("disabled") is True or (
                     entry.get("enabled") is False):
                 report.detail = report.detail or "disabled"
+                continue
+            if harness.command_key not in entry and not any(
+                    isinstance(entry.get(k), str) for k, _ in harness.url_keys):
+                report.detail = f"{neither(harness, entry)}: not probed"
                 continue
             if harness.command_key not in entry and _transport(harness, entry) != "http":
                 report.detail = "a remote server over SSE or an undeclared transport: not probed"

@@ -155,9 +155,15 @@ def classify(harness: Harness, entry: Any) -> Rewrite:
             return Rewrite("url", url=url)
         return Rewrite("", f"is remote over {transport} transport; elision proxy speaks "
                        "streamable HTTP to an upstream, so it is left as it is")
+    return Rewrite("", neither(harness, entry))
+
+
+def neither(harness: Harness, entry: dict[str, Any]) -> str:
+    """Why an entry with no command and no url is left: its type says what it is (Goose's
+    ``builtin`` extensions run inside Goose)."""
     kind = entry.get(harness.type_key) if harness.type_key else None
     said = f" (its type is {kind!r})" if isinstance(kind, str) else ""
-    return Rewrite("", f"has neither a command nor a url{said}")
+    return f"has neither a command nor a url{said}"
 
 
 def rewritten(entry: dict[str, Any], harness: Harness, rewrite: Rewrite,

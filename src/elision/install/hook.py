@@ -42,6 +42,19 @@ def default_settings() -> Path:
     return next((p for p in paths if p.is_file()), paths[-1])
 
 
+def other_readers(path: Path) -> list[str]:
+    """The other harnesses that run the hooks in Claude Code's settings file at ``path``.
+
+    VS Code's agent hooks load ``.claude/settings.json``, ``.claude/settings.local.json`` and
+    ``~/.claude/settings.json`` by default (its ``chat.hookFilesLocations``; VS Code docs, "Agent
+    hooks"), and its ``PostToolUse`` can add context or block but not replace a result.
+    """
+    where = path.absolute()
+    if where.parent.name == ".claude" and where.name in ("settings.json", "settings.local.json"):
+        return ["VS Code (agent hooks)"]
+    return []
+
+
 def hook_command(settings: Settings) -> str:
     """The shell command Claude Code runs: this installation's elision, its store and log."""
     budget = [] if settings.budget is None else ["--budget", str(settings.budget)]
