@@ -4,6 +4,7 @@ Code's settings, added and removed byte for byte."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -18,6 +19,7 @@ from elision.cli import main
 from elision.errors import InputError
 from elision.install import install_hook, uninstall_hook
 from elision.install.hook import elision_groups, runs_elision_hook
+from elision.install.opencode_hook import MARKER
 
 OTHER_HOOK = {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "prettier -w"}]}
 
@@ -152,8 +154,8 @@ def test_a_settings_file_vscode_also_reads_is_noted(tmp_path: Path, name: str,
 
 
 @pytest.mark.parametrize(("argv", "said"), [
-    (["install", "codex", "--hook"], "--hook is for claude-code only"),
-    (["uninstall", "gemini-cli", "--hook"], "--hook is for claude-code only"),
+    (["install", "codex", "--hook"], "--hook is for claude-code and opencode"),
+    (["uninstall", "gemini-cli", "--hook"], "--hook is for claude-code and opencode"),
     (["install", "claude-code", "--hook", "--servers", "a"], "--servers picks MCP servers"),
 ])
 def test_hook_misuse_is_a_usage_error(argv: list[str], said: str) -> None:
@@ -212,3 +214,71 @@ def test_any_settings_file_gets_the_hook_once_and_back_byte_for_byte(text: str) 
         assert path.read_bytes() == installed
         uninstall_hook(config=path)
         assert path.read_bytes() == text.encode()
+
+
+# -- OpenCode: a plugin file ------------------------------------------------------------------
+
+def test_the_opencode_plugin_is_written_once_and_removed(tmp_path: Path) -> None:
+    path = tmp_path / ".opencode" / "plugins" / "elision.js"
+    plan = install_hook("opencode", config=path, **_paths(tmp_path))
+    assert plan.changes[0].outcome == "added"
+    text = path.read_text("utf-8")
+    assert text.startswith(MARKER) and '"hook", "claude-code", "--budget", "8192"' in text
+    assert not install_hook("opencode", config=path, **_paths(tmp_path)).changed
+    other = install_hook("opencode", config=path, budget=4096, **_paths(tmp_path))
+    assert not other.changed and "other settings" in other.changes[0].why
+    uninstall_hook("opencode", config=path)
+    assert not path.exists()
+
+
+def test_a_plugin_file_not_elisions_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "elision.js"
+    path.write_text("export const Mine = async () => ({})\n", "utf-8")
+    with pytest.raises(InputError, match="not a plugin elision wrote"):
+        install_hook("opencode", config=path)
+    assert path.read_text("utf-8") == "export const Mine = async () => ({})\n"
+    assert not uninstall_hook("opencode", config=path).changed
+
+
+def test_an_edited_plugin_is_not_deleted(tmp_path: Path) -> None:
+    path = tmp_path / "elision.js"
+    install_hook("opencode", config=path, **_paths(tmp_path))
+    path.write_text(path.read_text("utf-8") + "// mine\n", "utf-8")
+    with pytest.raises(InputError, match="changed since elision wrote it"):
+        uninstall_hook("opencode", config=path)
+    assert path.exists()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_plugin_shapes_a_bash_result_through_elision(tmp_path: Path) -> None:
+    """Node loads the plugin as OpenCode would and calls its tool.execute.after with a
+    3,000-line bash result: the text is replaced by the shaped one, the verdict kept; a
+    small result and an MCP result (content blocks) are left as they are."""
+    path = tmp_path / "elision.js"
+    install_hook("opencode", config=path, **_paths(tmp_path))
+    module = tmp_path / "elision.mjs"  # node reads ESM from .mjs without a package.json
+    module.write_text(path.read_text("utf-8"), "utf-8")
+    script = tmp_path / "run.mjs"
+    script.write_text(f"""
+import {{ ElisionPlugin }} from {json.dumps(str(module))}
+const hooks = await ElisionPlugin({{}})
+const after = hooks["tool.execute.after"]
+const lines = Array.from({{length: 3000}}, (_, i) => `step ${{i}} passed`)
+const big = {{ title: "bash", output: lines.join("\\n") + "\\nSUMMARY: 3 failures\\n",
+               metadata: {{}} }}
+await after({{ tool: "bash", sessionID: "s", callID: "c", args: {{}} }}, big)
+const small = {{ title: "bash", output: "ok\\n", metadata: {{}} }}
+await after({{ tool: "bash", sessionID: "s", callID: "d", args: {{}} }}, small)
+const mcp = {{ content: [{{ type: "text", text: "x" }}] }}
+await after({{ tool: "fixture_x", sessionID: "s", callID: "e", args: {{}} }}, mcp)
+console.log(JSON.stringify({{ big: big.output, small: small.output, mcp }}))
+""", "utf-8")
+    done = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["big"].startswith("[elision] partial") and got["big"].endswith(
+        "SUMMARY: 3 failures\n")
+    assert len(got["big"].encode()) <= 8192
+    assert got["small"] == "ok\n"
+    assert got["mcp"] == {"content": [{"type": "text", "text": "x"}]}

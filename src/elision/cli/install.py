@@ -8,7 +8,15 @@ from pathlib import Path
 import click
 
 from elision.cli._common import EXIT_FAILURE, reports_errors
-from elision.install import HARNESSES, Plan, install, install_hook, uninstall, uninstall_hook
+from elision.install import (
+    HARNESSES,
+    HOOKED,
+    Plan,
+    install,
+    install_hook,
+    uninstall,
+    uninstall_hook,
+)
 from elision.install.harnesses import Harness, readers
 from elision.terminal import is_terminal, visible, visible_lines
 
@@ -70,9 +78,10 @@ def _report(plan: Plan, *, dry_run: bool) -> None:
 @click.option("--audit", metavar="PATH|URL", help="The audit log the proxy appends to "
               "(default: audit.db beside the store). Written into each entry as an argument.")
 @click.option("--dry-run", is_flag=True, help="Print the diff and write nothing.")
-@click.option("--hook", is_flag=True, help="Claude Code only: add `elision hook claude-code` "
-              "as its PostToolUse hook on every tool (Bash, Read, WebFetch, Grep…) in "
-              ".claude/settings.json here if there is one, else ~/.claude/settings.json.")
+@click.option("--hook", is_flag=True, help="Claude Code: add `elision hook claude-code` as its "
+              "PostToolUse hook on every tool (Bash, Read, WebFetch, Grep…) in "
+              ".claude/settings.json here if there is one, else ~/.claude/settings.json. "
+              "OpenCode: write the plugin .opencode/plugins/elision.js (or the user's).")
 @reports_errors
 def install_command(harness: str, config: Path | None, budget: int | None, servers: str,
                     store: str | None, audit: str | None, dry_run: bool, hook: bool) -> None:
@@ -91,7 +100,7 @@ def install_command(harness: str, config: Path | None, budget: int | None, serve
     """
     if hook:
         _hook_only(harness, servers)
-        plan = install_hook(config=config, budget=budget, store=store, audit=audit,
+        plan = install_hook(harness, config=config, budget=budget, store=store, audit=audit,
                             dry_run=dry_run)
         _report_hook(plan, dry_run=dry_run)
         return
@@ -152,7 +161,7 @@ def uninstall_command(harness: str, config: Path | None, dry_run: bool, hook: bo
     """
     if hook:
         _hook_only(harness, "")
-        plan = uninstall_hook(config=config, dry_run=dry_run)
+        plan = uninstall_hook(harness, config=config, dry_run=dry_run)
         _report_hook(plan, dry_run=dry_run)
         return
     plan = uninstall(harness, config=config, dry_run=dry_run)
@@ -160,9 +169,10 @@ def uninstall_command(harness: str, config: Path | None, dry_run: bool, hook: bo
 
 
 def _hook_only(harness: str, servers: str) -> None:
-    if harness != "claude-code":
-        raise click.UsageError(f"--hook is for claude-code only: {harness} has no hook that can "
-                               "replace a tool's output (docs/harnesses.md, \"Hooks\")")
+    if harness not in HOOKED:
+        raise click.UsageError(f"--hook is for {' and '.join(HOOKED)}: {harness} has no hook "
+                               "elision can replace a tool's output with (docs/harnesses.md, "
+                               "\"Hooks\")")
     if servers:
         raise click.UsageError("--servers picks MCP servers; the hook covers every tool")
 
@@ -178,8 +188,9 @@ def _report_hook(plan: Plan, *, dry_run: bool) -> None:
         return
     done = {"added": ("would add", "added"), "removed": ("would remove", "removed")}
     verb = done[change.outcome][0 if dry_run else 1]
-    click.echo(f"{where}: {verb} elision's PostToolUse hook (every tool) for Claude Code",
-               err=True)
+    what = ("plugin (OpenCode's own tools)" if plan.harness.name == "opencode" else
+            "PostToolUse hook (every tool)")
+    click.echo(f"{where}: {verb} elision's {what} for {plan.harness.title}", err=True)
     from elision.install.hook import other_readers
 
     for other in other_readers(plan.path) if change.outcome == "added" else []:

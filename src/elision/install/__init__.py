@@ -18,7 +18,8 @@ from elision.install.harnesses import HARNESSES, Harness, default_config, harnes
 from elision.install.plan import Change, Plan, plan_install, plan_uninstall, write
 from elision.store import default_store_path
 
-__all__ = ["HARNESSES", "Change", "Harness", "Plan", "install", "install_hook", "uninstall",
+__all__ = ["HARNESSES", "HOOKED", "Change", "Harness", "Plan", "install", "install_hook",
+           "uninstall",
            "uninstall_hook"]
 
 
@@ -56,30 +57,45 @@ def uninstall(name: str, *, config: Path | None = None, dry_run: bool = False) -
     return plan
 
 
-def install_hook(*, config: Path | None = None, budget: int | None = None,
-                 store: str | None = None, audit: str | None = None,
-                 dry_run: bool = False) -> Plan:
-    """Add ``elision hook claude-code`` as Claude Code's PostToolUse hook on every tool."""
-    from elision.install import hook
+#: the harnesses whose after-tool hook can replace a result and that ``install --hook`` serves
+HOOKED = ("claude-code", "opencode")
 
-    path = config if config is not None else hook.default_settings()
+
+def install_hook(name: str = "claude-code", *, config: Path | None = None,
+                 budget: int | None = None, store: str | None = None,
+                 audit: str | None = None, dry_run: bool = False) -> Plan:
+    """Put a harness's own tools' results through ``elision hook``: Claude Code's PostToolUse
+    hook on every tool, or OpenCode's plugin."""
+    from elision.install import hook, opencode_hook
+
+    if name == "opencode":
+        path = config if config is not None else opencode_hook.default_plugin()
+        budget = HARNESSES["opencode"].budget if budget is None else budget
+    else:
+        path = config if config is not None else hook.default_settings()
     settings = Settings(
         budget=budget,  # None: the hook's own default, Claude Code's budget
         store=store or str(default_store_path()),
         audit=audit or str(default_log_path()),
         executable=tuple(proxy_executable()),
     )
-    plan = hook.plan_install(path, settings)
+    planner = opencode_hook.plan_install if name == "opencode" else hook.plan_install
+    plan = planner(path, settings)
     if not dry_run:
         hook.write(plan)
     return plan
 
 
-def uninstall_hook(*, config: Path | None = None, dry_run: bool = False) -> Plan:
-    """Remove exactly the hook ``install_hook`` added."""
-    from elision.install import hook
+def uninstall_hook(name: str = "claude-code", *, config: Path | None = None,
+                   dry_run: bool = False) -> Plan:
+    """Remove exactly what ``install_hook`` added."""
+    from elision.install import hook, opencode_hook
 
-    plan = hook.plan_uninstall(config if config is not None else hook.default_settings())
+    if name == "opencode":
+        plan = opencode_hook.plan_uninstall(
+            config if config is not None else opencode_hook.default_plugin())
+    else:
+        plan = hook.plan_uninstall(config if config is not None else hook.default_settings())
     if not dry_run:
         hook.write(plan)
     return plan
