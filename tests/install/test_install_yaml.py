@@ -240,8 +240,9 @@ def entry(draw: st.DrawFn, harness: str) -> dict[str, Any]:
         out["args"] = draw(st.lists(st.one_of(safe_plain, strings), max_size=3))
     if draw(st.booleans()):
         out["envs" if harness == "goose" else "env"] = draw(
-            st.dictionaries(st.from_regex(r"[A-Z][A-Z_]{0,5}", fullmatch=True), strings,
-                            max_size=2))
+            st.dictionaries(st.from_regex(r"[A-Z][A-Z_]{0,5}", fullmatch=True).filter(
+                lambda k: k not in ("Y", "N", "YES", "NO", "ON", "OFF")),  # YAML 1.1's bools
+                strings, max_size=2))
     if draw(st.booleans()):
         out["timeout"] = draw(st.integers(1, 600))
     keys = draw(st.permutations(list(out)))
@@ -301,7 +302,10 @@ def config(draw: st.DrawFn) -> tuple[str, str, dict[str, Any]]:
             lines.append(f"\n{' ' * at}- " + body.lstrip("\n").lstrip(" ")
                          + draw(comment(at)))
     lines.append("\n")
-    return harness, "".join(lines), doc
+    text = "".join(lines)
+    if draw(st.booleans()):  # a file saved with Windows line ends keeps them
+        text = text.replace("\n", "\r\n")
+    return harness, text, doc
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -337,6 +341,8 @@ def test_install_is_read_as_meant_and_uninstall_gives_back_every_byte(
         assert {k: v for k, v in after.items() if k != container} == {
             k: v for k, v in doc.items() if k != container}
         installed = path.read_bytes()
+        if b"\r\n" in text.encode():  # no bare line end written into a CRLF file
+            assert installed.count(b"\n") == installed.count(b"\r\n")
         assert not install(harness, config=path).changed  # idempotent
         assert path.read_bytes() == installed
         uninstall(harness, config=path)
@@ -377,3 +383,18 @@ def test_install_without_config_names_the_other_block_files(
     assert "a.yaml" in result.stdout  # the first is the one changed
     assert "other config files here: " in result.stderr and "b.yaml" in result.stderr
     assert "--config PATH" in result.stderr
+
+
+@pytest.mark.parametrize("text", [
+    # one block item: the old list held no line end to copy, so "\n" was written
+    'extensions:\r\n  a:\r\n    cmd: "a"\r\n    args:\r\n    - "a"\r\n',
+    # args missing on the last line, no line end after it: the file's own is used
+    "mcpServers:\r\n  - name: x\r\n    command: y",
+])
+def test_a_crlf_file_gets_no_bare_line_end(tmp_path: Path, text: str) -> None:
+    """Found by the property test: a Windows file with a one-item block list of args got
+    bare "\\n" line ends in the rewritten list."""
+    config = _write(tmp_path, "config.yaml", text)
+    install("goose" if text.startswith("extensions") else "continue", config=config)
+    written = config.read_bytes()
+    assert written.count(b"\n") == written.count(b"\r\n") > text.count("\n")

@@ -393,6 +393,13 @@ def flow_list(values: list[str]) -> str:
     return "[" + ", ".join(quote(v) for v in values) + "]"
 
 
+def _newline(text: str, offset: int) -> str:
+    """The line end of the line at ``offset`` (the file's first one's when it has none)."""
+    nl = text.find("\n", offset)
+    nl = text.find("\n") if nl < 0 else nl
+    return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
+
+
 def _column(text: str, offset: int) -> int:
     return offset - (text.rfind("\n", 0, offset) + 1)
 
@@ -414,13 +421,13 @@ def stdio_edits(text: str, entry: Node, command_key: str, command: str,
         line_end = len(text) if line_end < 0 else line_end
         if text[line_end - 1:line_end] == "\r":
             line_end -= 1
-        newline = "\r\n" if text[line_end:line_end + 1] == "\r" else "\n"
+        newline = _newline(text, cmd.end)
         pad = " " * _column(text, at)
         edits.append((line_end, line_end, f"{newline}{pad}args: {flow_list(args)}"))
     elif old.flow:
         edits.append((old.start, old.end, flow_list(args)))
     else:
-        newline = "\r\n" if "\r\n" in text[old.start:old.end] else "\n"
+        newline = _newline(text, old.start)
         pad = " " * _column(text, old.start)
         edits.append((old.start, old.end,
                        (newline + pad).join(f"- {quote(a)}" for a in args)))
