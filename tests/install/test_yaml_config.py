@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from elision.install import yamlcfg
+from elision.install import yamlcfg, yamledit
 
 # Each case is in the subset; PyYAML must read it to the same value.
 READ = [
@@ -73,6 +73,6 @@ def test_outside_the_subset_is_refused_with_where_and_what(text: str, where: str
                                    "é ünï ☃ 𝄞", "\x85\u2028\ufeff", "#x", "- y", "null",
                                    "12"])
 def test_a_quoted_scalar_reads_back_as_the_string_written(value: str) -> None:
-    text = f"k: {yamlcfg.quote(value)}\nl: {yamlcfg.flow_list([value, value])}\n"
+    text = f"k: {yamledit.quote(value)}\nl: {yamledit.flow_list([value, value])}\n"
     assert yamlcfg.load(text, "t") == {"k": value, "l": [value, value]}
     assert yaml.safe_load(text) == {"k": value, "l": [value, value]}

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from elision.errors import InputError
-from elision.install import jsonc, record, tomlcfg, yamlcfg
+from elision.install import jsonc, record, tomlcfg, yamlcfg, yamledit
 from elision.install.entries import Settings, classify, read_proxied, rewritten
 from elision.install.harnesses import Harness
 
@@ -213,7 +213,7 @@ def plan_install(harness: Harness, path: Path, settings: Settings,
         doc, located = located_entries(harness, path, text)
     except yamlcfg.Refused as exc:
         upstream = ["COMMAND", "ARG…"]
-        lines = yamlcfg.by_hand(harness.command_key, settings.executable[0],
+        lines = yamledit.by_hand(harness.command_key, settings.executable[0],
                                 [*settings.proxy_args(), "--", *upstream])
         raise InputError(f"{exc}. Edit each server entry by hand to "
                          f"read {lines}, COMMAND and ARG… being what it runs now") from None
@@ -247,7 +247,7 @@ def plan_install(harness: Harness, path: Path, settings: Settings,
             if manual:
                 change.why = manual
                 continue
-            entry_edits = yamlcfg.stdio_edits(text, loc.node, harness.command_key,
+            entry_edits = yamledit.stdio_edits(text, loc.node, harness.command_key,
                                               new[harness.command_key], new["args"])
         elif harness.format == "toml":
             make = tomlcfg.stdio_edits if rewrite.how == "stdio" else tomlcfg.url_edits
@@ -269,7 +269,7 @@ def _yaml_manual(harness: Harness, node: jsonc.Node, how: str, new: dict[str, An
     The YAML editor rewrites only a block entry's command and args lines: a remote entry (whose
     type and url lines would change too) and an entry written as ``{…}`` are the user's to edit.
     """
-    lines = yamlcfg.by_hand(harness.command_key, new[harness.command_key], new["args"])
+    lines = yamledit.by_hand(harness.command_key, new[harness.command_key], new["args"])
     if how == "url":
         url_key = next(k for k, _ in harness.url_keys if k in node.value())
         return (f"is remote; elision edits only the command and args of a YAML entry, so edit "
