@@ -25,6 +25,12 @@ READ = [
     "---\n# top\n\nkey:   # trailing\n  # inside\n  inner: v\n\n",
     # nested lists, a list item holding a mapping, an empty flow list
     "l:\n  - - x\n    - y\n  - k: v\n    j: []\n  -\n    deep: 1\n",
+    # as Goose itself writes it (serde_yaml): block lists at the key's indentation, quoted
+    # scalars where a plain one would not do, null and empty collections spelled out
+    "extensions:\n  github:\n    args:\n    - -y\n    - '@modelcontextprotocol/server-github'\n"
+    "    bundled: null\n    cmd: npx\n    description: null\n    enabled: true\n"
+    "    env_keys: []\n    envs: {}\n    name: github\n    timeout: 300\n    type: stdio\n"
+    "GOOSE_MODEL: claude-4.5-sonnet\n",
     # Continue's secret templates are plain scalars
     "args:\n  - ${{ secrets.TOKEN }}\n",
     # Windows line ends
