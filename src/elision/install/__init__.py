@@ -2,10 +2,14 @@
 
 The installer rewrites each server entry of the harness's own config file to run through
 ``elision proxy`` (:mod:`elision.install.entries`), keeps every other byte of the file
-(:mod:`elision.install.jsonc`, :mod:`elision.install.tomlcfg`), and records what it changed so
-that ``elision uninstall`` restores it exactly (:mod:`elision.install.record`). Each harness gets
-a budget below its own cut (:mod:`elision.install.harnesses`), so a shaped result is never cut a
-second time.
+(:mod:`elision.install.jsonc`, :mod:`elision.install.tomlcfg`, :mod:`elision.install.yamlcfg`
+with :mod:`elision.install.yamledit`), and records what it changed so that ``elision uninstall``
+restores it exactly (:mod:`elision.install.record`). Each harness gets a budget below its own cut
+(:mod:`elision.install.harnesses`), so a shaped result is never cut a second time.
+
+``install --hook`` puts the results of a harness's own tools through ``elision hook``: Claude
+Code's PostToolUse hook (:mod:`elision.install.hook`) or OpenCode's plugin
+(:mod:`elision.install.opencode_hook`).
 """
 
 from __future__ import annotations
@@ -19,8 +23,7 @@ from elision.install.plan import Change, Plan, plan_install, plan_uninstall, wri
 from elision.store import default_store_path
 
 __all__ = ["HARNESSES", "HOOKED", "Change", "Harness", "Plan", "install", "install_hook",
-           "uninstall",
-           "uninstall_hook"]
+           "uninstall", "uninstall_hook"]
 
 
 def install(
