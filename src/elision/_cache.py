@@ -14,7 +14,6 @@ import hashlib
 import logging
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 #: Where kept files go; "off" keeps none.
@@ -81,6 +80,8 @@ def keep(path: Path | None, blob: bytes) -> None:
     """Write ``blob`` to ``path`` behind its digest, whole or not at all (a rename)."""
     if path is None:
         return
+    import tempfile  # with shutil, bz2 and lzma: ~5 ms of every start that only reads
+
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from elision._hyperscan import built_with_hyperscan, database
+from elision._lazyre import lazy_compile
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import (
     FIELD_SUFFIXES,
@@ -367,4 +368,4 @@ def _literal_first(pattern: str) -> str:
 
 
 #: A run that holds any window (what the hyperscan pass finds with :data:`B64_WINDOWS`).
-B64_WINDOW = re.compile("|".join(_literal_first(p) for p in B64_WINDOWS))
+B64_WINDOW = lazy_compile("|".join(_literal_first(p) for p in B64_WINDOWS))
