@@ -334,8 +334,12 @@ def window_patterns(window: tuple[str, ...]) -> list[str]:
             if first == last:
                 values = {(a >> (2 - at % 8)) & 63 for a in classes[first]}
             else:
-                values = {((a << 8 | b) >> (10 - at % 8)) & 63
-                          for a in classes[first] for b in classes[last]}
+                # A digit across two bytes: the first byte's low bits, then the second's high
+                # bits (no overlap), so the pairs' set is the product of two small sets.
+                cut = 10 - at % 8
+                highs = {(a << (8 - cut)) & 63 for a in classes[first]}
+                lows = {b >> cut for b in classes[last]}
+                values = {h | low for h in highs for low in lows}
             chars = sorted({_STD[v] for v in values} | {_URLSAFE[v] for v in values})
             digits.append(re.escape(chars[0]) if len(chars) == 1 else
                           "[" + "".join(re.escape(c) for c in chars) + "]")
