@@ -9,6 +9,7 @@ carries a marker in its command line and appends its pid to a file as it starts.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import uuid
@@ -81,3 +82,23 @@ def test_a_server_started_early_is_stopped_when_the_proxy_refuses_its_flags(
         assert not marked(marker), "the server started early outlived the proxy"
     finally:
         kill_all(marker)
+
+
+def test_a_variable_set_since_the_early_start_does_not_start_a_second_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A library imported after the early start may set a default in os.environ; the session
+    must still adopt the process, not start a second copy (one that may want the same lock)."""
+    from elision.mcp.upstream import early
+
+    command = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    early.start_early(command[0], command[1:], env=dict(os.environ))
+    monkeypatch.setenv("ELISION_TEST_SET_BY_AN_IMPORT", "1")
+    try:
+        taken = early.take_early(command[0], command[1:], cwd=None)
+        assert taken is not None and taken.process.poll() is None
+        assert early.take_early(command[0], command[1:], cwd=None) is None  # taken once
+        early._started.append(taken)  # back, to be stopped as an unadopted one is
+    finally:
+        early.discard_early()
+    assert taken.process.poll() is not None

@@ -55,7 +55,6 @@ class Early:
     """A server process started ahead of its session, and what it was started with."""
 
     argv: tuple[str, ...]
-    env: dict[str, str]
     cwd: str | None
     process: subprocess.Popen[bytes]
     #: The write end of the warden's watch pipe: held by the proxy alone, closed to stop it.
@@ -87,19 +86,21 @@ def start_early(
         return
     finally:
         os.close(watch)
-    _started.append(Early((command, *args), merged, cwd, process, watched))
+    _started.append(Early((command, *args), cwd, process, watched))
 
 
-def take_early(
-    command: str, args: Sequence[str], *, env: Mapping[str, str], cwd: str | None
-) -> Early | None:
-    """The process started early for exactly this command line, environment and folder; it is
-    then the caller's to stop. One that has exited already is taken too: its session fails
-    as a session with a server that failed at its start would. Each is taken once: a
-    restart starts a new process."""
+def take_early(command: str, args: Sequence[str], *, cwd: str | None) -> Early | None:
+    """The process started early for exactly this command line and folder; it is then the
+    caller's to stop. One that has exited already is taken too: its session fails as a
+    session with a server that failed at its start would. Each is taken once: a restart
+    starts a new process.
+
+    The environment is not compared: the process has the one the command was given, and a
+    variable that something imported since set in this process's (a library's default) must
+    not start a second copy of a server that may hold a lock or a port."""
     argv = (command, *args)
     for early in _started:
-        if early.argv == argv and early.cwd == cwd and early.env == dict(env):
+        if early.argv == argv and early.cwd == cwd:
             _started.remove(early)
             return early
     return None

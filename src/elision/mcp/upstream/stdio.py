@@ -273,7 +273,7 @@ async def stdio_transport(
     """
     merged = {**(dict(os.environ) if inherit_env else get_default_environment()), **(env or {})}
     process: Process
-    early = take_early(command, args, env=merged, cwd=cwd)
+    early = take_early(command, args, cwd=cwd)
     if early is not None:
         # Started by the CLI before the SDK was imported (elision.mcp.upstream.early).
         process, watched = await adopted(early.process), early.watched
