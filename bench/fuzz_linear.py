@@ -118,6 +118,17 @@ def _json_deep(size: int) -> bytes:
     return b"[" + b",".join([one] * max(1, size // len(one))) + b"]"
 
 
+def _json_strings_few(size: int) -> bytes:
+    # A few big strings, each one large child of the lazy read (bench/hostile.py's shapes).
+    return orjson.dumps({key: _prose(size // 3, " ") for key in ("a", "b", "c")})
+
+
+def _ndjson_deep(size: int) -> str:
+    # As text, so the redact target reads it as text; shape() finds it is NDJSON.
+    one = '{"k":' * 300 + '"sk-x"' + "}" * 300
+    return "\n".join([one] * max(2, size // (len(one) + 1))) + "\n"
+
+
 def _pem(size: int) -> str:
     return _repeat("-----BEGIN PRIVATE KEY-----\nMIIE\n")(size)
 
@@ -161,6 +172,10 @@ SYSTEMATIC: list[Class] = [
     Class("json-long-key", _json_long_key),
     Class("json-keys-A", _json_keys),
     Class("json-deep", _json_deep),
+    Class("text-four-lines", lambda n: "\n".join(_prose(n // 4, " ") for _ in range(4))),
+    Class("json-string-escaped", lambda n: orjson.dumps({"content": _prose(n)})),
+    Class("json-strings-few", _json_strings_few),
+    Class("ndjson-deep", _ndjson_deep),
 ]
 
 

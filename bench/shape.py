@@ -9,6 +9,7 @@ Run:
     bench/.venv/bin/python bench/shape.py --quick      # 1 MB inputs only, under a minute
     bench/.venv/bin/python bench/shape.py              # 1, 10 and 100 MB (several minutes)
     bench/.venv/bin/python bench/shape.py --gigabyte   # and one 1 GB ledger (needs ~12 GB RAM)
+    .venv/bin/python bench/shape.py --hostile --baseline /tmp/base/src   # bench/hostile.py
 
 For every input (bench/corpus.py: a ledger search result, a build log, an NDJSON stream, a
 deep document and a huge object, caveats written last) and budget (4, 16 and 64 KB) it
@@ -54,6 +55,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
+import hostile
 
 BUDGETS = (4096, 16384, 65536)
 SIZES = (1.0, 10.0, 100.0)
@@ -538,7 +540,22 @@ def main(argv: list[str] | None = None) -> None:
         help="also one 1 GB input (ledger unless named): floor and elision, 16 KB budget",
     )
     parser.add_argument("--out", type=Path, default=OUT_MD, help="where the markdown goes")
+    parser.add_argument(
+        "--hostile", action="store_true",
+        help="instead: bench/hostile.py's bodies (one long line, one big JSON string, 300-deep "
+        "documents, ...) beside the floor and, with --baseline SRC, the code before",
+    )
+    hostile.add_arguments(parser)
     args = parser.parse_args(argv)
+    if args.hostile:
+        sizes = args.sizes if args.sizes != list(SIZES) else list(hostile.SIZES)
+        hostile.main([
+            "--sizes", *map(str, [1.0, 4.0] if args.quick else sizes),
+            "--runs", str(min(args.runs, 3)), "--cases", *args.cases,
+            *(["--baseline", args.baseline] if args.baseline else []),
+            *(["--redact"] if args.redact else []),
+        ])
+        return
     if args.quick:
         global REPEAT_SECONDS
         args.sizes, args.runs, REPEAT_SECONDS = [1.0], min(args.runs, 3), 1.0

@@ -9,8 +9,13 @@ stdio, for the bundled demo server run directly (``bare``) and behind the proxy 
 starts it (``proxy``: store, audit and redaction on, the store and log in a temporary folder).
 For a hook it times one answer of ``elision hook claude-code`` to a two-line Bash result and
 ``elision shape`` of a 7-byte file, beside ``python -c pass`` (the floor of any Python
-command). Each line gives the median and the spread in seconds and the median peak RSS
-(from the child's own rusage).
+command). Each line gives the median and the spread in seconds, the median CPU seconds and
+the median peak RSS (both from the child's own rusage; a proxy's CPU includes its server's,
+which it reaps). On a shared machine the CPU figures move less with the load than the times.
+
+Both sources are compiled to bytecode first: where ``PYTHONDONTWRITEBYTECODE`` is set (as on
+this project's CI hosts) every run would otherwise compile each module of elision from source,
+which an installed package never does.
 
 ``--baseline SRC`` adds the same proxy and hook paths run from another copy of the source
 (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``), so a
@@ -51,15 +56,17 @@ def _env(src: str | None) -> dict[str, str]:
     return env
 
 
-def _wait(proc: subprocess.Popen[bytes]) -> int:
-    """The child's peak RSS in KiB, reaped by its own rusage."""
+def _wait(proc: subprocess.Popen[bytes]) -> tuple[float, int]:
+    """The child's CPU seconds and peak RSS in KiB, reaped by its own rusage."""
     _, _, usage = os.wait4(proc.pid, 0)
     proc.returncode = 0
-    return usage.ru_maxrss
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def server_start(command: Sequence[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """Seconds to the ``initialize`` answer and to the ``tools/list`` answer; peak RSS."""
+def server_start(
+    command: Sequence[str], env: dict[str, str]
+) -> tuple[float, float, float, int]:
+    """Seconds to the ``initialize`` answer and to the ``tools/list`` answer; CPU; peak RSS."""
     began = time.perf_counter()
     proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env)
@@ -88,18 +95,20 @@ def server_start(command: Sequence[str], env: dict[str, str]) -> tuple[float, fl
     answer(2)
     listed = time.perf_counter() - began
     proc.stdin.close()
-    return initialized, listed, _wait(proc)
+    return initialized, listed, *_wait(proc)
 
 
-def command_time(command: Sequence[str], stdin: bytes, env: dict[str, str]) -> tuple[float, int]:
+def command_time(
+    command: Sequence[str], stdin: bytes, env: dict[str, str]
+) -> tuple[float, float, int]:
     began = time.perf_counter()
     proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env)
     assert proc.stdin is not None
     proc.stdin.write(stdin)
     proc.stdin.close()
-    peak = _wait(proc)
-    return time.perf_counter() - began, peak
+    cpu, peak = _wait(proc)
+    return time.perf_counter() - began, cpu, peak
 
 
 def main() -> None:
@@ -127,6 +136,10 @@ def main() -> None:
     sources: list[tuple[str, str | None]] = [("", None)]
     if args.baseline:
         sources.append((" (baseline)", str(Path(args.baseline).resolve())))
+    for _, src in sources:
+        where = src or str(HERE.parents[1] / "src")
+        subprocess.run([py, "-m", "compileall", "-q", where], check=True,
+                       stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": where})
     servers = [("bare", demo, _env(None))] + [
         (f"proxy{label}", proxy(f"p{i}"), _env(src)) for i, (label, src) in enumerate(sources)]
     event = json.dumps(BASH_EVENT).encode()
@@ -135,8 +148,9 @@ def main() -> None:
         commands.append((f"hook claude-code{label}", hook(f"h{i}"), event, _env(src)))
         commands.append((f"shape 7 bytes{label}", shape(f"s{i}"), b"", _env(src)))
 
-    started: dict[str, list[tuple[float, float, int]]] = {name: [] for name, _, _ in servers}
-    ran: dict[str, list[tuple[float, int]]] = {name: [] for name, *_ in commands}
+    started: dict[str, list[tuple[float, float, float, int]]] = {
+        name: [] for name, _, _ in servers}
+    ran: dict[str, list[tuple[float, float, int]]] = {name: [] for name, *_ in commands}
     load = os.getloadavg()[0]
     for _ in range(args.runs):
         for name, command, env in servers:
@@ -144,20 +158,23 @@ def main() -> None:
         for name, command, stdin, env in commands:
             ran[name].append(command_time(command, stdin, env))
     print(f"{args.runs} runs each, round-robin; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
-    print(f"{'server':<22} {'initialize':>12} {'tools/list':>12} {'over bare':>10} {'peak MB':>8}")
+    print(f"{'server':<22} {'initialize':>12} {'tools/list':>12} {'over bare':>10} "
+          f"{'÷ bare':>7} {'cpu':>9} {'peak MB':>8}")
     bare = statistics.median(t[0] for t in started["bare"])
     for name, runs in started.items():
         init = statistics.median(t[0] for t in runs)
         listed = statistics.median(t[1] for t in runs)
-        peak = statistics.median(t[2] for t in runs) / 1024
+        cpu = statistics.median(t[2] for t in runs)
+        peak = statistics.median(t[3] for t in runs) / 1024
         print(f"{name:<22} {init:>10.3f} s {listed:>10.3f} s {init - bare:>+8.3f} s "
-              f"{peak:>8.1f}")
-    print(f"{'command':<28} {'median':>9} {'min-max':>15} {'peak MB':>8}")
-    for name, runs in ran.items():
-        times = [t for t, _ in runs]
-        peak = statistics.median(p for _, p in runs) / 1024
+              f"{init / bare:>6.2f}x {cpu:>7.3f} s {peak:>8.1f}")
+    print(f"{'command':<28} {'median':>9} {'min-max':>15} {'cpu':>9} {'peak MB':>8}")
+    for name, timed in ran.items():
+        times = [t for t, _, _ in timed]
+        cpu = statistics.median(c for _, c, _ in timed)
+        peak = statistics.median(p for _, _, p in timed) / 1024
         print(f"{name:<28} {statistics.median(times):>7.3f} s "
-              f"{min(times):>6.3f}-{max(times):.3f} s {peak:>8.1f}")
+              f"{min(times):>6.3f}-{max(times):.3f} s {cpu:>7.3f} s {peak:>8.1f}")
 
 
 if __name__ == "__main__":

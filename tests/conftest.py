@@ -51,6 +51,21 @@ for _name in ("ELISION_STORE", "ELISION_AUDIT", "ELISION_AUDIT_KEY", "ELISION_CA
 atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)
 
 
+# -- bytecode for the processes tests start ---------------------------------------------------
+#
+# This machine (and CI, on it) sets PYTHONDONTWRITEBYTECODE=1, and elision is installed
+# editable, so no process wrote src/elision's bytecode: every proxy, hook and CLI process a test
+# starts compiled the modules it imports from source, ~0.2 s of CPU each (bench/start.py
+# compiles first for the same reason). Compiled once here, before any test starts one;
+# py_compile writes atomically, so the workers doing the same at once is safe, and an
+# up-to-date file is only looked at.
+import compileall  # noqa: E402
+
+import elision  # noqa: E402
+
+compileall.compile_dir(Path(elision.__file__).parent, quiet=1)
+
+
 # -- no test leaves a process behind ---------------------------------------------------------
 #
 # Found by issue 23: every full run left one `time.sleep(600)` behind, with parent PID 1, and

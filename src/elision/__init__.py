@@ -4,8 +4,9 @@ The pieces of a :class:`Pipeline` are here too: the stores (``Store``, ``MemoryS
 ``SQLiteStore``, ``open_store``), the guard (``Guardian`` with its ``SizeCeiling`` and
 ``ToolLists`` policies, adapted by ``GuardStage``), the redactor (``RedactStage``) and the
 auditor (``LogAuditor`` over an ``AuditLog``), with the protocols a stage of your own meets
-(``Guard``, ``Redactor``, ``Auditor``). They are imported when first used, so ``import
-elision`` stays cheap.
+(``Guard``, ``Redactor``, ``Auditor``). They, and ``Pipeline`` itself, are imported when first
+used, so ``import elision`` stays cheap: every command imports it first, and ``elision proxy``
+starts its server only after that (issue 24).
 """
 
 from importlib import import_module as _import_module
@@ -22,7 +23,6 @@ from elision.errors import (
     SelectorError,
     StoreError,
 )
-from elision.pipeline import Auditor, Guard, Pipeline, Redactor
 from elision.shape import Shaped, shape
 
 if _TYPE_CHECKING:
@@ -30,12 +30,17 @@ if _TYPE_CHECKING:
     from elision.audit.stage import LogAuditor
     from elision.guard.policy import Guardian, SizeCeiling, ToolLists
     from elision.guard.stage import GuardStage
+    from elision.pipeline import Auditor, Guard, Pipeline, Redactor
     from elision.redact import RedactStage
     from elision.store import MemoryStore, SQLiteStore, Store, open_store
 
 #: Exported names that live in modules loaded on first use, and those modules.
 _LAZY = {
     "AuditLog": "elision.audit.log",
+    "Auditor": "elision.pipeline",
+    "Guard": "elision.pipeline",
+    "Pipeline": "elision.pipeline",
+    "Redactor": "elision.pipeline",
     "GuardStage": "elision.guard.stage",
     "Guardian": "elision.guard.policy",
     "LogAuditor": "elision.audit.stage",

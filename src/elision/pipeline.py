@@ -184,7 +184,9 @@ class Pipeline:
         value: Any = NOT_JSON
         fmt: str = format
         shadowed: list[str] = []
-        if format in ("auto", "json") and _may_be_json(body):
+        if format in ("auto", "json") and _may_be_json(body) and not (
+            format == "auto" and _looks_like_ndjson(body)
+        ):
             try:
                 value = _parse_paused(body, shadowed)
             except InputError:
@@ -467,6 +469,14 @@ def _parse_paused(body: bytes, shadowed: list[str]) -> Any:
 
 def _text_of(capture: Capture) -> str:
     return capture.body.decode("utf-8", errors="replace")
+
+
+def _looks_like_ndjson(body: bytes) -> bool:
+    # Two JSON lines are never one document, so NDJSON is not parsed whole to be refused (as
+    # shape() does): orjson copied the whole stream first, 2x its size beside it (issue 23).
+    from elision.shape.records import looks_like_ndjson
+
+    return looks_like_ndjson(body)
 
 
 def _may_be_json(body: bytes) -> bool:

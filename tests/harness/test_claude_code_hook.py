@@ -12,11 +12,15 @@ Bash ("does not match Bash's output shape: reason=schema_invalid"), so the model
 Code's own preview of the original: unshaped, unredacted. An object of Bash's shape
 (``{"stdout": …, "stderr": …, …}``) is taken. The hook now answers in the tool's own shape and
 reads the whole output from ``persistedOutputPath``; these checks were strict xfails until then.
+
+The hook is installed with ``elision install claude-code --hook`` (the settings file the
+installer writes is what Claude Code runs here).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,14 +47,19 @@ def _command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str
 
 
 def _configure(ctx: Ctx) -> Path:
-    """The hook in the project's .claude/settings.json (what the README tells a user)."""
+    """The hook in the project's .claude/settings.json, put there by `elision install
+    claude-code --hook` run in the project, as a user runs it."""
     (ctx.home / ".claude.json").write_text(json.dumps({"hasCompletedOnboarding": True}), "utf-8")
-    elision = Path(sys.executable).parent / "elision"
+    (ctx.work / ".claude").mkdir()
     settings = ctx.work / ".claude" / "settings.json"
-    settings.parent.mkdir()
-    settings.write_text(json.dumps({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [{
-        "type": "command", "command": f"{elision} hook claude-code --budget 24000 "
-        f"--store {ctx.store} --audit {ctx.audit}"}]}]}}), "utf-8")
+    settings.write_text('{\n  "permissions": {"allow": ["Bash"]}\n}\n', "utf-8")
+    elision = Path(sys.executable).parent / "elision"
+    subprocess.run([str(elision), "install", "claude-code", "--hook", "--budget", "24000",
+                    "--store", str(ctx.store), "--audit", str(ctx.audit)],
+                   cwd=ctx.work, env=ctx.base_env(), check=True, capture_output=True,
+                   timeout=120)
+    hooks = json.loads(settings.read_text("utf-8"))["hooks"]["PostToolUse"]
+    assert [h["matcher"] for h in hooks] == ["*"], hooks
     return settings
 
 

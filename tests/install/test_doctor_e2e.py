@@ -44,3 +44,31 @@ def test_doctor_without_start_reads_only(tmp_path: Path) -> None:
                                        "--no-start"])
     assert result.exit_code == 0, result.output
     assert "x: NOT through elision; not started" in result.stdout
+
+
+def test_doctor_starts_a_goose_extension_as_goose_would(tmp_path: Path) -> None:
+    """Goose names the program `cmd` and the environment `envs`: doctor reads both, starts the
+    installed proxy, and the demo server behind it answers."""
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "extensions:\n"
+        "  ledger:\n"
+        f"    cmd: {json.dumps(sys.executable)}\n"
+        "    args: [-m, elision.demo.server]\n"
+        "    envs: {LEDGER_NOTE: kept}\n"
+        "    type: stdio\n"
+        "    enabled: true\n"
+        "  developer:\n"
+        "    type: builtin\n"
+        "    enabled: true\n", "utf-8")
+    install("goose", config=config, store=str(tmp_path / "s.db"), audit=str(tmp_path / "a.db"))
+    result = CliRunner().invoke(main, ["doctor", "goose", "--config", str(config),
+                                       "--timeout", "60"])
+    assert result.exit_code == 0, result.output
+    lines = {line.split(":")[0].strip(): line for line in result.stdout.splitlines()}
+    assert "through elision (budget the client's, Goose: 8,192 bytes" in lines["ledger"]
+    assert "; starts: 5 tools" in lines["ledger"]
+    assert "NOT through elision" in lines["developer"]
+    # a builtin extension runs inside Goose: not a remote server, not probed
+    assert "neither a command nor a url (its type is 'builtin'): not probed" in lines[
+        "developer"]

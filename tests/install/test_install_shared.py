@@ -25,6 +25,8 @@ SHARED = [
     ("gemini-cli", ".gemini/settings.json", "Qwen Code"),  # Qwen Code reads Gemini's layout
     ("copilot-cli", ".copilot/mcp-config.json", None),  # Copilot's own file: no one else
     ("cursor", ".cursor/mcp.json", None),
+    # Continue loads the JSON MCP files put in its folder (its docs)
+    ("claude-desktop", ".continue/mcpServers/mcp.json", "Continue"),
 ]
 
 
@@ -53,3 +55,18 @@ def test_an_explicit_budget_on_a_shared_file_is_said_to_apply_to_both(tmp_path: 
     assert result.exit_code == 0, result.output
     assert "--budget 24000 applies to GitHub Copilot CLI too" in result.stderr
     assert "19,000" in result.stderr  # Copilot's own budget, which 24,000 is over
+
+
+@pytest.mark.parametrize(("harness", "name", "text"), [
+    ("goose", ".config/goose/config.yaml", "extensions:\n  a:\n    cmd: x\n"),
+    ("continue", ".continue/mcpServers/a.yaml", "mcpServers:\n  - name: a\n    command: x\n"),
+])
+def test_the_yaml_targets_files_are_read_by_no_other_harness(
+        tmp_path: Path, harness: str, name: str, text: str) -> None:
+    config = tmp_path / name
+    config.parent.mkdir(parents=True)
+    config.write_text(text, "utf-8")
+    result = CliRunner().invoke(main, ["install", harness, "--config", str(config),
+                                       "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "proxied" in result.stderr and "is read by" not in result.stderr

@@ -8,7 +8,15 @@ from pathlib import Path
 import click
 
 from elision.cli._common import EXIT_FAILURE, reports_errors
-from elision.install import HARNESSES, Plan, install, uninstall
+from elision.install import (
+    HARNESSES,
+    HOOKED,
+    Plan,
+    install,
+    install_hook,
+    uninstall,
+    uninstall_hook,
+)
 from elision.install.harnesses import Harness, readers
 from elision.terminal import is_terminal, visible, visible_lines
 
@@ -70,26 +78,52 @@ def _report(plan: Plan, *, dry_run: bool) -> None:
 @click.option("--audit", metavar="PATH|URL", help="The audit log the proxy appends to "
               "(default: audit.db beside the store). Written into each entry as an argument.")
 @click.option("--dry-run", is_flag=True, help="Print the diff and write nothing.")
+@click.option("--hook", is_flag=True, help="Claude Code: add `elision hook claude-code` as its "
+              "PostToolUse hook on every tool (Bash, Read, WebFetch, Grep…) in "
+              ".claude/settings.json here if there is one, else ~/.claude/settings.json. "
+              "OpenCode: write the plugin .opencode/plugins/elision.js (or the user's).")
 @reports_errors
 def install_command(harness: str, config: Path | None, budget: int | None, servers: str,
-                    store: str | None, audit: str | None, dry_run: bool) -> None:
+                    store: str | None, audit: str | None, dry_run: bool, hook: bool) -> None:
     """Run every MCP server of HARNESS through elision proxy.
 
     \b
       elision install claude-code
       elision install codex --budget 8192 --servers github,fs --dry-run
       elision install vscode --config .vscode/mcp.json
+      elision install claude-code --hook      # the built-in tools' results too
 
     Each stdio entry's command, args, env and cwd are kept; an HTTP entry goes through
     the proxy's --upstream-url when it needs no headers. Everything else in the file
     stays byte for byte; a second install changes nothing; `elision uninstall HARNESS`
-    puts the entries back exactly.
+    puts the entries back exactly (`--hook`: removes the hook).
     """
+    if hook:
+        _hook_only(harness, servers)
+        plan = install_hook(harness, config=config, budget=budget, store=store, audit=audit,
+                            dry_run=dry_run)
+        _report_hook(plan, dry_run=dry_run)
+        return
     names = tuple(s.strip() for s in servers.split(",") if s.strip())
     plan = install(harness, config=config, budget=budget, servers=names, store=store,
                    audit=audit, dry_run=dry_run)
     _report(plan, dry_run=dry_run)
     _shared(plan, budget)
+    if config is None:
+        _other_files(plan)
+
+
+def _other_files(plan: Plan) -> None:
+    """Name the harness's other config files found here: an install edits one file, and a
+    user who did not pick it may not know the rest (Continue's block files, a project's and
+    the user's file) still run their servers directly."""
+    where = plan.path.absolute()
+    others = [p for p in plan.harness.paths() if p.is_file() and p.absolute() != where]
+    if others:
+        listed = ", ".join(visible(str(p)) for p in others)
+        click.echo(f"note: {plan.harness.title} has other config files here: {listed}; this "
+                   f"install changed {visible(str(plan.path))} only (`elision install "
+                   f"{plan.harness.name} --config PATH` for each of the others)", err=True)
 
 
 def _shared(plan: Plan, budget: int | None) -> None:
@@ -117,14 +151,53 @@ def _shared(plan: Plan, budget: int | None) -> None:
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False),
               help="The harness's config file (default: as for install).")
 @click.option("--dry-run", is_flag=True, help="Print the diff and write nothing.")
+@click.option("--hook", is_flag=True, help="Remove the hook `elision install claude-code "
+              "--hook` added (--config: the settings file it went into).")
 @reports_errors
-def uninstall_command(harness: str, config: Path | None, dry_run: bool) -> None:
+def uninstall_command(harness: str, config: Path | None, dry_run: bool, hook: bool) -> None:
     """Put back every server entry that `elision install HARNESS` rewrote, byte for byte.
 
     An entry edited since the install is refused rather than overwritten.
     """
+    if hook:
+        _hook_only(harness, "")
+        plan = uninstall_hook(harness, config=config, dry_run=dry_run)
+        _report_hook(plan, dry_run=dry_run)
+        return
     plan = uninstall(harness, config=config, dry_run=dry_run)
     _report(plan, dry_run=dry_run)
+
+
+def _hook_only(harness: str, servers: str) -> None:
+    if harness not in HOOKED:
+        raise click.UsageError(f"--hook is for {' and '.join(HOOKED)}: {harness} has no hook "
+                               "elision can replace a tool's output with (docs/harnesses.md, "
+                               "\"Hooks\")")
+    if servers:
+        raise click.UsageError("--servers picks MCP servers; the hook covers every tool")
+
+
+def _report_hook(plan: Plan, *, dry_run: bool) -> None:
+    if dry_run:
+        diff = redact_message(plan.diff())
+        click.echo(visible_lines(diff) if is_terminal(sys.stdout) else diff, nl=False)
+    change = plan.changes[0]
+    where = visible(str(plan.path))
+    if change.outcome == "left":
+        click.echo(f"{where}: nothing to change: {visible(change.why)}", err=True)
+        return
+    done = {"added": ("would add", "added"), "removed": ("would remove", "removed")}
+    verb = done[change.outcome][0 if dry_run else 1]
+    what = ("plugin (OpenCode's own tools)" if plan.harness.name == "opencode" else
+            "PostToolUse hook (every tool)")
+    click.echo(f"{where}: {verb} elision's {what} for {plan.harness.title}", err=True)
+    from elision.install.hook import other_readers
+
+    for other in other_readers(plan.path) if change.outcome == "added" else []:
+        click.echo(f"note: {where} is read by {other} too: it runs the hook on its own tools "
+                   "but cannot replace their output, so there the hook only costs a run per "
+                   "tool call (VS Code's chat.hookFilesLocations can leave this file out)",
+                   err=True)
 
 
 @click.command("doctor")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from elision.budget import MINIMUM, UNITS
@@ -117,10 +119,6 @@ def proxy_command(
     credentials show as stubs (elision_fetch_reference reads a reference back through the
     server that sent it), and every result is bound in the audit log.
     """
-    from elision.mcp.agent.clients import parse_overrides
-    from elision.mcp.launch import Stages, build_proxy, parse_listen
-    from elision.mcp.serve import run_proxy
-
     if no_store and store_spec:
         raise InputError("give --store or --no-store, not both")
     if max_request_bytes < 1:
@@ -129,16 +127,29 @@ def proxy_command(
         )
     if no_audit and audit_path:
         raise InputError("give --audit or --no-audit, not both")
-    stages = Stages(
-        guard_config=guard_config, max_bytes=max_bytes, allow_tools=allow_tools,
-        deny_tools=deny_tools, redact=not no_redact, audit=not no_audit, audit_path=audit_path,
-    )
-    proxy = build_proxy(
-        command=command, upstream_url=upstream_url, config_path=config_path, budget=budget,
-        unit=unit, store_spec=store_spec, no_store=no_store, timeout=timeout,
-        media_budget=media_budget, stages=stages, require_auth_scope=require_auth_scope,
-        resource_budget=resource_budget, max_message_bytes=max_message_bytes,
-        client_budgets=parse_overrides(client_budgets, "--client-budget"),
-    )
-    run_proxy(proxy, listen=parse_listen(listen) if listen else None,
-              max_request_bytes=max_request_bytes)
+    from elision.mcp.upstream.early import discard_early, start_early
+
+    if command and not (upstream_url or config_path):
+        # The server starts now, while the SDK and the stages below are imported and set up:
+        # its start and the proxy's overlap (elision.mcp.upstream.early; issue 24).
+        start_early(command[0], command[1:], env=os.environ)
+    try:
+        from elision.mcp.agent.clients import parse_overrides
+        from elision.mcp.launch import Stages, build_proxy, parse_listen
+        from elision.mcp.serve import run_proxy
+
+        stages = Stages(
+            guard_config=guard_config, max_bytes=max_bytes, allow_tools=allow_tools,
+            deny_tools=deny_tools, redact=not no_redact, audit=not no_audit, audit_path=audit_path,
+        )
+        proxy = build_proxy(
+            command=command, upstream_url=upstream_url, config_path=config_path, budget=budget,
+            unit=unit, store_spec=store_spec, no_store=no_store, timeout=timeout,
+            media_budget=media_budget, stages=stages, require_auth_scope=require_auth_scope,
+            resource_budget=resource_budget, max_message_bytes=max_message_bytes,
+            client_budgets=parse_overrides(client_budgets, "--client-budget"),
+        )
+        run_proxy(proxy, listen=parse_listen(listen) if listen else None,
+                  max_request_bytes=max_request_bytes)
+    finally:
+        discard_early()

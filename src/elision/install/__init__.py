@@ -2,10 +2,14 @@
 
 The installer rewrites each server entry of the harness's own config file to run through
 ``elision proxy`` (:mod:`elision.install.entries`), keeps every other byte of the file
-(:mod:`elision.install.jsonc`, :mod:`elision.install.tomlcfg`), and records what it changed so
-that ``elision uninstall`` restores it exactly (:mod:`elision.install.record`). Each harness gets
-a budget below its own cut (:mod:`elision.install.harnesses`), so a shaped result is never cut a
-second time.
+(:mod:`elision.install.jsonc`, :mod:`elision.install.tomlcfg`, :mod:`elision.install.yamlcfg`
+with :mod:`elision.install.yamledit`), and records what it changed so that ``elision uninstall``
+restores it exactly (:mod:`elision.install.record`). Each harness gets a budget below its own cut
+(:mod:`elision.install.harnesses`), so a shaped result is never cut a second time.
+
+``install --hook`` puts the results of a harness's own tools through ``elision hook``: Claude
+Code's PostToolUse hook (:mod:`elision.install.hook`) or OpenCode's plugin
+(:mod:`elision.install.opencode_hook`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from elision.install.harnesses import HARNESSES, Harness, default_config, harnes
 from elision.install.plan import Change, Plan, plan_install, plan_uninstall, write
 from elision.store import default_store_path
 
-__all__ = ["HARNESSES", "Change", "Harness", "Plan", "install", "uninstall"]
+__all__ = ["HARNESSES", "HOOKED", "Change", "Harness", "Plan", "install", "install_hook",
+           "uninstall", "uninstall_hook"]
 
 
 def install(
@@ -52,4 +57,48 @@ def uninstall(name: str, *, config: Path | None = None, dry_run: bool = False) -
     plan = plan_uninstall(h, config if config is not None else default_config(h))
     if not dry_run:
         write(plan)
+    return plan
+
+
+#: the harnesses whose after-tool hook can replace a result and that ``install --hook`` serves
+HOOKED = ("claude-code", "opencode")
+
+
+def install_hook(name: str = "claude-code", *, config: Path | None = None,
+                 budget: int | None = None, store: str | None = None,
+                 audit: str | None = None, dry_run: bool = False) -> Plan:
+    """Put a harness's own tools' results through ``elision hook``: Claude Code's PostToolUse
+    hook on every tool, or OpenCode's plugin."""
+    from elision.install import hook, opencode_hook
+
+    if name == "opencode":
+        path = config if config is not None else opencode_hook.default_plugin()
+        budget = HARNESSES["opencode"].budget if budget is None else budget
+    else:
+        path = config if config is not None else hook.default_settings()
+    settings = Settings(
+        budget=budget,  # None: the hook's own default, Claude Code's budget
+        store=store or str(default_store_path()),
+        audit=audit or str(default_log_path()),
+        executable=tuple(proxy_executable()),
+    )
+    planner = opencode_hook.plan_install if name == "opencode" else hook.plan_install
+    plan = planner(path, settings)
+    if not dry_run:
+        hook.write(plan)
+    return plan
+
+
+def uninstall_hook(name: str = "claude-code", *, config: Path | None = None,
+                   dry_run: bool = False) -> Plan:
+    """Remove exactly what ``install_hook`` added."""
+    from elision.install import hook, opencode_hook
+
+    if name == "opencode":
+        plan = opencode_hook.plan_uninstall(
+            config if config is not None else opencode_hook.default_plugin())
+    else:
+        plan = hook.plan_uninstall(config if config is not None else hook.default_settings())
+    if not dry_run:
+        hook.write(plan)
     return plan

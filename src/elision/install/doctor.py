@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from elision.install.entries import argv_of, read_proxied
+from elision.install.entries import argv_of, neither, read_proxied
 from elision.install.harnesses import Harness
 from elision.install.plan import located_entries, read_config
 
@@ -44,14 +44,15 @@ def examine(harness: Harness, path: Path) -> list[ServerReport]:
     reports = []
     for loc in found:
         entry = loc.value if isinstance(loc.value, dict) else {}
-        proxied = read_proxied(entry)
+        proxied = read_proxied(entry, harness.command_key)
         if proxied is not None:
             upstream = proxied.upstream_url or " ".join(proxied.command)
             options = proxied.options
         else:
             url = next((entry[k] for k, _ in harness.url_keys if isinstance(entry.get(k), str)),
                        None)
-            upstream = url or " ".join(argv_of(entry) or [str(entry.get("command", ""))])
+            upstream = url or " ".join(argv_of(entry, harness.command_key) or [
+                str(entry.get(harness.command_key, ""))])
             options = {}
         reports.append(ServerReport(harness.name, path, loc.name, proxied is not None,
                                     options, upstream))
@@ -59,14 +60,14 @@ def examine(harness: Harness, path: Path) -> list[ServerReport]:
     return reports
 
 
-def host_params(entry: dict[str, Any]) -> Any:
+def host_params(entry: dict[str, Any], command_key: str = "command") -> Any:
     from mcp import StdioServerParameters
 
     env = {name: os.environ[name] for name in HOST_ENV if name in os.environ}
-    # OpenCode names it "environment"
-    own = entry.get("env") or entry.get("environment") or {}
+    # OpenCode names it "environment", Goose "envs"
+    own = entry.get("env") or entry.get("environment") or entry.get("envs") or {}
     env.update({str(k): str(v) for k, v in own.items()})
-    argv = argv_of(entry) or [str(entry["command"])]
+    argv = argv_of(entry, command_key) or [str(entry[command_key])]
     return StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=entry.get("cwd"))
 
 
@@ -77,8 +78,8 @@ async def probe(harness: Harness, entry: dict[str, Any], timeout: float) -> tupl
     from mcp import Client
 
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
-        if "command" in entry:
-            target: Any = stdio_client(host_params(entry), errlog=errlog)
+        if harness.command_key in entry:
+            target: Any = stdio_client(host_params(entry, harness.command_key), errlog=errlog)
         else:
             url = next((entry[k] for k, _ in harness.url_keys
                         if isinstance(entry.get(k), str)), None)
@@ -130,7 +131,11 @@ def check(harness: Harness, path: Path, *, start: bool, timeout: float) -> list[
                     entry.get("enabled") is False):
                 report.detail = report.detail or "disabled"
                 continue
-            if "command" not in entry and _transport(harness, entry) != "http":
+            if harness.command_key not in entry and not any(
+                    isinstance(entry.get(k), str) for k, _ in harness.url_keys):
+                report.detail = f"{neither(harness, entry)}: not probed"
+                continue
+            if harness.command_key not in entry and _transport(harness, entry) != "http":
                 report.detail = "a remote server over SSE or an undeclared transport: not probed"
                 continue
             report.starts, report.detail = await probe(harness, entry, timeout)

@@ -62,9 +62,10 @@ class Proxied:
     upstream_url: str | None
 
 
-def argv_of(entry: dict[str, Any]) -> list[str] | None:
-    """What an entry runs: ``command`` and ``args``, or OpenCode's one ``command`` array."""
-    command = entry.get("command")
+def argv_of(entry: dict[str, Any], command_key: str = "command") -> list[str] | None:
+    """What an entry runs: ``command`` (Goose: ``cmd``) and ``args``, or OpenCode's one
+    ``command`` array."""
+    command = entry.get(command_key)
     if isinstance(command, list) and command and all(isinstance(a, str) for a in command):
         return list(command)
     args = entry.get("args") or []
@@ -73,9 +74,9 @@ def argv_of(entry: dict[str, Any]) -> list[str] | None:
     return [command, *[str(a) for a in args]]
 
 
-def read_proxied(entry: dict[str, Any]) -> Proxied | None:
+def read_proxied(entry: dict[str, Any], command_key: str = "command") -> Proxied | None:
     """The proxy settings of ``entry``, or ``None`` when it does not run ``elision proxy``."""
-    argv = argv_of(entry)
+    argv = argv_of(entry, command_key)
     if argv is None:
         return None
     command = argv[0]
@@ -126,9 +127,9 @@ def classify(harness: Harness, entry: Any) -> Rewrite:
     """Whether and how an entry can go through the proxy."""
     if not isinstance(entry, dict):
         return Rewrite("", "is not an object")
-    if read_proxied(entry) is not None:
+    if read_proxied(entry, harness.command_key) is not None:
         return Rewrite("", "already runs through elision")
-    command = entry.get("command")
+    command = entry.get(harness.command_key)
     if harness.command_array and command is not None:
         if argv_of(entry) is None or "args" in entry:
             return Rewrite("", "has a command that is not a list of strings")
@@ -146,7 +147,7 @@ def classify(harness: Harness, entry: Any) -> Rewrite:
             continue
         if transport == "by-type" and harness.type_key:
             transport = str(entry.get(harness.type_key, "unknown"))
-        if transport in ("http", "streamable-http", "streamableHttp"):
+        if transport in ("http", "streamable-http", "streamableHttp", "streamable_http"):
             held = [k for k in harness.header_keys if entry.get(k)]
             if held:
                 return Rewrite("", f"is remote and sends {', '.join(held)}, which elision "
@@ -154,7 +155,15 @@ def classify(harness: Harness, entry: Any) -> Rewrite:
             return Rewrite("url", url=url)
         return Rewrite("", f"is remote over {transport} transport; elision proxy speaks "
                        "streamable HTTP to an upstream, so it is left as it is")
-    return Rewrite("", "has neither a command nor a url")
+    return Rewrite("", neither(harness, entry))
+
+
+def neither(harness: Harness, entry: dict[str, Any]) -> str:
+    """Why an entry with no command and no url is left: its type says what it is (Goose's
+    ``builtin`` extensions run inside Goose)."""
+    kind = entry.get(harness.type_key) if harness.type_key else None
+    said = f" (its type is {kind!r})" if isinstance(kind, str) else ""
+    return f"has neither a command nor a url{said}"
 
 
 def rewritten(entry: dict[str, Any], harness: Harness, rewrite: Rewrite,
@@ -166,10 +175,10 @@ def rewritten(entry: dict[str, Any], harness: Harness, rewrite: Rewrite,
                           *entry["command"]]
         return out
     if rewrite.how == "stdio":
-        upstream = [entry["command"], *entry.get("args", [])]
+        upstream = [entry[harness.command_key], *entry.get("args", [])]
         args = [*settings.proxy_args(), "--", *upstream]
         out = dict(entry)
-        out["command"] = settings.executable[0]
+        out[harness.command_key] = settings.executable[0]
         out["args"] = args
         return out
     out = {}
@@ -178,6 +187,6 @@ def rewritten(entry: dict[str, Any], harness: Harness, rewrite: Rewrite,
         if key in dropped:
             continue
         out[key] = "stdio" if key == harness.type_key else value
-    out["command"] = settings.executable[0]
+    out[harness.command_key] = settings.executable[0]
     out["args"] = [*settings.proxy_args(), "--upstream-url", rewrite.url]
     return out

@@ -11,6 +11,7 @@ and this one the same).
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 from collections.abc import Callable
@@ -26,7 +27,7 @@ class Harness:
 
     name: str
     title: str
-    #: "json" (JSONC accepted) or "toml"
+    #: "json" (JSONC accepted), "toml" or "yaml" (the block subset :mod:`yamlcfg` reads)
     format: str
     #: where the servers object is; "*" stands for every member (Claude Code's projects)
     containers: tuple[tuple[str, ...], ...]
@@ -48,8 +49,12 @@ class Harness:
     clients: tuple[str, ...] = ()
     #: the entry's ``command`` is one array, program and arguments (OpenCode), not command+args
     command_array: bool = False
-    #: other harnesses' files this one loads too, as the tail of their path
+    #: other harnesses' files this one loads too, as the tail of their path (glob patterns)
     also_reads: tuple[tuple[str, ...], ...] = ()
+    #: the member that holds the program an entry runs (Goose names it ``cmd``)
+    command_key: str = "command"
+    #: the servers are a list of entries, each named by its ``name`` (Continue), not an object
+    listed: bool = False
 
 
 def _home() -> Path:
@@ -137,6 +142,21 @@ def _zed() -> list[Path]:
     return [Path.cwd() / ".zed" / "settings.json", user / "settings.json"]
 
 
+def _goose() -> list[Path]:
+    if sys.platform == "win32":
+        return [_appdata() / "Block" / "goose" / "config" / "config.yaml"]
+    return [_config_home() / "goose" / "config.yaml"]
+
+
+def _continue() -> list[Path]:
+    """A workspace's block files, then the user's, then the user's config.yaml: each block file
+    is a config of its own (``--config``), and doctor looks at every one found."""
+    user = _home() / ".continue"
+    blocks = [path for folder in (Path.cwd() / ".continue" / "mcpServers", user / "mcpServers")
+              for pattern in ("*.yaml", "*.yml") for path in sorted(folder.glob(pattern))]
+    return [*blocks, user / "config.yaml"]
+
+
 def _antigravity() -> list[Path]:
     gemini = _home() / ".gemini"
     return [Path.cwd() / ".agents" / "mcp_config.json", gemini / "config" / "mcp_config.json",
@@ -211,6 +231,21 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
     Harness("zed", "Zed", "json", (("context_servers",),),
             (("url", "unknown"),), None, ("headers",),
             8_192, _UNMEASURED, _zed, "zed.dev/docs/ai/mcp (format only)", ("zed",)),
+    Harness("goose", "Goose", "yaml", (("extensions",),),
+            (("uri", "by-type"),), "type", ("headers",),
+            8_192, "over 200,000 chars a text is written to a file (goose source, "
+            "large_response_handler.rs); not measured with the harness; the lowest known "
+            "cut's budget", _goose,
+            "goose docs, Configuration Files (format); goose source (the cut)", ("goose",),
+            command_key="cmd"),
+    Harness("continue", "Continue", "yaml", (("mcpServers",),),
+            (("url", "by-type"),), "type", ("headers", "requestOptions"),
+            8_192, "none documented that we found; not measured with the harness; the lowest "
+            "known cut's budget", _continue,
+            "Continue docs, MCP deep dive (format); clientInfo from its source",
+            ("continue-client",), listed=True,
+            # Continue loads the JSON MCP files of other harnesses copied into its folder
+            also_reads=((".continue", "mcpServers", "*.json"),)),
     Harness("antigravity", "Antigravity", "json", (("mcpServers",),),
             (("serverUrl", "unknown"), ("url", "unknown")), None, ("headers",),
             8_192, _UNMEASURED, _antigravity, "antigravity.google/docs/mcp (format only)",
@@ -234,10 +269,16 @@ def readers(h: Harness, path: Path) -> list[Harness]:
         if other is h:
             continue
         tails = other.also_reads
-        if any(where.parts[-len(tail):] == tail for tail in tails) or where in [
+        if any(_tail_matches(where, tail) for tail in tails) or where in [
                 p.absolute() for p in other.paths()]:
             found.append(other)
     return found
+
+
+def _tail_matches(path: Path, tail: tuple[str, ...]) -> bool:
+    parts = path.parts[-len(tail):]
+    return len(parts) == len(tail) and all(
+        fnmatch.fnmatchcase(part, pattern) for part, pattern in zip(parts, tail, strict=True))
 
 
 def default_config(h: Harness) -> Path:

@@ -21,15 +21,21 @@ _WS = " \t\r\n\ufeff"
 
 @dataclass
 class Node:
-    """One value: its kind, its span ``text[start:end]``, and its members or items."""
+    """One value: its kind, its span ``text[start:end]``, and its members or items.
+
+    :mod:`elision.install.yamlcfg` reads YAML into the same nodes, so one walk finds server
+    entries in both.
+    """
 
     kind: str  # "object", "array" or "scalar"
     start: int
     end: int
-    #: object members in file order: (key, offset of the key's opening quote, value)
+    #: object members in file order: (key, offset of the key (its opening quote), value)
     members: list[tuple[str, int, Node]] = field(default_factory=list)
     items: list[Node] = field(default_factory=list)
     scalar: Any = None
+    #: YAML only: written as a one-line ``[…]`` or ``{…}`` rather than as block lines
+    flow: bool = False
 
     def get(self, key: str) -> Node | None:
         for name, _, value in self.members:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from elision.errors import InputError
-from elision.install import jsonc, record, tomlcfg
+from elision.install import jsonc, record, tomlcfg, yamlcfg, yamledit
 from elision.install.entries import Settings, classify, read_proxied, rewritten
 from elision.install.harnesses import Harness
 
@@ -72,8 +72,10 @@ class _Located:
     value: Any
     start: int
     end: int
-    #: the entry's tree (JSON) or table (TOML), for edits
+    #: the entry's tree (JSON, YAML) or table (TOML), for edits
     node: Any
+    #: where the entry sits in the document: keys, and a list index for Continue's items
+    address: tuple[str | int, ...] = ()
 
 
 def read_config(path: Path) -> str:
@@ -104,6 +106,8 @@ def located_entries(harness: Harness, path: Path, text: str) -> tuple[Any, list[
             start, end = (block.header_start, block.span_end) if block else (0, 0)
             found.append(_Located(harness.containers[0], name, value, start, end, block))
         return data, found
+    if harness.format == "yaml":
+        return _yaml_entries(harness, path, text)
     root = jsonc.parse(text, str(path))
     if root.kind != "object":
         raise InputError(f"{path} holds a JSON {root.kind}, not the object of settings "
@@ -132,7 +136,40 @@ def _walk(node: jsonc.Node, parts: tuple[str, ...],
             yield from _walk(child, rest, (*done, name))
 
 
-def _set(doc: Any, path: tuple[str, ...], value: Any) -> None:
+def _yaml_entries(harness: Harness, path: Path, text: str) -> tuple[Any, list[_Located]]:
+    root = yamlcfg.parse(text, str(path))
+    if root is None:
+        return {}, []
+    if root.kind != "object":
+        raise InputError(f"{path} holds a YAML {'list' if root.kind == 'array' else 'scalar'}, "
+                         f"not the mapping of settings {harness.title} reads; fix the file "
+                         "(nothing was changed)")
+    found = []
+    for container in harness.containers:
+        for concrete, node in _walk(root, container, ()):
+            if node.kind == "object":
+                for name, _, entry in node.members:
+                    found.append(_Located(concrete, name, entry.value(), entry.start,
+                                          entry.end, entry, (*concrete, name)))
+            elif node.kind == "array" and harness.listed:
+                found.extend(_listed(concrete, node))
+    return root.value(), found
+
+
+def _listed(container: tuple[str, ...], node: jsonc.Node) -> list[_Located]:
+    """Continue's list of servers, each entry named by its ``name`` (its place if it has no
+    name of its own, or one another entry has too)."""
+    names = [item.value().get("name") if item.kind == "object" else None for item in node.items]
+    found = []
+    for i, item in enumerate(node.items):
+        name = names[i]
+        label = name if isinstance(name, str) and names.count(name) == 1 else f"[{i}]"
+        found.append(_Located(container, label, item.value(), item.start, item.end, item,
+                              (*container, i)))
+    return found
+
+
+def _set(doc: Any, path: tuple[str | int, ...], value: Any) -> None:
     for part in path[:-1]:
         doc = doc[part]
     doc[path[-1]] = value
@@ -172,7 +209,14 @@ def _json_edits(text: str, entry: jsonc.Node, harness: Harness, how: str,
 def plan_install(harness: Harness, path: Path, settings: Settings,
                  servers: tuple[str, ...] = ()) -> Plan:
     text = read_config(path)
-    doc, located = located_entries(harness, path, text)
+    try:
+        doc, located = located_entries(harness, path, text)
+    except yamlcfg.Refused as exc:
+        upstream = ["COMMAND", "ARG…"]
+        lines = yamledit.by_hand(harness.command_key, settings.executable[0],
+                                [*settings.proxy_args(), "--", *upstream])
+        raise InputError(f"{exc}. Edit each server entry by hand to "
+                         f"read {lines}, COMMAND and ARG… being what it runs now") from None
     names = {loc.name for loc in located}
     unknown = sorted(set(servers) - names)
     if unknown:
@@ -198,7 +242,14 @@ def plan_install(harness: Harness, path: Path, settings: Settings,
                           "dotted keys); write it as one to install elision")
             continue
         new = rewritten(loc.value, harness, rewrite, settings)
-        if harness.format == "toml":
+        if harness.format == "yaml":
+            manual = _yaml_manual(harness, loc.node, rewrite.how, new)
+            if manual:
+                change.why = manual
+                continue
+            entry_edits = yamledit.stdio_edits(text, loc.node, harness.command_key,
+                                              new[harness.command_key], new["args"])
+        elif harness.format == "toml":
             make = tomlcfg.stdio_edits if rewrite.how == "stdio" else tomlcfg.url_edits
             entry_edits = make(text, loc.node, new["command"], new["args"])
         else:
@@ -206,16 +257,36 @@ def plan_install(harness: Harness, path: Path, settings: Settings,
         edits.extend(entry_edits)
         shift = [(s - loc.start, e - loc.start, t) for s, e, t in entry_edits]
         change.outcome, change.after = "proxied", _apply(change.before, shift)
-        _set(expected, (*loc.container, loc.name), new)
+        _set(expected, loc.address or (*loc.container, loc.name), new)
     plan.after = _apply(text, edits)
     _check(harness, path, plan.after, expected)
     return plan
+
+
+def _yaml_manual(harness: Harness, node: jsonc.Node, how: str, new: dict[str, Any]) -> str:
+    """Why a YAML entry is left for the user to edit, with the lines to write; "" if it is not.
+
+    The YAML editor rewrites only a block entry's command and args lines: a remote entry (whose
+    type and url lines would change too) and an entry written as ``{…}`` are the user's to edit.
+    """
+    lines = yamledit.by_hand(harness.command_key, new[harness.command_key], new["args"])
+    if how == "url":
+        url_key = next(k for k, _ in harness.url_keys if k in node.value())
+        return (f"is remote; elision edits only the command and args of a YAML entry, so edit "
+                f"it by hand: remove its {url_key} line, set its type to stdio, and write {lines}")
+    if node.flow or node.get(harness.command_key) is None or (
+            node.get(harness.command_key).kind != "scalar"):  # type: ignore[union-attr]
+        return (f"is written as {{…}} on one line, which elision does not edit; edit it by "
+                f"hand to read {lines}")
+    return ""
 
 
 def _check(harness: Harness, path: Path, text: str, expected: Any) -> None:
     """The new text must read as exactly the intended document, or nothing is written."""
     if harness.format == "toml":
         got = tomlcfg.load(text, str(path))
+    elif harness.format == "yaml":
+        got = yamlcfg.load(text, str(path))
     else:
         got = jsonc.parse(text, str(path)).value()
     if got != expected:
@@ -237,7 +308,8 @@ def plan_uninstall(harness: Harness, path: Path) -> Plan:
         change = Change(loc.container, loc.name, "left", start=loc.start, end=loc.end,
                         before=current, after=current)
         plan.changes.append(change)
-        proxied = read_proxied(loc.value) if isinstance(loc.value, dict) else None
+        proxied = (read_proxied(loc.value, harness.command_key) if isinstance(loc.value, dict)
+                   else None)
         if proxied is None:
             change.why = "does not run through elision"
             continue
@@ -251,7 +323,7 @@ def plan_uninstall(harness: Harness, path: Path) -> Plan:
             continue
         edits.append((loc.start, loc.end, entry.before))
         change.outcome, change.after = "restored", entry.before
-        _set(expected, (*loc.container, loc.name), entry.value)
+        _set(expected, loc.address or (*loc.container, loc.name), entry.value)
     if edited:
         raise InputError(
             f"{path}: {', '.join(edited)} changed since elision installed "
@@ -269,19 +341,28 @@ def write(plan: Plan) -> None:
         return
     if plan.action == "install":
         record.save_install(plan)
-    target = plan.path
-    mode = target.stat().st_mode & 0o7777
+    replace_text(plan.path, plan.after)
+    if plan.action == "uninstall":
+        record.forget(plan)
+
+
+def replace_text(target: Path, text: str, *, create: bool = False) -> None:
+    """Write ``text`` in place of ``target`` atomically, keeping its mode; with ``create``, a
+    missing file (and its directory) is made, 0644 as an editor would."""
+    if create and not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = 0o644
+    else:
+        mode = target.stat().st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(plan.after)
+            handle.write(text)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    if plan.action == "uninstall":
-        record.forget(plan)
 
 
 def digest(text: str) -> str:

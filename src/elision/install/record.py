@@ -2,8 +2,8 @@
 
 One JSON file per config file, in elision's data directory (``installs/``), keyed by the config
 file's absolute path. For every rewritten entry it keeps the text before and after and the
-value before. A second install into the same file adds to the record; an uninstall removes what
-it restored.
+value before; for a hook (``install claude-code --hook``), the text inserted and where. A
+second install into the same file adds to the record; an uninstall removes what it restored.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def load(config: Path) -> dict[Key, Kept]:
 
 def _write(config: Path, data: dict[str, Any]) -> None:
     path = record_path(config)
-    if not data["entries"]:
+    if not data["entries"] and not data.get("hook"):
         path.unlink(missing_ok=True)
         return
     # It holds the entries as they were, `env` tokens and headers included (uninstall puts
@@ -93,3 +93,21 @@ def forget(plan: Plan) -> None:
     data["entries"] = [e for e in data["entries"]
                        if (tuple(e["container"]), e["name"]) not in restored]
     _write(plan.path, data)
+
+
+def load_hook(config: Path) -> dict[str, Any] | None:
+    """What ``install --hook`` inserted into ``config`` (:mod:`elision.install.hook`)."""
+    hook = _read(config).get("hook")
+    return hook if isinstance(hook, dict) else None
+
+
+def save_hook(config: Path, inserted: dict[str, Any]) -> None:
+    data = _read(config)
+    data["hook"] = inserted
+    _write(config, data)
+
+
+def forget_hook(config: Path) -> None:
+    data = _read(config)
+    data.pop("hook", None)
+    _write(config, data)

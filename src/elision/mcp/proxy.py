@@ -120,6 +120,10 @@ class Proxy(Forwarding):
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         # One stdio proxy serves one client, so a proxy-wide scope is that client's scope.
         self._scope = new_proxy_scope()
+        #: Whether the one client is the store owner's own agent (a stdio proxy, set by
+        #: :mod:`elision.mcp.serve`): its ``elision_fetch`` also reads bodies the owner's
+        #: hook and CLI kept unscoped. Never for ``--listen``, whose clients are not the owner.
+        self.serves_owner = False
         self._tg: TaskGroup | None = None
         #: Questions upstreams ask mid-call, carried to the agent that caused them.
         self.asking = Asking(
@@ -340,7 +344,7 @@ class Proxy(Forwarding):
             return await self._off_loop(
                 lambda: run_fetch(
                     self.pipeline.store, params.arguments or {}, budget=client_budget,
-                    scope=scope,
+                    scope=scope, unscoped_too=self.serves_owner,
                 ),
                 big=True,
             )

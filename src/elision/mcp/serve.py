@@ -118,6 +118,7 @@ async def _stdio(proxy: Proxy) -> AsyncIterator[tuple[Any, Any, bool]]:
     watch), needs the SDK's threads.
     """
     scope = proxy.stdio_scope()
+    proxy.serves_owner = True
 
     def gate(message: Any, data: bytes) -> bytes:
         return proxy.egress.gate_bytes(data, kind_of_model(message), scope)

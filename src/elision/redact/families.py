@@ -22,17 +22,20 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import math
 import random
 import re
-import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from importlib import resources
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import orjson
+
+from elision._cache import cache_path, keep, read_kept
 
 #: Placeholder classes a shape may use: ``{class:length}``.
 CLASSES = {
@@ -68,7 +71,9 @@ class Family:
     id: str
     provider: str
     category: str
-    pattern: re.Pattern[str] | None
+    #: The regex as written (with the tail that ends a token), compiled on first use.
+    source: str | None
+    flags: int
     keywords: tuple[str, ...]
     any_case: bool
     entropy: float | None
@@ -78,6 +83,13 @@ class Family:
     boundary: bool
     broad: bool
     finder: str | None
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str] | None:
+        """The compiled regex. Compiled when first asked for, not when the table loads: the
+        225 rows cost every command's start about 50 ms, and a result with none of a family's
+        keywords never runs its pattern (:mod:`elision.redact.keywords`)."""
+        return None if self.source is None else re.compile(self.source, self.flags)
 
     def secret_span(self, match: re.Match[str]) -> tuple[int, int]:
         """The part of a match that is withheld."""
@@ -161,28 +173,51 @@ CHECKS: dict[str, Callable[[str], bool]] = {
 }
 
 
+#: The table, beside this package's code (elision/data/).
+TABLE = Path(__file__).resolve().parent.parent / "data" / "families.toml"
+#: Part of the cache key: a change to what a kept table holds must not meet an older file.
+_KEPT_FORM = b"families-v1\0"
+
+
+def rows(toml: bytes) -> list[dict[str, Any]]:
+    """The ``[[family]]`` rows of ``toml``, parsed, or read from the cache where this same
+    table (by its SHA-256) was parsed before: parsing the TOML costs every command's start
+    10-30 ms, reading its JSON well under one. A kept file that is torn, altered or foreign
+    is not used (:mod:`elision._cache`), nor one that is not a list of tables."""
+    path = cache_path("families", hashlib.sha256(_KEPT_FORM + toml).hexdigest(), ".json")
+    kept = read_kept(path)
+    if kept is not None:
+        try:
+            found = orjson.loads(kept)
+        except orjson.JSONDecodeError:
+            found = None
+        if isinstance(found, list) and all(isinstance(row, dict) for row in found):
+            return found
+    import tomllib
+
+    parsed: list[dict[str, Any]] = tomllib.loads(toml.decode("utf-8"))["family"]
+    keep(path, orjson.dumps(parsed))
+    return parsed
+
+
 def _load() -> tuple[Family, ...]:
-    raw = tomllib.loads(
-        resources.files("elision").joinpath("data/families.toml").read_text("utf-8")
-    )["family"]
-    rows = [_row(entry) for entry in raw]
+    loaded = [_row(entry) for entry in rows(TABLE.read_bytes())]
     # Broad rows (an "sk-" key of any vendor) are tried after the precise ones, so that on a
     # tie the precise name is the one a stub shows.
-    return tuple(sorted(rows, key=lambda f: f.broad))
+    return tuple(sorted(loaded, key=lambda f: f.broad))
 
 
 def _row(entry: dict[str, Any]) -> Family:
     source = entry.get("pattern")
-    pattern = None
     if source is not None:
-        tail = "" if entry.get("open_end", False) else _TAIL
-        pattern = re.compile(source + tail, re.DOTALL if entry.get("dotall") else 0)
+        source += "" if entry.get("open_end", False) else _TAIL
     check = entry.get("check")
     return Family(
         id=entry["id"],
         provider=entry["provider"],
         category=entry["category"],
-        pattern=pattern,
+        source=source,
+        flags=re.DOTALL if entry.get("dotall") else 0,
         keywords=tuple(entry.get("keywords", ())),
         any_case=entry.get("any_case", False),
         entropy=entry.get("entropy"),
@@ -197,7 +232,7 @@ def _row(entry: dict[str, Any]) -> Family:
 
 FAMILIES: tuple[Family, ...] = _load()
 #: The families matched by their pattern (the rest have a ``finder``).
-PATTERN_FAMILIES: tuple[Family, ...] = tuple(f for f in FAMILIES if f.pattern is not None)
+PATTERN_FAMILIES: tuple[Family, ...] = tuple(f for f in FAMILIES if f.source is not None)
 BY_ID: dict[str, Family] = {f.id: f for f in FAMILIES}
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from elision._lazyre import lazy_compile
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.rules import Span, is_stub
 
@@ -392,7 +393,7 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
 
 #: How far an object or array under a credential's name is read (it may span lines).
 _BRACKETED_LONGEST = 4096
-_SCALAR = re.compile(
+_SCALAR = lazy_compile(
     r"""\\?"(?P<dq>(?:[^"\\\n]|\\[^"\n])*)\\?"|'(?P<sq>[^'\n]*)'"""
     r"""|(?<![\w.-])(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])|(?P<open>[\[{])|(?P<close>[\]}])"""
 )

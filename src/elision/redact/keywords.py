@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from elision._hyperscan import built_with_hyperscan, database
+from elision._lazyre import lazy_compile
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import (
     FIELD_SUFFIXES,
@@ -333,8 +334,12 @@ def window_patterns(window: tuple[str, ...]) -> list[str]:
             if first == last:
                 values = {(a >> (2 - at % 8)) & 63 for a in classes[first]}
             else:
-                values = {((a << 8 | b) >> (10 - at % 8)) & 63
-                          for a in classes[first] for b in classes[last]}
+                # A digit across two bytes: the first byte's low bits, then the second's high
+                # bits (no overlap), so the pairs' set is the product of two small sets.
+                cut = 10 - at % 8
+                highs = {(a << (8 - cut)) & 63 for a in classes[first]}
+                lows = {b >> cut for b in classes[last]}
+                values = {h | low for h in highs for low in lows}
             chars = sorted({_STD[v] for v in values} | {_URLSAFE[v] for v in values})
             digits.append(re.escape(chars[0]) if len(chars) == 1 else
                           "[" + "".join(re.escape(c) for c in chars) + "]")
@@ -367,4 +372,4 @@ def _literal_first(pattern: str) -> str:
 
 
 #: A run that holds any window (what the hyperscan pass finds with :data:`B64_WINDOWS`).
-B64_WINDOW = re.compile("|".join(_literal_first(p) for p in B64_WINDOWS))
+B64_WINDOW = lazy_compile("|".join(_literal_first(p) for p in B64_WINDOWS))

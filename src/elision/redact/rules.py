@@ -13,6 +13,8 @@ import re
 import secrets
 from typing import Any, NamedTuple
 
+from elision._lazyre import lazy_compile
+
 #: Reasons for values withheld by the reference-lane rules (:mod:`elision.redact.references`).
 SIGNED_URI = "signed-uri"
 INLINE_WITH_URI = "inline-with-uri"
@@ -334,7 +336,7 @@ def reference_stub(stub_id: str, mime_type: str | None, size: int | None) -> str
     return f"[{stub_id}] {what} — fetch with elision_fetch_reference"
 
 
-_STUB = re.compile(
+_STUB = lazy_compile(
     r"\[(?:credential withheld: [a-z0-9-]+\]|withheld: [a-z0-9-]+\]"
     r"|ref_[a-z0-9]+\] [^\n]* — fetch with elision_fetch_reference)\Z"
 )

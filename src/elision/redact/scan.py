@@ -40,7 +40,7 @@ _MULTILINE = tuple(
 #: The multi-line rules' opening keywords.
 _KEYWORDS = tuple(rule.keywords[0] for rule in _MULTILINE)
 #: A DSN family names the password alone; the whole-URL userinfo rule yields to it.
-_DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f.pattern)
+_DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f.source)
 
 
 def find_spans(text: str) -> list[Span]:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from elision._hyperscan import built_with_hyperscan, database
+from elision._lazyre import lazy_compile
 from elision.redact import keywords, rules
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.shape.lines import is_utf8
@@ -430,12 +431,10 @@ _KEY_NAMES = {
 
 
 def _compile_keys() -> tuple[Any, tuple[int, ...]]:
-    import re
-
     names = list(_KEY_NAMES)
     behind = rules.names_behind(names, '":', capture=True)
     kinds = (-1, *(_KEY_NAMES[name] for name in rules.names_behind_order(names)))
-    return re.compile(f":{behind}".encode()), kinds
+    return lazy_compile(f":{behind}".encode()), kinds
 
 
 _KEYS, _KEY_KIND = _compile_keys()

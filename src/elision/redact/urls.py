@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from elision._lazyre import lazy_compile
 from elision.redact.rules import Span, names_behind
 
 # A separator before a parameter name, in plain, JSON-escaped, HTML and percent-encoded forms.
@@ -38,8 +39,8 @@ _NAMES = (
 # engine searches for a leading literal quickly, where an alternation of names that opens
 # with a letter is tried at every position (a thousand times slower on a line of prose).
 _TRIGGERS = (
-    re.compile("=" + names_behind(list(_NAMES), "="), re.IGNORECASE),
-    re.compile(
+    lazy_compile("=" + names_behind(list(_NAMES), "="), re.IGNORECASE),
+    lazy_compile(
         "%(?:3d|253d)(?:" + names_behind(list(_NAMES), "%3d") + "|"
         + names_behind(list(_NAMES), "%253d") + ")",
         re.IGNORECASE,
@@ -49,11 +50,11 @@ _TRIGGERS = (
 # is tried at every letter of the text.
 # A password may hold a "'" (RFC 3986 allows it in userinfo); a user name may not, and in a
 # URL that a "'" opens, the quote closes it (find_signed_urls).
-_USERINFO = re.compile(
+_USERINFO = lazy_compile(
     r"(?:://|:\\/\\/|%3a%2f%2f)[^\s/?#@\"'<>]{0,256}?(?::|%3a)[^\s/?#@\"<>]{1,256}?(?:@|%40)",
     re.IGNORECASE,
 )
-_SLACK_HOOK = re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}", re.I)
+_SLACK_HOOK = lazy_compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}", re.I)
 
 _LEFT_STOP = frozenset(" \t\r\n\f\v\"'<>`([{|")
 _RIGHT_STOP = frozenset(" \t\r\n\f\v\"'<>`)]}|")

@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from elision._lazyre import lazy_compile
 from elision.envelope import format_path
 from elision.redact.fields import withhold_inside
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
@@ -73,7 +74,7 @@ def may_need_redaction(data: bytes) -> bool:
 
 
 # The same names in raw JSON of any spacing (only for a body too deep for orjson).
-_FIELD_KEYS_LOOSE = re.compile(
+_FIELD_KEYS_LOOSE = lazy_compile(
     ('"(?:' + "|".join(re.escape(n) for n in sorted(CREDENTIAL_FIELDS)) + ')"').encode()
 )
 

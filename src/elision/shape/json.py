@@ -56,7 +56,7 @@ from elision.shape.lazyjson import (
     materialize,
     parse_document,
 )
-from elision.shape.sizes import bounded_size, scalar_size
+from elision.shape.sizes import bounded_size, scalar_size, string_size
 
 #: Containers deeper than this in a cut document are shown empty, with an entry. Inside
 #: the 255 levels orjson writes and the 1024 it reads, with room for the envelope.
@@ -381,8 +381,8 @@ class _Growth:
         room = min(self.room, share) + node.entry_size + 2  # its "" [] {} are already counted
         size: int | None
         if node.kind == "string":
-            size = len(orjson.dumps(node.value))
-            if size > room:
+            size = string_size(node.value, room)
+            if size is None:
                 return False
         else:
             size = bounded_size(node.value, room, MAX_OUTPUT_DEPTH - node.depth, self.known)
@@ -446,8 +446,9 @@ class _Growth:
                     if caveat or not member else None
                 )
             elif isinstance(member, str):
-                whole = len(orjson.dumps(member))
-                if whole > room or (whole > SHORT_STRING and not caveat):
+                # Its size only matters up to the larger of the two bounds it is held to.
+                whole = string_size(member, max(room, SHORT_STRING))
+                if whole is not None and (whole > room or (whole > SHORT_STRING and not caveat)):
                     if whole <= SHORT_STRING:
                         return False  # too short to show in part
                     whole = None
@@ -538,8 +539,7 @@ class _Growth:
         over the document.
         """
         if isinstance(value, str):
-            size = len(orjson.dumps(value))
-            return size if size <= bound else None
+            return string_size(value, bound)
         if array.fast:
             try:
                 size = len(orjson.dumps(value, default=default))

@@ -30,6 +30,9 @@ counts them (:func:`_shadows_members`): outside strings a ``:`` is only ever a m
 and orjson writes ``:`` in a string as itself, so the parsed value written back has fewer
 colons than the body exactly when a member was shadowed (unless the body spells a colon as
 ``\\u003a``; then, and when there are some, one stdlib parse, plus a deep one, finds where).
+The colons written back are counted without a second copy of the document
+(:func:`written_colons`): strings in place, small containers opened, the rest written a slice
+at a time; a document nested past the 255 levels orjson writes is written by msgspec.
 
 Refused with :class:`~elision.errors.InputError`: an empty body, invalid UTF-8, a byte order
 mark, lone UTF-16 surrogate escapes (``"\\ud800"``: no UTF-8 output could carry them), ``NaN``
@@ -49,6 +52,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+import msgspec
 import orjson
 
 from elision.envelope import format_path
@@ -170,13 +174,79 @@ def _shadows_members(body: bytes, value: Any) -> bool | None:
     the body, ``value`` written back holds as many colons as the body exactly when every
     member (and every string in one) survived; a shadowed member takes at least its own.
     """
-    if _ESCAPED_COLON.search(body) is not None:
+    if b"\\u003" in body and _ESCAPED_COLON.search(body) is not None:
         return None
+    return written_colons(value) < body.count(b":")
+
+
+#: A container with at most this many members is opened and its members counted one by one
+#: (so a huge string inside is never written), up to :data:`OPEN_CONTAINERS` of them; the
+#: rest is written, a long array :data:`_WRITE_SLICE` elements at a time.
+OPEN_MEMBERS = 8
+OPEN_CONTAINERS = 4096
+_WRITE_SLICE = 256
+
+
+def written_colons(value: Any) -> int:
+    """The colons in ``orjson.dumps(value)`` for a value orjson parsed, at any depth.
+
+    Counted without writing the whole value: a string's colons where it lies (a body that is
+    one 100 MB string is not copied into a second 100 MB), the first few thousand small
+    containers opened member by member, and what is left written, a slice of a long array
+    at a time. orjson writes 255 levels at most; what it refuses msgspec writes (to about
+    1,000), and only what neither writes is opened in Python, so a deep document costs a
+    write, not a second parse by the exact parser. Both write a key's or a string's ``:`` as
+    itself and one ``:`` per member; no number or literal holds one.
+    """
+    count = 0
+    stack = [value]
+    opens = OPEN_CONTAINERS
+    # Once neither writer takes a piece, everything left is opened: trying again level by
+    # level could write the same prefix hundreds of times over.
+    too_deep = False
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            count += item.count(":")
+            continue
+        if kind is not dict and kind is not list:
+            continue  # a number or a literal
+        if too_deep or (opens > 0 and len(item) <= OPEN_MEMBERS):
+            opens -= 1
+            count += _open(item, stack)
+            continue
+        pieces = [item] if kind is dict else [
+            item[at : at + _WRITE_SLICE] for at in range(0, len(item), _WRITE_SLICE)
+        ]
+        for piece in pieces:
+            written = None if too_deep else _written(piece)
+            if written is None:
+                too_deep = True
+                count += _open(piece, stack)
+            else:
+                count += written.count(b":")
+    return count
+
+
+def _open(item: dict[str, Any] | list[Any], stack: list[Any]) -> int:
+    """Push ``item``'s members on ``stack``; return the colons its own members write."""
+    if type(item) is list:
+        stack.extend(item)
+        return 0
+    stack.extend(item.values())  # type: ignore[union-attr]
+    return len(item) + sum(key.count(":") for key in item)
+
+
+def _written(piece: dict[str, Any] | list[Any]) -> bytes | None:
     try:
-        written = orjson.dumps(value)
+        return orjson.dumps(piece)
     except orjson.JSONEncodeError:  # nested deeper than orjson writes
+        pass
+    try:
+        return msgspec.json.encode(piece)
+    except RecursionError:
         return None
-    return written.count(b":") < body.count(b":")
 
 
 def _decode(body: bytes) -> str:
@@ -198,9 +268,20 @@ def _decode(body: bytes) -> str:
             f"body is empty ({len(body)} bytes of whitespace): there is no JSON value to read; "
             "check that the tool returned a result"
         )
-    if _SURROGATE_HINT.search(body) is not None:
+    if may_hold_surrogate(body):
         _check_surrogates(body)
     return text
+
+
+def may_hold_surrogate(body: bytes) -> bool:
+    """Whether ``body`` may spell a UTF-16 surrogate as an escape (``\\ud800``).
+
+    Searched for a backslash first (memchr, at memory speed), then for any ``\\u`` escape
+    (memmem): the pattern alone stops at every backslash, which in a body of escaped text
+    took longer than parsing it."""
+    if b"\\" not in body or b"\\u" not in body:
+        return False
+    return _SURROGATE_HINT.search(body) is not None
 
 
 def _check_surrogates(body: bytes) -> None:

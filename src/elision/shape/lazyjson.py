@@ -42,7 +42,12 @@ import orjson
 
 from elision.envelope import ENVELOPE_KEY
 from elision.errors import InputError
-from elision.shape.jsonparse import parse_json, repeated_keys, risky_numbers
+from elision.shape.jsonparse import (
+    may_hold_surrogate,
+    parse_json,
+    repeated_keys,
+    risky_numbers,
+)
 from elision.shape.keys import caveat_pattern
 from elision.shape.repeats import Repeated, RunKeys
 
@@ -92,7 +97,6 @@ BITMAP_BYTES = 1 << 16
 _ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
 _OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _SKIP = msgspec.json.Decoder(msgspec.Raw)  # validates, builds nothing
-_SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]")
 _LEADING_WS = re.compile(rb"[ \t\n\r]*")
 _KEY_SEPARATOR = "\x00"
 
@@ -118,7 +122,7 @@ class _Lazy:
             return big
         value = self._parsed.get(name, _MISSING)
         if value is _MISSING:
-            value = parse_json(bytes(raw))
+            value = _parse_child(raw)
             self._parsed[name] = value
         return value
 
@@ -413,7 +417,7 @@ def lazy_document(body: bytes) -> Any:
     head = body[start.end() if start else 0 :][:1]
     if head not in (b"[", b"{"):
         raise Declined("only an object or array root is read lazily")
-    if _SURROGATE_HINT.search(body) is not None:
+    if may_hold_surrogate(body):
         raise Declined("a surrogate escape: the exact parser decides whether it is paired")
     try:
         node, _ = _skeleton(body, head, 0, root=True)
@@ -437,8 +441,11 @@ def _skeleton(
                 return packed
         items = _ARRAY.decode(raw)
         big_items: dict[int, LazyArray | LazyObject] = {}
-        colons = _check(enumerate(items), big_items, depth)
-        return LazyArray(items, big_items), colons
+        strings: dict[Any, str] = {}
+        colons = _check(enumerate(items), big_items, strings, depth)
+        array = LazyArray(items, big_items)
+        array._parsed.update(strings)
+        return array, colons
     view = _value_view(raw, root)
     if len(view) > 4 * SAMPLE_BYTES and _dense(view):
         try:
@@ -449,10 +456,13 @@ def _skeleton(
             pass
     members = _OBJECT.decode(raw)
     big_members: dict[str, LazyArray | LazyObject] = {}
-    value_colons = _check(iter(members.items()), big_members, depth)
+    member_strings: dict[Any, str] = {}
+    value_colons = _check(iter(members.items()), big_members, member_strings, depth)
     colons = raw.count(b":") if root else _colons(view)  # the body itself needs no copy
     _same_colons(colons, members, value_colons)
-    return LazyObject(members, big_members), colons
+    obj = LazyObject(members, big_members)
+    obj._parsed.update(member_strings)
+    return obj, colons
 
 
 def _packed(view: memoryview) -> tuple[PackedArray, int] | None:
@@ -736,8 +746,13 @@ def _caveat_scan(patterns: Sequence[str]) -> Callable[[dict[str, Any]], list[tup
     return found
 
 
-def _check(children: Iterator[tuple[Any, msgspec.Raw]], big: dict[Any, Any], depth: int) -> int:
-    """Prove every child valid and free of repeated keys; make the large containers lazy.
+def _check(
+    children: Iterator[tuple[Any, msgspec.Raw]], big: dict[Any, Any], strings: dict[Any, str],
+    depth: int,
+) -> int:
+    """Prove every child valid and free of repeated keys; make the large containers lazy, and
+    keep the large strings read (the shaper reads them, and a second read was the time
+    of a document that is one string).
 
     Returns the number of colons in the children's bytes."""
     colons = 0
@@ -752,6 +767,10 @@ def _check(children: Iterator[tuple[Any, msgspec.Raw]], big: dict[Any, Any], dep
                 big[name] = node
                 colons += inner
                 continue
+            if head == b'"':
+                strings[name], inner = _check_string(child)
+                colons += inner
+                continue
         batch.append(child)
         size += length
         if size >= BATCH_BYTES:
@@ -760,6 +779,65 @@ def _check(children: Iterator[tuple[Any, msgspec.Raw]], big: dict[Any, Any], dep
     if batch:
         colons += _check_batch(batch)
     return colons
+
+
+def _check_string(raw: msgspec.Raw) -> tuple[str, int]:
+    """Read a large string child where it lies (in a batch it was copied twice, and written
+    back once more to count its colons), which proves it valid; return it and the colons in
+    its bytes."""
+    view = memoryview(raw)
+    plain, colons = _scan_string(view)
+    try:
+        value = _read_string(view, plain)
+    except (orjson.JSONDecodeError, UnicodeDecodeError):
+        raise Declined("a string the exact parser must judge") from None
+    return value, colons
+
+
+def _read_string(view: memoryview, plain: bool) -> str:
+    """The value of the JSON string in ``view`` (its quotes included), as the exact parser
+    reads it: a string holds no number to re-spell, and a document with a surrogate escape
+    was declined, so orjson reads it exactly. A ``plain`` one (no escape, no control char) is
+    its bytes decoded, straight from the body, where orjson would first copy them."""
+    if plain:
+        return str(view[1:-1], "utf-8")
+    return orjson.loads(view)  # type: ignore[no-any-return]
+
+
+#: What a string with neither escape nor control char holds none of.
+_NOT_PLAIN = bytes(range(0x20)) + b'\\"'
+
+
+def _scan_string(view: memoryview) -> tuple[bool, int]:
+    """Whether the string in ``view`` is plain (holds none of :data:`_NOT_PLAIN`), and its
+    colons: one pass, a window at a time, so no copy of a large string is made
+    (``translate`` is a C loop, where a character class search was ten times slower)."""
+    end, plain, colons = len(view) - 1, True, 0
+    for at in range(1, end, BATCH_BYTES):
+        window = bytes(view[at : min(at + BATCH_BYTES, end)])
+        colons += window.count(b":")
+        plain = plain and len(window.translate(None, _NOT_PLAIN)) == len(window)
+    return plain, colons
+
+
+def _parse_child(raw: msgspec.Raw | memoryview) -> Any:
+    """A child's value, as :func:`parse_json` makes it; a string read by :func:`_read_string`
+    (parse_json reads a string root with the standard library, from a copy of its bytes and a
+    decoded copy of those). A small string was proved valid in its batch: it holds no control
+    char, so a backslash is all that can keep it from being plain."""
+    view = memoryview(raw)
+    if view[:1].tobytes() == b'"':
+        return _read_string(view, _plain(view))
+    return parse_json(bytes(view))
+
+
+def _plain(view: memoryview) -> bool:
+    """Whether a string proved valid is plain: it holds no control char, so a backslash
+    (memchr, a window at a time) is all that can keep it from being plain."""
+    end = len(view) - 1
+    return not any(
+        b"\\" in bytes(view[at : min(at + BATCH_BYTES, end)]) for at in range(1, end, BATCH_BYTES)
+    )
 
 
 def _check_batch(batch: list[msgspec.Raw]) -> int:

@@ -16,10 +16,8 @@ from typing import Protocol
 
 from elision.envelope import format_next
 
-_LINE_END = re.compile(rb"\r\n|\r|\n")
-_NEWLINE = re.compile(rb"\n")
 #: Bytes decoded or scanned at a time, so no pass copies the whole body.
-CHUNK = 1 << 20
+CHUNK = 1 << 16
 #: surrogateescape turns each undecodable byte into one of these: one per bad byte.
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
@@ -174,8 +172,15 @@ class LineIndex:
 
 
 def first_eol(data: bytes, newline_only: bool = False) -> str:
-    match = (_NEWLINE if newline_only else _LINE_END).search(data)
-    return match.group().decode() if match else "\n"
+    # Two memchr scans, the second only as far as the first \n: a regex alternation took
+    # 64 ms to learn that a 1 MB line has no ending at all.
+    newline = data.find(b"\n")
+    if newline_only:
+        return "\n"
+    ret = data.find(b"\r", 0, len(data) if newline < 0 else newline)
+    if ret < 0:
+        return "\n"
+    return "\r\n" if data[ret + 1 : ret + 2] == b"\n" else "\r"
 
 
 class Sizes(Protocol):

@@ -39,6 +39,7 @@ import threading
 from typing import Any
 
 from elision._hyperscan import built_with_hyperscan, database
+from elision._lazyre import lazy_compile
 
 log = logging.getLogger("elision.shape")
 
@@ -57,7 +58,7 @@ _RISKY_NUMBER = (
     rb"(?:[eE]"  # orjson writes 1E5 as 100000.0
     rb"|(?(1)(?<=[0-9]0)|(?!))))"  # 1.50 comes back as 1.5 (1.0 is fine)
 )
-_RISKY = tuple(re.compile(re.escape(anchor) + _RISKY_NUMBER) for anchor in (b":", b",", b"["))
+_RISKY = tuple(lazy_compile(re.escape(anchor) + _RISKY_NUMBER) for anchor in (b":", b",", b"["))
 
 
 def regex_risky_numbers(body: bytes) -> bool:

@@ -38,6 +38,18 @@ def scalar_size(value: Any) -> int:
     raise InputError(f"not a JSON value: {type(value).__name__} {value!r:.60}")
 
 
+def string_size(text: str, limit: int) -> int | None:
+    """The serialized size of ``text`` if it is at most ``limit``, else ``None``.
+
+    Every char writes as at least one byte, so a string longer than ``limit`` is known to be
+    too big without writing it: a 100 MB string is not copied to learn that it does not fit.
+    """
+    if len(text) + 2 > limit:
+        return None
+    size = len(orjson.dumps(text))
+    return size if size <= limit else None
+
+
 def bounded_size(
     value: Any, limit: int, depth_room: int, known: dict[int, int] | None = None
 ) -> int | None:
@@ -51,6 +63,8 @@ def bounded_size(
     The shaper asks about the same subtrees several times (the document, then its root, then
     the array inside it), so this turns three walks of the limit into one.
     """
+    if isinstance(value, str):
+        return string_size(value, limit)
     if not isinstance(value, CONTAINERS):
         size = scalar_size(value)
         return size if size <= limit else None
@@ -87,7 +101,11 @@ def bounded_size(
                         return None
                     item, depth = member, level + 1
                     break
-                size += scalar_size(member)
+                if isinstance(member, str):
+                    written = string_size(member, limit - size)
+                    size += limit + 1 if written is None else written
+                else:
+                    size += scalar_size(member)
                 if size > limit:
                     _too_big(stack, limit, known)
                     return None

@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 from elision.budget import utf8_len
 from elision.envelope import elided_entry, format_next, make_envelope, text_header
 from elision.shape.lines import (
-    CHUNK,
     LineIndex,
     decode,
     first_eol,
@@ -231,11 +230,16 @@ class _TextShaper:
         return env
 
 
+#: Bytes decoded at a time to count chars: each piece is decoded and dropped, so a smaller
+#: piece than the line index's chunk keeps a 1 MB line from costing 2 MB more to count.
+_COUNT_CHUNK = 64 << 10
+
+
 def _chars(data: bytes, end: int) -> int:
     """Characters in ``data[:end]`` (valid UTF-8), counted a chunk at a time without a copy."""
     view, decoder, count = memoryview(data)[:end], codecs.getincrementaldecoder("utf-8")(), 0
-    for start in range(0, end, CHUNK):
-        count += len(decoder.decode(view[start:start + CHUNK]))
+    for start in range(0, end, _COUNT_CHUNK):
+        count += len(decoder.decode(view[start:start + _COUNT_CHUNK]))
     return count + len(decoder.decode(b"", final=True))
 
 

@@ -15,10 +15,11 @@ import mcp_types as types
 
 from elision.budget import MINIMUM, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY
-from elision.errors import BudgetError, ElisionError
+from elision.errors import BudgetError, ElisionError, RefNotFound
 from elision.redact.messages import redact_message
 
 if TYPE_CHECKING:
+    from elision.shape import Shaped
     from elision.store.base import Store
 
 #: The largest page ``elision_fetch`` and ``elision_fetch_reference`` return, per unit; a
@@ -188,9 +189,16 @@ def with_note(result: types.CallToolResult, note: str | None) -> types.CallToolR
 
 
 def run_fetch(
-    store: Store | None, arguments: dict[str, Any], *, budget: Budget, scope: str | None
+    store: Store | None, arguments: dict[str, Any], *, budget: Budget, scope: str | None,
+    unscoped_too: bool = False,
 ) -> types.CallToolResult:
-    """One ``elision_fetch`` call; every failure becomes an error result the model can read."""
+    """One ``elision_fetch`` call; every failure becomes an error result the model can read.
+
+    With ``unscoped_too`` a ref not found in ``scope`` is looked for among the bodies kept
+    with no scope, as the store owner's own tools keep them (``elision hook``, ``elision
+    shape``): for a stdio proxy, whose one client is the owner's agent (the hook shapes a
+    built-in tool's result in the same harness and names ``elision_fetch`` as the way on).
+    """
     if store is None:
         return error_result(
             "elision_fetch: this proxy runs without a store (--no-store), so nothing was kept; "
@@ -211,11 +219,19 @@ def run_fetch(
         limit, note = budget_argument(arguments, budget)
     except BudgetError as exc:
         return error_result(f"elision_fetch: {exc}")
-    try:
-        shaped = store.fetch(
+    def fetch(within: str | None) -> Shaped:
+        return store.fetch(
             ref, path=selectors.get("path"), lines=selectors.get("lines"),
-            byte_range=selectors.get("bytes"), budget=limit, scope=scope,
+            byte_range=selectors.get("bytes"), budget=limit, scope=within,
         )
+
+    try:
+        try:
+            shaped = fetch(scope)
+        except RefNotFound:
+            if not unscoped_too or scope is None:
+                raise
+            shaped = fetch(None)
     except BudgetError as exc:
         return error_result(f"elision_fetch: {exc}{_over_the_maximum(str(exc), limit)}")
     except ElisionError as exc:

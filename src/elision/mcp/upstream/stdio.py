@@ -19,14 +19,11 @@ call costs no extra event-loop turns for handing messages between tasks (four pe
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import os
 import re
-import shutil
 import socket
 import stat
-import sys
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -36,12 +33,13 @@ from typing import Any, Self
 import anyio
 import mcp_types as types
 import orjson
-from anyio.abc import ByteSendStream
+from anyio.abc import ByteSendStream, Process
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from elision.mcp.upstream import warden
+from elision.mcp.upstream.adopted import adopted
+from elision.mcp.upstream.early import check_runnable, take_early, warden_command
 from elision.mcp.upstream.longtext import has_rounded_integer, read_long_text
 from elision.mcp.upstream.reap import stop_process_group
 from elision.pipeline import GC_PAUSE_BYTES, collector_paused
@@ -274,23 +272,13 @@ async def stdio_transport(
     runs it from their shell); otherwise only the SDK's safe defaults plus ``env``.
     """
     merged = {**(dict(os.environ) if inherit_env else get_default_environment()), **(env or {})}
-    _check_runnable(command, merged.get("PATH"), cwd)
-    # The server runs under a warden (elision.mcp.upstream.warden) that stops its group once
-    # the proxy is gone, however it ends: the watchdog pipe's write end is held here alone.
-    watch, watched = os.pipe()
-    try:
-        # Shielded: a cancel between the fork and the return would leave a process no one
-        # holds, so no one stops.
-        with anyio.CancelScope(shield=True):
-            process = await anyio.open_process(
-                [*warden_command(watch), command, *args], env=merged, cwd=cwd, stderr=None,
-                start_new_session=True, pass_fds=(watch,),
-            )
-    except BaseException:
-        os.close(watched)
-        raise
-    finally:
-        os.close(watch)
+    process: Process
+    early = take_early(command, args, cwd=cwd)
+    if early is not None:
+        # Started by the CLI before the SDK was imported (elision.mcp.upstream.early).
+        process, watched = await adopted(early.process), early.watched
+    else:
+        process, watched = await _start(command, args, merged, cwd)
     stdout, stdin = process.stdout, process.stdin
     assert stdout is not None and stdin is not None
     read_stream = LineReader(lambda: stdout.receive(CHUNK), max_message_bytes=max_message_bytes)
@@ -307,21 +295,28 @@ async def stdio_transport(
             await read_stream.aclose()
 
 
-def warden_command(watch: int) -> list[str]:
-    """The command line that runs a server under the warden watching fd ``watch``."""
-    return [sys.executable, "-I", "-S", warden.__file__, str(watch), "--"]
-
-
-def _check_runnable(command: str, path: str | None, cwd: str | None) -> None:
-    """Raise what starting ``command`` would, before the warden is started: the warden can
-    only report it on stderr, and the proxy names the server and the reason."""
-    if os.sep in command:
-        named = os.path.join(cwd or ".", command)
-        runnable = os.path.isfile(named) and os.access(named, os.X_OK)
-    else:
-        runnable = shutil.which(command, path=path if path is not None else os.defpath) is not None
-    if not runnable:
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
+async def _start(
+    command: str, args: Sequence[str], env: dict[str, str], cwd: str | None
+) -> tuple[Process, int]:
+    """``command`` started under the warden, and the watch pipe's write end."""
+    check_runnable(command, env.get("PATH"), cwd)
+    # The server runs under a warden (elision.mcp.upstream.warden) that stops its group once
+    # the proxy is gone, however it ends: the watchdog pipe's write end is held here alone.
+    watch, watched = os.pipe()
+    try:
+        # Shielded: a cancel between the fork and the return would leave a process no one
+        # holds, so no one stops.
+        with anyio.CancelScope(shield=True):
+            process = await anyio.open_process(
+                [*warden_command(watch), command, *args], env=env, cwd=cwd, stderr=None,
+                start_new_session=True, pass_fds=(watch,),
+            )
+    except BaseException:
+        os.close(watched)
+        raise
+    finally:
+        os.close(watch)
+    return process, watched
 
 
 def pipe_writer(stdin: ByteSendStream) -> Callable[[bytes], Awaitable[None]]:

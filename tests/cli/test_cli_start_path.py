@@ -1,0 +1,63 @@
+"""What a hook or ``elision shape`` of a small result loads: nothing it does not need (issue 24).
+
+A hook runs on every tool call, so its start is the cost of each call: a small result through
+``elision hook claude-code`` or ``elision shape`` must not import the MCP SDK, pydantic,
+rich, a web stack or a database driver, and must not compile the credential families'
+regexes when no family's keyword is in the result. Each case runs the real command in a fresh
+interpreter and reports what it loaded as it exits.
+
+hyperscan is loaded (it is not listed): the trigger search of any result, small or not, runs on
+its database, read from the cache (elision._cache), which is cheaper than the regex passes'
+compile.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "rich", "psycopg", "psycopg_pool",
+         "starlette", "uvicorn", "jinja2", "jsonschema", "anyio", "httpx", "cryptography")
+#: Runs the CLI, then (at exit, after click's sys.exit) prints what was loaded as JSON.
+PROBE = """
+import atexit, json, sys
+def report():
+    from elision.redact.families import FAMILIES
+    print(json.dumps({
+        "loaded": sorted({m.split(".")[0] for m in sys.modules}),
+        "compiled": [f.id for f in FAMILIES if "pattern" in vars(f)],
+    }), file=sys.stderr)
+atexit.register(report)
+sys.argv = ["elision", *sys.argv[1:]]
+from elision.cli import main
+main()
+"""
+BASH_EVENT = {"session_id": "start-path", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+              "tool_input": {"command": "ls"},
+              "tool_response": {"stdout": "a.txt\nb.txt\n", "stderr": "", "interrupted": False}}
+
+
+def loaded_by(args: list[str], stdin: bytes = b"") -> dict[str, list[str]]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], input=stdin,
+                          capture_output=True, timeout=120, check=True)
+    report: dict[str, list[str]] = json.loads(done.stderr.decode().strip().splitlines()[-1])
+    return report
+
+
+@pytest.mark.parametrize("command", ["shape", "hook"])
+def test_a_small_result_loads_nothing_heavy(tmp_path: Path, command: str) -> None:
+    if command == "shape":
+        small = tmp_path / "small.txt"
+        small.write_bytes(b"hello\n\n")
+        report = loaded_by(["shape", str(small), "--store", str(tmp_path / "store.db")])
+    else:
+        report = loaded_by(["hook", "claude-code", "--store", str(tmp_path / "store.db"),
+                            "--audit", str(tmp_path / "audit.db")],
+                           json.dumps(BASH_EVENT).encode())
+    assert sorted(set(HEAVY) & set(report["loaded"])) == []
+    # Red before: the table compiled all 225 patterns as it loaded.
+    assert report["compiled"] == []
