@@ -3,6 +3,8 @@
 - ``trade_report``: a ~200 KB JSON object whose caveats (``warnings``, ``total``) come last,
   where a head slice cuts first;
 - ``build_log``: a ~300 KB log whose verdict is its last line;
+- ``short_log``: the same in 3,001 short lines (~50 KB), where a harness's cap on lines bites
+  before its cap on bytes;
 - ``deploy_config``: a small result holding an AWS access key and a GitHub token (both fakes of
   the right shape), which must never reach the model.
 
@@ -37,6 +39,10 @@ def build_log() -> str:
     return "\n".join([*lines, LOG_VERDICT])
 
 
+def short_log() -> str:
+    return "\n".join([*(f"step {i} passed" for i in range(1, 3_001)), LOG_VERDICT])
+
+
 def deploy_config() -> str:
     return (f"region = eu-west-1\naws_access_key_id = {AWS_KEY}\n"
             f"github_token = {GITHUB_TOKEN}\nreplicas = 3\n")
@@ -54,6 +60,8 @@ def build_server() -> MCPServer:
     server.tool(description="The EMEA desk's trade report (rows, then caveats).")(trade_report)
     server.tool(description="The settlement build's log; its verdict is the last line.",
                 structured_output=False)(build_log)
+    server.tool(description="The unit tests' log; its verdict is the last line.",
+                structured_output=False)(short_log)
     server.tool(description="The deployment's settings.", structured_output=False)(deploy_config)
     server.tool(description="Text of exactly `size` bytes.", structured_output=False)(sized_text)
     return server

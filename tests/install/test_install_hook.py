@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from elision.cli import main
 from elision.errors import InputError
 from elision.install import install_hook, uninstall_hook
+from elision.install.harnesses import HARNESSES
 from elision.install.hook import elision_groups, runs_elision_hook
 from elision.install.opencode_hook import MARKER
 
@@ -223,7 +224,8 @@ def test_the_opencode_plugin_is_written_once_and_removed(tmp_path: Path) -> None
     plan = install_hook("opencode", config=path, **_paths(tmp_path))
     assert plan.changes[0].outcome == "added"
     text = path.read_text("utf-8")
-    assert text.startswith(MARKER) and '"hook", "claude-code", "--budget", "8192"' in text
+    budget = HARNESSES["opencode"].budget  # the table's, OpenCode's own cut measured
+    assert text.startswith(MARKER) and f'"hook", "claude-code", "--budget", "{budget}"' in text
     assert not install_hook("opencode", config=path, **_paths(tmp_path)).changed
     other = install_hook("opencode", config=path, budget=4096, **_paths(tmp_path))
     assert not other.changed and "other settings" in other.changes[0].why
@@ -279,6 +281,6 @@ console.log(JSON.stringify({{ big: big.output, small: small.output, mcp }}))
     got = json.loads(done.stdout)
     assert got["big"].startswith("[elision] partial") and got["big"].endswith(
         "SUMMARY: 3 failures\n")
-    assert len(got["big"].encode()) <= 8192
+    assert len(got["big"].encode()) <= HARNESSES["opencode"].budget
     assert got["small"] == "ok\n"
     assert got["mcp"] == {"content": [{"type": "text", "text": "x"}]}

@@ -201,8 +201,10 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             ("windsurf",)),
     Harness("opencode", "OpenCode", "json", (("mcp",),),
             (("url", "unknown"),), "type", ("headers",),
-            48_000, "50,875 B kept whole, 51,264 B cut to its first 50 KiB and spilled to a "
-            "file (51,200 bytes or 2,000 lines in its bundle; the lines not measured)",
+            # its 2,000 lines bite first on short lines: at 16,000 bytes a shaped text is cut
+            # again only if its lines average under 8 bytes
+            16_000, "51,200 bytes or 2,000 lines, the head kept and the rest spilled to a file "
+            "(50,875 B kept whole, 51,264 B cut; 3,001 lines of 49,912 B cut to 2,000)",
             _opencode, _MEASURED, ("opencode",), command_array=True),
     Harness("copilot-cli", "GitHub Copilot CLI", "json", (("mcpServers",),),
             (("url", "by-type"),), "type", ("headers",),
@@ -213,7 +215,10 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             also_reads=((".mcp.json",),)),
     Harness("qwen-code", "Qwen Code", "json", (("mcpServers",),),
             (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
-            23_000, "24,843 B kept whole, 25,038 B cut and spilled to a file (25,000 chars)",
+            # its 1,000 lines bite first on short lines: at 8,192 bytes a shaped text is cut
+            # again only if its lines average under 8 bytes
+            8_192, "25,000 chars or 1,000 lines, head and tail kept and the whole spilled to a "
+            "file (24,843 B kept whole, 25,038 B cut; 22,991 B in ~1,350 short lines cut)",
             _qwen, _MEASURED,
             # Qwen Code names itself qwen-cli-mcp-client-SERVER: the longest match wins, so
             # a server named after another harness does not make it that harness
