@@ -16,13 +16,11 @@ command-line flags (``--password VALUE``; ``-p VALUE`` only where a command make
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable
-from typing import TypeVar
 
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
+from elision.redact.kept import kept
 from elision.redact.rules import Span, is_stub
 
 STRONG, WEAK = 2, 1
@@ -75,29 +73,6 @@ FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
 ))
 
 
-#: Names repeat (a log's every line has its ``password=``), so what a short one reads as is
-#: kept for the process, as :mod:`elision.redact.walk` keeps its keys': the rules are fixed.
-_NAMES_KEPT = 4096
-_LONGEST_KEPT = 128
-_T = TypeVar("_T")
-
-
-def _kept(read: Callable[[str], _T]) -> Callable[[str], _T]:
-    """``read`` with its answers for short names kept, up to :data:`_NAMES_KEPT` of them."""
-    kept: dict[str, _T] = {}
-
-    @functools.wraps(read)
-    def remembered(name: str) -> _T:
-        if name in kept:
-            return kept[name]
-        got = read(name)
-        if len(name) <= _LONGEST_KEPT and len(kept) < _NAMES_KEPT:
-            kept[name] = got
-        return got
-
-    return remembered
-
-
 def words(name: str, *, camel: bool = True) -> list[str]:
     """``dbPassword`` -> ``["db", "password"]``; a fused ``apikey`` -> ``["api", "key"]``."""
     return list(_camel_words(name) if camel else _split(name))
@@ -114,12 +89,12 @@ def _split(spaced: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-@_kept
+@kept
 def _camel_words(name: str) -> tuple[str, ...]:
     return _split(_CAMEL.sub(r"\1_\2", name))
 
 
-@_kept
+@kept
 def name_strength(name: str) -> int:
     """:data:`STRONG`, :data:`WEAK` or 0 for a name that does not hold a credential.
 
@@ -196,6 +171,7 @@ _PROSE_LONGEST = 60
 _WORD_EDGE = ".,;:!?'\"()[]"
 
 
+@kept
 def prose(value: str) -> bool:
     """Whether ``value`` is a message, not a secret: one word of :data:`PROSE_WORDS`, or a
     run of words that opens with a plain word (letters only: a value with digits or symbols
@@ -214,6 +190,7 @@ def prose(value: str) -> bool:
     return known >= 2 or known >= _PROSE_SHARE * len(low)
 
 
+@kept
 def placeholder(value: str) -> bool:
     """A value that stands for a secret without being one: masked, empty, a variable, a stub,
     or one char over and over (``xxxxxxxx``, ``00000000``)."""
@@ -231,6 +208,7 @@ def _path(value: str) -> bool:
     return value.startswith(("/", "~", "./", "../")) or re.match(r"[A-Za-z]:\\", value) is not None
 
 
+@kept
 def is_location(value: str) -> bool:
     """A URL with no userinfo, or a path of two parts or more (``/etc/passwd``, ``~/.pgpass``,
     ``C:\\creds\\db``): where a secret is kept, or a file an error names, never the secret."""
@@ -248,6 +226,7 @@ _DRIVE = re.compile(r"[A-Za-z]:[\\/][^\\/\s]+[\\/]")
 _PLAIN_URL = re.compile(r"(?:https?|file|s3|gs|ftp)://[^\s@]+\Z", re.IGNORECASE)
 
 
+@kept
 def opaque(value: str) -> bool:
     """A value that looks generated: long, one word, letters and digits, high in entropy."""
     return (
