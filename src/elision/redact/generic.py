@@ -422,7 +422,7 @@ def _value(
     value = text[a:b]
     if placeholder(value) or (group == "bare" and TEMPLATE.match(text, b)):
         return
-    if is_location(value) or prose(_message_at(text, a, b) if group == "bare" else value):
+    if is_location(value) or (_bare_prose(text, a, b) if group == "bare" else prose(value)):
         return  # what a prompt, a validator or an error says next (Password: incorrect)
     if strength == STRONG:
         if words(name) in (["pwd"], ["oldpwd"]) and _path(value):
@@ -514,16 +514,20 @@ _MORE_WORDS = re.compile(r"[ \t]+[A-Za-z]")
 _MESSAGE = re.compile(rf"(?:\S+[^\S\n]*){{1,{_PROSE_LONGEST + 1}}}")
 
 
-def _message_at(text: str, a: int, b: int) -> str:
-    """A bare value and, when more words follow it on its line, the rest of that line: a
-    message is judged whole (``passwd: Authentication token manipulation error``), so the
-    first word of a passphrase is not taken for one. :func:`prose` splits it into words, and
-    past :data:`_PROSE_LONGEST` of them says no, so the words after that are left unread."""
+def _bare_prose(text: str, a: int, b: int) -> bool:
+    """Whether a bare value and, when more words follow it on its line, the rest of that line
+    are a message: it is judged whole (``passwd: Authentication token manipulation error``),
+    so the first word of a passphrase is not taken for one. :func:`prose` says no to a message
+    of several words that opens with one that is not plain (``hunter2 …``), and to one of more
+    than :data:`_PROSE_LONGEST` words, so neither is read further."""
+    value = text[a:b]
     if _MORE_WORDS.match(text, b) is None:
-        return text[a:b]
+        return prose(value)
+    if not value.strip(_WORD_EDGE).lower().replace("-", "").isalpha():
+        return False
     message = _MESSAGE.match(text, a)
     assert message is not None  # the value itself is a word
-    return message.group().rstrip("\r")
+    return prose(message.group().rstrip("\r"))
 
 
 def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None:
