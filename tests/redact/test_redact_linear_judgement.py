@@ -5,7 +5,8 @@ placeholder, judged in a step, but ``password=hunter2 `` repeated on one line re
 the line at each name (is what follows a message?): 256 KB took 17 s. So did a line of
 ``authorization: Token …`` (its value is the rest of the line), a line of ``login`` or
 ``mysql`` words with no ``-p`` (a regex read to the line's end from each), and a text of
-``secret={"a": "b", …`` with no closing brace (4 KB read at each name: 280 s a MB).
+``secret={"a": "b", …`` with no closing brace (4 KB read at each name: 280 s a MB), and a
+run of ``API_KEY=x_API_KEY=x_…`` with no separator (each value the rest of the run).
 
 The work is counted where it is Python's (the chars handed to the judgements); the regex's is
 not countable, so those classes run in a child with a deadline fifty times what they take.
@@ -64,6 +65,17 @@ def test_a_line_of_headers_is_read_a_bounded_number_of_times(unit: str) -> None:
     assert sum(seen) <= 16 * len(text) + generic._LONGEST_HEADER ** 2 // 16
 
 
+@pytest.mark.parametrize("unit", ["token=", "API_KEY=x_", "HONEYBADGER_API_KEY=hbp_"])
+def test_a_run_of_names_with_no_separator_is_read_once(unit: str) -> None:
+    """Found by ``bench/fuzz_linear.py``'s drawn units: the base64 of the last unit, repeated,
+    decodes to one run in which each name's value was the rest of the run."""
+    text = unit * 20_000
+    with _chars_judged("placeholder") as seen:
+        shown = redact_text(text).value
+    assert sum(seen) <= 2 * len(text)
+    assert "x_" not in shown and "hbp_" not in shown.replace("HONEYBADGER_API_KEY=", "", 1)
+
+
 def test_a_text_of_unclosed_containers_is_read_twice_at_most() -> None:
     text = 'secret={"a": "b", ' * 4000
     with _chars_judged("placeholder") as seen:
@@ -83,6 +95,7 @@ SLOW_BEFORE = [
     ("password=x mysql ", 1 << 19),
     ('secret={"a": "b", ', 1 << 19),
     ("\\u0070assword=hunter2 ", 1 << 20),
+    ("SE9ORVlCQURHRVJfQVBJX0tFWT1oYnBf", 1 << 19),  # base64 of HONEYBADGER_API_KEY=hbp_
 ]
 
 
@@ -124,6 +137,7 @@ _FAKES = [sample(f, 0, "dense")
     "Authorization: Custom x1 ",  # a header line past 8 KB
     "password=hunter2 ",
     "Authorization: ${TOKEN} ",
+    "API_KEY=x_",  # one bare value with no end in sight
 ]))
 def test_a_credential_in_dense_hostile_noise_is_withheld(
     fake: tuple[str, tuple[str, ...]], repeats: int, unit: str

@@ -274,6 +274,9 @@ _VALUE = re.compile(
 _LINE_END = re.compile(r"[\r\n]")
 #: The longest header value judged: a longer one is withheld whole, unread (fail closed).
 _LONGEST_HEADER = 8192
+#: The longest bare value judged (no space, quote or separator in it); a longer one after a
+#: credential's name is withheld unread (fail closed).
+_LONGEST_VALUE = 4096
 _QUOTED = re.compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[ \t]+")
 _COOKIE_PAIR = re.compile(r"\s*([^=;,\s]+)=([^;\r\n\"]*)")
@@ -296,6 +299,8 @@ class _Reach:
         self.bracketed = _BRACKETED_PER_CHAR * len(text)
         #: Where the last header value withheld to its line's end ends.
         self.header_until = -1
+        #: Where the last bare value withheld ends.
+        self.bare_until = -1
 
     def line_end(self, at: int) -> int:
         """Where the line that ``at`` is on ends (its ``\r`` or ``\n``, or the text's end)."""
@@ -331,10 +336,11 @@ def find_assignments(text: str) -> list[Span]:
         elif text.startswith("-", start):
             gap = _FLAG_GAP.match(text, end)
             if gap is not None:
-                _flag_value(text, strength, gap.end(), found)
+                _flag_value(text, strength, gap.end(), found, reach)
     if any(command in low for command in PASSWORD_COMMANDS):
+        reach.bare_until = -1  # a second pass, from the start
         for at in password_flags(text):
-            _flag_value(text, STRONG, at, found)
+            _flag_value(text, STRONG, at, found, reach)
     return found
 
 
@@ -361,9 +367,9 @@ def _value_at(text: str, at: int) -> tuple[int, int, str] | None:
     return a, b, group
 
 
-def _flag_value(text: str, strength: int, at: int, found: list[Span]) -> None:
+def _flag_value(text: str, strength: int, at: int, found: list[Span], reach: _Reach) -> None:
     """The value after a credential flag: stubbed alone, the flag kept."""
-    quoted = _value_at(text, at)
+    quoted = _written(text, at, found, reach)
     if quoted is None:
         return
     a, b, group = quoted
@@ -375,7 +381,30 @@ def _flag_value(text: str, strength: int, at: int, found: list[Span]) -> None:
     if value.rstrip(".,:;!?").lower() in _PROSE_AFTER_FLAG:
         return
     if (strength == STRONG and len(value) >= 3) or opaque(value):
-        found.append(Span(a, b, ASSIGNMENT))
+        _withhold(a, b, group, found, reach)
+
+
+def _written(
+    text: str, at: int, found: list[Span], reach: _Reach
+) -> tuple[int, int, str] | None:
+    """:func:`_value_at`, but ``None`` for a value that needs no judging: one that starts
+    inside a bare value withheld already (it ends where that one does: no separator in it),
+    and a bare value longer than :data:`_LONGEST_VALUE`, withheld unread (fail closed). A run
+    of ``API_KEY=x_API_KEY=x_…`` with no separator was a value the length of the rest of the
+    run at each name (found by ``bench/fuzz_linear.py``'s drawn units, in base64)."""
+    if at < reach.bare_until:
+        return None
+    written = _value_at(text, at)
+    if written is not None and written[2] == "bare" and written[1] - written[0] > _LONGEST_VALUE:
+        _withhold(*written, found, reach)
+        return None
+    return written
+
+
+def _withhold(a: int, b: int, group: str, found: list[Span], reach: _Reach) -> None:
+    found.append(Span(a, b, ASSIGNMENT))
+    if group == "bare":
+        reach.bare_until = b
 
 
 def _value(
@@ -415,7 +444,7 @@ def _value(
     if text.startswith(("[", "{"), at) and not _STUB_AT.match(text, at):
         _bracketed(text, name, strength, at, found, reach)
         return
-    written = _value_at(text, at)
+    written = _written(text, at, found, reach)
     if written is None:
         return
     a, b, group = written
@@ -431,7 +460,7 @@ def _value(
             return
     elif not opaque(value):
         return
-    found.append(Span(a, b, ASSIGNMENT))
+    _withhold(a, b, group, found, reach)
 
 
 #: How far an object or array under a credential's name is read (it may span lines).
