@@ -148,6 +148,11 @@ SYSTEMATIC: list[Class] = [
     Class("assign-eq", _repeat("password=x ")),
     Class("assign-colon", _repeat("token: x ")),
     Class("assign-eq-lines", _repeat("api_key=abc\n")),
+    # A value that is no placeholder: is what follows it a message? (read to the line's end)
+    Class("assign-value", _repeat("password=hunter2 ")),
+    Class("auth-header-line", _repeat("authorization: Token abcdefgh12 ")),
+    Class("login-words", _repeat("password=x login ")),
+    Class("bracket-unclosed", _repeat('secret={"a": "b", ')),
     Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),
     Class("scheme-runs", _repeat("://")),
     Class("at-runs", _repeat("@")),

@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 
 from elision._lazyre import lazy_compile
+from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
+from elision.redact.kept import kept
 from elision.redact.rules import Span, is_stub
 
 STRONG, WEAK = 2, 1
@@ -70,13 +72,14 @@ TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :")
 FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
     {f"-{name}{gap}" for name in FIELD_SUFFIXES for gap in (" ", "\t")}
 ))
-#: Commands whose short ``-p`` is a password (elsewhere it is a port or a parent directory).
-PASSWORD_COMMANDS = ("sshpass", " login ", "mysql", "mariadb")
 
 
 def words(name: str, *, camel: bool = True) -> list[str]:
     """``dbPassword`` -> ``["db", "password"]``; a fused ``apikey`` -> ``["api", "key"]``."""
-    spaced = _CAMEL.sub(r"\1_\2", name) if camel else name
+    return list(_camel_words(name) if camel else _split(name))
+
+
+def _split(spaced: str) -> tuple[str, ...]:
     parts = [w for w in _WORDS.split(spaced.lower()) if w]
     if parts:
         last = parts[-1]
@@ -84,9 +87,15 @@ def words(name: str, *, camel: bool = True) -> list[str]:
             if last.endswith(end) and len(last) > len(end):
                 parts[-1:] = [last[: -len(end)], end]
                 break
-    return parts
+    return tuple(parts)
 
 
+@kept
+def _camel_words(name: str) -> tuple[str, ...]:
+    return _split(_CAMEL.sub(r"\1_\2", name))
+
+
+@kept
 def name_strength(name: str) -> int:
     """:data:`STRONG`, :data:`WEAK` or 0 for a name that does not hold a credential.
 
@@ -158,9 +167,12 @@ PROSE_WORDS = frozenset({
 #: At least this many words of a multi-word value must be in :data:`PROSE_WORDS` for it to
 #: read as a sentence (``This field may not be blank.``) rather than a passphrase.
 _PROSE_SHARE = 0.4
+#: The most words a message may have.
+_PROSE_LONGEST = 60
 _WORD_EDGE = ".,;:!?'\"()[]"
 
 
+@kept
 def prose(value: str) -> bool:
     """Whether ``value`` is a message, not a secret: one word of :data:`PROSE_WORDS`, or a
     run of words that opens with a plain word (letters only: a value with digits or symbols
@@ -168,7 +180,7 @@ def prose(value: str) -> bool:
     such words. ``correct horse battery staple`` is no message; ``must be at least 12
     characters`` is."""
     words_ = value.split()
-    if not words_ or len(words_) > 60:
+    if not words_ or len(words_) > _PROSE_LONGEST:
         return False
     low = [w.strip(_WORD_EDGE).lower() for w in words_]
     known = sum(w in PROSE_WORDS for w in low)
@@ -179,6 +191,7 @@ def prose(value: str) -> bool:
     return known >= 2 or known >= _PROSE_SHARE * len(low)
 
 
+@kept
 def placeholder(value: str) -> bool:
     """A value that stands for a secret without being one: masked, empty, a variable, a stub,
     or one char over and over (``xxxxxxxx``, ``00000000``)."""
@@ -196,6 +209,7 @@ def _path(value: str) -> bool:
     return value.startswith(("/", "~", "./", "../")) or re.match(r"[A-Za-z]:\\", value) is not None
 
 
+@kept
 def is_location(value: str) -> bool:
     """A URL with no userinfo, or a path of two parts or more (``/etc/passwd``, ``~/.pgpass``,
     ``C:\\creds\\db``): where a secret is kept, or a file an error names, never the secret."""
@@ -213,6 +227,7 @@ _DRIVE = re.compile(r"[A-Za-z]:[\\/][^\\/\s]+[\\/]")
 _PLAIN_URL = re.compile(r"(?:https?|file|s3|gs|ftp)://[^\s@]+\Z", re.IGNORECASE)
 
 
+@kept
 def opaque(value: str) -> bool:
     """A value that looks generated: long, one word, letters and digits, high in entropy."""
     return (
@@ -257,7 +272,12 @@ _VALUE = re.compile(
     r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n])*)\\"|"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'"""
     r"""|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
 )
-_LINE_REST = re.compile(r"[^\r\n]*")
+_LINE_END = re.compile(r"[\r\n]")
+#: The longest header value judged: a longer one is withheld whole, unread (fail closed).
+_LONGEST_HEADER = 8192
+#: The longest bare value judged (no space, quote or separator in it); a longer one after a
+#: credential's name is withheld unread (fail closed).
+_LONGEST_VALUE = 4096
 _QUOTED = re.compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[ \t]+")
 _COOKIE_PAIR = re.compile(r"\s*([^=;,\s]+)=([^;\r\n\"]*)")
@@ -268,9 +288,31 @@ _COOKIE_ATTRIBUTES = frozenset({
 _SESSIONISH = re.compile(r"sess|sid|auth|token|jwt|remember|login|secret|key", re.IGNORECASE)
 
 
+class _Reach:
+    """How far the judgements of one text may read, so that it costs time linear in its
+    length however many names it holds: where each line ends, found once for all the names
+    on it, and how many chars the reading of bracketed values has left (past it, such a
+    value is withheld unread)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._ends = NextMatch(_LINE_END, text)
+        self.bracketed = _BRACKETED_PER_CHAR * len(text)
+        #: Where the last header value withheld to its line's end ends.
+        self.header_until = -1
+        #: Where the last bare value withheld ends.
+        self.bare_until = -1
+
+    def line_end(self, at: int) -> int:
+        """Where the line that ``at`` is on ends (its ``\r`` or ``\n``, or the text's end)."""
+        end = self._ends.at_or_after(at)
+        return len(self.text) if end is None else end.start()
+
+
 def find_assignments(text: str) -> list[Span]:
     """Every credential value assigned to a credential-named name in ``text``."""
     found: list[Span] = []
+    reach = _Reach(text)
     low = text.lower()
     done = 0
     for hit in _NAME_WORD.finditer(low):
@@ -291,25 +333,20 @@ def find_assignments(text: str) -> list[Span]:
             continue
         sep = _SEP.match(text, end)
         if sep is not None:
-            _value(text, name, strength, sep.end(), found)
+            _value(text, name, strength, sep.end(), found, reach)
         elif text.startswith("-", start):
             gap = _FLAG_GAP.match(text, end)
             if gap is not None:
-                _flag_value(text, strength, gap.end(), found)
+                _flag_value(text, strength, gap.end(), found, reach)
     if any(command in low for command in PASSWORD_COMMANDS):
-        for short in _SHORT_PASSWORD.finditer(text):
-            _flag_value(text, STRONG, short.end(), found)
+        reach.bare_until = -1  # a second pass, from the start
+        for at in password_flags(text):
+            _flag_value(text, STRONG, at, found, reach)
     return found
 
 
 # After a flag: spaces, or the quote, comma and quote of an argv written as a list.
 _FLAG_GAP = re.compile(r"""[ \t]+|["'],[ \t]*(?=["'])""")
-#: ``-p VALUE`` where the command gives it a password: docker (podman, helm…) login, sshpass;
-#: mysql's ``-pVALUE`` is written joined (``-p app`` names the database and prompts).
-_SHORT_PASSWORD = re.compile(
-    r"""(?:\blogin\b[^\n]*?[ \t]-p[ \t]+|\bsshpass[ \t]+-p[ \t]*"""
-    r"""|\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t]-p(?=[^\s-]))"""
-)
 #: Words that follow a flag named in prose: "the --password flag", "--secret is read…".
 _PROSE_AFTER_FLAG = frozenset({
     "flag", "flags", "option", "options", "argument", "arguments", "parameter", "parameters",
@@ -331,9 +368,9 @@ def _value_at(text: str, at: int) -> tuple[int, int, str] | None:
     return a, b, group
 
 
-def _flag_value(text: str, strength: int, at: int, found: list[Span]) -> None:
+def _flag_value(text: str, strength: int, at: int, found: list[Span], reach: _Reach) -> None:
     """The value after a credential flag: stubbed alone, the flag kept."""
-    quoted = _value_at(text, at)
+    quoted = _written(text, at, found, reach)
     if quoted is None:
         return
     a, b, group = quoted
@@ -345,10 +382,35 @@ def _flag_value(text: str, strength: int, at: int, found: list[Span]) -> None:
     if value.rstrip(".,:;!?").lower() in _PROSE_AFTER_FLAG:
         return
     if (strength == STRONG and len(value) >= 3) or opaque(value):
-        found.append(Span(a, b, ASSIGNMENT))
+        _withhold(a, b, group, found, reach)
 
 
-def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> None:
+def _written(
+    text: str, at: int, found: list[Span], reach: _Reach
+) -> tuple[int, int, str] | None:
+    """:func:`_value_at`, but ``None`` for a value that needs no judging: one that starts
+    inside a bare value withheld already (it ends where that one does: no separator in it),
+    and a bare value longer than :data:`_LONGEST_VALUE`, withheld unread (fail closed). A run
+    of ``API_KEY=x_API_KEY=x_…`` with no separator was a value the length of the rest of the
+    run at each name (found by ``bench/fuzz_linear.py``'s drawn units, in base64)."""
+    if at < reach.bare_until:
+        return None
+    written = _value_at(text, at)
+    if written is not None and written[2] == "bare" and written[1] - written[0] > _LONGEST_VALUE:
+        _withhold(*written, found, reach)
+        return None
+    return written
+
+
+def _withhold(a: int, b: int, group: str, found: list[Span], reach: _Reach) -> None:
+    found.append(Span(a, b, ASSIGNMENT))
+    if group == "bare":
+        reach.bare_until = b
+
+
+def _value(
+    text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach
+) -> None:
     last = words(name)[-1]
     if last == "authorization":
         quoted = _QUOTED.match(text, at)
@@ -356,30 +418,41 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
             at = quoted.start(1)
             value = quoted.group(1)
         else:
-            rest = _LINE_REST.match(text, at)
-            assert rest is not None
-            value = rest.group().rstrip(" \t,")
+            # The value is the rest of the line, so many names on one line each read the rest
+            # of it (its length squared): one withheld already reaches the line's end, which
+            # any later one would too, and a value past the longest is withheld unread.
+            if at < reach.header_until or text[at:at + 6].lower().startswith(("bearer", "basic")):
+                return
+            end = reach.line_end(at)
+            if end - at > _LONGEST_HEADER:
+                scheme = _SCHEME.match(text, at, at + _LONGEST_HEADER)
+                found.append(Span(at if scheme is None else scheme.end(), end, AUTH_HEADER))
+                reach.header_until = end
+                return
+            value = text[at:end].rstrip(" \t,")
         if value.lower().startswith(("bearer", "basic")):
             return
         scheme = _SCHEME.match(value)
         skip = scheme.end() if scheme is not None else 0
         if len(value) - skip >= 8 and not placeholder(value[skip:]):
             found.append(Span(at + skip, at + len(value), AUTH_HEADER))
+            if quoted is None:
+                reach.header_until = at + len(value)
         return
     if last == "cookie":
         _cookies(text, at, first_only=words(name)[-2:-1] == ["set"], found=found)
         return
     if text.startswith(("[", "{"), at) and not _STUB_AT.match(text, at):
-        _bracketed(text, name, strength, at, found)
+        _bracketed(text, name, strength, at, found, reach)
         return
-    written = _value_at(text, at)
+    written = _written(text, at, found, reach)
     if written is None:
         return
     a, b, group = written
     value = text[a:b]
     if placeholder(value) or (group == "bare" and TEMPLATE.match(text, b)):
         return
-    if is_location(value) or prose(_message_at(text, a, b) if group == "bare" else value):
+    if is_location(value) or (_bare_prose(text, a, b) if group == "bare" else prose(value)):
         return  # what a prompt, a validator or an error says next (Password: incorrect)
     if strength == STRONG:
         if words(name) in (["pwd"], ["oldpwd"]) and _path(value):
@@ -388,11 +461,17 @@ def _value(text: str, name: str, strength: int, at: int, found: list[Span]) -> N
             return
     elif not opaque(value):
         return
-    found.append(Span(a, b, ASSIGNMENT))
+    _withhold(a, b, group, found, reach)
 
 
 #: How far an object or array under a credential's name is read (it may span lines).
 _BRACKETED_LONGEST = 4096
+#: How many chars the bracketed values of one text may be read for, in all: a text of many
+#: credential names each followed by a bracket that never closes (``secret={"a": "b", …``)
+#: read 4 KB at each (280 s a MB). Twice the text's length: nested containers read their
+#: text twice or so, and one reach is never longer than the text; past this each is withheld
+#: unread, over the whole of its reach (fail closed).
+_BRACKETED_PER_CHAR = 2
 _SCALAR = lazy_compile(
     r"""\\?"(?P<dq>(?:[^"\\\n]|\\[^"\n])*)\\?"|'(?P<sq>[^'\n]*)'"""
     r"""|(?<![\w.-])(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])|(?P<open>[\[{])|(?P<close>[\]}])"""
@@ -402,22 +481,32 @@ _KEY_AFTER = re.compile(r"[ \t]*:")
 _STUB_AT = re.compile(r"\[(?:credential withheld: |withheld: |ref_[a-z0-9]+\] )")
 
 
-def _bracketed(text: str, name: str, strength: int, at: int, found: list[Span]) -> None:
+def _bracketed(
+    text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach
+) -> None:
     """The scalars of a JSON (or Python) object or array written after a credential's name
     (``"db_password": {"value": "…", "sensitive": true}``), read as
     :func:`elision.redact.fields.withhold_inside` reads a parsed one: under a strong name
     every string and number that is not a metadata member's, under a weak name only opaque
     strings; booleans and null stay."""
+    stop = min(len(text), at + _BRACKETED_LONGEST)
+    if reach.bracketed <= 0:
+        found.append(Span(at, stop, ASSIGNMENT))  # fail closed: more than it may read
+        return
+    reach.bracketed -= _read_bracketed(text, strength, at, stop, found) - at
+
+
+def _read_bracketed(text: str, strength: int, at: int, stop: int, found: list[Span]) -> int:
+    """:func:`_bracketed`'s reading, up to ``stop``; returns where it stopped."""
     from elision.redact.fields import is_metadata_key
 
-    stop = min(len(text), at + _BRACKETED_LONGEST)
     depth = 0
     keys: list[str | None] = []
     pos = at
     while pos < stop:
         match = _SCALAR.search(text, pos, stop)
         if match is None:
-            return
+            return stop
         pos = match.end()
         if match.group("open") is not None:
             depth += 1
@@ -428,7 +517,7 @@ def _bracketed(text: str, name: str, strength: int, at: int, found: list[Span]) 
             if keys:
                 keys.pop()
             if depth <= 0:
-                return
+                return pos
             continue
         group = next(g for g in ("dq", "sq", "num") if match.group(g) is not None)
         value = match.group(group)
@@ -445,19 +534,30 @@ def _bracketed(text: str, name: str, strength: int, at: int, found: list[Span]) 
                 strength == STRONG or opaque(value))
         if secret:
             found.append(Span(match.start(group), match.end(group), ASSIGNMENT))
+    return pos
 
 
 _MORE_WORDS = re.compile(r"[ \t]+[A-Za-z]")
+#: A message's words up to one past the most :func:`prose` reads, on one line: a longer
+#: message is no message whatever follows, so the rest of a long line is never read (a line of
+#: ``password=hunter2 …`` read the rest of itself at each name: its length squared).
+_MESSAGE = re.compile(rf"(?:\S+[^\S\n]*){{1,{_PROSE_LONGEST + 1}}}")
 
 
-def _message_at(text: str, a: int, b: int) -> str:
-    """A bare value and, when more words follow it on its line, the rest of that line: a
-    message is judged whole (``passwd: Authentication token manipulation error``), so the
-    first word of a passphrase is not taken for one."""
+def _bare_prose(text: str, a: int, b: int) -> bool:
+    """Whether a bare value and, when more words follow it on its line, the rest of that line
+    are a message: it is judged whole (``passwd: Authentication token manipulation error``),
+    so the first word of a passphrase is not taken for one. :func:`prose` says no to a message
+    of several words that opens with one that is not plain (``hunter2 …``), and to one of more
+    than :data:`_PROSE_LONGEST` words, so neither is read further."""
+    value = text[a:b]
     if _MORE_WORDS.match(text, b) is None:
-        return text[a:b]
-    end = text.find("\n", b)
-    return text[a:end if end >= 0 else len(text)].rstrip("\r")
+        return prose(value)
+    if not value.strip(_WORD_EDGE).lower().replace("-", "").isalpha():
+        return False
+    message = _MESSAGE.match(text, a)
+    assert message is not None  # the value itself is a word
+    return prose(message.group().rstrip("\r"))
 
 
 def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None:

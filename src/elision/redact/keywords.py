@@ -27,13 +27,9 @@ from typing import Any
 
 from elision._hyperscan import built_with_hyperscan, database
 from elision._lazyre import lazy_compile
+from elision.redact.commands import PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
-from elision.redact.generic import (
-    FIELD_SUFFIXES,
-    FLAG_TRIGGERS,
-    PASSWORD_COMMANDS,
-    TEXT_SEPARATORS,
-)
+from elision.redact.generic import FIELD_SUFFIXES, FLAG_TRIGGERS, TEXT_SEPARATORS
 
 log = logging.getLogger("elision.redact")
 

@@ -21,6 +21,7 @@ import re
 from urllib.parse import unquote
 
 from elision._lazyre import lazy_compile
+from elision.redact.kept import kept
 from elision.redact.rules import Span, names_behind
 
 # A separator before a parameter name, in plain, JSON-escaped, HTML and percent-encoded forms.
@@ -143,6 +144,7 @@ def _narrowed(text: str, start: int, end: int, trigger: int, rule: str) -> tuple
     return pw_start, pw_end
 
 
+@kept
 def classify_url(url: str) -> str | None:
     """The rule id a URL is withheld under, or ``None`` for an ordinary URL."""
     norm = _normalize(url)

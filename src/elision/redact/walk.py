@@ -105,6 +105,12 @@ class Hits:
     def any_in(self, start: int, end: int) -> bool:
         return _at_or_after(self.all, start) < end
 
+    def dense(self, start: int, end: int, items: int) -> bool:
+        """Whether ``start:end`` holds a trigger for every other one of its ``items`` or more
+        (a trigger is kept once a string), and they are more than a run."""
+        ahead = bisect_left(self.all, end) - bisect_left(self.all, start)
+        return items > RUN and 2 * ahead >= items
+
 
 def _lanes(data: bytes, uris: list[int], payloads: list[int]) -> list[int]:
     """The uri keys that may share an object with a payload key (each position is a key's
@@ -302,6 +308,9 @@ class Walker:
         self.withheld: list[dict[str, Any]] = []
         self.references: dict[str, dict[str, Any]] = {}
         self._hits: Hits | None = None
+        #: Short strings' redactions, by their text: an array of the same short string
+        #: (``["sk-", "sk-", …]``) ran the rules once a string, 7 s a MB.
+        self._strings: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def run(self, value: Any, data: bytes | None = None, hits: Hits | None = None) -> Any:
         """The redacted ``value``; ``data`` is its compact serialization, when there is one."""
@@ -350,6 +359,13 @@ class Walker:
         if frame.end is not None and not self._hits.any_in(frame.cursor, frame.end):
             # Nothing ahead holds a trigger: the rest is shared without serializing it.
             frame.run_start, frame.limit, frame.spans = frame.index, frame.size, spans
+            return
+        if frame.end is not None and not frame.is_dict and self._hits.dense(
+            frame.cursor, frame.end, frame.size - frame.index
+        ):
+            # Nearly every item holds a trigger (an array of many tiny strings that each hold
+            # "sk-"): pinning each costs more than walking them all without offsets.
+            frame.cursor, frame.spans, frame.limit = None, None, frame.size
             return
         # Gallop: siblings that end before the next trigger are clean, so a run can reach as
         # far as the bytes per sibling so far say they do, and one serialization skips them.
@@ -517,13 +533,15 @@ class Walker:
         return node
 
     def _string(self, text: str, path: _Path) -> str:
-        new, spans = redact_spans(text)
-        seen: set[str] = set()
-        for span in spans:
-            if span.rule not in seen:
-                seen.add(span.rule)
-                self._entry(path, (), span.rule, None)
-        return new
+        known = self._strings.get(text)
+        if known is None:
+            new, spans = redact_spans(text)
+            known = (new, tuple(dict.fromkeys(span.rule for span in spans)))
+            if len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
+                self._strings[text] = known
+        for rule in known[1]:
+            self._entry(path, (), rule, None)
+        return known[0]
 
     def _bad_key(self, node: dict[str, Any]) -> bool:
         return any(_key_rule_of(key) is not None for key in node if isinstance(key, str))

@@ -1,0 +1,128 @@
+"""Redaction withholds what it did before its reading was bounded (issue 23), byte for byte.
+
+The judgements of credential names were made linear in the text (a message read to 61 words,
+a header's line end found once, a bracketed value's reading budgeted, a command's ``-p``
+searched once per stretch, names' readings kept). On every text below, and on the bench
+corpora, the redacted text and its withheld entries must be those of the code before: each
+digest in ``fixtures/same_as_before.json`` was written by that code with::
+
+    PYTHONPATH=<checkout before>/src .venv/bin/python tests/redact/test_redact_same_as_before.py
+
+The texts mix the forms the generic rules read (assignments with every kind of value,
+headers, cookies, flags, commands, containers under credential names, nested ones) with
+every family's fake, URLs and prose, a few lines to a few KB, some lines of a run of one form.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from elision.redact import redact_text
+from elision.redact.families import FAMILIES, sample
+
+FIXTURE = Path(__file__).parent / "fixtures" / "same_as_before.json"
+COUNT = 400
+LINE = 6000
+
+NAMES = ["password", "db_password", "dbPassword", "API_KEY", "api-key", "token", "auth_token",
+         "page_token", "secret", "client_secret", "Authorization", "Cookie", "Set-Cookie",
+         "x-api-key", "pwd", "PWD", "credentials", "session_key", "primaryKey", "sort_key"]
+SEPS = ["=", ": ", " = ", '": "', "='", ":=", " => ", "=\"", '\\": \\"']
+VALUES = ["hunter2", "x", "correct horse battery staple", "must be at least 12 characters",
+          "Zx8Qw3Er5Ty7Ui9Op", "${DB_PASSWORD}", "<token>", "********", "/home/ada",
+          "Token abcdefgh12345", "Bearer abcdefghijklmnop", "Custom a=b, c=d", "4096",
+          "sid=abcdefgh1234; Path=/; HttpOnly", "incorrect", "None", "ghp_" + "a1B2" * 9,
+          "https://example.com/x", "a" * 40, "s3cr3t! and more words follow here", ""]
+BRACKETED = ['{"value": "s3cr3t", "sensitive": true}', '["one", "two"]',
+             '{"a": {"b": "deep1234"}, "type": "string"}', '{"value": "x"', "[1, 2, 3]"]
+FLAGS = ["docker login -u me -p hunter2x", "sshpass -p s3cr3tpw ssh host",
+         "mysql -u root -ps3cr3t db", "mysql -p app", "login then -p 8080", "--password hunter2",
+         "--password flag is read", "--token=abcd1234efgh5678ijkl"]
+URLS = ["https://u:p4ss@db.example.com/x", "https://h.example.com/?sig=abc123&sv=2020",
+        "https://api.example.com/v1?access_token=ya29.abcdef", "postgres://app:pw123456@db/x",
+        "https://example.com/items/7?page=2&sort=asc"]
+PROSE = ["the quick brown fox jumps over the lazy dog", "status ok request cache miss",
+         "monkey keys turkey passage bypass", "error: password incorrect for user ada"]
+
+
+def _families() -> list[str]:
+    return [sample(f, 0, "before")[0].replace("\n", " ")
+            for f in FAMILIES if f.finder != "field"]
+
+
+def _fragment(rng: random.Random, fakes: list[str]) -> str:
+    kind = rng.randrange(7)
+    if kind == 0:
+        return rng.choice(NAMES) + rng.choice(SEPS) + rng.choice(VALUES)
+    if kind == 1:
+        return rng.choice(NAMES) + rng.choice(["=", ": ", '": '])+ rng.choice(BRACKETED)
+    if kind == 2:
+        return rng.choice(FLAGS)
+    if kind == 3:
+        return rng.choice(URLS)
+    if kind == 4:
+        return rng.choice(fakes)
+    if kind == 5:
+        return rng.choice(PROSE)
+    # A run of one form on one line, as a hostile body repeats it.
+    unit = rng.choice(NAMES) + rng.choice(SEPS) + rng.choice(VALUES) + rng.choice([" ", ", "])
+    return unit * rng.randrange(2, 60)
+
+
+def texts() -> list[str]:
+    rng = random.Random(23)
+    fakes = _families()
+    out = []
+    for _ in range(COUNT):
+        lines = []
+        for _ in range(rng.randrange(1, 12)):
+            parts = [_fragment(rng, fakes) for _ in range(rng.randrange(1, 6))]
+            # Under 8 KB: a longer header's value is withheld unread (its own test).
+            lines.append(rng.choice([" ", "; ", ", ", " && "]).join(parts)[:LINE])
+        out.append(rng.choice(["\n", "\r\n"]).join(lines))
+    return out
+
+
+def digest(text: str) -> str:
+    done = redact_text(text)
+    seen = json.dumps([done.value, list(done.withheld)], sort_keys=True)
+    return hashlib.sha256(seen.encode()).hexdigest()[:16]
+
+
+def bench_corpora() -> dict[str, str]:
+    # bench/redact.py by its path: under pytest, "redact" is this test package.
+    path = Path(__file__).parents[2] / "bench" / "redact.py"
+    spec = importlib.util.spec_from_file_location("bench_redact", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return {f"text-{kb}KB": bench.text_corpus(kb * 1000, 50) for kb in (10, 200)}
+
+
+@pytest.fixture(scope="module")
+def before() -> dict[str, str]:
+    loaded: dict[str, str] = json.loads(FIXTURE.read_text())
+    return loaded
+
+
+def test_each_mixed_text_is_redacted_as_before(before: dict[str, str]) -> None:
+    changed = [i for i, text in enumerate(texts()) if digest(text) != before[str(i)]]
+    assert not changed, f"{len(changed)} of {COUNT} texts redacted otherwise, e.g. {changed[:5]}"
+
+
+@pytest.mark.parametrize("name", ["text-10KB", "text-200KB"])
+def test_a_bench_corpus_is_redacted_as_before(before: dict[str, str], name: str) -> None:
+    assert digest(bench_corpora()[name]) == before[name]
+
+
+if __name__ == "__main__":
+    record = {str(i): digest(text) for i, text in enumerate(texts())}
+    record.update({name: digest(text) for name, text in bench_corpora().items()})
+    FIXTURE.write_text(json.dumps(record, indent=0, sort_keys=True) + "\n")
+    print(f"{len(record)} digests written to {FIXTURE}")
