@@ -434,7 +434,11 @@ def _value(
             return
         scheme = _SCHEME.match(value)
         skip = scheme.end() if scheme is not None else 0
-        if len(value) - skip >= 8 and not placeholder(value[skip:]):
+        # The credential is the first word after the scheme: a placeholder later on the line
+        # (``see <docs>``) does not make it one; what follows it is withheld with it.
+        credential = value[skip:].split(None, 1)[0] if value[skip:].strip() else ""
+        if len(value) - skip >= 8 and not _STUB_AT.match(value, skip) and not placeholder(
+                credential):
             found.append(Span(at + skip, at + len(value), AUTH_HEADER))
             if quoted is None:
                 reach.header_until = at + len(value)
