@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -92,3 +93,14 @@ def test_a_fake_stored_in_base64_is_withheld_whole(
     result = redact_value(doc)
     assert result.value["data"]["file"].startswith("[credential withheld:")
     assert result.value["kind"] == "Secret"
+
+
+@pytest.mark.parametrize("line", [
+    "X-Api-Key: HywF9PU3BrpNsIBSMuBTnQYZ3OfZLgIy",  # the dev profile drew it (title case)
+    "Api-Key: HywF9PU3BrpNsIBSMuBTnQYZ3OfZLgIy",
+    "Authorization: Token 9f2KxQ7pLm3Rt8Vz4qWe",
+])
+def test_a_title_case_header_stored_in_base64_is_withheld(line: str) -> None:
+    value = base64.b64encode(f"{line}\n".encode()).decode()
+    result = redact_value({"kind": "Secret", "data": {"file": value}})
+    assert result.value["data"]["file"].startswith("[credential withheld:")

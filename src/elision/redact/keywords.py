@@ -53,8 +53,8 @@ ESCAPE_EXACT = ("\\u",)
 ESCAPE_ANY_CASE: tuple[str, ...] = tuple(
     sorted({f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a"})
 )
-_B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "apikey", "private_key",
-              "PRIVATE KEY", "authorization", "credential", "cookie")
+_B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "api-key", "apikey",
+              "private_key", "PRIVATE KEY", "authorization", "credential", "cookie")
 #: Shortest base64 form kept: at four chars, random base64 spells one every ~16 MB per form.
 B64_SHORTEST = 5
 
@@ -78,7 +78,8 @@ def base64_forms(keyword: str) -> set[str]:
 def _b64_sources() -> set[str]:
     words = set(FAMILY_EXACT)
     for word in [*FAMILY_ANY_CASE, *_B64_NAMES]:
-        words.update({word.lower(), word.upper(), word.capitalize()})
+        # Title case too: a header is written X-Api-Key (a stored .env or HTTP dump).
+        words.update({word.lower(), word.upper(), word.capitalize(), word.title()})
     # How each family's example begins (``AccountKey=`` in a connection string, say), as
     # it is written: the spelling a stored file most likely has.
     for family in PATTERN_FAMILIES:
