@@ -27,7 +27,7 @@ import pytest
 from elision.mcp.upstream.config import ServerSpec
 from elision.mcp.upstream.upstream import Upstream
 from mcp import Client
-from support.processes import started
+from support.processes import running, started
 from support.rawrpc import RawStdio
 
 pytestmark = pytest.mark.e2e
@@ -36,15 +36,6 @@ HERE = Path(__file__).parent
 STUBBORN = [sys.executable, str(HERE / "stubborn_server.py")]
 ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 PROXY = [*ELISION, "proxy", "--no-store", "--no-audit"]
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is not: it only waits to be reaped)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
 
 
 def pids_env(tmp_path: Path) -> dict[str, str]:

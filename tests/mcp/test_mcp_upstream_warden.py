@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from elision.mcp.upstream.stdio import warden_command
+from support.processes import running
 
 #: A wrapper that starts a child ignoring SIGTERM, prints the child's pid and leaves at once.
 WRAPPER = [sys.executable, "-c", (
@@ -32,14 +33,6 @@ WRAPPER = [sys.executable, "-c", (
     "child.stdout.readline()\n"  # the child is past its signal setup
     "print(child.pid, flush=True)\n"
 )]
-
-
-def running(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
 
 
 def gone_within(pid: int, seconds: float) -> bool:

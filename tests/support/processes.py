@@ -41,6 +41,15 @@ class Started:
         return "".join(self.lines)
 
 
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not: it only waits to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(")") + 2:].split()[0] != "Z"
+
+
 @contextmanager
 def started(
     command: Sequence[str],
