@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from elision.redact import redact_text, triggers
-from elision.redact.generic import AUTH_HEADER
+from elision.redact.generic import ASSIGNMENT, AUTH_HEADER
 from elision.redact.rules import credential_stub, is_stub, may_match
 from elision.redact.secrets import CREDENTIAL_RULES
 from elision.redact.urls import classify_url
@@ -60,7 +60,7 @@ def test_every_rule_has_a_true_positive() -> None:
     # The families table's own rows are each tested in test_redact_families.py.
     covered = {c["rule"] for c in POSITIVE}
     assert not url_rules - covered
-    assert covered <= {rule.id for rule in CREDENTIAL_RULES} | url_rules | {AUTH_HEADER}
+    assert covered <= {rule.id for rule in CREDENTIAL_RULES} | url_rules | {ASSIGNMENT, AUTH_HEADER}
 
 
 @pytest.mark.parametrize(

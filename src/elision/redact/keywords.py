@@ -47,11 +47,12 @@ GENERIC: tuple[str, ...] = tuple(sorted(
     | set(FLAG_TRIGGERS) | set(PASSWORD_COMMANDS)
 ))
 _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-#: Escapes: a JSON \\u escape (exact), a percent-encoded unreserved char (any case), and the
-#: reserved chars that split a Telegram token or a JSON member written into a query.
+#: Escapes: a JSON \\u escape (exact), a percent-encoded unreserved char (any case), the
+#: reserved chars that split a Telegram token or a JSON member written into a query, and an
+#: encoded ``=`` (``access_token%3D…``: with no other escape near it, it was never decoded).
 ESCAPE_EXACT = ("\\u",)
 ESCAPE_ANY_CASE: tuple[str, ...] = tuple(
-    sorted({f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a"})
+    sorted({f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"})
 )
 _B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "api-key", "apikey",
               "private_key", "PRIVATE KEY", "authorization", "credential", "cookie")
