@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, Self
+from typing import Any
 
-import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 
 # What a stream raises once the other end is gone, and `async with` closing it: the stdio
 # transport's own.
-from elision.mcp.upstream.stdio import _GONE, _ClosesOnExit
+from elision.mcp.upstream.stdio import _GONE, MessageReader, _ClosesOnExit
 
 
 class Link:
@@ -32,7 +31,7 @@ class Link:
         self.failed = False
 
 
-class _WatchedReader(_ClosesOnExit):
+class _WatchedReader(MessageReader):
     def __init__(self, inner: ReadStream[SessionMessage | Exception], link: Link) -> None:
         self._inner = inner
         self._link = link
@@ -48,15 +47,6 @@ class _WatchedReader(_ClosesOnExit):
         except _GONE:
             self._link.failed = True
             raise
-
-    def __aiter__(self) -> Self:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
 
     async def aclose(self) -> None:
         self._link.failed = True  # nothing more can arrive on it
