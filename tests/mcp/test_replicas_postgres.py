@@ -30,7 +30,11 @@ import mcp_types as types
 import psycopg
 import pytest
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import (
+    MCP_DEFAULT_SSE_READ_TIMEOUT,
+    MCP_DEFAULT_TIMEOUT,
+    create_mcp_http_client,
+)
 from psycopg import sql
 
 from elision.audit.pgread import default_pg_checkpoint_path, read_pg_log, verify_pg_log
@@ -79,8 +83,10 @@ def replica_process(*args: str, cwd: Path | None = None, env: dict[str, str] | N
         yield replica.url, replica.proc
 
 
-@contextmanager
-def upstream_server() -> Iterator[str]:
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[str]:
+    """One upstream MCP server over HTTP for every test here: it keeps no state between calls,
+    and the replicas, the subject, start fresh in each test."""
     port = free_port()
     proc = subprocess.Popen([*UPSTREAM, "--http", str(port)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -97,12 +103,19 @@ def url_for(schema: str) -> str:
     return f"{URL}{sep}options=-csearch_path%3D{schema}"
 
 
+#: The SDK's timeouts, but no limit on the wait for one of the client's own connections: CALLS
+#: calls start at once and httpx keeps 100 connections, so most calls queue in the client, and
+#: at load > 10 the last ones waited past the SDK's 30 s (httpx PoolTimeout, the test failed with
+#: every call answered or still to be sent). The test's own timeout bounds the queue instead.
+CLIENT_TIMEOUT = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT, pool=None)
+
+
 @asynccontextmanager
 async def client(url: str, credential: str) -> AsyncIterator[Client]:
     """A client whose credential is its ref scope on every replica."""
     # The transport leaves a client it was handed open, so this one is closed here.
     async with create_mcp_http_client(
-        headers={"Authorization": f"Bearer {credential}"}
+        headers={"Authorization": f"Bearer {credential}"}, timeout=CLIENT_TIMEOUT,
     ) as http, Client(streamable_http_client(url, http_client=http)) as session:
         yield session
 
@@ -136,10 +149,9 @@ async def call_many(on_a: Client, on_b: Client) -> dict[int, tuple[str, str, str
     return refs
 
 
-def test_two_replicas_share_refs_through_one_database(schema: str) -> None:
+def test_two_replicas_share_refs_through_one_database(schema: str, upstream: str) -> None:
     # The audit chain is the next test's subject; here it stays off the user's home.
-    with upstream_server() as upstream, \
-            replica("--store", url_for(schema), "--upstream-url", upstream, "--no-audit") as a, \
+    with replica("--store", url_for(schema), "--upstream-url", upstream, "--no-audit") as a, \
             replica("--store", url_for(schema), "--upstream-url", upstream, "--no-audit") as b:
 
         async def main() -> None:
@@ -168,15 +180,14 @@ def test_two_replicas_share_refs_through_one_database(schema: str) -> None:
 
 
 def test_two_replicas_write_one_audit_chain(
-    schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    schema: str, upstream: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Both replicas sign checkpoints into one file under this data directory.
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     env = {"XDG_DATA_HOME": str(tmp_path), "ELISION_AUDIT_KEY": KEY}
     shared = ("--store", url_for(schema), "--audit", url_for(schema))
     # cwd: a proxy that took the URL for a file name must litter a temporary directory only.
-    with upstream_server() as upstream, \
-            replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as a, \
+    with replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as a, \
             replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as b:
 
         async def first() -> None:
@@ -299,7 +310,7 @@ async def load_with_a_kill(doomed_url: str, doomed: subprocess.Popen[str],
 
 
 def test_killing_a_replica_mid_load_loses_no_answered_entry(
-    schema: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    schema: str, upstream: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     env = {"XDG_DATA_HOME": str(tmp_path), "ELISION_AUDIT_KEY": KEY}
@@ -307,8 +318,7 @@ def test_killing_a_replica_mid_load_loses_no_answered_entry(
     guard.write_text(GUARD_TOML)
     log = url_for(schema)
     shared = ("--store", log, "--audit", log, "--guard-config", str(guard))
-    with upstream_server() as upstream, \
-            replica_process(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as (
+    with replica_process(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as (
                 a, doomed), \
             replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as b:
         load = anyio.run(load_with_a_kill, a, doomed, b)
