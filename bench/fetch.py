@@ -26,9 +26,7 @@ import ctypes
 import gc
 import hashlib
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from measuring import child_result, load
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
@@ -158,17 +158,8 @@ def _trim() -> None:
 def measure(src: Path, corpus_file: Path, selector: str | None, mode: str, runs: int,
             workdir: str | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
-        args = [sys.executable, __file__, "--child", str(src), str(corpus_file),
-                selector or "", mode, str(runs), tmp]
-        done = subprocess.run(args, capture_output=True, text=True, timeout=900, check=False)
-    if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "died"}
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+        return child_result([sys.executable, __file__, "--child", str(src), str(corpus_file),
+                             selector or "", mode, str(runs), tmp], timeout=900)
 
 
 def main(argv: list[str] | None = None) -> int:

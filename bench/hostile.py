@@ -27,15 +27,15 @@ import ctypes
 import gc
 import hashlib
 import json
-import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from measuring import child_result, load
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
@@ -144,16 +144,8 @@ def child(src: str, body_file: str, fmt: str, what: str, runs: int) -> None:
 
 
 def measure(src: Path, body_file: Path, fmt: str, what: str, runs: int) -> dict[str, Any]:
-    args = [sys.executable, __file__, "--child", str(src), str(body_file), fmt, what, str(runs)]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=1800, check=False)
-    if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "died"}
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return child_result([sys.executable, __file__, "--child", str(src), str(body_file), fmt,
+                         what, str(runs)], timeout=1800)
 
 
 def run(sizes: list[float], cases: list[str], baseline: str | None, runs: int,
