@@ -25,7 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,23 @@ WARDEN = str(Path(__file__).with_name("warden.py"))
 def warden_command(watch: int) -> list[str]:
     """The command line that runs a server under the warden watching fd ``watch``."""
     return [sys.executable, "-I", "-S", WARDEN, str(watch), "--"]
+
+
+@contextlib.contextmanager
+def watch_pipe() -> Iterator[tuple[int, int]]:
+    """The warden's watch pipe, for one start: ``(watch, watched)``.
+
+    ``watch`` goes to the child (``pass_fds``) and is closed here once the start is over;
+    ``watched``, the write end, is the proxy's alone to hold, closed here only if the start
+    fails, so a server that started is stopped by closing it (and by nothing else)."""
+    watch, watched = os.pipe()
+    try:
+        yield watch, watched
+    except BaseException:
+        os.close(watched)
+        raise
+    finally:
+        os.close(watch)
 
 
 def check_runnable(command: str, path: str | None, cwd: str | None) -> None:
@@ -74,18 +91,15 @@ def start_early(
         check_runnable(command, merged.get("PATH"), cwd)
     except OSError:
         return
-    watch, watched = os.pipe()
     try:
-        process = subprocess.Popen(
-            [*warden_command(watch), command, *args], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=None, env=merged, cwd=cwd,
-            start_new_session=True, pass_fds=(watch,),
-        )
+        with watch_pipe() as (watch, watched):
+            process = subprocess.Popen(
+                [*warden_command(watch), command, *args], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=None, env=merged, cwd=cwd,
+                start_new_session=True, pass_fds=(watch,),
+            )
     except OSError:
-        os.close(watched)
         return
-    finally:
-        os.close(watch)
     _started.append(Early((command, *args), cwd, process, watched))
 
 

@@ -39,7 +39,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from elision.mcp.upstream.adopted import adopted
-from elision.mcp.upstream.early import check_runnable, take_early, warden_command
+from elision.mcp.upstream.early import check_runnable, take_early, warden_command, watch_pipe
 from elision.mcp.upstream.longtext import has_rounded_integer, read_long_text
 from elision.mcp.upstream.reap import stop_process_group
 from elision.pipeline import GC_PAUSE_BYTES, collector_paused
@@ -302,20 +302,13 @@ async def _start(
     check_runnable(command, env.get("PATH"), cwd)
     # The server runs under a warden (elision.mcp.upstream.warden) that stops its group once
     # the proxy is gone, however it ends: the watchdog pipe's write end is held here alone.
-    watch, watched = os.pipe()
-    try:
-        # Shielded: a cancel between the fork and the return would leave a process no one
-        # holds, so no one stops.
-        with anyio.CancelScope(shield=True):
-            process = await anyio.open_process(
-                [*warden_command(watch), command, *args], env=env, cwd=cwd, stderr=None,
-                start_new_session=True, pass_fds=(watch,),
-            )
-    except BaseException:
-        os.close(watched)
-        raise
-    finally:
-        os.close(watch)
+    # Shielded: a cancel between the fork and the return would leave a process no one
+    # holds, so no one stops.
+    with watch_pipe() as (watch, watched), anyio.CancelScope(shield=True):
+        process = await anyio.open_process(
+            [*warden_command(watch), command, *args], env=env, cwd=cwd, stderr=None,
+            start_new_session=True, pass_fds=(watch,),
+        )
     return process, watched
 
 
