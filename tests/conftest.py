@@ -125,3 +125,55 @@ def _no_process_left_behind() -> Iterator[None]:
     if left:
         listed = "\n".join(f"  {pid}: {argv}" for pid, argv in left.items())
         pytest.fail(f"this module left {len(left)} process(es) running (now killed):\n{listed}")
+
+
+# -- the order files are handed to workers ---------------------------------------------------
+#
+# Under ``--dist loadfile`` a worker takes the next whole file as it finishes one. xdist orders
+# the files by their number of tests, most first, which put the longest files last: each is a
+# few scenario tests (two replicas under load, the PostgreSQL state machine), and the run
+# ended on one of them alone on one core (the full run's last 3-4 minutes at load 12). The
+# longest files go first instead, where the other worker fills the time beside them with the
+# many short ones, and the short files close the run.
+
+#: The files that took longest under loadfile (a full run with ``--durations=0``, CI=true),
+#: longest first. Only the order of the run depends on this list: a file missing from it, or a
+#: stale one, costs time, never a test.
+LONGEST_FIRST = (
+    "tests/store/test_store_stateful_postgres.py",
+    "tests/mcp/test_replicas_postgres.py",
+    "tests/mcp/test_mcp_proxy_e2e.py",
+    "tests/audit/test_audit_chain.py",
+    "tests/store/test_store_stateful.py",
+    "tests/mcp/test_mcp_roots_e2e.py",
+    "tests/mcp/test_mcp_config_e2e.py",
+    "tests/mcp/test_mcp_notify_e2e.py",
+    "tests/mcp/test_mcp_server_requests_e2e.py",
+    "tests/mcp/test_mcp_channels_e2e.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):  # xdist is loaded: keep the order below
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files in the order workers should take them: LONGEST_FIRST, then the other files
+    with end-to-end tests (real processes), then the rest, most tests first; each file's own
+    tests keep their order."""
+    counts: dict[str, int] = {}
+    e2e: set[str] = set()
+    for item in items:
+        name = item.nodeid.partition("::")[0]
+        counts[name] = counts.get(name, 0) + 1
+        if item.get_closest_marker("e2e"):
+            e2e.add(name)
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        name = item.nodeid.partition("::")[0]
+        if name in LONGEST_FIRST:
+            return 0, LONGEST_FIRST.index(name)
+        return (1 if name in e2e else 2), -counts[name]
+
+    items.sort(key=rank)
