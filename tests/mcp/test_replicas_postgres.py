@@ -80,7 +80,11 @@ def replica_process(*args: str, cwd: Path | None = None, env: dict[str, str] | N
         [*ELISION, "proxy", "--budget", str(BUDGET), "--listen", "127.0.0.1:0", *args],
         cwd=cwd, env=env,
     ) as replica:
-        yield replica.url, replica.proc
+        try:
+            yield replica.url, replica.proc
+        finally:
+            # What the replica said, in the report of a test that fails (captured otherwise).
+            sys.stderr.write(f"replica {replica.url}:\n{replica.stderr()[-4000:]}")
 
 
 @pytest.fixture(scope="module")
