@@ -130,11 +130,11 @@ def _no_process_left_behind() -> Iterator[None]:
 # -- the order files are handed to workers ---------------------------------------------------
 #
 # Under ``--dist loadfile`` a worker takes the next whole file as it finishes one. xdist orders
-# the files by their number of tests, most first, which put the longest files last: each is a
-# few scenario tests (two replicas under load, the PostgreSQL state machine), and the run
-# ended on one of them alone on one core (the full run's last 3-4 minutes at load 12). The
-# longest files go first instead, where the other worker fills the time beside them with the
-# many short ones, and the short files close the run.
+# the files by their number of tests, most first, which hands the longest files out last: each
+# is a few scenario tests (two replicas under load, the PostgreSQL state machine), and a run
+# that ends on one of them leaves the other core idle for as long. The longest files go first
+# instead, where the other worker fills the time beside them with the many short ones, and the
+# short files close the run.
 
 #: The files that took longest under loadfile (a full run with ``--durations=0``, CI=true),
 #: longest first. Only the order of the run depends on this list: a file missing from it, or a
