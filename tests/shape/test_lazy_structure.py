@@ -16,6 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from elision.budget import Budget
+from elision.errors import InputError
 from elision.shape import lazyjson, shape
 from elision.shape.lazyjson import parse_cost, parse_document, reads_lazily
 from support.lazy_json import json_text
@@ -156,3 +157,45 @@ def _shaped(body: bytes, budget: Budget, *, lazy: bool) -> str:
 def test_deep_documents_shape_the_same_read_lazily_or_whole(text: str, budget: Budget) -> None:
     body = text.encode()
     assert _shaped(body, budget, lazy=True) == _shaped(body, budget, lazy=False)
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def _refused(body: bytes) -> int:
+    def read() -> Exception | None:
+        try:
+            parse_document(body)
+        except InputError as exc:
+            return exc
+        return None
+
+    assert read() is not None
+    return peak_of(read)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # A log whose first line opens with a bracket: orjson refuses it at its fifth byte.
+        pytest.param(
+            b"[" + b"2026-12-01 12:00:00 INFO request served from the cache shard\n" * 4000,
+            id="a log that opens with a bracket",
+        ),
+        # Nested past orjson's 1,024 levels and msgspec's, and past the 10,000 elision reads
+        # (whose stack, about 1.3 MB, is what is left).
+        pytest.param(b"[" * (MIB // 2) + b"]" * (MIB // 2), id="nested to its size"),
+    ],
+)
+def test_a_body_refused_as_json_is_refused_in_bounded_memory(body: bytes) -> None:
+    """Found with bench/hostile.py's json-deep-one: orjson's refusal holds 12x what it was
+    handed (its error keeps the text decoded), so a 10 MB log that opens with ``[`` cost 120 MB
+    to be told it is no JSON. The first 16 KB tried alone, or msgspec's refusal in the lazy
+    read, now send it to the exact parser, which refuses it with the same message."""
+    assert _refused(body) <= 3 * len(body)
+
+
+def test_a_refusal_reads_as_it_did() -> None:
+    body = b"[" + b"2026-12-01 12:00:00 INFO request served\n" * 4000
+    with pytest.raises(InputError, match=r"body is not valid JSON: .* at byte 5 \(line 1"):
+        parse_document(body)

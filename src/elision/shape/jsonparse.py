@@ -133,7 +133,8 @@ def parse_json(
 
     With ``duplicates`` (a list), the path of every repeated object key is appended to it.
     ``risky`` is :func:`risky_numbers` of ``body`` when the caller knows it (a scan of a whole
-    document answers for every piece of it).
+    document answers for every piece of it); true takes the exact path, orjson untried (a
+    caller that knows orjson would refuse the body: its refusal holds 12x the body).
     """
     if not isinstance(body, bytes | bytearray | memoryview):
         raise InputError(f"parse_json takes the body as bytes, got {type(body).__name__}")
@@ -143,6 +144,11 @@ def parse_json(
     if risky is None:
         risky = head in (b"{", b"[") and risky_numbers(body)
     if head in (b"{", b"[") and not risky:
+        refused = _refused_early(body) if len(body) > 2 * PROBE_BYTES else None
+        if refused == "deep":
+            return _parse_deep_body(body, duplicates)
+        if refused == "invalid":
+            return _parse_exact(body, duplicates)
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
@@ -153,6 +159,29 @@ def parse_json(
             if duplicates is None or _shadows_members(body, value) is False:
                 return value
     return _parse_exact(body, duplicates)
+
+
+#: A body over twice this is tried by orjson on its first this many bytes first: orjson's
+#: refusal holds about 12x what it was given (its error keeps the text decoded), so a 10 MB log
+#: that opens with ``[`` cost 120 MB to be told it is no JSON.
+PROBE_BYTES = 16 << 10
+_END_OF_DATA = "unexpected end of data"
+
+
+def _refused_early(body: bytes) -> str | None:
+    """``"deep"`` or ``"invalid"`` when orjson's read of the body's first :data:`PROBE_BYTES`
+    shows it would refuse the whole body (past its 1,024 levels, or on a byte that no more data
+    can make valid); ``None`` when the prefix only ran out, or parsed."""
+    cut = PROBE_BYTES
+    while cut > PROBE_BYTES - 4 and body[cut] & 0xC0 == 0x80:
+        cut -= 1  # never inside a UTF-8 char, which orjson would call invalid
+    try:
+        orjson.loads(body[:cut])
+    except orjson.JSONDecodeError as exc:
+        if exc.msg == _END_OF_DATA:
+            return None
+        return "deep" if exc.msg.startswith("depth limit exceeded") else "invalid"
+    return None  # a whole value, then white space or trailing data: the whole read tells
 
 
 def repeated_keys(body: bytes, value: Any) -> list[str]:
@@ -180,7 +209,9 @@ def _shadows_members(body: bytes, value: Any) -> bool | None:
     the body, ``value`` written back holds as many colons as the body exactly when every
     member (and every string in one) survived; a shadowed member takes at least its own.
     """
-    if b"\\u003" in body and _ESCAPED_COLON.search(body) is not None:
+    # A backslash first (memchr, at memory speed): the escape's own search took as long as
+    # the parse of a body that is one big string.
+    if b"\\" in body and b"\\u003" in body and _ESCAPED_COLON.search(body) is not None:
         return None
     if len(body) <= WRITE_WHOLE_BYTES:
         # Written whole, a small body costs one C call: opened container by container (as a
@@ -463,6 +494,13 @@ def _where(body: bytes, offset: int) -> str:
     return f"byte {offset} (line {line}, column {column})"
 
 
+def _at_end(body: bytes, offset: int) -> bool:
+    """Whether only white space follows ``offset`` (without copying the rest twice, as
+    ``body[offset:].strip()`` did: 2x a body refused near its start)."""
+    rest = _LEADING_WS.match(body, offset)
+    return rest is not None and rest.end() == len(body)
+
+
 def _message(problem: str, body: bytes, offset: int) -> str:
     where = _where(body, offset)
     problem = problem.removesuffix(" at")  # the stdlib's "Unterminated string starting at"
@@ -478,7 +516,7 @@ def _message(problem: str, body: bytes, offset: int) -> str:
         )
     # An unterminated string runs to the end by definition; "Expecting" at the end is a cut too.
     if problem.startswith("Unterminated") or (
-        problem.startswith("Expecting") and not body[offset:].strip()
+        problem.startswith("Expecting") and _at_end(body, offset)
     ):
         return (
             f"body ends before its JSON value does ({problem.lower()} at {where}): it looks "

@@ -128,7 +128,14 @@ _KEY_SEPARATOR = "\x00"
 
 
 class Declined(Exception):
-    """The lazy route cannot prove this body is what the whole parse would make of it."""
+    """The lazy route cannot prove this body is what the whole parse would make of it.
+
+    ``refused``: msgspec or the exact parser refused the body (invalid, or nested past
+    msgspec's depth), so orjson would refuse it too, or read it only to its 1,024 levels."""
+
+    def __init__(self, reason: str, *, refused: bool = False) -> None:
+        super().__init__(reason)
+        self.refused = refused
 
 
 class _Lazy:
@@ -430,12 +437,16 @@ def parse_document(body: bytes, *, duplicates: list[str] | None = None) -> Any:
     """What :func:`parse_json` gives, read lazily when ``body`` is large, or costly to parse
     whole (:func:`reads_lazily`), and the lazy route can prove it equal (see the module
     docstring); the same errors, the same repeated keys."""
+    refused = False
     if reads_lazily(body):
         try:
             return lazy_document(body)
-        except Declined:
-            pass
-    return parse_json(body, duplicates=duplicates)
+        except Declined as declined:
+            # Read on outside this block: its traceback holds what the lazy read held.
+            refused = declined.refused
+    # orjson's refusal holds 12x the body (its error keeps the text decoded, at any size): the
+    # exact parser refuses what msgspec refused, or reads what only msgspec refused.
+    return parse_json(body, duplicates=duplicates, risky=True if refused else None)
 
 
 def reads_lazily(body: bytes) -> bool:
@@ -472,7 +483,9 @@ def lazy_document(body: bytes) -> Any:
         raise Declined("a surrogate escape: the exact parser decides whether it is paired")
     try:
         node, _ = _skeleton(body, head, 0, _Sizes.of(body), root=True)
-    except (msgspec.DecodeError, msgspec.ValidationError, InputError, RecursionError) as exc:
+    except (msgspec.DecodeError, InputError, RecursionError) as exc:
+        raise Declined(type(exc).__name__, refused=True) from None
+    except msgspec.ValidationError as exc:
         raise Declined(type(exc).__name__) from None
     return node
 
