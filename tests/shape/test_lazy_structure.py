@@ -103,7 +103,7 @@ def test_parse_cost_estimates_the_whole_parse(body: bytes, low: float, high: flo
 
 def test_parse_cost_stops_counting_once_past_enough() -> None:
     body = _deep_array(64 << 10)
-    assert parse_cost(body, enough=1.0) < parse_cost(body)  # the '[' and ',' were not counted
+    assert parse_cost(body, enough=1.0) < parse_cost(body)  # its one '[' was not counted
     assert parse_cost(body, enough=1.0) > 1.0
 
 
