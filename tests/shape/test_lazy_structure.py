@@ -78,6 +78,18 @@ def test_the_lazy_read_of_deep_documents_shapes_as_the_whole_parse_does() -> Non
         pytest.param(
             b'{"note":"' + b"the quick brown fox " * 50_000 + b'"}', False, id="one long string"
         ),
+        # Commas, brackets and braces inside strings cost nothing: only what is outside counts.
+        pytest.param(
+            b'{"note":"' + b"a [list], {of} words, " * 10_000 + b'","n":1}',
+            False,
+            id="a long string of commas",
+        ),
+        # A few strings first do not hide what follows them.
+        pytest.param(
+            rb'{"a":"x","b":"\\","c":"\"","rows":' + _deep_array(128 << 10) + b"}",
+            True,
+            id="deep documents after a few strings",
+        ),
         # Under STRUCTURE_BYTES nothing is counted: its whole parse is a few MB at worst.
         pytest.param(_deep_array(32 << 10), False, id="deep documents, 32 KB"),
         # At LAZY_BYTES and over, size alone decides.
@@ -199,3 +211,18 @@ def test_a_refusal_reads_as_it_did() -> None:
     body = b"[" + b"2026-12-01 12:00:00 INFO request served\n" * 4000
     with pytest.raises(InputError, match=r"body is not valid JSON: .* at byte 5 \(line 1"):
         parse_document(body)
+
+
+@pytest.mark.parametrize(
+    ("body", "spans"),
+    [
+        (b'{"a":1}', [(0, 1), (4, 7)]),
+        (b"[1,2]", [(0, 5)]),
+        (rb'["a\\"]', [(0, 1), (6, 7)]),  # an escaped backslash, then the closing quote
+        (rb'["a\\\"b"]', [(0, 1), (9, 10)]),  # and an escaped quote after it
+        (b'["a', None),  # a string that does not end
+        (b'["' + rb"\"" * 100 + b'"]', None),  # too many quotes to follow
+    ],
+)
+def test_outside_strings(body: bytes, spans: list[tuple[int, int]] | None) -> None:
+    assert lazyjson._outside_strings(body) == spans

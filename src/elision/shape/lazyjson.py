@@ -458,20 +458,62 @@ def reads_lazily(body: bytes) -> bool:
     C-speed counts of its bytes (about 0.6 ms a MB each, stopped once the answer is known)."""
     if len(body) >= LAZY_BYTES:
         return True
-    return len(body) >= STRUCTURE_BYTES and parse_cost(body, LAZY_COST) > LAZY_COST
+    if len(body) < STRUCTURE_BYTES:
+        return False
+    return parse_cost(body, LAZY_COST, _outside_strings(body)) > LAZY_COST
 
 
-def parse_cost(body: bytes, enough: float = float("inf")) -> float:
+def parse_cost(
+    body: bytes, enough: float = float("inf"), spans: list[tuple[int, int]] | None = None
+) -> float:
     """The bytes of Python objects a whole parse of ``body`` makes per byte of it, estimated
-    from its counts of ``{``, ``[`` and ``,`` (:data:`_COSTS`); counting stops once the
-    estimate passes ``enough``."""
+    from its counts of ``,``, ``{`` and ``[`` (:data:`_COSTS`), in ``spans`` only when given
+    (the body outside its strings); counting stops once the estimate passes ``enough``."""
     size = max(len(body), 1)
     cost = 0.0
     for char, each in _COSTS:
-        cost += each * body.count(char) / size
+        count = (
+            body.count(char) if spans is None
+            else sum(body.count(char, start, end) for start, end in spans)
+        )
+        cost += each * count / size
         if cost > enough:
             break
     return cost
+
+
+#: Quotes (and backslashes before them) :func:`_outside_strings` reads before it gives up.
+_QUOTE_STEPS = 64
+
+
+def _outside_strings(body: bytes) -> list[tuple[int, int]] | None:
+    """The spans of ``body`` outside its strings, found a quote at a time (memchr), when it
+    holds only a few strings; ``None`` when it holds more, or a string does not end.
+
+    A body of a few long strings is cheap to parse whole, and counting all of it (three
+    counts, 1.8 ms a MB) was slower than orjson's read of it (0.5 ms a MB)."""
+    spans: list[tuple[int, int]] = []
+    steps, at = _QUOTE_STEPS, 0
+    while steps > 0:
+        start = body.find(b'"', at)
+        if start < 0:
+            spans.append((at, len(body)))
+            return spans
+        spans.append((at, start))
+        end = start
+        while steps > 0:
+            steps -= 1
+            end = body.find(b'"', end + 1)
+            if end < 0:
+                return None
+            slashes = 0
+            while body[end - 1 - slashes] == 0x5C and slashes < _QUOTE_STEPS:
+                slashes += 1
+            steps -= slashes
+            if slashes % 2 == 0:
+                break  # the quote that closes the string
+        at = end + 1
+    return None
 
 
 def lazy_document(body: bytes) -> Any:
