@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from elision.budget import Budget
 from elision.errors import InputError
 from elision.shape import lazyjson, shape
+from elision.shape.jsonparse import outside_strings, parse_json
 from elision.shape.lazyjson import parse_cost, parse_document, reads_lazily
 from support.lazy_json import json_text
 from support.traced import peak as peak_of
@@ -225,4 +226,24 @@ def test_a_refusal_reads_as_it_did() -> None:
     ],
 )
 def test_outside_strings(body: bytes, spans: list[tuple[int, int]] | None) -> None:
-    assert lazyjson._outside_strings(body) == spans
+    assert outside_strings(body) == spans
+
+
+_LONG = "x:" * (40 << 10)  # a string of 80 KB, colons and all
+
+
+@pytest.mark.parametrize(
+    ("text", "repeated"),
+    [
+        ('{"a":"' + _LONG + '","a":"y"}', ["$.a"]),
+        ('{"n":{"a":1,"a":"' + _LONG + '"}}', ["$.n.a"]),
+        ('{"a\\u003ab":"' + _LONG + '","c":1}', []),  # a colon spelled as an escape
+        ('["' + _LONG + '",{"a":1},{"a":2}]', []),
+    ],
+)
+def test_a_repeated_key_beside_a_big_string_is_found(text: str, repeated: list[str]) -> None:
+    """A body of a few strings is proven free of repeats by its members, counted outside its
+    strings (the colons of a 3 MB string were counted twice, as long as orjson's read)."""
+    found: list[str] = []
+    parse_json(text.encode(), duplicates=found)
+    assert found == repeated
