@@ -63,8 +63,8 @@ from elision.shape.jsondump import RawNumber, default, dumps_value
 from elision.shape.numscan import risky_numbers
 
 __all__ = [
-    "MAX_DEPTH", "RawNumber", "default", "dumps_value", "outside_strings", "parse_json",
-    "repeated_keys", "risky_numbers",
+    "MAX_DEPTH", "RawNumber", "default", "dumps_value", "outside_strings", "parse_deep",
+    "parse_json", "repeated_keys", "risky_numbers",
 ]
 
 #: The deepest nesting :func:`parse_json` accepts; 10,000 levels parse in well under a second.
@@ -148,14 +148,14 @@ def parse_json(
     if head in (b"{", b"[") and not risky:
         refused = _refused_early(body) if len(body) > 2 * PROBE_BYTES else None
         if refused == "deep":
-            return _parse_deep_body(body, duplicates)
+            return parse_deep(body, duplicates)
         if refused == "invalid":
             return _parse_exact(body, duplicates)
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
             if str(exc).startswith("depth limit exceeded"):
-                return _parse_deep_body(body, duplicates)
+                return parse_deep(body, duplicates)
             # Anything else orjson refuses is parsed again below, so every error reads alike.
         else:
             if duplicates is None or _shadows_members(body, value) is False:
@@ -435,7 +435,9 @@ def _parse_exact(body: bytes, duplicates: list[str] | None) -> Any:
     return value
 
 
-def _parse_deep_body(body: bytes, duplicates: list[str] | None) -> Any:
+def parse_deep(body: bytes, duplicates: list[str] | None = None) -> Any:
+    """:func:`parse_json` by the iterative parser alone, for a body known to nest past what
+    the C parsers read (about 1,000 levels): the same values and errors, no C parse tried."""
     return _parse_deep_text(body, _decode(body), duplicates)
 
 

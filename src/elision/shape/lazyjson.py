@@ -45,6 +45,7 @@ from elision.errors import InputError
 from elision.shape.jsonparse import (
     may_hold_surrogate,
     outside_strings,
+    parse_deep,
     parse_json,
     repeated_keys,
     risky_numbers,
@@ -133,11 +134,13 @@ class Declined(Exception):
     """The lazy route cannot prove this body is what the whole parse would make of it.
 
     ``refused``: msgspec or the exact parser refused the body (invalid, or nested past
-    msgspec's depth), so orjson would refuse it too, or read it only to its 1,024 levels."""
+    msgspec's depth), so orjson would refuse it too, or read it only to its 1,024 levels;
+    ``deep``: it was the depth."""
 
-    def __init__(self, reason: str, *, refused: bool = False) -> None:
+    def __init__(self, reason: str, *, refused: bool = False, deep: bool = False) -> None:
         super().__init__(reason)
         self.refused = refused
+        self.deep = deep
 
 
 class _Lazy:
@@ -439,13 +442,15 @@ def parse_document(body: bytes, *, duplicates: list[str] | None = None) -> Any:
     """What :func:`parse_json` gives, read lazily when ``body`` is large, or costly to parse
     whole (:func:`reads_lazily`), and the lazy route can prove it equal (see the module
     docstring); the same errors, the same repeated keys."""
-    refused = False
+    refused = deep = False
     if reads_lazily(body):
         try:
             return lazy_document(body)
         except Declined as declined:
             # Read on outside this block: its traceback holds what the lazy read held.
-            refused = declined.refused
+            refused, deep = declined.refused, declined.deep
+    if deep:  # past msgspec's depth: the C parsers stop near 1,000 levels, the deep one does not
+        return parse_deep(body, duplicates)
     # orjson's refusal holds 12x the body (its error keeps the text decoded, at any size): the
     # exact parser refuses what msgspec refused, or reads what only msgspec refused.
     return parse_json(body, duplicates=duplicates, risky=True if refused else None)
@@ -493,7 +498,9 @@ def lazy_document(body: bytes) -> Any:
         raise Declined("a surrogate escape: the exact parser decides whether it is paired")
     try:
         node, _ = _skeleton(body, head, 0, _Sizes.of(body), root=True)
-    except (msgspec.DecodeError, InputError, RecursionError) as exc:
+    except RecursionError:
+        raise Declined("nested past msgspec's depth", refused=True, deep=True) from None
+    except (msgspec.DecodeError, InputError) as exc:
         raise Declined(type(exc).__name__, refused=True) from None
     except msgspec.ValidationError as exc:
         raise Declined(type(exc).__name__) from None
