@@ -118,6 +118,31 @@ def _json_deep(size: int) -> bytes:
     return b"[" + b",".join([one] * max(1, size // len(one))) + b"]"
 
 
+def _json_deep_lists(size: int) -> bytes:
+    # Arrays 300 levels deep: the costliest JSON to parse whole (40x its bytes).
+    one = b"[" * 300 + b'"sk-x"' + b"]" * 300
+    return b"[" + b",".join([one] * max(1, size // len(one))) + b"]"
+
+
+def _json_nested_to_size(size: int) -> bytes:
+    # One document nested as deep as its size: past 10,000 levels it is refused as JSON.
+    return b"[" * (size // 2) + b"]" * (size // 2)
+
+
+def _json_deep_wide(size: int) -> bytes:
+    # 9,000 levels (past every C parser's depth, within elision's 10,000) around a record
+    # array that grows with the size: the whole body is read by the iterative parser.
+    rows = b",".join([b'{"id":1,"ok":true}'] * max(1, (size - 18_000) // 19))
+    return b'{"k":' * 9000 + b"[" + rows + b"]" + b"}" * 9000
+
+
+def _json_wide_deep_keys(size: int) -> bytes:
+    # Long keys, nested: each level's key is 200 bytes, 300 levels a document.
+    one = b'{"' + b"K" * 200 + b'":'
+    doc = one * 300 + b"1" + b"}" * 300
+    return b"[" + b",".join([doc] * max(1, size // len(doc))) + b"]"
+
+
 def _json_strings_few(size: int) -> bytes:
     # A few big strings, each one large child of the lazy read (bench/hostile.py's shapes).
     return orjson.dumps({key: _prose(size // 3, " ") for key in ("a", "b", "c")})
@@ -181,6 +206,10 @@ SYSTEMATIC: list[Class] = [
     Class("json-string-escaped", lambda n: orjson.dumps({"content": _prose(n)})),
     Class("json-strings-few", _json_strings_few),
     Class("ndjson-deep", _ndjson_deep),
+    Class("json-deep-lists", _json_deep_lists),
+    Class("json-nested-to-size", _json_nested_to_size),
+    Class("json-deep-wide", _json_deep_wide),
+    Class("json-deep-long-keys", _json_wide_deep_keys),
 ]
 
 

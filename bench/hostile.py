@@ -7,7 +7,9 @@ Make the baseline from a commit with ``git archive <commit> src | tar -x -C /tmp
 ``--baseline /tmp/base/src``. Each case is a body that is legal and plausible but far from the
 corpus's records (bench/corpus.py): one long line of text, or a few; a JSON document that is
 one big string (or a few, or one full of escapes, as a file's content is sent); a record
-array or NDJSON stream of documents nested 300 levels (past orjson's 255). Each is shaped at
+array (of objects, or of arrays) or NDJSON stream of documents nested 300 levels (past
+orjson's 255); one document nested to its size (``[[[[…]]]]``, past the parser's 10,000
+levels: refused as JSON, so shaped as text, and timed against the text floor). Each is shaped at
 4 KB by each code in a process of its own (``--child``) that imports it, warms it up, reads
 the body, then resets its high-water mark (Linux ``clear_refs``): its peak is what shaping
 costs above the body, given as (that + the body) / the body, as bench/shape.py gives it (the
@@ -63,6 +65,7 @@ def _dumps(value: Any) -> bytes:
 
 
 _DEEP = b'{"k":' * 300 + b'"x"' + b"}" * 300
+_LISTS = b"[" * 300 + b"1" + b"]" * 300
 
 
 CASES: dict[str, tuple[str, Callable[[int], bytes]]] = {
@@ -73,6 +76,9 @@ CASES: dict[str, tuple[str, Callable[[int], bytes]]] = {
         {"a": _prose(n // 3, " "), "b": _prose(n // 3, " "), "c": _prose(n // 3, " ")})),
     "json-escaped-string": ("json", lambda n: _dumps({"content": _prose(n, "\n")})),
     "json-deep-array": ("json", lambda n: b"[" + b",".join([_DEEP] * max(1, n // 1807)) + b"]"),
+    "json-deep-lists": ("json", lambda n: b"[" + b",".join([_LISTS] * max(1, n // 602)) + b"]"),
+    # Nested to its size, past the 10,000 levels the parser reads: refused as JSON, so text.
+    "json-deep-one": ("text", lambda n: b"[" * (n // 2) + b"]" * (n // 2)),
     "ndjson-deep": ("ndjson", lambda n: b"\n".join([_DEEP] * max(1, n // 1807)) + b"\n"),
 }
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from elision.pipeline import GC_PAUSE_BYTES, Pipeline, collector_paused
+from elision.shape.lazyjson import materialize
 
 
 @pytest.fixture
@@ -64,4 +65,6 @@ def test_a_large_body_is_parsed_paused_and_whole(
     captured = p.capture(large)
     assert seen == [True, False]  # the small body is parsed as usual, the large one paused
     assert gc.isenabled()
-    assert captured.value == json.loads(large)
+    # A record array costs 5-8x its bytes parsed whole, so since issue 23 a body of 64 KB and
+    # more is read lazily at any size (elision.shape.lazyjson.reads_lazily): the same value.
+    assert materialize(captured.value) == json.loads(large)

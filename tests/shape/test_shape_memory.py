@@ -10,8 +10,6 @@ took 6x the floor's time to learn it had no line ending. Peaks are traced alloca
 
 from __future__ import annotations
 
-import tracemalloc
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -25,23 +23,10 @@ from elision.shape import jsonparse, lazyjson, shape
 from elision.shape.jsonparse import parse_json, repeated_keys, written_colons
 from elision.shape.lines import first_eol
 from elision.shape.sizes import bounded_size, string_size
+from support.traced import peak as peak_of
 
 MIB = 1 << 20
 _DEEP = '{"k":' * 300 + '"x"' + "}" * 300
-
-
-def _peak(call: Callable[[], Any]) -> int:
-    """Bytes ``call`` allocated at its peak, beyond what was held before it."""
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        result = call()
-        peak = tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-    del result
-    return peak
 
 
 def _outcome(body: bytes, budget: Budget, *, lazy: bool) -> str:
@@ -100,7 +85,7 @@ def test_a_document_that_is_one_big_string_is_read_without_copies() -> None:
         node = lazyjson.lazy_document(body)
         return node, node["note"]
 
-    assert _peak(read) < 1.2 * len(body)
+    assert peak_of(read) < 1.2 * len(body)
     node, note = read()
     assert note == orjson.loads(body)["note"] and node["note"] is note
 
@@ -109,7 +94,7 @@ def test_a_big_string_is_never_written_whole_to_learn_it_does_not_fit() -> None:
     text = "x" * (4 * MIB)
     assert string_size(text, 4096) is None
     assert bounded_size({"a": text}, 4096, 10) is None
-    assert _peak(lambda: bounded_size([1, text], 4096, 10)) < 64 << 10
+    assert peak_of(lambda: bounded_size([1, text], 4096, 10)) < 64 << 10
 
 
 @given(st.text(max_size=80), st.integers(0, 120))
@@ -198,7 +183,7 @@ def test_ndjson_is_read_in_small_chunks() -> None:
     grows by doubling."""
     record = b'{"id":1,"event":"login","detail":{"ok":true,"note":"fine"}}\n'
     body = record * (4 * MIB // len(record))
-    peak = _peak(lambda: shape(body, Budget(4096), format="ndjson", redactor=None))
+    peak = peak_of(lambda: shape(body, Budget(4096), format="ndjson", redactor=None))
     assert peak < 0.4 * len(body)
 
 

@@ -32,7 +32,9 @@ colons than the body exactly when a member was shadowed (unless the body spells 
 ``\\u003a``; then, and when there are some, one stdlib parse, plus a deep one, finds where).
 The colons written back are counted without a second copy of the document
 (:func:`written_colons`): strings in place, small containers opened, the rest written a slice
-at a time; a document nested past the 255 levels orjson writes is written by msgspec.
+at a time; a document nested past the 255 levels orjson writes is written by msgspec. A body
+of a few strings (:func:`outside_strings`) counts only the colons outside them, one a member,
+against the members parsed: no string is counted, however long.
 
 Refused with :class:`~elision.errors.InputError`: an empty body, invalid UTF-8, a byte order
 mark, lone UTF-16 surrogate escapes (``"\\ud800"``: no UTF-8 output could carry them), ``NaN``
@@ -61,8 +63,8 @@ from elision.shape.jsondump import RawNumber, default, dumps_value
 from elision.shape.numscan import risky_numbers
 
 __all__ = [
-    "MAX_DEPTH", "RawNumber", "default", "dumps_value", "parse_json", "repeated_keys",
-    "risky_numbers",
+    "MAX_DEPTH", "RawNumber", "default", "dumps_value", "outside_strings", "parse_deep",
+    "parse_json", "repeated_keys", "risky_numbers",
 ]
 
 #: The deepest nesting :func:`parse_json` accepts; 10,000 levels parse in well under a second.
@@ -126,27 +128,62 @@ _DECODER = json.JSONDecoder(
 # --------------------------------------------------------------------------- parse
 
 
-def parse_json(body: bytes, *, duplicates: list[str] | None = None) -> Any:
+def parse_json(
+    body: bytes, *, duplicates: list[str] | None = None, risky: bool | None = None
+) -> Any:
     """Strict RFC 8259 parse to dict/list/str/int/float/bool/None/RawNumber, exact.
 
     With ``duplicates`` (a list), the path of every repeated object key is appended to it.
+    ``risky`` is :func:`risky_numbers` of ``body`` when the caller knows it (a scan of a whole
+    document answers for every piece of it); true takes the exact path, orjson untried (a
+    caller that knows orjson would refuse the body: its refusal holds 12x the body).
     """
     if not isinstance(body, bytes | bytearray | memoryview):
         raise InputError(f"parse_json takes the body as bytes, got {type(body).__name__}")
     body = bytes(body)
     start = _LEADING_WS.match(body)
     head = body[start.end() : start.end() + 1] if start else b""
-    if head in (b"{", b"[") and not risky_numbers(body):
+    if risky is None:
+        risky = head in (b"{", b"[") and risky_numbers(body)
+    if head in (b"{", b"[") and not risky:
+        refused = _refused_early(body) if len(body) > 2 * PROBE_BYTES else None
+        if refused == "deep":
+            return parse_deep(body, duplicates)
+        if refused == "invalid":
+            return _parse_exact(body, duplicates)
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
             if str(exc).startswith("depth limit exceeded"):
-                return _parse_deep_body(body, duplicates)
+                return parse_deep(body, duplicates)
             # Anything else orjson refuses is parsed again below, so every error reads alike.
         else:
             if duplicates is None or _shadows_members(body, value) is False:
                 return value
     return _parse_exact(body, duplicates)
+
+
+#: A body over twice this is tried by orjson on its first this many bytes first: orjson's
+#: refusal holds about 12x what it was given (its error keeps the text decoded), so a 10 MB log
+#: that opens with ``[`` cost 120 MB to be told it is no JSON.
+PROBE_BYTES = 16 << 10
+_END_OF_DATA = "unexpected end of data"
+
+
+def _refused_early(body: bytes) -> str | None:
+    """``"deep"`` or ``"invalid"`` when orjson's read of the body's first :data:`PROBE_BYTES`
+    shows it would refuse the whole body (past its 1,024 levels, or on a byte that no more data
+    can make valid); ``None`` when the prefix only ran out, or parsed."""
+    cut = PROBE_BYTES
+    while cut > PROBE_BYTES - 4 and body[cut] & 0xC0 == 0x80:
+        cut -= 1  # never inside a UTF-8 char, which orjson would call invalid
+    try:
+        orjson.loads(body[:cut])
+    except orjson.JSONDecodeError as exc:
+        if exc.msg == _END_OF_DATA:
+            return None
+        return "deep" if exc.msg.startswith("depth limit exceeded") else "invalid"
+    return None  # a whole value, then white space or trailing data: the whole read tells
 
 
 def repeated_keys(body: bytes, value: Any) -> list[str]:
@@ -174,11 +211,84 @@ def _shadows_members(body: bytes, value: Any) -> bool | None:
     the body, ``value`` written back holds as many colons as the body exactly when every
     member (and every string in one) survived; a shadowed member takes at least its own.
     """
-    if b"\\u003" in body and _ESCAPED_COLON.search(body) is not None:
+    spans = outside_strings(body) if len(body) > FEW_STRINGS_FROM else None
+    if spans is not None and sum(end - start for start, end in spans) <= OUTSIDE_BYTES:
+        # A few strings: the colons outside them are the members, one each, whatever the
+        # strings hold (escapes included); no string is counted.
+        colons = sum(body.count(b":", start, end) for start, end in spans)
+        return _members(value) < colons
+    # A backslash first (memchr, at memory speed): the escape's own search took as long as
+    # the parse of a body that is one big string.
+    if b"\\" in body and b"\\u003" in body and _ESCAPED_COLON.search(body) is not None:
         return None
+    if len(body) <= WRITE_WHOLE_BYTES:
+        # Written whole, a small body costs one C call: opened container by container (as a
+        # big one is), a batch of 300-deep documents cost 1 ms a KB in Python.
+        written = _written(value)
+        if written is not None:
+            return written.count(b":") < body.count(b":")
     return written_colons(value) < body.count(b":")
 
 
+#: A body with at most this many bytes outside its few strings (:func:`outside_strings`) is
+#: proven free of repeated keys by counting its members, not colons.
+OUTSIDE_BYTES = 4096
+#: ... when it is longer than this (a small body's colons cost less than following its quotes).
+FEW_STRINGS_FROM = 64 << 10
+
+
+def _members(value: Any) -> int:
+    """How many members the objects in ``value`` hold, at any depth."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            count += len(item)
+            stack.extend(item.values())
+        elif type(item) is list:
+            stack.extend(item)
+    return count
+
+
+#: Quotes (and backslashes before them) :func:`outside_strings` reads before it gives up.
+_QUOTE_STEPS = 64
+
+
+def outside_strings(body: bytes) -> list[tuple[int, int]] | None:
+    """The spans of ``body`` outside its strings, found a quote at a time (memchr), when it
+    holds only a few strings; ``None`` when it holds more, or a string does not end.
+
+    In a body of a few long strings what is outside them is all that costs: counting all of
+    it (three counts, 1.8 ms a MB) was slower than orjson's read of it (0.5 ms a MB), and so
+    was counting the colons of its strings twice to prove no key repeated."""
+    spans: list[tuple[int, int]] = []
+    steps, at = _QUOTE_STEPS, 0
+    while steps > 0:
+        start = body.find(b'"', at)
+        if start < 0:
+            spans.append((at, len(body)))
+            return spans
+        spans.append((at, start))
+        end = start
+        while steps > 0:
+            steps -= 1
+            end = body.find(b'"', end + 1)
+            if end < 0:
+                return None
+            slashes = 0
+            while body[end - 1 - slashes] == 0x5C and slashes < _QUOTE_STEPS:
+                slashes += 1
+            steps -= slashes
+            if slashes % 2 == 0:
+                break  # the quote that closes the string
+        at = end + 1
+    return None
+
+
+#: A body at most this long has its parsed value written back whole to count its colons (the
+#: copy is about its size); a longer one is counted by :func:`written_colons`.
+WRITE_WHOLE_BYTES = 1 << 20
 #: A container with at most this many members is opened and its members counted one by one
 #: (so a huge string inside is never written), up to :data:`OPEN_CONTAINERS` of them; the
 #: rest is written, a long array :data:`_WRITE_SLICE` elements at a time.
@@ -325,7 +435,9 @@ def _parse_exact(body: bytes, duplicates: list[str] | None) -> Any:
     return value
 
 
-def _parse_deep_body(body: bytes, duplicates: list[str] | None) -> Any:
+def parse_deep(body: bytes, duplicates: list[str] | None = None) -> Any:
+    """:func:`parse_json` by the iterative parser alone, for a body known to nest past what
+    the C parsers read (about 1,000 levels): the same values and errors, no C parse tried."""
     return _parse_deep_text(body, _decode(body), duplicates)
 
 
@@ -448,6 +560,13 @@ def _where(body: bytes, offset: int) -> str:
     return f"byte {offset} (line {line}, column {column})"
 
 
+def _at_end(body: bytes, offset: int) -> bool:
+    """Whether only white space follows ``offset`` (without copying the rest twice, as
+    ``body[offset:].strip()`` did: 2x a body refused near its start)."""
+    rest = _LEADING_WS.match(body, offset)
+    return rest is not None and rest.end() == len(body)
+
+
 def _message(problem: str, body: bytes, offset: int) -> str:
     where = _where(body, offset)
     problem = problem.removesuffix(" at")  # the stdlib's "Unterminated string starting at"
@@ -463,7 +582,7 @@ def _message(problem: str, body: bytes, offset: int) -> str:
         )
     # An unterminated string runs to the end by definition; "Expecting" at the end is a cut too.
     if problem.startswith("Unterminated") or (
-        problem.startswith("Expecting") and not body[offset:].strip()
+        problem.startswith("Expecting") and _at_end(body, offset)
     ):
         return (
             f"body ends before its JSON value does ({problem.lower()} at {where}): it looks "

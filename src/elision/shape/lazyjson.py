@@ -35,7 +35,7 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate, islice, repeat
 from operator import add
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import orjson
@@ -44,6 +44,8 @@ from elision.envelope import ENVELOPE_KEY
 from elision.errors import InputError
 from elision.shape.jsonparse import (
     may_hold_surrogate,
+    outside_strings,
+    parse_deep,
     parse_json,
     repeated_keys,
     risky_numbers,
@@ -54,6 +56,7 @@ from elision.shape.repeats import Repeated, RunKeys
 __all__ = [
     "BATCH_BYTES",
     "LAZY_BYTES",
+    "LAZY_COST",
     "MAX_SKELETON_DEPTH",
     "NODE_BYTES",
     "ChunkedObject",
@@ -63,7 +66,9 @@ __all__ = [
     "is_lazy",
     "lazy_document",
     "materialize",
+    "parse_cost",
     "parse_document",
+    "reads_lazily",
 ]
 
 #: Bodies at least this long are read lazily; smaller ones are parsed whole (orjson is faster
@@ -78,6 +83,30 @@ NODE_BYTES = 256 << 10
 #: Small children are checked in batches of about this many bytes (a parsed batch costs ~15x
 #: its bytes beside the body while it is checked: at 1 MiB, 0.13x a 100 MB record array).
 BATCH_BYTES = 256 << 10
+#: A smaller body is read lazily too when its whole parse would make more than this many times
+#: its bytes in Python objects (:func:`parse_cost`): with the body, past the 3x target. An array
+#: of documents nested 300 levels costs 30-37x, a record array 5-8x, a dense object 6-9x
+#: (measured at 1-3 MiB); a document of long strings about 1x.
+LAZY_COST = 1.0
+#: ... but never one under this: its whole parse is a few MB at worst.
+STRUCTURE_BYTES = 64 << 10
+#: What the whole parse makes, in bytes, per ``,``, ``{`` and ``[`` of the body: one more
+#: member or element (its slot, a small value), a dict with a member or two and its GC header
+#: (keys are shared: orjson caches them), a list. Calibrated with tracemalloc on the bench's
+#: shapes; strings' own bytes (at most the body's) are left out. Counted in this order, so
+#: that a record array, prose with commas or deep objects are known after one count or two.
+_COSTS = ((b",", 100), (b"{", 180), (b"[", 80))
+#: What the whole parse of any JSON makes per byte, at most (``[[[[``, ``{},{}``, ``0,0,0``).
+_MOST_COST = 100
+#: What checking or reading one small child, or one batch of them, may make at once, as a share
+#: of the body's bytes: a body under ``BATCH_BYTES * _MOST_COST / ALLOWANCE_SHARE`` (51 MiB) has
+#: its batches and small children cut smaller than :data:`BATCH_BYTES` and :data:`NODE_BYTES`,
+#: so that no content, however dense in containers, makes more than the share.
+ALLOWANCE_SHARE = 0.5
+#: ... but no batch, child or run is cut smaller than this.
+MIN_BATCH_BYTES = 8 << 10
+#: A dense object's runs cost about this many times their bytes while they are read.
+_RUN_COST = 8
 #: Large containers nested deeper than this decline the lazy route (the whole parse handles
 #: any depth iteratively; this keeps the skeleton's own recursion shallow).
 MAX_SKELETON_DEPTH = 64
@@ -102,7 +131,16 @@ _KEY_SEPARATOR = "\x00"
 
 
 class Declined(Exception):
-    """The lazy route cannot prove this body is what the whole parse would make of it."""
+    """The lazy route cannot prove this body is what the whole parse would make of it.
+
+    ``refused``: msgspec or the exact parser refused the body (invalid, or nested past
+    msgspec's depth), so orjson would refuse it too, or read it only to its 1,024 levels;
+    ``deep``: it was the depth."""
+
+    def __init__(self, reason: str, *, refused: bool = False, deep: bool = False) -> None:
+        super().__init__(reason)
+        self.refused = refused
+        self.deep = deep
 
 
 class _Lazy:
@@ -401,14 +439,53 @@ def materialize(value: Any) -> Any:
 
 
 def parse_document(body: bytes, *, duplicates: list[str] | None = None) -> Any:
-    """What :func:`parse_json` gives, read lazily when ``body`` is large and the lazy route can
-    prove it equal (see the module docstring); the same errors, the same repeated keys."""
-    if len(body) >= LAZY_BYTES:
+    """What :func:`parse_json` gives, read lazily when ``body`` is large, or costly to parse
+    whole (:func:`reads_lazily`), and the lazy route can prove it equal (see the module
+    docstring); the same errors, the same repeated keys."""
+    refused = deep = False
+    if reads_lazily(body):
         try:
             return lazy_document(body)
-        except Declined:
-            pass
-    return parse_json(body, duplicates=duplicates)
+        except Declined as declined:
+            # Read on outside this block: its traceback holds what the lazy read held.
+            refused, deep = declined.refused, declined.deep
+    if deep:  # past msgspec's depth: the C parsers stop near 1,000 levels, the deep one does not
+        return parse_deep(body, duplicates)
+    # orjson's refusal holds 12x the body (its error keeps the text decoded, at any size): the
+    # exact parser refuses what msgspec refused, or reads what only msgspec refused.
+    return parse_json(body, duplicates=duplicates, risky=True if refused else None)
+
+
+def reads_lazily(body: bytes) -> bool:
+    """Whether :func:`parse_document` tries the lazy read of ``body``.
+
+    Size alone let a 3 MB array of documents nested 300 levels be parsed whole, at 37x its
+    bytes; so a body under :data:`LAZY_BYTES` is judged by its structure too, by a few
+    C-speed counts of its bytes (about 0.6 ms a MB each, stopped once the answer is known)."""
+    if len(body) >= LAZY_BYTES:
+        return True
+    if len(body) < STRUCTURE_BYTES:
+        return False
+    return parse_cost(body, LAZY_COST, outside_strings(body)) > LAZY_COST
+
+
+def parse_cost(
+    body: bytes, enough: float = float("inf"), spans: list[tuple[int, int]] | None = None
+) -> float:
+    """The bytes of Python objects a whole parse of ``body`` makes per byte of it, estimated
+    from its counts of ``,``, ``{`` and ``[`` (:data:`_COSTS`), in ``spans`` only when given
+    (the body outside its strings); counting stops once the estimate passes ``enough``."""
+    size = max(len(body), 1)
+    cost = 0.0
+    for char, each in _COSTS:
+        count = (
+            body.count(char) if spans is None
+            else sum(body.count(char, start, end) for start, end in spans)
+        )
+        cost += each * count / size
+        if cost > enough:
+            break
+    return cost
 
 
 def lazy_document(body: bytes) -> Any:
@@ -420,14 +497,37 @@ def lazy_document(body: bytes) -> Any:
     if may_hold_surrogate(body):
         raise Declined("a surrogate escape: the exact parser decides whether it is paired")
     try:
-        node, _ = _skeleton(body, head, 0, root=True)
-    except (msgspec.DecodeError, msgspec.ValidationError, InputError, RecursionError) as exc:
+        node, _ = _skeleton(body, head, 0, _Sizes.of(body), root=True)
+    except RecursionError:
+        raise Declined("nested past msgspec's depth", refused=True, deep=True) from None
+    except (msgspec.DecodeError, InputError) as exc:
+        raise Declined(type(exc).__name__, refused=True) from None
+    except msgspec.ValidationError as exc:
         raise Declined(type(exc).__name__) from None
     return node
 
 
+class _Sizes(NamedTuple):
+    """How a body is cut while it is read: children over ``node`` bytes are lazy nodes, the
+    rest are checked in batches of about ``batch`` bytes, a dense object in runs of ``run``.
+    ``risky`` is :func:`risky_numbers` of the whole body: when it is false no batch is scanned
+    again."""
+
+    node: int
+    batch: int
+    run: int
+    risky: bool
+
+    @classmethod
+    def of(cls, body: bytes) -> _Sizes:
+        allowance = int(len(body) * ALLOWANCE_SHARE)
+        small = max(MIN_BATCH_BYTES, allowance // _MOST_COST)
+        run = min(BATCH_BYTES, max(MIN_BATCH_BYTES, allowance // _RUN_COST))
+        return cls(min(NODE_BYTES, small), min(BATCH_BYTES, small), run, risky_numbers(body))
+
+
 def _skeleton(
-    raw: Any, head: bytes, depth: int, *, root: bool = False
+    raw: Any, head: bytes, depth: int, sizes: _Sizes, *, root: bool = False
 ) -> tuple[LazyArray | LazyObject, int]:
     """The lazy node for container ``raw`` (a Raw view, or the whole body) and how many colons
     its bytes hold."""
@@ -436,13 +536,13 @@ def _skeleton(
     if head == b"[":
         view = _value_view(raw, root)
         if len(view) > 4 * SAMPLE_BYTES:
-            packed = _packed(view)
+            packed = _packed(view, sizes)
             if packed is not None:
                 return packed
         items = _ARRAY.decode(raw)
         big_items: dict[int, LazyArray | LazyObject] = {}
         strings: dict[Any, str] = {}
-        colons = _check(enumerate(items), big_items, strings, depth)
+        colons = _check(enumerate(items), big_items, strings, depth, sizes)
         array = LazyArray(items, big_items)
         array._parsed.update(strings)
         return array, colons
@@ -450,14 +550,14 @@ def _skeleton(
     if len(view) > 4 * SAMPLE_BYTES and _dense(view):
         try:
             # Its runs prove it free of repeats; its colons are only its parent's to check.
-            node = _chunked(view)
+            node = _chunked(view, sizes.run)
             return node, 0 if root else _colons(view)
         except _Sparse:
             pass
     members = _OBJECT.decode(raw)
     big_members: dict[str, LazyArray | LazyObject] = {}
     member_strings: dict[Any, str] = {}
-    value_colons = _check(iter(members.items()), big_members, member_strings, depth)
+    value_colons = _check(iter(members.items()), big_members, member_strings, depth, sizes)
     colons = raw.count(b":") if root else _colons(view)  # the body itself needs no copy
     _same_colons(colons, members, value_colons)
     obj = LazyObject(members, big_members)
@@ -465,11 +565,11 @@ def _skeleton(
     return obj, colons
 
 
-def _packed(view: memoryview) -> tuple[PackedArray, int] | None:
+def _packed(view: memoryview, sizes: _Sizes) -> tuple[PackedArray, int] | None:
     """The array in ``view`` as a :class:`PackedArray`, with its children's colons; ``None``
     when it is not an array of small elements with exactly one comma between each two.
 
-    It is read in runs of about :data:`BATCH_BYTES`, each ended at a comma where the elements
+    It is read in runs of about ``sizes.batch`` bytes, each ended at a comma where the elements
     before it parse as an array (from an element's start, the bytes up to a comma inside a
     string or a nested value never do), so no Raw is held for more than one run. A run's
     elements, in order and each followed by at least its comma, are one comma apart exactly
@@ -490,9 +590,9 @@ def _packed(view: memoryview) -> tuple[PackedArray, int] | None:
     opener = view[at : at + 1].tobytes()
     separator = b"," + opener if opener in (b"{", b"[", b'"') else b","
     while True:
-        cut, tried = at + BATCH_BYTES, 0
+        cut, tried = at + sizes.batch, 0
         while True:
-            cut = end if cut >= end else _next_separator(view, cut, end, separator)
+            cut = end if cut >= end else _next_separator(view, cut, end, separator, sizes.batch)
             run = b"[" + view[at:cut] + b"]"
             try:
                 items = _ARRAY.decode(run)
@@ -506,11 +606,11 @@ def _packed(view: memoryview) -> tuple[PackedArray, int] | None:
                 continue
             break
         lengths = array("q", map(len, items))
-        if sum(lengths) + len(lengths) - 1 != cut - at or max(lengths) > NODE_BYTES:
+        if sum(lengths) + len(lengths) - 1 != cut - at or max(lengths) > sizes.node:
             return None
         del items
         # The run is its small elements joined by commas: a batch, checked as one.
-        colons += _check_joined(run)
+        colons += _check_joined(run, sizes.risky)
         bounds.extend(accumulate(map(add, lengths[:-1], repeat(1)), initial=at))
         if cut >= end:
             bounds.append(end + 1)
@@ -551,11 +651,12 @@ class _Sparse(Exception):
     pass
 
 
-def _next_separator(view: memoryview, at: int, last: int, separator: bytes) -> int:
+def _next_separator(view: memoryview, at: int, last: int, separator: bytes, run: int) -> int:
     """The next ``separator`` at or after ``at`` (its comma's offset), if one is within a few
-    runs; else the next comma: an array of mixed elements still gets runs of about its size."""
+    runs of ``run`` bytes; else the next comma: an array of mixed elements still gets runs of
+    about its size."""
     if separator != b",":
-        window = min(last, at + 4 * BATCH_BYTES + len(separator))
+        window = min(last, at + 4 * run + len(separator))
         found = bytes(view[at:window]).find(separator)
         if found >= 0:
             return at + found
@@ -669,7 +770,7 @@ def _dense(view: memoryview) -> bool:
     return (end - start) < DENSE_MEMBER_BYTES * max(len(members), 1)
 
 
-def _chunked(view: memoryview) -> ChunkedObject:
+def _chunked(view: memoryview, size: int) -> ChunkedObject:
     """A dense object read in runs of members, each parsed (which proves it valid and free of
     repeats) and dropped; keys are proven unrepeated across runs by
     :class:`~elision.shape.repeats.RunKeys`. The default caveat keys are found on the way, so
@@ -683,7 +784,7 @@ def _chunked(view: memoryview) -> ChunkedObject:
     count = 0
     enveloped = False
     try:
-        for start, end, members in _runs(view, BATCH_BYTES):
+        for start, end, members in _runs(view, size):
             number = len(runs)
             runs.append((start, end, count))
             enveloped = enveloped or ENVELOPE_KEY in members
@@ -748,11 +849,11 @@ def _caveat_scan(patterns: Sequence[str]) -> Callable[[dict[str, Any]], list[tup
 
 def _check(
     children: Iterator[tuple[Any, msgspec.Raw]], big: dict[Any, Any], strings: dict[Any, str],
-    depth: int,
+    depth: int, sizes: _Sizes,
 ) -> int:
     """Prove every child valid and free of repeated keys; make the large containers lazy, and
-    keep the large strings read (the shaper reads them, and a second read was the time
-    of a document that is one string).
+    keep the large strings read (the shaper reads them, and a second read was the time of a
+    document that is one string).
 
     Returns the number of colons in the children's bytes."""
     colons = 0
@@ -760,24 +861,24 @@ def _check(
     size = 0
     for name, child in children:
         length = len(child)
-        if length > NODE_BYTES:
+        if length > sizes.node:
             head = memoryview(child)[:1].tobytes()
             if head in (b"[", b"{"):
-                node, inner = _skeleton(child, head, depth + 1)
+                node, inner = _skeleton(child, head, depth + 1, sizes)
                 big[name] = node
                 colons += inner
                 continue
-            if head == b'"':
+            if head == b'"' and length > NODE_BYTES:
                 strings[name], inner = _check_string(child)
                 colons += inner
                 continue
         batch.append(child)
         size += length
-        if size >= BATCH_BYTES:
-            colons += _check_batch(batch)
+        if size >= sizes.batch:
+            colons += _check_batch(batch, sizes.risky)
             batch, size = [], 0
     if batch:
-        colons += _check_batch(batch)
+        colons += _check_batch(batch, sizes.risky)
     return colons
 
 
@@ -840,15 +941,16 @@ def _plain(view: memoryview) -> bool:
     )
 
 
-def _check_batch(batch: list[msgspec.Raw]) -> int:
-    return _check_joined(b"[" + b",".join(batch) + b"]")
+def _check_batch(batch: list[msgspec.Raw], risky: bool) -> int:
+    return _check_joined(b"[" + b",".join(batch) + b"]", risky)
 
 
-def _check_joined(joined: bytes) -> int:
+def _check_joined(joined: bytes, risky: bool) -> int:
     """Prove the small children in array ``joined`` valid and free of repeated keys; return
-    the number of colons in their bytes."""
+    the number of colons in their bytes. ``risky``: whether the body may hold a number orjson
+    would re-spell (if so, this batch is scanned for one, by hyperscan at any size)."""
     repeated: list[str] = []
-    parse_json(joined, duplicates=repeated)
+    parse_json(joined, duplicates=repeated, risky=risky and risky_numbers(joined, scan_from=0))
     if repeated:
         raise Declined("a repeated key")
     return joined.count(b":")

@@ -120,9 +120,12 @@ def _compile() -> _Hyperscan | None:
     return built_with_hyperscan(_Hyperscan, log, "the number scan uses the regex passes")
 
 
-def risky_numbers(body: bytes) -> bool:
-    """Whether ``body`` may hold a number orjson would re-spell (false positives allowed)."""
-    if len(body) >= HYPERSCAN_FROM:
+def risky_numbers(body: bytes, *, scan_from: int = HYPERSCAN_FROM) -> bool:
+    """Whether ``body`` may hold a number orjson would re-spell (false positives allowed).
+
+    ``scan_from`` is the least size hyperscan scans: a caller scanning many small pieces
+    (the lazy read's batches) passes 0, where the regex passes cost ~30 ns a byte each."""
+    if len(body) >= scan_from:
         engine = hyperscan_engine()
         if engine is not None:
             return engine(body)
