@@ -20,6 +20,7 @@ from bisect import bisect_left
 
 from elision.redact.encodings import base64_text, decode_escapes
 from elision.redact.families import BY_ID
+from elision.redact.folding import fold
 from elision.redact.keywords import B64_HEADS, B64_RUN, B64_WINDOW, holds_base64_form, present
 from elision.redact.rules import Span, credential_stub
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
@@ -45,6 +46,7 @@ _DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f
 
 def find_spans(text: str) -> list[Span]:
     """The non-overlapping spans of ``text`` that must be withheld, in order."""
+    text = fold(text)  # a name spelled with a look-alike is that name; offsets stay
     positions = text_triggers(text)
     if not positions:
         if text[:4] not in B64_HEADS:
@@ -171,7 +173,8 @@ def _precise(text: str, offset: int, depth: int = 0) -> list[Span]:
         if holds.escapes:
             view = decode_escapes(text)
             if view is not None:
-                inner = _precise(view.text, 0, depth + 1)
+                # An escape may spell a look-alike: folded, one char for one char.
+                inner = _precise(fold(view.text), 0, depth + 1)
                 spans.extend(Span(*where, span.rule) for where, span in zip(
                     view.originals([(s.start, s.end) for s in inner]), inner, strict=True))
         # A run that opens with a keyword's head is told by its first four chars, wherever
@@ -199,7 +202,7 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
         decoded = base64_text(value)
         if decoded is None:
             continue
-        inner = _merge(_precise(decoded, 0, 1))
+        inner = _merge(_precise(fold(decoded), 0, 1))
         if inner:
             found.append(Span(run.start(), run.end(), inner[0].rule))
     return found

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from elision._hyperscan import built_with_hyperscan, database
 from elision._lazyre import lazy_compile
 from elision.redact import keywords, rules
+from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.shape.lines import is_utf8
 
@@ -85,8 +86,6 @@ _AT_SHARE = 64
 _SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT, _HEAD = range(7)
 #: A keyword's head in base64 (four chars): a trigger only where it opens a run.
 _HEADS = tuple(sorted(keywords.B64_HEADS))
-_KELVIN = "\u212a"
-_KELVIN_UTF8 = _KELVIN.encode()
 #: What ends a stretch: every caller asks whether a line (a text) or a string (a compact JSON
 #: serialization) holds a trigger, never where in it, and no trigger crosses one of these
 #: (a JSON key's literal ends at its closing quote, so its own stretch is the quote on).
@@ -438,6 +437,7 @@ def _compile_keys() -> tuple[Any, tuple[int, ...]]:
 
 
 _KEYS, _KEY_KIND = _compile_keys()
+_FOLDS_RE = re.compile(b"|".join(re.escape(form) for form in FOLDS_UTF8))
 
 
 def _load_engine() -> Callable[[], _Hyperscan | _Regex]:
@@ -481,6 +481,10 @@ def json_triggers(data: bytes, using: _Hyperscan | _Regex | None = None) -> Json
     secrets = found[_SECRET]
     if found[_FIELD]:
         secrets = secrets + found[_FIELD]
+    if holds_folds(data):
+        # A name may be spelled with a char that folds to its ASCII letter (folding): each
+        # string that holds one is judged, folded, as one that holds a trigger is.
+        secrets = secrets + first_per_stretch(_FOLDS_RE, data, JSON_STOP)
     secrets.sort()
     return JsonTriggers(secrets, sorted(found[_URI]), sorted(found[_PAYLOAD]),
                         sorted(found[_DISPOSITION]))
@@ -497,6 +501,8 @@ def body_may_need_redaction(body: bytes) -> bool | None:
     current = engine()
     if not isinstance(current, _Hyperscan) or (b"\\" in body and b"\\u" in body):
         return None
+    if holds_folds(body):
+        return None  # only the folded text can tell (folding)
     kinds = current.body_kinds(body)
     return bool(kinds & {_SECRET, _DISPOSITION, _FIELD}) or {_URI, _PAYLOAD} <= kinds
 
@@ -505,11 +511,12 @@ def utf8_text_has_triggers(body: bytes) -> bool | None:
     """Whether ``text_triggers(body.decode())`` finds any, told from a UTF-8 body's bytes, which
     are the ones that text would encode to: no decoded copy, no re-encoded one. ``None`` when
     only the text can tell: the regex engine, bytes that are not UTF-8 (the text would hold
-    U+FFFD where they were), or a Kelvin sign (only the text rules read it as a "k")."""
+    U+FFFD where they were), or a char that folds to an ASCII letter (only the folded text
+    holds the name it spells: :mod:`elision.redact.folding`)."""
     current = engine()
     if not isinstance(current, _Hyperscan):
         return None
-    if not body.isascii() and (_KELVIN_UTF8 in body or not is_utf8(body)):
+    if not body.isascii() and (holds_folds(body) or not is_utf8(body)):
         return None
     return bool(current.scan(body, keys=False, first=True)[_SECRET])
 
@@ -517,9 +524,10 @@ def utf8_text_has_triggers(body: bytes) -> bool | None:
 def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[int]:
     """Offsets (in chars) of the credential triggers in ``text``, sorted."""
     current = using or engine()
-    # The Kelvin sign lower-cases to an ASCII "k", and the precise rules (re.IGNORECASE) match
-    # it as one, so "api_\u212aey=" is a credential parameter; only str.lower() sees that.
-    if isinstance(current, _Regex) or _KELVIN in text:
+    # A Kelvin sign is a "k" to the precise rules (re.IGNORECASE), so "api_\u212aey=" is a
+    # credential parameter: the folded text (same offsets) is searched (folding).
+    text = fold(text)
+    if isinstance(current, _Regex):
         return rules.text_positions(text)
     data = text.encode("utf-8", "surrogatepass")
     positions = current.scan(data, keys=False)[_SECRET]

@@ -27,6 +27,7 @@ import orjson
 from elision._lazyre import lazy_compile
 from elision.envelope import format_path
 from elision.redact.fields import withhold_inside
+from elision.redact.folding import holds_folds
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import find_spans, redact_spans
@@ -70,6 +71,7 @@ def may_need_redaction(data: bytes) -> bool:
         or b'"disposition"' in data
         or (b'"uri"' in data and any(m in data for m in _PAYLOAD_MARKERS))
         or _FIELD_KEYS_LOOSE.search(data.lower()) is not None
+        or holds_folds(data)  # a look-alike may spell a name (elision.redact.folding)
     )
 
 
