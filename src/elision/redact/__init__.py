@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from elision.redact.keywords import B64_HEADS
 from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
-from elision.redact.scan import redact_spans
+from elision.redact.scan import DENSE, dense_bytes, redact_spans
 from elision.redact.triggers import body_may_need_redaction, utf8_text_has_triggers
 from elision.redact.walk import Hits, Walker, may_need_redaction, serialized
 from elision.shape.lazyjson import materialize
@@ -131,7 +131,10 @@ def redact_text(text: str) -> Redaction:
         if carriage:
             line += text.count("\r", pos, span.start) - text.count("\r\n", pos, span.start)
         pos = span.start
-        withheld.append({"line": line, "reason": span.rule})
+        entry: dict[str, Any] = {"line": line, "reason": span.rule}
+        if span.rule == DENSE:
+            entry["bytes"] = dense_bytes(text, span)
+        withheld.append(entry)
     _log(withheld)
     return Redaction(new, tuple(withheld))
 

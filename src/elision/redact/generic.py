@@ -484,7 +484,9 @@ _SCALAR = lazy_compile(
 )
 _KEY_AFTER = re.compile(r"[ \t]*:")
 #: A stub elision wrote (``[credential withheld: …]``, ``[ref_k3f9] …``): never a container.
-_STUB_AT = re.compile(r"\[(?:credential withheld: |withheld: |ref_[a-z0-9]+\] )")
+_STUB_AT = re.compile(
+    r"\[(?:credential withheld: |withheld: |credential-dense text withheld: |ref_[a-z0-9]+\] )"
+)
 
 
 def _bracketed(

@@ -94,6 +94,21 @@ JSON_STOP = b'"'
 #: Matches skipped in a stretch already known to hold a trigger before the scan is stopped
 #: and resumed at the stretch's end: a few cost less than a restart, a run of them more.
 _SKIPS = 16
+#: A text's trigger search counts the matches in each window of this many bytes (a fixed grid
+#: from the text's start) ...
+DENSE_WINDOW = 4096
+#: ... and a window that holds more than this many is credential-dense: the search stops
+#: there and goes on at the next window. The realistic corpora hold at most 66 in a window
+#: (tests/redact/benign.py's error output; its .env listing 51, the rules' table 54), the bench
+#: corpora 5; the hostile runs of bench/fuzz_linear.py 128 to 8,192.
+DENSE_LIMIT = 100
+#: A dense window's next window is dense too past this many (a stretch that opened past
+#: :data:`DENSE_LIMIT` goes on while it holds more than a few, three times what the bench
+#: corpora hold): a run of dense windows costs this many Python calls a window, not a hundred.
+DENSE_GOES_ON = 16
+#: A text with this many credential-dense windows or fewer is judged as any other (a .env file,
+#: a config, a short hostile run): only past them is the bound's cost worth its loss.
+DENSE_ALLOWANCE = 4
 
 
 class _Hyperscan:
@@ -184,14 +199,20 @@ class _Hyperscan:
     def _stretches(
         self, db: Any, name: str, data: bytes, stop: bytes,
         keep: Callable[[int, int], bool], *, first: bool = False,
-        gates: frozenset[int] = frozenset(),
+        gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
     ) -> None:
         """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
         stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
         next ``stop``). Matches come in the order of their ends, so once a stretch is hit the
         rest of it is skipped, and past :data:`_SKIPS` of them the scan resumes at its end.
         With ``first``, the scan ends at the first hit. The ``gates`` (expressions reported
-        once a scan) are always kept."""
+        once a scan) are always kept.
+
+        With ``dense``, every match is counted in its :data:`DENSE_WINDOW`: a window past
+        :data:`DENSE_LIMIT` (:data:`DENSE_GOES_ON` right after one) is appended to ``dense``
+        as a byte range that goes on to the end of its stretch (a credential-dense stretch is
+        withheld in whole lines), and the scan goes on from there, so no window costs more
+        than that many Python calls and a long line no more than one window's."""
         scratch = self._scratch(name, db)
         view = memoryview(data)
         size = len(data)
@@ -199,13 +220,29 @@ class _Hyperscan:
         hit = until = -1
         skipped = 0
         done = False
+        window = resume = -1
+        seen, limit = 0, DENSE_LIMIT
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
-            nonlocal hit, until, skipped, done
+            nonlocal hit, until, skipped, done, window, seen, resume, limit
             pos = base + end - 1
+            if dense is not None:
+                if pos // DENSE_WINDOW != window:
+                    window, seen = pos // DENSE_WINDOW, 0
+                    goes_on = dense and dense[-1][1] >= window * DENSE_WINDOW
+                    limit = DENSE_GOES_ON if goes_on else DENSE_LIMIT
+                seen += 1
+                if seen > limit:
+                    # The stretch is withheld to its line's end whatever the rest holds: the
+                    # scan goes on from there.
+                    line_end = data.find(stop, pos)
+                    resume = max(size if line_end < 0 else line_end + 1,
+                                 (window + 1) * DENSE_WINDOW)
+                    dense.append((window * DENSE_WINDOW, min(resume, size)))
+                    return True
             if hit <= pos < until and expr not in gates:
                 skipped += 1
-                return skipped > _SKIPS
+                return dense is None and skipped > _SKIPS
             if keep(expr, pos):
                 if first:
                     done = True
@@ -221,7 +258,14 @@ class _Hyperscan:
                 db.scan(view[base:], match_event_handler=on_match, scratch=scratch)
                 return
             except self.hs.ScanTerminated:
-                if done or until >= size:
+                if done:
+                    return
+                if resume >= 0:  # a dense window: on from the next one, in the same stretch
+                    base, resume = resume, -1
+                    if base >= size:
+                        return
+                    continue
+                if until >= size:
                     return
                 # Every match that ends before ``until`` was in the stretch already hit.
                 base, hit, until, skipped = until, -1, -1, 0
@@ -286,9 +330,13 @@ class _Hyperscan:
         self._stretches(self._userinfo_db(), "userinfo", data, stop, keep, first=first)
         return hits
 
-    def scan(self, data: bytes, *, keys: bool, first: bool = False) -> tuple[list[int], ...]:
+    def scan(
+        self, data: bytes, *, keys: bool, first: bool = False,
+        dense: list[tuple[int, int]] | None = None,
+    ) -> tuple[list[int], ...]:
         """Positions by kind, one a stretch for the secrets; with ``first``, the secrets stop
-        at the first (callers that only ask whether there is one)."""
+        at the first (callers that only ask whether there is one); with ``dense`` (a text's
+        search), the credential-dense windows are appended to it and left unsearched."""
         found: tuple[list[int], ...] = ([], [], [], [], [], [], [])
         kinds = self.kinds
         adds = [lst.append for lst in found]
@@ -310,7 +358,7 @@ class _Hyperscan:
         stop = JSON_STOP if keys else TEXT_STOP
         db = self.literals if keys else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
-                        gates=self.gates)
+                        gates=self.gates, dense=dense)
         secrets = found[_SECRET]
         if first and secrets:
             return found
@@ -322,6 +370,25 @@ class _Hyperscan:
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
         return found
+
+
+def _counted_dense(data: bytes) -> list[int]:
+    """The regex passes' credential-dense windows: each literal trigger counted in a window
+    (``bytes.count``, so a literal's overlapping repeats count once each run, where hyperscan
+    counts every end: the two engines may disagree on a window near the limit)."""
+    windows: list[int] = []
+    exact = [lit.encode() for lit in _EXACT]
+    any_case = [lit.encode() for lit in _ANY_CASE]
+    for w in range(0, len(data), DENSE_WINDOW):
+        part = data[w:w + DENSE_WINDOW]
+        low = part.lower()
+        seen = 0
+        for lits, within in ((exact, part), (any_case, low)):
+            for lit in lits:
+                seen += within.count(lit)
+        if seen > DENSE_LIMIT:
+            windows.append(w // DENSE_WINDOW)
+    return windows
 
 
 def _all(data: bytes, needle: bytes) -> list[int]:
@@ -532,10 +599,57 @@ def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[i
     data = text.encode("utf-8", "surrogatepass")
     positions = current.scan(data, keys=False)[_SECRET]
     positions.sort()
+    return _chars(data, text, positions)
+
+
+def dense_text_triggers(
+    text: str, using: _Hyperscan | _Regex | None = None,
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """:func:`text_triggers`, and the credential-dense stretches of ``text`` as sorted char
+    ranges (each from a :data:`DENSE_WINDOW` to at least its line's end): none when they
+    cover :data:`DENSE_ALLOWANCE` windows' bytes or less, and then every position; past
+    that, the positions inside them may be missing (the search left them)."""
+    if len(text) <= DENSE_WINDOW * DENSE_ALLOWANCE:
+        return text_triggers(text, using), []
+    current = using or engine()
+    text = fold(text)
+    data = text.encode("utf-8", "surrogatepass")
+    dense: list[tuple[int, int]] = []
+    if isinstance(current, _Regex):
+        dense = [(w * DENSE_WINDOW, min(len(data), (w + 1) * DENSE_WINDOW))
+                 for w in _counted_dense(data)]
+        positions = rules.text_positions(text)
+    else:
+        positions = current.scan(data, keys=False, dense=dense)[_SECRET]
+        if dense and _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
+            positions = current.scan(data, keys=False)[_SECRET]  # a few: searched whole
+        positions.sort()
+        positions = _chars(data, text, positions)
+    if _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
+        return positions, []
+    edges = sorted({_char_start(data, pos) for pair in dense for pos in pair})
+    at = dict(zip(edges, _chars(data, text, edges), strict=True))
+    return positions, [(at[_char_start(data, a)], at[_char_start(data, b)]) for a, b in dense]
+
+
+def _covered(ranges: list[tuple[int, int]]) -> int:
+    """The bytes that sorted ``ranges`` cover (they may meet, never overlap)."""
+    return sum(b - a for a, b in ranges)
+
+
+def _char_start(data: bytes, pos: int) -> int:
+    """``pos``, or the start of the next char when ``pos`` is inside one (UTF-8)."""
+    pos = min(pos, len(data))
+    while pos < len(data) and data[pos] & 0xC0 == 0x80:
+        pos += 1
+    return pos
+
+
+def _chars(data: bytes, text: str, positions: list[int]) -> list[int]:
+    """Byte offsets (sorted, each at a char's start) to char offsets."""
     if len(data) == len(text) or not positions:
         return positions
-    # Byte offsets to char offsets: each position is at an ASCII char (every trigger is
-    # ASCII), so the bytes between two of them decode on their own.
+    # The bytes between two positions decode on their own: each is at a char's start.
     chars: list[int] = []
     at = char = 0
     for pos in positions:
