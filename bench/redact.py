@@ -274,7 +274,7 @@ def print_worst(mb: float, now: dict[str, Any], before: dict[str, Any] | None) -
                 cells.append("error: " + "; ".join(
                     m["error"] for m in (base, got, old) if m is not None and "error" in m))
                 continue
-            cell = f"{_ms(base['median'])} "
+            cell = f"{_ms(base['median'])} {(base['peak'] + n) / n:>6.2f} "
             if old is not None:
                 cell += (f"{_ms(old['median'])} {old['median'] / base['median']:>8.1f} "
                          f"{(old['peak'] + n) / n:>6.2f} ")
@@ -335,9 +335,9 @@ def main() -> None:
     if args.worst:
         runs = ("before", "now") if args.before else ("now",)
         half = " ".join(f"{run:>10} {'x prose':>8} {'peak':>6}" for run in runs)
-        halves = [f"{'prose':>10} {half}" for _ in ("redact", "shape")]
+        halves = [f"{'prose':>10} {'peak':>6} {half}" for _ in ("redact", "shape")]
         print(f"\n{'size':>6} {'worst case':<18} {' | '.join(halves)}")
-        print(f"{'':25} redaction alone{'':40} | shape() with redaction at 4 KB"
+        print(f"{'':25} redaction alone{'':47} | shape() with redaction at 4 KB"
               "   (median times; peak: x the input)")
         for mb in args.sizes:
             before = _before(args.before, mb, args.rounds, args.worst) if args.before else None

@@ -190,3 +190,10 @@ def test_the_bound_never_shows_what_the_judge_withholds(text: str) -> None:
         judged = scan.find_spans(text)
     shown = [s for s in judged if not _covered(s, bounded)]
     assert not shown, [text[s.start : s.end][:60] for s in shown]
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.one_of(seeded_texts(), dense_beside_credentials()))
+def test_a_text_redacts_alike_from_its_own_bytes(text: str) -> None:
+    # The pipeline hands the body it decoded the text from, so the search needs no copy.
+    assert redact_text(text, data=text.encode()) == redact_text(text)

@@ -49,10 +49,13 @@ _KEYWORDS = tuple(rule.keywords[0] for rule in _MULTILINE)
 _DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f.source)
 
 
-def find_spans(text: str) -> list[Span]:
-    """The non-overlapping spans of ``text`` that must be withheld, in order."""
-    text = fold(text)  # a name spelled with a look-alike is that name; offsets stay
-    positions, dense = dense_text_triggers(text)
+def find_spans(text: str, data: bytes | None = None) -> list[Span]:
+    """The non-overlapping spans of ``text`` that must be withheld, in order (``data``, when
+    given, is ``text`` in UTF-8: the trigger search reads it)."""
+    folded = fold(text)  # a name spelled with a look-alike is that name; offsets stay
+    if folded is not text:
+        text, data = folded, None
+    positions, dense = dense_text_triggers(text, data=data)
     if not positions and not dense:
         if text[:4] not in B64_HEADS:
             return []
@@ -198,7 +201,9 @@ def _halve(
             pending.append((a, cut + 1))
 
 
-def redact_spans(text: str, *, keep_lines: bool = False) -> tuple[str, list[Span]]:
+def redact_spans(
+    text: str, *, keep_lines: bool = False, data: bytes | None = None,
+) -> tuple[str, list[Span]]:
     """``text`` with each withheld span replaced by its stub, and the spans (input offsets).
 
     With ``keep_lines``, a stub is followed by the line breaks of the span it replaces (a PEM
@@ -206,7 +211,7 @@ def redact_spans(text: str, *, keep_lines: bool = False) -> tuple[str, list[Span
     number: a text's pages, selected by ``lines=`` from its redacted view, then number lines as
     the original does, which is what the envelope and its ``next`` describe.
     """
-    spans = find_spans(text)
+    spans = find_spans(text, data)
     if not spans:
         return text, spans
     out: list[str] = []

@@ -588,32 +588,42 @@ def utf8_text_has_triggers(body: bytes) -> bool | None:
     return bool(current.scan(body, keys=False, first=True)[_SECRET])
 
 
-def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[int]:
-    """Offsets (in chars) of the credential triggers in ``text``, sorted."""
+def text_triggers(
+    text: str, using: _Hyperscan | _Regex | None = None, data: bytes | None = None,
+) -> list[int]:
+    """Offsets (in chars) of the credential triggers in ``text``, sorted (``data``, when
+    given, is the unfolded ``text`` in UTF-8)."""
     current = using or engine()
     # A Kelvin sign is a "k" to the precise rules (re.IGNORECASE), so "api_\u212aey=" is a
     # credential parameter: the folded text (same offsets) is searched (folding).
-    text = fold(text)
+    folded = fold(text)
+    if folded is not text:
+        text, data = folded, None
     if isinstance(current, _Regex):
         return rules.text_positions(text)
-    data = text.encode("utf-8", "surrogatepass")
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
     positions = current.scan(data, keys=False)[_SECRET]
     positions.sort()
     return _chars(data, text, positions)
 
 
 def dense_text_triggers(
-    text: str, using: _Hyperscan | _Regex | None = None,
+    text: str, using: _Hyperscan | _Regex | None = None, data: bytes | None = None,
 ) -> tuple[list[int], list[tuple[int, int]]]:
     """:func:`text_triggers`, and the credential-dense stretches of ``text`` as sorted char
     ranges (each from a :data:`DENSE_WINDOW` to at least its line's end): none when they
     cover :data:`DENSE_ALLOWANCE` windows' bytes or less, and then every position; past
-    that, the positions inside them may be missing (the search left them)."""
+    that, the positions inside them may be missing (the search left them). ``data``, when
+    given, is the unfolded ``text`` in UTF-8."""
     if len(text) <= DENSE_WINDOW * DENSE_ALLOWANCE:
-        return text_triggers(text, using), []
+        return text_triggers(text, using, data), []
     current = using or engine()
-    text = fold(text)
-    data = text.encode("utf-8", "surrogatepass")
+    folded = fold(text)
+    if folded is not text:
+        text, data = folded, None
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
     dense: list[tuple[int, int]] = []
     if isinstance(current, _Regex):
         dense = [(w * DENSE_WINDOW, min(len(data), (w + 1) * DENSE_WINDOW))
