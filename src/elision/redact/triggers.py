@@ -372,25 +372,6 @@ class _Hyperscan:
         return found
 
 
-def _counted_dense(data: bytes) -> list[int]:
-    """The regex passes' credential-dense windows: each literal trigger counted in a window
-    (``bytes.count``, so a literal's overlapping repeats count once each run, where hyperscan
-    counts every end: the two engines may disagree on a window near the limit)."""
-    windows: list[int] = []
-    exact = [lit.encode() for lit in _EXACT]
-    any_case = [lit.encode() for lit in _ANY_CASE]
-    for w in range(0, len(data), DENSE_WINDOW):
-        part = data[w:w + DENSE_WINDOW]
-        low = part.lower()
-        seen = 0
-        for lits, within in ((exact, part), (any_case, low)):
-            for lit in lits:
-                seen += within.count(lit)
-        if seen > DENSE_LIMIT:
-            windows.append(w // DENSE_WINDOW)
-    return windows
-
-
 def _all(data: bytes, needle: bytes) -> list[int]:
     out: list[int] = []
     pos = data.find(needle)
@@ -612,29 +593,28 @@ def dense_text_triggers(
     text: str, using: _Hyperscan | _Regex | None = None, data: bytes | None = None,
 ) -> tuple[list[int], list[tuple[int, int]]]:
     """:func:`text_triggers`, and the credential-dense stretches of ``text`` as sorted char
-    ranges (each from a :data:`DENSE_WINDOW` to at least its line's end): none when they
-    cover :data:`DENSE_ALLOWANCE` windows' bytes or less, and then every position; past
-    that, the positions inside them may be missing (the search left them). ``data``, when
-    given, is the unfolded ``text`` in UTF-8."""
-    if len(text) <= DENSE_WINDOW * DENSE_ALLOWANCE:
-        return text_triggers(text, using, data), []
+    ranges, each from a :data:`DENSE_WINDOW` to at least its line's end: none when they cover
+    :data:`DENSE_ALLOWANCE` windows' bytes or less, and then every position; past that, the
+    positions inside them may be missing (the search left them). ``data``, when given, is the
+    unfolded ``text`` in UTF-8.
+
+    The bound is hyperscan's: the regex passes keep no count of what they pass over, and
+    their patterns (supersets) count far more than its literals (a ``.env`` listing came out
+    dense), so with them a text has no dense stretch."""
     current = using or engine()
+    if len(text) <= DENSE_WINDOW * DENSE_ALLOWANCE or isinstance(current, _Regex):
+        return text_triggers(text, current, data), []
     folded = fold(text)
     if folded is not text:
         text, data = folded, None
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     dense: list[tuple[int, int]] = []
-    if isinstance(current, _Regex):
-        dense = [(w * DENSE_WINDOW, min(len(data), (w + 1) * DENSE_WINDOW))
-                 for w in _counted_dense(data)]
-        positions = rules.text_positions(text)
-    else:
-        positions = current.scan(data, keys=False, dense=dense)[_SECRET]
-        if dense and _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
-            positions = current.scan(data, keys=False)[_SECRET]  # a few: searched whole
-        positions.sort()
-        positions = _chars(data, text, positions)
+    found = current.scan(data, keys=False, dense=dense)[_SECRET]
+    if dense and _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
+        found = current.scan(data, keys=False)[_SECRET]  # a few: searched whole, as before
+    found.sort()
+    positions = _chars(data, text, found)
     if _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
         return positions, []
     edges = sorted({_char_start(data, pos) for pair in dense for pos in pair})
