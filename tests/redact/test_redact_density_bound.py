@@ -197,3 +197,23 @@ def test_the_bound_never_shows_what_the_judge_withholds(text: str) -> None:
 def test_a_text_redacts_alike_from_its_own_bytes(text: str) -> None:
     # The pipeline hands the body it decoded the text from, so the search needs no copy.
     assert redact_text(text, data=text.encode()) == redact_text(text)
+
+
+@needs_hyperscan
+def test_a_fetched_page_that_shows_a_dense_stub_says_it_is_withheld() -> None:
+    """Found writing the bound: a ``lines=`` page lists what it withholds from the stubs it
+    shows, and knew only ``[credential withheld: …]``: a page of the dense stub said nothing."""
+    from elision import Budget, shape
+    from elision.store import MemoryStore
+
+    store = MemoryStore()
+    head = "".join(f"{i:05d} INFO request served\n" for i in range(400))
+    body = (head + "api_key=abc\n" * 4000 + head).encode()
+    shaped = shape(body, Budget(1024), format="text", store=store)
+    assert shaped.envelope is not None
+    (entry,) = redact_text(body.decode()).withheld
+    at = entry["line"]
+    page = store.fetch(shaped.envelope["ref"], lines=f"{at - 2}-{at + 2}", budget=Budget(4096))
+    assert "[credential-dense text withheld:" in page.text
+    assert page.envelope is not None and not page.complete
+    assert [e["reason"] for e in page.envelope["withheld"]] == ["credential-dense"]
