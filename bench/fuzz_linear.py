@@ -276,7 +276,8 @@ def _child(call: Callable[[], object], runs: int) -> dict[str, float]:
         peak = _status_kb("VmHWM")
     except OSError:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"s": min(times), "peak": max(0, peak - base) * 1024}
+    times.sort()
+    return {"s": times[0], "median": times[len(times) // 2], "peak": max(0, peak - base) * 1024}
 
 
 def measure(call: Callable[[], object], runs: int) -> dict[str, Any]:

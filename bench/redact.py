@@ -49,9 +49,14 @@ beside prose of the same size and kind (the corpus above with no secret), in two
               over the same on prose (a text's shape reads what its budget shows, a JSON
               body is parsed: 3-30 ms a MB).
 
-Each is the best of ``--rounds`` times in a forked child, with the child's peak RSS growth
-plus the input over the input (``peak x in``). The issue's target is 2x prose's time;
-``--worst`` picks the classes (``--worst`` alone: none).
+Each is the median of ``--rounds`` times in a forked child (``x prose``: the ratio of the
+medians), with the child's peak RSS growth plus the input over the input (``peak``: x the
+input). The issue's target is 2x prose's time; ``--worst`` picks the classes (``--worst``
+alone: none). With ``--before SRC`` (a checkout's ``src``, say of ``main``), the same worst
+cases are also run by that code, in a process of its own, and shown first on each line:
+prose, the code before, this code.
+
+    .venv/bin/python bench/redact.py --sizes 1 --corpus --before ../main/src   # worst only
 """
 
 from __future__ import annotations
@@ -235,9 +240,9 @@ WORST = ["run-A", "run-b64-zeros", "pem-one-line", "run-u-escape", "run-pct", "a
          "json-strings-sk"]
 
 
-def worst_rows(mb: float, rounds: int, names: list[str]) -> None:
+def worst_rows(mb: float, rounds: int, names: list[str]) -> dict[str, dict[str, Any]]:
     """Each worst case beside prose of the same size and kind, redacted alone and shaped with
-    redaction, each in a forked child."""
+    redaction, each in a forked child: ``{name: {target: {"prose": …, "case": …}}}``."""
     from fuzz_linear import SYSTEMATIC, _target, measure, warm_up
 
     warm_up()
@@ -246,19 +251,52 @@ def worst_rows(mb: float, rounds: int, names: list[str]) -> None:
     prose = {(kind, target): measure(_target(target, payload), rounds)
              for kind, payload in prose_of.items() for target in ("redact", "shape")}
     by_name = {c.name: c for c in SYSTEMATIC}
+    out: dict[str, dict[str, Any]] = {}
     for name in names:
         payload = by_name[name].make(size)
         kind = "json" if isinstance(payload, bytes) else "text"
         n = len(payload) if isinstance(payload, bytes) else len(payload.encode())
+        out[name] = {"n": n}
+        for target in ("redact", "shape"):
+            got = measure(_target(target, payload), rounds)
+            out[name][target] = {"prose": prose[(kind, target)], "case": got}
+    return out
+
+
+def print_worst(mb: float, now: dict[str, Any], before: dict[str, Any] | None) -> None:
+    for name, row in now.items():
+        n = row["n"]
         cells = []
         for target in ("redact", "shape"):
-            got, base = measure(_target(target, payload), rounds), prose[(kind, target)]
-            if "error" in got or "error" in base:
-                cells.append(f"{got.get('error') or base.get('error')}")
+            base, got = row[target]["prose"], row[target]["case"]
+            old = before[name][target]["case"] if before else None
+            if any("error" in m for m in (base, got, old) if m is not None):
+                cells.append("error: " + "; ".join(
+                    m["error"] for m in (base, got, old) if m is not None and "error" in m))
                 continue
-            cells.append(f"{_ms(base['s'])} {_ms(got['s'])} {got['s'] / base['s']:>8.1f} "
-                         f"{(got['peak'] + n) / n:>6.2f}")
+            cell = f"{_ms(base['median'])} {(base['peak'] + n) / n:>6.2f} "
+            if old is not None:
+                cell += (f"{_ms(old['median'])} {old['median'] / base['median']:>8.1f} "
+                         f"{(old['peak'] + n) / n:>6.2f} ")
+            cell += (f"{_ms(got['median'])} {got['median'] / base['median']:>8.1f} "
+                     f"{(got['peak'] + n) / n:>6.2f}")
+            cells.append(cell)
         print(f"{_mb(mb):>6} {name:<18} {' | '.join(cells)}", flush=True)
+
+
+def _before(src: str, mb: float, rounds: int, names: list[str]) -> dict[str, Any]:
+    """The worst rows as the code under ``src`` runs them, in a process of its own."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": src}
+    done = subprocess.run(
+        [sys.executable, __file__, "--sizes", str(mb), "--rounds", str(rounds), "--corpus",
+         "--json", "--worst", *names], env=env, check=True, capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
 
 
 def _mb(mb: float) -> str:
@@ -272,24 +310,38 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--secret-every", type=int, default=2000,
                         help="one secret per this many records / lines (0: none)")
-    parser.add_argument("--corpus", nargs="+", choices=["realistic", "dense"],
-                        default=["realistic", "dense"], help="JSON lane density")
+    parser.add_argument("--corpus", nargs="*", choices=["realistic", "dense"],
+                        default=["realistic", "dense"],
+                        help="JSON lane density (--corpus alone: the worst cases only)")
     parser.add_argument("--worst", nargs="*", default=WORST,
                         help="bench/fuzz_linear.py classes beside prose (none: skip)")
+    parser.add_argument("--before", metavar="SRC",
+                        help="also run the worst cases with the elision under SRC (its src/)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # for --before
     args = parser.parse_args()
     from elision.redact.triggers import engine_name
 
+    if args.json:  # the worst rows of one size, as data, for another checkout's run
+        import json
+
+        print(json.dumps(worst_rows(args.sizes[0], args.rounds, args.worst)))
+        return
     print(f"trigger search: {engine_name()}")
-    print(f"{'size':>6} {'kind':<5} {'loads':>10} {'+sha256':>10} {'shape':>10} {'redact':>10} "
-          f"{'ratio':>6} {'ratio2':>6} {'/shape':>6}  what")
-    for mb in args.sizes:
-        measure(mb, args.rounds, args.secret_every, args.corpus)
-    if args.worst:
-        halves = [f"{'prose':>10} {target:>10} {'x prose':>8} {'peak':>6}"
-                  for target in ("redact", "shape")]
-        print(f"\n{'size':>6} {'worst case':<18} {' | '.join(halves)}   (peak: x the input)")
+    if args.corpus:
+        print(f"{'size':>6} {'kind':<5} {'loads':>10} {'+sha256':>10} {'shape':>10} "
+              f"{'redact':>10} {'ratio':>6} {'ratio2':>6} {'/shape':>6}  what")
         for mb in args.sizes:
-            worst_rows(mb, args.rounds, args.worst)
+            measure(mb, args.rounds, args.secret_every, args.corpus)
+    if args.worst:
+        runs = ("before", "now") if args.before else ("now",)
+        half = " ".join(f"{run:>10} {'x prose':>8} {'peak':>6}" for run in runs)
+        halves = [f"{'prose':>10} {'peak':>6} {half}" for _ in ("redact", "shape")]
+        print(f"\n{'size':>6} {'worst case':<18} {' | '.join(halves)}")
+        print(f"{'':25} redaction alone{'':47} | shape() with redaction at 4 KB"
+              "   (median times; peak: x the input)")
+        for mb in args.sizes:
+            before = _before(args.before, mb, args.rounds, args.worst) if args.before else None
+            print_worst(mb, worst_rows(mb, args.rounds, args.worst), before)
 
 
 if __name__ == "__main__":

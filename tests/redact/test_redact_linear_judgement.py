@@ -45,6 +45,7 @@ def _chars_judged(name: str) -> Iterator[list[int]]:
         yield seen
 
 
+@pytest.mark.usefixtures("unbounded")
 @pytest.mark.parametrize("unit", ["password=hunter2 ", "password=correcthorse "])
 def test_a_line_of_assignments_reads_each_message_to_61_words(unit: str) -> None:
     text = unit * 4000
@@ -76,6 +77,7 @@ def test_a_run_of_names_with_no_separator_is_read_once(unit: str) -> None:
     assert "x_" not in shown and "hbp_" not in shown.replace("HONEYBADGER_API_KEY=", "", 1)
 
 
+@pytest.mark.usefixtures("unbounded")
 def test_a_text_of_unclosed_containers_is_read_twice_at_most() -> None:
     text = 'secret={"a": "b", ' * 4000
     with _chars_judged("placeholder") as seen:

@@ -172,7 +172,8 @@ def _normalized(done: Any) -> tuple[bytes, list[dict[str, Any]]]:
 def _no_prefilter() -> Iterator[None]:
     """Every string and key goes to the precise rules, and every node is walked."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(scan, "text_triggers", lambda text: list(range(len(text))))
+        mp.setattr(scan, "dense_text_triggers",
+                   lambda text, data=None: (list(range(len(text))), []))
         mp.setattr("elision.redact.serialized", lambda value: None)
         yield
 

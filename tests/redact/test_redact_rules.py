@@ -101,6 +101,7 @@ def test_classify_url(url: str, rule: str | None) -> None:
     assert classify_url(url) == rule
 
 
+@pytest.mark.usefixtures("unbounded")  # the judge's reading (else the bound withholds it)
 @pytest.mark.timeout(30)
 def test_one_huge_token_with_many_triggers_stays_linear() -> None:
     # 20,000 credential parameters in one 400 KB token with no separator: each trigger must
@@ -119,6 +120,7 @@ def test_every_field_name_the_trigger_search_flags_is_a_credential_name() -> Non
     assert all(name_strength(name) for name in CREDENTIAL_FIELDS)
 
 
+@pytest.mark.usefixtures("unbounded")  # the cuts' (else the bound withholds it whole)
 def test_a_match_that_wraps_a_line_is_found_wherever_a_long_text_is_cut() -> None:
     # Long enough to be pre-filtered in pieces cut at line ends; each credential starts at a
     # line end and finishes on the next line, at every offset relative to the cuts.

@@ -42,10 +42,11 @@ from typing import TYPE_CHECKING, Any
 from elision.redact.keywords import B64_HEADS
 from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
-from elision.redact.scan import redact_spans
+from elision.redact.scan import DENSE, dense_bytes, redact_spans
 from elision.redact.triggers import body_may_need_redaction, utf8_text_has_triggers
 from elision.redact.walk import Hits, Walker, may_need_redaction, serialized
 from elision.shape.lazyjson import materialize
+from elision.shape.lines import is_utf8
 
 if TYPE_CHECKING:
     from elision.pipeline import Capture, Redacted
@@ -112,14 +113,16 @@ def redact_value(
     return Redaction(redacted, tuple(walker.withheld), walker.references)
 
 
-def redact_text(text: str) -> Redaction:
+def redact_text(text: str, *, data: bytes | None = None) -> Redaction:
     """Redact plain text: each withheld URL or secret replaced by its stub, in place.
 
     Withheld entries name the 1-based ``line`` the value started on, since a text has no path.
     Lines keep their numbers: a stub that replaces a value spanning lines (a PEM key) is
     followed by that value's line breaks, so line N of the redacted text is line N of ``text``.
+    ``data``, when given, must be ``text`` in UTF-8 (the body it was decoded from): the
+    trigger search reads it rather than a copy of its own.
     """
-    new, spans = redact_spans(text, keep_lines=True)
+    new, spans = redact_spans(text, keep_lines=True, data=data)
     if not spans:
         return Redaction(text)
     withheld: list[dict[str, Any]] = []
@@ -131,7 +134,10 @@ def redact_text(text: str) -> Redaction:
         if carriage:
             line += text.count("\r", pos, span.start) - text.count("\r\n", pos, span.start)
         pos = span.start
-        withheld.append({"line": line, "reason": span.rule})
+        entry: dict[str, Any] = {"line": line, "reason": span.rule}
+        if span.rule == DENSE:
+            entry["bytes"] = dense_bytes(text, span)
+        withheld.append(entry)
     _log(withheld)
     return Redaction(new, tuple(withheld))
 
@@ -162,7 +168,10 @@ class RedactStage:
             # to find nothing: the proxy's peak for one text result was 6x its size.
             return Redacted(capture.value, ())
         else:
-            result = redact_text(capture.body.decode("utf-8", errors="replace"))
+            # A body that is UTF-8 is the text's bytes: the search reads it, not a third copy.
+            body = capture.body
+            result = redact_text(body.decode("utf-8", errors="replace"),
+                                 data=body if is_utf8(body) else None)
         if not result.withheld:
             return Redacted(capture.value, ())
         self.keep(result.references)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from elision.redact.folding import fold
 from elision.redact.generic import STRONG, is_credential_value, name_strength
 from elision.redact.rules import is_stub
 
@@ -40,7 +41,7 @@ def is_metadata_key(key: object) -> bool:
     """Whether a member with this key, inside a credential-named object, is kept."""
     if not isinstance(key, str):
         return False
-    low = key.lower()
+    low = fold(key).lower()
     return low in METADATA_KEYS or low.endswith("name")
 
 

@@ -21,6 +21,7 @@ import re
 from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
+from elision.redact.folding import fold
 from elision.redact.kept import kept
 from elision.redact.rules import Span, is_stub
 
@@ -102,6 +103,7 @@ def name_strength(name: str) -> int:
     Read with its camel case split (``apiKey``), and, when that finds no credential and no
     cursor either, without it (``ACCESS-keY``).
     """
+    name = fold(name)  # a look-alike letter is its letter (elision.redact.folding)
     strength = _strength(words(name))
     if strength == 0:
         strength = _strength(words(name, camel=False))
@@ -482,7 +484,9 @@ _SCALAR = lazy_compile(
 )
 _KEY_AFTER = re.compile(r"[ \t]*:")
 #: A stub elision wrote (``[credential withheld: …]``, ``[ref_k3f9] …``): never a container.
-_STUB_AT = re.compile(r"\[(?:credential withheld: |withheld: |ref_[a-z0-9]+\] )")
+_STUB_AT = re.compile(
+    r"\[(?:credential withheld: |withheld: |credential-dense text withheld: |ref_[a-z0-9]+\] )"
+)
 
 
 def _bracketed(

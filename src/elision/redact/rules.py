@@ -338,11 +338,15 @@ def reference_stub(stub_id: str, mime_type: str | None, size: int | None) -> str
 
 _STUB = lazy_compile(
     r"\[(?:credential withheld: [a-z0-9-]+\]|withheld: [a-z0-9-]+\]"
+    r"|credential-dense text withheld: [0-9,]+ bytes\]"
     r"|ref_[a-z0-9]+\] [^\n]* — fetch with elision_fetch_reference)\Z"
 )
 
 
-_STUB_IN_TEXT = re.compile(r"\[(?:credential withheld|withheld): [a-z0-9-]+\]")
+_STUB_IN_TEXT = re.compile(
+    r"\[(?:(?:credential withheld|withheld): [a-z0-9-]+"
+    r"|credential-dense text withheld: [0-9,]+ bytes)\]"
+)
 
 
 def without_stubs(text: str) -> str:

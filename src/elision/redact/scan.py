@@ -20,16 +20,22 @@ from bisect import bisect_left
 
 from elision.redact.encodings import base64_text, decode_escapes
 from elision.redact.families import BY_ID
+from elision.redact.folding import fold
 from elision.redact.keywords import B64_HEADS, B64_RUN, B64_WINDOW, holds_base64_form, present
 from elision.redact.rules import Span, credential_stub
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
-from elision.redact.triggers import text_triggers
+from elision.redact.triggers import dense_text_triggers
 from elision.redact.urls import classify_url, find_signed_urls
 
 #: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise.
 CHUNK = 1 << 16
 #: The largest piece the precise rules run on once the pre-filter has flagged it.
 PIECE = 1 << 10
+#: How far a piece is read into a credential-dense stretch after it, and a stretch's last
+#: line before what follows it: a token that wraps a line is shorter.
+WRAP = 4 * PIECE
+#: The reason and rule of a credential-dense stretch withheld whole.
+DENSE = "credential-dense"
 #: Line breaks as the text shaper counts them (``bytes.splitlines``).
 _BREAKS = re.compile(r"\r\n|\r|\n")
 #: Rules whose match spans lines: run over the whole of a long text.
@@ -43,10 +49,14 @@ _KEYWORDS = tuple(rule.keywords[0] for rule in _MULTILINE)
 _DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f.source)
 
 
-def find_spans(text: str) -> list[Span]:
-    """The non-overlapping spans of ``text`` that must be withheld, in order."""
-    positions = text_triggers(text)
-    if not positions:
+def find_spans(text: str, data: bytes | None = None) -> list[Span]:
+    """The non-overlapping spans of ``text`` that must be withheld, in order (``data``, when
+    given, is ``text`` in UTF-8: the trigger search reads it)."""
+    folded = fold(text)  # a name spelled with a look-alike is that name; offsets stay
+    if folded is not text:
+        text, data = folded, None
+    positions, dense = dense_text_triggers(text, data=data)
+    if not positions and not dense:
         if text[:4] not in B64_HEADS:
             return []
         positions = [0]  # a string that is one base64 value opening with a keyword
@@ -54,21 +64,72 @@ def find_spans(text: str) -> list[Span]:
         return _merge(_precise(text, 0))
     found: list[Span] = []
     heads: list[list[int]] = [[] for _ in _MULTILINE]
-    escaped: list[int] = []
-    start, limit = 0, len(text)
-    while start < limit:
-        end = text.find("\n", start + CHUNK)
-        end = limit if end < 0 else end + 1
-        if _any(positions, start, end):
-            _halve(text, start, end, found, positions, heads, escaped)
-        start = end
+    lo, limit = 0, len(text)
+    for a, b in [*_dense_stretches(text, dense), (limit, limit)]:
+        # A stretch is left unread: what is around it is read up to it (and a line into it,
+        # for a match that wraps one), and what wraps out of it is read from its last line.
+        _judge(text, lo, a, found, positions, heads, min(limit, a + WRAP) if a < limit else a)
+        if a < b:
+            found.append(Span(a, b, DENSE))
+            _wrapping_out(text, a, b, found, heads)
+        lo = b
     _multiline(text, heads, found)
+    return _merge(found)
+
+
+def _judge(
+    text: str, lo: int, hi: int, found: list[Span], positions: list[int],
+    heads: list[list[int]], reach: int,
+) -> None:
+    """The spans in ``text[lo:hi]`` (whole lines), each piece read on to the end of the next
+    line but never past ``reach``."""
+    escaped: list[int] = []
+    start = lo
+    while start < hi:
+        end = text.find("\n", start + CHUNK, hi)
+        end = hi if end < 0 else end + 1
+        if _any(positions, start, end):
+            _halve(text, start, end, found, positions, heads, escaped, reach)
+        start = end
     if escaped:
         # A private key spelled in escapes (%2D----BEGIN, P\u0075TTY-…) over real line
         # breaks: _multiline reads keywords as written and a piece is a line or two, so the
         # rest of the text from the first such piece is read as the whole-text rules read it.
-        found.extend(_precise(text[escaped[0]:], escaped[0]))
-    return _merge(found)
+        found.extend(_precise(text[escaped[0]:reach], escaped[0]))
+
+
+def _dense_stretches(text: str, windows: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The credential-dense windows widened to whole lines, those that meet merged: the
+    stretches withheld whole, unread."""
+    stretches: list[tuple[int, int]] = []
+    for a, b in windows:
+        if stretches and b <= stretches[-1][1]:
+            continue  # inside the last stretch's lines: its line end is found already
+        start = text.rfind("\n", 0, a) + 1
+        end = text.find("\n", b)
+        end = len(text) if end < 0 else end + 1
+        if stretches and start <= stretches[-1][1]:
+            stretches[-1] = (stretches[-1][0], max(end, stretches[-1][1]))
+        else:
+            stretches.append((start, end))
+    return stretches
+
+
+def _wrapping_out(
+    text: str, a: int, b: int, found: list[Span], heads: list[list[int]],
+) -> None:
+    """The matches that open in the stretch ``text[a:b]`` and end past it: a line's (a
+    ``Bearer`` on its last line and the token on the next), read from the last :data:`WRAP`
+    chars of it, and a multi-line key's, which can only open at the last of its keywords
+    there (a key's body holds no ``-`` and no keyword)."""
+    if b >= len(text):
+        return
+    tail = max(a, b - WRAP)
+    found.extend(s for s in _precise(text[tail:min(len(text), b + WRAP)], tail) if s.end > b)
+    for rule, starts in zip(_MULTILINE, heads, strict=True):
+        at = text.rfind(rule.keywords[0], a, b)
+        if at >= 0:
+            starts.append(at)
 
 
 def _holds_escaped_key(piece: str) -> bool:
@@ -104,7 +165,7 @@ def _any(positions: list[int], start: int, end: int) -> bool:
 
 def _halve(
     text: str, start: int, end: int, found: list[Span], positions: list[int],
-    heads: list[list[int]], escaped: list[int],
+    heads: list[list[int]], escaped: list[int], reach: int,
 ) -> None:
     # A trigger never spans a line end and every piece is whole lines, so a piece holds a
     # match only if it holds a trigger's position.
@@ -124,7 +185,7 @@ def _halve(
             # line is one match, wherever the cut fell, however long that line is (a token
             # cut short would show its tail). A repeat found twice is merged.
             ahead = text.find("\n", b)
-            stop = len(text) if ahead < 0 else ahead
+            stop = min(reach, len(text) if ahead < 0 else ahead)
             piece = text[a:stop]
             found.extend(_precise(piece, a))
             if not escaped and _holds_escaped_key(piece):
@@ -140,7 +201,9 @@ def _halve(
             pending.append((a, cut + 1))
 
 
-def redact_spans(text: str, *, keep_lines: bool = False) -> tuple[str, list[Span]]:
+def redact_spans(
+    text: str, *, keep_lines: bool = False, data: bytes | None = None,
+) -> tuple[str, list[Span]]:
     """``text`` with each withheld span replaced by its stub, and the spans (input offsets).
 
     With ``keep_lines``, a stub is followed by the line breaks of the span it replaces (a PEM
@@ -148,19 +211,36 @@ def redact_spans(text: str, *, keep_lines: bool = False) -> tuple[str, list[Span
     number: a text's pages, selected by ``lines=`` from its redacted view, then number lines as
     the original does, which is what the envelope and its ``next`` describe.
     """
-    spans = find_spans(text)
+    spans = find_spans(text, data)
     if not spans:
         return text, spans
     out: list[str] = []
     pos = 0
+    # A stretch's breaks as a count where they are all "\n": a list of them was one entry a
+    # line of a credential-dense stretch.
+    plain = "\r" not in text
     for span in spans:
         out.append(text[pos:span.start])
-        out.append(credential_stub(span.rule))
-        if keep_lines:
+        out.append(dense_stub(text, span) if span.rule == DENSE else credential_stub(span.rule))
+        if keep_lines and plain:
+            if text.find("\n", span.start, span.end) >= 0:  # memchr: a count is slower
+                out.append("\n" * text.count("\n", span.start, span.end))
+        elif keep_lines:
             out.extend(_BREAKS.findall(text, span.start, span.end))
         pos = span.end
     out.append(text[pos:])
     return "".join(out), spans
+
+
+def dense_bytes(text: str, span: Span) -> int:
+    """The UTF-8 bytes of ``text[span.start:span.end]``."""
+    part = text[span.start:span.end]
+    return len(part) if part.isascii() else len(part.encode("utf-8", "surrogatepass"))
+
+
+def dense_stub(text: str, span: Span) -> str:
+    """``[credential-dense text withheld: 41,230 bytes]``: what, and how much of it."""
+    return f"[credential-dense text withheld: {dense_bytes(text, span):,} bytes]"
 
 
 def _precise(text: str, offset: int, depth: int = 0) -> list[Span]:
@@ -171,7 +251,8 @@ def _precise(text: str, offset: int, depth: int = 0) -> list[Span]:
         if holds.escapes:
             view = decode_escapes(text)
             if view is not None:
-                inner = _precise(view.text, 0, depth + 1)
+                # An escape may spell a look-alike: folded, one char for one char.
+                inner = _precise(fold(view.text), 0, depth + 1)
                 spans.extend(Span(*where, span.rule) for where, span in zip(
                     view.originals([(s.start, s.end) for s in inner]), inner, strict=True))
         # A run that opens with a keyword's head is told by its first four chars, wherever
@@ -199,7 +280,7 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
         decoded = base64_text(value)
         if decoded is None:
             continue
-        inner = _merge(_precise(decoded, 0, 1))
+        inner = _merge(_precise(fold(decoded), 0, 1))
         if inner:
             found.append(Span(run.start(), run.end(), inner[0].rule))
     return found

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from elision._hyperscan import built_with_hyperscan, database
 from elision._lazyre import lazy_compile
 from elision.redact import keywords, rules
+from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.shape.lines import is_utf8
 
@@ -85,8 +86,6 @@ _AT_SHARE = 64
 _SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT, _HEAD = range(7)
 #: A keyword's head in base64 (four chars): a trigger only where it opens a run.
 _HEADS = tuple(sorted(keywords.B64_HEADS))
-_KELVIN = "\u212a"
-_KELVIN_UTF8 = _KELVIN.encode()
 #: What ends a stretch: every caller asks whether a line (a text) or a string (a compact JSON
 #: serialization) holds a trigger, never where in it, and no trigger crosses one of these
 #: (a JSON key's literal ends at its closing quote, so its own stretch is the quote on).
@@ -95,6 +94,21 @@ JSON_STOP = b'"'
 #: Matches skipped in a stretch already known to hold a trigger before the scan is stopped
 #: and resumed at the stretch's end: a few cost less than a restart, a run of them more.
 _SKIPS = 16
+#: A text's trigger search counts the matches in each window of this many bytes (a fixed grid
+#: from the text's start) ...
+DENSE_WINDOW = 4096
+#: ... and a window that holds more than this many is credential-dense: the search stops
+#: there and goes on at the next window. The realistic corpora hold at most 66 in a window
+#: (tests/redact/benign.py's error output; its .env listing 51, the rules' table 54), the bench
+#: corpora 5; the hostile runs of bench/fuzz_linear.py 128 to 8,192.
+DENSE_LIMIT = 100
+#: A dense window's next window is dense too past this many (a stretch that opened past
+#: :data:`DENSE_LIMIT` goes on while it holds more than a few, three times what the bench
+#: corpora hold): a run of dense windows costs this many Python calls a window, not a hundred.
+DENSE_GOES_ON = 16
+#: A text with this many credential-dense windows or fewer is judged as any other (a .env file,
+#: a config, a short hostile run): only past them is the bound's cost worth its loss.
+DENSE_ALLOWANCE = 4
 
 
 class _Hyperscan:
@@ -185,14 +199,20 @@ class _Hyperscan:
     def _stretches(
         self, db: Any, name: str, data: bytes, stop: bytes,
         keep: Callable[[int, int], bool], *, first: bool = False,
-        gates: frozenset[int] = frozenset(),
+        gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
     ) -> None:
         """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
         stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
         next ``stop``). Matches come in the order of their ends, so once a stretch is hit the
         rest of it is skipped, and past :data:`_SKIPS` of them the scan resumes at its end.
         With ``first``, the scan ends at the first hit. The ``gates`` (expressions reported
-        once a scan) are always kept."""
+        once a scan) are always kept.
+
+        With ``dense``, every match is counted in its :data:`DENSE_WINDOW`: a window past
+        :data:`DENSE_LIMIT` (:data:`DENSE_GOES_ON` right after one) is appended to ``dense``
+        as a byte range that goes on to the end of its stretch (a credential-dense stretch is
+        withheld in whole lines), and the scan goes on from there, so no window costs more
+        than that many Python calls and a long line no more than one window's."""
         scratch = self._scratch(name, db)
         view = memoryview(data)
         size = len(data)
@@ -200,13 +220,29 @@ class _Hyperscan:
         hit = until = -1
         skipped = 0
         done = False
+        window = resume = -1
+        seen, limit = 0, DENSE_LIMIT
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
-            nonlocal hit, until, skipped, done
+            nonlocal hit, until, skipped, done, window, seen, resume, limit
             pos = base + end - 1
+            if dense is not None:
+                if pos // DENSE_WINDOW != window:
+                    window, seen = pos // DENSE_WINDOW, 0
+                    goes_on = dense and dense[-1][1] >= window * DENSE_WINDOW
+                    limit = DENSE_GOES_ON if goes_on else DENSE_LIMIT
+                seen += 1
+                if seen > limit:
+                    # The stretch is withheld to its line's end whatever the rest holds: the
+                    # scan goes on from there.
+                    line_end = data.find(stop, pos)
+                    resume = max(size if line_end < 0 else line_end + 1,
+                                 (window + 1) * DENSE_WINDOW)
+                    dense.append((window * DENSE_WINDOW, min(resume, size)))
+                    return True
             if hit <= pos < until and expr not in gates:
                 skipped += 1
-                return skipped > _SKIPS
+                return dense is None and skipped > _SKIPS
             if keep(expr, pos):
                 if first:
                     done = True
@@ -222,7 +258,14 @@ class _Hyperscan:
                 db.scan(view[base:], match_event_handler=on_match, scratch=scratch)
                 return
             except self.hs.ScanTerminated:
-                if done or until >= size:
+                if done:
+                    return
+                if resume >= 0:  # a dense window: on from the next one, in the same stretch
+                    base, resume = resume, -1
+                    if base >= size:
+                        return
+                    continue
+                if until >= size:
                     return
                 # Every match that ends before ``until`` was in the stretch already hit.
                 base, hit, until, skipped = until, -1, -1, 0
@@ -287,9 +330,13 @@ class _Hyperscan:
         self._stretches(self._userinfo_db(), "userinfo", data, stop, keep, first=first)
         return hits
 
-    def scan(self, data: bytes, *, keys: bool, first: bool = False) -> tuple[list[int], ...]:
+    def scan(
+        self, data: bytes, *, keys: bool, first: bool = False,
+        dense: list[tuple[int, int]] | None = None,
+    ) -> tuple[list[int], ...]:
         """Positions by kind, one a stretch for the secrets; with ``first``, the secrets stop
-        at the first (callers that only ask whether there is one)."""
+        at the first (callers that only ask whether there is one); with ``dense`` (a text's
+        search), the credential-dense windows are appended to it and left unsearched."""
         found: tuple[list[int], ...] = ([], [], [], [], [], [], [])
         kinds = self.kinds
         adds = [lst.append for lst in found]
@@ -311,7 +358,7 @@ class _Hyperscan:
         stop = JSON_STOP if keys else TEXT_STOP
         db = self.literals if keys else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
-                        gates=self.gates)
+                        gates=self.gates, dense=dense)
         secrets = found[_SECRET]
         if first and secrets:
             return found
@@ -438,6 +485,7 @@ def _compile_keys() -> tuple[Any, tuple[int, ...]]:
 
 
 _KEYS, _KEY_KIND = _compile_keys()
+_FOLDS_RE = re.compile(b"|".join(re.escape(form) for form in FOLDS_UTF8))
 
 
 def _load_engine() -> Callable[[], _Hyperscan | _Regex]:
@@ -481,6 +529,10 @@ def json_triggers(data: bytes, using: _Hyperscan | _Regex | None = None) -> Json
     secrets = found[_SECRET]
     if found[_FIELD]:
         secrets = secrets + found[_FIELD]
+    if holds_folds(data):
+        # A name may be spelled with a char that folds to its ASCII letter (folding): each
+        # string that holds one is judged, folded, as one that holds a trigger is.
+        secrets = secrets + first_per_stretch(_FOLDS_RE, data, JSON_STOP)
     secrets.sort()
     return JsonTriggers(secrets, sorted(found[_URI]), sorted(found[_PAYLOAD]),
                         sorted(found[_DISPOSITION]))
@@ -497,6 +549,8 @@ def body_may_need_redaction(body: bytes) -> bool | None:
     current = engine()
     if not isinstance(current, _Hyperscan) or (b"\\" in body and b"\\u" in body):
         return None
+    if holds_folds(body):
+        return None  # only the folded text can tell (folding)
     kinds = current.body_kinds(body)
     return bool(kinds & {_SECRET, _DISPOSITION, _FIELD}) or {_URI, _PAYLOAD} <= kinds
 
@@ -505,29 +559,87 @@ def utf8_text_has_triggers(body: bytes) -> bool | None:
     """Whether ``text_triggers(body.decode())`` finds any, told from a UTF-8 body's bytes, which
     are the ones that text would encode to: no decoded copy, no re-encoded one. ``None`` when
     only the text can tell: the regex engine, bytes that are not UTF-8 (the text would hold
-    U+FFFD where they were), or a Kelvin sign (only the text rules read it as a "k")."""
+    U+FFFD where they were), or a char that folds to an ASCII letter (only the folded text
+    holds the name it spells: :mod:`elision.redact.folding`)."""
     current = engine()
     if not isinstance(current, _Hyperscan):
         return None
-    if not body.isascii() and (_KELVIN_UTF8 in body or not is_utf8(body)):
+    if not body.isascii() and (holds_folds(body) or not is_utf8(body)):
         return None
     return bool(current.scan(body, keys=False, first=True)[_SECRET])
 
 
-def text_triggers(text: str, using: _Hyperscan | _Regex | None = None) -> list[int]:
-    """Offsets (in chars) of the credential triggers in ``text``, sorted."""
+def text_triggers(
+    text: str, using: _Hyperscan | _Regex | None = None, data: bytes | None = None,
+) -> list[int]:
+    """Offsets (in chars) of the credential triggers in ``text``, sorted (``data``, when
+    given, is the unfolded ``text`` in UTF-8)."""
     current = using or engine()
-    # The Kelvin sign lower-cases to an ASCII "k", and the precise rules (re.IGNORECASE) match
-    # it as one, so "api_\u212aey=" is a credential parameter; only str.lower() sees that.
-    if isinstance(current, _Regex) or _KELVIN in text:
+    # A Kelvin sign is a "k" to the precise rules (re.IGNORECASE), so "api_\u212aey=" is a
+    # credential parameter: the folded text (same offsets) is searched (folding).
+    folded = fold(text)
+    if folded is not text:
+        text, data = folded, None
+    if isinstance(current, _Regex):
         return rules.text_positions(text)
-    data = text.encode("utf-8", "surrogatepass")
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
     positions = current.scan(data, keys=False)[_SECRET]
     positions.sort()
+    return _chars(data, text, positions)
+
+
+def dense_text_triggers(
+    text: str, using: _Hyperscan | _Regex | None = None, data: bytes | None = None,
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """:func:`text_triggers`, and the credential-dense stretches of ``text`` as sorted char
+    ranges, each from a :data:`DENSE_WINDOW` to at least its line's end: none when they cover
+    :data:`DENSE_ALLOWANCE` windows' bytes or less, and then every position; past that, the
+    positions inside them may be missing (the search left them). ``data``, when given, is the
+    unfolded ``text`` in UTF-8.
+
+    The bound is hyperscan's: the regex passes keep no count of what they pass over, and
+    their patterns (supersets) count far more than its literals (a ``.env`` listing came out
+    dense), so with them a text has no dense stretch."""
+    current = using or engine()
+    if len(text) <= DENSE_WINDOW * DENSE_ALLOWANCE or isinstance(current, _Regex):
+        return text_triggers(text, current, data), []
+    folded = fold(text)
+    if folded is not text:
+        text, data = folded, None
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
+    dense: list[tuple[int, int]] = []
+    found = current.scan(data, keys=False, dense=dense)[_SECRET]
+    if dense and _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
+        found = current.scan(data, keys=False)[_SECRET]  # a few: searched whole, as before
+    found.sort()
+    positions = _chars(data, text, found)
+    if _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
+        return positions, []
+    edges = sorted({_char_start(data, pos) for pair in dense for pos in pair})
+    at = dict(zip(edges, _chars(data, text, edges), strict=True))
+    return positions, [(at[_char_start(data, a)], at[_char_start(data, b)]) for a, b in dense]
+
+
+def _covered(ranges: list[tuple[int, int]]) -> int:
+    """The bytes that sorted ``ranges`` cover (they may meet, never overlap)."""
+    return sum(b - a for a, b in ranges)
+
+
+def _char_start(data: bytes, pos: int) -> int:
+    """``pos``, or the start of the next char when ``pos`` is inside one (UTF-8)."""
+    pos = min(pos, len(data))
+    while pos < len(data) and data[pos] & 0xC0 == 0x80:
+        pos += 1
+    return pos
+
+
+def _chars(data: bytes, text: str, positions: list[int]) -> list[int]:
+    """Byte offsets (sorted, each at a char's start) to char offsets."""
     if len(data) == len(text) or not positions:
         return positions
-    # Byte offsets to char offsets: each position is at an ASCII char (every trigger is
-    # ASCII), so the bytes between two of them decode on their own.
+    # The bytes between two positions decode on their own: each is at a char's start.
     chars: list[int] = []
     at = char = 0
     for pos in positions:

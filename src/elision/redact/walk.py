@@ -27,9 +27,10 @@ import orjson
 from elision._lazyre import lazy_compile
 from elision.envelope import format_path
 from elision.redact.fields import withhold_inside
+from elision.redact.folding import holds_folds
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import credential_stub, may_match_bytes, without_stubs
-from elision.redact.scan import find_spans, redact_spans
+from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
 from elision.redact.triggers import json_triggers
 
@@ -70,6 +71,7 @@ def may_need_redaction(data: bytes) -> bool:
         or b'"disposition"' in data
         or (b'"uri"' in data and any(m in data for m in _PAYLOAD_MARKERS))
         or _FIELD_KEYS_LOOSE.search(data.lower()) is not None
+        or holds_folds(data)  # a look-alike may spell a name (elision.redact.folding)
     )
 
 
@@ -539,6 +541,11 @@ class Walker:
             known = (new, tuple(dict.fromkeys(span.rule for span in spans)))
             if len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
                 self._strings[text] = known
+            elif DENSE in known[1]:
+                # Too long to be kept: what a credential-dense stretch held, in bytes.
+                self._entry(path, (), DENSE, None,
+                            sum(dense_bytes(text, s) for s in spans if s.rule == DENSE))
+                known = (new, tuple(rule for rule in known[1] if rule != DENSE))
         for rule in known[1]:
             self._entry(path, (), rule, None)
         return known[0]
@@ -570,7 +577,10 @@ class Walker:
                 self._entry(path, (new,), rule, None)
         return out
 
-    def _entry(self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None) -> None:
+    def _entry(
+        self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None,
+        size: int | None = None,
+    ) -> None:
         parts: list[Any] = []
         while path is not None:
             path, part = path
@@ -580,4 +590,6 @@ class Walker:
         entry: dict[str, Any] = {"path": format_path(parts, root=self.root), "reason": reason}
         if stub_id is not None:
             entry["stub"] = stub_id
+        if size is not None:
+            entry["bytes"] = size
         self.withheld.append(entry)

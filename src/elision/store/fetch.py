@@ -70,7 +70,10 @@ _cache: tuple[str, Any, tuple[str, ...]] | None = None
 _VIEWS_MAX = 16
 _VIEWS_MAX_BYTES = 64 * 1024 * 1024
 _views: OrderedDict[str, _View] = OrderedDict()
-_STUB_IN_TEXT = re.compile(r"\[credential withheld: ([A-Za-z0-9._-]+)\]")
+_STUB_IN_TEXT = re.compile(
+    r"\[(?:credential withheld: ([A-Za-z0-9._-]+)"
+    r"|(credential-dense) text withheld: [0-9,]+ bytes)\]"  # elision.redact.scan.dense_stub
+)
 
 
 @dataclass(frozen=True)
@@ -285,7 +288,7 @@ def _stubs_in(page: bytes, lines_before: int) -> list[dict[str, Any]]:
     text = page.decode("utf-8", errors="replace")
     for match in _STUB_IN_TEXT.finditer(text):
         line = lines_before + text.count("\n", 0, match.start()) + 1
-        entries.append({"line": line, "reason": match.group(1)})
+        entries.append({"line": line, "reason": match.group(1) or match.group(2)})
     return entries
 
 

@@ -1,0 +1,30 @@
+"""Chars that Unicode case folding reads as an ASCII letter: a name spelled with one is that name.
+
+The precise rules read credential names case-insensitively, and so do programs that compare
+names with Unicode case folding: to them ``api_\\u212aey`` (a KELVIN SIGN for the ``k``) is
+``api_key``, ``pa\\u017f\\u017fword`` (LONG S) is ``password``. Each of these chars folds to
+one ASCII letter, so a folded copy of a text has the same length and offsets as the text: the
+triggers are searched and the rules run on the copy, and the spans found there are the text's.
+The chars that fold to two letters (``ß``, the ``ﬁ`` ligatures) would move offsets, and no
+regex engine here reads them as ASCII; they are not folded.
+"""
+
+from __future__ import annotations
+
+#: Each char whose case folding (or whose case-insensitive match in ``re``) is one ASCII letter.
+FOLDS = {"\u212a": "k", "\u017f": "s", "\u0131": "i"}
+#: Their UTF-8 forms, to tell from a body's bytes that a text must be folded.
+FOLDS_UTF8 = tuple(char.encode() for char in FOLDS)
+_TABLE = str.maketrans(FOLDS)
+
+
+def fold(text: str) -> str:
+    """``text`` with each of :data:`FOLDS` replaced by its ASCII letter (the same length)."""
+    if text.isascii() or not any(char in text for char in FOLDS):
+        return text
+    return text.translate(_TABLE)
+
+
+def holds_folds(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` holds one of :data:`FOLDS`."""
+    return not data.isascii() and any(form in data for form in FOLDS_UTF8)
