@@ -36,7 +36,6 @@ from elision.shape import (
     shape_body,
 )
 from elision.shape.bom import from_bom
-from elision.shape.lazyjson import parse_document
 
 if TYPE_CHECKING:
     from elision.store.base import Store
@@ -460,7 +459,10 @@ def collector_paused() -> Iterator[None]:
 
 def _parse_paused(body: bytes, shadowed: list[str]) -> Any:
     # A large body is read lazily (elision.shape.lazyjson): the stages that must see every
-    # value (a guard, a redaction walk) parse it whole themselves; shaping does not.
+    # value (a guard, a redaction walk) parse it whole themselves; shaping does not. Imported
+    # here: a text result (a shell's output) never needs the JSON readers (issue 24).
+    from elision.shape.lazyjson import parse_document
+
     if len(body) < GC_PAUSE_BYTES:
         return parse_document(body, duplicates=shadowed)
     with collector_paused():
