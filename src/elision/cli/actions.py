@@ -15,7 +15,6 @@ from elision.budget import Budget
 from elision.errors import InputError
 from elision.pipeline import DEFAULT_REDACTOR, Pipeline
 from elision.shape import Shaped, shape
-from elision.terminal import is_terminal, visible_lines
 
 #: ``elision hook claude-code --budget``: the default, below Claude Code's own cut, and the
 #: least it takes.
@@ -104,6 +103,8 @@ def print_within(text: str, budget: Budget) -> None:
     the budget is printed without one. On a terminal a body's ESC, ``\\r`` or bidi override
     would be obeyed (a line written over, the clipboard set), so there it is shown as its
     escape (:func:`elision.terminal.visible_lines`); a pipe or a file gets the bytes."""
+    from elision.terminal import is_terminal, visible_lines  # not the hook's: shape's alone
+
     if not text.endswith("\n") and budget.fits(text + "\n"):
         text += "\n"
     if is_terminal(sys.stdout):
