@@ -457,12 +457,17 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+def parse_document(body: bytes, *, duplicates: list[str] | None = None) -> Any:
+    """:func:`elision.shape.lazyjson.parse_document`, imported with the first body that may
+    be JSON: a text result (a shell's output) never loads the JSON readers (issue 24)."""
+    from elision.shape.lazyjson import parse_document as parse
+
+    return parse(body, duplicates=duplicates)
+
+
 def _parse_paused(body: bytes, shadowed: list[str]) -> Any:
     # A large body is read lazily (elision.shape.lazyjson): the stages that must see every
-    # value (a guard, a redaction walk) parse it whole themselves; shaping does not. Imported
-    # here: a text result (a shell's output) never needs the JSON readers (issue 24).
-    from elision.shape.lazyjson import parse_document
-
+    # value (a guard, a redaction walk) parse it whole themselves; shaping does not.
     if len(body) < GC_PAUSE_BYTES:
         return parse_document(body, duplicates=shadowed)
     with collector_paused():
