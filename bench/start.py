@@ -8,8 +8,10 @@ noise hits all alike. For a server it times the ``initialize`` answer and then t
 stdio, for the bundled demo server run directly (``bare``) and behind the proxy as a harness
 starts it (``proxy``: store, audit and redaction on, the store and log in a temporary folder).
 For a hook it times one answer of ``elision hook claude-code`` to a two-line Bash result and
-``elision shape`` of a 7-byte file, beside ``python -c pass`` (the floor of any Python
-command). Each line gives the median and the spread in seconds, the median CPU seconds and
+``elision shape`` of a 7-byte file, each started as ``python -m elision`` (the command
+``elision install --hook`` writes), beside ``python -c pass`` (the floor of any Python
+command), with each median's ratio to that floor's and, given ``--baseline``, to the code
+before's. Each line gives the median and the spread in seconds, the median CPU seconds and
 the median peak RSS (both from the child's own rusage; a proxy's CPU includes its server's,
 which it reaps). On a shared machine the CPU figures move less with the load than the times.
 
@@ -17,6 +19,9 @@ Both sources are compiled to bytecode first: where ``PYTHONDONTWRITEBYTECODE`` i
 this project's CI hosts) every run would otherwise compile each module of elision from source,
 which an installed package never does.
 
+``--commands-only`` leaves the servers out (a quick look at the hook and shape alone), and
+``--instructions`` also counts each command's instructions once with valgrind's callgrind, a
+figure the host's load does not move.
 ``--baseline SRC`` adds the same proxy and hook paths run from another copy of the source
 (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``), so a
 change is measured before and after in the same run. The target (issue 24): the proxy adds at
@@ -29,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -111,10 +117,25 @@ def command_time(
     return time.perf_counter() - began, cpu, peak
 
 
+def instructions(command: Sequence[str], stdin: bytes, env: dict[str, str]) -> int:
+    """Instructions the command runs, counted by valgrind's callgrind: the same on a busy host
+    as on an idle one, where times on a shared 2-core host move 2-5x with the load."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           *command], input=stdin, capture_output=True, env=env, check=True)
+    found = re.search(rb"I\s+refs:\s+([\d,]+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind gave no count for {command}: {done.stderr[-300:]!r}")
+    return int(found.group(1).replace(b",", b""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--baseline", metavar="SRC", help="another copy of src/ to compare")
+    parser.add_argument("--commands-only", action="store_true",
+                        help="time the hook and shape commands only, no server")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each command's instructions once (valgrind)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="elision-bench-start-"))
     small = work / "small.txt"
@@ -127,11 +148,11 @@ def main() -> None:
                 "--audit", str(work / f"{tag}-audit.db"), "--", *demo]
 
     def hook(tag: str) -> list[str]:
-        return [py, "-c", CLI, "hook", "claude-code", "--store", str(work / f"{tag}.db"),
-                "--audit", str(work / f"{tag}-audit.db")]
+        return [py, "-m", "elision", "hook", "claude-code", "--store",
+                str(work / f"{tag}.db"), "--audit", str(work / f"{tag}-audit.db")]
 
     def shape(tag: str) -> list[str]:
-        return [py, "-c", CLI, "shape", str(small), "--store", str(work / f"{tag}.db")]
+        return [py, "-m", "elision", "shape", str(small), "--store", str(work / f"{tag}.db")]
 
     sources: list[tuple[str, str | None]] = [("", None)]
     if args.baseline:
@@ -140,7 +161,7 @@ def main() -> None:
         where = src or str(HERE.parents[1] / "src")
         subprocess.run([py, "-m", "compileall", "-q", where], check=True,
                        stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": where})
-    servers = [("bare", demo, _env(None))] + [
+    servers = [] if args.commands_only else [("bare", demo, _env(None))] + [
         (f"proxy{label}", proxy(f"p{i}"), _env(src)) for i, (label, src) in enumerate(sources)]
     event = json.dumps(BASH_EVENT).encode()
     commands = [("python -c pass", [py, "-c", "pass"], b"", _env(None))]
@@ -158,9 +179,10 @@ def main() -> None:
         for name, command, stdin, env in commands:
             ran[name].append(command_time(command, stdin, env))
     print(f"{args.runs} runs each, round-robin; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
-    print(f"{'server':<22} {'initialize':>12} {'tools/list':>12} {'over bare':>10} "
-          f"{'÷ bare':>7} {'cpu':>9} {'peak MB':>8}")
-    bare = statistics.median(t[0] for t in started["bare"])
+    if started:
+        print(f"{'server':<22} {'initialize':>12} {'tools/list':>12} {'over bare':>10} "
+              f"{'÷ bare':>7} {'cpu':>9} {'peak MB':>8}")
+        bare = statistics.median(t[0] for t in started["bare"])
     for name, runs in started.items():
         init = statistics.median(t[0] for t in runs)
         listed = statistics.median(t[1] for t in runs)
@@ -168,13 +190,28 @@ def main() -> None:
         peak = statistics.median(t[3] for t in runs) / 1024
         print(f"{name:<22} {init:>10.3f} s {listed:>10.3f} s {init - bare:>+8.3f} s "
               f"{init / bare:>6.2f}x {cpu:>7.3f} s {peak:>8.1f}")
-    print(f"{'command':<28} {'median':>9} {'min-max':>15} {'cpu':>9} {'peak MB':>8}")
+    medians = {name: statistics.median(t for t, _, _ in timed) for name, timed in ran.items()}
+    floor = medians["python -c pass"]
+    print(f"{'command':<28} {'median':>9} {'÷ pass':>7} {'÷ before':>9} {'min-max':>15} "
+          f"{'cpu':>9} {'peak MB':>8}")
     for name, timed in ran.items():
         times = [t for t, _, _ in timed]
         cpu = statistics.median(c for _, c, _ in timed)
         peak = statistics.median(p for _, _, p in timed) / 1024
-        print(f"{name:<28} {statistics.median(times):>7.3f} s "
+        before = medians.get(f"{name} (baseline)")
+        versus = f"{medians[name] / before:>8.2f}x" if before else f"{'':>9}"
+        print(f"{name:<28} {medians[name]:>7.3f} s {medians[name] / floor:>6.1f}x {versus} "
               f"{min(times):>6.3f}-{max(times):.3f} s {cpu:>7.3f} s {peak:>8.1f}")
+    if args.instructions:
+        # After the timed runs, so each store and audit log is in the state a hook meets.
+        counted = {name: instructions(command, stdin, env)
+                   for name, command, stdin, env in commands}
+        print(f"{'command':<28} {'instructions':>14} {'÷ pass':>7} {'÷ before':>9}")
+        for name, count in counted.items():
+            before = counted.get(f"{name} (baseline)")
+            versus = f"{count / before:>8.2f}x" if before else ""
+            print(f"{name:<28} {count / 1e6:>12.1f} M {count / counted['python -c pass']:>6.1f}x "
+                  f"{versus}")
 
 
 if __name__ == "__main__":

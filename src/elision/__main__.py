@@ -1,5 +1,5 @@
 """``python -m elision``: the same command line as ``elision``."""
 
-from elision.cli import main
+from elision.cli import run
 
-main()
+run()

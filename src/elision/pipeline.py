@@ -36,7 +36,6 @@ from elision.shape import (
     shape_body,
 )
 from elision.shape.bom import from_bom
-from elision.shape.lazyjson import parse_document
 
 if TYPE_CHECKING:
     from elision.store.base import Store
@@ -456,6 +455,14 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def parse_document(body: bytes, *, duplicates: list[str] | None = None) -> Any:
+    """:func:`elision.shape.lazyjson.parse_document`, imported with the first body that may
+    be JSON: a text result (a shell's output) never loads the JSON readers (issue 24)."""
+    from elision.shape.lazyjson import parse_document as parse
+
+    return parse(body, duplicates=duplicates)
 
 
 def _parse_paused(body: bytes, shadowed: list[str]) -> Any:

@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from elision.cli import COMMANDS, main
+from support.clickpaths import command_at
 
 
 def _walk(command: click.Command, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -23,13 +24,7 @@ ALL = _walk(main)
 
 
 def _command(path: tuple[str, ...]) -> click.Command:
-    command: click.Command = main
-    for name in path:
-        assert isinstance(command, click.Group)
-        found = command.get_command(click.Context(command), name)
-        assert found is not None
-        command = found
-    return command
+    return command_at(path)
 
 
 def test_every_planned_command_that_exists_is_listed() -> None:

@@ -22,6 +22,12 @@ import pytest
 
 HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "rich", "psycopg", "psycopg_pool",
          "starlette", "uvicorn", "jinja2", "jsonschema", "anyio", "httpx", "cryptography")
+#: Modules of elision and below that a small text result never uses: the JSON readers
+#: (lazyjson over msgspec: a shell's output is not JSON), what serves a fetch (the selectors)
+#: and the audit verifier. Each was loaded at import by a module on the path (the pipeline,
+#: the redactor, the store's base class, the audit log's opener): 10-20% of the hook's start.
+UNUSED = ("msgspec", "elision.shape.lazyjson", "elision.shape.jsonparse", "elision.store.fetch",
+          "elision.store.select", "elision.audit.verify")
 #: Runs the CLI, then (at exit, after click's sys.exit) prints what was loaded as JSON.
 PROBE = """
 import atexit, json, sys
@@ -29,35 +35,59 @@ def report():
     from elision.redact.families import FAMILIES
     print(json.dumps({
         "loaded": sorted({m.split(".")[0] for m in sys.modules}),
+        "modules": sorted(sys.modules),
         "compiled": [f.id for f in FAMILIES if "pattern" in vars(f)],
     }), file=sys.stderr)
 atexit.register(report)
 sys.argv = ["elision", *sys.argv[1:]]
-from elision.cli import main
-main()
+{entry}
 """
+#: How the command is started: as the click group (tests, the old way), or as the executable
+#: and ``python -m elision`` start it (what `elision install --hook` writes).
+ENTRIES = {
+    "click group": "from elision.cli import main; main()",
+    "executable": "import runpy; runpy.run_module('elision', run_name='__main__')",
+}
 BASH_EVENT = {"session_id": "start-path", "hook_event_name": "PostToolUse", "tool_name": "Bash",
               "tool_input": {"command": "ls"},
               "tool_response": {"stdout": "a.txt\nb.txt\n", "stderr": "", "interrupted": False}}
 
 
-def loaded_by(args: list[str], stdin: bytes = b"") -> dict[str, list[str]]:
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], input=stdin,
+def loaded_by(args: list[str], stdin: bytes = b"", entry: str = "click group"
+              ) -> dict[str, list[str]]:
+    probe = PROBE.replace("{entry}", ENTRIES[entry])
+    done = subprocess.run([sys.executable, "-c", probe, *args], input=stdin,
                           capture_output=True, timeout=120, check=True)
     report: dict[str, list[str]] = json.loads(done.stderr.decode().strip().splitlines()[-1])
     return report
 
 
-@pytest.mark.parametrize("command", ["shape", "hook"])
-def test_a_small_result_loads_nothing_heavy(tmp_path: Path, command: str) -> None:
+def small_call(tmp_path: Path, command: str, entry: str) -> dict[str, list[str]]:
     if command == "shape":
         small = tmp_path / "small.txt"
         small.write_bytes(b"hello\n\n")
-        report = loaded_by(["shape", str(small), "--store", str(tmp_path / "store.db")])
-    else:
-        report = loaded_by(["hook", "claude-code", "--store", str(tmp_path / "store.db"),
-                            "--audit", str(tmp_path / "audit.db")],
-                           json.dumps(BASH_EVENT).encode())
+        return loaded_by(["shape", str(small), "--store", str(tmp_path / "store.db")],
+                         entry=entry)
+    return loaded_by(["hook", "claude-code", "--store", str(tmp_path / "store.db"),
+                      "--audit", str(tmp_path / "audit.db")], json.dumps(BASH_EVENT).encode(),
+                     entry=entry)
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize("command", ["shape", "hook"])
+def test_a_small_result_loads_nothing_heavy(tmp_path: Path, command: str, entry: str) -> None:
+    report = small_call(tmp_path, command, entry)
     assert sorted(set(HEAVY) & set(report["loaded"])) == []
     # Red before: the table compiled all 225 patterns as it loaded.
     assert report["compiled"] == []
+    # Red before: every one of them was loaded.
+    assert sorted(set(UNUSED) & set(report["modules"])) == []
+
+
+@pytest.mark.parametrize("command", ["shape", "hook"])
+def test_the_executable_answers_a_small_result_without_click(tmp_path: Path,
+                                                            command: str) -> None:
+    """click and the command group were a tenth of the hook's start (issue 24); red before:
+    ``python -m elision`` built the click group for every call."""
+    report = small_call(tmp_path, command, "executable")
+    assert [m for m in ("click", "elision.cli.group") if m in report["modules"]] == []

@@ -3,13 +3,19 @@
 Each command lives in its own module here and only parses its options, calls one library
 function and turns an :class:`~elision.errors.ElisionError` into a one-line message and an exit
 code. Commands are loaded lazily so that ``elision shape`` does not import the MCP SDK.
+
+``main`` is the click group (:mod:`elision.cli.group`), made on first use; ``run`` is the
+``elision`` executable and ``python -m elision``: the two commands a harness runs on every
+tool call, ``elision hook claude-code`` and ``elision shape``, are answered without loading
+click when their arguments are plain (:mod:`elision.cli.entry`, issue 24).
 """
 
 from __future__ import annotations
 
-import importlib
+from typing import TYPE_CHECKING, Any
 
-import click
+if TYPE_CHECKING:
+    from elision.cli.group import main
 
 #: command name -> "module:attribute" under elision.cli
 COMMANDS: dict[str, str] = {
@@ -29,44 +35,19 @@ COMMANDS: dict[str, str] = {
 }
 
 
-class _LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name in COMMANDS if self._load(name) is not None)
+def run() -> None:
+    """The ``elision`` command (:mod:`elision.cli.entry`)."""
+    from elision.cli.entry import run as run_entry
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        return self._load(cmd_name)
-
-    @staticmethod
-    def _load(name: str) -> click.Command | None:
-        target = COMMANDS.get(name)
-        if target is None:
-            return None
-        module_name, _, attr = target.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:  # that command is not built yet
-                return None
-            raise
-        command = getattr(module, attr)
-        assert isinstance(command, click.Command)
-        return command
+    run_entry()
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="elision")
-def main() -> None:
-    """elision: make tool results fit a size budget honestly.
+def __getattr__(name: str) -> Any:
+    if name == "main":
+        from elision.cli.group import main as group
 
-    A result that was cut never looks complete, what was cut can be fetched, and credentials in
-    results never reach the model.
+        return group
+    raise AttributeError(f"module 'elision.cli' has no attribute {name!r}")
 
-    \b
-    Exit status:
-      0  done
-      1  the operation was tried and failed, or its answer is no: a ref not kept, a store,
-         audit log or server that cannot be reached, a log that does not verify, a lint FAIL
-      2  elision was asked in a form it cannot read and did nothing: an unknown option, a
-         flag value such as a budget below 512 or --listen without a port, a selector, a
-         config file or key that does not parse, a body not in the --format asked for
-    """
+
+__all__ = ["COMMANDS", "main", "run"]

@@ -8,8 +8,6 @@ import sys
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-import click
-
 from elision.errors import (
     BudgetError,
     ElisionError,
@@ -55,7 +53,10 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
         except ElisionError as exc:
             # Redacted: a message may quote a config value or what a server sent. Imported
             # here: the redactor costs every command's start, --help's too, and is needed
-            # only once something failed.
+            # only once something failed; click too, which a hook answering by
+            # elision.cli.entry never loads otherwise (issue 24).
+            import click
+
             from elision.redact.messages import redact_message
             from elision.terminal import visible
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from elision.cli._common import reports_errors
-from elision.errors import InputError
+from elision.cli.actions import HOOK_BUDGET, HOOK_BUDGET_MIN, claude_code_answer
 
 
 @click.group("hook")
@@ -17,7 +16,8 @@ def hook_group() -> None:
 
 
 @hook_group.command("claude-code")
-@click.option("--budget", type=click.IntRange(min=512), default=24_000, show_default=True,
+@click.option("--budget", type=click.IntRange(min=HOOK_BUDGET_MIN), default=HOOK_BUDGET,
+              show_default=True,
               help="Bytes each tool result may take (below Claude Code's own cut).")
 @click.option("--store", metavar="PATH|URL", help="Where cut bodies are kept (default: "
               "elision's store.db).")
@@ -35,33 +35,7 @@ def claude_code_hook(budget: int, store: str | None, audit: str | None,
       {"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [
         {"type": "command", "command": "elision hook claude-code"}]}]}}
     """
-    from elision.adapters.claude_hook import respond
-    from elision.budget import Budget
-    from elision.pipeline import Pipeline
-    from elision.store import open_store
-
-    try:
-        event = json.loads(sys.stdin.buffer.read() or b"null")
-    except ValueError as exc:
-        raise InputError(f"the hook's stdin is not JSON ({exc}); Claude Code sends one "
-                         "PostToolUse event as a JSON object") from None
-    if not isinstance(event, dict):
-        raise InputError("the hook's stdin is not a JSON object; Claude Code sends one "
-                         "PostToolUse event as a JSON object")
-    auditor = None
-    kept = open_store(store)
-    if not no_audit:
-        from elision.audit.opener import open_audit_log
-        from elision.audit.stage import LogAuditor
-
-        # With the store, as the proxy's: `elision view` shows what the model saw of the call.
-        auditor = LogAuditor(open_audit_log(audit), session_id=event.get("session_id"),
-                             store=kept)
-    pipeline = Pipeline(budget=Budget(budget), store=kept, auditor=auditor)
-    try:
-        answer = respond(event, pipeline)
-    finally:
-        if auditor is not None:
-            auditor.close()  # the bodies it keeps are written before the hook exits
+    answer = claude_code_answer(sys.stdin.buffer.read(), budget=budget, store=store,
+                                audit=audit, no_audit=no_audit)
     if answer is not None:
-        click.echo(json.dumps(answer, ensure_ascii=False))
+        click.echo(answer)

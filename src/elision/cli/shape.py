@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
-from elision.budget import UNITS, Budget
+from elision.budget import UNITS
 from elision.cli._common import reports_errors
-from elision.errors import InputError
-from elision.pipeline import DEFAULT_REDACTOR
-from elision.shape import FORMATS, Shaped, shape
-from elision.terminal import is_terminal, safe_text, visible, visible_lines
-
-#: ``--format auto`` on a file trusts a known extension before sniffing the bytes.
-EXTENSION_FORMATS = {
-    ".json": "json", ".csv": "csv", ".ndjson": "ndjson", ".jsonl": "ndjson",
-    ".log": "text", ".txt": "text",
-}
+from elision.cli.actions import SHAPE_BUDGET, shape_and_print
+from elision.shape import FORMATS, Shaped
+from elision.terminal import safe_text, visible
 
 STORE_HELP = (
     "The content store: a SQLite file path, or a postgresql:// URL shared by replicas. "
@@ -43,7 +34,7 @@ def budget_options(func: Any) -> Any:
         help="What the budget counts: UTF-8 bytes, Unicode chars, or tokens.",
     )(func)
     return click.option(
-        "--budget", "-b", type=int, default=8192, show_default=True,
+        "--budget", "-b", type=int, default=SHAPE_BUDGET, show_default=True,
         help="The most the output may take, in --unit.",
     )(func)
 
@@ -70,49 +61,10 @@ def shape_command(
     A cut result says what was cut, shown-of-total, and how to fetch the rest with
     `elision fetch`. Signed URLs, tokens and keys are withheld as stubs unless --no-redact.
     """
-    body = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-    if not body or body.isspace():  # not body.strip(): that copied the whole body
-        # Whatever the format: a blank line on stdout and exit 0 would pass for a result.
-        where = "stdin" if file == "-" else repr(file)
-        raise InputError(
-            f"the body from {where} is empty ({len(body):,} bytes, none but whitespace): "
-            "there is nothing to shape; check that the tool or command wrote its result"
-        )
-    if fmt == "auto" and file != "-":
-        fmt = EXTENSION_FORMATS.get(Path(file).suffix.lower(), "auto")
-    limit = Budget(budget, unit)  # type: ignore[arg-type]  # click.Choice checked it
-    redactor = None if no_redact else DEFAULT_REDACTOR
-    if no_store:
-        shaped = shape(body, limit, format=fmt, redactor=redactor)  # type: ignore[arg-type]
-    else:
-        from elision.store import open_store
-
-        store = open_store(store_spec)
-        try:
-            shaped = shape(body, limit, format=fmt, store=store,  # type: ignore[arg-type]
-                           redactor=redactor)
-        finally:
-            store.close()
-    print_within(shaped.text, limit)
+    shaped = shape_and_print(file, budget=budget, unit=unit, fmt=fmt, no_store=no_store,
+                             store_spec=store_spec, no_redact=no_redact)
     if explain:
         print_explanation(shaped)
-
-
-def print_within(text: str, budget: Budget) -> None:
-    """Write ``text`` to stdout as UTF-8: exactly to a pipe or a file, what the budget bounds;
-    to a terminal, with the body's control characters made visible.
-
-    The line end a terminal wants is added only when it still fits, so a result exactly at
-    the budget is printed without one. On a terminal a body's ESC, ``\\r`` or bidi override
-    would be obeyed (a line written over, the clipboard set), so there it is shown as its
-    escape (:func:`elision.terminal.visible_lines`); a pipe or a file gets the bytes."""
-    if not text.endswith("\n") and budget.fits(text + "\n"):
-        text += "\n"
-    if is_terminal(sys.stdout):
-        text = visible_lines(text)
-    sys.stdout.flush()  # anything written as text before goes first
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.buffer.flush()
 
 
 def print_explanation(shaped: Shaped) -> None:

@@ -9,7 +9,8 @@ import click
 
 from elision.budget import Budget
 from elision.cli._common import reports_errors
-from elision.cli.shape import STORE_HELP, budget_options, no_redact_option, print_within
+from elision.cli.actions import print_within
+from elision.cli.shape import STORE_HELP, budget_options, no_redact_option
 from elision.errors import ElisionError, RefNotFound, StoreError
 from elision.store import default_store_path, open_store
 from elision.store.base import OWNER_SCOPE, Store, not_found

@@ -45,7 +45,6 @@ from elision.redact.rules import is_stub
 from elision.redact.scan import DENSE, dense_bytes, redact_spans
 from elision.redact.triggers import body_may_need_redaction, utf8_text_has_triggers
 from elision.redact.walk import Hits, Walker, may_need_redaction, serialized
-from elision.shape.lazyjson import materialize
 from elision.shape.lines import is_utf8
 
 if TYPE_CHECKING:
@@ -97,6 +96,8 @@ def redact_value(
     """
     if body is not None and body_may_need_redaction(body) is False:
         return Redaction(value)  # one pass over the raw body said so: nothing to serialize
+    from elision.shape.lazyjson import materialize  # not on a text's path (issue 24)
+
     value = materialize(value)  # a lazily read body is walked whole (elision.shape.lazyjson)
     data = serialized(value)
     hits = Hits(data) if data is not None else None

@@ -295,3 +295,32 @@ def corrupted(ref: str, expected: str, actual: str) -> IntegrityError:
         f"the body under ref {quoted(ref)} no longer matches its digest (stored sha256={expected}, "
         f"now {actual}); it will not be served: shape the tool result again"
     )
+
+
+class PagedStore:
+    """``fetch`` for every backend: read the body (digest-checked), then shape the page.
+
+    A backend provides ``_read(ref, scope) -> (body, info)``.
+    """
+
+    def _read(self, ref: str, scope: str | None) -> tuple[bytes, RefInfo]:
+        raise NotImplementedError
+
+    def fetch(
+        self,
+        ref: str,
+        *,
+        path: str | None = None,
+        lines: str | None = None,
+        byte_range: str | None = None,
+        budget: Budget = DEFAULT_FETCH_BUDGET,
+        scope: str | None = None,
+        redact: bool = True,
+    ) -> Shaped:
+        # Imported here: the selectors and the JSON readers a page needs cost every short
+        # command's start (a hook that only keeps a body), and only a fetch uses them.
+        from elision.store.fetch import shape_page
+
+        body, info = self._read(ref, scope)
+        return shape_page(body, ref=ref, sha256=info.sha256, format=info.format, budget=budget,
+                          path=path, lines=lines, byte_range=byte_range, redact=redact)

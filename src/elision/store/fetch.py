@@ -48,7 +48,6 @@ from elision.errors import BudgetError, InputError, SelectorError, quoted
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
 from elision.shape.lazyjson import OBJECTS, is_lazy, parse_document
-from elision.store.base import DEFAULT_FETCH_BUDGET, RefInfo
 from elision.store.select import (
     VALID_PATH_FORMS,
     Key,
@@ -121,31 +120,6 @@ def remember_view(
             len(_views) > 1 and sum(v.size for v in _views.values()) > _VIEWS_MAX_BYTES
         ):
             _views.popitem(last=False)
-
-
-class PagedStore:
-    """``fetch`` for every backend: read the body (digest-checked), then shape the page.
-
-    A backend provides ``_read(ref, scope) -> (body, info)``.
-    """
-
-    def _read(self, ref: str, scope: str | None) -> tuple[bytes, RefInfo]:
-        raise NotImplementedError
-
-    def fetch(
-        self,
-        ref: str,
-        *,
-        path: str | None = None,
-        lines: str | None = None,
-        byte_range: str | None = None,
-        budget: Budget = DEFAULT_FETCH_BUDGET,
-        scope: str | None = None,
-        redact: bool = True,
-    ) -> Shaped:
-        body, info = self._read(ref, scope)
-        return shape_page(body, ref=ref, sha256=info.sha256, format=info.format, budget=budget,
-                          path=path, lines=lines, byte_range=byte_range, redact=redact)
 
 
 def shape_page(

@@ -16,6 +16,7 @@ from elision.store.base import (
     DEFAULT_QUOTA_BYTES,
     DEFAULT_TTL,
     GcResult,
+    PagedStore,
     RefInfo,
     Retention,
     StoreStats,
@@ -28,7 +29,6 @@ from elision.store.base import (
     scope_allows,
     scope_key,
 )
-from elision.store.fetch import PagedStore
 
 
 @dataclass

@@ -27,6 +27,7 @@ from elision.store.base import (
     DEFAULT_TTL,
     GcResult,
     MiB,
+    PagedStore,
     RefInfo,
     Retention,
     StoreStats,
@@ -39,7 +40,6 @@ from elision.store.base import (
     scope_allows,
     scope_key,
 )
-from elision.store.fetch import PagedStore
 from elision.store.pgpool import Conn, PgConnector, lock_key, migrate, one
 
 #: 1 MiB chunks: PostgreSQL toasts a bytea anyway; smaller rows keep memory per row low.

@@ -29,6 +29,7 @@ from elision.store.base import (
     DEFAULT_TTL,
     GcResult,
     MiB,
+    PagedStore,
     RefInfo,
     Retention,
     StoreStats,
@@ -43,7 +44,6 @@ from elision.store.base import (
     scope_key,
 )
 from elision.store.bodyfiles import FILE_BYTES, BodyFiles
-from elision.store.fetch import PagedStore
 
 #: 4 MiB chunks: big enough that a 100 MB body is 25 rows, small enough to stay off the limit.
 CHUNK_BYTES = 4 * MiB
