@@ -19,13 +19,16 @@ def hook_group() -> None:
 @hook_group.command("claude-code")
 @click.option("--budget", type=click.IntRange(min=512), default=24_000, show_default=True,
               help="Bytes each tool result may take (below Claude Code's own cut).")
+@click.option("--lines", type=click.IntRange(min=8), default=None,
+              help="The most lines each tool result may have, for a harness that cuts by lines "
+                   "too (OpenCode keeps 2,000); default: no cap.")
 @click.option("--store", metavar="PATH|URL", help="Where cut bodies are kept (default: "
               "elision's store.db).")
 @click.option("--audit", metavar="PATH|URL", help="The audit log to append to (default: "
               "audit.db beside the store).")
 @click.option("--no-audit", is_flag=True, help="Write no audit log.")
 @reports_errors
-def claude_code_hook(budget: int, store: str | None, audit: str | None,
+def claude_code_hook(budget: int, lines: int | None, store: str | None, audit: str | None,
                      no_audit: bool) -> None:
     """Read one PostToolUse event on stdin; answer with the shaped result when it had to be cut
     or something withheld, and with nothing when it fits as it is.
@@ -57,7 +60,7 @@ def claude_code_hook(budget: int, store: str | None, audit: str | None,
         # With the store, as the proxy's: `elision view` shows what the model saw of the call.
         auditor = LogAuditor(open_audit_log(audit), session_id=event.get("session_id"),
                              store=kept)
-    pipeline = Pipeline(budget=Budget(budget), store=kept, auditor=auditor)
+    pipeline = Pipeline(budget=Budget(budget, lines=lines), store=kept, auditor=auditor)
     try:
         answer = respond(event, pipeline)
     finally:
