@@ -263,7 +263,7 @@ def _fit_lines(shaper: Callable[[int], Shaped], budget: Budget, over: Shaped) ->
         if stepping:
             # Room for a header and a marker line, so one step is most often enough.
             mid = max(0, min(hi - 1, hi * (cap - 2) // lines))
-        elif hi - lo <= max(16, lo // 64):
+        elif hi - lo <= max(16, lo // 256):
             break
         else:
             mid = (lo + hi) // 2
