@@ -60,7 +60,8 @@ class Budget:
                 f"below that not even the envelope that says what was cut fits"
             )
         if self.lines is not None and (
-            isinstance(self.lines, bool) or not isinstance(self.lines, int)
+            isinstance(self.lines, bool)
+            or not isinstance(self.lines, int)
             or self.lines < MINIMUM_LINES
         ):
             raise BudgetError(

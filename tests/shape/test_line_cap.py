@@ -29,11 +29,15 @@ def shaped_lines(text: str, budget: Budget) -> tuple[str, bool]:
 
 
 # Lines drawn short and often empty: the many-lines-few-bytes texts a line cap is for.
-_line = st.one_of(st.just(""), st.text(alphabet="ab \t✓", max_size=6),
-                  st.text(alphabet="xyz", min_size=50, max_size=400))
+_line = st.one_of(
+    st.just(""),
+    st.text(alphabet="ab \t✓", max_size=6),
+    st.text(alphabet="xyz", min_size=50, max_size=400),
+)
 texts = st.builds(
     lambda lines, eol, last: eol.join(lines) + (eol if last else ""),
-    st.lists(_line, min_size=1, max_size=3_000), st.sampled_from(["\n", "\r\n", "\r"]),
+    st.lists(_line, min_size=1, max_size=3_000),
+    st.sampled_from(["\n", "\r\n", "\r"]),
     st.booleans(),
 )
 
@@ -57,10 +61,13 @@ def test_a_shaped_text_never_has_more_lines_than_the_cap(text: str, cap: int, li
         assert out.startswith("[elision] partial")  # cut: it says so first
 
 
-@given(lines=st.lists(st.text(alphabet="abc", max_size=3), min_size=2, max_size=400),
-       cap=st.integers(MINIMUM_LINES, 200))
+@given(
+    lines=st.lists(st.text(alphabet="abc", max_size=3), min_size=2, max_size=400),
+    cap=st.integers(MINIMUM_LINES, 200),
+)
 def test_a_json_text_of_many_lines_is_shaped_to_one_compact_line(
-        lines: list[str], cap: int) -> None:
+    lines: list[str], cap: int
+) -> None:
     """Pretty-printed JSON that fits the bytes but not the lines goes out compact, whole."""
     doc = {"rows": lines, "total": len(lines)}
     text = json.dumps(doc, indent=1)
@@ -74,24 +81,27 @@ def log(n: int, line: str = "ok", eol: str = "\n") -> str:
     return eol.join([*(f"{line} {i}" for i in range(1, n)), "VERDICT: 3 failures"])
 
 
-@pytest.mark.parametrize(("text", "cap", "whole"), [
-    # exactly the cap: as it came
-    (log(1_000), 1_000, True),
-    # one line over: cut, with its header and its last line
-    (log(1_001), 1_000, False),
-    # a last newline opens one more (empty) line, as split("\n") counts it
-    (log(1_000) + "\n", 1_000, False),
-    (log(999) + "\n", 1_000, True),
-    # CRLF endings count once each
-    (log(1_000, eol="\r\n"), 1_000, True),
-    (log(1_001, eol="\r\n"), 1_000, False),
-    # a lone \r ends no line for these harnesses: one line, however many \r
-    (log(5_000, eol="\r"), 1_000, True),
-    # one giant line: one line, cut by bytes alone
-    ("x" * 100_000, MINIMUM_LINES, False),
-    # empty lines only
-    ("\n" * 5_000, MINIMUM_LINES, False),
-])
+@pytest.mark.parametrize(
+    ("text", "cap", "whole"),
+    [
+        # exactly the cap: as it came
+        (log(1_000), 1_000, True),
+        # one line over: cut, with its header and its last line
+        (log(1_001), 1_000, False),
+        # a last newline opens one more (empty) line, as split("\n") counts it
+        (log(1_000) + "\n", 1_000, False),
+        (log(999) + "\n", 1_000, True),
+        # CRLF endings count once each
+        (log(1_000, eol="\r\n"), 1_000, True),
+        (log(1_001, eol="\r\n"), 1_000, False),
+        # a lone \r ends no line for these harnesses: one line, however many \r
+        (log(5_000, eol="\r"), 1_000, True),
+        # one giant line: one line, cut by bytes alone
+        ("x" * 100_000, MINIMUM_LINES, False),
+        # empty lines only
+        ("\n" * 5_000, MINIMUM_LINES, False),
+    ],
+)
 def test_line_cap_edges(text: str, cap: int, whole: bool) -> None:
     out, complete = shaped_lines(text, Budget(48_000, lines=cap))
     assert line_count(out) <= cap
