@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from elision.budget import Budget
+from elision.install.harnesses import HARNESSES
 from elision.store import open_store
 from elision.store.base import OWNER_SCOPE
 from harness import received
@@ -164,15 +165,17 @@ def result_of(spec: Spec, record: dict[str, Any], index: int = 0) -> received.Ev
     return seen.results[index]
 
 
-def proxy_page(record: dict[str, Any], next_args: dict[str, str], budget: int) -> str:
+def proxy_page(record: dict[str, Any], next_args: dict[str, str], budget: int,
+               lines: int | None = None) -> str:
     """The page the proxy's store gives for a fetch, read as its owner (what ``elision fetch``
-    prints; read here in the test's own process, one process start fewer a harness)."""
+    prints; read here in the test's own process, one process start fewer a harness), within
+    the harness's line cap as the proxy gives it."""
     ctx: Ctx = record["ctx"]
     store = open_store(str(ctx.store))
     try:
         page = store.fetch(next_args["ref"], path=next_args.get("path"),
                            lines=next_args.get("lines"), byte_range=next_args.get("bytes"),
-                           budget=Budget(budget, "bytes"), scope=OWNER_SCOPE)
+                           budget=Budget(budget, "bytes", lines=lines), scope=OWNER_SCOPE)
     finally:
         store.close()
     return page.text
@@ -260,6 +263,9 @@ def test_a_large_log_reaches_the_model_with_its_header_first_and_its_last_line(
         after.append(body.pop())
     assert body[-1].strip() == LOG_VERDICT
     assert len([x for x in body if marker in x]) == (b - a + 1) + (d - c + 1) - 1
+    cap = HARNESSES[spec.target].lines
+    if cap is not None and tool == "short_log":  # the cap used, not a smaller share of it
+        assert 0.9 * cap < d - c + 1 + b - a + 1 <= cap, (header.group(0), cap)
 
 
 @pytest.mark.parametrize("tool", [pytest.param("deploy_config", marks=FULL_ONLY)])
@@ -281,7 +287,7 @@ def test_elision_fetch_gives_the_model_the_page_the_proxy_gives(
     assert args is not None, first[:300]
     page = result_of(spec, record, 1)
     assert page.name == spec.tool_name("elision_fetch"), page.name
-    proxy = proxy_page(record, args, spec.budget)
+    proxy = proxy_page(record, args, spec.budget, HARNESSES[spec.target].lines)
     assert proxy in page.text and len(page.text) - len(proxy) < 200, (
         f"the model got {page.text[:300]!r}, the proxy gives {proxy[:300]!r}")
     assert AWS_KEY not in received.turns(record).everything

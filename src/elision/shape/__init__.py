@@ -240,8 +240,8 @@ def _fit_size(shaper: Callable[[int], Shaped], budget: Budget) -> Shaped:
 
 
 #: Shaper calls spent meeting a line cap after the first: a few proportional steps down, then
-#: halving the gap between a byte limit whose output is within the cap and one whose is not.
-_LINE_STEPS = 16
+#: narrowing the gap between a byte limit whose output is within the cap and one whose is not.
+_LINE_STEPS = 24
 
 
 def _fit_lines(shaper: Callable[[int], Shaped], budget: Budget, over: Shaped) -> Shaped:
@@ -249,34 +249,41 @@ def _fit_lines(shaper: Callable[[int], Shaped], budget: Budget, over: Shaped) ->
     lines are within ``budget.lines``: a shaper shows fewer lines at a smaller limit.
 
     A smaller byte limit measures within the budget too, so lines are what is searched: first
-    down in proportion to the excess, then by halving the gap between a limit known to be within
-    the cap (or too small to shape at all) and one known to be over it. Below the budget's
-    minimum a text shaper still says what it cut (its header alone at the very least), which is
-    how a body of empty lines meets a small cap; a JSON shaper refuses a limit its envelope
-    does not fit, and the search goes up from there.
+    down in proportion to the excess, then between a limit known to be within the cap (or too
+    small to shape at all) and one known to be over it, where the lines' count says (shown
+    lines grow about in proportion to the limit), every other step halving the gap so that a
+    text of uneven lines still narrows it. It stops once the cap is all but used. Below the
+    budget's minimum a text shaper still says what it cut (its header alone at the very least),
+    which is how a body of empty lines meets a small cap; a JSON shaper refuses a limit its
+    envelope does not fit, and the search goes up from there.
     """
     cap = budget.lines
     assert cap is not None
-    hi, lines = utf8_len(over.text), line_count(over.text)
-    lo, best, stepping = -1, None, True
-    for _ in range(_LINE_STEPS):
+    hi, hi_lines = utf8_len(over.text), line_count(over.text)
+    lo, lo_lines, best, stepping = -1, 0, None, True
+    for step in range(_LINE_STEPS):
         if stepping:
             # Room for a header and a marker line, so one step is most often enough.
-            mid = max(0, min(hi - 1, hi * (cap - 2) // lines))
-        elif hi - lo <= max(16, lo // 256):
+            mid = max(0, min(hi - 1, hi * (cap - 2) // hi_lines))
+        elif hi - lo <= max(16, lo // 256) or (best is not None and lo_lines >= cap - cap // 128):
             break
+        elif step % 2 and lo >= 0 and hi_lines > lo_lines:
+            mid = lo + (hi - lo) * (cap - lo_lines) // (hi_lines - lo_lines)
+            mid = min(max(mid, lo + 1), hi - 1)
         else:
             mid = (lo + hi) // 2
         try:
             candidate = shaper(mid)
         except BudgetError:
-            lo, stepping = mid, False  # too small to shape: what fits is above
+            lo, lo_lines, stepping = mid, 0, False  # too small to shape: what fits is above
             continue
         counted = line_count(candidate.text)
         if counted <= cap and budget.measure(candidate.text) <= budget.limit:
-            lo, best, stepping = mid, candidate, False
+            if candidate.complete:
+                return candidate  # all of it, compact JSON say: a larger limit shows no more
+            lo, lo_lines, best, stepping = mid, counted, candidate, False
         else:
-            hi, lines = mid, counted
+            hi, hi_lines = mid, counted
         if stepping and mid == 0:
             break
     if best is None:
