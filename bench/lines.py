@@ -36,8 +36,9 @@ def texts() -> dict[str, str]:
         # 4-byte lines: 100,000 of them (~400 KB)
         "tiny lines 100k": "\n".join([*(["okk"] * 99_999), verdict]),
         # ~100-byte lines (~300 KB): the bytes bind, not the lines
-        "build log 3k": "\n".join([*(f"{i:05} INFO worker " + "x" * 80 for i in range(3_000)),
-                                   verdict]),
+        "build log 3k": "\n".join(
+            [*(f"{i:05} INFO worker " + "x" * 80 for i in range(3_000)), verdict]
+        ),
         # pretty JSON that fits 48,000 bytes in 6,000 lines: shaped compact
         "pretty json": json.dumps({"rows": list(range(2_000)), "total": 2_000}, indent=1),
     }
@@ -56,8 +57,8 @@ def child(src: str, budgets: list[list[Any]], runs: int) -> None:
         for limit, lines in budgets:
             budget = Budget(max(limit, 512)) if lines is None else Budget(limit, lines=lines)
 
-            def call(text: str = text, budget: Budget = budget) -> str:
-                if limit == 0:  # the floor
+            def call(text: str = text, budget: Budget = budget, floor: bool = limit == 0) -> str:
+                if floor:
                     hashlib.sha256(text.encode()).hexdigest()
                     return text.encode().decode()
                 return shape(text, budget, redactor=None).text
@@ -71,16 +72,36 @@ def child(src: str, budgets: list[list[Any]], runs: int) -> None:
             call()
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
-            out.append({"text": name, "limit": limit, "cap": lines,
-                        "median_ms": statistics.median(times) * 1000, "peak_mb": peak / 2**20,
-                        "lines": shown.count("\n") + 1, "bytes": len(shown.encode())})
+            out.append(
+                {
+                    "text": name,
+                    "limit": limit,
+                    "cap": lines,
+                    "median_ms": statistics.median(times) * 1000,
+                    "peak_mb": peak / 2**20,
+                    "lines": shown.count("\n") + 1,
+                    "bytes": len(shown.encode()),
+                }
+            )
     print(json.dumps(out))
 
 
 def run(src: Path, budgets: list[list[Any]], runs: int) -> list[dict[str, Any]]:
     done = subprocess.run(
-        [sys.executable, __file__, "--child", str(src), "--budgets", json.dumps(budgets),
-         "--runs", str(runs)], capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            str(src),
+            "--budgets",
+            json.dumps(budgets),
+            "--runs",
+            str(runs),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode:
         raise SystemExit(f"the child for {src} failed:\n{done.stderr}")
     result: list[dict[str, Any]] = json.loads(done.stdout)
@@ -99,20 +120,28 @@ def main() -> None:
         return
     rows = run(SRC, [[0, None], [48_000, None], [48_000, 2_000]], args.runs)
     if args.baseline:
-        rows += [{**r, "code": "before"} for r in run(Path(args.baseline), [[16_000, None]],
-                                                       args.runs)]
-    print(f"{'text':<16} {'code':<22} {'median ms':>10} {'× floor':>8} {'peak MB':>8} "
-          f"{'lines':>7} {'bytes':>7}")
+        rows += [
+            {**r, "code": "before"} for r in run(Path(args.baseline), [[16_000, None]], args.runs)
+        ]
+    print(
+        f"{'text':<16} {'code':<22} {'median ms':>10} {'x floor':>8} {'peak MB':>8} "
+        f"{'lines':>7} {'bytes':>7}"
+    )
     for name in texts():
         mine = [r for r in rows if r["text"] == name]
         floor = next(r for r in mine if r["limit"] == 0)["median_ms"]
         for r in mine:
-            label = ("floor" if r["limit"] == 0 else
-                     f"{r.get('code', 'this')} {r['limit']:,}" + (
-                         f", {r['cap']:,} lines" if r["cap"] else ""))
-            print(f"{name:<16} {label:<22} {r['median_ms']:>10.2f} "
-                  f"{r['median_ms'] / floor:>8.1f} {r['peak_mb']:>8.2f} {r['lines']:>7,} "
-                  f"{r['bytes']:>7,}")
+            label = (
+                "floor"
+                if r["limit"] == 0
+                else f"{r.get('code', 'this')} {r['limit']:,}"
+                + (f", {r['cap']:,} lines" if r["cap"] else "")
+            )
+            print(
+                f"{name:<16} {label:<22} {r['median_ms']:>10.2f} "
+                f"{r['median_ms'] / floor:>8.1f} {r['peak_mb']:>8.2f} {r['lines']:>7,} "
+                f"{r['bytes']:>7,}"
+            )
 
 
 if __name__ == "__main__":
