@@ -184,3 +184,23 @@ def test_an_upstream_error_of_many_lines_is_within_the_cap() -> None:
     error = types.CallToolResult(content=[types.TextContent(text=short_log(5_000))], is_error=True)
     out = rs.shape(error, budget=Budget(8_192, lines=MINIMUM_LINES))
     assert out.is_error and result_lines(out.content) <= MINIMUM_LINES
+
+
+@pytest.mark.parametrize(
+    ("budget", "client", "lines"),
+    [
+        # an error's or a tool's own budget takes the client's line cap
+        (Budget(7_680), Budget(48_000, lines=2_000), 2_000),
+        # a tighter cap of its own stays
+        (Budget(7_680, lines=500), Budget(48_000, lines=2_000), 500),
+        # a client that cuts by size only adds none
+        (Budget(7_680), Budget(24_000), None),
+    ],
+)
+def test_an_error_or_tool_budget_keeps_the_client_line_cap(
+    budget: Budget, client: Budget, lines: int | None
+) -> None:
+    from elision.mcp.proxy import Proxy
+
+    held = Proxy._with_lines_of(budget, client)
+    assert (held.limit, held.lines) == (budget.limit, lines)
