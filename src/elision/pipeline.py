@@ -354,7 +354,7 @@ class Pipeline:
                 remember_view(shaped.ref, view, None, ctx.withheld, size=len(body))
             return shaped
         if not withheld and not capture.notes and budget.unit == "bytes" and (
-            len(body) <= budget.limit
+            len(body) <= budget.limit and budget.fits_lines(body)
         ):
             # A document that fits goes out byte for byte: no re-serialization.
             return Shaped(body.decode("utf-8"), True, None, "json", digest, len(body))

@@ -88,6 +88,20 @@ def test_a_bash_result_keeps_its_last_line_when_cut(tmp_path: Path) -> None:
     assert "test_0000 ... ok" in shown  # the head too
 
 
+@pytest.mark.parametrize("lines", [64, 2_000])
+def test_a_line_cap_holds_a_bash_result_of_short_lines(tmp_path: Path, lines: int) -> None:
+    """OpenCode keeps a text's first 2,000 lines (issue 24), and its plugin runs this hook with
+    ``--lines 2000``: 12,000 lines of 4 bytes fit the bytes, never the lines; the verdict last."""
+    stdout = "ok.\n" * 12_000 + "SUMMARY: 3 failures\n"
+    done = hook(event("Bash", {"stdout": stdout, "stderr": "", "interrupted": False}),
+                tmp_path, "--budget", "48000", "--lines", str(lines))
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    assert shown.count("\n") + 1 <= lines
+    assert shown.startswith("[elision] partial:")
+    assert shown.rstrip("\n").endswith("SUMMARY: 3 failures")
+
+
 def test_a_long_bash_output_is_read_whole_from_the_file_claude_code_kept(tmp_path: Path) -> None:
     """Found by the in-harness suite (Claude Code 2.1.332): a long Bash output reaches the hook
     cut to its first 30,000 chars, the whole in ``persistedOutputPath``; shaping the cut text

@@ -39,13 +39,13 @@ def click_params(path: list[str], args: list[str]) -> dict[str, Any] | None:
 
 #: Symbolic tokens, made real paths per test: a readable file, a directory, a missing path.
 FILES = ("@file", "@dir", "@missing")
-VALUES = ("600", "512", "511", "100", "0600", "24000", "+600", " 600", "6_00", "-5", "", "x",
+VALUES = ("600", "512", "511", "100", "2000", "8", "7", "0600", "24000", "+600", " 600", "6_00", "-5", "", "x",
           "bytes", "chars", "tokens", "furlongs", "json", "text", "auto", "csv", "a.db", "-",
           "--no-audit", "--store", *FILES)
 OPTIONS = ("--budget", "-b", "--store", "--audit", "--no-audit", "--no-store", "--no-redact",
            "--unit", "--format", "--explain", "--help", "-h", "--", "--bogus", "-x", "-b600",
            "--budget=600", "--budget=", "--store=s.db", "--no-audit=1", "--format=json",
-           "--unit=chars")
+           "--unit=chars", "--lines", "--lines=2000", "--lines=7")
 tokens = st.lists(st.sampled_from(OPTIONS + VALUES), max_size=7)
 
 
@@ -81,6 +81,7 @@ def test_the_shape_reader_agrees_with_click(root: Path, args: list[str]) -> None
     ["hook", "claude-code"],
     ["hook", "claude-code", "--budget", "600", "--store", "s.db", "--audit", "a.db"],
     ["hook", "claude-code", "--budget=600", "--no-audit"],
+    ["hook", "claude-code", "--lines", "2000"],  # OpenCode's plugin passes its line cap
     ["shape"],  # stdin
     ["shape", "@file", "-b", "600", "--unit", "chars", "--format", "text", "--no-store"],
     ["shape", "--store=s.db", "--no-redact", "-"],
@@ -98,6 +99,7 @@ def test_plain_arguments_are_read_without_click(root: Path, args: list[str]) -> 
     ["hook", "claude-code", "--help"],
     ["hook", "claude-code", "-h"],
     ["hook", "claude-code", "--budget", "100"],  # below 512: click says so
+    ["hook", "claude-code", "--lines", "7"],  # below the smallest cap: click says so
     ["hook", "claude-code", "--budget", "+600"],  # click's int() takes it; left to click
     ["hook", "claude-code", "--budget", "600", "--budget", "700"],  # twice: click's last wins
     ["hook", "claude-code", "--store="],  # an empty value

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from elision.budget import Budget
+from elision.install.harnesses import HARNESSES
 from elision.store import open_store
 from elision.store.base import OWNER_SCOPE
 from harness import received
@@ -164,15 +165,17 @@ def result_of(spec: Spec, record: dict[str, Any], index: int = 0) -> received.Ev
     return seen.results[index]
 
 
-def proxy_page(record: dict[str, Any], next_args: dict[str, str], budget: int) -> str:
+def proxy_page(record: dict[str, Any], next_args: dict[str, str], budget: int,
+               lines: int | None = None) -> str:
     """The page the proxy's store gives for a fetch, read as its owner (what ``elision fetch``
-    prints; read here in the test's own process, one process start fewer a harness)."""
+    prints; read here in the test's own process, one process start fewer a harness), within
+    the harness's line cap as the proxy gives it."""
     ctx: Ctx = record["ctx"]
     store = open_store(str(ctx.store))
     try:
         page = store.fetch(next_args["ref"], path=next_args.get("path"),
                            lines=next_args.get("lines"), byte_range=next_args.get("bytes"),
-                           budget=Budget(budget, "bytes"), scope=OWNER_SCOPE)
+                           budget=Budget(budget, "bytes", lines=lines), scope=OWNER_SCOPE)
     finally:
         store.close()
     return page.text
@@ -233,17 +236,22 @@ def test_a_large_json_result_reaches_the_model_whole_with_its_envelope_first(
 
 
 #: what every line but the verdict of each log holds
-LOG_LINE = {"build_log": "INFO worker", "short_log": " passed"}
+LOG_LINE = {"build_log": "INFO worker", "short_log": " passed", "tiny_log": "ok."}
+#: how many lines each log has
+LOG_TOTAL = {"build_log": 3_001, "short_log": 3_001, "tiny_log": 12_001}
 
 
 @pytest.mark.parametrize("tool", [pytest.param("build_log", marks=FULL_ONLY),
                                   # short lines: a harness's line cap (OpenCode: 2,000 lines)
                                   # bites before its bytes cap, and then cuts the verdict
-                                  pytest.param("short_log", marks=FULL_ONLY)])
+                                  pytest.param("short_log", marks=FULL_ONLY),
+                                  # 4-byte lines: over the line cap at any byte budget
+                                  pytest.param("tiny_log", marks=FULL_ONLY)])
 def test_a_large_log_reaches_the_model_with_its_header_first_and_its_last_line(
         spec: Spec, runs: Runs, tool: str) -> None:
-    """3,001 lines ending with the verdict: whole lines, head and tail, the header first, and
-    every line the header says is shown."""
+    """3,001 lines (12,001 in the tiny log) ending with the verdict: whole lines, head and
+    tail, the header first, every line the header says is shown, and no more lines than the
+    harness keeps."""
     record = runs(tool)
     got = result_of(spec, record).text
     framing, lines = received.shaped_text(got)
@@ -252,7 +260,7 @@ def test_a_large_log_reaches_the_model_with_its_header_first_and_its_last_line(
     header = received.HEADER.match(lines[0])
     assert header, lines[0]
     a, b, c, d, total = (int(x.replace(",", "")) for x in header.groups()[:5])
-    assert (a, d, total) == (1, 3_001, 3_001)
+    assert (a, d, total) == (1, LOG_TOTAL[tool], LOG_TOTAL[tool])
     body = [x for x in lines[1:] if not x.startswith("[… ")]
     after: list[str] = []  # framing a harness adds after the text (</untrusted_context>)
     while body and body[-1].strip() != LOG_VERDICT and marker not in body[-1] \
@@ -260,6 +268,9 @@ def test_a_large_log_reaches_the_model_with_its_header_first_and_its_last_line(
         after.append(body.pop())
     assert body[-1].strip() == LOG_VERDICT
     assert len([x for x in body if marker in x]) == (b - a + 1) + (d - c + 1) - 1
+    cap = HARNESSES[spec.target].lines
+    if cap is not None and tool != "build_log":  # the cap used, not a smaller share of it
+        assert 0.9 * cap < d - c + 1 + b - a + 1 <= cap, (header.group(0), cap)
 
 
 @pytest.mark.parametrize("tool", [pytest.param("deploy_config", marks=FULL_ONLY)])
@@ -281,7 +292,7 @@ def test_elision_fetch_gives_the_model_the_page_the_proxy_gives(
     assert args is not None, first[:300]
     page = result_of(spec, record, 1)
     assert page.name == spec.tool_name("elision_fetch"), page.name
-    proxy = proxy_page(record, args, spec.budget)
+    proxy = proxy_page(record, args, spec.budget, HARNESSES[spec.target].lines)
     assert proxy in page.text and len(page.text) - len(proxy) < 200, (
         f"the model got {page.text[:300]!r}, the proxy gives {proxy[:300]!r}")
     assert AWS_KEY not in received.turns(record).everything

@@ -5,6 +5,8 @@
 - ``build_log``: a ~300 KB log whose verdict is its last line;
 - ``short_log``: the same in 3,001 short lines (~50 KB), where a harness's cap on lines bites
   before its cap on bytes;
+- ``tiny_log``: 12,001 lines of 4 bytes (~48 KB): shaped to bytes alone, even 16,000 of them,
+  it is 4,000 lines, twice what OpenCode keeps;
 - ``deploy_config``: a small result holding an AWS access key and a GitHub token (both fakes of
   the right shape), which must never reach the model.
 
@@ -43,6 +45,10 @@ def short_log() -> str:
     return "\n".join([*(f"step {i} passed" for i in range(1, 3_001)), LOG_VERDICT])
 
 
+def tiny_log() -> str:
+    return "\n".join([*(["ok."] * 12_000), LOG_VERDICT])
+
+
 def deploy_config() -> str:
     return (f"region = eu-west-1\naws_access_key_id = {AWS_KEY}\n"
             f"github_token = {GITHUB_TOKEN}\nreplicas = 3\n")
@@ -62,6 +68,8 @@ def build_server() -> MCPServer:
                 structured_output=False)(build_log)
     server.tool(description="The unit tests' log; its verdict is the last line.",
                 structured_output=False)(short_log)
+    server.tool(description="The smoke tests' log, one short line a test; its verdict is the "
+                "last line.", structured_output=False)(tiny_log)
     server.tool(description="The deployment's settings.", structured_output=False)(deploy_config)
     server.tool(description="Text of exactly `size` bytes.", structured_output=False)(sized_text)
     return server

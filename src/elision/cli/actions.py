@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from elision.budget import Budget
+from elision.budget import MINIMUM_LINES, Budget
 from elision.errors import InputError
 from elision.pipeline import DEFAULT_REDACTOR, Pipeline
 from elision.shape import Shaped, shape
@@ -20,6 +20,8 @@ from elision.shape import Shaped, shape
 #: least it takes.
 HOOK_BUDGET = 24_000
 HOOK_BUDGET_MIN = 512
+#: ``elision hook claude-code --lines``: the smallest cap (a cut text's header and marker).
+HOOK_LINES_MIN = MINIMUM_LINES
 #: ``elision shape --budget`` (and ``elision fetch``'s): the default.
 SHAPE_BUDGET = 8192
 #: ``--format auto`` on a file trusts a known extension before sniffing the bytes.
@@ -30,7 +32,8 @@ EXTENSION_FORMATS = {
 
 
 def claude_code_answer(
-    stdin: bytes, *, budget: int, store: str | None, audit: str | None, no_audit: bool
+    stdin: bytes, *, budget: int, lines: int | None = None, store: str | None,
+    audit: str | None, no_audit: bool,
 ) -> str | None:
     """The hook's answer to the PostToolUse event in ``stdin``, as the JSON text to print, or
     ``None`` when the result fits as it is."""
@@ -54,7 +57,7 @@ def claude_code_answer(
         # With the store, as the proxy's: `elision view` shows what the model saw of the call.
         auditor = LogAuditor(open_audit_log(audit), session_id=event.get("session_id"),
                              store=kept)
-    pipeline = Pipeline(budget=Budget(budget), store=kept, auditor=auditor)
+    pipeline = Pipeline(budget=Budget(budget, lines=lines), store=kept, auditor=auditor)
     try:
         answer = respond(event, pipeline)
     finally:

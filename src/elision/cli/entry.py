@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from elision.cli._common import reports_errors
-from elision.cli.actions import HOOK_BUDGET, HOOK_BUDGET_MIN, SHAPE_BUDGET
+from elision.cli.actions import HOOK_BUDGET, HOOK_BUDGET_MIN, HOOK_LINES_MIN, SHAPE_BUDGET
 
 #: A count as click's int types read it and this reader takes it: ASCII digits only (click
 #: would also take "+600", " 600" or "6_00"; those go to click).
@@ -59,15 +59,19 @@ def plain_call(args: Sequence[str]) -> Callable[[], None] | None:
 def hook_params(args: Sequence[str]) -> dict[str, Any] | None:
     """The parameters click would call ``elision hook claude-code ARGS`` with, or ``None``
     when this reader is not as sure of them as click (click then reads them)."""
-    read = read_options(args, values={"--budget": "budget", "--store": "store",
-                                      "--audit": "audit"}, flags={"--no-audit": "no_audit"})
+    read = read_options(args, values={"--budget": "budget", "--lines": "lines",
+                                      "--store": "store", "--audit": "audit"},
+                        flags={"--no-audit": "no_audit"})
     if read is None or read[1]:
         return None
     options = read[0]
     budget = _count(options.get("budget", str(HOOK_BUDGET)))
-    if budget is None or budget < HOOK_BUDGET_MIN:
+    lines = _count(options["lines"]) if "lines" in options else None
+    if budget is None or budget < HOOK_BUDGET_MIN or (
+        "lines" in options and (lines is None or lines < HOOK_LINES_MIN)
+    ):
         return None
-    return {"budget": budget, "store": _text(options.get("store")),
+    return {"budget": budget, "lines": lines, "store": _text(options.get("store")),
             "audit": _text(options.get("audit")), "no_audit": bool(options.get("no_audit"))}
 
 

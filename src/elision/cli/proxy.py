@@ -21,9 +21,12 @@ from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES
                    + ", ".join(f"{n} {u}" for u, n in MINIMUM.items()) + "). Default: "
                    "each client's own, in bytes, below its harness's cut (see "
                    "docs/harnesses.md); 8,192 bytes for a client no table names.")
-@click.option("--client-budget", "client_budgets", multiple=True, metavar="NAME=BYTES",
+@click.option("--client-budget", "client_budgets", multiple=True,
+              metavar="NAME=BYTES[,LINES]",
               help="The budget of one client when --budget is not given (repeatable; NAME "
-                   "is a harness such as copilot-cli, or a clientInfo name; * for unknown).")
+                   "is a harness such as copilot-cli, or a clientInfo name; * for unknown), "
+                   "and the most lines it keeps (LINES; none for no cap; without it, the "
+                   "table's: OpenCode 2,000, Qwen Code 1,000).")
 @click.option("--unit", type=click.Choice(UNITS), default="bytes", show_default=True,
               help="What budgets count, the config's too unless it sets its own \"unit\" "
                    "(tokens: pip install 'elision[tokens]').")

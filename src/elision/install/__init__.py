@@ -81,6 +81,7 @@ def install_hook(name: str = "claude-code", *, config: Path | None = None,
         store=store or str(default_store_path()),
         audit=audit or str(default_log_path()),
         executable=tuple(proxy_executable()),
+        lines=HARNESSES[name].lines,  # a harness that cuts lines too gets no more than that
     )
     planner = opencode_hook.plan_install if name == "opencode" else hook.plan_install
     plan = planner(path, settings)

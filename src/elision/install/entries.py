@@ -46,6 +46,8 @@ class Settings:
     store: str
     audit: str
     executable: tuple[str, ...]
+    #: a hook's line cap (``--lines``), for a harness that cuts by lines too (OpenCode)
+    lines: int | None = None
 
     def proxy_args(self) -> list[str]:
         budget = [] if self.budget is None else ["--budget", str(self.budget)]

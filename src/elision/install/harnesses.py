@@ -55,6 +55,9 @@ class Harness:
     command_key: str = "command"
     #: the servers are a list of entries, each named by its ``name`` (Continue), not an object
     listed: bool = False
+    #: the most lines of a result the harness keeps (it cuts by lines as well as by size), as
+    #: it counts them: the pieces of the text split at newlines; None when it has no such cap
+    lines: int | None = None
 
 
 def _home() -> Path:
@@ -201,11 +204,11 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             ("windsurf",)),
     Harness("opencode", "OpenCode", "json", (("mcp",),),
             (("url", "unknown"),), "type", ("headers",),
-            # its 2,000 lines bite first on short lines: at 16,000 bytes a shaped text is cut
-            # again only if its lines average under 8 bytes
-            16_000, "51,200 bytes or 2,000 lines, the head kept and the rest spilled to a file "
+            # the proxy never hands it more than its 2,000 lines, so the bytes sit just
+            # under its byte cut, as Copilot CLI's do
+            48_000, "51,200 bytes or 2,000 lines, the head kept and the rest spilled to a file "
             "(50,875 B kept whole, 51,264 B cut; 3,001 lines of 49,912 B cut to 2,000)",
-            _opencode, _MEASURED, ("opencode",), command_array=True),
+            _opencode, _MEASURED, ("opencode",), command_array=True, lines=2_000),
     Harness("copilot-cli", "GitHub Copilot CLI", "json", (("mcpServers",),),
             (("url", "by-type"),), "type", ("headers",),
             19_000, "20,312 B kept whole, 20,500 B spilled to a file (20 KiB): the model gets "
@@ -215,16 +218,16 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             also_reads=((".mcp.json",),)),
     Harness("qwen-code", "Qwen Code", "json", (("mcpServers",),),
             (("httpUrl", "http"), ("url", "sse")), None, ("headers",),
-            # its 1,000 lines bite first on short lines: at 8,192 bytes a shaped text is cut
-            # again only if its lines average under 8 bytes
-            8_192, "25,000 chars or 1,000 lines, head and tail kept and the whole spilled to a "
+            # the proxy never hands it more than its 1,000 lines, so the bytes sit just
+            # under its cut of 25,000 chars (a char is at least a byte)
+            23_000, "25,000 chars or 1,000 lines, head and tail kept and the whole spilled to a "
             "file (24,843 B kept whole, 25,038 B cut; 22,991 B in ~1,350 short lines cut)",
             _qwen, _MEASURED,
             # Qwen Code names itself qwen-cli-mcp-client-SERVER: the longest match wins, so
             # a server named after another harness does not make it that harness
             ("qwen-cli-mcp-client",),
             # seen in issue 24: Qwen Code, a Gemini CLI fork, read Gemini CLI's layout
-            also_reads=((".gemini", "settings.json"),)),
+            also_reads=((".gemini", "settings.json"),), lines=1_000),
     Harness("crush", "Crush", "json", (("mcp",),),
             (("url", "by-type"),), "type", ("headers",),
             8_192, _UNMEASURED, _crush, "Crush README, MCP configuration (format only)",
@@ -303,6 +306,7 @@ def limits_table() -> str:
     for h in HARNESSES.values():
         under = " and ".join(f"`{'.'.join(c)}`" for c in h.containers)
         names = " or ".join(f"`{c}`" for c in h.clients) or "—"
-        rows.append(f"| `{h.name}` ({h.title}) | {under} | {names} | {h.budget:,} bytes | "
+        budget = f"{h.budget:,} bytes" + (f" and {h.lines:,} lines" if h.lines else "")
+        rows.append(f"| `{h.name}` ({h.title}) | {under} | {names} | {budget} | "
                     f"{h.limit} | {h.source or '—'} |")
     return "\n".join(rows) + "\n"

@@ -73,6 +73,8 @@ def default_plugin() -> Path:
 
 def plugin_text(settings: Settings) -> str:
     budget = [] if settings.budget is None else ["--budget", str(settings.budget)]
+    if settings.lines is not None:  # OpenCode keeps a text's first 2,000 lines only
+        budget += ["--lines", str(settings.lines)]
     argv = [*settings.executable, "hook", "claude-code", *budget, "--store", settings.store,
             "--audit", settings.audit]
     return _TEMPLATE.replace("__ARGV__", json.dumps(argv, ensure_ascii=False))

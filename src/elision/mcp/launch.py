@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from elision.budget import Budget
 from elision.errors import InputError
-from elision.mcp.agent.clients import ClientBudgets, config_client_budgets
+from elision.mcp.agent.clients import ClientBudgets, ClientLimit, config_client_budgets
 from elision.mcp.agent.scopes import require_auth_scope_from_env, scope_key_from_env
 from elision.mcp.proxy import Proxy
 from elision.mcp.upstream.config import ServerSpec, load_config
@@ -61,7 +61,7 @@ def build_proxy(
     require_auth_scope: bool | None = None,
     resource_budget: int | None = None,
     max_message_bytes: int | None = None,
-    client_budgets: Mapping[str, int] | None = None,
+    client_budgets: Mapping[str, int | ClientLimit] | None = None,
 ) -> Proxy:
     """One proxy from exactly one upstream choice: a command, a URL, or a config file.
 

@@ -22,6 +22,7 @@ import logging
 import re
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -382,12 +383,16 @@ class Proxy(Forwarding):
         except UpstreamError as exc:
             # Built from the server's words: judged, bounded and audited like a result.
             return await self._shape(
-                params.name, _as_result(str(exc)), _ERROR_BUDGET, scope, upstream.name
+                params.name, _as_result(str(exc)),
+                self._with_lines_of(_ERROR_BUDGET, client_budget), scope, upstream.name,
             )
         except MCPError as exc:
             # The tool's answer too: judged, bounded (its full text kept by ref) and audited
             # like a result; it stays a JSON-RPC error with the server's code.
-            raise await self._judged_error(params.name, exc, scope, upstream.name) from None
+            raise await self._judged_error(
+                params.name, exc, scope, upstream.name,
+                self._with_lines_of(_ERROR_BUDGET, client_budget),
+            ) from None
         if isinstance(result, types.InputRequiredResult) and is_proxy_state(result.request_state):
             return result  # the proxy's own question, already redacted
         if isinstance(result, types.InputRequiredResult):
@@ -396,7 +401,8 @@ class Proxy(Forwarding):
                 return self.asking.shown_result(result, scope=scope, server=upstream.name)
             # An older client has no way to answer one, and the SDK would only say "invalid".
             return error_result(input_unanswerable(upstream.name, route.name, ctx.protocol_version))
-        budget = upstream.spec.budget_for(route.name, client_budget)
+        budget = self._with_lines_of(upstream.spec.budget_for(route.name, client_budget),
+                                     client_budget)
         return await self._shape(params.name, result, budget, scope, upstream.name)
 
     def _sender(
@@ -462,7 +468,7 @@ class Proxy(Forwarding):
             )
 
     async def _judged_error(
-        self, name: str, exc: MCPError, scope: str, server: str
+        self, name: str, exc: MCPError, scope: str, server: str, budget: Budget | None = None
     ) -> MCPError:
         """The JSON-RPC error ``exc`` an upstream answered a call with, as the agent gets it:
         its message and data through the pipeline (a deny says so instead), within the
@@ -470,7 +476,7 @@ class Proxy(Forwarding):
         text = exc.error.message
         if exc.error.data is not None:
             text += "\n\ndata: " + orjson.dumps(exc.error.data, default=str).decode()
-        shown = await self._shape(name, _as_result(text), _ERROR_BUDGET, scope, server)
+        shown = await self._shape(name, _as_result(text), budget or _ERROR_BUDGET, scope, server)
         block = shown.content[0] if shown.content else None
         message = block.text if isinstance(block, types.TextContent) else redact_message(text)
         return MCPError(exc.code, message)
@@ -550,10 +556,19 @@ class Proxy(Forwarding):
     # -- routing helpers -------------------------------------------------------------------
 
     def _budget(self, ctx: Ctx) -> Budget:
-        """The budget of the client behind this request (see :mod:`elision.mcp.agent.clients`)."""
+        """The budget of the client behind this request (see :mod:`elision.mcp.agent.clients`):
+        its bytes and the most lines it keeps."""
         if self.client_budgets is None:
             return self.pipeline.budget
         return self.client_budgets.budget_for(client_name(ctx))
+
+    @staticmethod
+    def _with_lines_of(budget: Budget, client: Budget) -> Budget:
+        """``budget`` (a tool's, an error's) held to the client's line cap too: the cap is
+        the harness's, whatever size was chosen."""
+        if client.lines is None or (budget.lines is not None and budget.lines <= client.lines):
+            return budget
+        return replace(budget, lines=client.lines)
 
     def _scope_for(self, ctx: Ctx) -> str:
         """The ref scope of the client behind this request: refs never cross clients."""

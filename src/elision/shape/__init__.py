@@ -8,7 +8,8 @@ line (text) that says what was shown of what.
 Format shapers work in UTF-8 bytes, the unit that is cheap and exact. A budget in chars or tokens
 is met by searching for the largest byte limit whose output measures within it: every shaper is
 monotone in its byte limit, and a char or a byte-level BPE token is never smaller than a byte, so
-the budget's own limit is always a safe starting point.
+the budget's own limit is always a safe starting point. A budget's line cap is met the same way:
+the largest byte limit whose output has no more lines than the cap (:func:`fit`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from elision.budget import Budget, utf8_len
-from elision.errors import ElisionError, InputError, StoreError
+from elision.budget import Budget, line_count, utf8_len
+from elision.errors import BudgetError, ElisionError, InputError, StoreError
 
 if TYPE_CHECKING:
     from elision.store.base import Store
@@ -193,7 +194,8 @@ def shape(
 
 def shape_body(body: bytes, budget: Budget, fmt: str, ctx: ShapeContext) -> Shaped:
     """Shape raw ``body`` bytes whose digest and context are already known."""
-    if budget.unit == "bytes" and len(body) <= budget.limit and ctx.reencoded is None:
+    if (budget.unit == "bytes" and len(body) <= budget.limit and ctx.reencoded is None
+            and budget.fits_lines(body)):
         # The common case: a body that fits is returned unchanged, if it is what it seems.
         text = _decode_whole(body)
         light = _light_format(body, fmt) if text is not None else None
@@ -204,7 +206,15 @@ def shape_body(body: bytes, budget: Budget, fmt: str, ctx: ShapeContext) -> Shap
 
 
 def fit(shaper: Callable[[int], Shaped], budget: Budget) -> Shaped:
-    """The largest output of ``shaper(byte_limit)`` that measures within ``budget``."""
+    """The largest output of ``shaper(byte_limit)`` that measures within ``budget``, and has
+    no more lines than its line cap."""
+    best = _fit_size(shaper, budget)
+    if budget.lines is None or line_count(best.text) <= budget.lines:
+        return best
+    return _fit_lines(shaper, budget, best)
+
+
+def _fit_size(shaper: Callable[[int], Shaped], budget: Budget) -> Shaped:
     if budget.unit == "bytes":
         return shaper(budget.limit)
     best = shaper(budget.limit)
@@ -226,6 +236,61 @@ def fit(shaper: Callable[[int], Shaped], budget: Budget) -> Shaped:
                 break
         else:
             hi = mid
+    return best
+
+
+#: Shaper calls spent meeting a line cap after the first: a few proportional steps down, then
+#: narrowing the gap between a byte limit whose output is within the cap and one whose is not.
+_LINE_STEPS = 24
+
+
+def _fit_lines(shaper: Callable[[int], Shaped], budget: Budget, over: Shaped) -> Shaped:
+    """The output of the largest byte limit found, below the one that gave ``over``, whose
+    lines are within ``budget.lines``: a shaper shows fewer lines at a smaller limit.
+
+    A smaller byte limit measures within the budget too, so lines are what is searched: first
+    down in proportion to the excess, then between a limit known to be within the cap (or too
+    small to shape at all) and one known to be over it, where the lines' count says (shown
+    lines grow about in proportion to the limit), every other step halving the gap so that a
+    text of uneven lines still narrows it. It stops once the cap is all but used. Below the
+    budget's minimum a text shaper still says what it cut (its header alone at the very least),
+    which is how a body of empty lines meets a small cap; a JSON shaper refuses a limit its
+    envelope does not fit, and the search goes up from there.
+    """
+    cap = budget.lines
+    assert cap is not None
+    hi, hi_lines = utf8_len(over.text), line_count(over.text)
+    lo, lo_lines, best, stepping = -1, 0, None, True
+    for step in range(_LINE_STEPS):
+        if stepping:
+            # Room for a header and a marker line, so one step is most often enough.
+            mid = max(0, min(hi - 1, hi * (cap - 2) // hi_lines))
+        elif hi - lo <= max(16, lo // 256) or (best is not None and lo_lines >= cap - cap // 128):
+            break
+        elif step % 2 and lo >= 0 and hi_lines > lo_lines:
+            mid = lo + (hi - lo) * (cap - lo_lines) // (hi_lines - lo_lines)
+            mid = min(max(mid, lo + 1), hi - 1)
+        else:
+            mid = (lo + hi) // 2
+        try:
+            candidate = shaper(mid)
+        except BudgetError:
+            lo, lo_lines, stepping = mid, 0, False  # too small to shape: what fits is above
+            continue
+        counted = line_count(candidate.text)
+        if counted <= cap and budget.measure(candidate.text) <= budget.limit:
+            if candidate.complete:
+                return candidate  # all of it, compact JSON say: a larger limit shows no more
+            lo, lo_lines, best, stepping = mid, counted, candidate, False
+        else:
+            hi, hi_lines = mid, counted
+        if stepping and mid == 0:
+            break
+    if best is None:
+        raise BudgetError(
+            f"could not show this result in {cap:,} lines: even its header alone takes more; "
+            "raise the line cap (--client-budget NAME=BYTES,LINES)"
+        )
     return best
 
 

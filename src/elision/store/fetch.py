@@ -330,7 +330,7 @@ def _budget_that_shows_more(value: Any, ctx: ShapeContext, budget: Budget, path:
     for _ in range(24):
         limit *= 2
         try:
-            page = fit(value_shaper(value, ctx), Budget(limit, budget.unit))
+            page = fit(value_shaper(value, ctx), budget.with_limit(limit))
         except BudgetError:
             continue
         if not _stalls(page, ctx, path):
@@ -360,7 +360,7 @@ def _progressing(
     limit = budget.limit
     for _ in range(24):
         limit *= 2
-        if not _shows_nothing(fit(shaper, Budget(limit, budget.unit))):
+        if not _shows_nothing(fit(shaper, budget.with_limit(limit))):
             break
     raise BudgetError(
         f"a page of {budget.limit:,} {budget.unit} has no room for one {unit} of "

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
-from elision.budget import MINIMUM, Budget
+from elision.budget import MINIMUM, MINIMUM_LINES, Budget, line_count
 from elision.envelope import (
     ENVELOPE_KEY,
     elided_entry,
@@ -60,6 +60,8 @@ class _Kept:
     #: Blocks shown whole, from the first (the rest of ``blocks`` is one block in part).
     whole: int = 0
     size: int = 0
+    #: Lines of the blocks kept, each with the seam a harness puts before it (a line cap).
+    lines: int = 0
     envelopes: list[dict[str, Any]] = field(default_factory=list)
     withheld: list[dict[str, Any]] = field(default_factory=list)
 
@@ -121,7 +123,7 @@ def shape_as_array(
         body = _dumps(structured)
         piece = rs.pipeline.capture(body, tool=tool, server=server)
         shaped, more = rs.pipeline.redact_and_shape(
-            piece, budget=Budget(struct_limit, budget.unit, budget.counter), scope=scope
+            piece, budget=budget.with_limit(struct_limit), scope=scope
         )
         withheld.extend(more)
         if not shaped.complete and shaped.envelope is not None:
@@ -142,6 +144,8 @@ def _keep_blocks(
     pipeline = rs.pipeline
     large = limit // PARTIAL_BLOCK_SHARE
     minimum = MINIMUM[budget.unit]
+    # A line cap holds the notice block and its seam too; without one, lines never end it.
+    lines_left = (1 << 62) if budget.lines is None else budget.lines - 2
     for index, block in enumerate(content):
         text = text_of(block)
         if text is None:
@@ -158,10 +162,11 @@ def _keep_blocks(
                 kept.envelopes.append({"at": f"content[{index}]", **env})
                 kept.withheld.extend(env["withheld"])
             size = block_size(new, budget)
-            if size > room - kept.size:
+            if size > room - kept.size or block_lines(new) + 1 > lines_left - kept.lines:
                 break
             kept.blocks.append(new)
             kept.size += size
+            kept.lines += block_lines(new) + 1
             kept.whole += 1
             continue
         cap = pipeline.capture(text, tool=tool, server=server)
@@ -170,22 +175,27 @@ def _keep_blocks(
             pipeline.redactor is not None or cap.shadowed) else None
         left = room - kept.size
         size = budget.measure(text)
-        if size <= left and (redacted_text is None or not redacted_text.withheld):
+        lines = lines_left - kept.lines - 1  # what this block may have, its seam aside
+        fits = size <= left and line_count(text) <= lines
+        if fits and (redacted_text is None or not redacted_text.withheld):
             kept.blocks.append(block)
             kept.size += size
+            kept.lines += line_count(text) + 1
             kept.whole += 1
             continue
-        if left < minimum or (kept.blocks and size > left and size <= large):
+        if left < minimum or lines < MINIMUM_LINES or (kept.blocks and not fits and (
+                size <= large)):
             break  # a small block that does not fit ends the array here
         shaped, withheld = pipeline.redact_and_shape(
-            cap, budget=Budget(left, budget.unit, budget.counter), scope=scope,
-            redacted=redacted_text,
+            cap, scope=scope, redacted=redacted_text, budget=Budget(
+                left, budget.unit, budget.counter, None if budget.lines is None else lines),
         )
         cut = bool((shaped.envelope or {}).get("elided"))
         if cut and kept.blocks and size <= large:
             break
         kept.blocks.append(with_text(block, shaped.text))
         kept.size += budget.measure(shaped.text)
+        kept.lines += line_count(shaped.text) + 1
         kept.withheld.extend(withheld)
         if shaped.envelope is not None:
             kept.envelopes.append({"at": f"content[{index}]", **shaped.envelope})
@@ -212,6 +222,19 @@ def with_text(block: Any, text: str) -> Any:
         return block.model_copy(update={"text": text})
     resource = block.resource.model_copy(update={"text": text})
     return block.model_copy(update={"resource": resource})
+
+
+def block_lines(block: Any) -> int:
+    """The lines a block is to a harness that caps lines: its text's; another block, shown
+    as a line of its own, one."""
+    text = text_of(block)
+    return 1 if text is None else line_count(text)
+
+
+def result_lines(content: list[Any]) -> int:
+    """The lines of a result's content as a harness that caps lines counts them: the blocks
+    joined with a blank line between (OpenCode joins them with two newlines)."""
+    return sum(block_lines(b) for b in content) + max(0, len(content) - 1)
 
 
 def block_size(block: Any, budget: Budget) -> int:

@@ -29,10 +29,16 @@ from typing import Any
 import mcp_types as types
 import orjson
 
-from elision.budget import MINIMUM, Budget
+from elision.budget import MINIMUM, MINIMUM_LINES, Budget
 from elision.envelope import ENVELOPE_KEY, META_KEY, VERSION, format_next, make_envelope
 from elision.errors import InputError, StoreError
-from elision.mcp.gate.blocks import block_size, needs_array, shape_as_array, text_of
+from elision.mcp.gate.blocks import (
+    block_lines,
+    block_size,
+    needs_array,
+    shape_as_array,
+    text_of,
+)
 from elision.mcp.gate.meta import without_reserved
 from elision.pipeline import Capture, Decision, Pipeline, Redacted
 from elision.shape import Shaped, new_ref
@@ -142,7 +148,7 @@ class ResultShaper:
         # The wrapper is serialized last, and only for a body that fits: for a 100 MB text
         # the dump, and its decoded copy, were two more copies just to learn it did not fit.
         if (simple and joined is None and budget.unit == "bytes"
-                and len(call.body) <= budget.limit
+                and len(call.body) <= budget.limit and budget.fits_lines(call.body)
                 and (echo_key is None or budget.measure(_dumps(structured)) <= budget.limit)):
             presumed = self.pipeline.redact_capture(call, scope=scope)
             if not presumed.withheld:
@@ -164,7 +170,8 @@ class ResultShaper:
         texts = [block_size(b, budget) for b in content if text_of(b) is not None]
         if structured is not None and echo_at is None:
             texts.append(budget.measure(_dumps(structured)))
-        if len(text_at) > 1 and needs_array(texts, _shares(texts, budget), budget):
+        if len(text_at) > 1 and (needs_array(texts, _shares(texts, budget), budget)
+                                 or _lines_need_array(pieces, content, budget)):
             # Many blocks cannot each take a share: the content is one array (.blocks).
             out, envelopes, withheld = shape_as_array(
                 self, result, content, call, budget=budget, scope=scope, tool=tool,
@@ -193,8 +200,11 @@ class ResultShaper:
                     _Piece(f"content[{i}].resource", capture(text), budget.measure(text), i)
                 )
 
-        for piece, share in zip(pieces, _shares([p.size for p in pieces], budget), strict=True):
-            limit = Budget(share, budget.unit, budget.counter)
+        line_shares = _line_shares(pieces, content, budget)
+        for piece, share, lines in zip(
+            pieces, _shares([p.size for p in pieces], budget), line_shares, strict=True
+        ):
+            limit = Budget(share, budget.unit, budget.counter, lines)
             known = presumed if piece is pieces[0] else None
             if echo_key is not None and piece.index == echo_at:
                 piece.shaped, piece.withheld = self._shape_wrapped(
@@ -278,7 +288,7 @@ class ResultShaper:
         target = limit.limit
         for _ in range(8):
             shaped, withheld = self.pipeline.redact_and_shape(
-                capture, budget=Budget(target, limit.unit, limit.counter), scope=scope,
+                capture, budget=limit.with_limit(target), scope=scope,
                 redacted=redacted,
             )
             over = limit.measure(_dumps({key: shaped.text})) - limit.limit
@@ -499,6 +509,42 @@ def _shares(sizes: list[int], budget: Budget) -> list[int]:
         remaining -= min(sizes[i], share)
         left -= 1
     return limits
+
+
+def _line_shares(pieces: list[_Piece], content: list[Any], budget: Budget) -> list[int | None]:
+    """Split a line cap among the pieces shown as text, as :func:`_shares` splits the budget.
+
+    A harness that caps lines counts the whole result: every block (another block than a
+    piece's, a stub or an image, as a line) and the blank line it joins two with. The
+    structured content, compact JSON, is one line; it takes its line from the cap too.
+    """
+    if budget.lines is None:
+        return [None] * len(pieces)
+    shown = {p.index for p in pieces if p.index is not None}
+    others = sum(1 for i in range(len(content)) if i not in shown)
+    room = budget.lines - others - max(0, len(content) - 1)
+    sizes = [1 if p.index is None else block_lines(content[p.index]) for p in pieces]
+    if sum(sizes) <= room or len(pieces) < 2:
+        return [max(room, MINIMUM_LINES)] * len(pieces)
+    shares: list[int | None] = [None] * len(pieces)
+    left, count = room, len(pieces)
+    for i in sorted(range(len(pieces)), key=lambda k: sizes[k]):
+        share = min(sizes[i], left // count)
+        shares[i] = max(share, MINIMUM_LINES)
+        left, count = left - share, count - 1
+    return shares
+
+
+def _lines_need_array(pieces: list[_Piece], content: list[Any], budget: Budget) -> bool:
+    """Whether the line cap cannot be split among the text blocks, each held to the least
+    line cap at least (many short blocks): then they are one array, as for the budget."""
+    if budget.lines is None:
+        return False
+    shares = _line_shares(pieces, content, budget)
+    used = sum(min(block_lines(content[p.index]), share or 0) if p.index is not None else 1
+               for p, share in zip(pieces, shares, strict=True))
+    others = len(content) - len(pieces)
+    return used + others + max(0, len(content) - 1) > budget.lines
 
 
 def _envelope_of(shaped: Shaped) -> dict[str, Any] | None:

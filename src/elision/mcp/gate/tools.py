@@ -9,6 +9,7 @@ writes goes through the redaction rules first: it may quote an upstream's own me
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -161,7 +162,7 @@ def budget_argument(arguments: dict[str, Any], budget: Budget) -> tuple[Budget, 
     budget leaves room for (raises BudgetError)."""
     asked = budget
     if arguments.get("budget") is not None:
-        asked = Budget(arguments["budget"], budget.unit, budget.counter)
+        asked = budget.with_limit(arguments["budget"])  # the client's line cap stays
     most = MAX_PAGE[asked.unit]
     if asked.limit <= most:
         return asked, None
@@ -170,7 +171,9 @@ def budget_argument(arguments: dict[str, Any], budget: Budget) -> tuple[Budget, 
         f"{most:,} {asked.unit} (one page is one message), so this page was shaped to at most "
         f"{most:,}; follow its next call for the rest"
     )
-    return Budget(most - asked.measure(note), asked.unit, asked.counter), note
+    # The note is a block of its own: one line, and the blank line a harness joins it with.
+    lines = None if asked.lines is None else asked.lines - 2
+    return replace(asked, limit=most - asked.measure(note), lines=lines), note
 
 
 def with_note(result: types.CallToolResult, note: str | None) -> types.CallToolResult:
