@@ -131,10 +131,20 @@ def _crush() -> list[Path]:
             _config_home() / "crush" / "crush.json"]
 
 
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value) if value else None
+
+
 def _cline() -> list[Path]:
+    """The CLI's file as its storage paths resolve it (the file named outright, else the data
+    folder's, else the Cline folder's), then the VS Code extension's."""
     storage = (_vscode_user_dir() / "globalStorage" / "saoudrizwan.claude-dev" / "settings" /
                "cline_mcp_settings.json")
-    return [_home() / ".cline" / "data" / "settings" / "cline_mcp_settings.json", storage]
+    data = _env_path("CLINE_DATA_DIR") or (
+        _env_path("CLINE_DIR") or _home() / ".cline") / "data"
+    cli = _env_path("CLINE_MCP_SETTINGS_PATH") or data / "settings" / "cline_mcp_settings.json"
+    return [cli, storage]
 
 
 def _zed() -> list[Path]:
@@ -151,7 +161,7 @@ def _goose() -> list[Path]:
 def _continue() -> list[Path]:
     """A workspace's block files, then the user's, then the user's config.yaml: each block file
     is a config of its own (``--config``), and doctor looks at every one found."""
-    user = _home() / ".continue"
+    user = _env_path("CONTINUE_GLOBAL_DIR") or _home() / ".continue"
     blocks = [path for folder in (Path.cwd() / ".continue" / "mcpServers", user / "mcpServers")
               for pattern in ("*.yaml", "*.yml") for path in sorted(folder.glob(pattern))]
     return [*blocks, user / "config.yaml"]
@@ -248,7 +258,7 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             8_192, "none documented that we found; not measured with the harness; the lowest "
             "known cut's budget", _continue,
             "Continue docs, MCP deep dive (format); clientInfo from its source",
-            ("continue-client",), listed=True,
+            ("continue-cli-client", "continue-client"), listed=True,
             # Continue loads the JSON MCP files of other harnesses copied into its folder
             also_reads=((".continue", "mcpServers", "*.json"),)),
     Harness("antigravity", "Antigravity", "json", (("mcpServers",),),
