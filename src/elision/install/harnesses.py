@@ -264,7 +264,7 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             # (compaction at 121,000 tokens with the default 200,000): Claude Code's budget
             24_000, "no cut of a result: the history is compacted (the result summarized away) "
             "when the conversation reaches the model's context less its output and a buffer, "
-            "121,000 tokens by default (678,125 B of text kept whole, 702,500 B compacted "
+            "121,000 tokens by default (678,125 B of text kept whole, 684,218 B compacted "
             "away; fewer with a model configured with a smaller contextLength)", _continue,
             f"{_MEASURED}; Continue docs, MCP deep dive (format); Continue CLI source "
             "(compaction.ts)",
