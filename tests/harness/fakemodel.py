@@ -24,9 +24,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-#: what an envelope's or a text header's ``next`` looks like: elision_fetch(ref="el_…", …)
-NEXT = re.compile(r'elision_fetch\(((?:\w+=\\?"[^"\\]*\\?"(?:,\s*)?)+)\)')
-ARG = re.compile(r'(\w+)=\\?"([^"\\]*)\\?"')
+#: what an envelope's or a text header's ``next`` looks like: elision_fetch(ref="el_…", …),
+#: its quotes escaped once for each time the text was serialized again (a JSON string inside
+#: the JSON a harness hands over: Cline, Continue)
+NEXT = re.compile(r'elision_fetch\(((?:\w+=\\*"[^"\\]*\\*"(?:,\s*)?)+)\)')
+ARG = re.compile(r'(\w+)=\\*"([^"\\]*)\\*"')
 
 
 @dataclass
@@ -238,6 +240,24 @@ def plan(wanted: str, tools: list[str], events: list[Event],
     return Step(text=f"no tool {want} was offered")
 
 
+#: the fake model's summary when a harness compacts its history (Continue CLI, when a result
+#: fills its context); seen again, the run is over: the result the model was to read is gone
+COMPACTED = "summary: a tool result was too large for the context and was compacted away"
+SUMMARY_ASKED = re.compile(r"summary of (?:our|the) conversation", re.IGNORECASE)
+
+
+def compacting(body: dict[str, Any]) -> Step | None:
+    """The step for a request made while the harness compacts its history, else None."""
+    turns = body.get("messages") or body.get("input") or body.get("contents") or []
+    if not isinstance(turns, list) or not turns:
+        return None
+    if any(COMPACTED in json.dumps(turn) for turn in turns):
+        return Step(text="done")
+    if SUMMARY_ASKED.search(json.dumps(turns[-1])):
+        return Step(text=COMPACTED)
+    return None
+
+
 # ---- writing an answer, per dialect ---------------------------------------------------------
 
 def _sse(events: list[tuple[str | None, Any]]) -> Iterator[bytes]:
@@ -389,7 +409,7 @@ class FakeModel:
             self._record(path, body, "unknown", None)
             return 404, "json", {"error": {"message": f"no such route {route}"}}
         tools, events = READERS[dialect](body)
-        step = plan(self.wanted, tools, events, self.args)
+        step = compacting(body) or plan(self.wanted, tools, events, self.args)
         self._record(path, body, dialect, step)
         if dialect == "anthropic":
             if body.get("stream"):

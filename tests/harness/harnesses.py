@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from elision.install.harnesses import HARNESSES
+from harness.received import handed_as_json
 
 HERE = Path(__file__).resolve().parent
 PINNED = HERE / "node_modules"
@@ -105,6 +106,9 @@ class Spec:
     budget: int
     #: how the harness names an MCP tool ``tool`` of server ``fixture``
     tool_name: Callable[[str], str] = lambda tool: tool
+    #: the result's text in what the harness hands the model (the checks read this; a harness
+    #: that hands the result over as JSON gives it escaped, inside its own document)
+    unwrap: Callable[[str], str] = lambda handed: handed
 
     def executable(self, modules: Path = PINNED) -> Path:
         return modules / ".bin" / self.binary
@@ -299,7 +303,77 @@ COPILOT = Spec("copilot", "GitHub Copilot CLI", "@github/copilot", "copilot", "c
                "copilot-cli", _copilot_configure, _copilot_command,
                HARNESSES["copilot-cli"].budget, lambda tool: f"fixture-{tool}")
 
-SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI, OPENCODE, QWEN, COPILOT)}
+# ---- Cline CLI --------------------------------------------------------------------------------
+
+def _cline_configure(ctx: Ctx) -> Path:
+    settings = ctx.home / ".cline" / "data" / "settings"
+    settings.mkdir(parents=True, exist_ok=True)
+    # what `cline auth -p openai-compatible -k KEY -m MODEL -b URL` writes, without its start
+    (settings / "providers.json").write_text(json.dumps({
+        "version": 1, "lastUsedProvider": "openai-compatible", "modes": {},
+        "providers": {"openai-compatible": {"settings": {
+            "provider": "openai-compatible", "apiKey": "fake-key", "model": "fake-model",
+            "baseUrl": f"{BASE}/v1"}, "updatedAt": "2026-12-03T00:00:00.000Z",
+            "tokenSource": "manual"}}}, indent=2), "utf-8")
+    (settings / "global-settings.json").write_text(json.dumps(
+        {"telemetryOptOut": True, "autoUpdateEnabled": False}), "utf-8")
+    config = settings / "cline_mcp_settings.json"
+    # Cline's `timeout` is in seconds
+    config.write_text(json.dumps({"mcpServers": {
+        name: {"type": "stdio", "command": argv[0], "args": argv[1:], "timeout": 120}
+        for name, argv in ctx.servers().items()}}, indent=2), "utf-8")
+    return config
+
+
+def _cline_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
+    # local: no hub daemon, which would outlive the run
+    env = {**ctx.base_env(), "CLINE_NO_AUTO_UPDATE": "1", "CLINE_NO_INTERACTIVE": "1",
+           "CLINE_SESSION_BACKEND_MODE": "local"}
+    return ([str(ctx.bin / "cline"), "--json", "--auto-approve", "true", "--cwd",
+             str(ctx.work), prompt], env)
+
+
+CLINE = Spec("cline", "Cline CLI", "cline", "cline", "chat", "cline", _cline_configure,
+             _cline_command, HARNESSES["cline"].budget, lambda tool: f"fixture__{tool}",
+             handed_as_json)
+
+# ---- Continue CLI -----------------------------------------------------------------------------
+
+def _continue_configure(ctx: Ctx) -> Path:
+    config = ctx.home / ".continue" / "config.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    servers = "".join(f"""  - name: {name}
+    command: {json.dumps(argv[0])}
+    args: {json.dumps(argv[1:])}
+""" for name, argv in ctx.servers().items())
+    config.write_text(f"""name: elision-harness
+version: 1.0.0
+schema: v1
+models:
+  - name: fake
+    provider: openai
+    model: fake-model
+    apiBase: {BASE}/v1
+    apiKey: fake-key
+    roles: [chat]
+mcpServers:
+{servers}""", "utf-8")
+    return config
+
+
+def _continue_command(ctx: Ctx, prompt: str, tool: str) -> tuple[list[str], dict[str, str]]:
+    env = {**ctx.base_env(), "CONTINUE_GLOBAL_DIR": str(ctx.home / ".continue"),
+           "CONTINUE_METRICS_ENABLED": "0", "CONTINUE_CLI_ENABLE_TELEMETRY": "0"}
+    return ([str(ctx.bin / "cn"), "-p", prompt, "--auto", "--config",
+             str(ctx.home / ".continue" / "config.yaml")], env)
+
+
+CONTINUE = Spec("continue", "Continue CLI", "@continuedev/cli", "cn", "chat", "continue",
+                _continue_configure, _continue_command, HARNESSES["continue"].budget,
+                unwrap=handed_as_json)
+
+SPECS: dict[str, Spec] = {s.key: s for s in (CLAUDE, CODEX, GEMINI, OPENCODE, QWEN, COPILOT,
+                                             CLINE, CONTINUE)}
 
 
 def version(spec: Spec, modules: Path = PINNED) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness import received
+from harness.fakemodel import COMPACTED
 from harness.harnesses import LATEST, NEWEST, PINNED, SPECS, Ctx, Spec, run, version
 from harness.toolserver import sized_text
 
@@ -32,12 +33,19 @@ def whole(spec: Spec, size: int, root: Path) -> tuple[bool, str]:
     spec.configure(ctx)
     record = run(spec, ctx, "sized_text", args={"size": size})
     results = received.turns(record).results
+    named = ", ".join(f"{c.get('name')} {c.get('version')}" for c in record["clients"])
+    if not results and any((r.get("step") or {}).get("text") == COMPACTED
+                           for r in record["records"]):
+        # Continue CLI: the result filled the context, and the history was compacted
+        return False, f"compacted away: the model was asked for a summary; clientInfo {named}"
     if not results:  # a run that failed says nothing about the cut: stop, do not guess
         raise SystemExit(f"{spec.title}: no result at {size:,} B (exit {record['code']}: "
                          f"{record['stderr'][-300:]!r}); a loaded machine? try again")
     got = results[0].text
-    kept = sized_text(size) in got
-    named = ", ".join(f"{c.get('name')} {c.get('version')}" for c in record["clients"])
+    try:
+        kept = sized_text(size) in spec.unwrap(got)
+    except AssertionError:  # handed over as JSON, and that JSON was cut
+        kept = False
     return kept, f"{len(got.encode()):,} B handed over; head {got[:60]!r}; clientInfo {named}"
 
 

@@ -65,3 +65,20 @@ def shaped_text(text: str) -> tuple[str, list[str]]:
     start = text.find("[elision] ")
     assert start >= 0, f"no [elision] header in what the model received: {text[:300]!r}"
     return text[:start], text[start:].split("\n")
+
+
+def handed_as_json(text: str) -> str:
+    """The text of a tool result a harness hands the model as JSON: Cline the whole result
+    (``{"_meta": …, "content": [{"text": …}], "structuredContent": …}``), Continue its content
+    blocks (``JSON.stringify(result.content)``). That JSON must parse: a harness that cut it
+    (Cline keeps 8,000 chars, the middle cut) hands over a torn document, whatever the text."""
+    try:
+        handed = json.loads(text)
+    except ValueError as exc:
+        raise AssertionError(f"the harness cut the result it hands over as JSON ({exc}; "
+                             f"{len(text):,} chars): {text[:200]!r} … {text[-200:]!r}") from None
+    blocks = handed.get("content") if isinstance(handed, dict) else handed
+    assert isinstance(blocks, list), f"no content blocks in what was handed over: {text[:300]!r}"
+    return "\n".join(str(b.get("text", "")) for b in blocks
+                     if isinstance(b, dict) and b.get("type", "text") == "text")
+

@@ -9,6 +9,7 @@ call per harness) for every harness at once, side by side, which is what CI runs
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -162,7 +163,8 @@ def result_of(spec: Spec, record: dict[str, Any], index: int = 0) -> received.Ev
     if len(seen.results) <= index:
         known_failure(spec, record)
     assert len(seen.results) > index, f"the model got {len(seen.results)} results; {said(record)}"
-    return seen.results[index]
+    handed = seen.results[index]
+    return dataclasses.replace(handed, text=spec.unwrap(handed.text))
 
 
 def proxy_page(record: dict[str, Any], next_args: dict[str, str], budget: int,

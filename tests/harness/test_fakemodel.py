@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.fakemodel import READERS, FakeModel, Step, next_call, plan
+from harness.fakemodel import COMPACTED, READERS, FakeModel, Step, next_call, plan
 from harness.toolserver import sized_text
 
 REF = st.from_regex(r"el_[A-Za-z0-9_-]{24}", fullmatch=True)
@@ -28,6 +28,21 @@ def test_next_is_read_from_an_envelope_and_from_a_text_header(ref: str, path: st
     header = f"[elision] partial: lines 1-3 of 9 shown; ref={ref}\n… {call} …"
     assert next_call(envelope) == {"ref": ref, "path": path}
     assert next_call(header) == {"ref": ref, "path": path}
+
+
+@settings(max_examples=40)
+@given(ref=REF, path=PATH, depth=st.integers(min_value=1, max_value=3))
+def test_next_is_read_from_an_envelope_a_harness_serialized_again(
+        ref: str, path: str, depth: int) -> None:
+    """Continue CLI hands the model ``JSON.stringify(result.content)`` and Cline the whole
+    result as JSON, so the envelope's ``next`` reaches the model escaped twice or more
+    (three backslashes before each quote); the fake model, reading only one escape, answered
+    ``done`` where a model would fetch (seen with Continue CLI 1.5.47)."""
+    call = f'elision_fetch(ref="{ref}", path="{path}")'
+    text = json.dumps({"__elision__": {"v": 1, "next": call}, "rows": [1]})
+    for _ in range(depth):
+        text = json.dumps([{"type": "text", "text": text}])
+    assert next_call(text) == {"ref": ref, "path": path}
 
 
 @pytest.mark.parametrize("text", [
@@ -169,3 +184,25 @@ def test_a_result_of_a_deferred_call_is_read_as_the_tools_own() -> None:
     _, events = READERS["chat"](body)
     assert [(e.kind, e.name) for e in events] == [("call", "mcp__f__trade_report"),
                                                   ("result", "mcp__f__trade_report")]
+
+
+def test_a_harness_compacting_its_history_gets_a_summary_and_then_done(
+        model: FakeModel) -> None:
+    """Continue CLI compacts its history when a result fills the context: it asks the model for
+    a summary, tools still offered, and carries on from the summary. The fake model called the
+    tool again each time, and Continue compacted again, until the run timed out (measuring
+    Continue CLI 1.5.47's cut with a ~340 KB result)."""
+    tools = [{"type": "function", "function": {"name": "trade_report"}}]
+    ask = {"role": "user", "content": "Please provide a concise summary of our conversation "
+                                      "so far, capturing the key context"}
+    _, text = post(model, "/v1/chat/completions", {
+        "model": "m", "stream": True, "tools": tools,
+        "messages": [{"role": "user", "content": "go"}, ask]})
+    assert model.records[-1]["step"] == {"tool": None, "args": {}, "text": COMPACTED}
+    assert "tool_calls" not in json.dumps(sse_data(text))
+    post(model, "/v1/chat/completions", {
+        "model": "m", "stream": True, "tools": tools,
+        "messages": [{"role": "assistant", "content": COMPACTED},
+                     {"role": "user", "content": "go"}]})
+    assert model.records[-1]["step"]["text"] == "done"
+    assert model.records[-1]["step"]["tool"] is None

@@ -20,7 +20,7 @@ from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES
               help="Size limit of each tool result, in --unit (at least "
                    + ", ".join(f"{n} {u}" for u, n in MINIMUM.items()) + "). Default: "
                    "each client's own, in bytes, below its harness's cut (see "
-                   "docs/harnesses.md); 8,192 bytes for a client no table names.")
+                   "docs/harnesses.md); the table's lowest for a client it does not name.")
 @click.option("--client-budget", "client_budgets", multiple=True,
               metavar="NAME=BYTES[,LINES]",
               help="The budget of one client when --budget is not given (repeatable; NAME "

@@ -134,10 +134,20 @@ def _crush() -> list[Path]:
             _config_home() / "crush" / "crush.json"]
 
 
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value) if value else None
+
+
 def _cline() -> list[Path]:
+    """The CLI's file as its storage paths resolve it (the file named outright, else the data
+    folder's, else the Cline folder's), then the VS Code extension's."""
     storage = (_vscode_user_dir() / "globalStorage" / "saoudrizwan.claude-dev" / "settings" /
                "cline_mcp_settings.json")
-    return [_home() / ".cline" / "data" / "settings" / "cline_mcp_settings.json", storage]
+    data = _env_path("CLINE_DATA_DIR") or (
+        _env_path("CLINE_DIR") or _home() / ".cline") / "data"
+    cli = _env_path("CLINE_MCP_SETTINGS_PATH") or data / "settings" / "cline_mcp_settings.json"
+    return [cli, storage]
 
 
 def _zed() -> list[Path]:
@@ -154,7 +164,7 @@ def _goose() -> list[Path]:
 def _continue() -> list[Path]:
     """A workspace's block files, then the user's, then the user's config.yaml: each block file
     is a config of its own (``--config``), and doctor looks at every one found."""
-    user = _home() / ".continue"
+    user = _env_path("CONTINUE_GLOBAL_DIR") or _home() / ".continue"
     blocks = [path for folder in (Path.cwd() / ".continue" / "mcpServers", user / "mcpServers")
               for pattern in ("*.yaml", "*.yml") for path in sorted(folder.glob(pattern))]
     return [*blocks, user / "config.yaml"]
@@ -166,7 +176,7 @@ def _antigravity() -> list[Path]:
             gemini / "antigravity" / "mcp_config.json"]
 
 
-_UNMEASURED = "not measured; the lowest known cut's budget"
+_UNMEASURED = "not measured; elision's former default"
 _MEASURED = "measured with the harness in elision issue 24 (tests/harness/measure.py)"
 
 HARNESSES: dict[str, Harness] = {h.name: h for h in (
@@ -234,7 +244,12 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
             ("crush",)),
     Harness("cline", "Cline", "json", (("mcpServers",),),
             (("url", "by-type"),), "type", ("headers",),
-            8_192, _UNMEASURED, _cline, "Cline docs, MCP configuration (format only)",
+            # Cline hands the model the whole result as JSON: the proxy's _meta, the text
+            # escaped, and structuredContent, which repeats a JSON result; 3,000 bytes of JSON
+            # come to about 7,300 chars of that
+            3_000, "8,000 chars of the whole result serialized as JSON (its _meta, content and "
+            "structuredContent), the middle cut (7,781 B of text kept whole, 7,875 B cut)",
+            _cline, f"{_MEASURED}; Cline docs, MCP configuration (format)",
             ("cline",)),
     Harness("zed", "Zed", "json", (("context_servers",),),
             (("url", "unknown"),), None, ("headers",),
@@ -242,16 +257,21 @@ HARNESSES: dict[str, Harness] = {h.name: h for h in (
     Harness("goose", "Goose", "yaml", (("extensions",),),
             (("uri", "by-type"),), "type", ("headers",),
             8_192, "over 200,000 chars a text is written to a file (goose source, "
-            "large_response_handler.rs); not measured with the harness; the lowest known "
-            "cut's budget", _goose,
+            "large_response_handler.rs); not measured with the harness; elision's former "
+            "default", _goose,
             "goose docs, Configuration Files (format); goose source (the cut)", ("goose",),
             command_key="cmd"),
     Harness("continue", "Continue", "yaml", (("mcpServers",),),
             (("url", "by-type"),), "type", ("headers", "requestOptions"),
-            8_192, "none documented that we found; not measured with the harness; the lowest "
-            "known cut's budget", _continue,
-            "Continue docs, MCP deep dive (format); clientInfo from its source",
-            ("continue-client",), listed=True,
+            # its cut is in tokens, of the whole conversation, and follows the model's context
+            # (compaction at 121,000 tokens with the default 200,000): Claude Code's budget
+            24_000, "no cut of a result: the history is compacted (the result summarized away) "
+            "when the conversation reaches the model's context less its output and a buffer, "
+            "121,000 tokens by default (678,125 B of text kept whole, 684,218 B compacted "
+            "away; fewer with a model configured with a smaller contextLength)", _continue,
+            f"{_MEASURED}; Continue docs, MCP deep dive (format); Continue CLI source "
+            "(compaction.ts)",
+            ("continue-cli-client", "continue-client"), listed=True,
             # Continue loads the JSON MCP files of other harnesses copied into its folder
             also_reads=((".continue", "mcpServers", "*.json"),)),
     Harness("antigravity", "Antigravity", "json", (("mcpServers",),),
