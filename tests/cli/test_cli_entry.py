@@ -39,7 +39,8 @@ def click_params(path: list[str], args: list[str]) -> dict[str, Any] | None:
 
 #: Symbolic tokens, made real paths per test: a readable file, a directory, a missing path.
 FILES = ("@file", "@dir", "@missing")
-VALUES = ("600", "512", "511", "100", "2000", "8", "7", "0600", "24000", "+600", " 600", "6_00", "-5", "", "x",
+VALUES = ("600", "512", "511", "100", "2000", "8", "7", "0600", "24000", "+600", " 600", "6_00",
+          "-5", "", "x",
           "bytes", "chars", "tokens", "furlongs", "json", "text", "auto", "csv", "a.db", "-",
           "--no-audit", "--store", *FILES)
 OPTIONS = ("--budget", "-b", "--store", "--audit", "--no-audit", "--no-store", "--no-redact",
