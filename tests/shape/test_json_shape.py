@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from elision import Budget, BudgetError, InputError, shape
@@ -49,9 +49,12 @@ def ledger(n: int = 2000) -> dict[str, Any]:
 
 
 @given(documents, budgets, st.booleans())
+# the dev profile's: a member its random key names "secret" is withheld by redaction, which has
+# properties of its own; this one is about what the shaper does with whatever it is given
+@example(doc={"secret": 0}, limit=512, pretty=False)
 def test_any_document_shapes_honestly_within_budget(doc: Any, limit: int, pretty: bool) -> None:
     body = json.dumps(doc, indent=2 if pretty else None, ensure_ascii=False).encode()
-    shaped = shape(body, Budget(limit), format="json")
+    shaped = shape(body, Budget(limit), format="json", redactor=None)
     out = shaped.text.encode()
     assert len(out) <= limit  # invariant 1
     assert problems(doc, shaped.text) == []  # invariants 2, 3, 6
