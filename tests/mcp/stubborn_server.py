@@ -21,11 +21,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def serve() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    wrapper = os.getppid()
     sys.path.insert(0, HERE)
     from upstream_server import server
 
     server.run()
-    os.kill(os.getppid(), signal.SIGTERM)  # the wrapper leaves at the end of input
+    # The wrapper leaves at the end of input; if it died first, this process now belongs to
+    # the nearest child subreaper (the test worker), which must not get the signal.
+    if os.getppid() == wrapper:
+        os.kill(wrapper, signal.SIGTERM)
     while True:  # this server carries on regardless
         time.sleep(3600)
 
