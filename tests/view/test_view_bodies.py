@@ -154,6 +154,16 @@ def test_a_withheld_value_is_marked_where_it_sits() -> None:
         '"[credential withheld: aws-sigv4-url]"']
 
 
+@pytest.mark.parametrize("stub", [
+    "[credential withheld: aws-sigv4-url]",
+    "[credential-dense text withheld: 41,230 bytes]",  # the density bound's one entry
+])
+def test_a_stub_in_a_shown_text_is_marked_withheld(stub: str) -> None:
+    shown = draw_shown(f"first line\nkey={stub} and the rest\nlast line\n".encode())
+    marked = [t for line in shown.lines for t, k in line[1:] if k == WITHHELD]
+    assert marked == [stub]
+
+
 @pytest.mark.parametrize(("text", "shown"), [
     ("\x1b[2J", "\\x1b[2J"),  # CSI: clear the screen
     ("\x1b]52;c;aGk=\x07", "\\x1b]52;c;aGk=\\x07"),  # OSC 52: write the clipboard

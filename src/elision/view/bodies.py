@@ -37,8 +37,9 @@ DRAW_BYTES = 2 * 1024 * 1024
 DRAW_LINES = 20_000
 #: What a span is; the stylesheet colours each.
 ELIDED, WITHHELD, ENVELOPE, PLAIN = "elided", "withheld", "envelope", ""
-_STUB = re.compile(r"\[(?:credential withheld: [A-Za-z0-9._-]+|ref_[A-Za-z0-9_-]+\][^\n]*?"
-                   r"elision_fetch_reference)\]?")
+_STUB = re.compile(r"\[(?:credential withheld: [A-Za-z0-9._-]+"
+                   r"|credential-dense text withheld: [0-9,]+ bytes"  # the density bound's
+                   r"|ref_[A-Za-z0-9_-]+\][^\n]*?elision_fetch_reference)\]?")
 _SHOWN_LINES = re.compile(r"lines ([0-9, and-]+?) of ([0-9,]+) shown")
 _FETCH = re.compile(r"elision_fetch\((.*?)\)")
 _ARG = re.compile(r'(ref|path|lines|bytes)=("(?:[^"\\]|\\.)*")')
