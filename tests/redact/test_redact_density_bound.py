@@ -217,3 +217,60 @@ def test_a_fetched_page_that_shows_a_dense_stub_says_it_is_withheld() -> None:
     assert "[credential-dense text withheld:" in page.text
     assert page.envelope is not None and not page.complete
     assert [e["reason"] for e in page.envelope["withheld"]] == ["credential-dense"]
+
+
+class _CountingDatabase:
+    """A hyperscan database that counts the Python calls its scans make."""
+
+    def __init__(self, db: Any) -> None:
+        self.db = db
+        self.calls = 0
+
+    def scan(self, data: Any, match_event_handler: Callable[..., Any], **kwargs: Any) -> Any:
+        def counted(*args: Any) -> Any:
+            self.calls += 1
+            return match_event_handler(*args)
+
+        return self.db.scan(data, match_event_handler=counted, **kwargs)
+
+
+#: The hostile forms a line at a time: a stretch of many lines, so many windows to go on through.
+LINES = [
+    pytest.param("api_key=abc\n", id="assignment-lines"),
+    pytest.param("password=hunter2\n", id="assignments"),
+    pytest.param("Authorization: Bearer x\n", id="headers"),
+    pytest.param("sk- ghp_ AKIA eyJ\n", id="mixed-keywords"),
+    pytest.param("A\n", id="short-lines"),  # no trigger: never dense
+]
+
+
+@needs_hyperscan
+@pytest.mark.parametrize("unit", LINES)
+def test_a_dense_stretch_costs_a_window_of_calls_not_a_window_each(unit: str) -> None:
+    """Found profiling ``bench/redact.py``'s worst rows (issue 23): 1 MB of ``api_key=abc``
+    lines cost 4-6x prose to redact with the bound, all of it Python calls, seventeen for every
+    4 KB window of the stretch (its own matches, counted to tell it goes on)."""
+    engine = HYPERSCAN[0]
+    text = unit * (MB // len(unit))
+    triggers.dense_text_triggers(text[:WINDOW * 8], engine)  # the scratch space, made
+    counting = _CountingDatabase(engine.text_literals)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "text_literals", counting)
+        _, dense = triggers.dense_text_triggers(text, engine)
+    assert bool(dense) is (unit != "A\n")
+    assert counting.calls <= 3 * LIMIT  # was 4,436 for the lines: 101 + 17 a window
+
+
+@needs_hyperscan
+@settings(max_examples=40, deadline=None)
+@given(text=dense_beside_credentials())
+def test_counting_a_stretch_in_c_withholds_no_more_than_the_calls_did(text: str) -> None:
+    # The counts in C are of a few forms only, so they may end a stretch sooner than the
+    # match handler's count (the judge then reads the rest), never later.
+    engine = HYPERSCAN[0]
+    _, fast = triggers.dense_text_triggers(text, engine)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "_FORMS", 0)  # every window counted by the match handler
+        _, slow = triggers.dense_text_triggers(text, engine)
+    for a, b in fast:
+        assert any(c <= a and b <= d for c, d in scan._dense_stretches(text, slow)), (a, b)

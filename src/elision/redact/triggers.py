@@ -22,6 +22,7 @@ import logging
 import os
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -109,6 +110,8 @@ DENSE_GOES_ON = 16
 #: A text with this many credential-dense windows or fewer is judged as any other (a .env file,
 #: a config, a short hostile run): only past them is the bound's cost worth its loss.
 DENSE_ALLOWANCE = 4
+#: A dense window's most frequent match forms, counted in C to tell that its stretch goes on.
+_FORMS = 8
 
 
 class _Hyperscan:
@@ -125,11 +128,14 @@ class _Hyperscan:
         self.hs = hs
         caseless, once = hs.HS_FLAG_CASELESS, hs.HS_FLAG_SINGLEMATCH
         self.kinds: list[int] = []
+        #: Each literal's length in bytes, by expression id: where a match of it starts.
+        self.lengths: list[int] = []
         self.heads: dict[int, str] = {}
         exprs: list[bytes] = []
         flags: list[int] = []
 
         def add(literal: str, flag: int, kind: int) -> None:
+            self.lengths.append(len(literal.encode()))
             exprs.append(literal.encode())
             flags.append(flag)
             self.kinds.append(kind)
@@ -209,10 +215,12 @@ class _Hyperscan:
         once a scan) are always kept.
 
         With ``dense``, every match is counted in its :data:`DENSE_WINDOW`: a window past
-        :data:`DENSE_LIMIT` (:data:`DENSE_GOES_ON` right after one) is appended to ``dense``
+        :data:`DENSE_LIMIT` (:data:`DENSE_GOES_ON` right after one) is added to ``dense``
         as a byte range that goes on to the end of its stretch (a credential-dense stretch is
         withheld in whole lines), and the scan goes on from there, so no window costs more
-        than that many Python calls and a long line no more than one window's."""
+        than that many Python calls and a long line no more than one window's. The windows
+        after a dense one are first counted in C (:meth:`_goes_on`): a stretch of many lines
+        costs one window's calls, not seventeen for each of its windows."""
         scratch = self._scratch(name, db)
         view = memoryview(data)
         size = len(data)
@@ -222,6 +230,7 @@ class _Hyperscan:
         done = False
         window = resume = -1
         seen, limit = 0, DENSE_LIMIT
+        marks: list[tuple[int, int]] = []  # a window's matches, while it may turn dense
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             nonlocal hit, until, skipped, done, window, seen, resume, limit
@@ -231,14 +240,16 @@ class _Hyperscan:
                     window, seen = pos // DENSE_WINDOW, 0
                     goes_on = dense and dense[-1][1] >= window * DENSE_WINDOW
                     limit = DENSE_GOES_ON if goes_on else DENSE_LIMIT
+                    marks.clear()
                 seen += 1
+                marks.append((expr, pos))
                 if seen > limit:
                     # The stretch is withheld to its line's end whatever the rest holds: the
                     # scan goes on from there.
                     line_end = data.find(stop, pos)
                     resume = max(size if line_end < 0 else line_end + 1,
                                  (window + 1) * DENSE_WINDOW)
-                    dense.append((window * DENSE_WINDOW, min(resume, size)))
+                    _add_dense(dense, window * DENSE_WINDOW, min(resume, size))
                     return True
             if hit <= pos < until and expr not in gates:
                 skipped += 1
@@ -261,7 +272,10 @@ class _Hyperscan:
                 if done:
                     return
                 if resume >= 0:  # a dense window: on from the next one, in the same stretch
-                    base, resume = resume, -1
+                    assert dense is not None
+                    base = self._goes_on(data, stop, resume, self._forms(data, marks, gates),
+                                         dense)
+                    resume = -1
                     if base >= size:
                         return
                     continue
@@ -269,6 +283,46 @@ class _Hyperscan:
                     return
                 # Every match that ends before ``until`` was in the stretch already hit.
                 base, hit, until, skipped = until, -1, -1, 0
+
+    def _forms(
+        self, data: bytes, marks: list[tuple[int, int]], gates: frozenset[int],
+    ) -> list[bytes]:
+        """The bytes of a dense window's matches, the most frequent first (at most
+        :data:`_FORMS`): what its stretch is made of."""
+        lengths = self.lengths
+        counts = Counter(data[pos + 1 - lengths[expr]:pos + 1]
+                         for expr, pos in marks if expr not in gates)
+        return [form for form, _ in counts.most_common(_FORMS)]
+
+    @staticmethod
+    def _goes_on(
+        data: bytes, stop: bytes, at: int, forms: list[bytes], dense: list[tuple[int, int]],
+    ) -> int:
+        """Where the scan goes on after a dense window (``at``): each next window whose
+        ``forms`` alone (a ``bytes.count`` each, in C) hold more than :data:`DENSE_GOES_ON`
+        goes on with the stretch, as it would after that many calls of the match handler
+        (each form is one literal's match, and a count of its bytes counts no more matches of
+        it than the scan reports: so a window taken here is one the scan would take). The
+        first window they do not fill is counted by the scan again, exactly. A stretch of a
+        few forms costs a few counts a window, not seventeen Python calls (issue 23)."""
+        size = len(data)
+        while at < size and forms:
+            window = at // DENSE_WINDOW
+            end = min((window + 1) * DENSE_WINDOW, size)
+            held = 0
+            for form in forms:
+                held += data.count(form, at, end)
+                if held > DENSE_GOES_ON:
+                    break
+            if held <= DENSE_GOES_ON:
+                break
+            # Withheld to the end of the window's last line, as the scan would withhold it
+            # once widened to whole lines; the next count starts past that line.
+            line_end = data.find(stop, end - 1)
+            resume = max(size if line_end < 0 else line_end + 1, end)
+            _add_dense(dense, window * DENSE_WINDOW, resume)
+            at = resume
+        return at
 
     def body_kinds(self, body: bytes) -> set[int]:
         """The kinds of trigger in a raw JSON body: a secret's, or a key's (quoted, any case,
@@ -370,6 +424,15 @@ class _Hyperscan:
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
         return found
+
+
+def _add_dense(dense: list[tuple[int, int]], start: int, end: int) -> None:
+    """Append a dense window's range, joined to the last one where they meet: a stretch of
+    a thousand windows is one range, not a thousand to map to chars."""
+    if dense and start <= dense[-1][1]:
+        dense[-1] = (dense[-1][0], max(end, dense[-1][1]))
+    else:
+        dense.append((start, end))
 
 
 def _all(data: bytes, needle: bytes) -> list[int]:
@@ -623,7 +686,8 @@ def dense_text_triggers(
 
 
 def _covered(ranges: list[tuple[int, int]]) -> int:
-    """The bytes that sorted ``ranges`` cover (they may meet, never overlap)."""
+    """The bytes that sorted ``ranges`` cover (apart: :func:`_add_dense` joins those that
+    meet)."""
     return sum(b - a for a, b in ranges)
 
 
