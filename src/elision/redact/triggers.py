@@ -31,6 +31,7 @@ from elision._lazyre import lazy_compile
 from elision.redact import keywords, rules
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
 from elision.redact.secrets import CREDENTIAL_FIELDS
+from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
 from elision.shape.lines import is_utf8
 
 ENGINE_ENV = "ELISION_REDACT_ENGINE"
@@ -203,7 +204,7 @@ class _Hyperscan:
             return body
 
     def _stretches(
-        self, db: Any, name: str, data: bytes, stop: bytes,
+        self, db: Any, name: str, data: bytes | AsciiBytes, stop: bytes,
         keep: Callable[[int, int], bool], *, first: bool = False,
         gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
     ) -> None:
@@ -222,7 +223,7 @@ class _Hyperscan:
         after a dense one are first counted in C (:meth:`_goes_on`): a stretch of many lines
         costs one window's calls, not seventeen for each of its windows."""
         scratch = self._scratch(name, db)
-        view = memoryview(data)
+        view = memoryview(buffer(data))
         size = len(data)
         base = 0
         hit = until = -1
@@ -285,7 +286,7 @@ class _Hyperscan:
                 base, hit, until, skipped = until, -1, -1, 0
 
     def _forms(
-        self, data: bytes, marks: list[tuple[int, int]], gates: frozenset[int],
+        self, data: bytes | AsciiBytes, marks: list[tuple[int, int]], gates: frozenset[int],
     ) -> list[bytes]:
         """The bytes of a dense window's matches, the most frequent first (at most
         :data:`_FORMS`): what its stretch is made of."""
@@ -296,7 +297,8 @@ class _Hyperscan:
 
     @staticmethod
     def _goes_on(
-        data: bytes, stop: bytes, at: int, forms: list[bytes], dense: list[tuple[int, int]],
+        data: bytes | AsciiBytes, stop: bytes, at: int, forms: list[bytes],
+        dense: list[tuple[int, int]],
     ) -> int:
         """Where the scan goes on after a dense window (``at``): each next window whose
         ``forms`` alone (a ``bytes.count`` each, in C) hold more than :data:`DENSE_GOES_ON`
@@ -349,7 +351,9 @@ class _Hyperscan:
             found.add(_SECRET)
         return found
 
-    def _windows_in(self, data: bytes, stop: bytes, *, first: bool = False) -> list[int]:
+    def _windows_in(
+        self, data: bytes | AsciiBytes, stop: bytes, *, first: bool = False,
+    ) -> list[int]:
         hits: list[int] = []
 
         def keep(expr: int, pos: int) -> bool:
@@ -359,7 +363,9 @@ class _Hyperscan:
         self._stretches(self.windows, "windows", data, stop, keep, first=first)
         return hits
 
-    def _userinfo_in(self, data: bytes, stop: bytes, *, first: bool = False) -> list[int]:
+    def _userinfo_in(
+        self, data: bytes | AsciiBytes, stop: bytes, *, first: bool = False,
+    ) -> list[int]:
         """The last byte of each userinfo (``scheme://user:password@``) in ``data`` that the
         URL rules can withhold, one a stretch at most.
 
@@ -385,7 +391,7 @@ class _Hyperscan:
         return hits
 
     def scan(
-        self, data: bytes, *, keys: bool, first: bool = False,
+        self, data: bytes | AsciiBytes, *, keys: bool, first: bool = False,
         dense: list[tuple[int, int]] | None = None,
     ) -> tuple[list[int], ...]:
         """Positions by kind, one a stretch for the secrets; with ``first``, the secrets stop
@@ -435,7 +441,7 @@ def _add_dense(dense: list[tuple[int, int]], start: int, end: int) -> None:
         dense.append((start, end))
 
 
-def _all(data: bytes, needle: bytes) -> list[int]:
+def _all(data: bytes | AsciiBytes, needle: bytes) -> list[int]:
     out: list[int] = []
     pos = data.find(needle)
     while pos >= 0:
@@ -445,7 +451,7 @@ def _all(data: bytes, needle: bytes) -> list[int]:
 
 
 def _userinfo_windows(
-    data: bytes, ats: list[int], stop: bytes, *, first: bool,
+    data: bytes | AsciiBytes, ats: list[int], stop: bytes, *, first: bool,
 ) -> list[int] | None:
     """The userinfo ends among ``ats`` (the last byte of each "@" and "%40"), each tried in
     the window before it; ``None`` when the windows would cover much of ``data``."""
@@ -458,11 +464,11 @@ def _userinfo_windows(
             after_at = pos + 1
     if sum(b - a for a, b in windows) * _WINDOWS_SHARE > len(data):
         return None
-    search = _USERINFO_BEFORE.search
+    search, view = _USERINFO_BEFORE.search, buffer(data)
     ends: list[int] = []
     until = -1
     for a, b in windows:
-        if b - 1 >= until and search(data, a, b) is not None:
+        if b - 1 >= until and search(view, a, b) is not None:
             ends.append(b - 1)
             if first:
                 break
@@ -483,7 +489,9 @@ def _head_pattern(head: str) -> re.Pattern[bytes]:
     return re.compile(lit + rb"(?:(?<![A-Za-z0-9+/_\-]" + lit + rb")|(?<=\\[nrtbf]" + lit + rb"))")
 
 
-def _opening_heads(data: bytes, heads: set[str], stop: bytes, *, first: bool) -> list[int]:
+def _opening_heads(
+    data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+) -> list[int]:
     """The last byte of each of ``heads`` where it opens a base64 run, one a stretch: the
     search runs in C, so a run that repeats a head (the base64 of ``AAAA…``) costs no
     Python step per repeat."""
@@ -505,7 +513,8 @@ def first_per_stretch(
     matches in at all: the regex passes' form of the hyperscan scan's thinning."""
     out: list[int] = []
     search, find = pattern.search, data.find
-    match = search(data)
+    target = buffer(data) if isinstance(data, AsciiBytes) else data
+    match = search(target)
     while match is not None:
         out.append(match.start())
         if first:
@@ -513,7 +522,7 @@ def first_per_stretch(
         nxt = find(stop, match.start() + 1)
         if nxt < 0:
             break
-        match = search(data, nxt)
+        match = search(target, nxt)
     return out
 
 
@@ -633,7 +642,8 @@ def utf8_text_has_triggers(body: bytes) -> bool | None:
 
 
 def text_triggers(
-    text: str, using: _Hyperscan | _Regex | None = None, data: bytes | None = None,
+    text: str, using: _Hyperscan | _Regex | None = None,
+    data: bytes | AsciiBytes | None = None,
 ) -> list[int]:
     """Offsets (in chars) of the credential triggers in ``text``, sorted (``data``, when
     given, is the unfolded ``text`` in UTF-8)."""
@@ -646,14 +656,15 @@ def text_triggers(
     if isinstance(current, _Regex):
         return rules.text_positions(text)
     if data is None:
-        data = text.encode("utf-8", "surrogatepass")
+        data = text_bytes(text)  # no copy of an ASCII text
     positions = current.scan(data, keys=False)[_SECRET]
     positions.sort()
     return _chars(data, text, positions)
 
 
 def dense_text_triggers(
-    text: str, using: _Hyperscan | _Regex | None = None, data: bytes | None = None,
+    text: str, using: _Hyperscan | _Regex | None = None,
+    data: bytes | AsciiBytes | None = None,
 ) -> tuple[list[int], list[tuple[int, int]]]:
     """:func:`text_triggers`, and the credential-dense stretches of ``text`` as sorted char
     ranges, each from a :data:`DENSE_WINDOW` to at least its line's end: none when they cover
@@ -671,7 +682,7 @@ def dense_text_triggers(
     if folded is not text:
         text, data = folded, None
     if data is None:
-        data = text.encode("utf-8", "surrogatepass")
+        data = text_bytes(text)  # no copy of an ASCII text
     dense: list[tuple[int, int]] = []
     found = current.scan(data, keys=False, dense=dense)[_SECRET]
     if dense and _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
@@ -691,7 +702,7 @@ def _covered(ranges: list[tuple[int, int]]) -> int:
     return sum(b - a for a, b in ranges)
 
 
-def _char_start(data: bytes, pos: int) -> int:
+def _char_start(data: bytes | AsciiBytes, pos: int) -> int:
     """``pos``, or the start of the next char when ``pos`` is inside one (UTF-8)."""
     pos = min(pos, len(data))
     while pos < len(data) and data[pos] & 0xC0 == 0x80:
@@ -699,10 +710,11 @@ def _char_start(data: bytes, pos: int) -> int:
     return pos
 
 
-def _chars(data: bytes, text: str, positions: list[int]) -> list[int]:
+def _chars(data: bytes | AsciiBytes, text: str, positions: list[int]) -> list[int]:
     """Byte offsets (sorted, each at a char's start) to char offsets."""
     if len(data) == len(text) or not positions:
         return positions
+    assert isinstance(data, bytes)  # an AsciiBytes is as long as its text
     # The bytes between two positions decode on their own: each is at a char's start.
     chars: list[int] = []
     at = char = 0

@@ -1,0 +1,79 @@
+"""An ASCII text's own bytes, searched without a UTF-8 copy.
+
+The trigger search reads bytes (hyperscan, and the ``re`` patterns it runs after it), and a
+``str`` is not a buffer: ``text.encode()`` copied every text it searched, so redacting 1 MB of
+prose held 2 MB (issue 23: text's target is 1.5x the input). An ASCII ``str`` in CPython keeps
+its chars as one byte each, which are its UTF-8; ``PyUnicode_AsUTF8AndSize`` hands out that
+buffer itself for such a string (it copies only for one that is not ASCII, and keeps the copy
+for the string's life, so it is never asked for one). :class:`AsciiBytes` is that buffer, read
+only, with the few ``bytes`` methods the search calls answered by the ``str``'s own (each
+offset is the same in both). Where the buffer cannot be had (another Python, a string that is
+not ASCII) the text is encoded as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, overload
+
+try:
+    _AS_UTF8: Any = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+    _AS_UTF8.restype = ctypes.c_void_p
+    _AS_UTF8.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
+except (AttributeError, OSError):  # not CPython
+    _AS_UTF8 = None
+
+#: A text shorter than this is encoded: a copy of a few KB costs less than the ctypes calls.
+_LEAST = 1 << 14
+
+
+class AsciiBytes:
+    """An ASCII ``str`` read as bytes: :attr:`view` is its buffer (for hyperscan and ``re``),
+    and ``find``, ``count``, ``len`` and indexing answer as on ``text.encode()``."""
+
+    __slots__ = ("text", "view")
+
+    def __init__(self, text: str, view: memoryview) -> None:
+        self.text = text
+        self.view = view
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def find(self, sub: bytes, start: int = 0, end: int | None = None) -> int:
+        return self.text.find(sub.decode("ascii"), start,
+                              len(self.text) if end is None else end)
+
+    def count(self, sub: bytes, start: int = 0, end: int | None = None) -> int:
+        return self.text.count(sub.decode("ascii"), start,
+                               len(self.text) if end is None else end)
+
+    @overload
+    def __getitem__(self, at: int) -> int: ...
+    @overload
+    def __getitem__(self, at: slice) -> bytes: ...
+    def __getitem__(self, at: int | slice) -> int | bytes:
+        if isinstance(at, slice):
+            return self.text[at].encode("ascii")
+        return ord(self.text[at])
+
+
+def text_bytes(text: str) -> bytes | AsciiBytes:
+    """``text`` in UTF-8: its own buffer where it is ASCII (no copy), else encoded."""
+    if _AS_UTF8 is None or len(text) < _LEAST or not text.isascii():
+        return text.encode("utf-8", "surrogatepass")
+    size = ctypes.c_ssize_t()
+    address = _AS_UTF8(text, ctypes.byref(size))
+    if not address or size.value != len(text):
+        return text.encode("utf-8", "surrogatepass")
+    chars = (ctypes.c_char * size.value).from_address(address)
+    # The array does not own the memory: it keeps the string alive for as long as any view
+    # of it is held, so the buffer is never read after the string is freed.
+    chars.text = text  # type: ignore[attr-defined]
+    view = memoryview(chars).cast("B").toreadonly()
+    return AsciiBytes(text, view)
+
+
+def buffer(data: bytes | AsciiBytes) -> bytes | memoryview:
+    """What hyperscan and ``re`` read: the bytes, or the ASCII text's own buffer."""
+    return data.view if isinstance(data, AsciiBytes) else data
