@@ -23,13 +23,22 @@ from hypothesis import strategies as st
 from elision.redact import redact_text, redact_value, scan, triggers
 from elision.redact.rules import is_stub
 from redact.test_redact_prefilter_differential import seeded_texts
-from support.engines import trigger_engines
+from support.engines import trigger_engines, using_engine
 
 HYPERSCAN = [e for e in trigger_engines() if not isinstance(e, triggers._Regex)]
 needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="hyperscan is not installed")
 WINDOW = triggers.DENSE_WINDOW
 LIMIT = triggers.DENSE_LIMIT
 MB = 1 << 20
+#: Both engines bound a text alike: hyperscan counts its literals, the regex passes their
+#: matches (issue 23: without hyperscan a text had no bound).
+ENGINES = [pytest.param(e, id=type(e).__name__.strip("_").lower()) for e in trigger_engines()]
+
+
+@pytest.fixture(params=ENGINES)
+def each_engine(request: pytest.FixtureRequest) -> Iterator[Any]:
+    with using_engine(request.param):
+        yield request.param
 
 
 @contextmanager
@@ -60,8 +69,8 @@ HOSTILE = [
 ]
 
 
-@needs_hyperscan
 @pytest.mark.parametrize("unit", HOSTILE)
+@pytest.mark.usefixtures("each_engine")
 def test_a_megabyte_of_one_dense_form_is_one_entry_and_barely_read(unit: str) -> None:
     text = unit * (MB // len(unit))
     with _judged() as seen:
@@ -72,7 +81,7 @@ def test_a_megabyte_of_one_dense_form_is_one_entry_and_barely_read(unit: str) ->
     assert done.value.count("\n") == text.count("\n")  # lines keep their numbers
 
 
-@needs_hyperscan
+@pytest.mark.usefixtures("each_engine")
 def test_the_entry_and_stub_say_what_and_how_many_bytes() -> None:
     # Two windows of log lines, then the dense lines from a window's start: a stretch is
     # the whole lines of its windows, so it starts where they do.
@@ -91,7 +100,7 @@ def test_the_entry_and_stub_say_what_and_how_many_bytes() -> None:
     assert lines[-2] == head.split("\n")[0]
 
 
-@needs_hyperscan
+@pytest.mark.usefixtures("each_engine")
 def test_a_dense_json_string_is_one_entry_at_its_path() -> None:
     note = "password=hunter2 " * 4000
     body = orjson.dumps({"id": 1, "note": note})
@@ -100,7 +109,7 @@ def test_a_dense_json_string_is_one_entry_at_its_path() -> None:
     assert done.value == {"id": 1, "note": f"[credential-dense text withheld: {len(note):,} bytes]"}
 
 
-@needs_hyperscan
+@pytest.mark.usefixtures("each_engine")
 def test_a_credential_that_wraps_out_of_a_stretch_is_withheld() -> None:
     # "Bearer" ends the stretch's last line, its token opens the next: read across.
     token = "Zx8Qw3Er5Ty7Ui9OpZx8Qw3Er5Ty7Ui9"
@@ -118,7 +127,6 @@ def _window(n: int) -> str:
     return ("sk- " * n).ljust(WINDOW - 1, ".") + "\n"
 
 
-@needs_hyperscan
 @pytest.mark.parametrize(
     ("windows", "bounded"),
     [
@@ -133,10 +141,10 @@ def _window(n: int) -> str:
     ],
 )
 def test_the_bound_falls_past_the_limit_and_the_allowance(
-    windows: list[int], bounded: bool
+    windows: list[int], bounded: bool, each_engine: Any
 ) -> None:
     text = "".join(_window(n) for n in windows)
-    _, dense = triggers.dense_text_triggers(text, HYPERSCAN[0])
+    _, dense = triggers.dense_text_triggers(text, each_engine)
     reasons = {e["reason"] for e in redact_text(text).withheld}
     assert bool(dense) is bounded
     assert ("credential-dense" in reasons) is bounded
@@ -180,14 +188,15 @@ def _covered(span: scan.Span, spans: list[scan.Span]) -> bool:
     return pos >= span.end
 
 
-@needs_hyperscan
+@pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=40, deadline=None)
 @given(text=dense_beside_credentials())
-def test_the_bound_never_shows_what_the_judge_withholds(text: str) -> None:
-    bounded = scan.find_spans(text)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(triggers, "DENSE_ALLOWANCE", 1 << 30)  # the judge alone
-        judged = scan.find_spans(text)
+def test_the_bound_never_shows_what_the_judge_withholds(engine: Any, text: str) -> None:
+    with using_engine(engine):
+        bounded = scan.find_spans(text)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(triggers, "DENSE_ALLOWANCE", 1 << 30)  # the judge alone
+            judged = scan.find_spans(text)
     shown = [s for s in judged if not _covered(s, bounded)]
     assert not shown, [text[s.start : s.end][:60] for s in shown]
 

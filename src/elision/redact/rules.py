@@ -235,27 +235,38 @@ class _Prefilter:
 
         if stop is None:
             stop = self.line_stop
-        found: list[int] = []
-        for gate, lit in self.exact_literals:
-            if gate in text:
-                found.extend(first_per_stretch(_literal(lit), text, stop))
-        for gate, pattern in self.exact:
-            if gate in text:
-                found.extend(first_per_stretch(pattern, text, stop))
         if low is None:
             low = text.lower()
+        found: list[int] = []
+        for pattern, target in self.keyword_passes(text, low):
+            found.extend(first_per_stretch(pattern, target, stop))
+        found.extend(self.other_positions(text, low, stop))
+        found.sort()
+        return found
+
+    def keyword_passes(self, text: Any, low: Any) -> list[tuple[re.Pattern[Any], Any]]:
+        """The keyword passes whose gate ``text`` holds, each with what it searches
+        (``text``, or ``low``: ``text.lower()``)."""
+        passes: list[tuple[re.Pattern[Any], Any]] = []
+        for gate, lit in self.exact_literals:
+            if gate in text:
+                passes.append((_literal(lit), text))
+        passes.extend((pattern, text) for gate, pattern in self.exact if gate in text)
         for gate, lit in self.lower_literals:
             if gate in low:
-                found.extend(first_per_stretch(_literal(lit), low, stop))
-        for gate, pattern in self.lower:
-            if gate in low:
-                found.extend(first_per_stretch(pattern, low, stop))
-        found.extend(self._b64_positions(text, stop))
+                passes.append((_literal(lit), low))
+        passes.extend((pattern, low) for gate, pattern in self.lower if gate in low)
+        return passes
+
+    def other_positions(self, text: Any, low: Any, stop: Any) -> list[int]:
+        """The base64 runs' and the userinfo passes' positions, one a stretch each."""
+        from elision.redact.triggers import first_per_stretch
+
+        found = self._b64_positions(text, stop)
         if any(g in low and a in low for g, a in self.at):
             found.extend(first_per_stretch(self.userinfo, low, stop))
             if any(g in low and lit in low for g, lit in self.userinfo_gates):
                 found.extend(first_per_stretch(self.userinfo_odd, low, stop))
-        found.sort()
         return found
 
     def _b64_positions(self, text: Any, stop: Any) -> list[int]:
@@ -301,6 +312,11 @@ def text_positions(text: str) -> list[int]:
     """Where in ``text`` :func:`may_match` would see a trigger start, the first in each line
     (each pass's) that holds one."""
     return _filter(False).positions(text)
+
+
+def text_prefilter() -> _Prefilter:
+    """The regex passes over ``str``: for a text's counted search (:mod:`~.density`)."""
+    return _filter(False)
 
 
 def match_positions(data: bytes, low: bytes | None = None, stop: bytes = b"\n") -> list[int]:

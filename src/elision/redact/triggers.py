@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from elision._hyperscan import built_with_hyperscan, database
 from elision._lazyre import lazy_compile
-from elision.redact import keywords, rules
+from elision.redact import density, keywords, rules
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
@@ -672,15 +672,16 @@ def dense_text_triggers(
     positions inside them may be missing (the search left them). ``data``, when given, is the
     unfolded ``text`` in UTF-8.
 
-    The bound is hyperscan's: the regex passes keep no count of what they pass over, and
-    their patterns (supersets) count far more than its literals (a ``.env`` listing came out
-    dense), so with them a text has no dense stretch."""
+    With the regex passes the keyword passes count their matches instead, a char at most
+    once a pass (:mod:`elision.redact.density`): the same bound, on a grid of chars."""
     current = using or engine()
-    if len(text) <= DENSE_WINDOW * DENSE_ALLOWANCE or isinstance(current, _Regex):
+    if len(text) <= DENSE_WINDOW * DENSE_ALLOWANCE:
         return text_triggers(text, current, data), []
     folded = fold(text)
     if folded is not text:
         text, data = folded, None
+    if isinstance(current, _Regex):
+        return _regex_dense_triggers(text)
     if data is None:
         data = text_bytes(text)  # no copy of an ASCII text
     dense: list[tuple[int, int]] = []
@@ -694,6 +695,22 @@ def dense_text_triggers(
     edges = sorted({_char_start(data, pos) for pair in dense for pos in pair})
     at = dict(zip(edges, _chars(data, text, edges), strict=True))
     return positions, [(at[_char_start(data, a)], at[_char_start(data, b)]) for a, b in dense]
+
+
+def _regex_dense_triggers(text: str) -> tuple[list[int], list[tuple[int, int]]]:
+    """:func:`dense_text_triggers` with the regex passes, their matches counted
+    (:mod:`elision.redact.density`): the same bound, its grid in chars."""
+    passes = rules.text_prefilter()
+    low = text.lower()
+    positions, counts, skips = density.counted_positions(
+        passes.keyword_passes(text, low), "\n", DENSE_WINDOW, DENSE_LIMIT)
+    dense = density.dense_ranges(text, "\n", counts, skips, DENSE_WINDOW, DENSE_LIMIT,
+                                 DENSE_GOES_ON)
+    if _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
+        return rules.text_positions(text), []  # a few: searched whole, as before
+    positions.extend(passes.other_positions(text, low, "\n"))
+    positions.sort()
+    return positions, dense
 
 
 def _covered(ranges: list[tuple[int, int]]) -> int:
