@@ -176,6 +176,9 @@ SYSTEMATIC: list[Class] = [
     # A value that is no placeholder: is what follows it a message? (read to the line's end)
     Class("assign-value", _repeat("password=hunter2 ")),
     Class("auth-header-line", _repeat("authorization: Token abcdefgh12 ")),
+    # Just under the density bound in every window (100 a 4 KB, one a 41-byte line): judged
+    # whole, each value a withheld entry.
+    Class("assign-under-limit", _repeat("password=hunter2 " + "x" * 23 + "\n")),
     Class("login-words", _repeat("password=x login ")),
     Class("bracket-unclosed", _repeat('secret={"a": "b", ')),
     Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),

@@ -235,7 +235,8 @@ def _ms(seconds: float) -> str:
 
 #: The worst inputs ``bench/fuzz_linear.py`` found, by its class names.
 WORST = ["run-A", "run-b64-zeros", "pem-one-line", "run-u-escape", "run-pct", "assign-eq",
-         "assign-eq-lines", "assign-value", "auth-header-line", "login-words",
+         "assign-eq-lines", "assign-value", "assign-under-limit", "auth-header-line",
+         "login-words",
          "bracket-unclosed", "json-string-A", "json-string-b64-zeros", "json-raw-u-escape",
          "json-strings-sk"]
 
