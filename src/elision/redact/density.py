@@ -12,89 +12,139 @@ hyperscan's (66 in error output, 51 in a ``.env`` listing). Only the keyword pas
 base64 runs and the userinfo pattern, which hyperscan reports once a scan or not at all, keep
 one position a line.
 
-A window of :data:`~elision.redact.triggers.DENSE_WINDOW` chars is counted to just past
-:data:`~elision.redact.triggers.DENSE_LIMIT` (then the rest of its line is skipped by every
-later pass too), so no window costs more than that many matches, and its stretch is read as
-hyperscan's is: from the window to the end of its line, and on through each next window that
-holds more than :data:`~elision.redact.triggers.DENSE_GOES_ON`. The grid is in chars (the
-passes read the ``str``), hyperscan's in bytes: the same for ASCII.
+The text is searched a window of :data:`~elision.redact.triggers.DENSE_WINDOW` chars at a
+time, every pass over it, each match counted up to just past
+:data:`~elision.redact.triggers.DENSE_LIMIT`; past it the window is dense and the search goes
+on from the end of its line, so no window costs more than that many matches, and a pass that
+finds nothing reads no dense window after the first. Its stretch is read as hyperscan's is:
+on through each next window that holds more than
+:data:`~elision.redact.triggers.DENSE_GOES_ON`, told first by a count (in C) of the dense
+window's most frequent match, as hyperscan's stretches are. The grid is in chars (the passes
+read the ``str``), hyperscan's in bytes: the same for ASCII.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
-
-def counted_positions(
-    passes: list[tuple[re.Pattern[Any], Any]], stop: Any, window: int, limit: int,
-) -> tuple[list[int], dict[int, int], dict[int, int]]:
-    """Each pass's ``(pattern, target)`` searched, counting its matches per ``window``.
-
-    Returns the first position of each pass in each line (a window past ``limit`` may miss
-    some: it is dense), the count of each window that holds a match (at most ``limit`` + the
-    passes), and where the scan skipped to from each window that went past ``limit``."""
-    positions: list[int] = []
-    counts: dict[int, int] = {}
-    skips: dict[int, int] = {}
-    counted: set[int] = set()
-    for pattern, target in passes:
-        search, find = pattern.search, target.find
-        size = len(target)
-        until = -1  # the end of the line that holds this pass's last position
-        match = search(target)
-        while match is not None:
-            at = match.start()
-            win = at // window
-            nxt = skips.get(win)
-            if nxt is not None and nxt > at:
-                match = search(target, nxt)  # dense: its line was skipped already
-                continue
-            if at in counted:  # another pass matched here: one char, one match
-                match = search(target, max(match.end(), at + 1))
-                continue
-            counted.add(at)
-            held = counts.get(win, 0) + 1
-            counts[win] = held
-            if at >= until:
-                positions.append(at)
-                until = find(stop, at + 1)
-                if until < 0:
-                    until = size
-            if held > limit:
-                line_end = find(stop, at)
-                nxt = max(size if line_end < 0 else line_end + 1, (win + 1) * window)
-                for skipped in range(win, (nxt - 1) // window + 1):
-                    skips[skipped] = nxt
-            else:
-                nxt = max(match.end(), at + 1)
-            match = search(target, nxt)
-    positions.sort()
-    return positions, counts, skips
+#: How far past its start a keyword pass's match may end (the longest keyword is shorter): a
+#: window's search reads this far into the next window, for a match that starts in it.
+_REACH = 256
+#: How far before a match's anchor its form is taken from (a keyword's head is shorter).
+_BEHIND = 48
+#: The chars a keyword's head is made of, read back from its anchor to take its form.
+#: What a pattern may ask of the chars outside its match or the form: a form of it is not
+#: counted.
+_CONTEXT = ("(?<!", "(?!", "\\b", "\\B", "^", "$", "\\A", "\\Z")
+_HEAD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
-def dense_ranges(
-    target: Any, stop: Any, counts: dict[int, int], skips: dict[int, int],
+def counted_search(
+    passes: list[tuple[re.Pattern[Any], Any]], text: str, stop: str,
     window: int, limit: int, goes_on: int,
-) -> list[tuple[int, int]]:
-    """The dense windows of :func:`counted_positions`' counts as ranges, each from its window
-    to the end of its line (or where the scan skipped to), joined where they meet."""
-    ranges: list[tuple[int, int]] = []
-    size = len(target)
-    for win in sorted(counts):
-        start = win * window
-        if ranges and start + window <= ranges[-1][1]:
-            continue  # inside the last stretch's lines
-        after = bool(ranges) and ranges[-1][1] >= start
-        if counts[win] <= (goes_on if after else limit):
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """Each pass's ``(pattern, target)`` (``target`` is ``text`` or its lower-cased copy, of
+    the same length) searched a window at a time, its matches counted.
+
+    Returns the first position of each pass in each line outside the dense stretches, sorted,
+    and the dense stretches as ranges, each from its window to the end of a line, joined
+    where they meet."""
+    size = len(text)
+    positions: list[int] = []
+    dense: list[tuple[int, int]] = []
+    untils = [-1] * len(passes)  # per pass: the end of the line that holds its last position
+    form: tuple[Any, str, int] | None = None  # the last dense window's most frequent match
+    pos = 0
+    while pos < size:
+        start = pos - pos % window
+        end = min(size, start + window)
+        after = bool(dense) and dense[-1][1] >= start
+        if after and form is not None and _holds(form, pos, end) > goes_on:
+            pos = _withhold(dense, text, stop, start, end)
             continue
-        end = skips.get(win)
-        if end is None:
-            line_end = target.find(stop, min(size, start + window) - 1)
-            end = max(size if line_end < 0 else line_end + 1, start + window)
-        end = min(end, size)
-        if ranges and start <= ranges[-1][1]:
-            ranges[-1] = (ranges[-1][0], max(end, ranges[-1][1]))
+        cap = goes_on if after else limit
+        seen: dict[int, tuple[Any, int]] = {}  # a char once over all passes
+        at = -1
+        for index, (pattern, target) in enumerate(passes):
+            search = pattern.search
+            match = search(target, pos, min(size, end + _REACH))
+            while match is not None and match.start() < end and len(seen) <= cap:
+                at = match.start()
+                if at not in seen:
+                    seen[at] = (target, index)
+                    if at >= untils[index]:
+                        positions.append(at)
+                        line_end = text.find(stop, at + 1)
+                        untils[index] = size if line_end < 0 else line_end
+                match = search(target, max(match.end(), at + 1), min(size, end + _REACH))
+            if len(seen) > cap:
+                break
+        if len(seen) > cap:
+            form = _form(passes, seen)
+            line_end = text.find(stop, at)
+            pos = _withhold(dense, text, stop, start,
+                            max(size if line_end < 0 else line_end + 1, end))
         else:
-            ranges.append((start, end))
-    return ranges
+            pos = end
+    positions.sort()
+    if dense:
+        positions = _outside(positions, dense)
+    return positions, dense
+
+
+def _withhold(dense: list[tuple[int, int]], text: str, stop: str, start: int, end: int) -> int:
+    """Add ``start`` to the end of the line at ``end`` to the stretches; where to go on."""
+    if end < len(text) and text[end - 1] != stop:
+        line_end = text.find(stop, end)
+        end = len(text) if line_end < 0 else line_end + 1
+    if dense and start <= dense[-1][1]:
+        dense[-1] = (dense[-1][0], max(end, dense[-1][1]))
+    else:
+        dense.append((start, end))
+    return end
+
+
+def _form(
+    passes: list[tuple[re.Pattern[Any], Any]], seen: dict[int, tuple[Any, int]],
+) -> tuple[Any, str, int] | None:
+    """The most frequent match of a dense window as ``(target, form, offset)``: the chars of
+    its keyword's head back from its anchor, with the anchor at ``offset``. Taken only where
+    its pass matches the form alone, so that every copy of the form is a match of that pass:
+    a count of the form is at most the count of matches, never more."""
+    forms: Counter[tuple[int, str, int]] = Counter()
+    for at, (target, index) in seen.items():
+        back = at
+        while back > at - _BEHIND and back > 0 and target[back - 1] in _HEAD:
+            back -= 1
+        match = passes[index][0].match(target, at, min(len(target), at + _REACH))
+        if match is not None:
+            forms[(index, target[back:match.end()], at - back)] += 1
+    for (index, text, offset), _ in forms.most_common(4):
+        pattern, target = passes[index]
+        source = pattern.pattern if isinstance(pattern.pattern, str) else pattern.pattern.decode()
+        if any(look in source for look in _CONTEXT):
+            continue  # what it asks of the chars around the form, a count cannot tell
+        alone = pattern.search(text)
+        if alone is not None and alone.start() == offset and alone.end() == len(text):
+            return target, text, offset
+    return None
+
+
+def _holds(form: tuple[Any, str, int], pos: int, end: int) -> int:
+    """How many copies of the form have their anchor in ``[pos, end)``."""
+    target, text, offset = form
+    return int(target.count(text, max(0, pos - offset), end - offset - 1 + len(text)))
+
+
+def _outside(positions: list[int], dense: list[tuple[int, int]]) -> list[int]:
+    """The sorted ``positions`` outside the sorted, disjoint ranges of ``dense``."""
+    out: list[int] = []
+    i = 0
+    for pos in positions:
+        while i < len(dense) and dense[i][1] <= pos:
+            i += 1
+        if i == len(dense) or pos < dense[i][0]:
+            out.append(pos)
+    return out

@@ -702,10 +702,8 @@ def _regex_dense_triggers(text: str) -> tuple[list[int], list[tuple[int, int]]]:
     (:mod:`elision.redact.density`): the same bound, its grid in chars."""
     passes = rules.text_prefilter()
     low = text.lower()
-    positions, counts, skips = density.counted_positions(
-        passes.keyword_passes(text, low), "\n", DENSE_WINDOW, DENSE_LIMIT)
-    dense = density.dense_ranges(text, "\n", counts, skips, DENSE_WINDOW, DENSE_LIMIT,
-                                 DENSE_GOES_ON)
+    positions, dense = density.counted_search(
+        passes.keyword_passes(text, low), text, "\n", DENSE_WINDOW, DENSE_LIMIT, DENSE_GOES_ON)
     if _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
         return rules.text_positions(text), []  # a few: searched whole, as before
     positions.extend(passes.other_positions(text, low, "\n"))
