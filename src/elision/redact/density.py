@@ -9,9 +9,9 @@ parameter pass both match at the ``=`` of ``api_key=``; counted by each, a ``.en
 came out dense). Hyperscan counts ``api_key=`` and ``key=`` as two, these passes one, so the
 counts are close to its own: on the realistic corpora (``tests/redact/benign.py``, 256 KB of
 each kind) their largest window is hyperscan's (66 in error output, 51 in a ``.env`` listing,
-37-41 in logs), one or two windows in a corpus a match or two over it. Only the keyword passes count: the
-base64 runs and the userinfo pattern, which hyperscan reports once a scan or not at all, keep
-one position a line.
+37-41 in logs), one or two windows in a corpus a match or two over it. Only the keyword
+passes count: the base64 runs and the userinfo pattern, which hyperscan reports once a scan or
+not at all, keep one position a line.
 
 The text is searched a window of :data:`~elision.redact.triggers.DENSE_WINDOW` chars at a
 time, every pass over it, each match counted up to just past
@@ -100,11 +100,17 @@ def _withhold(dense: list[tuple[int, int]], text: str, stop: str, start: int, en
     if end < len(text) and text[end - 1] != stop:
         line_end = text.find(stop, end)
         end = len(text) if line_end < 0 else line_end + 1
-    if dense and start <= dense[-1][1]:
-        dense[-1] = (dense[-1][0], max(end, dense[-1][1]))
-    else:
-        dense.append((start, end))
+    join(dense, start, end)
     return end
+
+
+def join(ranges: list[tuple[int, int]], start: int, end: int) -> None:
+    """Append ``(start, end)`` to sorted ``ranges``, joined to the last one where they meet:
+    a stretch of a thousand windows is one range, not a thousand."""
+    if ranges and start <= ranges[-1][1]:
+        ranges[-1] = (ranges[-1][0], max(end, ranges[-1][1]))
+    else:
+        ranges.append((start, end))
 
 
 def _form(

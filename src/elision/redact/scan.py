@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes
 from elision.redact.families import BY_ID
 from elision.redact.folding import fold
@@ -107,11 +108,7 @@ def _dense_stretches(text: str, windows: list[tuple[int, int]]) -> list[tuple[in
             continue  # inside the last stretch's lines: its line end is found already
         start = text.rfind("\n", 0, a) + 1
         end = text.find("\n", b)
-        end = len(text) if end < 0 else end + 1
-        if stretches and start <= stretches[-1][1]:
-            stretches[-1] = (stretches[-1][0], max(end, stretches[-1][1]))
-        else:
-            stretches.append((start, end))
+        join(stretches, start, len(text) if end < 0 else end + 1)
     return stretches
 
 

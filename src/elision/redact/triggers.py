@@ -250,7 +250,7 @@ class _Hyperscan:
                     line_end = data.find(stop, pos)
                     resume = max(size if line_end < 0 else line_end + 1,
                                  (window + 1) * DENSE_WINDOW)
-                    _add_dense(dense, window * DENSE_WINDOW, min(resume, size))
+                    density.join(dense, window * DENSE_WINDOW, min(resume, size))
                     return True
             if hit <= pos < until and expr not in gates:
                 skipped += 1
@@ -322,7 +322,7 @@ class _Hyperscan:
             # once widened to whole lines; the next count starts past that line.
             line_end = data.find(stop, end - 1)
             resume = max(size if line_end < 0 else line_end + 1, end)
-            _add_dense(dense, window * DENSE_WINDOW, resume)
+            density.join(dense, window * DENSE_WINDOW, resume)
             at = resume
         return at
 
@@ -430,15 +430,6 @@ class _Hyperscan:
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
         return found
-
-
-def _add_dense(dense: list[tuple[int, int]], start: int, end: int) -> None:
-    """Append a dense window's range, joined to the last one where they meet: a stretch of
-    a thousand windows is one range, not a thousand to map to chars."""
-    if dense and start <= dense[-1][1]:
-        dense[-1] = (dense[-1][0], max(end, dense[-1][1]))
-    else:
-        dense.append((start, end))
 
 
 def _all(data: bytes | AsciiBytes, needle: bytes) -> list[int]:
@@ -712,8 +703,8 @@ def _regex_dense_triggers(text: str) -> tuple[list[int], list[tuple[int, int]]]:
 
 
 def _covered(ranges: list[tuple[int, int]]) -> int:
-    """The bytes that sorted ``ranges`` cover (apart: :func:`_add_dense` joins those that
-    meet)."""
+    """The bytes that sorted ``ranges`` cover (apart: :func:`.density.join` joins those
+    that meet)."""
     return sum(b - a for a, b in ranges)
 
 
