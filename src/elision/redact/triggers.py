@@ -318,12 +318,12 @@ class _Hyperscan:
                     break
             if held <= DENSE_GOES_ON:
                 break
-            # Withheld to the end of the window's last line, as the scan would withhold it
-            # once widened to whole lines; the next count starts past that line.
+            # The window is dense (its stretch is widened to whole lines later, as the scan's
+            # are); the next count starts past its last line. The range ends with the window,
+            # never past where the scan's would: the allowance reads their sum.
+            density.join(dense, window * DENSE_WINDOW, end)
             line_end = data.find(stop, end - 1)
-            resume = max(size if line_end < 0 else line_end + 1, end)
-            density.join(dense, window * DENSE_WINDOW, resume)
-            at = resume
+            at = max(size if line_end < 0 else line_end + 1, end)
         return at
 
     def body_kinds(self, body: bytes) -> set[int]:
