@@ -311,12 +311,7 @@ class _Hyperscan:
         while at < size and forms:
             window = at // DENSE_WINDOW
             end = min((window + 1) * DENSE_WINDOW, size)
-            held = 0
-            for form in forms:
-                held += data.count(form, at, end)
-                if held > DENSE_GOES_ON:
-                    break
-            if held <= DENSE_GOES_ON:
+            if not density.more_than(data, forms, at, end, DENSE_GOES_ON):
                 break
             # The window is dense (its stretch is widened to whole lines later, as the scan's
             # are); the next count starts past its last line. The range ends with the window,
