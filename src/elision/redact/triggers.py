@@ -106,7 +106,8 @@ DENSE_WINDOW = 4096
 DENSE_LIMIT = 100
 #: A dense window's next window is dense too past this many (a stretch that opened past
 #: :data:`DENSE_LIMIT` goes on while it holds more than a few, three times what the bench
-#: corpora hold): a run of dense windows costs this many Python calls a window, not a hundred.
+#: corpora hold): a run of dense windows costs a count in C a window where its match forms
+#: fill it (:meth:`_Hyperscan._goes_on`), else this many Python calls, not a hundred.
 DENSE_GOES_ON = 16
 #: A text with this many credential-dense windows or fewer is judged as any other (a .env file,
 #: a config, a short hostile run): only past them is the bound's cost worth its loss.
