@@ -14,14 +14,17 @@ not ASCII) the text is encoded as before.
 from __future__ import annotations
 
 import ctypes
+import sys
 from typing import Any, overload
 
-try:
-    _AS_UTF8: Any = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
-    _AS_UTF8.restype = ctypes.c_void_p
-    _AS_UTF8.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
-except (AttributeError, OSError):  # not CPython
-    _AS_UTF8 = None
+_AS_UTF8: Any = None
+if sys.implementation.name == "cpython":  # elsewhere the call may hand out a copy
+    try:
+        _AS_UTF8 = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+        _AS_UTF8.restype = ctypes.c_void_p
+        _AS_UTF8.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
+    except (AttributeError, OSError):
+        _AS_UTF8 = None
 
 #: A text shorter than this is encoded: a copy of a few KB costs less than the ctypes calls.
 _LEAST = 1 << 14
