@@ -13,18 +13,29 @@ not ASCII) the text is encoded as before.
 
 from __future__ import annotations
 
-import ctypes
 import sys
 from typing import Any, overload
 
-_AS_UTF8: Any = None
-if sys.implementation.name == "cpython":  # elsewhere the call may hand out a copy
-    try:
-        _AS_UTF8 = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
-        _AS_UTF8.restype = ctypes.c_void_p
-        _AS_UTF8.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
-    except (AttributeError, OSError):
-        _AS_UTF8 = None
+_AS_UTF8: list[Any] = []  # PyUnicode_AsUTF8AndSize, or None: looked up on first use
+
+
+def _as_utf8() -> Any:
+    # ctypes is imported on the first long text, not with elision.redact: a short-lived
+    # process (the hook, issue 24) never pays for it.
+    if not _AS_UTF8:
+        found: Any = None
+        if sys.implementation.name == "cpython":  # elsewhere the call may hand out a copy
+            import ctypes
+
+            try:
+                found = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+                found.restype = ctypes.c_void_p
+                found.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
+            except (AttributeError, OSError):
+                found = None
+        _AS_UTF8.append(found)
+    return _AS_UTF8[0]
+
 
 #: A text shorter than this is encoded: a copy of a few KB costs less than the ctypes calls.
 _LEAST = 1 << 14
@@ -63,10 +74,12 @@ class AsciiBytes:
 
 def text_bytes(text: str) -> bytes | AsciiBytes:
     """``text`` in UTF-8: its own buffer where it is ASCII (no copy), else encoded."""
-    if _AS_UTF8 is None or len(text) < _LEAST or not text.isascii():
+    if len(text) < _LEAST or not text.isascii() or _as_utf8() is None:
         return text.encode("utf-8", "surrogatepass")
+    import ctypes
+
     size = ctypes.c_ssize_t()
-    address = _AS_UTF8(text, ctypes.byref(size))
+    address = _as_utf8()(text, ctypes.byref(size))
     if not address or size.value != len(text):
         return text.encode("utf-8", "surrogatepass")
     chars = (ctypes.c_char * size.value).from_address(address)
