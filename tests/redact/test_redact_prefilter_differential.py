@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from elision.redact import redact_value, scan, triggers
 from elision.redact.families import BY_ID, FAMILIES, negatives, sample
+from elision.redact.folding import fold
 from elision.redact.scan import _merge, _precise, find_spans
 from elision.shape.jsonparse import dumps_value
 from redact.test_redact_properties import ALNUM, HEX, credentials, seeded_documents
@@ -152,11 +153,16 @@ def _small_pieces(chunk: int, piece: int) -> Iterator[None]:
          "%4F5O%63iu%53Jp%76F6%47Sf%6F05%53oo%73sw%6FFQ%46Td%2FYS%57eV%76U4%55Fq%55W\n%634j%66aF"
          "%6FOb%46vq%4Dho%55/S%47M=%3D\n-%2D--%2DEN%44 P%52IV%41TE%20KE%59--%2D--\n",
          chunk=64, piece=16)
+# the dev profile's: a look-alike name (KELVIN SIGN for "k") out of its URL, which find_spans
+# folds before it reads and the reference did not
+@example(text=" postgres://admin:K000000@db:5432/x sk_live_K0000000000123456789ABCD\n\nhttps://h"
+         ".example.com/p?page=1& postgres://admin:K000000@db:5432/x api_\u212aey=K9abcdefghijklmn"
+         "\nsk_live_K0000000000123456789ABCD", chunk=64, piece=16)
 @pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
 def test_prefiltered_search_equals_the_precise_rules_on_the_whole_text(
     engine: Any, text: str, chunk: int, piece: int
 ) -> None:
-    unfiltered = _merge(_precise(text, 0))
+    unfiltered = _merge(_precise(fold(text), 0))  # find_spans reads the text folded, too
     with using_engine(engine), _small_pieces(chunk, piece):
         assert find_spans(text) == unfiltered
 
