@@ -3,8 +3,9 @@
 A row is data, not code: an ``id`` (the ``reason`` a stub names), the ``provider``, a ``pattern``
 (a Python regex; the named group ``secret`` is what is withheld, else the whole match), the
 ``keywords`` a match cannot do without (the trigger search looks for these, in one pass over a
-result, and only then does the pattern run), an optional ``entropy`` floor (Shannon bits per char
-of the withheld part), an optional ``check`` for what a regex cannot say (a JWT's header decodes
+result, and only then does the pattern run; a match counts only with one in it or just before
+it on its line), an optional ``entropy`` floor (Shannon bits per char of the withheld part), an
+optional ``check`` for what a regex cannot say (a JWT's header decodes
 to JSON naming an algorithm), and ``shapes``: the example the docs show and the tests fill in.
 
 A shape is text with placeholders, ``{alnum:36}`` for 36 random chars of a class (see
@@ -60,6 +61,9 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9]+)(?::(\d+))?\}")
 _BEFORE = frozenset("_-+/")
 _TAIL = r"(?![A-Za-z0-9_])"
 _STUB_HEADS = ("[credential", "[withheld", "[ref_")
+#: How far before a match its keyword may be, on the match's line (a secret scanner ties a
+#: keyword to the value it names: ``ASANA_ACCESS_TOKEN = "1/…"``, ``"mailgun": {"key": "…"}``).
+KEYWORD_REACH = 64
 #: A value written as a template: ``<your key>``, ``${KEY}``, ``{{ key }}``.
 TEMPLATE = _TEMPLATE = re.compile(r"<[A-Za-z0-9 :_.-]+>|\$\{|\{\{")
 
@@ -109,7 +113,25 @@ class Family:
             return False  # a stub this stage wrote, or a template (``<your key>``)
         if self.entropy is not None and entropy(value) < self.entropy:
             return False
-        return self.check is None or self.check(value)
+        return (self.check is None or self.check(value)) and self.keyword_near(text, match)
+
+    def keyword_near(self, text: str, match: re.Match[str]) -> bool:
+        """Whether one of the keywords is in the match or in the :data:`KEYWORD_REACH` chars
+        of its line before it: what ties a keyword to the value of a row whose pattern need not
+        hold it (Asana's ``1/<digits>:<hex>`` needs ``asana``, ``co_apikey=`` is not in
+        Cohere's list). Read from the match's own line, never from the rest of the text, so a
+        whole text and each piece the pre-filter cuts from it judge a match alike."""
+        start, end = match.span()
+        lo = max(0, start - KEYWORD_REACH)
+        lo = max(lo, text.rfind("\n", lo, start) + 1, text.rfind("\r", lo, start) + 1)
+        return self._keyword.search(text, lo, end) is not None
+
+    @cached_property
+    def _keyword(self) -> re.Pattern[str]:
+        # One search in C a match: a test per keyword, and a lowered copy of the window for
+        # the any-case rows, cost a third more on a line of nothing but such matches.
+        flags = re.IGNORECASE | re.ASCII if self.any_case else 0
+        return re.compile("|".join(map(re.escape, self.keywords)), flags)
 
 
 def entropy(value: str) -> float:
