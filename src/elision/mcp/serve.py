@@ -21,10 +21,11 @@ from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCRequest
+from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCRequest
 
 from elision._malloc import pin_mmap_threshold
 from elision.errors import ElisionError
+from elision.mcp.agent.arrivals import Arrivals, falls_back
 from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES, request_ceiling
 from elision.mcp.gate.egress import GatedStream, gated_app, kind_of_model
 from elision.mcp.proxy import Proxy
@@ -48,10 +49,12 @@ WAITING = (
 
 def run_proxy(
     proxy: Proxy, *, listen: tuple[str, int] | None = None,
-    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, arrivals: Arrivals | None = None,
 ) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP). Over HTTP
-    a client's request body is held to ``max_request_bytes`` (elision.mcp.agent.requestbound)."""
+    a client's request body is held to ``max_request_bytes`` (elision.mcp.agent.requestbound).
+    On stdio, ``arrivals`` is stdin as a thread has read it since the process began (it tells
+    a client's fallback to ``initialize`` from a parallel probe: elision.mcp.agent.arrivals)."""
     stderr_log_handler()
     # A result of a few MB is then held once, not twice, while its buffer grows.
     pin_mmap_threshold()
@@ -59,12 +62,18 @@ def run_proxy(
     # era deprecates; that is the proxy's job, not something to warn about on each call.
     warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
     try:
-        anyio.run(_serve, proxy, listen, max_request_bytes)
+        anyio.run(_serve, proxy, listen, max_request_bytes, arrivals)
     except BaseExceptionGroup as group:
         raise _first_elision_error(group) or group from None
+    finally:
+        if arrivals is not None:
+            arrivals.stop()
 
 
-async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes: int) -> None:
+async def _serve(
+    proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes: int,
+    arrivals: Arrivals | None,
+) -> None:
     async with anyio.create_task_group() as tg:
         try:
             if listen is None:
@@ -73,7 +82,7 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
                 tg.start_soon(_cancel_on_sigterm, tg.cancel_scope)
                 if os.isatty(0):
                     print(WAITING, file=sys.stderr, flush=True)
-                async with _stdio(proxy) as (read, write, fast):
+                async with _stdio(proxy, arrivals) as (read, write, fast):
                     try:
                         # One agent: its first request says what it can answer, and the
                         # upstreams start offering just that (elision.mcp.upstream.offer).
@@ -84,6 +93,8 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
                         )
                         await proxy.start(tg, offer)
                         server, options = _built(proxy)
+                        if arrivals is not None and falls_back(arrivals.stop()):
+                            lead, opening = await _fallen_back(lead, read, write)
                         replayed = _Replayed(lead, read)
                         if fast:
                             await serve_connection(
@@ -110,12 +121,14 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
 
 
 @contextlib.asynccontextmanager
-async def _stdio(proxy: Proxy) -> AsyncIterator[tuple[Any, Any, bool]]:
+async def _stdio(
+    proxy: Proxy, arrivals: Arrivals | None = None
+) -> AsyncIterator[tuple[Any, Any, bool]]:
     """stdin and stdout as streams, and whether the event loop reads them itself. Every
     message written passes the proxy's egress gate (elision.mcp.gate.egress).
 
-    The event loop reads pipes itself; a regular file, or ``/dev/null`` (which it cannot
-    watch), needs the SDK's threads.
+    The event loop reads pipes itself (after what ``arrivals`` read, when given); a regular
+    file, or ``/dev/null`` (which it cannot watch), needs the SDK's threads.
     """
     scope = proxy.stdio_scope()
     proxy.serves_owner = True
@@ -124,7 +137,8 @@ async def _stdio(proxy: Proxy) -> AsyncIterator[tuple[Any, Any, bool]]:
         return proxy.egress.gate_bytes(data, kind_of_model(message), scope)
 
     if _stdin_is_a_pipe():
-        async with stdio_server_transport(gate) as (read, write):
+        read_first = None if arrivals is None else arrivals.receive
+        async with stdio_server_transport(gate, read_first) as (read, write):
             yield read, write, True
     else:
         async with stdio_server() as (read, write):
@@ -240,6 +254,43 @@ async def _read_opening(
         if len(lead) < _LEAD_LIMIT:
             lead.append(item)
     return lead, None
+
+
+#: What a request the agent gave up on is answered once it falls back to ``initialize``: an
+#: error that is no 2026-07-28 error, so a client of both eras takes the server for a
+#: handshake-era one, which on this connection it now is.
+FELL_BACK = (
+    "not served: the client sent initialize after this request, so this connection serves "
+    "the initialize handshake (a request of protocol 2026-07-28 is refused on it)"
+)
+
+
+async def _fallen_back(
+    lead: list[SessionMessage | Exception],
+    read: MessageReader | ReadStream[SessionMessage | Exception],
+    write: WriteStream[SessionMessage],
+) -> tuple[list[SessionMessage | Exception], JSONRPCRequest | None]:
+    """The messages up to the agent's ``initialize``, and that request, once it fell back
+    to the handshake (elision.mcp.agent.arrivals): each request it sent before is answered
+    :data:`FELL_BACK` and left out, so ``initialize`` opens the connection in its era."""
+    kept: list[SessionMessage | Exception] = []
+    while True:
+        for item in lead:
+            request = item.message if isinstance(item, SessionMessage) else None
+            if not isinstance(request, JSONRPCRequest):
+                if len(kept) < _LEAD_LIMIT:
+                    kept.append(item)
+                continue
+            if request.method == "initialize":
+                kept.append(item)
+                return kept, request
+            await write.send(SessionMessage(JSONRPCError(
+                jsonrpc="2.0", id=request.id,
+                error=ErrorData(code=INVALID_REQUEST, message=FELL_BACK),
+            )))
+        lead, opening = await _read_opening(read)
+        if opening is None:
+            return kept + lead, None
 
 
 class _Replayed(MessageReader):
