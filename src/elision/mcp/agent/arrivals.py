@@ -18,7 +18,6 @@ Standard library only: it starts before anything else is imported.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -28,6 +27,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 #: How long after an unanswered opening request an ``initialize`` must come to be a fallback.
 #: Clients wait 5-30 s before falling back (Copilot CLI 8-11 s, the C# SDK 5 s, Dart's 10 s);
@@ -135,6 +138,10 @@ class Arrivals:
                     return b""
                 if self._done:
                     return None
+                # Imported here: the thread starts before asyncio is (tens of ms on a loaded
+                # machine), and the loop that calls this has imported it long since.
+                import asyncio
+
                 loop = asyncio.get_running_loop()
                 future: asyncio.Future[None] = loop.create_future()
                 self._waiter = (loop, future)
