@@ -1,5 +1,5 @@
 """stdin read from the proxy's start, each line stamped (elision.mcp.agent.arrivals): the rule
-that tells a fallback to ``initialize`` from a parallel probe, and the hand-over to the loop."""
+that tells a client's late fallback to ``initialize``, and the hand-over to the loop."""
 
 from __future__ import annotations
 
@@ -29,7 +29,9 @@ INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
     [
         # Copilot CLI: discover, then initialize ~10 s later with no answer between
         ([(0.0, DISCOVER), (9.9, INITIALIZE)], True),
-        # Claude Code: both 1 ms apart, a parallel probe
+        # Claude Code 2.1.332: initialize after its 3 s probe (it recovers from a refusal)
+        ([(0.0, DISCOVER), (2.95, INITIALIZE)], False),
+        # both at once
         ([(0.0, DISCOVER), (0.001, INITIALIZE)], False),
         # exactly the gap counts as a fallback
         ([(0.0, DISCOVER), (FALLBACK_SECONDS, INITIALIZE)], True),

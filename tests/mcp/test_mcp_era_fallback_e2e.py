@@ -1,13 +1,15 @@
-"""End to end: a client that falls back to ``initialize`` after its ``server/discover`` went
-unanswered is served in the handshake era; one that sends both at once stays in 2026-07-28.
+"""End to end: a client that falls back to ``initialize`` long after its ``server/discover``
+went unanswered is served in the handshake era; one that falls back within seconds, or sends
+both at once, stays in 2026-07-28.
 
 Found by the in-harness suite (issue 24, tests/harness/test_copilot.py): Copilot CLI 1.0.102
 opens with ``server/discover`` and, with no answer in 8-11 s, sends ``initialize`` on the same
 connection. A proxy slower than that to start (its server slow to start, or six harnesses on
 two cores) answered the discover once up, served 2026-07-28 and refused the ``initialize``
-(-32022): Copilot offered none of the server's tools. Claude Code sends the two 1 ms apart (a
-parallel probe) and must stay in 2026-07-28. Here a scripted client does each, against the
-real proxy in front of a server that takes seconds to start.
+(-32022): Copilot offered none of the server's tools. Claude Code 2.1.332 sends ``initialize``
+3 s after its discover, and on that refusal asks ``server/discover`` again and stays in
+2026-07-28, the era it prefers: that must not change. Here a scripted client does each,
+against the real proxy in front of a server that takes seconds to start.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ pytestmark = pytest.mark.e2e
 HERE = Path(__file__).parent
 ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 UNSUPPORTED_PROTOCOL_VERSION = -32022
-#: How long the scripted client waits on its discover before it falls back (Copilot: 8-11 s;
-#: past the proxy's 2 s, with room for a proxy that starts its reading a second late)
-FALLBACK_AFTER = 5.0
+#: How long the scripted client waits on its discover before it falls back, as Copilot does
+#: (8-11 s; past the proxy's 5 s, with room for a proxy that starts its reading late)
+FALLBACK_AFTER = 8.0
 #: How long the server behind the proxy takes to start: the discover cannot be answered sooner
-SERVER_START = FALLBACK_AFTER + 5.0
+SERVER_START = FALLBACK_AFTER + 4.0
 
 DISCOVER = {"jsonrpc": "2.0", "id": 0, "method": "server/discover",
             "params": {"_meta": MODERN_META}}
@@ -70,19 +72,26 @@ def test_a_client_that_falls_back_to_initialize_gets_the_handshake_era() -> None
         proxy.close(timeout=60)
 
 
-def test_a_parallel_probe_stays_in_the_newest_era() -> None:
-    """Claude Code sends discover and initialize 1 ms apart: the discover is answered, the
-    initialize refused as that era refuses it (as before)."""
-    proxy = slow_proxy(1.0)
+@pytest.mark.parametrize("after", [
+    3.0,    # Claude Code 2.1.332: its probe waits 3 s
+    0.001,  # both at once
+])
+def test_an_early_fallback_stays_in_the_newest_era(after: float) -> None:
+    """The discover is answered, the initialize refused as that era refuses it (as before),
+    and a client that then asks ``server/discover`` again, as Claude Code does, is served."""
+    proxy = slow_proxy(after + 3.0)
     try:
         proxy.send(DISCOVER)
-        time.sleep(0.001)
+        time.sleep(after)
         proxy.send(initialize(1))
         replies = proxy.replies({0, 1}, timeout=120)
         assert "2026-07-28" in replies[0]["result"]["supportedVersions"], replies
         assert replies[1]["error"]["code"] == UNSUPPORTED_PROTOCOL_VERSION
-        proxy.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+        proxy.send({**DISCOVER, "id": 2})
+        proxy.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
                     "params": {"_meta": MODERN_META}})
-        assert "rows_text" in tool_names(proxy.replies({2}, timeout=60)[2])
+        replies = proxy.replies({2, 3}, timeout=60)
+        assert "result" in replies[2]
+        assert "rows_text" in tool_names(replies[3])
     finally:
         proxy.close(timeout=60)

@@ -133,9 +133,9 @@ def proxy_command(
     from elision.mcp.agent.arrivals import Arrivals
     from elision.mcp.upstream.early import discard_early, start_early
 
-    # An agent's first lines are read, and their times taken, from now on: a client that
-    # falls back to `initialize` after waiting is told from a parallel probe by when each
-    # line came (elision.mcp.agent.arrivals; issue 24).
+    # An agent's first lines are read, and their times taken, from now on: when a client fell
+    # back to `initialize` after waiting on its discover is told by when each line came
+    # (elision.mcp.agent.arrivals; issue 24).
     arrivals = None if listen else Arrivals.of_stdin()
     if command and not (upstream_url or config_path):
         # The server starts now, while the SDK and the stages below are imported and set up:

@@ -54,7 +54,7 @@ def run_proxy(
     """Serve until the client goes away (stdio) or the process is stopped (HTTP). Over HTTP
     a client's request body is held to ``max_request_bytes`` (elision.mcp.agent.requestbound).
     On stdio, ``arrivals`` is stdin as a thread has read it since the process began (it tells
-    a client's fallback to ``initialize`` from a parallel probe: elision.mcp.agent.arrivals)."""
+    when a client fell back to ``initialize``: elision.mcp.agent.arrivals)."""
     stderr_log_handler()
     # A result of a few MB is then held once, not twice, while its buffer grows.
     pin_mmap_threshold()

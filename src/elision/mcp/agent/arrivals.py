@@ -2,16 +2,19 @@
 
 A client that speaks both protocol eras opens a stdio connection with ``server/discover``
 (2026-07-28) and, when no answer comes in time, falls back to ``initialize`` on the same
-connection, as the spec's stdio binding asks of it: Copilot CLI 1.0.102 waits 8-11 s. Claude
-Code sends the two 1 ms apart (a parallel probe) and wants the 2026-07-28 era. A proxy that
-starts slower than the fallback (issue 24: six harnesses starting on two cores) finds both
-lines in the pipe at its first read either way; only when each came tells them apart.
+connection, as the spec's stdio binding asks of it. Copilot CLI 1.0.102 waits 8-11 s and has
+no way back: an ``initialize`` refused with -32022 (the SDK's rule once a connection opened in
+2026-07-28) leaves it without the server's tools. Claude Code 2.1.332 waits 3 s and, refused,
+asks ``server/discover`` again and stays in 2026-07-28, the era it prefers. A proxy that starts
+slower than either (issue 24: six harnesses starting on two cores) finds the lines in the pipe
+at its first read; only when each came tells the two apart.
 
 So a thread reads stdin from before the proxy's heavy imports until the era is chosen, and
 stamps each line with the time it was read (:class:`Arrivals`). An ``initialize`` that came
 :data:`FALLBACK_SECONDS` or more after an opening request the proxy had not answered (none is
-answered before the era is chosen) is a fallback (:func:`falls_back`). Then the event loop
-takes what the thread read, and reads the pipe itself: no thread hop per message after that.
+answered before the era is chosen) is a fallback (:func:`falls_back`), served in the handshake
+era. Then the event loop takes what the thread read, and reads the pipe itself: no thread hop
+per message after that.
 
 Standard library only: it starts before anything else is imported.
 """
@@ -32,11 +35,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import asyncio
 
-#: How long after an unanswered opening request an ``initialize`` must come to be a fallback.
-#: Clients wait 5-30 s before falling back (Copilot CLI 8-11 s, the C# SDK 5 s, Dart's 10 s);
-#: a parallel probe sends both at once (Claude Code: 1 ms). Times are read times, so a reader
-#: thread kept off the CPU on a loaded machine stamps a line late: 2 s leaves room for that.
-FALLBACK_SECONDS = 2.0
+#: How long after an unanswered opening request an ``initialize`` must come to be a fallback
+#: served in the handshake era: past Claude Code's 3 s (it recovers from a refusal and prefers
+#: 2026-07-28), under Copilot CLI's 8-11 s (it cannot recover). Times are read times: a thread
+#: that starts late on a loaded machine stamps the opening late (the gap seen shrinks by that),
+#: one kept off the CPU stamps the initialize late (it grows): 5 s leaves 2-3 s either way.
+FALLBACK_SECONDS = 5.0
 #: Bytes the thread reads before the loop takes over: past this, it reads no more (the lines
 #: after it have no time, and the loop reads them as ever). Requests before an answer are few
 #: and small; this bounds what an agent can make the proxy hold early.
