@@ -12,7 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elision.mcp.agent.arrivals import FALLBACK_SECONDS, Arrivals, falls_back
+from elision.mcp.agent.arrivals import (
+    FALLBACK_SECONDS,
+    Arrivals,
+    falls_back,
+    unconfirmed_since,
+)
 
 
 def request(method: str, request_id: int = 0) -> bytes:
@@ -50,6 +55,21 @@ INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 )
 def test_falls_back(lines: list[tuple[float, bytes]], expected: bool) -> None:
     assert falls_back(lines) is expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # the opening alone (a notification beside it): its era waits for the next request
+        ([(1.0, INITIALIZED), (2.0, DISCOVER)], 2.0),
+        # another request came: the fallback rule judged it
+        ([(2.0, DISCOVER), (2.5, INITIALIZE)], None),
+        ([(2.0, DISCOVER), (2.5, request("tools/list", 2))], None),
+        ([(0.0, b"garbage")], None),
+    ],
+)
+def test_unconfirmed_since(lines: list[tuple[float, bytes]], expected: float | None) -> None:
+    assert unconfirmed_since(lines) == expected
 
 
 noise = st.lists(st.sampled_from([INITIALIZED, b"", b"{", b'{"id":9,"result":{}}']), max_size=3)

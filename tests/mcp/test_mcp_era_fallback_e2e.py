@@ -72,6 +72,28 @@ def test_a_client_that_falls_back_to_initialize_gets_the_handshake_era() -> None
         proxy.close(timeout=60)
 
 
+def test_a_fallback_that_crossed_the_discovers_answer_gets_the_handshake_era() -> None:
+    """Seen in the harness: the proxy answered the discover just as Copilot gave up on it (the
+    answer and its initialize crossed), then refused the initialize (-32022). A client that
+    sends initialize, and nothing else, 8 s after its discover was opened in 2026-07-28 never
+    took that answer: it is served in the handshake era (red before: -32022)."""
+    proxy = slow_proxy(0.0)
+    try:
+        sent = time.monotonic()
+        proxy.send(DISCOVER)
+        assert "result" in proxy.replies({0}, timeout=120)[0]
+        # the client's wait runs on past the answer (it gave up as the answer was on its way)
+        time.sleep(max(0.0, sent + FALLBACK_AFTER - time.monotonic()))
+        proxy.send(initialize(1))
+        proxy.send(INITIALIZED)
+        proxy.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+        replies = proxy.replies({1, 2}, timeout=120)
+        assert replies[1].get("result", {}).get("protocolVersion") == HANDSHAKE_VERSION, replies
+        assert {"rows_text", "elision_fetch"} <= set(tool_names(replies[2]))
+    finally:
+        proxy.close(timeout=60)
+
+
 @pytest.mark.parametrize("after", [
     3.0,    # Claude Code 2.1.332: its probe waits 3 s
     0.001,  # both at once

@@ -10,6 +10,7 @@ import signal
 import stat
 import sys
 import threading
+import time
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCRequest
 
 from elision._malloc import pin_mmap_threshold
 from elision.errors import ElisionError
-from elision.mcp.agent.arrivals import Arrivals, falls_back
+from elision.mcp.agent.arrivals import FALLBACK_SECONDS, Arrivals, falls_back, unconfirmed_since
 from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES, request_ceiling
 from elision.mcp.gate.egress import GatedStream, gated_app, kind_of_model
 from elision.mcp.proxy import Proxy
@@ -93,12 +94,18 @@ async def _serve(
                         )
                         await proxy.start(tg, offer)
                         server, options = _built(proxy)
-                        if arrivals is not None and falls_back(arrivals.stop()):
-                            lead, opening = await _fallen_back(lead, read, write)
+                        unconfirmed = None
+                        if arrivals is not None:
+                            lines = arrivals.stop()
+                            if falls_back(lines):
+                                lead, opening = await _fallen_back(lead, read, write)
+                            else:
+                                unconfirmed = unconfirmed_since(lines)
                         replayed = _Replayed(lead, read)
                         if fast:
                             await serve_connection(
-                                server, replayed, write, options, opening=opening
+                                server, replayed, write, options, opening=opening,
+                                unconfirmed=unconfirmed,
                             )
                         else:
                             await server.run(replayed, write, options)
@@ -170,6 +177,7 @@ async def serve_connection(
     options: InitializationOptions,
     *,
     opening: JSONRPCRequest | _Unread | None = _UNREAD,
+    unconfirmed: float | None = None,
 ) -> None:
     """``server.run`` over the proxy's own stdio streams, minus a task hop per message.
 
@@ -179,6 +187,10 @@ async def serve_connection(
     rest read straight from the pipe. That needs two private functions of the SDK (one loop
     per era); when they are missing or take other arguments, ``server.run`` does it all.
     A caller that peeked already passes ``read`` replaying it, and the request as ``opening``.
+
+    ``unconfirmed`` is when a 2026-07-28 opening came, while the client has sent nothing
+    since (elision.mcp.agent.arrivals.unconfirmed_since): an ``initialize`` that comes
+    next, late enough to be a fallback, ends that era's loop and opens the handshake's.
     """
     loops = _era_loops()
     if loops is None:
@@ -195,8 +207,25 @@ async def serve_connection(
                 if opening is not None and opening.method != "initialize" and is_modern(
                     opening.params
                 ):
+                    if unconfirmed is None:
+                        await serve_modern(
+                            server, replayed, write, lifespan_state=state,
+                            raise_exceptions=False,
+                        )
+                        return
+                    watched = _Unconfirmed(replayed, unconfirmed)
                     await serve_modern(
-                        server, replayed, write, lifespan_state=state, raise_exceptions=False
+                        server, watched, _Unclosed(write), lifespan_state=state,
+                        raise_exceptions=False,
+                    )
+                    if watched.fallback is None:
+                        return
+                    # Its answer to the discover crossed the client's fallback: the client
+                    # never took it, and wants the handshake.
+                    await serve_legacy(
+                        server, _Replayed([watched.fallback], replayed), write,
+                        lifespan_state=state, session_id=None, init_options=options,
+                        raise_exceptions=False,
                     )
                 else:
                     await serve_legacy(
@@ -291,6 +320,60 @@ async def _fallen_back(
         lead, opening = await _read_opening(read)
         if opening is None:
             return kept + lead, None
+
+
+class _Unconfirmed(MessageReader):
+    """The 2026-07-28 loop's read stream while the era its opening chose is unconfirmed: the
+    client's next request, when it is an ``initialize`` that came :data:`FALLBACK_SECONDS` or
+    more after the opening (``since``), ends the loop (its stream ends) and is kept as
+    ``fallback``. Any other request confirms the era. Closing it leaves ``read`` open."""
+
+    def __init__(
+        self, read: MessageReader | ReadStream[SessionMessage | Exception], since: float
+    ) -> None:
+        self._read = read
+        self._since: float | None = since
+        self._opened = False  # the opening itself comes first (replayed)
+        self.fallback: SessionMessage | None = None
+
+    async def receive(self) -> SessionMessage | Exception:
+        if self.fallback is not None:
+            raise anyio.EndOfStream
+        item = await self._read.receive()
+        request = item.message if isinstance(item, SessionMessage) else None
+        if self._since is None or not isinstance(request, JSONRPCRequest):
+            return item
+        if not self._opened:
+            self._opened = True
+            return item
+        since, self._since = self._since, None
+        if request.method == "initialize" and time.monotonic() - since >= FALLBACK_SECONDS:
+            assert isinstance(item, SessionMessage)
+            self.fallback = item
+            raise anyio.EndOfStream
+        return item
+
+    async def aclose(self) -> None:
+        pass  # the caller closes ``read``, once the handshake's loop too is done with it
+
+
+class _Unclosed:
+    """A write stream the 2026-07-28 loop cannot close: the handshake's loop may follow."""
+
+    def __init__(self, write: WriteStream[SessionMessage]) -> None:
+        self._write = write
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._write.send(item)
+
+    async def aclose(self) -> None:
+        pass
+
+    async def __aenter__(self) -> _Unclosed:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        pass
 
 
 class _Replayed(MessageReader):

@@ -192,6 +192,22 @@ def falls_back(lines: Sequence[Stamped], gap: float = FALLBACK_SECONDS) -> bool:
     return False
 
 
+def unconfirmed_since(lines: Sequence[Stamped]) -> float | None:
+    """When the opening request came, while it is the only request read: the era it opens
+    is not confirmed yet, and an ``initialize`` that comes :data:`FALLBACK_SECONDS` or more
+    after it, before any other request, is a fallback that crossed the answer (the client
+    gave up as the answer was on its way). None once another request was read: the rule of
+    :func:`falls_back` has judged it."""
+    opened: float | None = None
+    for at, line in lines:
+        if _request_method(line) is None:
+            continue
+        if opened is not None:
+            return None
+        opened = at
+    return opened
+
+
 def _request_method(line: bytes) -> str | None:
     """The method of a JSON-RPC request (one with an ``id``), else None."""
     if b'"method"' not in line:
