@@ -13,8 +13,8 @@ from harness.suite import runs  # noqa: F401  (the fixture, named for ruff)
 # when no answer comes in 8-11 s, sends `initialize` on the same connection, which the proxy
 # refused (-32022) when it started slower than that, so no fixture tool was offered (eight of
 # nine runs at load 7-15). The proxy now serves that fallback in the handshake era
-# (elision.mcp.agent.arrivals): four runs at load 8-15, all checks passed, Copilot falling
-# back in 25 of its 28 starts (the other three were answered in time).
+# (elision.mcp.agent.arrivals): three runs at load 10-15, all checks passed, Copilot served
+# its fallback in 16 of 20 starts (the rest answered in time); docs/harnesses.md has the rest.
 
 
 @pytest.fixture(scope="module")
