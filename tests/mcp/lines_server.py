@@ -2,7 +2,8 @@
 keeps 2,000, Qwen Code 1,000) bites long before its cap on bytes.
 
 - ``short_log``: 12,001 lines of ``ok`` (~36 KB), its verdict last;
-- ``short_error``: the same as the text of an error result.
+- ``short_error``: the same as the text of an error result;
+- the resource ``log://short`` and the prompt ``short_log_prompt``: the same text, read and got.
 """
 
 from __future__ import annotations
@@ -30,6 +31,18 @@ def short_log() -> str:
 def short_error() -> CallToolResult:
     """The same log, as the text of a failed call."""
     return CallToolResult(content=[TextContent(text=text())], is_error=True)
+
+
+@server.resource("log://short", mime_type="text/plain")
+def short_log_resource() -> str:
+    """The same log, as a resource."""
+    return text()
+
+
+@server.prompt()
+def short_log_prompt() -> str:
+    """The same log, as a prompt's message."""
+    return text()
 
 
 if __name__ == "__main__":

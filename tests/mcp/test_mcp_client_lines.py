@@ -200,7 +200,7 @@ def test_an_upstream_error_of_many_lines_is_within_the_cap() -> None:
 def test_an_error_or_tool_budget_keeps_the_client_line_cap(
     budget: Budget, client: Budget, lines: int | None
 ) -> None:
-    from elision.mcp.proxy import Proxy
+    from elision.mcp.agent.clients import held_to_lines
 
-    held = Proxy._with_lines_of(budget, client)
+    held = held_to_lines(budget, client)
     assert (held.limit, held.lines) == (budget.limit, lines)

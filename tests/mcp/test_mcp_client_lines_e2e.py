@@ -96,3 +96,35 @@ def test_one_entry_fits_a_short_line_log_to_each_client(tmp_path: Path) -> None:
         <= (HARNESSES["claude-code"].budget)
     )
     assert lines(text) > 2 * cap and text.endswith(VERDICT)
+
+
+async def read_and_got(params: StdioServerParameters, client: str) -> dict[str, str]:
+    """The log as the client is handed it by ``resources/read`` and by ``prompts/get``."""
+    info = types.Implementation(name=client, version="1.0.0")
+    async with Client(params, client_info=info, mode="legacy") as session:
+        read = await session.read_resource("log://short")
+        prompt = await session.get_prompt("short_log_prompt")
+    texts = [c.text for c in read.contents if isinstance(c, types.TextResourceContents)]
+    messages = [m.content.text for m in prompt.messages
+                if isinstance(m.content, types.TextContent)]
+    return {"resource": "\n\n".join(texts), "prompt": "\n\n".join(messages)}
+
+
+def test_resources_and_prompts_keep_the_clients_line_cap(tmp_path: Path) -> None:
+    """Found reviewing issue 24's line caps: they held tool results, ``elision_fetch`` pages
+    and errors, but a resource read or a prompt was shaped to its bytes budget alone: 2,622
+    lines of the 12,001-line log reached OpenCode, which keeps 2,000, so it cut again and the
+    verdict on the last line was lost."""
+    params = entry(tmp_path)
+
+    async def main() -> dict[str, dict[str, str]]:
+        return {client: await read_and_got(params, client)
+                for client in ("opencode", "claude-code")}
+
+    got = anyio.run(main)
+    for kind, text in got["opencode"].items():
+        assert lines(text) <= OPENCODE_LINES, (kind, lines(text))
+        assert text.startswith("[elision] partial") and text.endswith(VERDICT), kind
+    # Claude Code cuts by size only: more lines than OpenCode keeps reach it
+    for kind, text in got["claude-code"].items():
+        assert lines(text) > OPENCODE_LINES, (kind, lines(text))

@@ -130,8 +130,13 @@ def proxy_command(
         )
     if no_audit and audit_path:
         raise InputError("give --audit or --no-audit, not both")
+    from elision.mcp.agent.arrivals import Arrivals
     from elision.mcp.upstream.early import discard_early, start_early
 
+    # An agent's first lines are read, and their times taken, from now on: when a client fell
+    # back to `initialize` after waiting on its discover is told by when each line came
+    # (elision.mcp.agent.arrivals; issue 24).
+    arrivals = None if listen else Arrivals.of_stdin()
     if command and not (upstream_url or config_path):
         # The server starts now, while the SDK and the stages below are imported and set up:
         # its start and the proxy's overlap (elision.mcp.upstream.early; issue 24).
@@ -153,6 +158,8 @@ def proxy_command(
             client_budgets=parse_overrides(client_budgets, "--client-budget"),
         )
         run_proxy(proxy, listen=parse_listen(listen) if listen else None,
-                  max_request_bytes=max_request_bytes)
+                  max_request_bytes=max_request_bytes, arrivals=arrivals)
     finally:
+        if arrivals is not None:
+            arrivals.stop()
         discard_early()

@@ -30,6 +30,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from elision.budget import Budget
 from elision.errors import ElisionError, UpstreamError, quoted
+from elision.mcp.agent.clients import held_to_lines
 from elision.mcp.gate.bounded import bounded_prompt, bounded_read
 from elision.mcp.gate.egress import refused_name
 from elision.mcp.gate.listed import redacted_item
@@ -74,6 +75,14 @@ class Forwarding:
 
     def _scope_for(self, ctx: Ctx) -> str:
         raise NotImplementedError
+
+    def _budget(self, ctx: Ctx) -> Budget:
+        raise NotImplementedError
+
+    def _read_budget(self, ctx: Ctx) -> Budget:
+        """What a resource read or a prompt is shaped to: the resource budget, held to the
+        client's line cap (a harness cuts what it hands the model, whatever the method)."""
+        return held_to_lines(self.resource_budget, self._budget(ctx))
 
     def _listed(self, result: Any, field: str) -> Any:
         if field == "prompts":
@@ -173,7 +182,7 @@ class Forwarding:
             return result
         uri = str(params.uri)
         return await self._bounded(lambda: bounded_read(
-            self._read_shaper, result, uri, budget=self.resource_budget,
+            self._read_shaper, result, uri, budget=self._read_budget(ctx),
             scope=self._scope_for(ctx), server=None,
         ), f"resources/read {uri!r}", _text_size(result.contents))
 
@@ -210,7 +219,7 @@ class Forwarding:
         if self.pipeline.redactor is not None:
             result = _redacted_text(result, field="description")
         return await self._bounded(lambda: bounded_prompt(
-            self._read_shaper, result, params.name, budget=self.resource_budget,
+            self._read_shaper, result, params.name, budget=self._read_budget(ctx),
             scope=self._scope_for(ctx), server=upstream.name,
         ), f"prompts/get {params.name!r}", _text_size(m.content for m in result.messages))
 

@@ -22,7 +22,6 @@ import logging
 import re
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -40,7 +39,7 @@ from pydantic import TypeAdapter
 from elision.budget import Budget
 from elision.errors import ElisionError, InputError, PolicyDenied, UpstreamError, quoted
 from elision.mcp.agent.bridge import is_proxy_state
-from elision.mcp.agent.clients import ClientBudgets, client_name
+from elision.mcp.agent.clients import ClientBudgets, client_name, held_to_lines
 from elision.mcp.agent.ingress import RequestGate
 from elision.mcp.agent.notify import Notifier, forwarded_params, redacted_log
 from elision.mcp.agent.scopes import (
@@ -384,14 +383,14 @@ class Proxy(Forwarding):
             # Built from the server's words: judged, bounded and audited like a result.
             return await self._shape(
                 params.name, _as_result(str(exc)),
-                self._with_lines_of(_ERROR_BUDGET, client_budget), scope, upstream.name,
+                held_to_lines(_ERROR_BUDGET, client_budget), scope, upstream.name,
             )
         except MCPError as exc:
             # The tool's answer too: judged, bounded (its full text kept by ref) and audited
             # like a result; it stays a JSON-RPC error with the server's code.
             raise await self._judged_error(
                 params.name, exc, scope, upstream.name,
-                self._with_lines_of(_ERROR_BUDGET, client_budget),
+                held_to_lines(_ERROR_BUDGET, client_budget),
             ) from None
         if isinstance(result, types.InputRequiredResult) and is_proxy_state(result.request_state):
             return result  # the proxy's own question, already redacted
@@ -401,7 +400,7 @@ class Proxy(Forwarding):
                 return self.asking.shown_result(result, scope=scope, server=upstream.name)
             # An older client has no way to answer one, and the SDK would only say "invalid".
             return error_result(input_unanswerable(upstream.name, route.name, ctx.protocol_version))
-        budget = self._with_lines_of(upstream.spec.budget_for(route.name, client_budget),
+        budget = held_to_lines(upstream.spec.budget_for(route.name, client_budget),
                                      client_budget)
         return await self._shape(params.name, result, budget, scope, upstream.name)
 
@@ -561,14 +560,6 @@ class Proxy(Forwarding):
         if self.client_budgets is None:
             return self.pipeline.budget
         return self.client_budgets.budget_for(client_name(ctx))
-
-    @staticmethod
-    def _with_lines_of(budget: Budget, client: Budget) -> Budget:
-        """``budget`` (a tool's, an error's) held to the client's line cap too: the cap is
-        the harness's, whatever size was chosen."""
-        if client.lines is None or (budget.lines is not None and budget.lines <= client.lines):
-            return budget
-        return replace(budget, lines=client.lines)
 
     def _scope_for(self, ctx: Ctx) -> str:
         """The ref scope of the client behind this request: refs never cross clients."""

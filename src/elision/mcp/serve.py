@@ -10,6 +10,7 @@ import signal
 import stat
 import sys
 import threading
+import time
 import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -21,10 +22,11 @@ from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCRequest
+from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCRequest
 
 from elision._malloc import pin_mmap_threshold
 from elision.errors import ElisionError
+from elision.mcp.agent.arrivals import FALLBACK_SECONDS, Arrivals, falls_back, unconfirmed_since
 from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES, request_ceiling
 from elision.mcp.gate.egress import GatedStream, gated_app, kind_of_model
 from elision.mcp.proxy import Proxy
@@ -48,10 +50,12 @@ WAITING = (
 
 def run_proxy(
     proxy: Proxy, *, listen: tuple[str, int] | None = None,
-    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, arrivals: Arrivals | None = None,
 ) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP). Over HTTP
-    a client's request body is held to ``max_request_bytes`` (elision.mcp.agent.requestbound)."""
+    a client's request body is held to ``max_request_bytes`` (elision.mcp.agent.requestbound).
+    On stdio, ``arrivals`` is stdin as a thread has read it since the process began (it tells
+    when a client fell back to ``initialize``: elision.mcp.agent.arrivals)."""
     stderr_log_handler()
     # A result of a few MB is then held once, not twice, while its buffer grows.
     pin_mmap_threshold()
@@ -59,12 +63,18 @@ def run_proxy(
     # era deprecates; that is the proxy's job, not something to warn about on each call.
     warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
     try:
-        anyio.run(_serve, proxy, listen, max_request_bytes)
+        anyio.run(_serve, proxy, listen, max_request_bytes, arrivals)
     except BaseExceptionGroup as group:
         raise _first_elision_error(group) or group from None
+    finally:
+        if arrivals is not None:
+            arrivals.stop()
 
 
-async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes: int) -> None:
+async def _serve(
+    proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes: int,
+    arrivals: Arrivals | None,
+) -> None:
     async with anyio.create_task_group() as tg:
         try:
             if listen is None:
@@ -73,7 +83,7 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
                 tg.start_soon(_cancel_on_sigterm, tg.cancel_scope)
                 if os.isatty(0):
                     print(WAITING, file=sys.stderr, flush=True)
-                async with _stdio(proxy) as (read, write, fast):
+                async with _stdio(proxy, arrivals) as (read, write, fast):
                     try:
                         # One agent: its first request says what it can answer, and the
                         # upstreams start offering just that (elision.mcp.upstream.offer).
@@ -84,10 +94,18 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
                         )
                         await proxy.start(tg, offer)
                         server, options = _built(proxy)
+                        unconfirmed = None
+                        if arrivals is not None:
+                            lines = arrivals.stop()
+                            if falls_back(lines):
+                                lead, opening = await _fallen_back(lead, read, write)
+                            else:
+                                unconfirmed = unconfirmed_since(lines)
                         replayed = _Replayed(lead, read)
                         if fast:
                             await serve_connection(
-                                server, replayed, write, options, opening=opening
+                                server, replayed, write, options, opening=opening,
+                                unconfirmed=unconfirmed,
                             )
                         else:
                             await server.run(replayed, write, options)
@@ -110,12 +128,14 @@ async def _serve(proxy: Proxy, listen: tuple[str, int] | None, max_request_bytes
 
 
 @contextlib.asynccontextmanager
-async def _stdio(proxy: Proxy) -> AsyncIterator[tuple[Any, Any, bool]]:
+async def _stdio(
+    proxy: Proxy, arrivals: Arrivals | None = None
+) -> AsyncIterator[tuple[Any, Any, bool]]:
     """stdin and stdout as streams, and whether the event loop reads them itself. Every
     message written passes the proxy's egress gate (elision.mcp.gate.egress).
 
-    The event loop reads pipes itself; a regular file, or ``/dev/null`` (which it cannot
-    watch), needs the SDK's threads.
+    The event loop reads pipes itself (after what ``arrivals`` read, when given); a regular
+    file, or ``/dev/null`` (which it cannot watch), needs the SDK's threads.
     """
     scope = proxy.stdio_scope()
     proxy.serves_owner = True
@@ -124,7 +144,8 @@ async def _stdio(proxy: Proxy) -> AsyncIterator[tuple[Any, Any, bool]]:
         return proxy.egress.gate_bytes(data, kind_of_model(message), scope)
 
     if _stdin_is_a_pipe():
-        async with stdio_server_transport(gate) as (read, write):
+        read_first = None if arrivals is None else arrivals.receive
+        async with stdio_server_transport(gate, read_first) as (read, write):
             yield read, write, True
     else:
         async with stdio_server() as (read, write):
@@ -156,6 +177,7 @@ async def serve_connection(
     options: InitializationOptions,
     *,
     opening: JSONRPCRequest | _Unread | None = _UNREAD,
+    unconfirmed: float | None = None,
 ) -> None:
     """``server.run`` over the proxy's own stdio streams, minus a task hop per message.
 
@@ -165,6 +187,10 @@ async def serve_connection(
     rest read straight from the pipe. That needs two private functions of the SDK (one loop
     per era); when they are missing or take other arguments, ``server.run`` does it all.
     A caller that peeked already passes ``read`` replaying it, and the request as ``opening``.
+
+    ``unconfirmed`` is when a 2026-07-28 opening came, while the client has sent nothing
+    since (elision.mcp.agent.arrivals.unconfirmed_since): an ``initialize`` that comes
+    next, late enough to be a fallback, ends that era's loop and opens the handshake's.
     """
     loops = _era_loops()
     if loops is None:
@@ -181,8 +207,25 @@ async def serve_connection(
                 if opening is not None and opening.method != "initialize" and is_modern(
                     opening.params
                 ):
+                    if unconfirmed is None:
+                        await serve_modern(
+                            server, replayed, write, lifespan_state=state,
+                            raise_exceptions=False,
+                        )
+                        return
+                    watched = _Unconfirmed(replayed, unconfirmed)
                     await serve_modern(
-                        server, replayed, write, lifespan_state=state, raise_exceptions=False
+                        server, watched, _Unclosed(write), lifespan_state=state,
+                        raise_exceptions=False,
+                    )
+                    if watched.fallback is None:
+                        return
+                    # Its answer to the discover crossed the client's fallback: the client
+                    # never took it, and wants the handshake.
+                    await serve_legacy(
+                        server, _Replayed([watched.fallback], replayed), write,
+                        lifespan_state=state, session_id=None, init_options=options,
+                        raise_exceptions=False,
                     )
                 else:
                     await serve_legacy(
@@ -240,6 +283,97 @@ async def _read_opening(
         if len(lead) < _LEAD_LIMIT:
             lead.append(item)
     return lead, None
+
+
+#: What a request the agent gave up on is answered once it falls back to ``initialize``: an
+#: error that is no 2026-07-28 error, so a client of both eras takes the server for a
+#: handshake-era one, which on this connection it now is.
+FELL_BACK = (
+    "not served: the client sent initialize after this request, so this connection serves "
+    "the initialize handshake (a request of protocol 2026-07-28 is refused on it)"
+)
+
+
+async def _fallen_back(
+    lead: list[SessionMessage | Exception],
+    read: MessageReader | ReadStream[SessionMessage | Exception],
+    write: WriteStream[SessionMessage],
+) -> tuple[list[SessionMessage | Exception], JSONRPCRequest | None]:
+    """The messages up to the agent's ``initialize``, and that request, once it fell back
+    to the handshake (elision.mcp.agent.arrivals): each request it sent before is answered
+    :data:`FELL_BACK` and left out, so ``initialize`` opens the connection in its era."""
+    kept: list[SessionMessage | Exception] = []
+    while True:
+        for item in lead:
+            request = item.message if isinstance(item, SessionMessage) else None
+            if not isinstance(request, JSONRPCRequest):
+                if len(kept) < _LEAD_LIMIT:
+                    kept.append(item)
+                continue
+            if request.method == "initialize":
+                kept.append(item)
+                return kept, request
+            await write.send(SessionMessage(JSONRPCError(
+                jsonrpc="2.0", id=request.id,
+                error=ErrorData(code=INVALID_REQUEST, message=FELL_BACK),
+            )))
+        lead, opening = await _read_opening(read)
+        if opening is None:
+            return kept + lead, None
+
+
+class _Unconfirmed(MessageReader):
+    """The 2026-07-28 loop's read stream while the era its opening chose is unconfirmed: the
+    client's next request, when it is an ``initialize`` that came :data:`FALLBACK_SECONDS` or
+    more after the opening (``since``), ends the loop (its stream ends) and is kept as
+    ``fallback``. Any other request confirms the era. Closing it leaves ``read`` open."""
+
+    def __init__(
+        self, read: MessageReader | ReadStream[SessionMessage | Exception], since: float
+    ) -> None:
+        self._read = read
+        self._since: float | None = since
+        self._opened = False  # the opening itself comes first (replayed)
+        self.fallback: SessionMessage | None = None
+
+    async def receive(self) -> SessionMessage | Exception:
+        if self.fallback is not None:
+            raise anyio.EndOfStream
+        item = await self._read.receive()
+        request = item.message if isinstance(item, SessionMessage) else None
+        if self._since is None or not isinstance(request, JSONRPCRequest):
+            return item
+        if not self._opened:
+            self._opened = True
+            return item
+        since, self._since = self._since, None
+        if request.method == "initialize" and time.monotonic() - since >= FALLBACK_SECONDS:
+            assert isinstance(item, SessionMessage)
+            self.fallback = item
+            raise anyio.EndOfStream
+        return item
+
+    async def aclose(self) -> None:
+        pass  # the caller closes ``read``, once the handshake's loop too is done with it
+
+
+class _Unclosed:
+    """A write stream the 2026-07-28 loop cannot close: the handshake's loop may follow."""
+
+    def __init__(self, write: WriteStream[SessionMessage]) -> None:
+        self._write = write
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._write.send(item)
+
+    async def aclose(self) -> None:
+        pass
+
+    async def __aenter__(self) -> _Unclosed:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        pass
 
 
 class _Replayed(MessageReader):

@@ -15,14 +15,15 @@ budget the table knows.
 Some harnesses cut by lines as well as by bytes (OpenCode keeps 2,000 lines, Qwen Code 1,000),
 so a client's budget also carries its line cap (``NAME=BYTES,LINES``; the lowest known for a
 client no table names), and no text the proxy gives it has more lines: a result's blocks
-together, an ``elision_fetch`` page, an error. A tool's budget from ``servers.json`` keeps the
-client's line cap: the cap is the harness's, whatever size the user chose.
+together, an ``elision_fetch`` page, an error, a resource read or a prompt. A tool's budget
+from ``servers.json`` keeps the client's line cap: the cap is the harness's, whatever size the
+user chose.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,14 @@ class ClientBudgets:
         if limit not in self._budgets:
             self._budgets[limit] = limit.budget()
         return self._budgets[limit]
+
+
+def held_to_lines(budget: Budget, client: Budget) -> Budget:
+    """``budget`` (a tool's, an error's, a resource read's) held to the client's line cap too:
+    the cap is the harness's, whatever size was chosen."""
+    if client.lines is None or (budget.lines is not None and budget.lines <= client.lines):
+        return budget
+    return replace(budget, lines=client.lines)
 
 
 def parse_overrides(

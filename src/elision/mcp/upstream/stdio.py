@@ -430,6 +430,7 @@ def _refused(request_id: str | int | None, code: int, message: str) -> Refused:
 @asynccontextmanager
 async def stdio_server_transport(
     egress: Callable[[Any, bytes], bytes] | None = None,
+    read_first: Callable[[], Awaitable[bytes | None]] | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Serve MCP on this process's stdin and stdout without a thread or task hop per message.
 
@@ -438,15 +439,35 @@ async def stdio_server_transport(
     prints cannot corrupt the wire. stdout may be anything (:func:`_wire_writer`). Raises
     ``ValueError`` when stdin is not a pipe, socket or terminal (a regular file): use the
     SDK's transport then. Every line written goes through ``egress`` first, when given.
+
+    With ``read_first`` (stdin read by a thread since the process began:
+    :meth:`elision.mcp.agent.arrivals.Arrivals.receive`), what it gives comes first, and the
+    loop reads the pipe only once it gives None (the thread has stopped): never two readers.
     """
     loop = asyncio.get_running_loop()
     wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
-    try:
-        stream = asyncio.StreamReader(limit=1 << 20, loop=loop)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), wire_in)
-    except (ValueError, OSError):
-        wire_in.close()
-        raise ValueError("stdin is not a pipe, socket or terminal") from None
+
+    async def connect() -> asyncio.StreamReader:
+        try:
+            stream = asyncio.StreamReader(limit=1 << 20, loop=loop)
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), wire_in)
+        except (ValueError, OSError):
+            wire_in.close()
+            raise ValueError("stdin is not a pipe, socket or terminal") from None
+        return stream
+
+    piped = await connect() if read_first is None else None
+
+    async def read() -> bytes:
+        nonlocal piped
+        if piped is None:
+            assert read_first is not None
+            chunk = await read_first()
+            if chunk is not None:
+                return chunk
+            piped = await connect()  # the thread reads no more
+        return await piped.read(CHUNK)
+
     write, close_wire = await _wire_writer(loop)
     saved_stdout = os.dup(1)
     os.dup2(2, 1)
@@ -456,7 +477,7 @@ async def stdio_server_transport(
         await writer.send(SessionMessage(error))
 
     try:
-        yield LineReader(lambda: stream.read(CHUNK), answer=answer), writer
+        yield LineReader(read, answer=answer), writer
     finally:
         close_wire()
         wire_in.close()
