@@ -164,6 +164,7 @@ def _built(where: str) -> tuple[Any, int]:
     os.environ[_hyperscan.CACHE_ENV] = where
     try:
         engine = triggers._Hyperscan(counting)
+        engine.literals, engine.text_literals  # noqa: B018  (loaded on first use)
         engine._body_db()
         engine._userinfo_db()
     finally:
