@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from elision import _cache
 from elision.redact import keywords
 from elision.redact.families import PATTERN_FAMILIES, sample
+from support.kept import TORN, blocked_cache, kept_file, seal, use_cache
 
 INPUTS = keywords.inputs()
 DERIVED = keywords.derive(INPUTS)
@@ -32,17 +33,7 @@ DERIVED = keywords.derive(INPUTS)
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(_cache.CACHE_ENV, str(tmp_path / "cache"))
-    return tmp_path / "cache" / "keywords"
-
-
-def kept_file(cache: Path) -> Path:
-    [kept] = cache.iterdir()
-    return kept
-
-
-def _seal(payload: bytes) -> bytes:
-    return hashlib.sha256(payload).digest() + payload
+    return use_cache(tmp_path, monkeypatch, "keywords")
 
 
 def test_the_module_holds_the_derived_sets() -> None:
@@ -118,17 +109,15 @@ def test_without_its_source_nothing_is_kept(
 
 
 def _with(**changed: object) -> bytes:
-    return _seal(orjson.dumps({**keywords._encode(DERIVED), **changed}))
+    return seal(orjson.dumps({**keywords._encode(DERIVED), **changed}))
 
 
 @pytest.mark.parametrize("damage", [
-    pytest.param(lambda data: b"", id="empty"),
-    pytest.param(lambda data: data[:40], id="torn"),
-    pytest.param(lambda data: data[:-1] + bytes([data[-1] ^ 1]), id="one-bit"),
+    *TORN,
     # Whole by its digest, but not what a kept file holds.
-    pytest.param(lambda data: _seal(b"{x"), id="not-json"),
-    pytest.param(lambda data: _seal(b"[]"), id="not-an-object"),
-    pytest.param(lambda data: _seal(orjson.dumps({"base64": []})), id="keys-missing"),
+    pytest.param(lambda data: seal(b"{x"), id="not-json"),
+    pytest.param(lambda data: seal(b"[]"), id="not-an-object"),
+    pytest.param(lambda data: seal(orjson.dumps({"base64": []})), id="keys-missing"),
     pytest.param(lambda data: _with(extra=1), id="a-key-too-many"),
     pytest.param(lambda data: _with(base64=[1, 2]), id="not-strings"),
     pytest.param(lambda data: _with(family_exact={"ghp_": ["0"]}), id="not-an-index"),
@@ -163,9 +152,7 @@ def test_a_file_others_could_write_is_not_read(cache: Path) -> None:
 def test_a_cache_out_of_reach_only_costs_a_derivation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    blocker = tmp_path / "not-a-dir"
-    blocker.write_text("a file where the cache directory would go")
-    monkeypatch.setenv(_cache.CACHE_ENV, str(blocker))
+    blocker = blocked_cache(tmp_path, monkeypatch)
     assert keywords.tables(INPUTS) == keywords.tables(INPUTS) == DERIVED
     assert blocker.read_text().startswith("a file")
 
@@ -205,8 +192,8 @@ def test_a_process_with_a_bad_cache_redacts_the_same(tmp_path: Path) -> None:
     assert not any(fake in derived for fake in fakes)
     assert _redacted(str(where)) == derived  # derived and kept
     assert _redacted(str(where)) == derived  # read back
-    kept_file(where / "keywords").write_bytes(_seal(b"{x"))
+    kept_file(where / "keywords").write_bytes(seal(b"{x"))
     assert _redacted(str(where)) == derived
-    blocker = tmp_path / "not-a-dir"
-    blocker.write_text("a file where the cache directory would go")
+    with pytest.MonkeyPatch.context() as mp:
+        blocker = blocked_cache(tmp_path, mp)
     assert _redacted(str(blocker)) == derived
