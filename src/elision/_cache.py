@@ -1,10 +1,11 @@
 """Files kept between processes so that a short command does not redo a process's setup.
 
 What is kept is derived from elision's own data (a compiled hyperscan database, the parsed
-families table) and named by a digest of everything it was derived from, so a changed input
-never meets a stale file. Each file holds the SHA-256 of its own bytes in front of them: a
-torn, altered or foreign file is derived again, never used, and so is one that another user
-could have written (:func:`trusted`). A cache that cannot be read or written is only slower.
+families table, the keyword sets derived from it) and named by a digest of everything it was
+derived from, so a changed input never meets a stale file. Each file holds the SHA-256 of its
+own bytes in front of them: a torn, altered or foreign file is derived again, never used, and
+so is one that another user could have written (:func:`trusted`). A cache that cannot be
+read or written is only slower.
 """
 
 from __future__ import annotations
@@ -14,11 +15,16 @@ import hashlib
 import logging
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
+
+import orjson
 
 #: Where kept files go; "off" keeps none.
 CACHE_ENV = "ELISION_CACHE_DIR"
 _DIGEST = 32
+T = TypeVar("T")
 
 
 def cache_dir() -> Path | None:
@@ -95,3 +101,26 @@ def keep(path: Path | None, blob: bytes) -> None:
             raise
     except Exception as exc:
         logging.getLogger(__name__).debug("%s not cached: %s", path.parent.name, exc)
+
+
+def kept_json(kind: str, inputs: bytes | None, derive: Callable[[], T],
+              encode: Callable[[T], Any], decode: Callable[[Any], T]) -> T:
+    """What ``derive()`` gives, read from the file kept under the SHA-256 of ``inputs`` where
+    one was kept before, else derived and kept as the JSON of ``encode(value)``.
+
+    ``inputs`` must hold everything the value is derived from (the code that derives it too),
+    or be ``None`` where that cannot be told: then nothing is read or kept. ``decode`` turns
+    the kept JSON back into the value and raises ``ValueError``, ``TypeError`` or ``KeyError``
+    at anything it does not hold: such a file is derived again, never used.
+    """
+    path = None if inputs is None else cache_path(kind, hashlib.sha256(inputs).hexdigest(),
+                                                  ".json")
+    kept = read_kept(path)
+    if kept is not None:
+        try:
+            return decode(orjson.loads(kept))
+        except (ValueError, TypeError, KeyError) as exc:  # orjson's errors are ValueErrors
+            logging.getLogger(__name__).debug("%s kept in an unknown form: %s", kind, exc)
+    value = derive()
+    keep(path, orjson.dumps(encode(value)))
+    return value

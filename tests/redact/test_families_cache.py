@@ -18,6 +18,7 @@ import pytest
 
 from elision import _cache
 from elision.redact import families
+from support.kept import TORN, kept_file, seal, use_cache
 
 TABLE = families.TABLE.read_bytes()
 PARSED = tomllib.loads(TABLE.decode())["family"]
@@ -25,13 +26,7 @@ PARSED = tomllib.loads(TABLE.decode())["family"]
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(_cache.CACHE_ENV, str(tmp_path / "cache"))
-    return tmp_path / "cache" / "families"
-
-
-def kept_file(cache: Path) -> Path:
-    [kept] = cache.iterdir()
-    return kept
+    return use_cache(tmp_path, monkeypatch, "families")
 
 
 def test_a_kept_table_is_the_parsed_table(cache: Path) -> None:
@@ -50,18 +45,12 @@ def test_a_changed_table_never_meets_the_older_file(cache: Path) -> None:
     assert len(list(cache.iterdir())) == 2
 
 
-def _seal(payload: bytes) -> bytes:
-    return hashlib.sha256(payload).digest() + payload
-
-
 @pytest.mark.parametrize("damage", [
-    pytest.param(lambda data: b"", id="empty"),
-    pytest.param(lambda data: data[:40], id="torn"),
-    pytest.param(lambda data: data[:-1] + bytes([data[-1] ^ 1]), id="one-bit"),
+    *TORN,
     # Whole by its digest, but not what a kept table holds.
-    pytest.param(lambda data: _seal(b"[]x"), id="not-json"),
-    pytest.param(lambda data: _seal(b'{"family": []}'), id="not-a-list"),
-    pytest.param(lambda data: _seal(b'[1, 2]'), id="not-rows"),
+    pytest.param(lambda data: seal(b"[]x"), id="not-json"),
+    pytest.param(lambda data: seal(b'{"family": []}'), id="not-a-list"),
+    pytest.param(lambda data: seal(b'[1, 2]'), id="not-rows"),
 ])
 def test_a_damaged_kept_table_is_parsed_again(cache: Path, damage: object) -> None:
     families.rows(TABLE)
@@ -76,12 +65,12 @@ def test_a_file_others_could_write_is_not_read(cache: Path) -> None:
     families.rows(TABLE)
     kept = kept_file(cache)
     # A planted table that drops every family would switch redaction off.
-    kept.write_bytes(_seal(orjson.dumps(PARSED[:1])))
+    kept.write_bytes(seal(orjson.dumps(PARSED[:1])))
     os.chmod(kept, 0o666)
     assert families.rows(TABLE) == PARSED
     os.chmod(kept, 0o600)
     os.chmod(cache, 0o777)
-    kept.write_bytes(_seal(orjson.dumps(PARSED[:1])))
+    kept.write_bytes(seal(orjson.dumps(PARSED[:1])))
     assert families.rows(TABLE) == PARSED
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from elision import _hyperscan
 from elision.redact import triggers
 from redact.test_redact_prefilter_differential import seeded_texts
+from support.kept import blocked_cache
 
 hs = pytest.importorskip("hyperscan")
 
@@ -118,9 +119,7 @@ def test_a_damaged_cache_file_is_compiled_again(cache: Path, damage: Any) -> Non
 def test_a_cache_out_of_reach_only_costs_a_compile(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    blocker = tmp_path / "not-a-dir"
-    blocker.write_text("a file where the cache directory would go")
-    monkeypatch.setenv(_hyperscan.CACHE_ENV, str(blocker))
+    blocker = blocked_cache(tmp_path, monkeypatch)
     counting = _Counting()
     for _ in range(2):
         db = _hyperscan.database(counting, EXPRESSIONS, FLAGS, literal=True)
@@ -164,6 +163,7 @@ def _built(where: str) -> tuple[Any, int]:
     os.environ[_hyperscan.CACHE_ENV] = where
     try:
         engine = triggers._Hyperscan(counting)
+        engine.literals, engine.text_literals  # noqa: B018  (loaded on first use)
         engine._body_db()
         engine._userinfo_db()
     finally:

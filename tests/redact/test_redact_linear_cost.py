@@ -164,7 +164,9 @@ def test_hyperscan_reports_matches_in_the_order_of_their_ends() -> None:
     engine = HYPERSCAN[0]
     data = ("x sk-1 AAAAAAAAAAAAAAAAAAAAAAAA ghp_ password=1 %41 \\u0041 eyJ AKIA\n" * 50).encode()
     ends: list[int] = []
-    engine.text_literals.scan(data, match_event_handler=lambda i, s, e, f, c: ends.append(e))
+    db = engine.text_literals  # loaded on first use: a loaded database has no scratch of its own
+    db.scan(data, match_event_handler=lambda i, s, e, f, c: ends.append(e),
+            scratch=engine.hs.Scratch(db))
     assert ends and ends == sorted(ends)
 
 

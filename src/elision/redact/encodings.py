@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from elision._lazyre import lazy_compile
 from elision.shape.bom import decode_marked
 
-_ESCAPE = re.compile(
+_ESCAPE = lazy_compile(
     r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
     r"|%([0-7][0-9a-fA-F])"
 )

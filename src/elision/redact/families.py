@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import math
 import random
 import re
@@ -36,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from elision._cache import cache_path, keep, read_kept
+from elision._cache import kept_json
 
 #: Placeholder classes a shape may use: ``{class:length}``.
 CLASSES = {
@@ -206,20 +205,20 @@ def rows(toml: bytes) -> list[dict[str, Any]]:
     table (by its SHA-256) was parsed before: parsing the TOML costs every command's start
     10-30 ms, reading its JSON well under one. A kept file that is torn, altered or foreign
     is not used (:mod:`elision._cache`), nor one that is not a list of tables."""
-    path = cache_path("families", hashlib.sha256(_KEPT_FORM + toml).hexdigest(), ".json")
-    kept = read_kept(path)
-    if kept is not None:
-        try:
-            found = orjson.loads(kept)
-        except orjson.JSONDecodeError:
-            found = None
-        if isinstance(found, list) and all(isinstance(row, dict) for row in found):
-            return found
-    import tomllib
 
-    parsed: list[dict[str, Any]] = tomllib.loads(toml.decode("utf-8"))["family"]
-    keep(path, orjson.dumps(parsed))
-    return parsed
+    def parse() -> list[dict[str, Any]]:
+        import tomllib
+
+        parsed: list[dict[str, Any]] = tomllib.loads(toml.decode("utf-8"))["family"]
+        return parsed
+
+    return kept_json("families", _KEPT_FORM + toml, parse, lambda parsed: parsed, _table)
+
+
+def _table(kept: Any) -> list[dict[str, Any]]:
+    if not (isinstance(kept, list) and all(isinstance(row, dict) for row in kept)):
+        raise ValueError("not a list of tables")
+    return kept
 
 
 def _load() -> tuple[Family, ...]:

@@ -58,8 +58,8 @@ _WEAK_ENDINGS = frozenset({
     "token", "auth", "oauth", "authorization", "credential", "credentials", "cookie", "jwt",
 })
 _FUSED = ("key", "token", "secret")
-_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
-_WORDS = re.compile(r"[^a-z0-9]+")
+_CAMEL = lazy_compile(r"([a-z0-9])([A-Z])")
+_WORDS = lazy_compile(r"[^a-z0-9]+")
 
 #: Suffixes of the JSON member names the trigger search looks for (at their ``":``).
 FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
@@ -130,7 +130,7 @@ def _strength(parts: list[str]) -> int:
     return WEAK if last in _WEAK_ENDINGS else 0
 
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy_compile(
     r"""\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|\{\{.*\}\}|<[^<>]*>|%\([^)]*\)s|\{[a-z_]+\}
     |\(?(?:none|null|nil|undefined|true|false|redacted|hidden|masked|string|required|optional
         |example|omitted|sensitive|secret|password|\[redacted\]|\[hidden\]|env|unset|empty)\)?
@@ -225,8 +225,8 @@ def is_location(value: str) -> bool:
     return v.startswith("/") and "/" in v[1:].lstrip("/")
 
 
-_DRIVE = re.compile(r"[A-Za-z]:[\\/][^\\/\s]+[\\/]")
-_PLAIN_URL = re.compile(r"(?:https?|file|s3|gs|ftp)://[^\s@]+\Z", re.IGNORECASE)
+_DRIVE = lazy_compile(r"[A-Za-z]:[\\/][^\\/\s]+[\\/]")
+_PLAIN_URL = lazy_compile(r"(?:https?|file|s3|gs|ftp)://[^\s@]+\Z", re.IGNORECASE)
 
 
 @kept
@@ -261,7 +261,7 @@ def is_credential_value(name: str, value: str) -> bool:
 
 # Every name the text finder reads starts at one of these words (found in the lower-cased
 # text); the whole name around it is then read outwards.
-_NAME_WORD = re.compile(
+_NAME_WORD = lazy_compile(
     r"password|passwd|passphrase|secret|token|credential|cookie|authorization|auth|pass|pwd"
     r"|key|jwt"
 )
@@ -269,8 +269,8 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 _LONGEST_NAME = 96
 # After a quote any spacing; after a bare name one space at most (what the trigger search
 # looks for: the name, then one of TEXT_SEPARATORS).
-_SEP = re.compile(r"""(?:\\?["'][ \t]*| ?)(?:=>|:=|=(?!=)|:(?!//))[ \t]*""")
-_VALUE = re.compile(
+_SEP = lazy_compile(r"""(?:\\?["'][ \t]*| ?)(?:=>|:=|=(?!=)|:(?!//))[ \t]*""")
+_VALUE = lazy_compile(
     r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n])*)\\"|"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'"""
     r"""|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
 )
@@ -280,14 +280,14 @@ _LONGEST_HEADER = 8192
 #: The longest bare value judged (no space, quote or separator in it); a longer one after a
 #: credential's name is withheld unread (fail closed).
 _LONGEST_VALUE = 4096
-_QUOTED = re.compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*[ \t]+")
-_COOKIE_PAIR = re.compile(r"\s*([^=;,\s]+)=([^;\r\n\"]*)")
+_QUOTED = lazy_compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
+_SCHEME = lazy_compile(r"[A-Za-z][A-Za-z0-9_-]*[ \t]+")
+_COOKIE_PAIR = lazy_compile(r"\s*([^=;,\s]+)=([^;\r\n\"]*)")
 _COOKIE_ATTRIBUTES = frozenset({
     "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
     "partitioned", "version", "comment",
 })
-_SESSIONISH = re.compile(r"sess|sid|auth|token|jwt|remember|login|secret|key", re.IGNORECASE)
+_SESSIONISH = lazy_compile(r"sess|sid|auth|token|jwt|remember|login|secret|key", re.IGNORECASE)
 
 
 class _Reach:
@@ -348,7 +348,7 @@ def find_assignments(text: str) -> list[Span]:
 
 
 # After a flag: spaces, or the quote, comma and quote of an argv written as a list.
-_FLAG_GAP = re.compile(r"""[ \t]+|["'],[ \t]*(?=["'])""")
+_FLAG_GAP = lazy_compile(r"""[ \t]+|["'],[ \t]*(?=["'])""")
 #: Words that follow a flag named in prose: "the --password flag", "--secret is read…".
 _PROSE_AFTER_FLAG = frozenset({
     "flag", "flags", "option", "options", "argument", "arguments", "parameter", "parameters",
@@ -482,9 +482,9 @@ _SCALAR = lazy_compile(
     r"""\\?"(?P<dq>(?:[^"\\\n]|\\[^"\n])*)\\?"|'(?P<sq>[^'\n]*)'"""
     r"""|(?<![\w.-])(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])|(?P<open>[\[{])|(?P<close>[\]}])"""
 )
-_KEY_AFTER = re.compile(r"[ \t]*:")
+_KEY_AFTER = lazy_compile(r"[ \t]*:")
 #: A stub elision wrote (``[credential withheld: …]``, ``[ref_k3f9] …``): never a container.
-_STUB_AT = re.compile(
+_STUB_AT = lazy_compile(
     r"\[(?:credential withheld: |withheld: |credential-dense text withheld: |ref_[a-z0-9]+\] )"
 )
 
@@ -545,11 +545,11 @@ def _read_bracketed(text: str, strength: int, at: int, stop: int, found: list[Sp
     return pos
 
 
-_MORE_WORDS = re.compile(r"[ \t]+[A-Za-z]")
+_MORE_WORDS = lazy_compile(r"[ \t]+[A-Za-z]")
 #: A message's words up to one past the most :func:`prose` reads, on one line: a longer
 #: message is no message whatever follows, so the rest of a long line is never read (a line of
 #: ``password=hunter2 …`` read the rest of itself at each name: its length squared).
-_MESSAGE = re.compile(rf"(?:\S+[^\S\n]*){{1,{_PROSE_LONGEST + 1}}}")
+_MESSAGE = lazy_compile(rf"(?:\S+[^\S\n]*){{1,{_PROSE_LONGEST + 1}}}")
 
 
 def _bare_prose(text: str, a: int, b: int) -> bool:

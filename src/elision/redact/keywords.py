@@ -13,6 +13,11 @@ Four sets, each a superset test for one kind of precise rule:
 
 :func:`present` says which of them a short piece of text holds (one hyperscan pass, or ``in``
 tests), so the precise stage runs only the families whose keywords are there.
+
+Deriving the sets (some 580 keywords' base64 forms, the windows' regexes) cost every command's
+start about 10 ms (issue 24), so they are kept between processes (:func:`tables`), named by a
+digest of what they are derived from: the families' keywords and shapes, the generic names,
+the byte order marks, and this module's own source.
 """
 
 from __future__ import annotations
@@ -21,39 +26,29 @@ import base64
 import logging
 import os
 import re
+import sys
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
+from elision._cache import kept_json
 from elision._hyperscan import built_with_hyperscan, database
 from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import FIELD_SUFFIXES, FLAG_TRIGGERS, TEXT_SEPARATORS
+from elision.shape.bom import MARKS
 
 log = logging.getLogger("elision.redact")
 
-#: Case-sensitive family keywords, and any-case ones (lower-cased), each with its families.
-FAMILY_EXACT: dict[str, list[int]] = {}
-FAMILY_ANY_CASE: dict[str, list[int]] = {}
-for _i, _family in enumerate(PATTERN_FAMILIES):
-    for _kw in _family.keywords:
-        table = FAMILY_ANY_CASE if _family.any_case else FAMILY_EXACT
-        table.setdefault(_kw.lower() if _family.any_case else _kw, []).append(_i)
-
-#: A credential name right before what assigns it (any case).
-GENERIC: tuple[str, ...] = tuple(sorted(
-    {name + sep for name in FIELD_SUFFIXES for sep in TEXT_SEPARATORS}
-    | set(FLAG_TRIGGERS) | set(PASSWORD_COMMANDS)
-))
 _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-#: Escapes: a JSON \\u escape (exact), a percent-encoded unreserved char (any case), the
-#: reserved chars that split a Telegram token or a JSON member written into a query, and an
-#: encoded ``=`` (``access_token%3D…``: with no other escape near it, it was never decoded).
+#: Escapes: a JSON \\u escape (exact); the any-case ones (:data:`ESCAPE_ANY_CASE`) are a
+#: percent-encoded unreserved char, the reserved chars that split a Telegram token or a JSON
+#: member written into a query, and an encoded ``=`` (``access_token%3D…``: with no other
+#: escape near it, it was never decoded).
 ESCAPE_EXACT = ("\\u",)
-ESCAPE_ANY_CASE: tuple[str, ...] = tuple(
-    sorted({f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"})
-)
 _B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "api-key", "apikey",
               "private_key", "PRIVATE KEY", "authorization", "credential", "cookie")
 #: Shortest base64 form kept: at four chars, random base64 spells one every ~16 MB per form.
@@ -76,51 +71,43 @@ def base64_forms(keyword: str) -> set[str]:
     return forms
 
 
-def _b64_sources() -> set[str]:
-    words = set(FAMILY_EXACT)
-    for word in [*FAMILY_ANY_CASE, *_B64_NAMES]:
+def _b64_sources(exact: Iterable[str], any_case: Iterable[str],
+                 shapes: Iterable[str]) -> set[str]:
+    words = set(exact)
+    for word in [*any_case, *_B64_NAMES]:
         # Title case too: a header is written X-Api-Key (a stored .env or HTTP dump).
         words.update({word.lower(), word.upper(), word.capitalize(), word.title()})
     # How each family's example begins (``AccountKey=`` in a connection string, say), as
     # it is written: the spelling a stored file most likely has.
-    for family in PATTERN_FAMILIES:
-        for shape in family.shapes:
-            head = shape.split("{", 1)[0][:24]
-            if len(head) >= 4 and head.isprintable():
-                words.add(head)
+    for shape in shapes:
+        head = shape.split("{", 1)[0][:24]
+        if len(head) >= 4 and head.isprintable():
+            words.add(head)
     return {w for w in words if len(w) >= 4}
 
 
-def _heads() -> frozenset[str]:
+def _heads(exact: Iterable[str], any_case: Iterable[str]) -> set[str]:
     # A value that starts with a keyword (a token stored alone in a Secret) starts its base64
     # with the keyword's first three bytes encoded: four chars, too short to look for
     # anywhere, but a string or a line rarely starts with them by chance.
-    words = set(FAMILY_EXACT)
-    for word in FAMILY_ANY_CASE:
+    words = set(exact)
+    for word in any_case:
         words.update({word.lower(), word.upper(), word.capitalize()})
-    return frozenset(base64.b64encode(w[:3].encode()).decode() for w in words if len(w) >= 3)
+    return {base64.b64encode(w[:3].encode()).decode() for w in words if len(w) >= 3}
 
 
-def _marked_heads() -> frozenset[str]:
+def _marked_heads(marks: Iterable[bytes]) -> set[str]:
     # A value in UTF-16 or UTF-32 opens with its byte order mark (elision.shape.bom): the
     # base64 of the mark and the byte after it, in both alphabets, so a Windows .env stored
     # as a blob is decoded and read like any other.
-    from elision.shape.bom import MARKS
-
     heads: set[str] = set()
-    for mark, _, _ in MARKS:
+    for mark in marks:
         for nxt in range(256) if len(mark) == 2 else (0,):
             head = base64.b64encode((mark + bytes([nxt]))[:3]).decode()
             heads.update({head, head.replace("+", "-").replace("/", "_")})
-    return frozenset(heads)
+    return heads
 
 
-#: The base64 of the first three chars of each keyword: what a run opens with when its value
-#: opens with the keyword; and of each byte order mark that names UTF-16 or UTF-32.
-B64_HEADS: frozenset[str] = _heads() | _marked_heads()
-#: Each keyword's base64 forms: found anywhere in a run. A head counts only where a run
-#: opens (:func:`opens_run`), whatever char is before it.
-BASE64: tuple[str, ...] = tuple(sorted({f for w in _b64_sources() for f in base64_forms(w)}))
 #: A run of base64 long enough to hold a credential.
 B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
 _RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
@@ -138,16 +125,24 @@ def opens_run(data: bytes, start: int) -> bool:
         before in _ESCAPED and start >= 2 and data[start - 2] == 0x5C
     )
 # The forms by their first five chars: a run is looked up once per offset, where testing it
-# for each of the thousands of forms in turn cost milliseconds a run.
-_FORMS_BY_HEAD: dict[str, tuple[str, ...]] = {}
-for _form in BASE64:
-    _FORMS_BY_HEAD[_form[:B64_SHORTEST]] = (*_FORMS_BY_HEAD.get(_form[:B64_SHORTEST], ()), _form)
+# for each of the thousands of forms in turn cost milliseconds a run. Indexed on first use.
+_forms_index: dict[str, tuple[str, ...]] | None = None
+
+
+def _forms_by_head() -> dict[str, tuple[str, ...]]:
+    global _forms_index
+    if _forms_index is None:
+        index: dict[str, tuple[str, ...]] = {}
+        for form in BASE64:
+            index[form[:B64_SHORTEST]] = (*index.get(form[:B64_SHORTEST], ()), form)
+        _forms_index = index
+    return _forms_index
 
 
 def holds_base64_form(run: str) -> bool:
     """Whether ``run`` holds one of :data:`BASE64` (what ``any(f in run for f in BASE64)``
     says, for a fraction of its cost)."""
-    get = _FORMS_BY_HEAD.get
+    get = (_forms_index or _forms_by_head()).get
     for at in range(len(run) - B64_SHORTEST + 1):
         forms = get(run[at:at + B64_SHORTEST])
         if forms is not None and any(run.startswith(form, at) for form in forms):
@@ -236,9 +231,6 @@ class _Plain:
         return Present(tuple(sorted(families)), generic, escapes, b64)
 
 
-#: The longest literal :func:`present` looks for: how far a block reads into the next.
-_LONGEST = max(len(lit) for lit in [*FAMILY_EXACT, *FAMILY_ANY_CASE, *GENERIC,
-                                    *ESCAPE_EXACT, *ESCAPE_ANY_CASE, *BASE64])
 _built: list[_Hyperscan | _Plain] = []
 _lock = threading.Lock()
 
@@ -345,11 +337,6 @@ def window_patterns(window: tuple[str, ...]) -> list[str]:
     return patterns
 
 
-#: Every window's regex: what a run must hold for a mid-token keyword's family to be in it.
-B64_WINDOWS: tuple[str, ...] = tuple(
-    p for family in sorted(_WINDOWS) for p in window_patterns(_WINDOWS[family]))
-
-
 def _literal_first(pattern: str) -> str:
     """``pattern`` (one char or class an atom) led by its longest literal, the rest checked
     behind and after it: the regex engine skips to a leading literal in C, where an
@@ -369,5 +356,138 @@ def _literal_first(pattern: str) -> str:
     return lit + (f"(?<={''.join(atoms[:at])}{lit})" if at else "") + "".join(atoms[at + best:])
 
 
+class Inputs(NamedTuple):
+    """What the keyword sets are derived from, besides this module's own constants."""
+
+    #: Each pattern family's keywords, whether they are any-case, and its shapes, in the
+    #: order of :data:`~elision.redact.families.PATTERN_FAMILIES` (a keyword names its
+    #: families by their index there).
+    families: tuple[tuple[tuple[str, ...], bool, tuple[str, ...]], ...]
+    field_suffixes: tuple[str, ...]
+    separators: tuple[str, ...]
+    flag_triggers: tuple[str, ...]
+    password_commands: tuple[str, ...]
+    #: The byte order marks (:data:`elision.shape.bom.MARKS`).
+    marks: tuple[bytes, ...]
+
+
+class Tables(NamedTuple):
+    """The sets :func:`present` and the regex passes look for (the module's constants)."""
+
+    family_exact: dict[str, list[int]]
+    family_any_case: dict[str, list[int]]
+    generic: tuple[str, ...]
+    escape_any_case: tuple[str, ...]
+    b64_heads: frozenset[str]
+    base64: tuple[str, ...]
+    b64_windows: tuple[str, ...]
+    #: :data:`B64_WINDOWS` as one pattern, each led by its longest literal.
+    b64_window: str
+    #: The longest literal :func:`present` looks for: how far a block reads into the next.
+    longest: int
+
+
+def inputs() -> Inputs:
+    """The inputs as this process has them."""
+    return Inputs(
+        tuple((f.keywords, f.any_case, f.shapes) for f in PATTERN_FAMILIES),
+        FIELD_SUFFIXES, TEXT_SEPARATORS, FLAG_TRIGGERS, PASSWORD_COMMANDS,
+        tuple(mark for mark, _, _ in MARKS),
+    )
+
+
+def derive(given: Inputs) -> Tables:
+    """The keyword sets, derived from ``given`` (what :func:`tables` keeps)."""
+    exact: dict[str, list[int]] = {}
+    any_case: dict[str, list[int]] = {}
+    for i, (keywords, caseless, _) in enumerate(given.families):
+        for kw in keywords:
+            table = any_case if caseless else exact
+            table.setdefault(kw.lower() if caseless else kw, []).append(i)
+    generic = tuple(sorted(
+        {name + sep for name in given.field_suffixes for sep in given.separators}
+        | set(given.flag_triggers) | set(given.password_commands)
+    ))
+    escapes = tuple(sorted(
+        {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"}))
+    heads = frozenset(_heads(exact, any_case) | _marked_heads(given.marks))
+    shapes = [shape for _, _, family_shapes in given.families for shape in family_shapes]
+    forms = tuple(sorted(
+        {f for w in _b64_sources(exact, any_case, shapes) for f in base64_forms(w)}))
+    windows = tuple(p for family in sorted(_WINDOWS) for p in window_patterns(_WINDOWS[family]))
+    longest = max(len(lit) for lit in [*exact, *any_case, *generic, *ESCAPE_EXACT, *escapes,
+                                       *forms])
+    return Tables(exact, any_case, generic, escapes, heads, forms, windows,
+                  "|".join(_literal_first(p) for p in windows), longest)
+
+
+#: Part of the cache key: a change to what a kept file holds must not meet an older file.
+_KEPT_FORM = b"keywords-v1\0"
+
+
+def _key(given: Inputs) -> bytes | None:
+    """Everything the tables are derived from: ``given``, this module's source (the code that
+    derives them, and its constants), and Python's version. ``None`` (nothing kept) where the
+    source cannot be read: a change to the code could then meet an older file."""
+    try:
+        source = Path(__file__).read_bytes()
+    except OSError:
+        return None
+    return b"\0".join([_KEPT_FORM, sys.version.encode(), repr(given).encode(), source])
+
+
+def _encode(tables: Tables) -> dict[str, Any]:
+    return {**tables._asdict(), "b64_heads": sorted(tables.b64_heads)}
+
+
+def _decode(kept: Any) -> Tables:
+    def index(value: Any) -> dict[str, list[int]]:
+        if not (isinstance(value, dict) and all(
+                isinstance(fams, list) and all(isinstance(i, int) for i in fams)
+                for fams in value.values())):
+            raise TypeError("not a keyword index")
+        return value
+
+    def strings(value: Any) -> list[str]:
+        if not (isinstance(value, list) and all(isinstance(s, str) for s in value)):
+            raise TypeError("not a list of strings")
+        return value
+
+    if not isinstance(kept, dict) or set(kept) != set(Tables._fields):
+        raise KeyError("not the keyword tables")
+    window, longest = kept["b64_window"], kept["longest"]
+    if not isinstance(window, str) or not isinstance(longest, int):
+        raise TypeError("not the keyword tables")
+    return Tables(
+        index(kept["family_exact"]), index(kept["family_any_case"]),
+        tuple(strings(kept["generic"])), tuple(strings(kept["escape_any_case"])),
+        frozenset(strings(kept["b64_heads"])), tuple(strings(kept["base64"])),
+        tuple(strings(kept["b64_windows"])), window, longest,
+    )
+
+
+def tables(given: Inputs) -> Tables:
+    """:func:`derive` of ``given``, read from the cache where it was derived before (by any
+    process); a kept file that is torn, altered, foreign or of another form is derived
+    again, never used (:func:`elision._cache.kept_json`)."""
+    return kept_json("keywords", _key(given), lambda: derive(given), _encode, _decode)
+
+
+_TABLES = tables(inputs())
+#: Case-sensitive family keywords, and any-case ones (lower-cased), each with its families.
+FAMILY_EXACT: dict[str, list[int]] = _TABLES.family_exact
+FAMILY_ANY_CASE: dict[str, list[int]] = _TABLES.family_any_case
+#: A credential name right before what assigns it (any case).
+GENERIC: tuple[str, ...] = _TABLES.generic
+ESCAPE_ANY_CASE: tuple[str, ...] = _TABLES.escape_any_case
+#: The base64 of the first three chars of each keyword: what a run opens with when its value
+#: opens with the keyword; and of each byte order mark that names UTF-16 or UTF-32.
+B64_HEADS: frozenset[str] = _TABLES.b64_heads
+#: Each keyword's base64 forms: found anywhere in a run. A head counts only where a run
+#: opens (:func:`opens_run`), whatever char is before it.
+BASE64: tuple[str, ...] = _TABLES.base64
+#: Every window's regex: what a run must hold for a mid-token keyword's family to be in it.
+B64_WINDOWS: tuple[str, ...] = _TABLES.b64_windows
 #: A run that holds any window (what the hyperscan pass finds with :data:`B64_WINDOWS`).
-B64_WINDOW = lazy_compile("|".join(_literal_first(p) for p in B64_WINDOWS))
+B64_WINDOW = lazy_compile(_TABLES.b64_window)
+_LONGEST = _TABLES.longest

@@ -24,6 +24,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from elision._hyperscan import built_with_hyperscan, database
@@ -129,45 +130,46 @@ class _Hyperscan:
     def __init__(self, hs: Any) -> None:
         self.hs = hs
         caseless, once = hs.HS_FLAG_CASELESS, hs.HS_FLAG_SINGLEMATCH
-        self.kinds: list[int] = []
+        # A group at a time, not a call per literal: 4,581 calls cost a short command's start
+        # about 3 ms (issue 24).
+        groups = [(_EXACT, 0, _SECRET), (_ANY_CASE, caseless, _SECRET),
+                  (_AT_GATES, caseless | once, _AT), (_HEADS, once, _HEAD),
+                  # a key, at its ":" in compact output, any case
+                  ([f'{name}":' for name in _KEY_NAMES], caseless, -1)]
+        self._literals = [lit for lits, _, _ in groups for lit in lits]
         #: Each literal's length in bytes, by expression id: where a match of it starts.
-        self.lengths: list[int] = []
-        self.heads: dict[int, str] = {}
-        exprs: list[bytes] = []
-        flags: list[int] = []
-
-        def add(literal: str, flag: int, kind: int) -> None:
-            self.lengths.append(len(literal.encode()))
-            exprs.append(literal.encode())
-            flags.append(flag)
-            self.kinds.append(kind)
-
-        for lit in _EXACT:
-            add(lit, 0, _SECRET)
-        for lit in _ANY_CASE:
-            add(lit, caseless, _SECRET)
-        for lit in _AT_GATES:
-            add(lit, caseless | once, _AT)
-        for lit in _HEADS:
-            self.heads[len(exprs)] = lit
-            add(lit, once, _HEAD)
-        self.key_ids = len(exprs)
-        for name, kind in _KEY_NAMES.items():
-            add(f'{name}":', caseless, kind)  # a key, at its ":" in compact output, any case
+        self.lengths: list[int] = [len(lit.encode()) for lit in self._literals]
+        self._flags = [flag for lits, flag, _ in groups for _ in lits]
+        self.kinds: list[int] = [kind for lits, _, kind in groups[:-1] for _ in lits]
+        self.kinds += _KEY_NAMES.values()
+        gates = len(_EXACT) + len(_ANY_CASE)
+        self.key_ids = gates + len(_AT_GATES) + len(_HEADS)
+        self.heads: dict[int, str] = dict(enumerate(_HEADS, gates + len(_AT_GATES)))
         #: Reported once a scan, so never skipped: the first may be in a stretch already hit.
-        self.gates = frozenset(i for i, kind in enumerate(self.kinds) if kind in (_AT, _HEAD))
-        self.literals = self._compile(exprs, flags, literal=True)
-        # The key literals are left out of a text's scan: a text has no members.
-        self.text_literals = self._compile(exprs[:self.key_ids], flags[:self.key_ids],
-                                           literal=True)
+        self.gates = frozenset(range(gates, self.key_ids))
         self._userinfo: Any = None
         self._body: Any = None
         # The mid-token keywords' windows in base64 are regexes, not literals: a second pass,
-        # compiled apart so the literal set stays quick to compile.
+        # compiled apart so the literal set stays quick to compile. Loaded here, where the
+        # literal sets wait for their first scan, so that a hyperscan unusable on this host
+        # fails here and the regex passes take over (built_with_hyperscan).
         self.windows = self._compile([p.encode() for p in keywords.B64_WINDOWS],
                                      [0] * len(keywords.B64_WINDOWS), literal=False)
         self._local = threading.local()
         self._lock = threading.Lock()
+
+    @cached_property
+    def literals(self) -> Any:
+        """Every literal: a JSON serialization's scan."""
+        return self._compile([lit.encode() for lit in self._literals], self._flags,
+                             literal=True)
+
+    @cached_property
+    def text_literals(self) -> Any:
+        """The literals but the keys: a text has no members. Each set is 600 KB, read and
+        checked when first scanned: a short result needs one of them."""
+        return self._compile([lit.encode() for lit in self._literals[:self.key_ids]],
+                             self._flags[:self.key_ids], literal=True)
 
     def _compile(self, exprs: list[bytes], flags: list[int], *, literal: bool) -> Any:
         return database(self.hs, exprs, flags, literal=literal)

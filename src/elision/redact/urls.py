@@ -67,12 +67,12 @@ _GENERIC = frozenset({
     "pwd",
 })
 _AZURE_COMPANIONS = frozenset({"sv", "se", "sp", "spr", "srt", "ss", "st", "sr", "skoid"})
-_PAIR = re.compile(r"[?&;#]([a-z0-9_.-]+)=([^&;#?\s]*)")
-_USERINFO_PLAIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@")
+_PAIR = lazy_compile(r"[?&;#]([a-z0-9_.-]+)=([^&;#?\s]*)")
+_USERINFO_PLAIN = lazy_compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@")
 #: Where a URL starts: its scheme, plain or JSON-escaped (``:\\/\\/``).
-_SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)")
+_SCHEME = lazy_compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?://|\\/\\/)")
 #: A plain ``scheme://user:password@``: group 1 is the password.
-_USERINFO_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:([^/?#@\s]+)@")
+_USERINFO_PASSWORD = lazy_compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s:]*:([^/?#@\s]+)@")
 #: A value this stage already withheld (its stub, lower-cased): redaction is idempotent.
 _STUB_HEADS = ("[credential", "[withheld", "[ref_")
 #: An OAuth authorization code is long and random; ``?code=404`` is a status, not a secret.
