@@ -144,3 +144,28 @@ def test_an_object_whose_keys_name_nothing_skips_the_name_rules() -> None:
         done = redact_value([doc, doc])
     assert done.value == [doc, doc] and not done.withheld
     assert len(calls) == 0
+
+
+def test_a_lazily_read_document_is_parsed_whole_for_its_walk() -> None:
+    """``shape()`` of ``["sk-", …]`` with redaction on took 2.6 s a MB where the redaction
+    took 26 ms: the lazily read document was read child by child for the walk (red before:
+    a child parse a string)."""
+    from elision.shape import lazyjson
+
+    value = ["sk-"] * 9_000 + [sample(next(f for f in FAMILIES if f.id == "github-token"))[0]]
+    body = orjson.dumps(value)
+    lazy = lazyjson.lazy_document(body)
+    assert lazyjson.is_lazy(lazy)
+    calls: list[Any] = []
+    real = lazyjson._parse_child
+
+    def counting(raw: Any) -> Any:
+        calls.append(raw)
+        return real(raw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(lazyjson, "_parse_child", counting)
+        done = redact_value(lazy, body=body)
+    assert len(calls) < 100
+    assert [w["path"] for w in done.withheld] == ["$[9000]"]
+    assert done.value[:9_000] == value[:9_000]
