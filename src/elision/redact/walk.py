@@ -14,6 +14,11 @@ brackets around it; a uri in one record and a thumbnail in the next cost nothing
 
 A value orjson cannot serialize (nested deeper than it will go, say) is walked node by node
 with the per-string pre-filter instead: slower, same result.
+
+Where the serialization is credential-dense (:func:`elision.redact.triggers.json_triggers`),
+its dense ranges count as a trigger at every byte, and an array walked without offsets that
+holds only scalars is judged by its distinct strings: what is withheld is what the walk of
+every node withholds, at the same paths.
 """
 
 from __future__ import annotations
