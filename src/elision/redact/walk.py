@@ -36,7 +36,7 @@ from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
 from elision.redact.generic import name_strength
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
-from elision.redact.rules import credential_stub, may_match_bytes, without_stubs
+from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
 from elision.redact.triggers import json_triggers
@@ -632,30 +632,29 @@ class Walker:
         string is left to it: only a short one's answer is kept)."""
         if len(text) > _KEY_CACHE_LONGEST:
             return True
-        new, rules = self._judged(text)
+        (new, rules), _ = self._judge(text)
         return new is not text or bool(rules)
 
-    def _judged(self, text: str) -> tuple[str, tuple[str, ...]]:
+    def _judge(self, text: str) -> tuple[tuple[str, tuple[str, ...]], list[Span] | None]:
+        """``text`` redacted and the rules that withheld in it, kept for a short string; and
+        the spans, when the answer was not kept (a long string's dense stretches)."""
         known = self._strings.get(text)
-        if known is None:
-            new, spans = redact_spans(text)
-            known = (new, tuple(dict.fromkeys(span.rule for span in spans)))
-            if len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
-                self._strings[text] = known
-        return known
+        if known is not None:
+            return known, None
+        new, spans = redact_spans(text)
+        known = (new, tuple(dict.fromkeys(span.rule for span in spans)))
+        if len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
+            self._strings[text] = known
+            return known, None
+        return known, spans
 
     def _string(self, text: str, path: _Path) -> str:
-        known = self._strings.get(text)
-        if known is None:
-            new, spans = redact_spans(text)
-            known = (new, tuple(dict.fromkeys(span.rule for span in spans)))
-            if len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
-                self._strings[text] = known
-            elif DENSE in known[1]:
-                # Too long to be kept: what a credential-dense stretch held, in bytes.
-                self._entry(path, (), DENSE, None,
-                            sum(dense_bytes(text, s) for s in spans if s.rule == DENSE))
-                known = (new, tuple(rule for rule in known[1] if rule != DENSE))
+        known, spans = self._judge(text)
+        if spans is not None and DENSE in known[1]:
+            # Too long to be kept: what a credential-dense stretch held, in bytes.
+            self._entry(path, (), DENSE, None,
+                        sum(dense_bytes(text, s) for s in spans if s.rule == DENSE))
+            known = (known[0], tuple(rule for rule in known[1] if rule != DENSE))
         for rule in known[1]:
             self._entry(path, (), rule, None)
         return known[0]
