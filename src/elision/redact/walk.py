@@ -552,7 +552,10 @@ class Walker:
             return node
         if isinstance(node, list) and node:
             frame = _Frame(node, path, *(span or (None, None)))
-            if frame.cursor is None and self._scalars(frame):
+            # A list of lists (a document nested past orjson's depth) is not asked: a call
+            # a level was a fifth of its walk.
+            if (frame.cursor is None and not isinstance(node[0], dict | list)
+                    and self._scalars(frame)):
                 return self._finish(frame)
             stack.append(frame)
             return pending
@@ -606,6 +609,8 @@ class Walker:
         a MB, and a copy of the array). The same strings, judged in the same order, give the
         same entries at the same paths as the walk of every item does."""
         node, start = frame.node, frame.index
+        if isinstance(node[start], dict | list):
+            return False  # a record array, or a list nested in a list: walked as before
         rest = node[start:] if start else node
         try:
             distinct = set(rest)  # an object or an array in it is unhashable: walked as before
