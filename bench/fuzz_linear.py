@@ -98,6 +98,11 @@ def _json_strings(unit: str) -> Callable[[int], bytes]:
     return lambda size: orjson.dumps([unit] * max(1, size // (len(unit) + 3)))
 
 
+def _json_numbered(unit: str) -> Callable[[int], bytes]:
+    # Many small strings that each hold a trigger, all different: none is judged once for all.
+    return lambda size: orjson.dumps([f"{unit}{i}" for i in range(max(1, size // (len(unit) + 9)))])
+
+
 def _json_raw_string(unit: str) -> Callable[[int], bytes]:
     # Written as it is (a JSON escape stays an escape in the body: "\u0041" is an "A").
     return lambda size: b'{"note":"' + _repeat(unit)(size).encode() + b'"}'
@@ -201,6 +206,7 @@ SYSTEMATIC: list[Class] = [
     Class("json-string-b64-zeros", _json_string("QUFB")),
     Class("json-string-sk", _json_string("sk-")),
     Class("json-strings-sk", _json_strings("sk-")),
+    Class("json-strings-sk-numbered", _json_numbered("sk-")),
     Class("json-raw-u-escape", _json_raw_string("\\u0041")),
     Class("json-long-key", _json_long_key),
     Class("json-keys-A", _json_keys),

@@ -38,7 +38,8 @@ one parse), which the shaper itself never meets.
 
 Then the worst cases ``bench/fuzz_linear.py`` found (issue 23: a run of ``A``, the base64 of
 zeros, a line of escapes, lines of ``password=`` assignments, headers, ``login`` words and
-unclosed containers under credential names, many tiny strings that each hold a keyword), each
+unclosed containers under credential names, many tiny strings that each hold a keyword, the
+same or each its own, many keys that each hold one, documents 300 levels deep), each
 beside prose of the same size and kind (the corpus above with no secret), in two readings of
 "prose of the same size":
 
@@ -238,7 +239,7 @@ WORST = ["run-A", "run-b64-zeros", "pem-one-line", "run-u-escape", "run-pct", "a
          "assign-eq-lines", "assign-value", "assign-under-limit", "auth-header-line",
          "login-words",
          "bracket-unclosed", "json-string-A", "json-string-b64-zeros", "json-raw-u-escape",
-         "json-strings-sk"]
+         "json-strings-sk", "json-strings-sk-numbered", "json-keys-A", "json-deep"]
 
 
 def worst_rows(mb: float, rounds: int, names: list[str]) -> dict[str, dict[str, Any]]:

@@ -96,9 +96,11 @@ def redact_value(
     """
     if body is not None and body_may_need_redaction(body) is False:
         return Redaction(value)  # one pass over the raw body said so: nothing to serialize
-    from elision.shape.lazyjson import materialize  # not on a text's path (issue 24)
+    from elision.shape import lazyjson  # not on a text's path (issue 24)
 
-    value = materialize(value)  # a lazily read body is walked whole (elision.shape.lazyjson)
+    # A lazily read body is walked whole (elision.shape.lazyjson), parsed whole from its body.
+    value = lazyjson.materialize(value) if body is None else lazyjson.materialize_from(
+        value, body)
     data = serialized(value)
     hits = Hits(data) if data is not None else None
     if hits is not None and not hits:

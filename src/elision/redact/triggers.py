@@ -46,6 +46,9 @@ class JsonTriggers(NamedTuple):
     uris: list[int]  #: "uri" keys
     payloads: list[int]  #: "data", "text" and "blob" keys
     dispositions: list[int]  #: "disposition" keys
+    #: Credential-dense byte ranges (:data:`DENSE_WINDOW` on to a quote), each to be read as
+    #: if it held a trigger everywhere: the search left most of their positions out.
+    dense: list[tuple[int, int]]
 
 
 # The literals below are the regex passes' triggers spelled out (rules.py builds the same set
@@ -585,8 +588,22 @@ def engine_name() -> str:
 
 
 def json_triggers(data: bytes, using: _Hyperscan | _Regex | None = None) -> JsonTriggers:
-    """The triggers in ``data``, a compact JSON serialization (orjson's)."""
-    found = (using or engine()).scan(data, keys=True)
+    """The triggers in ``data``, a compact JSON serialization (orjson's).
+
+    With hyperscan, a window that holds more than :data:`DENSE_LIMIT` matches is left after
+    them and returned in ``dense``, as a text's search leaves it (issue 23: an array of
+    175,000 strings that each hold ``sk-`` was one Python call and one list entry a string,
+    0.9 s a MB); a document with :data:`DENSE_ALLOWANCE` such windows or fewer is searched
+    whole, so an ordinary one keeps every position."""
+    current = using or engine()
+    dense: list[tuple[int, int]] = []
+    if isinstance(current, _Hyperscan):
+        found = current.scan(data, keys=True, dense=dense)
+        if dense and _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
+            dense = []
+            found = current.scan(data, keys=True)
+    else:
+        found = current.scan(data, keys=True)
     secrets = found[_SECRET]
     if found[_FIELD]:
         secrets = secrets + found[_FIELD]
@@ -596,7 +613,7 @@ def json_triggers(data: bytes, using: _Hyperscan | _Regex | None = None) -> Json
         secrets = secrets + first_per_stretch(_FOLDS_RE, data, JSON_STOP)
     secrets.sort()
     return JsonTriggers(secrets, sorted(found[_URI]), sorted(found[_PAYLOAD]),
-                        sorted(found[_DISPOSITION]))
+                        sorted(found[_DISPOSITION]), dense)
 
 
 def body_may_need_redaction(body: bytes) -> bool | None:
