@@ -365,7 +365,8 @@ class Walker:
         self._hits: Hits | None = None
         #: Short strings' redactions, by their text: an array of the same short string
         #: (``["sk-", "sk-", …]``) ran the rules once a string, 7 s a MB.
-        self._strings: dict[str, tuple[str, tuple[str, ...]]] = {}
+        #: An unchanged string is kept as ``None``: the string it is asked about is the answer.
+        self._strings: dict[str, tuple[str | None, tuple[str, ...]]] = {}
 
     def run(self, value: Any, data: bytes | None = None, hits: Hits | None = None) -> Any:
         """The redacted ``value``; ``data`` is its compact serialization, when there is one."""
@@ -645,13 +646,16 @@ class Walker:
         the spans, when the answer was not kept (a long string's dense stretches)."""
         known = self._strings.get(text)
         if known is not None:
-            return known, None
+            # An equal string is not the same object: handing back the first one made each
+            # container above it look changed, and the walk rebuilt the whole document.
+            kept, rules = known
+            return (text if kept is None else kept, rules), None
         new, spans = redact_spans(text)
-        known = (new, tuple(dict.fromkeys(span.rule for span in spans)))
+        rules = tuple(dict.fromkeys(span.rule for span in spans))
         if len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
-            self._strings[text] = known
-            return known, None
-        return known, spans
+            self._strings[text] = (None if new is text else new, rules)
+            return (new, rules), None
+        return (new, rules), spans
 
     def _string(self, text: str, path: _Path) -> str:
         known, spans = self._judge(text)
