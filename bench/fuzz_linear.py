@@ -12,11 +12,14 @@ lines, long keys, deep nesting, and units that Hypothesis draws from the trigger
 the chars that end a stretch. Prose of the same sizes is the baseline.
 
 Per engine (hyperscan, and the standard library's ``re`` with ``ELISION_REDACT_ENGINE=re``, each
-in a process of its own), per class and target, every size is measured in a forked child: the
-best of ``--runs`` wall times, and the peak RSS growth (Linux ``clear_refs``, as
-``bench/shape.py``). The table gives the growth exponents (the slope of log cost over log
-size: 1.0 is linear) of the time and of the memory held (peak growth plus the input), the
-time at the largest size over prose's, and the peak there over the input.
+in a process of its own), per class and target, every size is measured in a fresh process of its
+own (``--child``): it warms up on a 64 KB body of the same class (code faulted in, caches
+built), makes the input, then resets its high-water mark (Linux ``clear_refs``), so the peak is
+what the call holds above the input; a forked child shared its parent's pages and reused what
+the parent freed, so a copy could read as none and a touched page of the parent's as one. The
+table gives the best of ``--runs`` wall times, the growth exponents (the slope of log cost over
+log size: 1.0 is linear) of the time and of the memory held (the first call's peak growth plus
+the input), the time at the largest size over prose's, and the peak there over the input.
 
 Targets: ``redact`` (``redact_text`` on a text, ``redact_value`` with its body on JSON) and
 ``shape`` (``elision.shape`` at 4 KB with redaction on, what ``elision shape`` runs).
@@ -30,14 +33,14 @@ prose's (the issue-23 target is 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import gc
 import json
 import math
 import os
 import random
 import resource
-import select
-import signal
 import subprocess
 import sys
 import time
@@ -47,6 +50,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from measuring import child_result
 
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "result", "status",
          "ok", "error", "partition", "shard", "replica", "latency", "request", "cache")
@@ -269,55 +274,58 @@ def _status_kb(field: str) -> int:
     raise OSError(field)
 
 
-def _child(call: Callable[[], object], runs: int) -> dict[str, float]:
+def _child(name: str, size: int, target: str, runs: int, drawn_count: int) -> dict[str, Any]:
+    """One class at one size, in this fresh process: the code is faulted in and its caches
+    built on a 64 KB body of the same class, then the input is made (and, for ``redact`` on
+    JSON, parsed), and only then is the high-water mark reset: the peak is what the call
+    holds above the input, with no page a parent touched or freed in it."""
+    cls = _classes(drawn_count)[name]
+    warm_up()
+    _target(target, cls.make(64 << 10))()
+    payload = cls.make(size)
+    call = _target(target, payload)
     gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)  # what warming up freed is not reused unseen
     try:
-        Path("/proc/self/clear_refs").write_text("5")  # the peak is the child's own
+        Path("/proc/self/clear_refs").write_text("5")
         base = _status_kb("VmRSS")
     except OSError:
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     times = []
+    peak = 0
     for _ in range(runs):
         start = time.perf_counter()
         call()
         times.append(time.perf_counter() - start)
-    try:
-        peak = _status_kb("VmHWM")
-    except OSError:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        if not peak:  # the first call's: a later one may reuse what the first freed
+            try:
+                peak = _status_kb("VmHWM")
+            except OSError:
+                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     times.sort()
-    return {"s": times[0], "median": times[len(times) // 2], "peak": max(0, peak - base) * 1024}
+    n = len(payload if isinstance(payload, bytes) else payload.encode())
+    return {"s": times[0], "median": times[len(times) // 2], "peak": max(0, peak - base) * 1024,
+            "len": n, "json": isinstance(payload, bytes)}
 
 
-def measure(call: Callable[[], object], runs: int) -> dict[str, Any]:
-    """``call`` timed in a forked child (so each size's peak is its own)."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_fd)
-        try:
-            row: dict[str, Any] = _child(call, runs)
-        except BaseException as exc:
-            row = {"error": f"{type(exc).__name__}: {str(exc)[:80]}"}
-        with os.fdopen(write_fd, "wb") as pipe:
-            pipe.write(json.dumps(row).encode())
-        os._exit(0)
-    os.close(write_fd)
-    data = b""
-    deadline = time.monotonic() + TIMEOUT
-    with os.fdopen(read_fd, "rb") as pipe:
-        while True:
-            ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return {"error": f"timeout after {TIMEOUT:.0f} s"}
-            chunk = os.read(pipe.fileno(), 1 << 16)
-            if not chunk:
-                break
-            data += chunk
-    os.waitpid(pid, 0)
-    return json.loads(data) if data else {"error": "child died"}
+def _classes(drawn_count: int) -> dict[str, Class]:
+    import redact  # bench/redact.py's prose: its corpora with no secret in them
+
+    corpora = [Class("corpus-text", lambda n: redact.text_corpus(n, 0)),
+               Class("corpus-json", lambda n: redact.json_corpus(n, 0, dense=False))]
+    return {c.name: c for c in SYSTEMATIC + corpora + (drawn(drawn_count) if drawn_count else [])}
+
+
+def measure(name: str, size: int, target: str, runs: int, drawn_count: int = 0) -> dict[str, Any]:
+    """Class ``name`` at ``size`` through ``target``, timed in a process of its own (so its
+    peak is its own: a forked child shares its parent's pages, and reuses what it freed)."""
+    args = [sys.executable, __file__, "--child", name, str(size), target, str(runs),
+            str(drawn_count)]
+    try:
+        return child_result(args, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {TIMEOUT:.0f} s"}
 
 
 def slope(sizes: list[int], costs: list[float]) -> float:
@@ -357,7 +365,7 @@ def run_engine(args: argparse.Namespace) -> int:
     failed = 0
     for cls in classes:
         for target in args.targets:
-            row = _row(cls, target, sizes, args.runs)
+            row = _row(cls, target, sizes, args.runs, args.drawn)
             if "error" in row:
                 print(f"{cls.name:<30} {target:<7} {row['error']}", flush=True)
                 failed += 1
@@ -384,17 +392,17 @@ def run_engine(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _row(cls: Class, target: str, sizes: list[int], runs: int) -> dict[str, Any]:
+def _row(cls: Class, target: str, sizes: list[int], runs: int, drawn_count: int
+         ) -> dict[str, Any]:
     out: dict[str, Any] = {"s": [], "peak": [], "len": [], "json": False}
     for size in sizes:
-        payload = cls.make(size)
-        out["json"] = isinstance(payload, bytes)
-        got = measure(_target(target, payload), runs)
+        out["json"] = isinstance(cls.make(64), bytes)
+        got = measure(cls.name, size, target, runs, drawn_count)
         if "error" in got:
             return {"error": f"at {_size(size)}: {got['error']}"}
         out["s"].append(got["s"])
         out["peak"].append(got["peak"])
-        out["len"].append(len(payload if isinstance(payload, bytes) else payload.encode()))
+        out["len"].append(got["len"])
     return out
 
 
@@ -417,6 +425,10 @@ def main() -> None:
     parser.add_argument("--ratio-limit", type=float, default=0.0,
                         help="also flag a time over this many times prose's at the largest size")
     parser.add_argument("--engine", help=argparse.SUPPRESS)  # set in the per-engine child
+    if sys.argv[1:2] == ["--child"]:
+        name, size, target, runs, drawn_count = sys.argv[2:7]
+        print(json.dumps(_child(name, int(size), target, int(runs), int(drawn_count))))
+        return
     args = parser.parse_args()
     if args.engine:
         sys.exit(run_engine(args))

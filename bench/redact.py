@@ -50,12 +50,12 @@ beside prose of the same size and kind (the corpus above with no secret), in two
               over the same on prose (a text's shape reads what its budget shows, a JSON
               body is parsed: 3-30 ms a MB).
 
-Each is the median of ``--rounds`` times in a forked child (``x prose``: the ratio of the
-medians), with the child's peak RSS growth plus the input over the input (``peak``: x the
-input). The issue's target is 2x prose's time; ``--worst`` picks the classes (``--worst``
-alone: none). With ``--before SRC`` (a checkout's ``src``, say of ``main``), the same worst
-cases are also run by that code, in a process of its own, and shown first on each line:
-prose, the code before, this code.
+Each is the median of ``--rounds`` times in a fresh process (``fuzz_linear.measure``; ``x
+prose``: the ratio of the medians), with its first call's peak RSS growth plus the input over
+the input (``peak``: x the input). The issue's target is 2x prose's time; ``--worst`` picks
+the classes (``--worst`` alone: none). With ``--before SRC`` (a checkout's ``src``, say of
+``main``), the same worst cases are also run by that code, in a process of its own, and shown
+first on each line: prose, the code before, this code.
 
     .venv/bin/python bench/redact.py --sizes 1 --corpus --before ../main/src   # worst only
 """
@@ -244,24 +244,23 @@ WORST = ["run-A", "run-b64-zeros", "pem-one-line", "run-u-escape", "run-pct", "a
 
 def worst_rows(mb: float, rounds: int, names: list[str]) -> dict[str, dict[str, Any]]:
     """Each worst case beside prose of the same size and kind, redacted alone and shaped with
-    redaction, each in a forked child: ``{name: {target: {"prose": …, "case": …}}}``."""
-    from fuzz_linear import SYSTEMATIC, _target, measure, warm_up
+    redaction, each in a process of its own (``fuzz_linear.measure``):
+    ``{name: {target: {"prose": …, "case": …}}}``."""
+    from fuzz_linear import measure
 
-    warm_up()
     size = int(mb * 1_000_000)
-    prose_of = {"text": text_corpus(size, 0), "json": json_corpus(size, 0, dense=False)}
-    prose = {(kind, target): measure(_target(target, payload), rounds)
-             for kind, payload in prose_of.items() for target in ("redact", "shape")}
-    by_name = {c.name: c for c in SYSTEMATIC}
+    prose = {(kind, target): measure(name, size, target, rounds)
+             for kind, name in (("text", "corpus-text"), ("json", "corpus-json"))
+             for target in ("redact", "shape")}
     out: dict[str, dict[str, Any]] = {}
     for name in names:
-        payload = by_name[name].make(size)
-        kind = "json" if isinstance(payload, bytes) else "text"
-        n = len(payload) if isinstance(payload, bytes) else len(payload.encode())
+        got = {target: measure(name, size, target, rounds) for target in ("redact", "shape")}
+        ok = [m for m in got.values() if "len" in m]
+        n = ok[0]["len"] if ok else size
+        kind = "json" if ok and ok[0]["json"] else "text"
         out[name] = {"n": n}
         for target in ("redact", "shape"):
-            got = measure(_target(target, payload), rounds)
-            out[name][target] = {"prose": prose[(kind, target)], "case": got}
+            out[name][target] = {"prose": prose[(kind, target)], "case": got[target]}
     return out
 
 
