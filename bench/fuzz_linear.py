@@ -310,10 +310,13 @@ def _child(name: str, size: int, target: str, runs: int, drawn_count: int) -> di
 
 
 def _classes(drawn_count: int) -> dict[str, Class]:
+    import corpus  # bench/shape.py's inputs
     import redact  # bench/redact.py's prose: its corpora with no secret in them
 
     corpora = [Class("corpus-text", lambda n: redact.text_corpus(n, 0)),
-               Class("corpus-json", lambda n: redact.json_corpus(n, 0, dense=False))]
+               Class("corpus-json", lambda n: redact.json_corpus(n, 0, dense=False)),
+               *(Class(f"corpus-{kind}", lambda n, kind=kind: corpus.make(kind, n / MIB)[0])
+                 for kind in ("ledger", "deep", "keys"))]
     return {c.name: c for c in SYSTEMATIC + corpora + (drawn(drawn_count) if drawn_count else [])}
 
 
