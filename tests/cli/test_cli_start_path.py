@@ -39,7 +39,7 @@ def report():
         "modules": sorted(sys.modules),
         "compiled": [f.id for f in FAMILIES if "pattern" in vars(f)],
         "collector": {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count(),
-                      "full": gc.get_stats()[1]["collections"]},
+                      "older": gc.get_stats()[1]["collections"]},
     }), file=sys.stderr)
 atexit.register(report)
 sys.argv = ["elision", *sys.argv[1:]]
@@ -101,8 +101,8 @@ def test_the_set_up_runs_with_the_collector_paused(tmp_path: Path, command: str)
     """The collections the imports set off were ~7% of the hook's start (issue 24): the
     executable's set-up runs with the collector off, and what it made is frozen out of its
     sight, the collector on again for the work. Red before: nothing was frozen, and the
-    imports set off three collections of the older objects."""
+    imports set off three collections of the older generation."""
     collector = small_call(tmp_path, command, "executable")["collector"]
     assert collector["enabled"] is True
     assert collector["frozen"] > 10_000
-    assert collector["full"] <= 1
+    assert collector["older"] <= 1
