@@ -12,16 +12,15 @@ turned off only by asking: ``Pipeline(redactor=None)``.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import orjson
 
+from elision._startup import collector_paused
 from elision.budget import Budget
 from elision.envelope import duplicate_entries
 from elision.errors import InputError, PolicyDenied
@@ -434,27 +433,6 @@ def expand_withheld(withheld: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 #: Bodies above this size are parsed with the cycle collector paused.
 GC_PAUSE_BYTES = 64 * 1024
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cycle collector while a large value is built (a parse).
-
-    A parse makes one container per JSON object and array; none of them is garbage while it
-    runs, nor part of a cycle, yet every few hundred set off a collection, and the many that
-    survive set off full ones over every object the process holds. On a 300 KB document that
-    is most of the parse (7 ms with collections, 2.5 ms without, and a full one now and then
-    takes 100 ms). Collection is resumed, never turned on if it was off; the switch is the
-    process's, so a ``gc.disable()`` another thread makes during the pause is undone by it.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def parse_document(body: bytes, *, duplicates: list[str] | None = None) -> Any:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from elision.pipeline import GC_PAUSE_BYTES, Pipeline, collector_paused
+from elision._startup import collector_paused
+from elision.pipeline import GC_PAUSE_BYTES, Pipeline
 from elision.shape.lazyjson import materialize
 
 

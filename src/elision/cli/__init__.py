@@ -37,7 +37,10 @@ COMMANDS: dict[str, str] = {
 
 def run() -> None:
     """The ``elision`` command (:mod:`elision.cli.entry`)."""
-    from elision.cli.entry import run as run_entry
+    from elision._startup import collector_paused_for_set_up
+
+    with collector_paused_for_set_up():
+        from elision.cli.entry import run as run_entry
 
     run_entry()
 

@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from elision._startup import collector_paused_for_set_up
 from elision.budget import MINIMUM_LINES, Budget
 from elision.errors import InputError
 from elision.pipeline import DEFAULT_REDACTOR, Pipeline
@@ -37,9 +38,6 @@ def claude_code_answer(
 ) -> str | None:
     """The hook's answer to the PostToolUse event in ``stdin``, as the JSON text to print, or
     ``None`` when the result fits as it is."""
-    from elision.adapters.claude_hook import respond
-    from elision.store import open_store
-
     try:
         event = json.loads(stdin or b"null")
     except ValueError as exc:
@@ -49,15 +47,21 @@ def claude_code_answer(
         raise InputError("the hook's stdin is not a JSON object; Claude Code sends one "
                          "PostToolUse event as a JSON object")
     auditor = None
-    kept = open_store(store)
-    if not no_audit:
-        from elision.audit.opener import open_audit_log
-        from elision.audit.stage import LogAuditor
+    # The rest of the hook's imports (the store, the audit log, the redactor the Pipeline
+    # makes) and its opening, with the collector paused: most of a hook's start.
+    with collector_paused_for_set_up():
+        from elision.adapters.claude_hook import respond
+        from elision.store import open_store
 
-        # With the store, as the proxy's: `elision view` shows what the model saw of the call.
-        auditor = LogAuditor(open_audit_log(audit), session_id=event.get("session_id"),
-                             store=kept)
-    pipeline = Pipeline(budget=Budget(budget, lines=lines), store=kept, auditor=auditor)
+        kept = open_store(store)
+        if not no_audit:
+            from elision.audit.opener import open_audit_log
+            from elision.audit.stage import LogAuditor
+
+            # With the store, as the proxy's: `elision view` shows what the model saw.
+            auditor = LogAuditor(open_audit_log(audit), session_id=event.get("session_id"),
+                                 store=kept)
+        pipeline = Pipeline(budget=Budget(budget, lines=lines), store=kept, auditor=auditor)
     try:
         answer = respond(event, pipeline)
     finally:
@@ -83,12 +87,16 @@ def shape_and_print(
         fmt = EXTENSION_FORMATS.get(Path(file).suffix.lower(), "auto")
     limit = Budget(budget, unit)  # type: ignore[arg-type]  # the caller checked it
     redactor = None if no_redact else DEFAULT_REDACTOR
+    with collector_paused_for_set_up():  # as the hook's (claude_code_answer)
+        if not no_redact:
+            import elision.redact  # noqa: F401  # what shape() makes its redactor of
+        if not no_store:
+            from elision.store import open_store
+
+            store = open_store(store_spec)
     if no_store:
         shaped = shape(body, limit, format=fmt, redactor=redactor)  # type: ignore[arg-type]
     else:
-        from elision.store import open_store
-
-        store = open_store(store_spec)
         try:
             shaped = shape(body, limit, format=fmt, store=store,  # type: ignore[arg-type]
                            redactor=redactor)

@@ -38,11 +38,12 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from elision._startup import collector_paused
 from elision.mcp.upstream.adopted import adopted
 from elision.mcp.upstream.early import check_runnable, take_early, warden_command, watch_pipe
 from elision.mcp.upstream.longtext import has_rounded_integer, read_long_text
 from elision.mcp.upstream.reap import stop_process_group
-from elision.pipeline import GC_PAUSE_BYTES, collector_paused
+from elision.pipeline import GC_PAUSE_BYTES
 
 #: Bytes asked of the pipe per read.
 CHUNK = 1 << 16
