@@ -1,49 +1,110 @@
 """An MCP server whose results are many short lines: where a harness's cap on lines (OpenCode
-keeps 2,000, Qwen Code 1,000) bites long before its cap on bytes.
+keeps 2,000, Qwen Code 1,000) bites long before its cap on bytes. Run as a script on stdio.
 
 - ``short_log``: 12,001 lines of ``ok`` (~36 KB), its verdict last;
 - ``short_error``: the same as the text of an error result;
 - the resource ``log://short`` and the prompt ``short_log_prompt``: the same text, read and got.
+
+Written as raw JSON-RPC lines of the handshake era (what the proxy speaks to an upstream unless
+told otherwise), without the SDK: importing the SDK costs a Python ~1.3 s of CPU, and each test
+of test_mcp_client_lines_e2e.py starts two of these. It writes the lines the SDK's MCPServer
+wrote for the same requests, byte for byte (checked against it request by request, the unknown
+tool, resource and prompt included). The proxy's interop with the SDK's own servers is proven
+on upstream_server.py and the others.
 """
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
-from mcp_types import CallToolResult, TextContent
+import json
+import sys
+from typing import Any
 
 VERDICT = "VERDICT: 3 failures"
 LINES = 12_001
 
-server = MCPServer("elision-test-lines")
+LOG_TOOL = "The unit tests' log, one short line a test; its verdict is the last line."
+ERROR_TOOL = "The same log, as the text of a failed call."
+PROMPT = "The same log, as a prompt's message."
+URI = "log://short"
 
 
 def text() -> str:
     return "\n".join([*(["ok"] * (LINES - 1)), VERDICT])
 
 
-@server.tool(structured_output=False)
-def short_log() -> str:
-    """The unit tests' log, one short line a test; its verdict is the last line."""
-    return text()
+def tool(name: str, description: str) -> dict[str, Any]:
+    # MCPServer titled each tool's argument model after the function
+    schema = {"properties": {}, "type": "object", "title": f"{name}Arguments"}
+    return {"description": description, "inputSchema": schema, "name": name}
 
 
-@server.tool()
-def short_error() -> CallToolResult:
-    """The same log, as the text of a failed call."""
-    return CallToolResult(content=[TextContent(text=text())], is_error=True)
+def result(request_id: Any, value: dict[str, Any]) -> dict[str, Any]:
+    return {"id": request_id, "result": value}
 
 
-@server.resource("log://short", mime_type="text/plain")
-def short_log_resource() -> str:
-    """The same log, as a resource."""
-    return text()
+def error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    return {"id": request_id, "error": body}
 
 
-@server.prompt()
-def short_log_prompt() -> str:
-    """The same log, as a prompt's message."""
-    return text()
+def answer(request_id: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    if method == "initialize":
+        return result(request_id, {
+            "capabilities": {"prompts": {"listChanged": False},
+                             "resources": {"listChanged": False, "subscribe": False},
+                             "tools": {"listChanged": False}},
+            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+            "serverInfo": {"name": "elision-test-lines", "version": ""},
+        })
+    if method == "ping":
+        return result(request_id, {})
+    if method == "tools/list":
+        return result(request_id, {"tools": [tool("short_log", LOG_TOOL),
+                                             tool("short_error", ERROR_TOOL)]})
+    if method == "tools/call":
+        name = params.get("name")
+        if name in ("short_log", "short_error"):
+            return result(request_id, {"content": [{"text": text(), "type": "text"}],
+                                       "isError": name == "short_error"})
+        return result(request_id, {"content": [{"text": f"Unknown tool: {name}",
+                                                "type": "text"}], "isError": True})
+    if method == "resources/list":
+        return result(request_id, {"resources": [{
+            "description": "The same log, as a resource.", "mimeType": "text/plain",
+            "name": "short_log_resource", "uri": URI}]})
+    if method == "resources/templates/list":
+        return result(request_id, {"resourceTemplates": []})
+    if method == "resources/read":
+        uri = params.get("uri")
+        if uri == URI:
+            return result(request_id, {"contents": [
+                {"mimeType": "text/plain", "text": text(), "uri": URI}]})
+        return error(request_id, -32602, f"Unknown resource: {uri}", {"uri": uri})
+    if method == "prompts/list":
+        return result(request_id, {"prompts": [
+            {"arguments": [], "description": PROMPT, "name": "short_log_prompt"}]})
+    if method == "prompts/get":
+        name = params.get("name")
+        if name == "short_log_prompt":
+            return result(request_id, {"description": PROMPT, "messages": [
+                {"content": {"text": text(), "type": "text"}, "role": "user"}]})
+        return error(request_id, 0, f"Unknown prompt: {name}")  # the SDK's code, as it sent it
+    return error(request_id, -32601, "Method not found", method)
+
+
+def main() -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        if "id" not in message or "method" not in message:
+            continue  # a notification, or an answer to a request this server never sends
+        reply = answer(message["id"], message["method"], message.get("params") or {})
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", **reply}, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":
-    server.run()
+    main()
