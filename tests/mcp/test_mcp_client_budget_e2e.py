@@ -24,6 +24,8 @@ from mcp import Client, StdioServerParameters
 pytestmark = pytest.mark.e2e
 
 LOWEST = min(h.budget for h in HARNESSES.values())
+#: The demo ledger's server without the SDK: each test starts one or more, for one result's size.
+LEDGER = str(Path(__file__).with_name("ledger_server.py"))
 
 
 def entry(tmp_path: Path, *extra: str) -> StdioServerParameters:
@@ -31,7 +33,7 @@ def entry(tmp_path: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=[
         "-c", "from elision.cli import main; main()", "proxy", *extra,
         "--store", str(tmp_path / "store.db"), "--no-audit",
-        "--", sys.executable, "-m", "elision.demo.server",
+        "--", sys.executable, LEDGER,
     ], env=dict(os.environ))
 
 
@@ -87,7 +89,7 @@ def test_explicit_budgets_and_unknown_clients(tmp_path: Path, extra: tuple[str, 
 def test_the_config_client_budgets_override_the_table(tmp_path: Path) -> None:
     config = tmp_path / "servers.json"
     config.write_text(json.dumps({"clientBudgets": {"claude-code": 10000}, "mcpServers": {
-        "ledger": {"command": sys.executable, "args": ["-m", "elision.demo.server"]}}}))
+        "ledger": {"command": sys.executable, "args": [LEDGER]}}}))
     params = StdioServerParameters(command=sys.executable, args=[
         "-c", "from elision.cli import main; main()", "proxy", "--config", str(config),
         "--store", str(tmp_path / "store.db"), "--no-audit"], env=dict(os.environ))

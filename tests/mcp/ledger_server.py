@@ -1,0 +1,132 @@
+"""The demo ledger (``elision.demo.server``) as raw JSON-RPC lines of the handshake era, for
+tests that need a large real result behind the proxy. Run as a script on stdio.
+
+The demo server is written with the SDK's ``MCPServer``, and importing the SDK costs a Python
+~1.3 s of CPU; test_mcp_client_budget_e2e.py starts eight of them for the size of one result.
+This one writes the lines the demo server wrote for the same requests, byte for byte (checked
+against it request by request: the handshake, ``tools/list``, each tool, the resource), from
+the same ledger; only a call with arguments that do not validate is answered in other words
+(no test sends one). The proxy's interop with the SDK's own servers is proven on
+upstream_server.py and the others; ``elision demo`` runs the demo server itself.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from elision.demo import ledger
+
+_OPTIONAL_TEXT = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
+
+
+def _dict_output(name: str) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": True, "title": f"{name}DictOutput"}
+
+
+# As MCPServer described the demo's functions: argument and output models titled after them.
+TOOLS = [
+    {
+        "description": "Search trades by symbol (ACME, BOLT, ...) and side (buy or sell).",
+        "inputSchema": {"properties": {"symbol": {**_OPTIONAL_TEXT, "title": "Symbol"},
+                                       "side": {**_OPTIONAL_TEXT, "title": "Side"}},
+                        "type": "object", "title": "search_tradesArguments"},
+        "name": "search_trades",
+        "outputSchema": _dict_output("search_trades"),
+    },
+    {
+        "description": "The settlement log of the last day, one line per trade.",
+        "inputSchema": {"properties": {}, "type": "object",
+                        "title": "failed_settlementsArguments"},
+        "name": "failed_settlements",
+        "outputSchema": {"properties": {"result": {"title": "Result", "type": "string"}},
+                         "required": ["result"], "type": "object",
+                         "title": "failed_settlementsOutput"},
+    },
+    {
+        "description": "Trade count, volume and failures of one account, e.g. ACC-0007.",
+        "inputSchema": {"properties": {"account": {"title": "Account", "type": "string"}},
+                        "required": ["account"], "type": "object",
+                        "title": "account_summaryArguments"},
+        "name": "account_summary",
+        "outputSchema": _dict_output("account_summary"),
+    },
+]
+SYMBOLS_URI = "ledger://symbols"
+
+
+def structured(value: Any) -> dict[str, Any]:
+    """A tool's return value as MCPServer sent it: indented JSON text, and the value itself
+    (a string wrapped as ``{"result": …}``)."""
+    if isinstance(value, str):
+        return {"content": [{"text": value, "type": "text"}], "isError": False,
+                "structuredContent": {"result": value}}
+    return {"content": [{"text": json.dumps(value, indent=2), "type": "text"}],
+            "isError": False, "structuredContent": value}
+
+
+def call(name: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    try:
+        if name == "search_trades":
+            return structured(ledger.search_trades(arguments.get("symbol"),
+                                                   arguments.get("side")))
+        if name == "failed_settlements":
+            return structured(ledger.failed_settlements())
+        if name == "account_summary":
+            return structured(ledger.account_summary(arguments["account"]))
+    except (KeyError, TypeError) as exc:
+        text = f"Error executing tool {name}: {exc!r}"
+        return {"content": [{"text": text, "type": "text"}], "isError": True}
+    return {"content": [{"text": f"Unknown tool: {name}", "type": "text"}], "isError": True}
+
+
+def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    if method == "initialize":
+        return {"result": {
+            "capabilities": {"prompts": {"listChanged": False},
+                             "resources": {"listChanged": False, "subscribe": False},
+                             "tools": {"listChanged": False}},
+            "instructions": "A trade ledger. Results can be large.",
+            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+            "serverInfo": {"name": "elision-demo-ledger", "version": ""},
+        }}
+    if method == "ping":
+        return {"result": {}}
+    if method == "tools/list":
+        return {"result": {"tools": TOOLS}}
+    if method == "tools/call":
+        return {"result": call(params.get("name"), params.get("arguments") or {})}
+    if method == "resources/list":
+        return {"result": {"resources": [{
+            "description": "The traded symbols, one per line.", "mimeType": "text/plain",
+            "name": "symbols", "uri": SYMBOLS_URI}]}}
+    if method == "resources/templates/list":
+        return {"result": {"resourceTemplates": []}}
+    if method == "resources/read":
+        uri = params.get("uri")
+        if uri == SYMBOLS_URI:
+            return {"result": {"contents": [{"mimeType": "text/plain",
+                                             "text": "\n".join(ledger.SYMBOLS), "uri": uri}]}}
+        return {"error": {"code": -32602, "message": f"Unknown resource: {uri}",
+                          "data": {"uri": uri}}}
+    if method == "prompts/list":
+        return {"result": {"prompts": []}}
+    return {"error": {"code": -32601, "message": "Method not found", "data": method}}
+
+
+def main() -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        if "id" not in message or "method" not in message:
+            continue  # a notification, or an answer to a request this server never sends
+        reply = {"jsonrpc": "2.0", "id": message["id"],
+                 **answer(message["method"], message.get("params") or {})}
+        sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
