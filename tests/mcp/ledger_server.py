@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from elision.demo import ledger
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from support.rawserver import serve
 
 _OPTIONAL_TEXT = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
 
@@ -115,18 +119,5 @@ def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"error": {"code": -32601, "message": "Method not found", "data": method}}
 
 
-def main() -> None:
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        message = json.loads(line)
-        if "id" not in message or "method" not in message:
-            continue  # a notification, or an answer to a request this server never sends
-        reply = {"jsonrpc": "2.0", "id": message["id"],
-                 **answer(message["method"], message.get("params") or {})}
-        sys.stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
-        sys.stdout.flush()
-
-
 if __name__ == "__main__":
-    main()
+    serve(answer)

@@ -15,9 +15,12 @@ on upstream_server.py and the others.
 
 from __future__ import annotations
 
-import json
 import sys
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from support.rawserver import serve
 
 VERDICT = "VERDICT: 3 failures"
 LINES = 12_001
@@ -38,20 +41,20 @@ def tool(name: str, description: str) -> dict[str, Any]:
     return {"description": description, "inputSchema": schema, "name": name}
 
 
-def result(request_id: Any, value: dict[str, Any]) -> dict[str, Any]:
-    return {"id": request_id, "result": value}
+def result(value: dict[str, Any]) -> dict[str, Any]:
+    return {"result": value}
 
 
-def error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+def error(code: int, message: str, data: Any = None) -> dict[str, Any]:
     body: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
         body["data"] = data
-    return {"id": request_id, "error": body}
+    return {"error": body}
 
 
-def answer(request_id: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
     if method == "initialize":
-        return result(request_id, {
+        return result({
             "capabilities": {"prompts": {"listChanged": False},
                              "resources": {"listChanged": False, "subscribe": False},
                              "tools": {"listChanged": False}},
@@ -59,52 +62,40 @@ def answer(request_id: Any, method: str, params: dict[str, Any]) -> dict[str, An
             "serverInfo": {"name": "elision-test-lines", "version": ""},
         })
     if method == "ping":
-        return result(request_id, {})
+        return result({})
     if method == "tools/list":
-        return result(request_id, {"tools": [tool("short_log", LOG_TOOL),
+        return result({"tools": [tool("short_log", LOG_TOOL),
                                              tool("short_error", ERROR_TOOL)]})
     if method == "tools/call":
         name = params.get("name")
         if name in ("short_log", "short_error"):
-            return result(request_id, {"content": [{"text": text(), "type": "text"}],
+            return result({"content": [{"text": text(), "type": "text"}],
                                        "isError": name == "short_error"})
-        return result(request_id, {"content": [{"text": f"Unknown tool: {name}",
+        return result({"content": [{"text": f"Unknown tool: {name}",
                                                 "type": "text"}], "isError": True})
     if method == "resources/list":
-        return result(request_id, {"resources": [{
+        return result({"resources": [{
             "description": "The same log, as a resource.", "mimeType": "text/plain",
             "name": "short_log_resource", "uri": URI}]})
     if method == "resources/templates/list":
-        return result(request_id, {"resourceTemplates": []})
+        return result({"resourceTemplates": []})
     if method == "resources/read":
         uri = params.get("uri")
         if uri == URI:
-            return result(request_id, {"contents": [
+            return result({"contents": [
                 {"mimeType": "text/plain", "text": text(), "uri": URI}]})
-        return error(request_id, -32602, f"Unknown resource: {uri}", {"uri": uri})
+        return error(-32602, f"Unknown resource: {uri}", {"uri": uri})
     if method == "prompts/list":
-        return result(request_id, {"prompts": [
+        return result({"prompts": [
             {"arguments": [], "description": PROMPT, "name": "short_log_prompt"}]})
     if method == "prompts/get":
         name = params.get("name")
         if name == "short_log_prompt":
-            return result(request_id, {"description": PROMPT, "messages": [
+            return result({"description": PROMPT, "messages": [
                 {"content": {"text": text(), "type": "text"}, "role": "user"}]})
-        return error(request_id, 0, f"Unknown prompt: {name}")  # the SDK's code, as it sent it
-    return error(request_id, -32601, "Method not found", method)
-
-
-def main() -> None:
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        message = json.loads(line)
-        if "id" not in message or "method" not in message:
-            continue  # a notification, or an answer to a request this server never sends
-        reply = answer(message["id"], message["method"], message.get("params") or {})
-        sys.stdout.write(json.dumps({"jsonrpc": "2.0", **reply}, separators=(",", ":")) + "\n")
-        sys.stdout.flush()
+        return error(0, f"Unknown prompt: {name}")  # the SDK's code, as it sent it
+    return error(-32601, "Method not found", method)
 
 
 if __name__ == "__main__":
-    main()
+    serve(answer)
