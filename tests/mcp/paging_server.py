@@ -3,20 +3,23 @@
 ``python paging_server.py NAME COUNT``: resources ``NAME://item/0`` … ``NAME://item/COUNT-1``
 (each reads back as ``NAME item i``), one template ``NAME://note/{id}``, prompts
 ``NAME_prompt_0`` …, and the resource ``shared://both``, which every instance lists (so two
-of them make it ambiguous). Completions answer with the instance's name. Written with the
-SDK's low-level ``Server`` to control the cursors.
+of them make it ambiguous). Completions answer with the instance's name.
+
+Written as raw JSON-RPC lines of the handshake era, without the SDK, to control the cursors:
+importing the SDK costs a Python ~1.3 s of CPU a start, and test_mcp_config_e2e.py starts
+several. It writes the lines the SDK's low-level ``Server`` wrote for the same requests, byte
+for byte (checked against it request by request, the unknown names included). The proxy's
+interop with the SDK's own servers is proven on upstream_server.py and the others.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
-import anyio
-import mcp_types as types
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from support.rawserver import serve
 
 NAME = sys.argv[1]
 COUNT = int(sys.argv[2])
@@ -24,63 +27,48 @@ PAGE = 2
 URIS = [f"{NAME}://item/{i}" for i in range(COUNT)] + ["shared://both"]
 
 
-def window(params: Any, total: int) -> tuple[int, int, str | None]:
-    start = int(params.cursor) if params is not None and params.cursor else 0
-    stop = min(start + PAGE, total)
-    return start, stop, str(stop) if stop < total else None
+def page(params: dict[str, Any], field: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+    """One page of ``items``; the cursor is the index of the next page's first item."""
+    cursor = params.get("cursor")
+    start = int(cursor) if cursor else 0
+    stop = min(start + PAGE, len(items))
+    got: dict[str, Any] = {field: items[start:stop]}
+    return {"result": {"nextCursor": str(stop), **got} if stop < len(items) else got}
 
 
-async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-    start, stop, cursor = window(params, len(URIS))
-    return types.ListResourcesResult(
-        resources=[types.Resource(uri=u, name=u) for u in URIS[start:stop]], next_cursor=cursor)
-
-
-async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-    template = types.ResourceTemplate(uri_template=f"{NAME}://note/{{id}}", name="note")
-    return types.ListResourceTemplatesResult(resource_templates=[template])
-
-
-async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
-    uri = str(params.uri)
-    if uri in URIS or uri.startswith(f"{NAME}://note/"):
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, text=f"{NAME} {uri}")])
-    raise MCPError(types.INVALID_PARAMS, f"{NAME} has no resource {uri}")
-
-
-async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
-    start, stop, cursor = window(params, COUNT)
-    return types.ListPromptsResult(
-        prompts=[types.Prompt(name=f"{NAME}_prompt_{i}") for i in range(start, stop)],
-        next_cursor=cursor)
-
-
-async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-    return types.GetPromptResult(messages=[types.PromptMessage(
-        role="user", content=types.TextContent(text=f"{NAME} says {params.name}"))])
-
-
-async def complete(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
-    return types.CompleteResult(completion=types.Completion(values=[f"{NAME}-1", f"{NAME}-2"]))
-
-
-async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[])
-
-
-server: Server[Any] = Server(
-    f"paging-{NAME}", version="1", on_list_tools=list_tools,
-    on_list_resources=list_resources, on_list_resource_templates=list_templates,
-    on_read_resource=read_resource, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
-    on_completion=complete,
-)
-
-
-async def main() -> None:
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    if method == "initialize":
+        return {"result": {
+            "capabilities": {"completions": {}, "prompts": {"listChanged": False},
+                             "resources": {"listChanged": False, "subscribe": False},
+                             "tools": {"listChanged": False}},
+            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+            "serverInfo": {"name": f"paging-{NAME}", "version": "1"},
+        }}
+    if method == "ping":
+        return {"result": {}}
+    if method == "tools/list":
+        return {"result": {"tools": []}}
+    if method == "resources/list":
+        return page(params, "resources", [{"name": u, "uri": u} for u in URIS])
+    if method == "resources/templates/list":
+        return {"result": {"resourceTemplates": [
+            {"name": "note", "uriTemplate": f"{NAME}://note/{{id}}"}]}}
+    if method == "resources/read":
+        uri = str(params.get("uri"))
+        if uri in URIS or uri.startswith(f"{NAME}://note/"):
+            return {"result": {"contents": [{"text": f"{NAME} {uri}", "uri": uri}]}}
+        return {"error": {"code": -32602, "message": f"{NAME} has no resource {uri}"}}
+    if method == "prompts/list":
+        return page(params, "prompts", [{"name": f"{NAME}_prompt_{i}"} for i in range(COUNT)])
+    if method == "prompts/get":
+        text = f"{NAME} says {params.get('name')}"
+        return {"result": {"messages": [
+            {"content": {"text": text, "type": "text"}, "role": "user"}]}}
+    if method == "completion/complete":
+        return {"result": {"completion": {"values": [f"{NAME}-1", f"{NAME}-2"]}}}
+    return {"error": {"code": -32601, "message": "Method not found", "data": method}}
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    serve(answer)
