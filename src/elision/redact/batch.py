@@ -27,6 +27,7 @@ judge then runs :func:`~elision.redact.scan._precise` on ``s`` itself, unfolded)
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -35,14 +36,21 @@ from typing import Any
 
 from elision.redact.encodings import base64_text
 from elision.redact.families import PATTERN_FAMILIES
-from elision.redact.keywords import B64_HEADS, B64_RUN, B64_WINDOW, holds_base64_form, present
+from elision.redact.keywords import (
+    B64_HEADS,
+    B64_RUN,
+    B64_WINDOW,
+    Present,
+    holds_base64_form,
+    present,
+)
 from elision.redact.scan import PIECE
 
 #: Fewer strings than this are judged one by one: the pass has a fixed cost.
 BATCH = 32
 #: Chars that let the signed-URL rules run (a ``%xx`` escape holds a ``%`` too).
 _URL_MARKS = ("=", "%", "@")
-_SLACK = "hooks.slack.com"
+_SLACK = re.compile(r"hooks\.slack\.com", re.IGNORECASE)  # as ``in text.lower()`` reads ASCII
 #: A chunk of this many strings that a test flags is flagged whole rather than halved on.
 _LEAF = 4
 
@@ -54,17 +62,17 @@ def may_withhold(texts: Sequence[str]) -> set[int]:
     if not joined.isascii() or max(map(len, texts), default=0) > PIECE:
         # Rare in the documents this is for: those strings are judged alone.
         plain = [i for i, t in enumerate(texts) if len(t) <= PIECE and t.isascii()]
-        hit = set(range(len(texts))) - set(plain)
+        hit: set[int] = set(range(len(texts))) - set(plain)
         if len(plain) >= BATCH:
             hit.update(plain[i] for i in may_withhold([texts[i] for i in plain]))
         else:
             hit.update(plain)
         return hit
     # Where each string starts in the joined text (each is followed by one line break).
-    starts = list(accumulate((len(s) + 1 for s in texts), initial=0))
+    starts = array("q", accumulate((len(s) + 1 for s in texts), initial=0))
     hit = set()
     holds = present(joined)
-    if _marks(joined):
+    if _marks(joined, holds):
         _halve(texts, 0, len(texts), _marks, hit)
     for index in holds.families:
         pattern = PATTERN_FAMILIES[index].pattern
@@ -87,14 +95,15 @@ def _holds_family(index: int) -> Callable[[str], bool]:
     return lambda text: index in present(text).families
 
 
-def _marks(text: str) -> bool:
-    """Whether ``text`` lets the signed-URL rules, the generic names or the escapes run."""
-    got = present(text)
+def _marks(text: str, holds: Present | None = None) -> bool:
+    """Whether ``text`` (ASCII) lets the signed-URL rules, the generic names or the escapes
+    run (``holds``: what ``present`` says of it, when known)."""
+    got = present(text) if holds is None else holds
     return (got.generic or got.escapes or any(m in text for m in _URL_MARKS)
-            or _SLACK in text.lower())
+            or _SLACK.search(text) is not None)
 
 
-def _touched(starts: list[int], a: int, b: int, hit: set[int]) -> None:
+def _touched(starts: Sequence[int], a: int, b: int, hit: set[int]) -> None:
     """Flag each string that ``joined[a:b]`` touches (an empty match at an end too)."""
     first = bisect_right(starts, a) - 1
     last = bisect_right(starts, b) - 1
