@@ -432,13 +432,15 @@ class Walker:
             # Nothing ahead holds a trigger: the rest is shared without serializing it.
             frame.run_start, frame.limit, frame.spans = frame.index, frame.size, spans
             return
-        if frame.end is not None and not frame.is_dict and self._hits.dense(
+        if frame.end is not None and self._hits.dense(
             frame.cursor, frame.end, frame.size - frame.index
         ):
             # Nearly every item holds a trigger (an array of many tiny strings that each hold
-            # "sk-"): pinning each costs more than walking them all without offsets.
+            # "sk-", an object whose keys each hold one): pinning each costs more than
+            # walking them all without offsets.
             frame.cursor, frame.spans, frame.limit = None, None, frame.size
-            self._scalars(frame)
+            if not frame.is_dict:
+                self._scalars(frame)
             return
         # Gallop: siblings that end before the next trigger are clean, so a run can reach as
         # far as the bytes per sibling so far say they do, and one serialization skips them.
