@@ -308,10 +308,12 @@ def _inert(node: dict[Any, Any]) -> bool:
     withheld for its name (the walk of a document past orjson's depth asks this of every
     object, and a key's answer is kept for the process as a rule's is)."""
     cache = _key_inert
-    clean = _clean_keys(node) if len(node) >= BATCH else _NONE
+    clean = None
     for key in node:
         known = cache.get(key) if isinstance(key, str) else False
         if known is None:
+            if clean is None:  # asked only once a key is new: a deep walk asks at every level
+                clean = _clean_keys(node) if len(node) >= BATCH else _NONE
             known = ((key in clean or _key_rule_of(key) is None)
                      and (names_nothing(key) or name_strength(without_stubs(key)) == 0))
             if len(key) <= _KEY_CACHE_LONGEST and len(cache) < _KEY_CACHE_LIMIT:
