@@ -110,6 +110,21 @@ def name_strength(name: str) -> int:
     return max(strength, 0)
 
 
+#: Every name in which :func:`name_strength` finds a credential holds one of these: its last
+#: word ends with a strong ending, is ``pass``, ``key`` or ``token``, or is a weak ending.
+_NAME_CORES = ("pwd", "pass", "secret", "key", "token", "auth", "credential", "cookie", "jwt")
+
+
+def names_nothing(name: str) -> bool:
+    """``True`` when ``name_strength(name)`` is certain to be 0, told by a few substring
+    tests (a word of an ASCII name is a substring of it lower-cased); ``False`` when only
+    :func:`name_strength` can tell."""
+    if not name.isascii():
+        return False  # a look-alike letter may spell a name (elision.redact.folding)
+    low = name.lower()
+    return not any(core in low for core in _NAME_CORES)
+
+
 def _strength(parts: list[str]) -> int:
     if not parts:
         return 0
