@@ -66,9 +66,6 @@ def run_proxy(
         anyio.run(_serve, proxy, listen, max_request_bytes, arrivals)
     except BaseExceptionGroup as group:
         raise _first_elision_error(group) or group from None
-    finally:
-        if arrivals is not None:
-            arrivals.stop()
 
 
 async def _serve(
