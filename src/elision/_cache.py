@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import stat
 from collections.abc import Callable
@@ -20,6 +19,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
+
+from elision._lazylog import get_logger
 
 #: Where kept files go; "off" keeps none.
 CACHE_ENV = "ELISION_CACHE_DIR"
@@ -100,7 +101,7 @@ def keep(path: Path | None, blob: bytes) -> None:
                 os.unlink(temp)
             raise
     except Exception as exc:
-        logging.getLogger(__name__).debug("%s not cached: %s", path.parent.name, exc)
+        get_logger(__name__).debug("%s not cached: %s", path.parent.name, exc)
 
 
 def kept_json(kind: str, inputs: bytes | None, derive: Callable[[], T],
@@ -120,7 +121,7 @@ def kept_json(kind: str, inputs: bytes | None, derive: Callable[[], T],
         try:
             return decode(orjson.loads(kept))
         except (ValueError, TypeError, KeyError) as exc:  # orjson's errors are ValueErrors
-            logging.getLogger(__name__).debug("%s kept in an unknown form: %s", kind, exc)
+            get_logger(__name__).debug("%s kept in an unknown form: %s", kind, exc)
     value = derive()
     keep(path, orjson.dumps(encode(value)))
     return value

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from elision._cache import CACHE_ENV, cache_dir, cache_path, keep, read_kept
+from elision._lazylog import LazyLogger, get_logger
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = ["CACHE_ENV", "built_with_hyperscan", "cache_dir", "database"]
 
 T = TypeVar("T")
 
 
-def built_with_hyperscan(build: Callable[[Any], T], log: logging.Logger, fallback: str) -> T | None:
+def built_with_hyperscan(build: Callable[[Any], T], log: LazyLogger | logging.Logger,
+                         fallback: str) -> T | None:
     """``build(hyperscan)``, or ``None`` when hyperscan is missing or cannot be used here
     (a CPU it does not support, say); then ``fallback`` says, once in ``log``, what runs
     instead."""
@@ -75,6 +79,6 @@ def _keep(hs: Any, db: Any, path: Path) -> None:
     try:
         blob = hs.dumpb(db)
     except Exception as exc:
-        logging.getLogger(__name__).debug("hyperscan database not cached: %s", exc)
+        get_logger(__name__).debug("hyperscan database not cached: %s", exc)
         return
     keep(path, blob)

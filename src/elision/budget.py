@@ -11,9 +11,9 @@ them, the pieces of the text split at ``\n`` (:func:`line_count`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol, get_args, runtime_checkable
 
+from elision._record import field, record_class, replace
 from elision.errors import BudgetError
 
 Unit = Literal["bytes", "chars", "tokens"]
@@ -34,7 +34,7 @@ class TokenCounter(Protocol):
     def count(self, text: str) -> int: ...
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Budget:
     """A size limit in one unit.
 

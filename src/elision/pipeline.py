@@ -15,11 +15,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import orjson
 
+from elision._record import field, record_class, replace
 from elision._startup import collector_paused
 from elision.budget import Budget
 from elision.envelope import duplicate_entries
@@ -70,7 +70,7 @@ def resolve_redactor(redactor: Any, store: Store | None = None) -> Redactor | No
     return cast("Redactor | None", redactor)
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Capture:
     """A tool result as it arrived: the full body, its digest, and its parsed value once."""
 
@@ -92,7 +92,7 @@ class Capture:
         return self.value is not NOT_JSON
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Decision:
     """What the guard decided on the full body. ``reason`` is shown to the agent on a deny."""
 
@@ -100,7 +100,7 @@ class Decision:
     reason: str = ""
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Redacted:
     """The value after redaction and one entry (path, reason, stub) per withheld value."""
 
@@ -108,7 +108,7 @@ class Redacted:
     withheld: Sequence[dict[str, Any]] = ()
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class AuditRecord:
     """What the audit stage binds: the full and the shown digests, and the decision."""
 
@@ -139,7 +139,7 @@ class Auditor(Protocol):
     def record(self, record: AuditRecord) -> None: ...
 
 
-@dataclass
+@record_class
 class Pipeline:
     """Runs one tool result through every stage and returns what the agent sees.
 

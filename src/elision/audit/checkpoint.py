@@ -21,12 +21,12 @@ import base64
 import hashlib
 import hmac
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import orjson
 
+from elision._record import record_class
 from elision.audit.keys import KEY_ENV, MIN_SECRET_BYTES, key_problem
 from elision.errors import AuditError, InputError
 from elision.private import make_private_dir
@@ -47,7 +47,7 @@ class Signer(Protocol):
     def sign(self, message: bytes) -> bytes: ...
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class HmacSigner:
     secret: bytes
     algorithm: str = HMAC_ALGORITHM
@@ -107,7 +107,7 @@ def note(origin: str, size: int, head: str) -> bytes:
     return f"{origin}\n{size}\n{head}\n".encode()
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Checkpoint:
     origin: str
     size: int

@@ -34,11 +34,11 @@ withheld value in the message.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from elision._lazylog import DEBUG, get_logger
+from elision._record import field, record_class
 from elision.redact.keywords import B64_HEADS
 from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
@@ -61,10 +61,10 @@ __all__ = [
     "redact_value",
 ]
 
-log = logging.getLogger("elision.redact")
+log = get_logger("elision.redact")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Redaction:
     """The redacted value, what was withheld, and the host-private records behind stubs."""
 
@@ -204,6 +204,6 @@ def _clean_text(body: bytes) -> bool:
 
 def _log(withheld: list[dict[str, Any]]) -> None:
     # Reasons and counts only: a path could be built from a credential-bearing key.
-    if withheld and log.isEnabledFor(logging.DEBUG):
+    if withheld and log.isEnabledFor(DEBUG):
         reasons = sorted({entry["reason"] for entry in withheld})
         log.debug("withheld %d value(s): %s", len(withheld), ", ".join(reasons))

@@ -15,10 +15,10 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 
 from elision._lazyre import lazy_compile
+from elision._record import record_class
 from elision.shape.bom import decode_marked
 
 _ESCAPE = lazy_compile(
@@ -29,7 +29,7 @@ _ESCAPE = lazy_compile(
 _PROBE = 96
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class View:
     """A decoded text, and the text it was decoded from (to map a span back)."""
 

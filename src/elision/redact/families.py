@@ -24,18 +24,20 @@ from __future__ import annotations
 import base64
 import binascii
 import math
-import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from elision._cache import kept_json
+from elision._record import record_class
+
+if TYPE_CHECKING:
+    import random
 
 #: Placeholder classes a shape may use: ``{class:length}``.
 CLASSES = {
@@ -67,7 +69,7 @@ KEYWORD_REACH = 64
 TEMPLATE = _TEMPLATE = re.compile(r"<[A-Za-z0-9 :_.-]+>|\$\{|\{\{")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Family:
     """One credential family (a row of the table)."""
 
@@ -293,6 +295,8 @@ def fill(shape: str, rng: random.Random) -> str:
 def sample(family: Family, index: int = 0, seed: object = 0) -> tuple[str, tuple[str, ...]]:
     """A fake of ``family``'s shape ``index``, drawn from ``seed``, and the random values in it
     of eight chars or more: every one of them must be withheld wherever the fake is put."""
+    import random  # only tests and benches draw fakes: not on a hook's start
+
     shape = family.shapes[index]
     rng = random.Random(f"{family.id}/{index}/{seed}")
     values: list[str] = []

@@ -23,25 +23,25 @@ the byte order marks, and this module's own source.
 from __future__ import annotations
 
 import base64
-import logging
 import os
 import re
 import sys
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from elision._cache import kept_json
 from elision._hyperscan import built_with_hyperscan, database
+from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
+from elision._record import record_class
 from elision.redact.commands import PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import FIELD_SUFFIXES, FLAG_TRIGGERS, TEXT_SEPARATORS
 from elision.shape.bom import MARKS
 
-log = logging.getLogger("elision.redact")
+log = get_logger("elision.redact")
 
 _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
 #: Escapes: a JSON \\u escape (exact); the any-case ones (:data:`ESCAPE_ANY_CASE`) are a
@@ -150,7 +150,7 @@ def holds_base64_form(run: str) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Present:
     """What one piece of text holds: family indices (sorted), and whether it holds a generic
     name, an escape, or a keyword's base64 form."""

@@ -34,9 +34,9 @@ never written into the value, a log line or an error message.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
 from typing import Any
 
+from elision._record import field, record_class
 from elision.redact import rules
 from elision.redact.encodings import blob_text
 from elision.redact.rules import is_stub, new_stub_id, reference_stub, withheld_stub
@@ -52,7 +52,7 @@ _BASE64_KEYS = frozenset({"blob", "data"})
 PathPart = str | int
 
 
-@dataclass
+@record_class
 class LaneOutcome:
     """A governed lane: the record to show, and what was withheld from it and why."""
 

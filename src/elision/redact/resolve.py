@@ -12,9 +12,9 @@ the rule; the proxy's ``elision_fetch_reference`` follows the plan it returns an
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from elision._record import field, record_class
 from elision.errors import RefNotFound, UpstreamError
 
 
@@ -46,7 +46,7 @@ def lookup_reference(
     )
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class ReadPlan:
     """How a stub may be resolved: ``resources/read`` of ``uri`` on ``server``, or ``payload``.
 

@@ -18,7 +18,6 @@ trigger never spans a JSON string's quotes or a line end.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
 import threading
@@ -28,6 +27,7 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from elision._hyperscan import built_with_hyperscan, database
+from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
 from elision.redact import density, keywords, rules
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
@@ -36,7 +36,7 @@ from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
 from elision.shape.lines import is_utf8
 
 ENGINE_ENV = "ELISION_REDACT_ENGINE"
-log = logging.getLogger("elision.redact")
+log = get_logger("elision.redact")
 
 
 class JsonTriggers(NamedTuple):

@@ -14,13 +14,14 @@ the largest byte limit whose output has no more lines than the cap (:func:`fit`)
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import os
 import re
-import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from elision._record import field, record_class
 from elision.budget import Budget, line_count, utf8_len
 from elision.errors import BudgetError, ElisionError, InputError, StoreError
 
@@ -47,12 +48,17 @@ DEFAULT_CAVEAT_KEYS: tuple[str, ...] = (
 _DEFAULT: Any = object()
 
 
+def _token_urlsafe(size: int) -> str:
+    # secrets.token_urlsafe without importing secrets (and random behind it) on a hook's start.
+    return base64.urlsafe_b64encode(os.urandom(size)).rstrip(b"=").decode("ascii")
+
+
 def new_ref() -> str:
     """An opaque, unguessable ref: 144 random bits, never derived from the content."""
-    return "el_" + secrets.token_urlsafe(18)
+    return "el_" + _token_urlsafe(18)
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Shaped:
     """A shaped result: what the model sees, and what was done to get it."""
 
@@ -74,7 +80,7 @@ class Shaped:
         return utf8_len(self.text)
 
 
-@dataclass
+@record_class
 class ShapeContext:
     """What a format shaper needs besides the document and its byte limit.
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from itertools import accumulate
 from typing import Protocol
 
+from elision._record import record_class
 from elision.envelope import format_next
 
 #: Bytes decoded or scanned at a time, so no pass copies the whole body.
@@ -22,7 +22,7 @@ CHUNK = 1 << 16
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Decoded:
     """A body as valid UTF-8 bytes, with the count of bytes that were not UTF-8."""
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from elision._record import record_class
 from elision.budget import Budget
 from elision.errors import (
     BodyTooLarge,
@@ -44,7 +44,7 @@ TOMBSTONE_SECONDS = 30 * 24 * 3600.0
 DEFAULT_FETCH_BUDGET = Budget(8192)
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class RefInfo:
     """What the store knows about one ref, without its body."""
 
@@ -57,7 +57,7 @@ class RefInfo:
     last_access: float
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class StoreStats:
     """Totals for ``elision store stats``."""
 
@@ -71,7 +71,7 @@ class StoreStats:
     references: int = 0
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class GcResult:
     """What one ``gc()`` pass removed."""
 
@@ -130,7 +130,7 @@ class Store(Protocol):
     def get_reference(self, stub_id: str, *, scope: str | None) -> dict[str, Any]: ...
 
 
-@dataclass(frozen=True)
+@record_class(frozen=True)
 class Retention:
     """TTL, quota and size limit, and the arithmetic on them."""
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -108,7 +107,7 @@ class BodyFiles:
         Slices of a view go to ``os.write``, so the body is never copied.
         """
         final = self.path_of(sha256)
-        temp = self.root / f"{_TEMP_PREFIX}{sha256[:16]}-{os.getpid()}-{secrets.token_hex(4)}"
+        temp = self.root / f"{_TEMP_PREFIX}{sha256[:16]}-{os.getpid()}-{os.urandom(4).hex()}"
         try:
             self.root.mkdir(mode=0o700, exist_ok=True)
             fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0),

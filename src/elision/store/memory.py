@@ -6,11 +6,11 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
 
+from elision._record import record_class, replace
 from elision.store.base import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_QUOTA_BYTES,
@@ -31,13 +31,13 @@ from elision.store.base import (
 )
 
 
-@dataclass
+@record_class
 class _Ref:
     info: RefInfo
     scope: str
 
 
-@dataclass
+@record_class
 class _Tombstone:
     scope: str
     reason: str
