@@ -52,6 +52,10 @@ class HmacSigner:
     secret: bytes
     algorithm: str = HMAC_ALGORITHM
 
+    def __repr__(self) -> str:
+        # Never the secret: a repr reaches logs, tracebacks and debuggers.
+        return f"HmacSigner(secret=<{len(self.secret)} bytes>, algorithm={self.algorithm!r})"
+
     @property
     def key_id(self) -> str:
         # A MAC of a fixed label names the key without revealing anything about it.

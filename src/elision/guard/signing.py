@@ -53,6 +53,10 @@ class EnvelopeSigner:
     ikm: bytes
     key_id: str = "default"
 
+    def __repr__(self) -> str:
+        # Never the key: a repr reaches logs, tracebacks and debuggers.
+        return f"EnvelopeSigner(ikm=<{len(self.ikm)} bytes>, key_id={self.key_id!r})"
+
     def session_key(self, session_id: str) -> bytes:
         return hkdf_sha256(self.ikm, session_id.encode("utf-8"))
 
