@@ -13,6 +13,8 @@ the collector on, and a cycle it makes is collected as before.
 from __future__ import annotations
 
 import gc
+import sys
+import types
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
@@ -47,3 +49,33 @@ def collector_paused_for_set_up() -> AbstractContextManager[None]:
     """:func:`collector_paused` with ``freeze``: what set-up makes lives as long as the
     process."""
     return collector_paused(freeze=True)
+
+
+class _Deferred(types.ModuleType):
+    """A module's stand-in in ``sys.modules``: the first attribute read imports the module,
+    takes its place there and copies its namespace in, so a holder of the stand-in sees it
+    whole from then on."""
+
+    def __getattr__(self, name: str) -> object:
+        import importlib
+
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        real = importlib.import_module(self.__name__)
+        self.__dict__.update(real.__dict__)
+        return getattr(real, name)
+
+
+def defer_import(name: str) -> None:
+    """Hold ``name`` in ``sys.modules`` by a stand-in that imports it on first use.
+
+    For the executable's set-up only (issue 24): orjson imports ``dataclasses`` as it loads,
+    which imports ``inspect`` (with ``ast``, ``dis`` and ``tokenize``, whose regexes are
+    compiled as it loads) for one call made while a dataclass is built; a hook builds none.
+    That chain was ~34 M of the hook's ~326 M instructions (callgrind). An ``import`` of the
+    name binds the stand-in; reading anything from it (``inspect.signature``) loads the module.
+    """
+    if name not in sys.modules:
+        stand_in = _Deferred(name)
+        stand_in.__spec__ = None  # what ``import`` reads of a module in sys.modules
+        sys.modules[name] = stand_in

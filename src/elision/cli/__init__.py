@@ -37,8 +37,10 @@ COMMANDS: dict[str, str] = {
 
 def run() -> None:
     """The ``elision`` command (:mod:`elision.cli.entry`)."""
-    from elision._startup import collector_paused_for_set_up
+    from elision._startup import collector_paused_for_set_up, defer_import
 
+    # orjson's import pulls in inspect through dataclasses; a call builds no dataclass.
+    defer_import("inspect")
     with collector_paused_for_set_up():
         from elision.cli.entry import run as run_entry
 
