@@ -4,14 +4,15 @@ The records on a hook's path were dataclasses, whose methods are compiled with `
 module loads. Each property here draws a class's fields and options, makes it both ways (a
 record, and ``dataclasses.make_dataclass`` of the same fields) and checks that the two agree:
 ``__init__`` and its defaults, ``__eq__``, ``__hash__``, ``__repr__``, a frozen one's refusal to
-change, and ``dataclasses.fields``/``asdict``/``replace``/``is_dataclass``. The table at the end
-checks each converted class kept its dataclass options.
+change, ``inspect.signature``, and ``dataclasses.fields``/``asdict``/``replace``/``is_dataclass``.
+The table at the end checks each converted class kept its dataclass options.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 from typing import Any
 
 import pytest
@@ -102,6 +103,8 @@ def test_a_record_behaves_as_the_dataclass_of_its_fields(
     assert outcome(lambda: repr(made(*positional))) == outcome(lambda: repr(twin(*positional)))
     assert outcome(lambda: made(*positional, *range(9))) [0] == "raised"
     assert outcome(lambda: made(nonesuch=1))[0] == outcome(lambda: twin(nonesuch=1))[0]
+    # What help and tools read of its constructor.
+    assert str(inspect.signature(made)) == str(inspect.signature(twin))
     # What dataclasses reads of a record.
     assert dataclasses.is_dataclass(a) and dataclasses.is_dataclass(made)
     assert [(f.name, f.init, f.repr, f.compare) for f in dataclasses.fields(a)] == [

@@ -92,6 +92,37 @@ class _AsDataclass:
         return getattr(twin, self.attribute)
 
 
+class _Signature:
+    """``__signature__``, as ``inspect.signature`` shows a dataclass: made on first read (it
+    imports ``inspect``), so help and tools see the fields, not ``(*args, **kwargs)``."""
+
+    def __init__(self, fields: tuple[_Field, ...]) -> None:
+        self.fields = fields
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        if instance is not None:
+            raise AttributeError("__signature__")
+        import inspect
+
+        parameters = [
+            inspect.Parameter(f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=f.type,
+                              default=(f.default if f.default is not _MISSING else
+                                       _FACTORY if f.default_factory is not _MISSING else
+                                       inspect.Parameter.empty))
+            for f in self.fields if f.init]
+        return inspect.Signature(parameters, return_annotation=None)
+
+
+class _FactoryDefault:
+    """What a signature shows for a default made by a factory, as a dataclass's shows it."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _FactoryDefault()
+
+
 def _fields_of(cls: type) -> tuple[_Field, ...]:
     out = []
     # Not inspect.get_annotations: inspect is what this module spares the start.
@@ -235,6 +266,7 @@ def _install(cls: Any, frozen: bool, eq: bool) -> None:
         setattr(cls, name, method)
     cls.__match_args__ = tuple(f.name for f in fields if f.init)  # type: ignore[misc]
     cls.__record_fields__ = fields
+    cls.__signature__ = _Signature(fields)
     # A dataclass that derives from a record reads both (dataclasses.fields reads the first).
     cls.__dataclass_fields__ = _AsDataclass("__dataclass_fields__", fields, frozen, eq)
     cls.__dataclass_params__ = _AsDataclass("__dataclass_params__", fields, frozen, eq)
