@@ -1,10 +1,11 @@
 """How long a server takes to start behind ``elision proxy``, and a hook to answer, side by side.
 
-    .venv/bin/python bench/start.py [--runs 9] [--baseline SRC]
+    .venv/bin/python bench/start.py [--runs 9] [--baseline SRC] [--servers-only]
 
 Each path is a fresh process per run, and the runs go round-robin over the paths so machine
-noise hits all alike. For a server it times the ``initialize`` answer and then the
-``tools/list`` answer (what a harness waits on before the tools exist), over raw JSON-RPC on
+noise hits all alike. For a server it times the ``initialize`` answer, then the
+``tools/list`` answer (what a harness waits on before the tools exist) and the answer to a first
+``tools/call`` (``account_summary``, a small result: what the agent waits on), over raw JSON-RPC on
 stdio, for the bundled demo server run directly (``bare``) and behind the proxy as a harness
 starts it (``proxy``: store, audit and redaction on, the store and log in a temporary folder).
 For a hook it times one answer of ``elision hook claude-code`` to a two-line Bash result and
@@ -13,13 +14,16 @@ For a hook it times one answer of ``elision hook claude-code`` to a two-line Bas
 command), with each median's ratio to that floor's and, given ``--baseline``, to the code
 before's. Each line gives the median and the spread in seconds, the median CPU seconds and
 the median peak RSS (both from the child's own rusage; a proxy's CPU includes its server's,
-which it reaps). On a shared machine the CPU figures move less with the load than the times.
+which it reaps), and for a server its own CPU up to the call's answer without its children's
+(``own cpu``, from /proc: for the proxy, what it spends itself). On a shared machine the CPU
+figures move less with the load than the times.
 
 Both sources are compiled to bytecode first: where ``PYTHONDONTWRITEBYTECODE`` is set (as on
 this project's CI hosts) every run would otherwise compile each module of elision from source,
 which an installed package never does.
 
-``--commands-only`` leaves the servers out (a quick look at the hook and shape alone), and
+``--commands-only`` leaves the servers out (a quick look at the hook and shape alone),
+``--servers-only`` the commands, and
 ``--instructions`` also counts each command's instructions once with valgrind's callgrind, a
 figure the host's load does not move.
 ``--baseline SRC`` adds the same proxy and hook paths run from another copy of the source
@@ -50,6 +54,8 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "clientInfo": {"name": "bench-start", "version": "1"}}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+CALL = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "account_summary", "arguments": {"account": "ACC-0007"}}}
 BASH_EVENT = {"session_id": "bench", "hook_event_name": "PostToolUse", "tool_name": "Bash",
               "tool_input": {"command": "ls"},
               "tool_response": {"stdout": "a.txt\nb.txt\n", "stderr": "", "interrupted": False}}
@@ -69,10 +75,18 @@ def _wait(proc: subprocess.Popen[bytes]) -> tuple[float, int]:
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def server_start(
-    command: Sequence[str], env: dict[str, str]
-) -> tuple[float, float, float, int]:
-    """Seconds to the ``initialize`` answer and to the ``tools/list`` answer; CPU; peak RSS."""
+def own_cpu(pid: int) -> float:
+    """CPU seconds the live process ``pid`` has spent itself, without its children's."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+Started = tuple[float, float, float, float, float, int]
+
+
+def server_start(command: Sequence[str], env: dict[str, str]) -> Started:
+    """Seconds to the ``initialize``, ``tools/list`` and first ``tools/call`` answers; the
+    process's own CPU by then; its CPU with its children's at exit; peak RSS."""
     began = time.perf_counter()
     proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env)
@@ -100,8 +114,12 @@ def server_start(
     send(LIST)
     answer(2)
     listed = time.perf_counter() - began
+    send(CALL)
+    answer(3)
+    called = time.perf_counter() - began
+    own = own_cpu(proc.pid)
     proc.stdin.close()
-    return initialized, listed, *_wait(proc)
+    return initialized, listed, called, own, *_wait(proc)
 
 
 def command_time(
@@ -134,10 +152,17 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="SRC", help="another copy of src/ to compare")
     parser.add_argument("--commands-only", action="store_true",
                         help="time the hook and shape commands only, no server")
+    parser.add_argument("--servers-only", action="store_true",
+                        help="time the servers only, no hook or shape command")
     parser.add_argument("--instructions", action="store_true",
                         help="also count each command's instructions once (valgrind)")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="elision-bench-start-"))
+    # Removed however the run ends: each run left its stores and audit logs behind before.
+    with tempfile.TemporaryDirectory(prefix="elision-bench-start-") as folder:
+        run(args, Path(folder))
+
+
+def run(args: argparse.Namespace, work: Path) -> None:
     small = work / "small.txt"
     small.write_bytes(b"hello\n\n")
     py = sys.executable
@@ -164,12 +189,13 @@ def main() -> None:
     servers = [] if args.commands_only else [("bare", demo, _env(None))] + [
         (f"proxy{label}", proxy(f"p{i}"), _env(src)) for i, (label, src) in enumerate(sources)]
     event = json.dumps(BASH_EVENT).encode()
-    commands = [("python -c pass", [py, "-c", "pass"], b"", _env(None))]
-    for i, (label, src) in enumerate(sources):
+    commands = [] if args.servers_only else [("python -c pass", [py, "-c", "pass"], b"",
+                                               _env(None))]
+    for i, (label, src) in enumerate(sources if commands else []):
         commands.append((f"hook claude-code{label}", hook(f"h{i}"), event, _env(src)))
         commands.append((f"shape 7 bytes{label}", shape(f"s{i}"), b"", _env(src)))
 
-    started: dict[str, list[tuple[float, float, float, int]]] = {
+    started: dict[str, list[Started]] = {
         name: [] for name, _, _ in servers}
     ran: dict[str, list[tuple[float, float, int]]] = {name: [] for name, *_ in commands}
     load = os.getloadavg()[0]
@@ -180,16 +206,18 @@ def main() -> None:
             ran[name].append(command_time(command, stdin, env))
     print(f"{args.runs} runs each, round-robin; load {load:.1f} -> {os.getloadavg()[0]:.1f}")
     if started:
-        print(f"{'server':<22} {'initialize':>12} {'tools/list':>12} {'over bare':>10} "
-              f"{'÷ bare':>7} {'cpu':>9} {'peak MB':>8}")
+        print(f"{'server':<18} {'initialize':>12} {'tools/list':>12} {'tools/call':>12} "
+              f"{'over bare':>10} {'÷ bare':>7} {'own cpu':>9} {'cpu':>9} {'peak MB':>8}")
         bare = statistics.median(t[0] for t in started["bare"])
     for name, runs in started.items():
-        init = statistics.median(t[0] for t in runs)
-        listed = statistics.median(t[1] for t in runs)
-        cpu = statistics.median(t[2] for t in runs)
-        peak = statistics.median(t[3] for t in runs) / 1024
-        print(f"{name:<22} {init:>10.3f} s {listed:>10.3f} s {init - bare:>+8.3f} s "
-              f"{init / bare:>6.2f}x {cpu:>7.3f} s {peak:>8.1f}")
+        init, listed, called, own, cpu = (statistics.median(t[i] for t in runs)
+                                          for i in range(5))
+        peak = statistics.median(t[5] for t in runs) / 1024
+        print(f"{name:<18} {init:>10.3f} s {listed:>10.3f} s {called:>10.3f} s "
+              f"{init - bare:>+8.3f} s {init / bare:>6.2f}x {own:>7.3f} s {cpu:>7.3f} s "
+              f"{peak:>8.1f}")
+    if not ran:
+        return
     medians = {name: statistics.median(t for t, _, _ in timed) for name, timed in ran.items()}
     floor = medians["python -c pass"]
     print(f"{'command':<28} {'median':>9} {'÷ pass':>7} {'÷ before':>9} {'min-max':>15} "

@@ -6,6 +6,7 @@ import os
 
 import click
 
+from elision._startup import collector_paused_for_set_up
 from elision.budget import MINIMUM, UNITS
 from elision.cli._common import reports_errors
 from elision.errors import InputError
@@ -142,21 +143,28 @@ def proxy_command(
         # its start and the proxy's overlap (elision.mcp.upstream.early; issue 24).
         start_early(command[0], command[1:], env=os.environ)
     try:
-        from elision.mcp.agent.clients import parse_overrides
-        from elision.mcp.launch import Stages, build_proxy, parse_listen
-        from elision.mcp.serve import run_proxy
+        # The imports and the stages' set-up make ~90,000 objects that live as long as the
+        # process and next to no garbage, yet set off ~200 collections, each older one over
+        # all of them: the collector waits until they are made, then freezes them out of its
+        # sight (elision._startup; issue 24).
+        with collector_paused_for_set_up():
+            from elision.mcp.agent.clients import parse_overrides
+            from elision.mcp.launch import Stages, build_proxy, parse_listen
+            from elision.mcp.serve import run_proxy
 
-        stages = Stages(
-            guard_config=guard_config, max_bytes=max_bytes, allow_tools=allow_tools,
-            deny_tools=deny_tools, redact=not no_redact, audit=not no_audit, audit_path=audit_path,
-        )
-        proxy = build_proxy(
-            command=command, upstream_url=upstream_url, config_path=config_path, budget=budget,
-            unit=unit, store_spec=store_spec, no_store=no_store, timeout=timeout,
-            media_budget=media_budget, stages=stages, require_auth_scope=require_auth_scope,
-            resource_budget=resource_budget, max_message_bytes=max_message_bytes,
-            client_budgets=parse_overrides(client_budgets, "--client-budget"),
-        )
+            stages = Stages(
+                guard_config=guard_config, max_bytes=max_bytes, allow_tools=allow_tools,
+                deny_tools=deny_tools, redact=not no_redact, audit=not no_audit,
+                audit_path=audit_path,
+            )
+            proxy = build_proxy(
+                command=command, upstream_url=upstream_url, config_path=config_path,
+                budget=budget, unit=unit, store_spec=store_spec, no_store=no_store,
+                timeout=timeout, media_budget=media_budget, stages=stages,
+                require_auth_scope=require_auth_scope, resource_budget=resource_budget,
+                max_message_bytes=max_message_bytes,
+                client_budgets=parse_overrides(client_budgets, "--client-budget"),
+            )
         run_proxy(proxy, listen=parse_listen(listen) if listen else None,
                   max_request_bytes=max_request_bytes, arrivals=arrivals)
     finally:

@@ -15,12 +15,16 @@ Code's PostToolUse hook (:mod:`elision.install.hook`) or OpenCode's plugin
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from elision.audit.log import default_log_path
-from elision.install.entries import Settings, proxy_executable
 from elision.install.harnesses import HARNESSES, Harness, default_config, harness
-from elision.install.plan import Change, Plan, plan_install, plan_uninstall, write
-from elision.store import default_store_path
+
+if TYPE_CHECKING:
+    from elision.install.plan import Change, Plan
+
+# The planner, the file editors under it and difflib are loaded on first use, not with this
+# package: the proxy reads the budget table (elision.install.harnesses) and nothing else of it,
+# and they were some 10 ms of its start (issue 24).
 
 __all__ = ["HARNESSES", "HOOKED", "Change", "Harness", "Plan", "install", "install_hook",
            "uninstall", "uninstall_hook"]
@@ -37,6 +41,11 @@ def install(
     dry_run: bool = False,
 ) -> Plan:
     """Rewrite the harness's servers to run through elision; with ``dry_run``, only plan it."""
+    from elision.audit.log import default_log_path
+    from elision.install.entries import Settings, proxy_executable
+    from elision.install.plan import plan_install, write
+    from elision.store import default_store_path
+
     h = harness(name)
     path = config if config is not None else default_config(h)
     settings = Settings(
@@ -53,6 +62,8 @@ def install(
 
 def uninstall(name: str, *, config: Path | None = None, dry_run: bool = False) -> Plan:
     """Put back every entry this installation rewrote, as it was."""
+    from elision.install.plan import plan_uninstall, write
+
     h = harness(name)
     plan = plan_uninstall(h, config if config is not None else default_config(h))
     if not dry_run:
@@ -69,7 +80,10 @@ def install_hook(name: str = "claude-code", *, config: Path | None = None,
                  audit: str | None = None, dry_run: bool = False) -> Plan:
     """Put a harness's own tools' results through ``elision hook``: Claude Code's PostToolUse
     hook on every tool, or OpenCode's plugin."""
+    from elision.audit.log import default_log_path
     from elision.install import hook, opencode_hook
+    from elision.install.entries import Settings, proxy_executable
+    from elision.store import default_store_path
 
     if name == "opencode":
         path = config if config is not None else opencode_hook.default_plugin()
@@ -103,3 +117,11 @@ def uninstall_hook(name: str = "claude-code", *, config: Path | None = None,
     if not dry_run:
         hook.write(plan)
     return plan
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Change", "Plan"):
+        from elision.install import plan
+
+        return getattr(plan, name)
+    raise AttributeError(f"module 'elision.install' has no attribute {name!r}")

@@ -47,7 +47,6 @@ import orjson
 
 from elision.budget import Budget
 from elision.errors import BudgetError, InputError
-from elision.mcp.upstream.config_schema import check
 
 #: Joins a server's name and its tool's (or prompt's) name when several servers share a proxy.
 SEPARATOR = "__"
@@ -131,6 +130,10 @@ def parse_config(
     against the schema (:mod:`elision.mcp.upstream.config_schema`). Budgets are counted in the
     file's
     ``unit``, else in ``unit`` (the proxy's ``--unit``)."""
+    # The checker (jsonschema, difflib for its suggestions) is loaded only for a config: a
+    # proxy of one server never reads one, and its start waits on its imports (issue 24).
+    from elision.mcp.upstream.config_schema import check
+
     check(raw, source=source)
     unit = raw.get("unit", unit)
     file_budget = _budget(raw.get("budget"), f"{source}: budget", unit)
