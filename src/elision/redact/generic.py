@@ -319,6 +319,18 @@ class _Reach:
         self.header_until = -1
         #: Where the last bare value withheld ends.
         self.bare_until = -1
+        #: Each name's words, and each (name, how written, value)'s verdict (:func:`_verdict`):
+        #: a dense text repeats both (a log's every line has its ``password=…``), and the
+        #: judging of one value was most of what a candidate cost.
+        self.words: dict[str, list[str]] = {}
+        self.verdicts: dict[tuple[str, str, str], bool | None] = {}
+
+    def name_words(self, name: str) -> list[str]:
+        """:func:`words` of ``name``, read once a text."""
+        got = self.words.get(name)
+        if got is None:
+            got = self.words[name] = words(name)
+        return got
 
     def line_end(self, at: int) -> int:
         """Where the line that ``at`` is on ends (its ``\r`` or ``\n``, or the text's end)."""
@@ -380,7 +392,8 @@ def _value_at(text: str, at: int) -> tuple[int, int, str] | None:
     match = _VALUE.match(text, at)
     if match is None:
         return None
-    group = next(g for g in ("esc", "dq", "sq", "bare") if match.group(g) is not None)
+    group = match.lastgroup  # each alternative is one named group, with none inside it
+    assert group is not None
     a, b = match.span(group)
     return a, b, group
 
@@ -428,7 +441,8 @@ def _withhold(a: int, b: int, group: str, found: list[Span], reach: _Reach) -> N
 def _value(
     text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach
 ) -> None:
-    last = words(name)[-1]
+    parts = reach.name_words(name)
+    last = parts[-1]
     if last == "authorization":
         quoted = _QUOTED.match(text, at)
         if quoted is not None:  # "Authorization": "Token …" written as JSON or a string
@@ -461,7 +475,7 @@ def _value(
                 reach.header_until = at + len(value)
         return
     if last == "cookie":
-        _cookies(text, at, first_only=words(name)[-2:-1] == ["set"], found=found)
+        _cookies(text, at, first_only=parts[-2:-1] == ["set"], found=found)
         return
     if text.startswith(("[", "{"), at) and not _STUB_AT.match(text, at):
         _bracketed(text, name, strength, at, found, reach)
@@ -471,18 +485,42 @@ def _value(
         return
     a, b, group = written
     value = text[a:b]
-    if placeholder(value) or (group == "bare" and TEMPLATE.match(text, b)):
+    key = (name, group, value)
+    verdict = reach.verdicts.get(key, _UNJUDGED)
+    if verdict is _UNJUDGED:
+        verdict = reach.verdicts[key] = _verdict(parts, strength, group, value)
+    if verdict is False:
         return
-    if is_location(value) or (_bare_prose(text, a, b) if group == "bare" else prose(value)):
-        return  # what a prompt, a validator or an error says next (Password: incorrect)
-    if strength == STRONG:
-        if words(name) in (["pwd"], ["oldpwd"]) and _path(value):
+    if group == "bare":
+        if TEMPLATE.match(text, b):
             return
-        if len(value) < 3:
-            return
-    elif not opaque(value):
-        return
+        if verdict is None and _bare_prose(text, a, b):
+            return  # what a prompt, a validator or an error says next (Password: incorrect)
     _withhold(a, b, group, found, reach)
+
+
+_UNJUDGED = object()
+
+
+def _verdict(parts: list[str], strength: int, group: str, value: str) -> bool | None:
+    """Whether a value written after a name of these words is withheld, as far as the value
+    alone tells: ``True`` or ``False``, or ``None`` for a bare value of letters, which the
+    words after it on its line may make a message (:func:`_bare_prose`). A template right
+    after a bare value (``pass${N}``) is the caller's to see."""
+    if placeholder(value) or is_location(value):
+        return False
+    if group != "bare" and prose(value):
+        return False
+    if strength == STRONG:
+        if (parts in (["pwd"], ["oldpwd"]) and _path(value)) or len(value) < 3:
+            return False
+    elif not opaque(value):
+        return False
+    if group != "bare":
+        return True
+    # A word that is not letters alone is no message's first word, and alone it is none of
+    # PROSE_WORDS (all letters): _bare_prose says no whatever follows it.
+    return None if value.strip(_WORD_EDGE).lower().replace("-", "").isalpha() else True
 
 
 #: How far an object or array under a credential's name is read (it may span lines).
