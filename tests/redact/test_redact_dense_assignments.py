@@ -1,0 +1,212 @@
+"""A text dense with ``password=`` values costs less per candidate, and withholds the same.
+
+Issue 23: a text just under the density bound (``bench/fuzz_linear.py``'s
+``assign-under-limit``, 100 ``password=`` values per 4 KB) cost some 500 times prose, most of
+it the precise rules judging each candidate afresh. The judging of a value is now kept for the
+text (the same value after the same name is judged once), and the URL rules tell a candidate
+that holds no query, escape or scheme without parsing it. The differentials below check that
+these shortcuts withhold exactly what the per-candidate path did, on generated dense texts,
+with hyperscan and with the regex engine.
+
+Found beside them (by reading ``urls._token_bounds``): the token around each URL candidate
+was found by a char loop back to the token's start, so ``pwd=x)pwd=x)…`` (a ``)`` closes a
+token and opens none) read the whole text back at each ``=``: its length squared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from elision.redact import generic, keywords, redact_text, urls
+from elision.redact.families import TEMPLATE
+from elision.redact.generic import STRONG, find_assignments
+from elision.redact.rules import Span
+
+
+class _CountingText(str):
+    """A text that counts how many chars Python code indexes out of it one at a time."""
+
+    reads = 0
+
+    def __getitem__(self, key: object) -> str:  # type: ignore[override]
+        if isinstance(key, int):
+            _CountingText.reads += 1
+        return str.__getitem__(self, key)  # type: ignore[index]
+
+
+@pytest.mark.parametrize("unit", [
+    "pwd=x)",  # ")" ends a token but opens none: each "=" is a candidate in one long token
+    "token=ab)",
+    "s://a:b@c)",  # the userinfo rule's candidates
+])
+def test_a_token_of_many_url_candidates_is_read_once(unit: str) -> None:
+    """Red before: 500 units of ``pwd=x)`` read ~750,000 chars (each ``=`` read the text back
+    to its start); now each char is read a bounded number of times, by a regex."""
+    text = _CountingText(unit * 500)
+    _CountingText.reads = 0
+    urls.find_signed_urls(text)
+    assert _CountingText.reads <= 4 * len(text)
+
+
+@pytest.mark.parametrize("line", [
+    "password=hunter2 xxxxxxxxxxxxxxxxxxxxxxx",  # assign-under-limit's line
+    "db_password: 'correct horse battery staple'",
+    "API_KEY=aB3dE5gH7jK9mN1pQ3rS",
+])
+def test_a_value_repeated_after_one_name_is_judged_once(line: str) -> None:
+    """Red before: 100 lines of one assignment asked ``placeholder`` 100 times (and each of
+    the other judgements as often); the verdict is now kept for the text."""
+    calls = []
+    real = generic.placeholder
+
+    def counting(value: str) -> bool:
+        calls.append(value)
+        return real(value)
+
+    text = "\n".join([line] * 100)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(generic, "placeholder", counting)
+        found = find_assignments(text)
+    assert len(found) == 100
+    assert len(calls) == 1
+
+
+# -- the token's start: the regex that replaced the char loop says what the loop said --------
+
+def _loop_start(text: str, at: int) -> int:
+    """The char loop the token's start was found by (the reference)."""
+    while at > 0 and text[at - 1] not in urls._LEFT_STOP:
+        at -= 1
+    return at
+
+
+_TOKEN_CHARS = st.sampled_from(list("ab=)( \t\n\"'<>`[]{}|:/?&%@.,;\\"))
+
+
+@given(st.text(_TOKEN_CHARS, max_size=60), st.lists(st.integers(0, 60), max_size=12))
+def test_token_starts_are_the_char_loops(text: str, positions: list[int]) -> None:
+    starts = urls._TokenStarts(text)
+    for pos in sorted(p for p in positions if p <= len(text)):
+        assert starts.at(pos) == _loop_start(text, pos)
+
+
+@given(st.text(_TOKEN_CHARS, max_size=40), st.text(st.sampled_from(list("ab=)( \t.,")),
+                                                   max_size=10))
+def test_token_bounds_are_the_char_loops(text: str, tail: str) -> None:
+    text += tail
+    for end in range(len(text) + 1):
+        start = _loop_start(text, end)
+        stop = end
+        while stop < len(text) and text[stop] not in urls._RIGHT_STOP:
+            stop += 1
+        full = stop
+        while stop > start and text[stop - 1] in urls._TRAILING:
+            stop -= 1
+        assert urls._token_bounds(text, start, end) == (start, stop, full - stop)
+
+
+_URL_CHARS = st.sampled_from([
+    *"ab0=?&;#%/:@\\u2346fF.-_ ", "://", ":\\/\\/", "%26", "\\u0026", "&amp;", "%3f",
+    "access_token=", "sig=", "pwd=", "u:p@", "%253d",
+])
+
+
+@given(st.lists(_URL_CHARS, max_size=30).map("".join))
+def test_a_token_the_pre_check_passes_over_classifies_as_nothing(token: str) -> None:
+    if urls._URLISH.search(token) is None:
+        assert urls.classify_url(token) is None
+
+
+# -- the verdicts kept for a text withhold what the per-candidate judging did ----------------
+
+def _judged_afresh(
+    text: str, name: str, strength: int, at: int, found: list[Span], reach: generic._Reach
+) -> None:
+    """The generic path of ``generic._value`` as it was, every candidate judged in full (the
+    reference; the names drawn below are neither headers nor cookies, the values no
+    brackets)."""
+    written = generic._written(text, at, found, reach)
+    if written is None:
+        return
+    a, b, group = written
+    value = text[a:b]
+    if generic.placeholder(value) or (group == "bare" and TEMPLATE.match(text, b)):
+        return
+    if generic.is_location(value) or (
+        generic._bare_prose(text, a, b) if group == "bare" else generic.prose(value)
+    ):
+        return
+    if strength == STRONG:
+        if generic.words(name) in (["pwd"], ["oldpwd"]) and generic._path(value):
+            return
+        if len(value) < 3:
+            return
+    elif not generic.opaque(value):
+        return
+    generic._withhold(a, b, group, found, reach)
+
+
+_NAMES = ["password", "PASSWORD", "db_password", "pwd", "OLDPWD", "api_key", "secret",
+          "token", "auth_token", "page_token", "client_secret", "dbPassword"]
+_SEPARATORS = ["=", ": ", " = ", '": "', "='", ":=", " => "]
+_VALUES = ["hunter2", "x", "ab", "incorrect", "Invalid", "must", "/etc/passwd", "./a/b",
+           "${PASS}", "<your-password>", "xxxxxxxx", "changeme", "correct-horse",
+           "s3cr3t!", "aB3dE5gH7jK9mN1pQ3rS", "https://example.com/a", "null", "hunter2.",
+           "Authentication", "str", "ZmFrZV9rZXlfZm9yX3Rlc3Rz0123"]
+_AFTER = ["", " ", " login", " token manipulation error", " must be at least 12 characters",
+          " xxxxxxxxxxxxxxxxxxxxxxx", "${N}", " is wrong", ",", " and the rest", "\r"]
+
+
+@st.composite
+def _dense_texts(draw: st.DrawFn) -> str:
+    """Lines of assignments, several a line, drawn from a few names and values so that the
+    same (name, value) recurs with a different line after it."""
+    lines = []
+    for _ in range(draw(st.integers(1, 12))):
+        parts = []
+        for _ in range(draw(st.integers(1, 4))):
+            name, sep = draw(st.sampled_from(_NAMES)), draw(st.sampled_from(_SEPARATORS))
+            value = draw(st.sampled_from(_VALUES))
+            if sep.endswith(('"', "'")):
+                value += sep[-1]
+            parts.append(name + sep + value + draw(st.sampled_from(_AFTER)))
+        lines.append(draw(st.sampled_from([" ", " ; "])).join(parts))
+    return "\n".join(lines)
+
+
+@settings(max_examples=300)
+@given(_dense_texts())
+def test_kept_verdicts_withhold_what_judging_each_did(text: str) -> None:
+    now = find_assignments(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(generic, "_value", _judged_afresh)
+        before = find_assignments(text)
+    assert now == before
+
+
+@pytest.fixture(params=["hyperscan", "re"])
+def engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each trigger search in turn (the regex one with no hyperscan: ``_Plain``)."""
+    with pytest.MonkeyPatch.context() as mp:
+        if request.param == "re":
+            mp.setattr(keywords, "_built", [keywords._Plain()])
+        elif not isinstance(keywords._engine(), keywords._Hyperscan):
+            pytest.skip("hyperscan is not installed")
+        yield request.param
+
+
+@pytest.mark.usefixtures("unbounded")
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_dense_texts())
+def test_dense_texts_are_redacted_as_before(engine: str, text: str) -> None:
+    now = redact_text(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(generic, "_value", _judged_afresh)
+        before = redact_text(text)
+    assert now.value == before.value
+    assert now.withheld == before.withheld
