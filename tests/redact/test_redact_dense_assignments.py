@@ -127,8 +127,10 @@ def _judged_afresh(
     text: str, name: str, strength: int, at: int, found: list[Span], reach: generic._Reach
 ) -> None:
     """The generic path of ``generic._value`` as it was, every candidate judged in full (the
-    reference; the names drawn below are neither headers nor cookies, the values no
-    brackets)."""
+    reference; the names drawn below are neither headers nor cookies)."""
+    if text.startswith(("[", "{"), at) and not generic._STUB_AT.match(text, at):
+        generic._bracketed(text, name, strength, at, found, reach)
+        return
     written = generic._written(text, at, found, reach)
     if written is None:
         return
@@ -150,10 +152,16 @@ def _judged_afresh(
     generic._withhold(a, b, group, found, reach)
 
 
+def _never(*args: object) -> bool:
+    """``_plain_bare`` handing every value to ``_value`` (the reference's path)."""
+    return False
+
+
 _NAMES = ["password", "PASSWORD", "db_password", "pwd", "OLDPWD", "api_key", "secret",
           "token", "auth_token", "page_token", "client_secret", "dbPassword"]
 _SEPARATORS = ["=", ": ", " = ", '": "', "='", ":=", " => "]
-_VALUES = ["hunter2", "x", "ab", "incorrect", "Invalid", "must", "/etc/passwd", "./a/b",
+_VALUES = ["hunter2", "x", "[1, 2]", "{}", "a\\\"b\\\"", "", "ab", "incorrect",
+           "Invalid", "must", "/etc/passwd", "./a/b",
            "${PASS}", "<your-password>", "xxxxxxxx", "changeme", "correct-horse",
            "s3cr3t!", "aB3dE5gH7jK9mN1pQ3rS", "https://example.com/a", "null", "hunter2.",
            "Authentication", "str", "ZmFrZV9rZXlfZm9yX3Rlc3Rz0123"]
@@ -184,6 +192,7 @@ def test_kept_verdicts_withhold_what_judging_each_did(text: str) -> None:
     now = find_assignments(text)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(generic, "_value", _judged_afresh)
+        mp.setattr(generic, "_plain_bare", _never)
         before = find_assignments(text)
     assert now == before
 
@@ -207,6 +216,7 @@ def test_dense_texts_are_redacted_as_before(engine: str, text: str) -> None:
     now = redact_text(text)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(generic, "_value", _judged_afresh)
+        mp.setattr(generic, "_plain_bare", _never)
         before = redact_text(text)
     assert now.value == before.value
     assert now.withheld == before.withheld

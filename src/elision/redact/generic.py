@@ -362,7 +362,8 @@ def find_assignments(text: str) -> list[Span]:
             continue
         sep = _SEP.match(text, end)
         if sep is not None:
-            _value(text, name, strength, sep.end(), found, reach)
+            if not _plain_bare(text, name, strength, sep.end(), found, reach):
+                _value(text, name, strength, sep.end(), found, reach)
         elif text.startswith("-", start):
             gap = _FLAG_GAP.match(text, end)
             if gap is not None:
@@ -500,6 +501,43 @@ def _value(
 
 
 _UNJUDGED = object()
+#: A bare value (:data:`_VALUE`'s last alternative), and the chars that open the others.
+_BARE = lazy_compile(r"""[^\s"'`,;&<>()\[\]{}]+""")
+_QUOTES = frozenset("\\\"'")
+
+
+def _plain_bare(
+    text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach
+) -> bool:
+    """:func:`_value` for its commonest case in one call, not six: a bare value after a name
+    that is neither a header's nor a cookie's (``password=hunter2``, ``API_KEY=…``). ``False``
+    for any other, which :func:`_value` judges; what it does is what :func:`_value` would."""
+    if at >= len(text) or text[at] in _QUOTES:
+        return False
+    parts = reach.name_words(name)
+    if parts[-1] in ("authorization", "cookie"):
+        return False
+    bare = _BARE.match(text, at)
+    if bare is None:
+        return False  # a bracket (a container), or no value
+    if at < reach.bare_until:
+        return True  # inside a bare value withheld already (_written)
+    b = bare.end()
+    if b - at > _LONGEST_VALUE:
+        _withhold(at, b, "bare", found, reach)
+        return True
+    value = bare.group()
+    key = (name, "bare", value)
+    verdict = reach.verdicts.get(key, _UNJUDGED)
+    if verdict is _UNJUDGED:
+        verdict = reach.verdicts[key] = _verdict(parts, strength, "bare", value)
+    if verdict is False or TEMPLATE.match(text, b) or (
+        verdict is None and _bare_prose(text, at, b)
+    ):
+        return True
+    found.append(Span(at, b, ASSIGNMENT))
+    reach.bare_until = b
+    return True
 
 
 def _verdict(parts: list[str], strength: int, group: str, value: str) -> bool | None:
