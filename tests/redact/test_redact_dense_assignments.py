@@ -15,16 +15,18 @@ token and opens none) read the whole text back at each ``=``: its length squared
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import generic, keywords, redact_text, urls
-from elision.redact.families import TEMPLATE
+from elision.redact import generic, keywords, redact_text, secrets, urls
+from elision.redact.families import PATTERN_FAMILIES, TEMPLATE, Family, sample
 from elision.redact.generic import STRONG, find_assignments
 from elision.redact.rules import Span
+from elision.redact.secrets import find_credentials
 
 
 class _CountingText(str):
@@ -233,3 +235,55 @@ def test_the_regex_engine_finds_a_generic_name_whichever_it_found_last(parts: li
     plain = _PLAIN
     text = "".join(parts)
     assert plain.present(text).generic == any(lit in text.lower() for lit in keywords.GENERIC)
+
+
+# -- a family whose every match holds a char the text lacks is not searched for -------------
+
+class _CountingPattern:
+    """A compiled pattern that counts its searches."""
+
+    def __init__(self, real: re.Pattern[str]) -> None:
+        self.real, self.searches = real, 0
+        self.groupindex = real.groupindex
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        self.searches += 1
+        return self.real.finditer(text)
+
+
+def test_a_text_of_assignments_skips_the_connection_string_search() -> None:
+    """Red before: ADO.NET's connection-string family (keyword ``password=``, any case) was
+    searched for in every piece of assign-under-limit, though its every match holds a ``;``
+    that no piece has: a sixth of the text's redaction."""
+    index = next(i for i, f in enumerate(PATTERN_FAMILIES)
+                 if f.id == "ado-connection-string-password")
+    family = PATTERN_FAMILIES[index]
+    assert family.pattern is not None
+    counting = _CountingPattern(family.pattern)
+    text = "password=hunter2 xxxxxxxxxxxxxxxxxxxxxxx\n" * 50
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(family.__dict__, "pattern", counting)
+        found = find_credentials(text)
+        with_semicolon = find_credentials("Server=db;Password=hunter2;\n" + text)
+    assert len(found) == 50
+    assert counting.searches == 1  # the text with a ";" in it, and only that one
+    assert any(s.rule == family.id for s in with_semicolon)
+
+
+_SEARCHED = [(i, f) for i, f in enumerate(PATTERN_FAMILIES) if f.pattern is not None and f.shapes]
+
+
+@settings(max_examples=400)
+@given(st.sampled_from(_SEARCHED), st.data())
+def test_a_family_skipped_for_a_missing_run_has_no_match(
+        family: tuple[int, Family], data: st.DataObject) -> None:
+    """The skip never skips a match: a family's fake, with chars dropped and its case
+    changed, that lacks one of its runs is not matched by its pattern."""
+    index, fam = family
+    assert fam.pattern is not None
+    fake = sample(fam, data.draw(st.integers(0, len(fam.shapes) - 1)), "skip")[0]
+    keep = data.draw(st.lists(st.booleans(), min_size=len(fake), max_size=len(fake)))
+    text = "".join(c for c, kept in zip(fake, keep, strict=True) if kept)
+    text = data.draw(st.sampled_from([text, text.lower(), text.upper(), text.swapcase()]))
+    if not all(part in text for part in secrets.needs(index)):
+        assert fam.pattern.search(text) is None
