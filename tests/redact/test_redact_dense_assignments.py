@@ -77,6 +77,25 @@ def test_a_value_repeated_after_one_name_is_judged_once(line: str) -> None:
     assert len(calls) == 1
 
 
+def test_a_text_with_no_query_escape_or_scheme_classifies_no_token() -> None:
+    """Red before: each of 100 ``password=`` candidates was cut out and classified as a URL
+    (100 calls); a text with no ``?&;#%``, backslash or ``://`` holds no URL credential."""
+    calls: list[str] = []
+    real = urls.classify_url
+
+    def counting(url: str) -> str | None:
+        calls.append(url)
+        return real(url)
+
+    text = "password=hunter2 xxxxxxxxxxxxxxxxxxxxxxx\n" * 100
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(urls, "classify_url", counting)
+        assert urls.find_signed_urls(text) == []
+        found = urls.find_signed_urls(text + "https://h/p?token=abc&x=1")
+    assert set(calls) == {"https://h/p?token=abc&x=1"}  # the URL alone (and its narrowing)
+    assert len(found) == 1
+
+
 # -- the token's start: the regex that replaced the char loop says what the loop said --------
 
 def _loop_start(text: str, at: int) -> int:
@@ -119,7 +138,7 @@ _URL_CHARS = st.sampled_from([
 
 @given(st.lists(_URL_CHARS, max_size=30).map("".join))
 def test_a_token_the_pre_check_passes_over_classifies_as_nothing(token: str) -> None:
-    if urls._URLISH.search(token) is None:
+    if not urls._urlish(token, 0, len(token)):
         assert urls.classify_url(token) is None
 
 
