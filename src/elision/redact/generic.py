@@ -344,20 +344,24 @@ def find_assignments(text: str) -> list[Span]:
     reach = _Reach(text)
     low = text.lower()
     done = 0
+    size = len(text)
+    strengths: dict[str, int] = {}  # name_strength's, without its call: names repeat
     for hit in _NAME_WORD.finditer(low):
-        if hit.start() < done:
+        start, end = hit.span()
+        if start < done:
             continue
-        start, end = hit.start(), hit.end()
         floor = max(0, start - _LONGEST_NAME)
         while start > floor and text[start - 1] in _NAME_CHARS:
             start -= 1
-        while end < len(text) and end - start < 2 * _LONGEST_NAME and text[end] in _NAME_CHARS:
+        while end < size and end - start < 2 * _LONGEST_NAME and text[end] in _NAME_CHARS:
             end += 1
         done = end
         if start and text[start - 1] == "/":
             continue  # a path's or a URL's last part (/etc/passwd: …) names a file, not a value
         name = text[start:end].strip(".-")
-        strength = name_strength(name)
+        strength = strengths.get(name)
+        if strength is None:
+            strength = strengths[name] = name_strength(name)
         if not strength:
             continue
         sep = _SEP.match(text, end)
