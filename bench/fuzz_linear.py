@@ -192,6 +192,8 @@ SYSTEMATIC: list[Class] = [
     Class("login-words", _repeat("password=x login ")),
     Class("bracket-unclosed", _repeat('secret={"a": "b", ')),
     Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),
+    # ")" closes a token and opens none: one token of candidates, just under the bound.
+    Class("url-token-closers", _repeat("pwd=x)" + "y" * 35)),
     Class("scheme-runs", _repeat("://")),
     Class("at-runs", _repeat("@")),
     Class("pct40-runs", _repeat("%40")),
