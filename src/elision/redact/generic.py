@@ -22,7 +22,7 @@ from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
-from elision.redact.kept import kept
+from elision.redact.kept import LONGEST, kept
 from elision.redact.rules import Span, is_stub
 
 STRONG, WEAK = 2, 1
@@ -493,7 +493,9 @@ def _value(
     key = (name, group, value)
     verdict = reach.verdicts.get(key, _UNJUDGED)
     if verdict is _UNJUDGED:
-        verdict = reach.verdicts[key] = _verdict(parts, strength, group, value)
+        verdict = _verdict(parts, strength, group, value)
+        if len(value) <= LONGEST:  # a long value is judged each time, not held
+            reach.verdicts[key] = verdict
     if verdict is False:
         return
     if group == "bare":
@@ -534,7 +536,9 @@ def _plain_bare(
     key = (name, "bare", value)
     verdict = reach.verdicts.get(key, _UNJUDGED)
     if verdict is _UNJUDGED:
-        verdict = reach.verdicts[key] = _verdict(parts, strength, "bare", value)
+        verdict = _verdict(parts, strength, "bare", value)
+        if len(value) <= LONGEST:  # a long value is judged each time, not held
+            reach.verdicts[key] = verdict
     if verdict is False or TEMPLATE.match(text, b) or (
         verdict is None and _bare_prose(text, at, b)
     ):

@@ -134,6 +134,8 @@ def _urlish(text: str, start: int, end: int) -> bool:
     the regex engine scans for in a tight loop, and a ``find``: an alternation of the two was
     tried at every position, ten times slower)."""
     return _URLISH.search(text, start, end) is not None or text.find("://", start, end) >= 0
+
+
 #: From a position, through the last char that may open a token before a later one
 #: (:data:`_LEFT_STOP`): greedy, so it ends just after the last.
 _THROUGH_LEFT_STOP = lazy_compile("(?s).*[" + re.escape("".join(sorted(_LEFT_STOP))) + "]")
