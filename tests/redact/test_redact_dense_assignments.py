@@ -306,3 +306,13 @@ def test_a_family_skipped_for_a_missing_run_has_no_match(
     text = data.draw(st.sampled_from([text, text.lower(), text.upper(), text.swapcase()]))
     if not all(part in text for part in secrets.needs(index)):
         assert fam.pattern.search(text) is None
+
+
+@given(st.lists(st.sampled_from(["x" * 23, "QUFBQUFBQUFBQUFBQUFBQUFB", "cGFzc3dvcmQ9aHVudGVy",
+                                 " ", "\n", "password=", "y" * 30]), max_size=12))
+def test_the_regex_engine_reads_each_distinct_base64_run_once(parts: list[str]) -> None:
+    """Runs that repeat are read once: what the engine says is what reading each said."""
+    text = "".join(parts)
+    every = any(keywords.holds_base64_form(run.group())
+                for run in keywords.B64_RUN.finditer(text))
+    assert _PLAIN.present(text).base64 == every

@@ -241,8 +241,21 @@ class _Plain:
         escapes = any(lit in text for lit in ESCAPE_EXACT) or (
             "%" in low and any(lit in low for lit in ESCAPE_ANY_CASE)
         )
-        b64 = any(holds_base64_form(run.group()) for run in B64_RUN.finditer(text))
-        return Present(tuple(sorted(families)), generic, escapes, b64)
+        return Present(tuple(sorted(families)), generic, escapes, _holds_b64_form(text))
+
+
+def _holds_b64_form(text: str) -> bool:
+    """Whether a base64 run of ``text`` holds one of :data:`BASE64`, each distinct run read
+    once: a log's lines repeat theirs (a request id, a padding of ``x``), and each read looks
+    up every offset of the run."""
+    read: set[str] = set()
+    for run in B64_RUN.finditer(text):
+        value = run.group()
+        if value not in read:
+            if holds_base64_form(value):
+                return True
+            read.add(value)
+    return False
 
 
 _built: list[_Hyperscan | _Plain] = []
