@@ -105,7 +105,7 @@ def _loop_start(text: str, at: int) -> int:
     return at
 
 
-_TOKEN_CHARS = st.sampled_from(list("ab=)( \t\n\"'<>`[]{}|:/?&%@.,;\\"))
+_TOKEN_CHARS = st.sampled_from(list("ab=)( \t\n\r\f\v\"'<>`[]{}|:/?&%@.,;\\"))
 
 
 @given(st.text(_TOKEN_CHARS, max_size=60), st.lists(st.integers(0, 60), max_size=12))
