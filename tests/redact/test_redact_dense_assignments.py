@@ -3,10 +3,12 @@
 Issue 23: a text just under the density bound (``bench/fuzz_linear.py``'s
 ``assign-under-limit``, 100 ``password=`` values per 4 KB) cost some 500 times prose, most of
 it the precise rules judging each candidate afresh. The judging of a value is now kept for the
-text (the same value after the same name is judged once), and the URL rules tell a candidate
-that holds no query, escape or scheme without parsing it. The differentials below check that
-these shortcuts withhold exactly what the per-candidate path did, on generated dense texts,
-with hyperscan and with the regex engine.
+text (the same value after the same name is judged once), the URL rules tell a candidate
+that holds no query, escape or scheme without parsing it, a family whose every match holds a
+literal the text lacks is not searched for, and the regex engine tries the generic name it
+found last first and reads each distinct base64 run once. The red-first tests count calls;
+the differentials check that these shortcuts withhold exactly what the per-candidate path
+did, on generated dense texts, with hyperscan and with the regex engine.
 
 Found beside them (by reading ``urls._token_bounds``): the token around each URL candidate
 was found by a char loop back to the token's start, so ``pwd=x)pwd=x)…`` (a ``)`` closes a
