@@ -192,6 +192,8 @@ SYSTEMATIC: list[Class] = [
     Class("login-words", _repeat("password=x login ")),
     Class("bracket-unclosed", _repeat('secret={"a": "b", ')),
     Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),
+    # ")" closes a token and opens none: one token of candidates, just under the bound.
+    Class("url-token-closers", _repeat("pwd=x)" + "y" * 35)),
     Class("scheme-runs", _repeat("://")),
     Class("at-runs", _repeat("@")),
     Class("pct40-runs", _repeat("%40")),
@@ -293,19 +295,23 @@ def _child(name: str, size: int, target: str, runs: int, drawn_count: int) -> di
     except OSError:
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     times = []
+    cpu = []  # CPU time: steadier than wall time on a machine other work loads
     peak = 0
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         call()
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
         if not peak:  # the first call's: a later one may reuse what the first freed
             try:
                 peak = _status_kb("VmHWM")
             except OSError:
                 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     times.sort()
+    cpu.sort()
     n = len(payload if isinstance(payload, bytes) else payload.encode())
-    return {"s": times[0], "median": times[len(times) // 2], "peak": max(0, peak - base) * 1024,
+    return {"s": times[0], "median": times[len(times) // 2], "cpu": cpu[len(cpu) // 2],
+            "peak": max(0, peak - base) * 1024,
             "len": n, "json": isinstance(payload, bytes)}
 
 

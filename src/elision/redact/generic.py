@@ -22,7 +22,7 @@ from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
-from elision.redact.kept import kept
+from elision.redact.kept import LONGEST, kept
 from elision.redact.rules import Span, is_stub
 
 STRONG, WEAK = 2, 1
@@ -319,6 +319,18 @@ class _Reach:
         self.header_until = -1
         #: Where the last bare value withheld ends.
         self.bare_until = -1
+        #: Each name's words, and each (name, how written, value)'s verdict (:func:`_verdict`):
+        #: a dense text repeats both (a log's every line has its ``password=…``), and the
+        #: judging of one value was most of what a candidate cost.
+        self.words: dict[str, list[str]] = {}
+        self.verdicts: dict[tuple[str, str, str], bool | None] = {}
+
+    def name_words(self, name: str) -> list[str]:
+        """:func:`words` of ``name``, read once a text."""
+        got = self.words.get(name)
+        if got is None:
+            got = self.words[name] = words(name)
+        return got
 
     def line_end(self, at: int) -> int:
         """Where the line that ``at`` is on ends (its ``\r`` or ``\n``, or the text's end)."""
@@ -332,25 +344,30 @@ def find_assignments(text: str) -> list[Span]:
     reach = _Reach(text)
     low = text.lower()
     done = 0
+    size = len(text)
+    strengths: dict[str, int] = {}  # name_strength's, without its call: names repeat
     for hit in _NAME_WORD.finditer(low):
-        if hit.start() < done:
+        start, end = hit.span()
+        if start < done:
             continue
-        start, end = hit.start(), hit.end()
         floor = max(0, start - _LONGEST_NAME)
         while start > floor and text[start - 1] in _NAME_CHARS:
             start -= 1
-        while end < len(text) and end - start < 2 * _LONGEST_NAME and text[end] in _NAME_CHARS:
+        while end < size and end - start < 2 * _LONGEST_NAME and text[end] in _NAME_CHARS:
             end += 1
         done = end
         if start and text[start - 1] == "/":
             continue  # a path's or a URL's last part (/etc/passwd: …) names a file, not a value
         name = text[start:end].strip(".-")
-        strength = name_strength(name)
+        strength = strengths.get(name)
+        if strength is None:
+            strength = strengths[name] = name_strength(name)
         if not strength:
             continue
         sep = _SEP.match(text, end)
         if sep is not None:
-            _value(text, name, strength, sep.end(), found, reach)
+            if not _plain_bare(text, name, strength, sep.end(), found, reach):
+                _value(text, name, strength, sep.end(), found, reach)
         elif text.startswith("-", start):
             gap = _FLAG_GAP.match(text, end)
             if gap is not None:
@@ -380,7 +397,8 @@ def _value_at(text: str, at: int) -> tuple[int, int, str] | None:
     match = _VALUE.match(text, at)
     if match is None:
         return None
-    group = next(g for g in ("esc", "dq", "sq", "bare") if match.group(g) is not None)
+    group = match.lastgroup  # each alternative is one named group, with none inside it
+    assert group is not None
     a, b = match.span(group)
     return a, b, group
 
@@ -428,7 +446,8 @@ def _withhold(a: int, b: int, group: str, found: list[Span], reach: _Reach) -> N
 def _value(
     text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach
 ) -> None:
-    last = words(name)[-1]
+    parts = reach.name_words(name)
+    last = parts[-1]
     if last == "authorization":
         quoted = _QUOTED.match(text, at)
         if quoted is not None:  # "Authorization": "Token …" written as JSON or a string
@@ -461,7 +480,7 @@ def _value(
                 reach.header_until = at + len(value)
         return
     if last == "cookie":
-        _cookies(text, at, first_only=words(name)[-2:-1] == ["set"], found=found)
+        _cookies(text, at, first_only=parts[-2:-1] == ["set"], found=found)
         return
     if text.startswith(("[", "{"), at) and not _STUB_AT.match(text, at):
         _bracketed(text, name, strength, at, found, reach)
@@ -471,18 +490,83 @@ def _value(
         return
     a, b, group = written
     value = text[a:b]
-    if placeholder(value) or (group == "bare" and TEMPLATE.match(text, b)):
+    key = (name, group, value)
+    verdict = reach.verdicts.get(key, _UNJUDGED)
+    if verdict is _UNJUDGED:
+        verdict = _verdict(parts, strength, group, value)
+        if len(value) <= LONGEST:  # a long value is judged each time, not held
+            reach.verdicts[key] = verdict
+    if verdict is False:
         return
-    if is_location(value) or (_bare_prose(text, a, b) if group == "bare" else prose(value)):
-        return  # what a prompt, a validator or an error says next (Password: incorrect)
-    if strength == STRONG:
-        if words(name) in (["pwd"], ["oldpwd"]) and _path(value):
+    if group == "bare":
+        if TEMPLATE.match(text, b):
             return
-        if len(value) < 3:
-            return
-    elif not opaque(value):
-        return
+        if verdict is None and _bare_prose(text, a, b):
+            return  # what a prompt, a validator or an error says next (Password: incorrect)
     _withhold(a, b, group, found, reach)
+
+
+_UNJUDGED = object()
+#: A bare value (:data:`_VALUE`'s last alternative), and the chars that open the others.
+_BARE = lazy_compile(r"""[^\s"'`,;&<>()\[\]{}]+""")
+_QUOTES = frozenset("\\\"'")
+
+
+def _plain_bare(
+    text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach
+) -> bool:
+    """:func:`_value` for its commonest case in one call, not six: a bare value after a name
+    that is neither a header's nor a cookie's (``password=hunter2``, ``API_KEY=…``). ``False``
+    for any other, which :func:`_value` judges; what it does is what :func:`_value` would."""
+    if at >= len(text) or text[at] in _QUOTES:
+        return False
+    parts = reach.name_words(name)
+    if parts[-1] in ("authorization", "cookie"):
+        return False
+    bare = _BARE.match(text, at)
+    if bare is None:
+        return False  # a bracket (a container), or no value
+    if at < reach.bare_until:
+        return True  # inside a bare value withheld already (_written)
+    b = bare.end()
+    if b - at > _LONGEST_VALUE:
+        _withhold(at, b, "bare", found, reach)
+        return True
+    value = bare.group()
+    key = (name, "bare", value)
+    verdict = reach.verdicts.get(key, _UNJUDGED)
+    if verdict is _UNJUDGED:
+        verdict = _verdict(parts, strength, "bare", value)
+        if len(value) <= LONGEST:  # a long value is judged each time, not held
+            reach.verdicts[key] = verdict
+    if verdict is False or TEMPLATE.match(text, b) or (
+        verdict is None and _bare_prose(text, at, b)
+    ):
+        return True
+    found.append(Span(at, b, ASSIGNMENT))
+    reach.bare_until = b
+    return True
+
+
+def _verdict(parts: list[str], strength: int, group: str, value: str) -> bool | None:
+    """Whether a value written after a name of these words is withheld, as far as the value
+    alone tells: ``True`` or ``False``, or ``None`` for a bare value of letters, which the
+    words after it on its line may make a message (:func:`_bare_prose`). A template right
+    after a bare value (``pass${N}``) is the caller's to see."""
+    if placeholder(value) or is_location(value):
+        return False
+    if group != "bare" and prose(value):
+        return False
+    if strength == STRONG:
+        if (parts in (["pwd"], ["oldpwd"]) and _path(value)) or len(value) < 3:
+            return False
+    elif not opaque(value):
+        return False
+    if group != "bare":
+        return True
+    # A word that is not letters alone is no message's first word, and alone it is none of
+    # PROSE_WORDS (all letters): _bare_prose says no whatever follows it.
+    return None if value.strip(_WORD_EDGE).lower().replace("-", "").isalpha() else True
 
 
 #: How far an object or array under a credential's name is read (it may span lines).

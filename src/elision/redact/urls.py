@@ -84,7 +84,9 @@ def find_signed_urls(text: str) -> list[Span]:
     spans: dict[tuple[int, int], str] = {}
     low = text.lower()
     patterns = []
-    if "=" in low:
+    if "=" in low and _urlish(text, 0, len(text)):
+        # Each token it finds is classified, and a token holds a credential only where the
+        # text has a query, an escape or a scheme somewhere (a dense .env or log has none).
         patterns.append(_TRIGGERS[0])
     if "%" in low:  # "%3d", or "%253d" encoded twice
         patterns.append(_TRIGGERS[1])
@@ -94,19 +96,23 @@ def find_signed_urls(text: str) -> list[Span]:
         patterns.append(_SLACK_HOOK)
     for pattern in patterns:
         covered = -1
+        starts = _TokenStarts(text)
         for match in pattern.finditer(text):
             if match.start() < covered:
                 continue  # in the token just looked at: keeps a huge one-token text linear
-            if pattern is _USERINFO and "'" in match.group() and _quoted(text, match.start()):
+            if pattern is _USERINFO and "'" in match.group() and _quoted(
+                    text, starts.at(match.start())):
                 continue  # the quote closes a single-quoted URL: this is no password
-            start, end, tail = _token_bounds(text, match.start(), match.end())
+            start, end, tail = _token_bounds(text, starts.at(match.start()), match.end())
             covered = end
             if (start, end) in spans:
                 continue
-            rule = (
-                "slack-webhook-url" if pattern is _SLACK_HOOK
-                else classify_url(text[start:end])
-            )
+            if pattern is _SLACK_HOOK:
+                rule: str | None = "slack-webhook-url"
+            elif not _urlish(text, start, end):
+                rule = None  # no query, no escape, no scheme: classify_url finds nothing
+            else:
+                rule = classify_url(text[start:end])
             if rule is not None:
                 token_end = end
                 start, end = _narrowed(text, start, end, match.start(), rule)
@@ -116,11 +122,50 @@ def find_signed_urls(text: str) -> list[Span]:
     return [Span(start, end, rule) for (start, end), rule in spans.items()]
 
 
-def _quoted(text: str, at: int) -> bool:
-    """Whether the URL whose ``://`` is at ``at`` is opened by a ``'``."""
-    start = at
-    while start > 0 and text[start - 1] not in _LEFT_STOP:
-        start -= 1
+#: What a token must hold for :func:`classify_url` to find a credential in it: a parameter's
+#: separator (``?&;#``, ``&amp;``), an escape that may spell one (``%26``, ``\\u0026``), or a
+#: scheme's ``://`` for a userinfo (``:\\/\\/`` holds a backslash). A candidate in prose
+#: (``password=hunter2``) is told in one search, not normalized and parsed.
+_URLISH = lazy_compile(r"[?&;#%\\]")
+
+
+def _urlish(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds what :data:`_URLISH` says (a char class alone, which
+    the regex engine scans for in a tight loop, and a ``find``: an alternation of the two was
+    tried at every position, ten times slower)."""
+    return _URLISH.search(text, start, end) is not None or text.find("://", start, end) >= 0
+
+
+#: From a position, through the last char that may open a token before a later one
+#: (:data:`_LEFT_STOP`): greedy, so it ends just after the last.
+_THROUGH_LEFT_STOP = lazy_compile("(?s).*[" + re.escape("".join(sorted(_LEFT_STOP))) + "]")
+#: A run of chars that do not close a token (:data:`_RIGHT_STOP`).
+_TOKEN_REST = lazy_compile("[^" + re.escape("".join(sorted(_RIGHT_STOP))) + "]*")
+
+
+class _TokenStarts:
+    """Where the token around a position starts, for positions that only grow: each char is
+    read once however many candidates one token holds. A char loop back from each candidate
+    read the whole of ``a=b)a=b)…`` at each ``=`` (``)`` closes a token but opens none): its
+    length squared."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.read = 0  # chars before this were read
+        self.start = 0  # where the token around ``read`` starts
+
+    def at(self, pos: int) -> int:
+        if pos < self.read:
+            self.read = self.start = 0
+        stop = _THROUGH_LEFT_STOP.match(self.text, self.read, pos)
+        if stop is not None:
+            self.start = stop.end()
+        self.read = pos
+        return self.start
+
+
+def _quoted(text: str, start: int) -> bool:
+    """Whether the URL whose token starts at ``start`` is opened by a ``'``."""
     return start > 0 and text[start - 1] == "'"
 
 
@@ -183,14 +228,12 @@ def _normalize(url: str) -> str:
 
 
 def _token_bounds(text: str, start: int, end: int) -> tuple[int, int, int]:
-    """The whitespace- or quote-delimited token around ``text[start:end]``, less the
-    punctuation that may close a sentence, and how many chars of that punctuation there are."""
-    while start > 0 and text[start - 1] not in _LEFT_STOP:
-        start -= 1
-    limit = len(text)
-    while end < limit and text[end] not in _RIGHT_STOP:
-        end += 1
-    full = end
+    """The whitespace- or quote-delimited token that starts at ``start`` (from
+    :class:`_TokenStarts`) and holds ``text[start:end]``, less the punctuation that may close
+    a sentence, and how many chars of that punctuation there are."""
+    rest = _TOKEN_REST.match(text, end)
+    assert rest is not None  # it matches the empty string
+    end = full = rest.end()
     while end > start and text[end - 1] in _TRAILING:
         end -= 1
     return start, end, full - end
