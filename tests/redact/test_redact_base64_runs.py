@@ -1,0 +1,138 @@
+"""Base64 runs that repeat a keyword's head mid-run (issue 23), searched without a stop at each.
+
+A keyword's head in base64 (four chars, ``QUFB`` for ``AAA``) is a trigger only where it opens
+a run. The base64 of ``AAAA…`` after one other char (``xQUFBQUFB…``) repeats a head every few
+bytes, none of them opening a run: a regex that skipped to each head and looked behind it
+stopped at every one (bench/fuzz_linear.py's ``run-b64-heads-mid``, 19-35x prose). The head
+search is a hyperscan pass of a few literals now; these tests hold it to what the regex found.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from elision.redact import redact_text, triggers
+from elision.redact.keywords import B64_HEADS
+from elision.redact.textbytes import text_bytes
+
+HYPERSCAN = triggers.engine_name() == "hyperscan"
+needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="the head search is hyperscan's")
+
+#: Heads, and the chars around them that decide whether one opens a run.
+SOME_HEADS = [*sorted(B64_HEADS)[:3], "QUFB", "c2st"]
+PIECES = st.sampled_from([
+    *SOME_HEADS, "x", "A", "+", "/", "_", "-", "=", " ", "\n", '"', "\\", "\\n", "\\t", "n",
+    "é", "\x00", ":",
+])
+
+
+def _reference(data: bytes, heads: set[str], stop: bytes, *, first: bool) -> list[int]:
+    """The head search as it was: a regex a head, the head then a look behind it (the
+    last byte of each head that opens a run, the first a stretch)."""
+    found: list[int] = []
+    for head in sorted(heads):
+        lit = re.escape(head).encode()
+        pattern = re.compile(
+            lit + rb"(?:(?<![A-Za-z0-9+/_\-]" + lit + rb")|(?<=\\[nrtbf]" + lit + rb"))")
+        match = pattern.search(data)
+        while match is not None:
+            found.append(match.start() + 3)
+            if first:
+                return found
+            nxt = data.find(stop, match.start() + 1)
+            if nxt < 0:
+                break
+            match = pattern.search(data, nxt)
+    return found
+
+
+def _stretches(data: bytes, positions: list[int], stop: bytes) -> set[int]:
+    """Which stretch (counted by ``stop``) each position is in."""
+    return {data.count(stop, 0, pos) for pos in positions}
+
+
+def _opening(data: bytes, pos: int) -> bool:
+    start = pos - 3
+    if data[start:pos + 1].decode("latin-1") not in B64_HEADS:
+        return False
+    from elision.redact.keywords import opens_run
+
+    return opens_run(data, start)
+
+
+@needs_hyperscan
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=60).map("".join), st.sampled_from([b"\n", b'"']),
+       st.integers(min_value=4, max_value=16))
+@example("xQUFBQUFB" * 20 + "\n" + " QUFB", b"\n", 8)
+@example("QUFB", b"\n", 4)
+@example("\\nQUFB\\QUFB", b'"', 5)
+def test_the_head_search_finds_the_stretches_the_regex_did(
+    text: str, stop: bytes, block: int,
+) -> None:
+    """Every stretch where a head opens a run holds a position, each position is the last
+    byte of a head that opens one, and with ``first`` there is one exactly when the regex
+    found one; blocks made small so heads fall across their ends."""
+    data = text.encode()
+    engine: Any = triggers.engine()
+    heads = {h for h in SOME_HEADS if h in text}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "_HEAD_BLOCK", block)
+        got = engine._opening_heads(data, heads, stop, first=False)
+        one = engine._opening_heads(data, heads, stop, first=True)
+    want = _reference(data, heads, stop, first=False)
+    assert _stretches(data, got, stop) == _stretches(data, want, stop)
+    assert all(_opening(data, pos) for pos in got)
+    assert bool(one) == bool(want) and len(one) <= 1
+    assert all(_opening(data, pos) for pos in one)
+
+
+@needs_hyperscan
+def test_a_run_repeating_a_head_mid_run_is_not_searched_head_by_head(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found with bench/fuzz_linear.py (``run-b64-heads-mid``, 19-35x prose): the head search
+    was a regex a head, which stopped at every repeat in C to look behind it. Red before:
+    ``first_per_stretch`` ran once for the head found (a search that stopped 111,111 times);
+    now the heads are one hyperscan pass of literals that never match mid-run."""
+    calls: list[object] = []
+    real = triggers.first_per_stretch
+
+    def counted(*args: Any, **kwargs: Any) -> list[int]:
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(triggers, "first_per_stretch", counted)
+    redact_text("xQUFBQUFB" * 111_111)  # withheld whole as credential-dense, as before
+    assert calls == []
+
+
+@needs_hyperscan
+def test_a_head_that_opens_a_run_is_still_withheld() -> None:
+    """The head search's answer reaches the judge: a run that opens with the base64 of a
+    credential is withheld: mid-line, at the text's start, after a line of mid-run heads."""
+    import base64
+
+    secret = "ghp_" + "Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j"
+    run = base64.b64encode(f"token {secret} end".encode()).decode()
+    for text in (f"see {run} here", run, f"{'xQUFBQUFB' * 50}\nnote {run}"):
+        out = redact_text(text).value
+        assert run not in out and secret not in out
+
+
+@needs_hyperscan
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["xQUFB", "QUFB", " ", "\n", "QUFBQUFB", "=", "é"]),
+                max_size=40).map("".join))
+def test_heads_at_random_places_in_runs_keep_their_triggers(text: str) -> None:
+    """The text trigger search keeps a position in every line where a head opens a run."""
+    data = text_bytes(text)
+    raw = text.encode()
+    positions = triggers.engine().scan(data, keys=False)[0]
+    want = _stretches(raw, _reference(raw, {"QUFB"}, b"\n", first=False), b"\n")
+    assert want <= _stretches(raw, positions, b"\n")
