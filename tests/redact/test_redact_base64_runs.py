@@ -9,6 +9,7 @@ search is a hyperscan pass of a few literals now; these tests hold it to what th
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
@@ -136,3 +137,100 @@ def test_heads_at_random_places_in_runs_keep_their_triggers(text: str) -> None:
     positions = triggers.engine().scan(data, keys=False)[0]
     want = _stretches(raw, _reference(raw, {"QUFB"}, b"\n", first=False), b"\n")
     assert want <= _stretches(raw, positions, b"\n")
+
+
+# -- NDJSON: a trigger on every long line ------------------------------------------------------
+
+WORDS = st.sampled_from(["the", "quick", "fox", "status", "ok", "é", "QUFB", "c2stdGVzdA", "="])
+TRIGGERS = st.sampled_from([
+    "sk-" + "Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0n", "password=hunter2x9",
+    "Authorization: Bearer Zx9Kq2Lm4Np7Rt5Vw8Yb", "ghp_" + "Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j",
+    "c2stQWIzZEVmNmhJajlsTW4ycFFyNXRVdjh4WXoxYkNkNGZHaDdqS2wwbg==", "Bearer", "sk-",
+])
+
+
+@st.composite
+def ndjson_lines(draw: st.DrawFn) -> str:
+    """Lines of filler each about a piece long or longer, a trigger at a random place in most."""
+    lines = []
+    for _ in range(draw(st.integers(min_value=1, max_value=12))):
+        words = draw(st.lists(WORDS, min_size=0, max_size=30))
+        filler = " ".join(words) * draw(st.integers(min_value=1, max_value=60))
+        at = draw(st.integers(min_value=0, max_value=len(filler)))
+        trigger = draw(st.one_of(st.just(""), TRIGGERS))
+        lines.append('{"note":"' + filler[:at] + " " + trigger + " " + filler[at:] + '"}')
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+def _line(n: int) -> str:
+    rng = random.Random(n)
+    key = "sk-" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(40))
+    note, more = "the quick brown fox " * 42, "jumps over the lazy dog " * 35
+    return f'{{"id":{n},"note":"{note} api_key={key}","more":"{more}"}}'
+
+
+NDJSON = "\n".join(_line(n) for n in range(300)) + "\n"
+
+
+@settings(max_examples=150, deadline=None)
+@given(ndjson_lines())
+def test_runs_found_by_their_marks_withhold_what_the_regex_runs_did(text: str) -> None:
+    """Each base64 run of a piece found by its marks: the spans are those of the judge with
+    the regex finding each run, as it was."""
+    from elision.redact import scan
+    from elision.redact.keywords import B64_RUN
+
+    got = scan.find_spans(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "_runs", B64_RUN.finditer)
+        want = scan.find_spans(text)
+    assert got == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["A", "b", "9", "+", "/", "_", "-", "=", "==", " ", "\n",
+                                 "é", "A" * 19, "Q" * 20, ":"]), max_size=40).map("".join))
+def test_the_runs_found_by_their_marks_are_the_regex_runs(text: str) -> None:
+    from elision.redact import scan
+    from elision.redact.keywords import B64_RUN
+
+    assert [m.span() for m in scan._runs(text)] == [m.span() for m in B64_RUN.finditer(text)]
+
+
+def test_ndjson_with_a_key_a_line_tries_no_run_regex_at_each_word(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found with bench/fuzz_linear.py (``ndjson-sk-lines``, 91-96x prose): NDJSON records of
+    about 1.8 KB that each hold an ``sk-`` key. Each line is longer than a piece, so each is a
+    piece of its own, read one line on (every line judged twice), and the base64 run regex
+    was tried at every word of each piece: most of the judging. Red before: a regex search of
+    runs for each of the 300 pieces; now none (an ASCII text's runs are found by their marks,
+    the regex tried only where one starts)."""
+    from elision.redact import scan
+    from elision.redact.keywords import B64_RUN
+
+    judged: list[int] = []
+    searches: list[int] = []
+    real_precise = scan._precise
+
+    def precise(text: str, offset: int, depth: int = 0) -> Any:
+        if depth == 0:
+            judged.append(len(text))
+        return real_precise(text, offset, depth)
+
+    class Counted:
+        pattern = B64_RUN.pattern
+
+        def finditer(self, text: str) -> Any:
+            searches.append(len(text))
+            return B64_RUN.finditer(text)
+
+        def match(self, text: str, pos: int) -> Any:
+            return B64_RUN.match(text, pos)
+
+    monkeypatch.setattr(scan, "_precise", precise)
+    monkeypatch.setattr(scan, "B64_RUN", Counted())
+    out = redact_text(NDJSON)
+    assert len(out.withheld) == 300
+    assert sum(judged) <= 2.0 * len(NDJSON)  # each line as a piece and as the one read on
+    assert searches == []
