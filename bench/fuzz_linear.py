@@ -310,20 +310,23 @@ def _child(name: str, size: int, target: str, runs: int, drawn_count: int) -> di
     except OSError:
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     times = []
+    cpu = []
     peak = 0
     for _ in range(runs):
-        start = time.perf_counter()
+        start, used = time.perf_counter(), time.process_time()
         call()
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - used)
         if not peak:  # the first call's: a later one may reuse what the first freed
             try:
                 peak = _status_kb("VmHWM")
             except OSError:
                 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     times.sort()
+    cpu.sort()
     n = len(payload if isinstance(payload, bytes) else payload.encode())
-    return {"s": times[0], "median": times[len(times) // 2], "peak": max(0, peak - base) * 1024,
-            "len": n, "json": isinstance(payload, bytes)}
+    return {"s": times[0], "median": times[len(times) // 2], "cpu": cpu[len(cpu) // 2],
+            "peak": max(0, peak - base) * 1024, "len": n, "json": isinstance(payload, bytes)}
 
 
 def _classes(drawn_count: int) -> dict[str, Class]:
