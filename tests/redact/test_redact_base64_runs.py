@@ -234,3 +234,19 @@ def test_ndjson_with_a_key_a_line_tries_no_run_regex_at_each_word(
     assert len(out.withheld) == 300
     assert sum(judged) <= 2.0 * len(NDJSON)  # each line as a piece and as the one read on
     assert searches == []
+
+
+@given(st.text(alphabet=st.one_of(st.sampled_from("aZ9-_+/=xK0 "), st.characters()),
+               max_size=60))
+@example("sk-learn-style-names")
+@example("Ab3")
+@example("\u0661Ab")  # an Arabic-Indic digit: not ASCII, read char by char as before
+def test_a_keys_mix_of_cases_and_digits_is_read_as_before(value: str) -> None:
+    """The ``mixed`` and ``digit`` checks a key's value must pass, tested in C for an ASCII
+    value (most of judging an NDJSON line that holds a key was a Python step a char)."""
+    from elision.redact import families
+
+    mixed = (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
+             and any(c.islower() for c in value))
+    assert families.CHECKS["mixed"](value) is mixed
+    assert families.CHECKS["digit"](value) is any(c.isdigit() for c in value)
