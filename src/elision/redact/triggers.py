@@ -221,7 +221,7 @@ class _Hyperscan:
         return scratch
 
     def _heads_db(self, heads: tuple[str, ...]) -> Any:
-        """A database of ``heads``, each where it opens a run (:data:`_OPENS`)."""
+        """A database of ``heads``, each after each of :data:`_OPENERS` (literals)."""
         with self._lock:
             db = self._head_dbs.pop(heads, None)
             if db is None:
