@@ -164,6 +164,22 @@ def _ndjson_deep(size: int) -> str:
     return "\n".join([one] * max(2, size // (len(one) + 1))) + "\n"
 
 
+def _ndjson_sk_lines(size: int) -> str:
+    # NDJSON records of about 1.8 KB, each with one key-like "sk-" value among prose: every
+    # line holds a trigger, and a line is longer than the judge's piece (issue 23).
+    rng = random.Random(11)
+    out: list[str] = []
+    total = 0
+    while total < size:
+        note = " ".join(rng.choice(WORDS) for _ in range(280))
+        key = "sk-" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(40))
+        line = orjson.dumps({"id": len(out), "note": note[:850], "key": key,
+                             "more": note[850:1700]}).decode()
+        out.append(line)
+        total += len(line) + 1
+    return "\n".join(out) + "\n"
+
+
 def _pem(size: int) -> str:
     return _repeat("-----BEGIN PRIVATE KEY-----\nMIIE\n")(size)
 
@@ -222,6 +238,7 @@ SYSTEMATIC: list[Class] = [
     Class("json-string-escaped", lambda n: orjson.dumps({"content": _prose(n)})),
     Class("json-strings-few", _json_strings_few),
     Class("ndjson-deep", _ndjson_deep),
+    Class("ndjson-sk-lines", _ndjson_sk_lines),
     Class("json-deep-lists", _json_deep_lists),
     Class("json-nested-to-size", _json_nested_to_size),
     Class("json-deep-wide", _json_deep_wide),

@@ -92,6 +92,26 @@ _AT_SHARE = 64
 _SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT, _HEAD = range(7)
 #: A keyword's head in base64 (four chars): a trigger only where it opens a run.
 _HEADS = tuple(sorted(keywords.B64_HEADS))
+#: What opens a run before a head (keywords.opens_run): a char no run holds, or a JSON escape
+#: such as \n (whose "n" would otherwise read as part of the run); or the data's start. The
+#: head search reads a copy of the data with every char no run holds made a space, but the
+#: ones that end a stretch and the escapes' backslash: then a head that opens a run is one of
+#: a few literals, where a regex had to stop at each repeat of a head to look behind it, and
+#: in a run that repeats one that was a stop every few bytes (issue 23). ``_RUN_BYTES`` is
+#: keywords.B64_RUN's class; the stops are TEXT_STOP and JSON_STOP.
+_OPENERS = (b" ", b"\n", b'"', b"\\", *(b"\\" + bytes([c]) for c in b"nrtbf"))
+_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+_OPENING = bytes(c if c in _RUN_BYTES or bytes([c]) in _OPENERS else 0x20 for c in range(256))
+#: The head search translates and scans the data this many bytes at a time (the copy is
+#: no bigger), each block read on by :data:`_OPENER_REACH` so a head across its end is seen.
+_HEAD_BLOCK = 1 << 16
+_OPENER_REACH = 5
+#: The heads a scan found are looked for with a database of at most this many (each as
+#: :data:`_OPENERS` literals), compiled in milliseconds and kept like the others.
+_HEADS_PER_DB = 64
+#: Head databases held in memory, the oldest dropped first: a scan finds a few heads, and the
+#: same few again in results of the same kind.
+_HEAD_DBS = 32
 #: What ends a stretch: every caller asks whether a line (a text) or a string (a compact JSON
 #: serialization) holds a trigger, never where in it, and no trigger crosses one of these
 #: (a JSON key's literal ends at its closing quote, so its own stretch is the quote on).
@@ -152,6 +172,7 @@ class _Hyperscan:
         self.gates = frozenset(range(gates, self.key_ids))
         self._userinfo: Any = None
         self._body: Any = None
+        self._head_dbs: dict[tuple[str, ...], Any] = {}
         # The mid-token keywords' windows in base64 are regexes, not literals: a second pass,
         # compiled apart so the literal set stays quick to compile. Loaded here, where the
         # literal sets wait for their first scan, so that a hyperscan unusable on this host
@@ -185,6 +206,65 @@ class _Hyperscan:
             setattr(self._local, name, scratch)
         return scratch
 
+    def _heads_scratch(self, heads: tuple[str, ...], db: Any) -> Any:
+        # A scratch a thread and set of heads (this binding cannot grow one to fit another
+        # database), dropped as the databases are; one compiled again for the same set of
+        # heads needs the same space.
+        held: dict[tuple[str, ...], Any] | None = getattr(self._local, "heads", None)
+        if held is None:
+            held = self._local.heads = {}
+        scratch = held.get(heads)
+        if scratch is None:
+            if len(held) >= _HEAD_DBS:
+                held.pop(next(iter(held)))
+            scratch = held[heads] = self.hs.Scratch(db)
+        return scratch
+
+    def _heads_db(self, heads: tuple[str, ...]) -> Any:
+        """A database of ``heads``, each after each of :data:`_OPENERS` (literals)."""
+        with self._lock:
+            db = self._head_dbs.pop(heads, None)
+            if db is None:
+                exprs = [opener + head.encode() for head in heads for opener in _OPENERS]
+                db = self._compile(exprs, [0] * len(exprs), literal=True)
+                if len(self._head_dbs) >= _HEAD_DBS:
+                    self._head_dbs.pop(next(iter(self._head_dbs)))
+            self._head_dbs[heads] = db  # the newest last
+            return db
+
+    def _opening_heads(
+        self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+    ) -> list[int]:
+        """The last byte of a head among ``heads`` where it opens a base64 run, at least one
+        a stretch that holds one, at most one a stretch a block (:data:`_HEAD_BLOCK`) and
+        database of heads (:data:`_HEADS_PER_DB`). A hyperscan pass over each block of the
+        data translated by :data:`_OPENING`: a run that repeats a head mid-run (the base64 of
+        ``AAAA…`` after one other char) reports nothing."""
+        hits: list[int] = []
+        if bytes(data[:4]).decode("latin-1") in heads:
+            hits.append(3)  # a head at the start opens a run
+            if first:
+                return hits
+        names = sorted(heads)
+        groups = [tuple(names[at:at + _HEADS_PER_DB])
+                  for at in range(0, len(names), _HEADS_PER_DB)]
+        dbs = [(self._heads_db(group), group) for group in groups]
+        view = memoryview(buffer(data))
+        size = len(data)
+        for at in range(0, size, _HEAD_BLOCK):
+            block = view[at:at + _HEAD_BLOCK + _OPENER_REACH].tobytes().translate(_OPENING)
+
+            def keep(expr: int, pos: int, at: int = at) -> bool:
+                hits.append(at + pos)
+                return True
+
+            for db, group in dbs:
+                self._stretches(db, "heads", block, stop, keep, first=first,
+                                scratch=self._heads_scratch(group, db))
+                if first and hits:
+                    return hits
+        return list(dict.fromkeys(hits))  # a head in a block's reach is seen twice
+
     def _userinfo_db(self) -> Any:
         with self._lock:
             if self._userinfo is None:
@@ -213,6 +293,7 @@ class _Hyperscan:
         self, db: Any, name: str, data: bytes | AsciiBytes, stop: bytes,
         keep: Callable[[int, int], bool], *, first: bool = False,
         gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
+        scratch: Any = None,
     ) -> None:
         """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
         stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
@@ -228,7 +309,8 @@ class _Hyperscan:
         than that many Python calls and a long line no more than one window's. The windows
         after a dense one are first counted in C (:meth:`_goes_on`): a stretch of many lines
         costs one window's calls, not seventeen for each of its windows."""
-        scratch = self._scratch(name, db)
+        if scratch is None:
+            scratch = self._scratch(name, db)
         view = memoryview(buffer(data))
         size = len(data)
         base = 0
@@ -346,7 +428,7 @@ class _Hyperscan:
             db.scan(body, match_event_handler=on_match, scratch=self._scratch("body", db))
         if _SECRET in found:
             return found
-        opening = bool(heads) and bool(_opening_heads(body, heads, JSON_STOP, first=True))
+        opening = bool(heads) and bool(self._opening_heads(body, heads, JSON_STOP, first=True))
         if (opening or (_AT in found and self._userinfo_in(body, JSON_STOP, first=True))
                 or self._windows_in(body, JSON_STOP, first=True)):
             found.add(_SECRET)
@@ -424,7 +506,7 @@ class _Hyperscan:
         if first and secrets:
             return found
         if heads:
-            secrets.extend(_opening_heads(data, heads, stop, first=first))
+            secrets.extend(self._opening_heads(data, heads, stop, first=first))
         if first and secrets:
             return found
         secrets.extend(self._windows_in(data, stop, first=first))
@@ -468,34 +550,6 @@ def _userinfo_windows(
             if until < 0:
                 until = len(data)
     return ends
-
-
-_HEAD_PATTERNS: dict[str, re.Pattern[bytes]] = {}
-
-
-def _head_pattern(head: str) -> re.Pattern[bytes]:
-    # The head first, so the search skips to each by its literal; then what is before it:
-    # the start, a char no run holds, or a JSON escape such as \n (whose "n" would otherwise
-    # read as part of the run), as keywords.opens_run says.
-    lit = re.escape(head).encode()
-    return re.compile(lit + rb"(?:(?<![A-Za-z0-9+/_\-]" + lit + rb")|(?<=\\[nrtbf]" + lit + rb"))")
-
-
-def _opening_heads(
-    data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
-) -> list[int]:
-    """The last byte of each of ``heads`` where it opens a base64 run, one a stretch: the
-    search runs in C, so a run that repeats a head (the base64 of ``AAAA…``) costs no
-    Python step per repeat."""
-    found: list[int] = []
-    for head in sorted(heads):
-        pattern = _HEAD_PATTERNS.get(head)
-        if pattern is None:
-            pattern = _HEAD_PATTERNS.setdefault(head, _head_pattern(head))
-        found.extend(first_per_stretch(pattern, data, stop, first=first))
-        if first and found:
-            break
-    return [p + 3 for p in found]  # where hyperscan would report it: the head's last byte
 
 
 def first_per_stretch(
