@@ -250,10 +250,9 @@ def _view_text(view: _View, body: bytes) -> bytes:
         return body
     if view.json is not None:
         return view.json
-    from elision.shape.jsondump import dumps_value
-
-    # Lines or bytes of a redacted JSON body: ranges over the redacted serialization.
-    return dumps_value(view.value)
+    # Lines or bytes of a redacted JSON body: ranges over the redacted serialization; a lazy
+    # view (the redaction walk's copy of a lazily read body) is written a piece at a time.
+    return lazyjson.serialize(view.value)
 
 
 def _stubs_in(page: bytes, lines_before: int) -> list[dict[str, Any]]:
