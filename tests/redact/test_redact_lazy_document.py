@@ -150,3 +150,22 @@ def test_the_lazy_walk_withholds_what_the_eager_walk_does(
         assert _normalized(lazy.value, lazy.withheld) == _normalized(eager.value, eager.withheld)
         assert lazyjson.serialize(lazy.value) == lazyjson.serialize(
             lazyjson.materialize(lazy.value))
+
+
+@pytest.mark.parametrize("last", ["api_key", "type", _TOKEN, "plain"])
+def test_a_dense_object_whose_late_key_asks_for_the_whole_withholds_each_once(
+    last: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dense object is judged a run at a time; a key in a late run that asks for the
+    object whole (a credential name, a record's type, a secret in a key) takes back what
+    the earlier runs withheld, so nothing is withheld twice."""
+    shrink(monkeypatch)
+    members: dict[str, Any] = {f"k{i:03d}": (_TOKEN if i % 7 == 0 else i) for i in range(80)}
+    members[last] = "hunter2 " + _TOKEN
+    body = orjson.dumps(members)
+    document = lazyjson.lazy_document(body)
+    assert isinstance(document, lazyjson.ChunkedObject)
+    lazy = redact_value(document, body=body)
+    eager = redact_value(parse_json(body), body=body)
+    assert _normalized(lazy.value, lazy.withheld) == _normalized(eager.value, eager.withheld)
+    assert len(lazy.withheld) == len(eager.withheld) >= 12

@@ -60,11 +60,12 @@ def _array(node: LazyArray, walker: Walker, path: _Path) -> Any:
 
 
 def _object(node: Any, walker: Walker, path: _Path) -> Any:
-    if not _plain_keys(node):
-        # Its keys may rekey, withhold or govern members as a whole: walked as one value.
-        value = materialize(node)
-        new = walk_parsed(walker, value, path=path)
-        return node if new is value else new
+    chunked = isinstance(node, ChunkedObject)
+    if not chunked and not _plain(dict.fromkeys(node)):
+        return _whole(node, walker, path)
+    # A dense object's keys are judged a run at a time, as its runs are walked (never all
+    # at once): what the runs before a key that asks for the whole withheld is taken back.
+    withheld, references = len(walker.withheld), len(walker.references)
     changed: dict[str, Any] = {}
     for key, raw, piece in node.pieces(lazyjson.PIECE_BYTES):
         if is_lazy(piece):
@@ -72,20 +73,26 @@ def _object(node: Any, walker: Walker, path: _Path) -> Any:
             if got is not piece:
                 changed[key] = got
             continue
-        new = walk_parsed(walker, piece, raw=raw, path=path, piece=True)
+        if chunked and not _plain(piece):
+            del walker.withheld[withheld:]
+            for stub in list(walker.references)[references:]:
+                del walker.references[stub]
+            return _whole(node, walker, path)
+        new = walk_parsed(walker, piece, raw=raw, path=path, piece=True, inert=True)
         if new is not piece:
             changed.update((k, item) for k, item in new.items() if item is not piece[k])
     return node.with_children(changed) if changed else node
 
 
-def _plain_keys(node: Any) -> bool:
-    """Whether no key of lazy object ``node`` names a credential, holds a secret or makes the
-    object a record the walk governs: then its members can be walked a piece at a time."""
-    if isinstance(node, ChunkedObject):
-        # Its keys a run at a time, never all at once.
-        return all(_plain(members) for _, _, members in node.pieces(lazyjson.PIECE_BYTES))
-    return _plain(dict.fromkeys(node))
+def _whole(node: Any, walker: Walker, path: _Path) -> Any:
+    """Lazy object ``node`` parsed and walked as one value: its keys may rekey, withhold or
+    govern its members as a whole."""
+    value = materialize(node)
+    new = walk_parsed(walker, value, path=path)
+    return node if new is value else new
 
 
 def _plain(members: dict[str, Any]) -> bool:
+    """Whether no key of ``members`` names a credential, holds a secret or makes the object a
+    record the walk governs: then its members can be walked a piece at a time."""
     return not any(key in members for key in _RECORD_KEYS) and names_inert(members)

@@ -67,7 +67,7 @@ def serialized(value: Any) -> bytes | None:
 
 def walk_parsed(
     walker: Walker, value: Any, *, raw: bytes | None = None, path: _Path = None, first: int = 0,
-    piece: bool = False,
+    piece: bool = False, inert: bool = False,
 ) -> Any:
     """``value`` redacted by ``walker`` (which collects what was withheld): serialized once
     and searched once, and returned as it is when the search finds nothing. ``raw``, when
@@ -75,7 +75,8 @@ def walk_parsed(
     of them can say there is nothing to find. ``path`` and ``first``: see :meth:`Walker.run`.
     A ``piece`` of a larger document keeps its credential-dense windows as ranges however few
     (:func:`~elision.redact.triggers.json_triggers`): searched whole again, each piece of
-    ``["sk-", …]`` was searched twice and each of its triggers kept (8x the time)."""
+    ``["sk-", …]`` was searched twice and each of its triggers kept (8x the time). ``inert``:
+    the caller found :func:`names_inert` of ``value`` (an object) true."""
     data = serialized(value)
     hits = Hits(data, allowance=0 if piece else -1) if data is not None else None
     if hits is not None and not hits:
@@ -85,7 +86,7 @@ def walk_parsed(
     # which may hide a trigger from a byte search.
     if data is None and raw is not None and b"\\u" not in raw and not may_need_redaction(raw):
         return value
-    return walker.run(value, data, hits, path=path, first=first)
+    return walker.run(value, data, hits, path=path, first=first, inert=inert)
 
 
 def _fragment(obj: Any) -> Any:
@@ -412,20 +413,22 @@ class Walker:
         self._strings: dict[str, tuple[str | None, tuple[str, ...]]] = {}
         self._base: _Path = None
         self._first = 0
+        self._inert_root = False
 
     def run(
         self, value: Any, data: bytes | None = None, hits: Hits | None = None, *,
-        path: _Path = None, first: int = 0,
+        path: _Path = None, first: int = 0, inert: bool = False,
     ) -> Any:
         """The redacted ``value``; ``data`` is its compact serialization, when there is one.
 
         ``path`` is where ``value`` lies in a larger document and, when ``value`` is a piece
         of a larger array, ``first`` is the index its element 0 has there
-        (:mod:`elision.redact.lazywalk` walks a lazy document a piece at a time)."""
+        (:mod:`elision.redact.lazywalk` walks a lazy document a piece at a time). ``inert``:
+        the caller found :func:`names_inert` of ``value`` true (it is not asked again)."""
         if data is not None and hits is None:
             hits = Hits(data)
         self._hits = hits if data is not None else None
-        self._base, self._first = path, first
+        self._base, self._first, self._inert_root = path, first, inert
         pending = object()
         stack: list[_Frame] = []
         span = (0, len(data)) if data is not None else None
@@ -588,7 +591,7 @@ class Walker:
             return self._string(node, path)
         if isinstance(node, dict):
             moved = False
-            if not names_inert(node):
+            if not (self._inert_root and path is self._base) and not names_inert(node):
                 node, moved = self._named(node, path)
             if lane_kind(node) in LANE_TYPES or "disposition" in node:
                 outcome = govern_lane(node, server=self.server)
