@@ -105,7 +105,9 @@ def remember_view(
 
     ``size`` is the original body's length: the cache is bounded by what its views stand for.
     The value of a body of ``LAZY_BYTES`` or more is kept as its serialization, about the
-    body's size where the value is 5-10x it, and each page reads it back as a skeleton.
+    body's size where the value is 5-10x it, and each page reads it back as a skeleton. A
+    lazy value (the redaction walk's copy of a lazily read body) is kept as it is: it views
+    the body and holds only what the walk changed.
     """
     view = _View(text, value, tuple(withheld), size)
     if value is not None and size >= lazyjson.LAZY_BYTES and not is_lazy(value):
