@@ -169,3 +169,45 @@ def test_a_dense_object_whose_late_key_asks_for_the_whole_withholds_each_once(
     eager = redact_value(parse_json(body), body=body)
     assert _normalized(lazy.value, lazy.withheld) == _normalized(eager.value, eager.withheld)
     assert len(lazy.withheld) == len(eager.withheld) >= 12
+
+
+@pytest.mark.parametrize("selector", [
+    {"lines": "1-"}, {"byte_range": "0-"}, {"byte_range": "30-"}, {"path": "$.rows[40:]"},
+    {"path": "$.rows[41]"}, {"path": "$.rows"}, {"path": "$.meta"},
+])
+def test_a_page_of_a_lazy_redacted_view_is_the_page_of_the_whole_parse(
+    selector: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``elision_fetch`` pages of a body read lazily and redacted a piece at a time (its view
+    a lazy copy: lines= and bytes= read its piecewise serialization, a path its windows)
+    are the pages of the body parsed whole and redacted whole."""
+    import hashlib
+
+    from elision.budget import Budget
+    from elision.store import fetch
+
+    rows = [f"sk-{i}" if i % 41 else "tok " + _TOKEN for i in range(60)]
+    meta = {f"k{i:03d}": i for i in range(70)} | {"z": _TOKEN}
+    body = orjson.dumps({"rows": rows, "meta": meta})
+    shrink(monkeypatch)
+    monkeypatch.setattr(lazyjson, "PIECE_BYTES", 64)
+
+    def page(lazy: bool) -> str:
+        fetch._cache = None
+        fetch._views.clear()
+        monkeypatch.setattr(lazyjson, "LAZY_BYTES", 0 if lazy else 1 << 62)
+        return fetch.shape_page(
+            body, ref="elision://r/lazywalk", sha256=hashlib.sha256(body).hexdigest(),
+            format="json", budget=Budget(4096), **selector,  # type: ignore[arg-type]
+        ).text
+
+    monkeypatch.setattr(lazyjson, "LAZY_BYTES", 0)
+    view = redact_value(lazyjson.parse_document(body), body=body).value
+    assert lazyjson.is_lazy(view) and lazyjson.is_lazy(view["rows"]), "a lazy copy is paged"
+    try:
+        whole = page(lazy=False)
+        assert page(lazy=True) == whole
+        assert _TOKEN not in whole
+    finally:
+        fetch._cache = None
+        fetch._views.clear()
