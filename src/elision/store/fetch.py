@@ -90,6 +90,10 @@ class _View:
         """The redacted JSON value: as kept, or read back (lazily, when big) from its bytes."""
         if self.json is not None:
             return parse_document(self.json)
+        if is_lazy(self.value):
+            # A fresh copy a page: what the page's reading parses goes with it, where the
+            # kept view kept every child a page read (0.34x a body's size after 280 pages).
+            return self.value.with_children({})
         return self.value
 
 
