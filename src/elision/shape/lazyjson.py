@@ -168,6 +168,16 @@ class _Lazy:
         copy._changed = {**self._changed, **changed}
         return copy
 
+    def fresh(self) -> Any:
+        """A copy of this node, and of each lazy node under it, that has parsed nothing yet:
+        a reader of the copy keeps what it parses with it (a page of a kept view)."""
+        copy = self._empty_copy()
+        copy._big = {name: node.fresh() for name, node in self._big.items()}
+        if self._changed:
+            copy._changed = {name: value.fresh() if is_lazy(value) else value
+                             for name, value in self._changed.items()}
+        return copy
+
     def _empty_copy(self) -> Any:
         raise NotImplementedError
 

@@ -93,7 +93,7 @@ class _View:
         if is_lazy(self.value):
             # A fresh copy a page: what the page's reading parses goes with it, where the
             # kept view kept every child a page read (0.34x a body's size after 280 pages).
-            return self.value.with_children({})
+            return self.value.fresh()
         return self.value
 
 
