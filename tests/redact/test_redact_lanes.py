@@ -180,9 +180,9 @@ def test_body_spares_a_deep_clean_document_the_walk(
     walked: list[bool] = []
     real_run = walk.Walker.run
 
-    def counting_run(self: walk.Walker, *args: Any) -> Any:
+    def counting_run(self: walk.Walker, *args: Any, **kwargs: Any) -> Any:
         walked.append(True)
-        return real_run(self, *args)
+        return real_run(self, *args, **kwargs)
 
     monkeypatch.setattr(walk.Walker, "run", counting_run)
     result = redact_value(value, body=body)

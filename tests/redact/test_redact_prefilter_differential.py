@@ -205,7 +205,7 @@ def _no_prefilter() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(scan, "dense_text_triggers",
                    lambda text, data=None: (list(range(len(text))), []))
-        mp.setattr("elision.redact.serialized", lambda value: None)
+        mp.setattr("elision.redact.walk.serialized", lambda value: None)
         yield
 
 

@@ -44,7 +44,7 @@ from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
 from elision.redact.scan import DENSE, dense_bytes, redact_spans
 from elision.redact.triggers import body_may_need_redaction, utf8_text_has_triggers
-from elision.redact.walk import Hits, Walker, may_need_redaction, serialized
+from elision.redact.walk import Walker, walk_parsed
 from elision.shape.lines import is_utf8
 
 if TYPE_CHECKING:
@@ -98,20 +98,15 @@ def redact_value(
         return Redaction(value)  # one pass over the raw body said so: nothing to serialize
     from elision.shape import lazyjson  # not on a text's path (issue 24)
 
-    # A lazily read body is walked whole (elision.shape.lazyjson), parsed whole from its body.
-    value = lazyjson.materialize(value) if body is None else lazyjson.materialize_from(
-        value, body)
-    data = serialized(value)
-    hits = Hits(data) if data is not None else None
-    if hits is not None and not hits:
-        return Redaction(value)
-    # Too deep (or odd) for orjson, so every node would be walked: the raw body can still say
-    # there is nothing to find. Not trusted when it spells characters as \u escapes, which
-    # may hide a trigger from a byte search.
-    if data is None and body is not None and b"\\u" not in body and not may_need_redaction(body):
-        return Redaction(value)
     walker = Walker(root=path_root, server=server)
-    redacted = walker.run(value, data, hits)
+    if lazyjson.walks_lazily(value):
+        # A lazily read body is walked a piece at a time, and what changed is a lazy copy:
+        # parsed whole first, a body of 300-deep documents cost 37-48x its bytes (issue 23).
+        from elision.redact.lazywalk import redact_lazy
+
+        redacted = redact_lazy(value, walker)
+    else:
+        redacted = walk_parsed(walker, lazyjson.materialize(value), raw=body)
     _log(walker.withheld)
     return Redaction(redacted, tuple(walker.withheld), walker.references)
 

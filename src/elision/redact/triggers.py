@@ -641,19 +641,23 @@ def engine_name() -> str:
     return "hyperscan" if isinstance(engine(), _Hyperscan) else "re"
 
 
-def json_triggers(data: bytes, using: _Hyperscan | _Regex | None = None) -> JsonTriggers:
+def json_triggers(
+    data: bytes, using: _Hyperscan | _Regex | None = None, *, allowance: int = -1
+) -> JsonTriggers:
     """The triggers in ``data``, a compact JSON serialization (orjson's).
 
     With hyperscan, a window that holds more than :data:`DENSE_LIMIT` matches is left after
     them and returned in ``dense``, as a text's search leaves it (issue 23: an array of
     175,000 strings that each hold ``sk-`` was one Python call and one list entry a string,
-    0.9 s a MB); a document with :data:`DENSE_ALLOWANCE` such windows or fewer is searched
-    whole, so an ordinary one keeps every position."""
+    0.9 s a MB); a document with :data:`DENSE_ALLOWANCE` such windows or fewer (or
+    ``allowance``, when given: a piece of a larger document passes 0) is searched whole, so
+    an ordinary one keeps every position."""
     current = using or engine()
     dense: list[tuple[int, int]] = []
     if isinstance(current, _Hyperscan):
         found = current.scan(data, keys=True, dense=dense)
-        if dense and _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
+        most = DENSE_ALLOWANCE if allowance < 0 else allowance
+        if dense and _covered(dense) <= DENSE_WINDOW * most:
             dense = []
             found = current.scan(data, keys=True)
     else:

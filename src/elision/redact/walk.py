@@ -65,6 +65,30 @@ def serialized(value: Any) -> bytes | None:
         return None  # too deep, a lone surrogate, or a foreign type: walk it instead
 
 
+def walk_parsed(
+    walker: Walker, value: Any, *, raw: bytes | None = None, path: _Path = None, first: int = 0,
+    piece: bool = False, inert: bool = False,
+) -> Any:
+    """``value`` redacted by ``walker`` (which collects what was withheld): serialized once
+    and searched once, and returned as it is when the search finds nothing. ``raw``, when
+    given, is the bytes ``value`` was parsed from: for a value too deep for orjson, one search
+    of them can say there is nothing to find. ``path`` and ``first``: see :meth:`Walker.run`.
+    A ``piece`` of a larger document keeps its credential-dense windows as ranges however few
+    (:func:`~elision.redact.triggers.json_triggers`): searched whole again, each piece of
+    ``["sk-", …]`` was searched twice and each of its triggers kept (8x the time). ``inert``:
+    the caller found :func:`names_inert` of ``value`` (an object) true."""
+    data = serialized(value)
+    hits = Hits(data, allowance=0 if piece else -1) if data is not None else None
+    if hits is not None and not hits:
+        return value
+    # Too deep (or odd) for orjson, so every node would be walked: the raw bytes can still
+    # say there is nothing to find. Not trusted when they spell characters as \u escapes,
+    # which may hide a trigger from a byte search.
+    if data is None and raw is not None and b"\\u" not in raw and not may_need_redaction(raw):
+        return value
+    return walker.run(value, data, hits, path=path, first=first, inert=inert)
+
+
 def _fragment(obj: Any) -> Any:
     raw = getattr(obj, "raw", None)
     if isinstance(raw, bytes):  # elision.shape.jsonparse.RawNumber, or anything shaped like it
@@ -94,8 +118,8 @@ class Hits:
     lanes (a "uri" key whose object also has a payload key); and the credential-dense ranges,
     read as if they held a trigger at every byte (the search left their positions out)."""
 
-    def __init__(self, data: bytes) -> None:
-        found = json_triggers(data)
+    def __init__(self, data: bytes, *, allowance: int = -1) -> None:
+        found = json_triggers(data, allowance=allowance)
         self.secrets = found.secrets
         self.dispositions = found.dispositions
         self.lanes = _lanes(data, found.uris, found.payloads)
@@ -303,7 +327,7 @@ def _key_rule_of(key: str) -> str | None:
     return rule
 
 
-def _inert(node: dict[Any, Any]) -> bool:
+def names_inert(node: dict[Any, Any]) -> bool:
     """Whether no key of ``node`` holds a secret or names a credential: then no member is
     withheld for its name (the walk of a document past orjson's depth asks this of every
     object, and a key's answer is kept for the process as a rule's is)."""
@@ -346,8 +370,8 @@ def _at_or_after(positions: list[int], start: int) -> int:
 
 class _Frame:
     __slots__ = (
-        "changed", "cursor", "end", "index", "is_dict", "keys", "limit", "node", "out", "path",
-        "run_start", "size", "spans",
+        "changed", "cursor", "end", "first", "index", "is_dict", "keys", "limit", "node", "out",
+        "path", "run_start", "size", "spans",
     )
 
     def __init__(
@@ -370,6 +394,8 @@ class _Frame:
         self.spans: dict[int, tuple[int, int]] | None = None
         self.out: list[Any] = []
         self.changed = False
+        #: The path index of element 0 (a piece of a larger array starts further on).
+        self.first = 0
 
 
 class Walker:
@@ -385,16 +411,28 @@ class Walker:
         #: (``["sk-", "sk-", …]``) ran the rules once a string, 7 s a MB.
         #: An unchanged string is kept as ``None``: the string it is asked about is the answer.
         self._strings: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+        self._base: _Path = None
+        self._first = 0
+        self._inert_root = False
 
-    def run(self, value: Any, data: bytes | None = None, hits: Hits | None = None) -> Any:
-        """The redacted ``value``; ``data`` is its compact serialization, when there is one."""
+    def run(
+        self, value: Any, data: bytes | None = None, hits: Hits | None = None, *,
+        path: _Path = None, first: int = 0, inert: bool = False,
+    ) -> Any:
+        """The redacted ``value``; ``data`` is its compact serialization, when there is one.
+
+        ``path`` is where ``value`` lies in a larger document and, when ``value`` is a piece
+        of a larger array, ``first`` is the index its element 0 has there
+        (:mod:`elision.redact.lazywalk` walks a lazy document a piece at a time). ``inert``:
+        the caller found :func:`names_inert` of ``value`` true (it is not asked again)."""
         if data is not None and hits is None:
             hits = Hits(data)
         self._hits = hits if data is not None else None
+        self._base, self._first, self._inert_root = path, first, inert
         pending = object()
         stack: list[_Frame] = []
         span = (0, len(data)) if data is not None else None
-        result = self._enter(value, None, span, stack, pending)
+        result = self._enter(value, path, span, stack, pending)
         while stack:
             frame = stack[-1]
             if frame.index >= frame.size:
@@ -415,7 +453,8 @@ class Walker:
                     continue
             key = frame.keys[frame.index] if frame.is_dict else frame.index
             child = frame.node[key]
-            got = self._enter(child, (frame.path, key), child_span, stack, pending)
+            part = key if frame.is_dict else key + frame.first
+            got = self._enter(child, (frame.path, part), child_span, stack, pending)
             if got is not pending:
                 self._deliver(frame, got, got is not child)
         return result
@@ -552,7 +591,7 @@ class Walker:
             return self._string(node, path)
         if isinstance(node, dict):
             moved = False
-            if not _inert(node):
+            if not (self._inert_root and path is self._base) and not names_inert(node):
                 node, moved = self._named(node, path)
             if lane_kind(node) in LANE_TYPES or "disposition" in node:
                 outcome = govern_lane(node, server=self.server)
@@ -573,6 +612,8 @@ class Walker:
             return node
         if isinstance(node, list) and node:
             frame = _Frame(node, path, *(span or (None, None)))
+            if path is self._base:
+                frame.first = self._first
             # A list of lists (a document nested past orjson's depth) is not asked: a call
             # a level was a fifth of its walk.
             if (frame.cursor is None and not isinstance(node[0], dict | list)
@@ -647,7 +688,7 @@ class Walker:
         for i in range(start, frame.size):
             item = node[i]
             if isinstance(item, str) and item in dirty:
-                got = self._string(item, (path, i))
+                got = self._string(item, (path, i + frame.first))
                 self._deliver(frame, got, got is not item)
             else:
                 self._deliver(frame, item, False)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate, islice, repeat
 from operator import add
@@ -69,6 +70,8 @@ __all__ = [
     "parse_cost",
     "parse_document",
     "reads_lazily",
+    "serialize",
+    "walks_lazily",
 ]
 
 #: Bodies at least this long are read lazily; smaller ones are parsed whole (orjson is faster
@@ -148,13 +151,41 @@ class _Lazy:
     first read and kept (the shaper remembers sizes by ``id()``, so a child read twice must be
     the same object)."""
 
-    __slots__ = ("_big", "_parsed")
+    __slots__ = ("_big", "_changed", "_parsed")
 
     def __init__(self, big: dict[Any, LazyArray | LazyObject]) -> None:
         self._big = big
         self._parsed: dict[Any, Any] = {}
+        #: Children a redaction walk replaced (:meth:`with_children`): they, never the bytes
+        #: under them, are what this node holds.
+        self._changed: dict[Any, Any] = _NO_CHANGES
+
+    def with_children(self, changed: dict[Any, Any]) -> Any:
+        """A copy of this node in which each child named in ``changed`` (by index or key) is
+        the value given: the rest still view the same bytes, and nothing is parsed. What the
+        redaction walk of a lazy document returns (:mod:`elision.redact.lazywalk`)."""
+        copy = self._empty_copy()
+        copy._changed = {**self._changed, **changed}
+        return copy
+
+    def fresh(self) -> Any:
+        """A copy of this node, and of each lazy node under it, that has parsed nothing yet:
+        a reader of the copy keeps what it parses with it (a page of a kept view)."""
+        copy = self._empty_copy()
+        copy._big = {name: node.fresh() for name, node in self._big.items()}
+        if self._changed:
+            copy._changed = {name: value.fresh() if is_lazy(value) else value
+                             for name, value in self._changed.items()}
+        return copy
+
+    def _empty_copy(self) -> Any:
+        raise NotImplementedError
 
     def _child(self, name: Any, raw: msgspec.Raw | memoryview) -> Any:
+        if self._changed:
+            value = self._changed.get(name, _MISSING)
+            if value is not _MISSING:
+                return value
         big = self._big.get(name)
         if big is not None:
             return big
@@ -197,7 +228,35 @@ class LazyArray(_Lazy):
         first, last, _ = slice(start, end).indices(len(self._items))
         last = max(first, last)
         big = {index - first: node for index, node in self._big.items() if first <= index < last}
-        return LazyArray(self._items[first:last], big)
+        return _shifted(LazyArray(self._items[first:last], big), self._changed, first, last)
+
+    def _empty_copy(self) -> LazyArray:
+        return LazyArray(self._items, self._big)
+
+    def pieces(self, size: int) -> Iterator[tuple[int, bytes, Any]]:
+        """The elements in runs of about ``size`` bytes, in order, as (index of the first,
+        the run's bytes as one JSON array, the run parsed exactly); a large container alone,
+        as (its index, ``b""``, the lazy node). Each run is parsed when it is reached, so a
+        reader that drops it holds one run at a time. What :meth:`with_children` replaced is
+        not applied: the bytes are the original's."""
+        items, big = self._items, self._big
+        first, total = 0, 0
+        run: list[Any] = []
+        for index, raw in enumerate(items):
+            node = big.get(index)
+            if node is not None:
+                if run:
+                    yield _array_piece(first, b"[" + b",".join(run) + b"]")
+                yield index, b"", node
+                first, total, run = index + 1, 0, []
+                continue
+            run.append(raw)
+            total += len(raw)
+            if total >= size:
+                yield _array_piece(first, b"[" + b",".join(run) + b"]")
+                first, total, run = index + 1, 0, []
+        if run:
+            yield _array_piece(first, b"[" + b",".join(run) + b"]")
 
 
 class PackedArray(LazyArray):
@@ -231,7 +290,21 @@ class PackedArray(LazyArray):
 
     def window(self, start: int | None, end: int | None) -> LazyArray:
         first, last, _ = slice(start, end).indices(len(self))
-        return PackedArray(self._view, self._bounds[first : max(first, last) + 1])
+        window = PackedArray(self._view, self._bounds[first : max(first, last) + 1])
+        return _shifted(window, self._changed, first, last)
+
+    def _empty_copy(self) -> PackedArray:
+        return PackedArray(self._view, self._bounds)
+
+    def pieces(self, size: int) -> Iterator[tuple[int, bytes, Any]]:
+        bounds, count = self._bounds, len(self._bounds) - 1
+        first = 0
+        while first < count:
+            # The elements are contiguous: a run is one slice of the body.
+            last = min(count, max(first + 1, bisect_left(bounds, bounds[first] + size)))
+            yield _array_piece(
+                first, b"[" + self._view[bounds[first] : bounds[last] - 1] + b"]")
+            first = last
 
 
 class LazyObject(_Lazy):
@@ -276,7 +349,36 @@ class LazyObject(_Lazy):
         the views are shared and nothing is parsed (a page of a member range costs its page)."""
         keys = list(islice(self._members, start, max(start, end)))
         big = {key: self._big[key] for key in keys if key in self._big}
-        return LazyObject({key: self._members[key] for key in keys}, big)
+        window = LazyObject({key: self._members[key] for key in keys}, big)
+        if self._changed:
+            window._changed = {k: self._changed[k] for k in keys if k in self._changed}
+        return window
+
+    def _empty_copy(self) -> LazyObject:
+        return LazyObject(self._members, self._big)
+
+    def pieces(self, size: int) -> Iterator[tuple[str | None, bytes, Any]]:
+        """The members in runs of about ``size`` bytes, in order, as (``None``, the run's
+        bytes as one JSON object, the run parsed exactly); a large container alone, as (its
+        key, ``b""``, the lazy node). As :meth:`LazyArray.pieces`."""
+        big = self._big
+        total = 0
+        run: list[bytes] = []
+        for key, raw in self._members.items():
+            node = big.get(key)
+            if node is not None:
+                if run:
+                    yield _object_piece(b"{" + b",".join(run) + b"}")
+                yield key, b"", node
+                total, run = 0, []
+                continue
+            run.append(orjson.dumps(key) + b":" + raw)
+            total += len(raw)
+            if total >= size:
+                yield _object_piece(b"{" + b",".join(run) + b"}")
+                total, run = 0, []
+        if run:
+            yield _object_piece(b"{" + b",".join(run) + b"}")
 
 
 class ChunkedObject(LazyObject):
@@ -325,7 +427,24 @@ class ChunkedObject(LazyObject):
     def keys(self) -> Iterator[str]:
         return iter(self)
 
+    def _empty_copy(self) -> ChunkedObject:
+        copy = ChunkedObject(self._view, self._runs, self._count, self._caveats)
+        copy._seen.update(self._seen)
+        return copy
+
+    def pieces(self, size: int) -> Iterator[tuple[str | None, bytes, Any]]:
+        """Its runs of members, as :meth:`LazyObject.pieces` (``size`` was set when it was
+        read: a run is about that many bytes)."""
+        for start, end, _ in self._runs:
+            raw = b"{" + self._view[start:end] + b"}"
+            members = _members(self._view, start, end)
+            if members is None:  # it parsed when the object was read, and bytes do not change
+                raise InputError("a run of object members no longer parses; this is a bug")
+            yield None, raw, members
+
     def __getitem__(self, key: str) -> Any:
+        if self._changed and key in self._changed:
+            return self._changed[key]
         # Every value handed out is kept: the shaper remembers sizes by id().
         value = self._parsed.get(key, _MISSING)
         if value is not _MISSING:
@@ -416,6 +535,68 @@ class _MemberWindow(LazyObject):
 
 
 _MISSING: Any = object()
+_NO_CHANGES: dict[Any, Any] = {}
+
+
+def _shifted(window: LazyArray, changed: dict[int, Any], first: int, last: int) -> LazyArray:
+    """``window`` (elements ``first:last`` of an array) with the array's replaced children
+    among them: a page of a redacted array shows what the walk left, never the bytes."""
+    if changed:
+        window._changed = {i - first: v for i, v in changed.items() if first <= i < last}
+    return window
+
+
+def _array_piece(first: int, raw: bytes) -> tuple[int, bytes, Any]:
+    return first, raw, parse_json(raw)
+
+
+def _object_piece(raw: bytes) -> tuple[None, bytes, Any]:
+    return None, raw, parse_json(raw)
+
+
+def serialize(value: Any) -> bytes:
+    """Compact, exact JSON of ``value`` (what ``dumps_value(materialize(value))`` writes),
+    a piece of a lazy node at a time: a lazy copy the redaction walk changed is written with
+    its replaced children, and never parsed whole."""
+    from elision.shape.jsondump import dumps_value
+
+    if not is_lazy(value):
+        return dumps_value(value)
+    out = bytearray()
+    _write(value, out, dumps_value)
+    return bytes(out)
+
+
+def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes]) -> None:
+    is_array = isinstance(node, LazyArray)
+    changed = node._changed
+    out += b"[" if is_array else b"{"
+    empty = True
+    for where, _, piece in node.pieces(PIECE_BYTES):
+        if not empty:
+            out += b","
+        empty = False
+        if is_lazy(piece):  # a large container: where is its index or key
+            if not is_array:
+                out += orjson.dumps(where) + b":"
+            child = changed.get(where, piece) if changed else piece
+            if is_lazy(child):
+                _write(child, out, dumps)
+            else:
+                out += dumps(child)
+            continue
+        if changed:
+            if is_array:
+                piece = [changed.get(where + i, item) for i, item in enumerate(piece)]
+            else:
+                piece = {key: changed.get(key, item) for key, item in piece.items()}
+        out += dumps(piece)[1:-1]
+    out += b"]" if is_array else b"}"
+
+
+#: The bytes of one piece a lazy node is walked or written in (:meth:`LazyArray.pieces`): a
+#: piece parsed costs up to 100x its bytes, so 8 KB holds under a MB at a time.
+PIECE_BYTES = 8 << 10
 #: What the shaper treats as an array, or as an object.
 ARRAYS = (list, LazyArray)
 OBJECTS = (dict, LazyObject)
@@ -438,14 +619,11 @@ def materialize(value: Any) -> Any:
     return value
 
 
-def materialize_from(value: Any, body: bytes) -> Any:
-    """:func:`materialize` of a document read lazily from the whole of ``body``: the body
-    parsed whole, one parse in C. Reading the lazy document's children one by one was a
-    Python step a child: 175,000 strings took 4 s a MB to redact (issue 23). A window of an
-    object's members is not the whole body, and is read as before."""
-    if not is_lazy(value) or isinstance(value, _MemberWindow):
-        return materialize(value)
-    return parse_json(body)
+def walks_lazily(value: Any) -> bool:
+    """Whether the redaction walk reads ``value`` a piece at a time (:meth:`LazyArray.pieces`,
+    :mod:`elision.redact.lazywalk`): a lazy node, but not a window of a dense object's members
+    (its values are the object's), which is read whole (it is one page)."""
+    return is_lazy(value) and not isinstance(value, _MemberWindow)
 
 
 def parse_document(body: bytes, *, duplicates: list[str] | None = None) -> Any:

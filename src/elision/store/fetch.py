@@ -90,6 +90,10 @@ class _View:
         """The redacted JSON value: as kept, or read back (lazily, when big) from its bytes."""
         if self.json is not None:
             return parse_document(self.json)
+        if is_lazy(self.value):
+            # A fresh copy a page: what the page's reading parses goes with it, where the
+            # kept view kept every child a page read (0.34x a body's size after 280 pages).
+            return self.value.fresh()
         return self.value
 
 
@@ -105,7 +109,9 @@ def remember_view(
 
     ``size`` is the original body's length: the cache is bounded by what its views stand for.
     The value of a body of ``LAZY_BYTES`` or more is kept as its serialization, about the
-    body's size where the value is 5-10x it, and each page reads it back as a skeleton.
+    body's size where the value is 5-10x it, and each page reads it back as a skeleton. A
+    lazy value (the redaction walk's copy of a lazily read body) is kept as it is: it views
+    the body and holds only what the walk changed.
     """
     view = _View(text, value, tuple(withheld), size)
     if value is not None and size >= lazyjson.LAZY_BYTES and not is_lazy(value):
@@ -250,10 +256,9 @@ def _view_text(view: _View, body: bytes) -> bytes:
         return body
     if view.json is not None:
         return view.json
-    from elision.shape.jsondump import dumps_value
-
-    # Lines or bytes of a redacted JSON body: ranges over the redacted serialization.
-    return dumps_value(view.value)
+    # Lines or bytes of a redacted JSON body: ranges over the redacted serialization; a lazy
+    # view (the redaction walk's copy of a lazily read body) is written a piece at a time.
+    return lazyjson.serialize(view.value)
 
 
 def _stubs_in(page: bytes, lines_before: int) -> list[dict[str, Any]]:
