@@ -110,6 +110,17 @@ def test_a_small_result_compiles_no_dataclass_and_loads_no_logging(tmp_path: Pat
 
 
 @pytest.mark.parametrize("command", ["shape", "hook"])
+def test_a_small_result_is_audited_without_the_pure_python_jcs(tmp_path: Path,
+                                                               command: str) -> None:
+    """``rfc8785``'s import was 2.4 M of the hook's ~306 M instructions (issue 24), and an
+    entry of strings, integers and lists is written by orjson's fast path: it is imported only
+    for a value that path refuses. Red before (for the hook; ``shape`` writes no audit entry):
+    ``elision.audit.chain`` imported it to name its error, a ``ValueError``."""
+    report = small_call(tmp_path, command, "executable")
+    assert "rfc8785" not in report["loaded"]
+
+
+@pytest.mark.parametrize("command", ["shape", "hook"])
 def test_the_executable_answers_a_small_result_without_click(tmp_path: Path,
                                                             command: str) -> None:
     """click and the command group were a tenth of the hook's start (issue 24); red before:
