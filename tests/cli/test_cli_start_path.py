@@ -101,7 +101,7 @@ def test_a_small_result_compiles_no_dataclass_and_loads_no_logging(tmp_path: Pat
     through :mod:`elision._lazylog` and draws refs from ``os.urandom``. Red before: 23
     dataclasses were made, and ``logging``, ``secrets`` and ``random`` were loaded.
     ``dataclasses`` itself is still imported, by orjson's own start, but not ``inspect``
-    behind it (with ``ast``, ``dis`` and ``tokenize``: ~10% of the instructions): the executable
+    behind it (with ``ast``, ``dis`` and ``tokenize``: ~6% of the instructions): the executable
     defers it (``elision._startup.defer_import``)."""
     report = small_call(tmp_path, command, "executable")
     assert report["dataclasses"] == []
