@@ -101,7 +101,7 @@ def test_a_small_result_compiles_no_dataclass_and_loads_no_logging(tmp_path: Pat
     through :mod:`elision._lazylog` and draws refs from ``os.urandom``. Red before: 23
     dataclasses were made, and ``logging``, ``secrets`` and ``random`` were loaded.
     ``dataclasses`` itself is still imported, by orjson's own start, but not ``inspect``
-    behind it (with ``ast``, ``dis`` and ``tokenize``: ~10% of the instructions): the executable
+    behind it (with ``ast``, ``dis`` and ``tokenize``: ~6% of the instructions): the executable
     defers it (``elision._startup.defer_import``)."""
     report = small_call(tmp_path, command, "executable")
     assert report["dataclasses"] == []
@@ -112,7 +112,7 @@ def test_a_small_result_compiles_no_dataclass_and_loads_no_logging(tmp_path: Pat
 @pytest.mark.parametrize("command", ["shape", "hook"])
 def test_a_small_result_is_audited_without_the_pure_python_jcs(tmp_path: Path,
                                                                command: str) -> None:
-    """``rfc8785``'s import was ~13 M instructions, ~4% of the hook's call (issue 24), and an
+    """``rfc8785``'s import was 2.4 M of the hook's ~306 M instructions (issue 24), and an
     entry of strings, integers and lists is written by orjson's fast path: it is imported only
     for a value that path refuses. Red before (for the hook; ``shape`` writes no audit entry):
     ``elision.audit.chain`` imported it to name its error, a ``ValueError``."""
