@@ -71,3 +71,53 @@ def test_the_set_up_runs_with_the_collector_paused(tmp_path: Path, entry: str) -
     assert young <= 60
     assert report["collector"]["enabled"] is True
     assert report["collector"]["frozen"] > 50_000
+
+
+def test_the_executable_starts_the_server_before_click(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's start is the longer of the two a harness waits on (the demo server's own CPU
+    0.89 s, the proxy's 0.75 s), so it starts before click and the command group load. Red
+    before: the executable imported click, built the group and parsed the line first, and only
+    then did proxy_command start the server (0.27-0.51 s after the proxy's own start at load
+    10)."""
+    from elision.cli import entry, group
+    from elision.mcp.upstream import early
+
+    calls: list[object] = []
+    monkeypatch.setattr(early, "start_early", lambda command, args, **_: calls.append(
+        (command, tuple(args))))
+    monkeypatch.setattr(group, "main", lambda: calls.append("click"))
+    monkeypatch.setattr(sys, "argv", ["elision", "proxy", "--budget", "9000", "--", "srv", "-x"])
+    entry.run()
+    assert calls == [("srv", ("-x",)), "click"]
+
+
+@pytest.mark.parametrize(("args", "command"), [
+    (["proxy", "--", "srv", "-x"], ["srv", "-x"]),
+    (["proxy", "--store", "s.db", "--no-audit", "--", "npx", "-y", "p"], ["npx", "-y", "p"]),
+    (["proxy", "srv"], None),  # no `--`: click says where the command starts
+    (["proxy", "--config", "servers.json", "--", "srv"], None),  # a config's servers
+    (["proxy", "--upstream-url=http://127.0.0.1:1/mcp", "--", "srv"], None),  # over HTTP
+    (["proxy", "--help", "--", "srv"], None),  # help starts nothing
+    (["proxy", "--"], None),  # no command
+    (["shape", "--", "srv"], None),  # not the proxy
+])
+def test_which_command_lines_start_a_server_before_click(
+    args: list[str], command: list[str] | None
+) -> None:
+    from elision.cli.entry import proxied_command
+
+    assert proxied_command(args) == command
+
+
+def test_a_command_line_started_early_is_started_once() -> None:
+    """The executable starts it, then proxy_command asks again: one process, adopted once."""
+    from elision.mcp.upstream import early
+
+    server = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    try:
+        early.start_early(server[0], server[1:], env={"PATH": "/usr/bin:/bin"})
+        early.start_early(server[0], server[1:], env={"PATH": "/usr/bin:/bin"})
+        assert len(early._started) == 1
+    finally:
+        early.discard_early()
+    assert early._started == []
