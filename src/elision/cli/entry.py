@@ -36,40 +36,11 @@ def run() -> None:
     the click group."""
     call = plain_call(sys.argv[1:])
     if call is None:
-        from elision.mcp.upstream.early import discard_early, start_early
+        from elision.cli.group import main
 
-        proxied = proxied_command(sys.argv[1:])
-        if proxied is not None:
-            # Before click and the command group are imported: the server's start is the
-            # longer of the two a harness waits on, so each ms it starts sooner is one the
-            # agent gets its `initialize` answer sooner (issue 24). proxy_command adopts it.
-            start_early(proxied[0], proxied[1:], env=os.environ)
-        try:
-            from elision.cli.group import main
-
-            main()
-        finally:
-            discard_early()  # one click refused before proxy_command ran (a usage error)
+        main()
         return
     _as_click_would(call)
-
-
-#: ``elision proxy`` options after which no server is started from a command line.
-_NOT_PROXIED = ("--config", "--upstream-url", "--help")
-
-
-def proxied_command(args: Sequence[str]) -> list[str] | None:
-    """The server command of ``elision proxy [OPTIONS] -- COMMAND ...``, to start before click
-    reads the line, or ``None``. Only a command after ``--`` is read, and none where an option
-    says there is no such server or asks for help. A guess click reads otherwise is harmless:
-    a process started for a command line no session asks for is stopped unused."""
-    if args[:1] != ["proxy"] or "--" not in args:
-        return None
-    split = args.index("--")
-    options, command = args[1:split], list(args[split + 1:])
-    if not command or any(o.split("=", 1)[0] in _NOT_PROXIED or o == "-h" for o in options):
-        return None
-    return command
 
 
 def plain_call(args: Sequence[str]) -> Callable[[], None] | None:

@@ -85,11 +85,7 @@ def start_early(
     command: str, args: Sequence[str], *, env: Mapping[str, str], cwd: str | None = None
 ) -> None:
     """Start ``command`` now, for the first session to adopt. Anything that would fail is
-    left to the session's own start, which reports it as ever. A command line already started
-    and not yet adopted is not started twice (the executable starts it before click, and
-    ``proxy_command`` asks again)."""
-    if any(early.argv == (command, *args) and early.cwd == cwd for early in _started):
-        return
+    left to the session's own start, which reports it as ever."""
     merged = dict(env)
     try:
         check_runnable(command, merged.get("PATH"), cwd)
