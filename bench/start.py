@@ -7,7 +7,9 @@ noise hits all alike. For a server it times the ``initialize`` answer, then the
 ``tools/list`` answer (what a harness waits on before the tools exist) and the answer to a first
 ``tools/call`` (``account_summary``, a small result: what the agent waits on), over raw JSON-RPC on
 stdio, for the bundled demo server run directly (``bare``) and behind the proxy as a harness
-starts it (``proxy``: store, audit and redaction on, the store and log in a temporary folder).
+starts it (``proxy``: ``python -m elision proxy``, as ``elision install`` writes it when no
+``elision`` script is found; store, audit and redaction on, the store and log in a temporary
+folder).
 For a hook it times one answer of ``elision hook claude-code`` to a two-line Bash result and
 ``elision shape`` of a 7-byte file, each started as ``python -m elision`` (the command
 ``elision install --hook`` writes), beside ``python -c pass`` (the floor of any Python
@@ -48,7 +50,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-CLI = "from elision.cli import main; main()"
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {},
     "clientInfo": {"name": "bench-start", "version": "1"}}}
@@ -169,7 +170,7 @@ def run(args: argparse.Namespace, work: Path) -> None:
     demo = [py, "-m", "elision.demo.server"]
 
     def proxy(tag: str) -> list[str]:
-        return [py, "-c", CLI, "proxy", "--store", str(work / f"{tag}.db"),
+        return [py, "-m", "elision", "proxy", "--store", str(work / f"{tag}.db"),
                 "--audit", str(work / f"{tag}-audit.db"), "--", *demo]
 
     def hook(tag: str) -> list[str]:
