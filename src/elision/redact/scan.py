@@ -278,18 +278,30 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     credential in it, withheld whole under the first credential's rule."""
     found: list[Span] = []
     for run in _runs(text):
-        value = run.group()
-        if value[:4] not in B64_HEADS and not (forms and holds_base64_form(value)) and (
-            B64_WINDOW.search(value) is None
-        ):
-            continue
-        decoded = base64_text(value)
-        if decoded is None:
-            continue
-        inner = _merge(_precise(fold(decoded), 0, 1))
-        if inner:
-            found.append(Span(run.start(), run.end(), inner[0].rule))
+        start, value = run.start(), run.group()
+        rule = _credential_in_run(value, forms)
+        if rule is None and start and text[start - 1] == "\\" and len(value) > 20:
+            # After an escape ("a\\nZ2hw…" in a log of serialized strings) the run takes the
+            # escape's letter and its bytes read one off: the run from the next char is the
+            # one encoded, as the trigger search already reads it (rules._b64_hit).
+            start, rule = start + 1, _credential_in_run(value[1:], forms)
+        if rule is not None:
+            found.append(Span(start, run.end(), rule))
     return found
+
+
+def _credential_in_run(value: str, forms: bool) -> str | None:
+    """The rule of the first credential that the base64 run ``value`` decodes to, where it
+    opens with a keyword's head or holds a keyword's window or form; else None."""
+    if value[:4] not in B64_HEADS and not (forms and holds_base64_form(value)) and (
+        B64_WINDOW.search(value) is None
+    ):
+        return None
+    decoded = base64_text(value)
+    if decoded is None:
+        return None
+    inner = _merge(_precise(fold(decoded), 0, 1))
+    return inner[0].rule if inner else None
 
 
 def _runs(text: str) -> Iterator[re.Match[str]]:
