@@ -1,0 +1,52 @@
+"""The test servers written as raw JSON-RPC lines write what the SDK's servers they replaced
+wrote, byte for byte, on every request the tests send them and on names no one serves.
+
+A raw server costs a start ~0.1 s of CPU where the SDK's cost ~1.4 s (its import); these
+checks are what lets the suite use them: a difference (a member out of the SDK's order, a
+missing ``isError``, a notification after its reply instead of before) fails here, by request.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.rawcheck import exchange, requests
+
+HERE = Path(__file__).parent
+
+SEEDED_CALLS: list[tuple[str, dict[str, Any] | None]] = [
+    ("tools/list", None),
+    ("logging/setLevel", {"level": "debug"}),
+    *[("tools/call", {"name": name, "arguments": {}})
+      for name in ("text", "json", "fails", "raises", "logs", "no_such_tool")],
+    ("resources/list", None),
+    ("resources/read", {"uri": "test://seeded/notes"}),
+    ("resources/read", {"uri": "test://no/such/resource"}),
+    ("resources/templates/list", None),
+    ("prompts/list", None),
+    ("prompts/get", {"name": "handoff", "arguments": {"who": "ops"}}),
+    ("prompts/get", {"name": "no_such_prompt"}),
+    ("completion/complete", {"ref": {"type": "ref/prompt", "name": "handoff"},
+                             "argument": {"name": "who", "value": "o"}}),
+]
+
+#: (the raw server, the SDK server it replaced, the requests after the handshake)
+PAIRS = {
+    "seeded": ("seeded_server.py", "seeded_sdk_server.py", SEEDED_CALLS),
+}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_a_raw_server_writes_the_sdk_servers_bytes(name: str) -> None:
+    raw, sdk, calls = PAIRS[name]
+    sent = requests(calls)
+    want = exchange([sys.executable, str(HERE / sdk)], sent)
+    got = exchange([sys.executable, str(HERE / raw)], sent)
+    assert len(want) == len(got), (len(want), len(got))
+    for i, (a, b) in enumerate(zip(got, want, strict=True)):
+        assert a == b, f"line {i} differs: raw {a[:300]!r} vs SDK {b[:300]!r}"
