@@ -31,15 +31,17 @@ def notify(method: str, params: dict[str, Any]) -> None:
 
 
 def initialized(params: dict[str, Any], name: str, capabilities: dict[str, Any],
-                version: str = "") -> dict[str, Any]:
+                version: str = "", instructions: str | None = None) -> dict[str, Any]:
     """The reply to ``initialize`` as the SDK's servers wrote it: the client's protocol
-    version agreed to, ``capabilities`` with their members in name order (pydantic's field
-    order, which is alphabetical in the SDK's capability models)."""
-    return {"result": {
-        "capabilities": {key: capabilities[key] for key in sorted(capabilities)},
-        "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-        "serverInfo": {"name": name, "version": version},
-    }}
+    version agreed to, the members in name order (pydantic's field order, which is
+    alphabetical in the SDK's result and capability models)."""
+    result: dict[str, Any] = {
+        "capabilities": {key: capabilities[key] for key in sorted(capabilities)}}
+    if instructions is not None:
+        result["instructions"] = instructions
+    result["protocolVersion"] = params.get("protocolVersion", "2025-11-25")
+    result["serverInfo"] = {"name": name, "version": version}
+    return {"result": result}
 
 
 def not_found(method: str) -> dict[str, Any]:
