@@ -136,25 +136,36 @@ def _no_process_left_behind() -> Iterator[None]:
 # instead, where the other worker fills the time beside them with the many short ones, and the
 # short files close the run.
 
-#: The files that took longest under loadfile (a full run with ``--durations=0``, CI=true),
-#: longest first (measured again when the suite was made faster: a dozen files that were not
-#: listed, the orphans' and the reaped upstreams' waits among them, ran longer than one that was).
-#: Only the order of the run depends on this list: a file missing from it, or a stale one,
-#: costs time, never a test.
+#: The files that took longest under loadfile, longest first, with each file's wall time (its
+#: tests' setup, call and teardown summed, from --junitxml) in the run it was measured on: the
+#: whole suite, CI=true, ``-p xdist -n 2 --dist loadfile``, 908 s on a 2-core machine shared
+#: with other work (load 2.7 at the start, 7-13 during). Files run last are the ones that can
+#: leave one worker idle, so this is measured again when files slow down or speed up. Only
+#: the order of the run depends on this list: a file missing from it, or a stale one, costs
+#: time, never a test.
 LONGEST_FIRST = (
-    "tests/store/test_store_stateful_postgres.py",
-    "tests/mcp/test_replicas_postgres.py",
-    "tests/mcp/test_mcp_channels_e2e.py",
-    "tests/mcp/test_mcp_upstream_orphans_e2e.py",
-    "tests/audit/test_audit_postgres.py",
-    "tests/mcp/test_mcp_proxy_e2e.py",
-    "tests/mcp/test_mcp_client_budget_e2e.py",
-    "tests/mcp/test_mcp_offer_e2e.py",
-    "tests/mcp/test_mcp_upstream_reaped_e2e.py",
-    "tests/shape/test_lazy_structure.py",
-    "tests/mcp/test_mcp_stdout_kinds.py",
-    "tests/audit/test_audit_chain.py",
-    "tests/store/test_store_stateful.py",
+    "tests/mcp/test_mcp_notify_e2e.py",  # 65 s
+    "tests/shape/test_json_shape.py",  # 60 s
+    "tests/mcp/test_mcp_scopes_e2e.py",  # 51 s
+    "tests/mcp/test_mcp_era_fallback_e2e.py",  # 45 s
+    "tests/cli/test_cli_demo.py",  # 43 s
+    "tests/store/test_store_pages.py",  # 43 s
+    "tests/shape/test_jsonparse.py",  # 43 s
+    "tests/store/test_store_stateful_postgres.py",  # 40 s
+    "tests/mcp/test_mcp_server_requests_e2e.py",  # 38 s
+    "tests/mcp/test_replicas_postgres.py",  # 38 s
+    "tests/shape/test_lazyjson.py",  # 34 s
+    "tests/mcp/test_mcp_proxy_e2e.py",  # 32 s
+    "tests/mcp/test_mcp_upstream_reaped_e2e.py",  # 29 s
+    "tests/cli/test_cli_entry.py",  # 29 s
+    "tests/mcp/test_mcp_stdout_kinds.py",  # 28 s
+    "tests/mcp/test_mcp_offer_e2e.py",  # 28 s
+    "tests/mcp/test_mcp_message_ceiling_e2e.py",  # 27 s
+    "tests/interop/test_interop_filesystem.py",  # 27 s
+    "tests/mcp/test_mcp_roots_e2e.py",  # 26 s
+    "tests/mcp/test_mcp_upstream_orphans_e2e.py",  # 25 s
+    "tests/redact/test_redact_prefilter_differential.py",  # 24 s
+    "tests/mcp/test_mcp_config_e2e.py",  # 24 s
 )
 
 
