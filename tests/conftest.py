@@ -136,25 +136,36 @@ def _no_process_left_behind() -> Iterator[None]:
 # instead, where the other worker fills the time beside them with the many short ones, and the
 # short files close the run.
 
-#: The files that took longest under loadfile (a full run with ``--durations=0``, CI=true),
-#: longest first (measured again when the suite was made faster: a dozen files that were not
-#: listed, the orphans' and the reaped upstreams' waits among them, ran longer than one that was).
-#: Only the order of the run depends on this list: a file missing from it, or a stale one,
+#: The files that took longest under loadfile, longest first, with each file's wall time (its
+#: tests' setup, call and teardown summed, from --junitxml): the mean of two whole runs, CI=true,
+#: ``-p xdist -n 2 --dist loadfile``, 908 s and 824 s on a 2-core machine shared with other
+#: work (load 3-13). One file's time differed up to threefold between the two runs with the
+#: load, so the list is measured again, over more than one run, when files slow down or speed
+#: up. Only the order of the run depends on this list: a file missing from it, or a stale one,
 #: costs time, never a test.
 LONGEST_FIRST = (
-    "tests/store/test_store_stateful_postgres.py",
-    "tests/mcp/test_replicas_postgres.py",
-    "tests/mcp/test_mcp_channels_e2e.py",
-    "tests/mcp/test_mcp_upstream_orphans_e2e.py",
-    "tests/audit/test_audit_postgres.py",
-    "tests/mcp/test_mcp_proxy_e2e.py",
-    "tests/mcp/test_mcp_client_budget_e2e.py",
-    "tests/mcp/test_mcp_offer_e2e.py",
-    "tests/mcp/test_mcp_upstream_reaped_e2e.py",
-    "tests/shape/test_lazy_structure.py",
-    "tests/mcp/test_mcp_stdout_kinds.py",
-    "tests/audit/test_audit_chain.py",
-    "tests/store/test_store_stateful.py",
+    "tests/store/test_store_stateful_postgres.py",  # 76 s
+    "tests/mcp/test_replicas_postgres.py",  # 61 s
+    "tests/mcp/test_mcp_notify_e2e.py",  # 54 s
+    "tests/shape/test_json_shape.py",  # 46 s
+    "tests/mcp/test_mcp_era_fallback_e2e.py",  # 42 s
+    "tests/mcp/test_mcp_proxy_e2e.py",  # 34 s
+    "tests/store/test_store_pages.py",  # 32 s
+    "tests/mcp/test_mcp_upstream_orphans_e2e.py",  # 32 s
+    "tests/mcp/test_mcp_scopes_e2e.py",  # 31 s
+    "tests/mcp/test_mcp_server_requests_e2e.py",  # 31 s
+    "tests/mcp/test_mcp_config_e2e.py",  # 29 s
+    "tests/shape/test_jsonparse.py",  # 29 s
+    "tests/mcp/test_mcp_upstream_reaped_e2e.py",  # 26 s
+    "tests/cli/test_cli_demo.py",  # 25 s
+    "tests/redact/test_redact_prefilter_differential.py",  # 25 s
+    "tests/mcp/test_mcp_client_budget_e2e.py",  # 25 s
+    "tests/shape/test_records.py",  # 25 s
+    "tests/mcp/test_mcp_offer_e2e.py",  # 25 s
+    "tests/mcp/test_mcp_channels_e2e.py",  # 25 s
+    "tests/mcp/test_mcp_stdout_kinds.py",  # 23 s
+    "tests/mcp/test_mcp_message_ceiling_e2e.py",  # 22 s
+    "tests/interop/test_interop_filesystem.py",  # 22 s
 )
 
 

@@ -4,7 +4,8 @@ tests that need a large real result behind the proxy. Run as a script on stdio.
 The demo server is written with the SDK's ``MCPServer``, and importing the SDK costs a Python
 ~1.3 s of CPU; test_mcp_client_budget_e2e.py starts eight of them for the size of one result.
 This one writes the lines the demo server wrote for the same requests, byte for byte (checked
-against it request by request: the handshake, ``tools/list``, each tool, the resource), from
+against it request by request in test_mcp_raw_servers.py: the handshake, the lists, each tool,
+the resource, the unknown names), from
 the same ledger; only a call with arguments that do not validate is answered in other words
 (no test sends one). The proxy's interop with the SDK's own servers is proven on
 upstream_server.py and the others; ``elision demo`` runs the demo server itself.
@@ -20,7 +21,7 @@ from typing import Any
 from elision.demo import ledger
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from support.rawserver import serve
+from support.rawserver import initialized, not_found, serve
 
 _OPTIONAL_TEXT = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
 
@@ -87,14 +88,11 @@ def call(name: Any, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
     if method == "initialize":
-        return {"result": {
-            "capabilities": {"prompts": {"listChanged": False},
-                             "resources": {"listChanged": False, "subscribe": False},
-                             "tools": {"listChanged": False}},
-            "instructions": "A trade ledger. Results can be large.",
-            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-            "serverInfo": {"name": "elision-demo-ledger", "version": ""},
-        }}
+        return initialized(params, "elision-demo-ledger", {
+            "prompts": {"listChanged": False},
+            "resources": {"listChanged": False, "subscribe": False},
+            "tools": {"listChanged": False}},
+            instructions="A trade ledger. Results can be large.")
     if method == "ping":
         return {"result": {}}
     if method == "tools/list":
@@ -116,7 +114,9 @@ def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
                           "data": {"uri": uri}}}
     if method == "prompts/list":
         return {"result": {"prompts": []}}
-    return {"error": {"code": -32601, "message": "Method not found", "data": method}}
+    if method == "prompts/get":  # it has none; the SDK's code, as it sent it
+        return {"error": {"code": 0, "message": f"Unknown prompt: {params.get('name')}"}}
+    return not_found(method)
 
 
 if __name__ == "__main__":

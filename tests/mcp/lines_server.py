@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from support.rawserver import serve
+from support.rawserver import initialized, not_found, serve
 
 VERDICT = "VERDICT: 3 failures"
 LINES = 12_001
@@ -54,13 +54,10 @@ def error(code: int, message: str, data: Any = None) -> dict[str, Any]:
 
 def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
     if method == "initialize":
-        return result({
-            "capabilities": {"prompts": {"listChanged": False},
-                             "resources": {"listChanged": False, "subscribe": False},
-                             "tools": {"listChanged": False}},
-            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-            "serverInfo": {"name": "elision-test-lines", "version": ""},
-        })
+        return initialized(params, "elision-test-lines", {
+            "prompts": {"listChanged": False},
+            "resources": {"listChanged": False, "subscribe": False},
+            "tools": {"listChanged": False}})
     if method == "ping":
         return result({})
     if method == "tools/list":
@@ -94,7 +91,7 @@ def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
             return result({"description": PROMPT, "messages": [
                 {"content": {"text": text(), "type": "text"}, "role": "user"}]})
         return error(0, f"Unknown prompt: {name}")  # the SDK's code, as it sent it
-    return error(-32601, "Method not found", method)
+    return not_found(method)
 
 
 if __name__ == "__main__":

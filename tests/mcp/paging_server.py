@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from support.rawserver import serve
+from support.rawserver import initialized, not_found, serve
 
 NAME = sys.argv[1]
 COUNT = int(sys.argv[2])
@@ -38,13 +38,10 @@ def page(params: dict[str, Any], field: str, items: list[dict[str, Any]]) -> dic
 
 def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
     if method == "initialize":
-        return {"result": {
-            "capabilities": {"completions": {}, "prompts": {"listChanged": False},
-                             "resources": {"listChanged": False, "subscribe": False},
-                             "tools": {"listChanged": False}},
-            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
-            "serverInfo": {"name": f"paging-{NAME}", "version": "1"},
-        }}
+        return initialized(params, f"paging-{NAME}", {
+            "completions": {}, "prompts": {"listChanged": False},
+            "resources": {"listChanged": False, "subscribe": False},
+            "tools": {"listChanged": False}}, version="1")
     if method == "ping":
         return {"result": {}}
     if method == "tools/list":
@@ -67,7 +64,7 @@ def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
             {"content": {"text": text, "type": "text"}, "role": "user"}]}}
     if method == "completion/complete":
         return {"result": {"completion": {"values": [f"{NAME}-1", f"{NAME}-2"]}}}
-    return {"error": {"code": -32601, "message": "Method not found", "data": method}}
+    return not_found(method)
 
 
 if __name__ == "__main__":

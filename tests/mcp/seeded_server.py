@@ -1,6 +1,5 @@
 """An MCP server that puts every seeded credential (``support.seeded``) on every channel.
 
-Written with the SDK's low-level ``Server`` so that each channel is under the test's control.
 Run as a script: ``python seeded_server.py`` (stdio). What it sends the seeds on:
 
 * ``tools/list``: each tool's title, description, input and output schemas (descriptions,
@@ -10,55 +9,45 @@ Run as a script: ``python seeded_server.py`` (stdio). What it sends the seeds on
 * ``fails``: an ``isError`` result; ``raises``: a JSON-RPC error;
 * ``logs``: log messages (a string and an object) during the call;
 * ``resources/list`` and ``resources/read``, ``prompts/list`` and ``prompts/get``.
+
+Written as raw JSON-RPC lines of the handshake era, without the SDK: importing the SDK costs a
+Python ~1.3 s of CPU a start, and it is there for its channels, not for interop with the SDK.
+It writes the lines the SDK's low-level ``Server`` wrote for the same requests, byte for byte:
+``seeded_sdk_server.py`` is that server, and test_mcp_raw_servers.py checks the two against
+each other on every request the tests send, the unknown names included. The proxy's interop
+with the SDK's own servers is proven on upstream_server.py and the others.
 """
 
 from __future__ import annotations
 
+import json
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
-import anyio
-import mcp_types as types
-import orjson
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from support.rawserver import initialized, not_found, notify, serve
 from support.seeded import seeded_document, seeded_log, seeds
-
-# Logging is deprecated at 2026-07-28; this server sends log messages on purpose.
-warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
 ALL = "\n".join(s.text for s in seeds())
 #: Rows enough that any budget the tests use cuts the JSON result.
 ROWS = 400
 
 
-def _schema() -> dict[str, Any]:
-    return {
-        "type": "object", "description": f"input: {ALL}",
-        "properties": {
-            "q": {"type": "string", "description": f"query, e.g. {ALL}",
-                  "default": seeds()[0].text, "examples": [s.text for s in seeds()]},
-        },
-    }
-
-
-def _tool(name: str) -> types.Tool:
-    return types.Tool(
-        name=name, title=f"{name}: {seeds()[0].text}", description=f"Returns {ALL}",
-        input_schema=_schema(),
-        output_schema={"type": "object", "description": f"output: {ALL}"} if name == "json"
-        else None,
-        annotations=types.ToolAnnotations(title=f"annotated {ALL}"),
-        _meta={"example/note": ALL},
-    )
-
-
-TOOLS = [_tool(n) for n in ("text", "json", "fails", "raises", "logs")]
+def _tool(name: str) -> dict[str, Any]:
+    # The SDK's models wrote their fields in name order, and a schema's own members after
+    # "properties" and "type"; a free dict (a schema's property, _meta) kept its order.
+    schema = {"properties": {"q": {
+        "type": "string", "description": f"query, e.g. {ALL}",
+        "default": seeds()[0].text, "examples": [s.text for s in seeds()]}},
+        "type": "object", "description": f"input: {ALL}"}
+    tool: dict[str, Any] = {
+        "_meta": {"example/note": ALL}, "annotations": {"title": f"annotated {ALL}"},
+        "description": f"Returns {ALL}", "inputSchema": schema, "name": name}
+    if name == "json":
+        tool["outputSchema"] = {"type": "object", "description": f"output: {ALL}"}
+    tool["title"] = f"{name}: {seeds()[0].text}"
+    return tool
 
 
 def document() -> dict[str, Any]:
@@ -67,83 +56,62 @@ def document() -> dict[str, Any]:
             "footer": ALL}
 
 
-async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=TOOLS)
+def text(value: str) -> list[dict[str, Any]]:
+    return [{"text": value, "type": "text"}]
 
 
-async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+def call(name: Any) -> dict[str, Any]:
     meta = {"example/trace": ALL, "example/nested": {"why": seeds()[1].text}}
-    if params.name == "text":
+    if name == "text":
         body = seeded_log() + "".join(f"line {i} ok\n" for i in range(ROWS)) + seeded_log()
-        return types.CallToolResult(content=[types.TextContent(text=body)], _meta=meta)
-    if params.name == "json":
+        return {"result": {"_meta": meta, "content": text(body), "isError": False}}
+    if name == "json":
         doc = document()
-        return types.CallToolResult(
-            content=[types.TextContent(text=orjson.dumps(doc).decode())],
-            structured_content=doc, _meta=meta,
-        )
-    if params.name == "fails":
-        return types.CallToolResult(content=[types.TextContent(text=f"failed: {ALL}")],
-                                    is_error=True, _meta=meta)
-    if params.name == "raises":
-        raise MCPError(-32603, f"upstream broke: {ALL}")
-    if params.name == "logs":
+        return {"result": {"_meta": meta, "content": text(json.dumps(
+            doc, separators=(",", ":"), ensure_ascii=False)), "isError": False,
+            "structuredContent": doc}}
+    if name == "fails":
+        return {"result": {"_meta": meta, "content": text(f"failed: {ALL}"), "isError": True}}
+    if name == "raises":
+        return {"error": {"code": -32603, "message": f"upstream broke: {ALL}"}}
+    if name == "logs":
         for level, data in (("error", f"log: {ALL}"), ("warning", seeded_document())):
-            await ctx.session.send_log_message(
-                level, data, logger=f"seeded {seeds()[0].text}",
-                related_request_id=ctx.request_id,
-            )
-        return types.CallToolResult(content=[types.TextContent(text="logged")])
-    return types.CallToolResult(content=[types.TextContent(text="no such tool")], is_error=True)
+            notify("notifications/message", {
+                "level": level, "logger": f"seeded {seeds()[0].text}", "data": data})
+        return {"result": {"content": text("logged"), "isError": False}}
+    return {"result": {"content": text("no such tool"), "isError": True}}
 
 
-async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-    return types.ListResourcesResult(resources=[types.Resource(
-        uri="test://seeded/notes", name="notes", title=f"notes {seeds()[0].text}",
-        description=f"notes holding {ALL}", mime_type="text/plain",
-    )])
-
-
-async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
-    return types.ReadResourceResult(contents=[
-        types.TextResourceContents(uri=params.uri, text=seeded_log(), mime_type="text/plain")
-    ])
-
-
-async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
-    return types.ListPromptsResult(prompts=[types.Prompt(
-        name="handoff", title=f"handoff {seeds()[0].text}", description=f"hands off {ALL}",
-        arguments=[types.PromptArgument(name="who", description=f"who, not {ALL}")],
-    )])
-
-
-async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-    return types.GetPromptResult(description=f"a handoff with {ALL}", messages=[
-        types.PromptMessage(role="user", content=types.TextContent(text=seeded_log())),
-    ])
-
-
-async def set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
-    return types.EmptyResult()
-
-
-server: Server[Any] = Server(
-    "elision-test-seeded",
-    version="1",
-    on_list_tools=list_tools,
-    on_call_tool=call_tool,
-    on_list_resources=list_resources,
-    on_read_resource=read_resource,
-    on_list_prompts=list_prompts,
-    on_get_prompt=get_prompt,
-)
-server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
-
-
-async def main() -> None:
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    if method == "initialize":
+        return initialized(params, "elision-test-seeded", {
+            "logging": {}, "prompts": {"listChanged": False},
+            "resources": {"listChanged": False, "subscribe": False},
+            "tools": {"listChanged": False}}, version="1")
+    if method in ("ping", "logging/setLevel"):
+        return {"result": {}}
+    if method == "tools/list":
+        return {"result": {"tools": [_tool(n) for n in ("text", "json", "fails", "raises",
+                                                        "logs")]}}
+    if method == "tools/call":
+        return call(params.get("name"))
+    if method == "resources/list":
+        return {"result": {"resources": [{
+            "description": f"notes holding {ALL}", "mimeType": "text/plain", "name": "notes",
+            "title": f"notes {seeds()[0].text}", "uri": "test://seeded/notes"}]}}
+    if method == "resources/read":  # any uri reads as the notes, as the SDK server's did
+        return {"result": {"contents": [
+            {"mimeType": "text/plain", "text": seeded_log(), "uri": params.get("uri")}]}}
+    if method == "prompts/list":
+        return {"result": {"prompts": [{
+            "arguments": [{"description": f"who, not {ALL}", "name": "who"}],
+            "description": f"hands off {ALL}", "name": "handoff",
+            "title": f"handoff {seeds()[0].text}"}]}}
+    if method == "prompts/get":  # any name gets the handoff, as the SDK server's did
+        return {"result": {"description": f"a handoff with {ALL}", "messages": [
+            {"content": {"text": seeded_log(), "type": "text"}, "role": "user"}]}}
+    return not_found(method)
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    serve(answer)
