@@ -67,11 +67,12 @@ def test_a_run_after_an_escape_that_decodes_to_nothing_is_kept() -> None:
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(family=st.sampled_from(PATTERN_FAMILIES), seed=st.integers(0, 10**6),
-       letter=st.sampled_from("nrtbfv"), head=st.text("abc xyz=:", max_size=12))
+       letter=st.sampled_from("nrtbf"), head=st.text("abc xyz=:", max_size=12))
 def test_an_escape_never_hides_what_a_space_shows(family: object, seed: int, letter: str,
                                                   head: str) -> None:
-    """Whatever base64-encoded credential is withheld after a space is withheld after an
-    escape too, and the escape is kept."""
+    """Whatever base64-encoded credential is withheld after a space is withheld after a JSON
+    escape too (the ones the trigger search reads as opening a run: keywords.opens_run), and
+    the escape is kept."""
     fake = sample(family, 0, seed)[0]  # type: ignore[arg-type]
     encoded = _b64(f"key: {fake}")
     if encoded in redact_text(f"{head} {encoded}").value:
