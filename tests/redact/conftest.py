@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from elision.redact import triggers
+from elision.redact import keywords, triggers
 
 
 @pytest.fixture
@@ -17,3 +17,14 @@ def unbounded() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(triggers, "DENSE_ALLOWANCE", 1 << 30)
         yield
+
+
+@pytest.fixture(params=["hyperscan", "re"])
+def keyword_engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each keyword search in turn (the regex one with no hyperscan: ``keywords._Plain``)."""
+    with pytest.MonkeyPatch.context() as mp:
+        if request.param == "re":
+            mp.setattr(keywords, "_built", [keywords._Plain()])
+        elif not isinstance(keywords._engine(), keywords._Hyperscan):
+            pytest.skip("hyperscan is not installed")
+        yield request.param

@@ -11,13 +11,12 @@ before for every case below.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import keywords, redact_text
+from elision.redact import redact_text
 from elision.redact.families import PATTERN_FAMILIES, sample
 
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -27,16 +26,6 @@ AWS = "AKIA" + "QYLPMN5HFIQR7XYZ"
 def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
-
-@pytest.fixture(params=["hyperscan", "re"])
-def engine(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Each trigger search in turn (the regex one with no hyperscan: ``_Plain``)."""
-    with pytest.MonkeyPatch.context() as mp:
-        if request.param == "re":
-            mp.setattr(keywords, "_built", [keywords._Plain()])
-        elif not isinstance(keywords._engine(), keywords._Hyperscan):
-            pytest.skip("hyperscan is not installed")
-        yield request.param
 
 
 @pytest.mark.parametrize("before", [
@@ -48,7 +37,7 @@ def engine(request: pytest.FixtureRequest) -> Iterator[str]:
     "one\\ntwo\\n",  # the second of two escapes
 ])
 @pytest.mark.parametrize("secret", [f"token: {GITHUB}", f"aws_access_key_id={AWS}"])
-def test_a_base64_credential_after_an_escape_is_withheld(engine: str, before: str,
+def test_a_base64_credential_after_an_escape_is_withheld(keyword_engine: str, before: str,
                                                          secret: str) -> None:
     encoded = _b64(secret)
     shown = redact_text(f"{before}{encoded} end")
@@ -63,7 +52,7 @@ def test_a_run_after_an_escape_that_decodes_to_nothing_is_kept() -> None:
     assert redact_text(f"a\\n{encoded}").value == f"a\\n{encoded}"
 
 
-@pytest.mark.usefixtures("engine")
+@pytest.mark.usefixtures("keyword_engine")
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(family=st.sampled_from(PATTERN_FAMILIES), seed=st.integers(0, 10**6),

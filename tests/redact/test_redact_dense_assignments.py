@@ -220,22 +220,12 @@ def test_kept_verdicts_withhold_what_judging_each_did(text: str) -> None:
     assert now == before
 
 
-@pytest.fixture(params=["hyperscan", "re"])
-def engine(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Each trigger search in turn (the regex one with no hyperscan: ``_Plain``)."""
-    with pytest.MonkeyPatch.context() as mp:
-        if request.param == "re":
-            mp.setattr(keywords, "_built", [keywords._Plain()])
-        elif not isinstance(keywords._engine(), keywords._Hyperscan):
-            pytest.skip("hyperscan is not installed")
-        yield request.param
-
 
 @pytest.mark.usefixtures("unbounded")
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_dense_texts())
-def test_dense_texts_are_redacted_as_before(engine: str, text: str) -> None:
+def test_dense_texts_are_redacted_as_before(keyword_engine: str, text: str) -> None:
     now = redact_text(text)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(generic, "_value", _judged_afresh)
