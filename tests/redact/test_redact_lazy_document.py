@@ -326,14 +326,52 @@ def test_every_page_of_a_kept_lazy_view_is_the_page_of_the_whole_parse(
         shrink(mp)
         mp.setattr(lazyjson, "PIECE_BYTES", piece)
 
+        # Under LAZY_BYTES a view is kept between pages: the lazy route is taken by structure.
+        mp.setattr(lazyjson, "LAZY_BYTES", 1 << 62)
+        mp.setattr(lazyjson, "LAZY_COST", -1.0)
+
         def pages(lazy: bool) -> list[str]:
             fetch._cache = None
             fetch._views.clear()
-            mp.setattr(lazyjson, "LAZY_BYTES", 0 if lazy else 1 << 62)
+            mp.setattr(lazyjson, "STRUCTURE_BYTES", 0 if lazy else 1 << 62)
             try:
-                return [_page_or_error(body, s) for s in selectors * 2]
+                texts = [_page_or_error(body, s) for s in selectors * 2]
+                kept = fetch._views.get("elision://r/pages")
+                if lazy and kept is not None and kept.withheld and lazyjson.is_lazy(kept.value):
+                    assert lazyjson.written_size(kept.value) is not None, "written whole once"
+                return texts
             finally:
                 fetch._cache = None
                 fetch._views.clear()
 
         assert pages(lazy=True) == pages(lazy=False)
+
+
+def test_a_page_of_the_first_bytes_of_a_kept_lazy_view_writes_about_its_page() -> None:
+    """A ``bytes=`` page near the start of a kept lazy view, once the view was written whole
+    (its length is known, and it is one line), writes only as far as the page reaches: its
+    tracemalloc peak is about the page, not the body. Red before: every page wrote all of it
+    (the serialization and the selection beside it, about 1x the body)."""
+    from elision.store import fetch
+
+    body = _bodies(256 << 10)["sk-strings"]
+    ref = "elision://r/first-bytes"
+    fetch._cache = None
+    fetch._views.clear()
+    try:
+        _page_of(body, ref, lines="1-")  # redacts, keeps the view, writes it whole once
+        for spec in ("0-999", "20000-20999"):
+            _page_of(body, ref, byte_range=spec)  # what a first call makes once (imports)
+            tracemalloc.start()
+            try:
+                page = _page_of(body, ref, byte_range=spec)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert '"sk-"' in page
+            assert peak < len(body) // 4, f"{peak / len(body):.2f}x the body"
+        ends = _page_of(body, ref, byte_range=f"{len(body) - 400}-")
+        assert "[credential withheld: github-token]" in ends and _TOKEN not in ends
+    finally:
+        fetch._cache = None
+        fetch._views.clear()

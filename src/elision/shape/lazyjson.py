@@ -157,7 +157,7 @@ class _Lazy:
     first read and kept (the shaper remembers sizes by ``id()``, so a child read twice must be
     the same object)."""
 
-    __slots__ = ("_big", "_changed", "_parsed", "_verbatim")
+    __slots__ = ("_big", "_changed", "_parsed", "_verbatim", "_written")
 
     def __init__(self, big: dict[Any, LazyArray | LazyObject]) -> None:
         self._big = big
@@ -169,6 +169,9 @@ class _Lazy:
         #: to be its own compact serialization (:func:`serialize` copies them, parsing
         #: nothing). Shared by the copies of this node, whose pieces are the same bytes.
         self._verbatim: dict[int, bytes] = {}
+        #: The length of this node's whole serialization, once written and found to be one
+        #: line (:func:`serialize`): a page of its first bytes need not write the rest.
+        self._written: int | None = None
 
     def with_children(self, changed: dict[Any, Any]) -> Any:
         """A copy of this node in which each child named in ``changed`` (by index or key) is
@@ -575,20 +578,41 @@ def _shifted(window: LazyArray, changed: dict[int, Any], first: int, last: int) 
     return window
 
 
-def serialize(value: Any) -> bytes:
+def serialize(value: Any, *, stop: int | None = None) -> bytes:
     """Compact, exact JSON of ``value`` (what ``dumps_value(materialize(value))`` writes),
     a piece of a lazy node at a time: a lazy copy the redaction walk changed is written with
-    its replaced children, and never parsed whole."""
+    its replaced children, and never parsed whole. With ``stop``, only its first bytes: the
+    writing of a lazy node ends after the piece that reaches ``stop`` bytes (the result is at
+    least that long, or all of it)."""
     from elision.shape.jsondump import dumps_value
 
     if not is_lazy(value):
         return dumps_value(value)
     out = bytearray()
-    _write(value, out, dumps_value)
+    try:
+        _write(value, out, dumps_value, stop if stop is not None else _NO_STOP)
+    except _Enough:
+        return bytes(out)
+    if b"\n" not in out and b"\r" not in out:
+        value._written = len(out)
     return bytes(out)
 
 
-def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes]) -> None:
+def written_size(value: Any) -> int | None:
+    """The length of lazy ``value``'s serialization, when :func:`serialize` has written all of
+    it and it is one line (no ``\\n`` or ``\\r``: JSON escapes them in a string); else ``None``.
+    With it, a range of the first bytes is known without writing the rest."""
+    return value._written if is_lazy(value) else None
+
+
+class _Enough(Exception):
+    """A serialization with a ``stop`` has written that many bytes."""
+
+
+_NO_STOP = 1 << 62
+
+
+def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes], stop: int) -> None:
     """Write lazy ``node`` a piece at a time. A piece nothing replaced whose bytes were found
     to be its own serialization (the body is compact and spelled as orjson spells it) is
     copied, never parsed: the first writing of a node learns which, the next ones only copy
@@ -609,9 +633,11 @@ def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes]) -> None:
                 out += orjson.dumps(where) + b":"
             child = changed.get(where, big) if changed else big
             if is_lazy(child):
-                _write(child, out, dumps)
+                _write(child, out, dumps, stop)
             else:
                 out += dumps(child)
+            if len(out) >= stop:
+                raise _Enough
             continue
         if changed and _replaced(names, changed, indices):
             if learned is not None:
@@ -629,6 +655,8 @@ def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes]) -> None:
             if learned is not None:
                 learned.append(dumped == raw)
             out += memoryview(dumped)[1:-1]
+        if len(out) >= stop:
+            raise _Enough
     out += b"]" if is_array else b"}"
     if learned is not None:
         node._verbatim[PIECE_BYTES] = bytes(learned)
