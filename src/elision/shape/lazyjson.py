@@ -72,6 +72,7 @@ __all__ = [
     "reads_lazily",
     "serialize",
     "walks_lazily",
+    "written_size",
 ]
 
 #: Bodies at least this long are read lazily; smaller ones are parsed whole (orjson is faster
