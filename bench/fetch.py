@@ -16,6 +16,13 @@ bench/shape.py measures shaping: (peak + the body) / the body, so the read's own
 are the store's, do not hide what the page costs. Every page's bytes are hashed, and the two
 codes' pages (or errors) must be the same: a row that differs is marked ``DIFFERS``. The load
 average is printed before and after, since on a shared machine the times move with it.
+
+``--view-pages`` measures instead the later ``bytes=`` pages of a kept view of a 1 MB body
+with a token in it (``["sk-", …]``, an array of 300-deep documents; ``--view-mb`` to change
+the size): its first page (``bytes=0-``) redacts it and keeps the view, then each later page
+(``bytes=k-``, k spread over the view) is timed in CPU time (median of ``--runs`` rounds; wall
+time beside it) and its tracemalloc peak taken, ÷ the body; then a 16 KB page near the start
+(``bytes=1000-17383``), which need not write the rest of the view.
 """
 
 from __future__ import annotations
@@ -56,6 +63,9 @@ MODES = ("fetch", "page", "shown")
 #: A made-up GitHub token (it matches the redaction's rule), for the shown view's mode.
 TOKEN = b"ghp_S33d3dCh4nn3lT0k3nXyZ0123456789ab"
 MIB = 1 << 20
+#: The kept views --view-pages pages through (see the module docstring).
+VIEW_BODIES = ("sk-strings", "deep-documents")
+NEAR = "1000-17383"
 
 
 # --- the child: one code, one body, one selector -----------------------------------------------
@@ -152,6 +162,84 @@ def _trim() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
+def view_body(kind: str, mb: float) -> bytes:
+    """About ``mb`` MB of ``kind``, with the made-up token last (in the last document)."""
+    n = int(mb * MIB)
+    if kind == "sk-strings":
+        return orjson.dumps(["sk-"] * (n // 6) + [TOKEN.decode()])
+    deep = b'{"k":' * 300 + b'"x"' + b"}" * 300
+    secret = b'{"k":' * 300 + orjson.dumps("key " + TOKEN.decode()) + b"}" * 300
+    return b"[" + b",".join([deep] * (n // len(deep)) + [secret]) + b"]"
+
+
+def view_child(src: str, kind: str, mb: float, runs: int) -> None:
+    sys.path.insert(0, src)
+    import tracemalloc
+
+    from elision.budget import Budget
+    from elision.store.fetch import shape_page
+
+    body = view_body(kind, mb)
+    sha = hashlib.sha256(body).hexdigest()
+
+    def page(spec: str) -> str:
+        return shape_page(body, ref=REF, sha256=sha, format="json", budget=Budget(BUDGET),
+                          byte_range=spec).text
+
+    first_cpu, first_wall = time.process_time(), time.perf_counter()
+    first = page("0-")  # redacts the body and keeps its view
+    first_ms = ((time.process_time() - first_cpu) * 1000, (time.perf_counter() - first_wall) * 1000)
+    specs = [f"{len(body) * i // 8}-" for i in range(1, 6)]  # within the (shorter) view
+    cpu: list[float] = []
+    wall: list[float] = []
+    digest = hashlib.sha256(first.encode())
+    for round_ in range(runs):
+        start_cpu, start_wall = time.process_time(), time.perf_counter()
+        texts = [page(spec) for spec in specs]
+        cpu.append((time.process_time() - start_cpu) * 1000 / len(specs))
+        wall.append((time.perf_counter() - start_wall) * 1000 / len(specs))
+        if round_ == 0:
+            for text in texts:
+                digest.update(text.encode())
+    near: list[float] = []
+    for _ in range(runs):  # a page of 16 KB near the start: it need not write the rest
+        start_cpu = time.process_time()
+        digest.update(page(NEAR).encode())
+        near.append((time.process_time() - start_cpu) * 1000)
+    peaks = []
+    for spec in (specs[0], NEAR):
+        tracemalloc.start()
+        page(spec)
+        peaks.append(tracemalloc.get_traced_memory()[1] / len(body))
+        tracemalloc.stop()
+    print(json.dumps({"first_cpu_ms": first_ms[0], "first_ms": first_ms[1],
+                      "cpu_ms": statistics.median(cpu), "ms": statistics.median(wall),
+                      "peak_x": peaks[0], "near_cpu_ms": statistics.median(near),
+                      "near_peak_x": peaks[1], "page": digest.hexdigest()}))
+
+
+def view_pages(codes: list[tuple[str, Path]], mb: float, runs: int) -> None:
+    header = (f"{'body':<15} {'code':<7} | {'first page cpu/wall ms':>22} | "
+              f"{'later page cpu ms':>17} {'wall ms':>8} | {'peak x body':>11} | "
+              f"{NEAR + ' cpu ms':>17} {'peak x':>7} | pages")
+    print(header)
+    print("-" * len(header))
+    for kind in VIEW_BODIES:
+        digests: list[str] = []
+        for name, src in codes:
+            row = child_result([sys.executable, __file__, "--view-child", str(src), kind,
+                                str(mb), str(runs)], timeout=900)
+            if "error" in row:
+                print(f"{kind:<15} {name:<7} | error: {row['error']}")
+                continue
+            digests.append(row["page"])
+            same = "" if len(set(digests)) == 1 else "DIFFERS"
+            print(f"{kind:<15} {name:<7} | {row['first_cpu_ms']:>10.0f} / {row['first_ms']:>9.0f} "
+                  f"| {row['cpu_ms']:>17.1f} {row['ms']:>8.1f} | {row['peak_x']:>10.2f}x | "
+                  f"{row['near_cpu_ms']:>17.2f} {row['near_peak_x']:>6.2f}x | "
+                  f"{row['page'][:12]} {same}")
+
+
 # --- the driver --------------------------------------------------------------------------------
 
 
@@ -168,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
         src, corpus_file, selector, mode, runs, workdir = argv[1:7]
         child(src, corpus_file, selector or None, mode, int(runs), workdir)
         return 0
+    if argv[:1] == ["--view-child"]:
+        view_child(argv[1], argv[2], float(argv[3]), int(argv[4]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[100.0],
                         help="ledger sizes in MB (bench/corpus.py)")
@@ -183,12 +274,22 @@ def main(argv: list[str] | None = None) -> int:
                         "shown: a body with a token, shaped through the pipeline first (the "
                         "view it showed is kept for its pages), then fetched")
     parser.add_argument("--dir", default=None, help="where the temporary stores go")
+    parser.add_argument("--view-pages", action="store_true",
+                        help="time later bytes= pages of a kept view of a body with a token")
+    parser.add_argument("--view-mb", type=float, default=1.0, help="its size (--view-pages)")
+    parser.add_argument("--extra", nargs=2, action="append", default=[],
+                        metavar=("NAME", "SRC"), help="a further copy of src/ to measure")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE))
     import corpus
 
     codes = [("this", SRC)] + ([("before", Path(args.baseline))] if args.baseline else [])
+    codes += [(name, Path(src)) for name, src in args.extra]
     print(f"load average before: {load()}")
+    if args.view_pages:
+        view_pages(codes, args.view_mb, args.runs)
+        print(f"load average after: {load()}")
+        return 0
     header = (f"{'MB':>5} {'selector':<16} {'code':<7} {'mode':<5} | {'median ms':>9} | "
               f"{'peak MB':>8} {'peak x body':>11} | page")
     print(header)

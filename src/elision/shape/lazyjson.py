@@ -72,6 +72,7 @@ __all__ = [
     "reads_lazily",
     "serialize",
     "walks_lazily",
+    "written_size",
 ]
 
 #: Bodies at least this long are read lazily; smaller ones are parsed whole (orjson is faster
@@ -146,12 +147,18 @@ class Declined(Exception):
         self.deep = deep
 
 
+#: A piece of a lazy node, unparsed (:meth:`_Lazy._spans`): (where, as in
+#: :meth:`~_Lazy.pieces`; the run's bytes as one JSON container, or ``b""``; the large child,
+#: or ``None``; the run's indices or keys, ``None`` when not known before it is parsed).
+_Span = tuple[Any, bytes, "LazyArray | LazyObject | None", "range | list[str] | None"]
+
+
 class _Lazy:
     """A lazy container's children: the large ones are lazy nodes, the rest are parsed when
     first read and kept (the shaper remembers sizes by ``id()``, so a child read twice must be
     the same object)."""
 
-    __slots__ = ("_big", "_changed", "_parsed")
+    __slots__ = ("_big", "_changed", "_parsed", "_verbatim", "_written")
 
     def __init__(self, big: dict[Any, LazyArray | LazyObject]) -> None:
         self._big = big
@@ -159,27 +166,57 @@ class _Lazy:
         #: Children a redaction walk replaced (:meth:`with_children`): they, never the bytes
         #: under them, are what this node holds.
         self._changed: dict[Any, Any] = _NO_CHANGES
+        #: Piece size -> a byte a piece (:meth:`_spans`), 1 where the piece's bytes were found
+        #: to be its own compact serialization (:func:`serialize` copies them, parsing
+        #: nothing). Shared by the copies of this node, whose pieces are the same bytes.
+        self._verbatim: dict[int, bytes] = {}
+        #: The length of this node's whole serialization, once written and found to be one
+        #: line (:func:`serialize`): a page of its first bytes need not write the rest.
+        self._written: int | None = None
 
     def with_children(self, changed: dict[Any, Any]) -> Any:
         """A copy of this node in which each child named in ``changed`` (by index or key) is
         the value given: the rest still view the same bytes, and nothing is parsed. What the
         redaction walk of a lazy document returns (:mod:`elision.redact.lazywalk`)."""
-        copy = self._empty_copy()
+        copy = self._copy()
         copy._changed = {**self._changed, **changed}
         return copy
 
     def fresh(self) -> Any:
         """A copy of this node, and of each lazy node under it, that has parsed nothing yet:
         a reader of the copy keeps what it parses with it (a page of a kept view)."""
-        copy = self._empty_copy()
+        copy = self._copy()
         copy._big = {name: node.fresh() for name, node in self._big.items()}
         if self._changed:
             copy._changed = {name: value.fresh() if is_lazy(value) else value
                              for name, value in self._changed.items()}
         return copy
 
+    def _copy(self) -> Any:
+        copy = self._empty_copy()
+        copy._verbatim = self._verbatim
+        return copy
+
     def _empty_copy(self) -> Any:
         raise NotImplementedError
+
+    def _spans(self, size: int) -> Iterator[_Span]:
+        """The pieces :meth:`pieces` yields, unparsed."""
+        raise NotImplementedError
+
+    def _parse_piece(self, raw: bytes) -> Any:
+        return parse_json(raw)
+
+    def pieces(self, size: int) -> Iterator[tuple[Any, bytes, Any]]:
+        """The children in runs of about ``size`` bytes, in order, as (where, the run's bytes
+        as one JSON container, the run parsed exactly); a large container alone, as (where,
+        ``b""``, the lazy node). Each run is parsed when it is reached, so a reader that drops
+        it holds one run at a time. What :meth:`with_children` replaced is not applied: the
+        bytes are the original's. ``where`` is the index of a run's first element, or of the
+        large element; in an object ``None`` for a run, the key of the large member."""
+        for where, raw, node, _ in self._spans(size):
+            yield (where, b"", node) if node is not None else (
+                where, raw, self._parse_piece(raw))
 
     def _child(self, name: Any, raw: msgspec.Raw | memoryview) -> Any:
         if self._changed:
@@ -233,12 +270,7 @@ class LazyArray(_Lazy):
     def _empty_copy(self) -> LazyArray:
         return LazyArray(self._items, self._big)
 
-    def pieces(self, size: int) -> Iterator[tuple[int, bytes, Any]]:
-        """The elements in runs of about ``size`` bytes, in order, as (index of the first,
-        the run's bytes as one JSON array, the run parsed exactly); a large container alone,
-        as (its index, ``b""``, the lazy node). Each run is parsed when it is reached, so a
-        reader that drops it holds one run at a time. What :meth:`with_children` replaced is
-        not applied: the bytes are the original's."""
+    def _spans(self, size: int) -> Iterator[_Span]:
         items, big = self._items, self._big
         first, total = 0, 0
         run: list[Any] = []
@@ -246,17 +278,17 @@ class LazyArray(_Lazy):
             node = big.get(index)
             if node is not None:
                 if run:
-                    yield _array_piece(first, b"[" + b",".join(run) + b"]")
-                yield index, b"", node
+                    yield first, b"[" + b",".join(run) + b"]", None, range(first, index)
+                yield index, b"", node, None
                 first, total, run = index + 1, 0, []
                 continue
             run.append(raw)
             total += len(raw)
             if total >= size:
-                yield _array_piece(first, b"[" + b",".join(run) + b"]")
+                yield first, b"[" + b",".join(run) + b"]", None, range(first, index + 1)
                 first, total, run = index + 1, 0, []
         if run:
-            yield _array_piece(first, b"[" + b",".join(run) + b"]")
+            yield first, b"[" + b",".join(run) + b"]", None, range(first, len(items))
 
 
 class PackedArray(LazyArray):
@@ -296,14 +328,14 @@ class PackedArray(LazyArray):
     def _empty_copy(self) -> PackedArray:
         return PackedArray(self._view, self._bounds)
 
-    def pieces(self, size: int) -> Iterator[tuple[int, bytes, Any]]:
+    def _spans(self, size: int) -> Iterator[_Span]:
         bounds, count = self._bounds, len(self._bounds) - 1
         first = 0
         while first < count:
             # The elements are contiguous: a run is one slice of the body.
             last = min(count, max(first + 1, bisect_left(bounds, bounds[first] + size)))
-            yield _array_piece(
-                first, b"[" + self._view[bounds[first] : bounds[last] - 1] + b"]")
+            raw = b"[" + self._view[bounds[first] : bounds[last] - 1] + b"]"
+            yield first, raw, None, range(first, last)
             first = last
 
 
@@ -357,28 +389,27 @@ class LazyObject(_Lazy):
     def _empty_copy(self) -> LazyObject:
         return LazyObject(self._members, self._big)
 
-    def pieces(self, size: int) -> Iterator[tuple[str | None, bytes, Any]]:
-        """The members in runs of about ``size`` bytes, in order, as (``None``, the run's
-        bytes as one JSON object, the run parsed exactly); a large container alone, as (its
-        key, ``b""``, the lazy node). As :meth:`LazyArray.pieces`."""
+    def _spans(self, size: int) -> Iterator[_Span]:
         big = self._big
         total = 0
         run: list[bytes] = []
+        keys: list[str] = []
         for key, raw in self._members.items():
             node = big.get(key)
             if node is not None:
                 if run:
-                    yield _object_piece(b"{" + b",".join(run) + b"}")
-                yield key, b"", node
-                total, run = 0, []
+                    yield None, b"{" + b",".join(run) + b"}", None, keys
+                yield key, b"", node, None
+                total, run, keys = 0, [], []
                 continue
             run.append(orjson.dumps(key) + b":" + raw)
+            keys.append(key)
             total += len(raw)
             if total >= size:
-                yield _object_piece(b"{" + b",".join(run) + b"}")
-                total, run = 0, []
+                yield None, b"{" + b",".join(run) + b"}", None, keys
+                total, run, keys = 0, [], []
         if run:
-            yield _object_piece(b"{" + b",".join(run) + b"}")
+            yield None, b"{" + b",".join(run) + b"}", None, keys
 
 
 class ChunkedObject(LazyObject):
@@ -432,15 +463,17 @@ class ChunkedObject(LazyObject):
         copy._seen.update(self._seen)
         return copy
 
-    def pieces(self, size: int) -> Iterator[tuple[str | None, bytes, Any]]:
-        """Its runs of members, as :meth:`LazyObject.pieces` (``size`` was set when it was
-        read: a run is about that many bytes)."""
+    def _spans(self, size: int) -> Iterator[_Span]:
+        """Its runs of members (``size`` was set when it was read: a run is about that many
+        bytes); their keys are not known before a run is parsed."""
         for start, end, _ in self._runs:
-            raw = b"{" + self._view[start:end] + b"}"
-            members = _members(self._view, start, end)
-            if members is None:  # it parsed when the object was read, and bytes do not change
-                raise InputError("a run of object members no longer parses; this is a bug")
-            yield None, raw, members
+            yield None, b"{" + self._view[start:end] + b"}", None, None
+
+    def _parse_piece(self, raw: bytes) -> Any:
+        members = _parsed_members(raw)
+        if members is None:  # it parsed when the object was read, and bytes do not change
+            raise InputError("a run of object members no longer parses; this is a bug")
+        return members
 
     def __getitem__(self, key: str) -> Any:
         if self._changed and key in self._changed:
@@ -546,52 +579,97 @@ def _shifted(window: LazyArray, changed: dict[int, Any], first: int, last: int) 
     return window
 
 
-def _array_piece(first: int, raw: bytes) -> tuple[int, bytes, Any]:
-    return first, raw, parse_json(raw)
-
-
-def _object_piece(raw: bytes) -> tuple[None, bytes, Any]:
-    return None, raw, parse_json(raw)
-
-
-def serialize(value: Any) -> bytes:
+def serialize(value: Any, *, stop: int | None = None) -> bytes:
     """Compact, exact JSON of ``value`` (what ``dumps_value(materialize(value))`` writes),
     a piece of a lazy node at a time: a lazy copy the redaction walk changed is written with
-    its replaced children, and never parsed whole."""
+    its replaced children, and never parsed whole. With ``stop``, only its first bytes: the
+    writing of a lazy node ends after the piece that reaches ``stop`` bytes (the result is at
+    least that long, or all of it)."""
     from elision.shape.jsondump import dumps_value
 
     if not is_lazy(value):
         return dumps_value(value)
     out = bytearray()
-    _write(value, out, dumps_value)
+    try:
+        _write(value, out, dumps_value, stop if stop is not None else _NO_STOP)
+    except _Enough:
+        return bytes(out)
+    if b"\n" not in out and b"\r" not in out:
+        value._written = len(out)
     return bytes(out)
 
 
-def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes]) -> None:
+def written_size(value: Any) -> int | None:
+    """The length of lazy ``value``'s serialization, when :func:`serialize` has written all of
+    it and it is one line (no ``\\n`` or ``\\r``: JSON escapes them in a string); else ``None``.
+    With it, a range of the first bytes is known without writing the rest."""
+    return value._written if is_lazy(value) else None
+
+
+class _Enough(Exception):
+    """A serialization with a ``stop`` has written that many bytes."""
+
+
+_NO_STOP = 1 << 62
+
+
+def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes], stop: int) -> None:
+    """Write lazy ``node`` a piece at a time. A piece nothing replaced whose bytes were found
+    to be its own serialization (the body is compact and spelled as orjson spells it) is
+    copied, never parsed: the first writing of a node learns which, the next ones only copy
+    (a later page of a kept view; its first cost 23-27 ms for a 1 MB ``["sk-", …]``)."""
     is_array = isinstance(node, LazyArray)
     changed = node._changed
+    indices = sorted(k for k in changed if isinstance(k, int)) if changed and is_array else []
+    known = node._verbatim.get(PIECE_BYTES)
+    learned = bytearray() if known is None else None
     out += b"[" if is_array else b"{"
-    empty = True
-    for where, _, piece in node.pieces(PIECE_BYTES):
-        if not empty:
+    for number, (where, raw, big, names) in enumerate(node._spans(PIECE_BYTES)):
+        if number:
             out += b","
-        empty = False
-        if is_lazy(piece):  # a large container: where is its index or key
+        if big is not None:  # a large container: where is its index or key
+            if learned is not None:
+                learned.append(0)
             if not is_array:
                 out += orjson.dumps(where) + b":"
-            child = changed.get(where, piece) if changed else piece
+            child = changed.get(where, big) if changed else big
             if is_lazy(child):
-                _write(child, out, dumps)
+                _write(child, out, dumps, stop)
             else:
                 out += dumps(child)
+            if len(out) >= stop:
+                raise _Enough
             continue
-        if changed:
+        if changed and _replaced(names, changed, indices):
+            if learned is not None:
+                learned.append(0)
+            piece = node._parse_piece(raw)
             if is_array:
                 piece = [changed.get(where + i, item) for i, item in enumerate(piece)]
             else:
                 piece = {key: changed.get(key, item) for key, item in piece.items()}
-        out += dumps(piece)[1:-1]
+            out += dumps(piece)[1:-1]
+        elif known is not None and number < len(known) and known[number]:
+            out += memoryview(raw)[1:-1]
+        else:
+            dumped = dumps(node._parse_piece(raw))
+            if learned is not None:
+                learned.append(dumped == raw)
+            out += memoryview(dumped)[1:-1]
+        if len(out) >= stop:
+            raise _Enough
     out += b"]" if is_array else b"}"
+    if learned is not None:
+        node._verbatim[PIECE_BYTES] = bytes(learned)
+
+
+def _replaced(names: range | list[str] | None, changed: dict[Any, Any], indices: list[int]) -> bool:
+    """Whether a child of a piece (its ``names``) is among the ``changed`` ones (``indices``:
+    the changed indices of an array, in order)."""
+    if isinstance(names, range):
+        at = bisect_left(indices, names.start)
+        return at < len(indices) and indices[at] < names.stop
+    return names is None or not changed.keys().isdisjoint(names)
 
 
 #: The bytes of one piece a lazy node is walked or written in (:meth:`LazyArray.pieces`): a
@@ -899,7 +977,11 @@ def _runs(
 def _members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
     """The members in ``view[start:end]`` parsed exactly, or ``None`` when those bytes are not
     whole members (or repeat a key among themselves: a run must not hide one)."""
-    piece = _piece(view, start, end)
+    return _parsed_members(_piece(view, start, end))
+
+
+def _parsed_members(piece: bytes) -> dict[str, Any] | None:
+    """:func:`_members` of the braced ``piece``."""
     if not risky_numbers(piece):
         # parse_json's own fast path, with a failed try costing no error message
         try:

@@ -52,6 +52,7 @@ from elision.store.select import (
     VALID_PATH_FORMS,
     Key,
     TextSelection,
+    bytes_reach,
     following,
     normalize_path,
     parse_path,
@@ -158,7 +159,7 @@ def shape_page(
     )
     if path is not None:
         return _json_page(view, path, ctx, budget)
-    text = _view_text(view, body)
+    text, one_line = _view_text(view, body, None if byte_range is None else bytes_reach(byte_range))
     withheld, whole = view.withheld, lines is None and byte_range is None
     redacted = view.document() if withheld and whole else None  # a lines= page reads text
     # What follows reads the text, or the redacted value: a skeleton the view holds goes now
@@ -170,7 +171,7 @@ def shape_page(
             ctx.page = f"lines={selection.normalized}"
         else:
             assert byte_range is not None
-            selection = select_bytes(text, byte_range)
+            selection = select_bytes(text, byte_range, one_line=one_line)
             ctx.page = f"bytes={selection.normalized}"
         ctx.withheld = condense_withheld(_stubs_in(selection.body, selection.lines_before),
                                          budget)
@@ -249,16 +250,23 @@ def _original_view(body: bytes, *, sha256: str, format: str, as_json: bool) -> _
     return _View(body, None, (), len(body))
 
 
-def _view_text(view: _View, body: bytes) -> bytes:
+def _view_text(view: _View, body: bytes, reach: int | None = None) -> tuple[bytes, int | None]:
+    """The text a lines= or bytes= page of ``view`` selects from, and ``None``; or, when a
+    bytes= page reads only its first ``reach`` bytes and the view is a lazy one already
+    written whole once, as one line, only its first bytes, and its whole length."""
     if view.text is not None:
-        return view.text
+        return view.text, None
     if not view.withheld:
-        return body
+        return body, None
     if view.json is not None:
-        return view.json
+        return view.json, None
     # Lines or bytes of a redacted JSON body: ranges over the redacted serialization; a lazy
-    # view (the redaction walk's copy of a lazily read body) is written a piece at a time.
-    return lazyjson.serialize(view.value)
+    # view (the redaction walk's copy of a lazily read body) is written a piece at a time,
+    # and a page of its first bytes writes those (a page near the start costs its page).
+    size = lazyjson.written_size(view.value)
+    if reach is not None and size is not None and reach < size:
+        return lazyjson.serialize(view.value, stop=reach), size
+    return lazyjson.serialize(view.value), None
 
 
 def _stubs_in(page: bytes, lines_before: int) -> list[dict[str, Any]]:

@@ -424,22 +424,39 @@ def select_lines(body: bytes, spec: str) -> TextSelection:
     return TextSelection(body[start:end], first - 1, total, normalized, start)
 
 
-def select_bytes(body: bytes, spec: str) -> TextSelection:
+def select_bytes(body: bytes, spec: str, *, one_line: int | None = None) -> TextSelection:
+    """Bytes ``spec`` of ``body``. ``one_line``: ``body`` is the first bytes of a text of that
+    many bytes, all on one line (a compact JSON serialization), and holds the range and the
+    3 bytes after it (see :func:`bytes_reach`)."""
     first, last = _parse_range(spec, "bytes", VALID_BYTES_FORMS, 0)
-    if first >= len(body):
+    size = len(body) if one_line is None else one_line
+    if first >= size:
         raise SelectorError(
-            f"bytes {quoted(spec)} start past the end: the body has {len(body):,} bytes; "
+            f"bytes {quoted(spec)} start past the end: the body has {size:,} bytes; "
             f"{VALID_BYTES_FORMS}"
         )
-    end = len(body) if last is None else min(len(body), last + 1)
+    end = size if last is None else min(size, last + 1)
     # Snap outwards so a character is never cut: a page must decode as UTF-8.
     while first > 0 and _is_continuation(body[first]):
         first -= 1
-    while end < len(body) and _is_continuation(body[end]):
+    while end < size and _is_continuation(body[end]):
         end += 1
+    if one_line is not None:
+        return TextSelection(body[first:end], 0, 1, f"{first}-{end - 1}", first)
     ends = line_ends(body)
     return TextSelection(body[first:end], bisect_right(ends, first), len(ends),
                          f"{first}-{end - 1}", first)
+
+
+def bytes_reach(spec: str) -> int | None:
+    """How many of a text's first bytes :func:`select_bytes` reads for ``spec`` (its range,
+    and the continuation bytes a char cut at its end may have), or ``None``: to the end, or
+    not a range (select_bytes says why)."""
+    try:
+        _, last = _parse_range(spec, "bytes", VALID_BYTES_FORMS, 0)
+    except SelectorError:
+        return None
+    return None if last is None else last + 4
 
 
 def _is_continuation(byte: int) -> bool:
