@@ -8,6 +8,8 @@ missing ``isError``, a notification after its reply instead of before) fails her
 
 from __future__ import annotations
 
+import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 
 from support.rawcheck import exchange, requests
+from support.rawrpc import RawStdio
 
 HERE = Path(__file__).parent
 
@@ -74,3 +77,91 @@ def test_a_raw_server_writes_the_sdk_servers_bytes(name: str) -> None:
     assert len(want) == len(got), (len(want), len(got))
     for i, (a, b) in enumerate(zip(got, want, strict=True)):
         assert a == b, f"line {i} differs: raw {a[:300]!r} vs SDK {b[:300]!r}"
+
+
+#: What the proxy sent upstream_server.py in a run of the files that use it (recorded through
+#: a tee on its stdin, 2026-12-04), each distinct request once, and the names no one serves.
+UPSTREAM_CALLS: list[tuple[str, dict[str, Any] | None]] = [
+    *UNKNOWN, call("rows", n=1), call("rows", n=400), call("rows", n=1000),
+    call("rows_text", n=600), call("issues", n=600), call("quoted", lines=2000),
+    call("log", lines=3000), call("one_line"), call("one_line", size=100),
+    call("huge", megabytes=1), call("huge", megabytes=17), call("pieces"),
+    call("picture", kilobytes=400), call("fail"), call("crash"),
+    ("tools/call", {"name": "progress", "arguments": {"steps": 3},
+                    "_meta": {"progressToken": 7}}),
+    call("progress", steps=2), call("shout", message="disk 91% full"), call("shout"),
+    call("grow"), ("tools/list", None), call("grown"),
+    ("resources/read", {"uri": "test://hello"}), ("resources/read", {"uri": "test://big/3000"}),
+    ("resources/read", {"uri": "test://notes/q3"}),
+    ("prompts/get", {"name": "greet", "arguments": {"name": "Ada"}}),
+    ("prompts/get", {"name": "greet"}), ("prompts/get", {"name": "handoff", "arguments": {}}),
+    ("logging/setLevel", {"level": "debug"}), ("completion/complete", {
+        "ref": {"type": "ref/prompt", "name": "greet"},
+        "argument": {"name": "name", "value": "A"}}),
+]
+
+#: An image's data is random bytes: compared by its length.
+IMAGE = re.compile(rb'"data":"([A-Za-z0-9+/=]*)"')
+
+
+def same_bytes(raw: list[str], sdk: list[str], sent: list[dict[str, Any]]) -> None:
+    want = [IMAGE.sub(lambda m: b'"data":%d' % len(m[1]), line) for line in exchange(sdk, sent)]
+    got = [IMAGE.sub(lambda m: b'"data":%d' % len(m[1]), line) for line in exchange(raw, sent)]
+    assert len(want) == len(got), (len(want), len(got))
+    for i, (a, b) in enumerate(zip(got, want, strict=True)):
+        assert a == b, f"line {i} differs: raw {a[:300]!r} vs SDK {b[:300]!r}"
+
+
+UPSTREAM = [PY, str(HERE / "upstream_server.py")]
+UPSTREAM_SDK = [PY, str(HERE / "upstream_sdk_server.py")]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("env", [{}, {"UPSTREAM_TOOL_PREFIX": "p_", "UPSTREAM_EXTRA_TOOL":
+                                      "elision_fetch"}], ids=["plain", "prefix-extra"])
+def test_the_raw_upstream_writes_the_sdk_upstreams_bytes(
+        env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    prefix = env.get("UPSTREAM_TOOL_PREFIX", "")
+    calls: list[tuple[str, dict[str, Any] | None]] = [
+        ("tools/call", {**params, "name": prefix + params["name"]})
+        if method == "tools/call" and params and params["name"] != "no_such_tool"
+        else (method, params) for method, params in UPSTREAM_CALLS]
+    if env:
+        calls += [call("elision_fetch"), call("fail"), ("tools/list", None)]
+    calls.append(call(prefix + "wait_for_cancel", marker=str(tmp_path / "m"), seconds=0.1))
+    same_bytes(UPSTREAM, UPSTREAM_SDK, requests(calls))
+    assert (tmp_path / "m").read_text() == "started"
+
+
+@pytest.mark.e2e
+def test_the_raw_upstream_cancels_and_hangs_as_the_sdk_upstream_did(tmp_path: Path) -> None:
+    """A cancelled wait is never answered and marks its file; a hang is never answered; the
+    requests after them are (the SDK's server answered them concurrently)."""
+    for server in (UPSTREAM, UPSTREAM_SDK):
+        marker = tmp_path / server[1].rsplit("/", 1)[1]
+        proc = RawStdio(server)
+        try:
+            proc.handshake()
+            proc.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "wait_for_cancel", "arguments": {"marker": str(marker)}}})
+            proc.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                       "params": {"name": "hang", "arguments": {}}})
+            proc.send({"jsonrpc": "2.0", "id": 4, "method": "ping"})
+            assert set(proc.replies({4})) == {None, 4}, server
+            assert marker.read_text() == "started", server
+            proc.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": 2, "reason": "caller cancelled"}})
+            proc.send({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+            assert set(proc.replies({5})) == {None, 5}, server
+            assert set(proc.replies({2, 3}, timeout=0.5)) == {None}, server
+            assert marker.read_text() == "cancelled", server
+            # At the end of input each waits on for its hang.
+            assert proc.proc.stdin is not None
+            proc.proc.stdin.close()
+            with pytest.raises(subprocess.TimeoutExpired):
+                proc.proc.wait(1.0)
+        finally:
+            proc.proc.kill()
+            proc.close()
