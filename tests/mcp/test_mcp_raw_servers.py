@@ -8,13 +8,17 @@ missing ``isError``, a notification after its reply instead of before) fails her
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from support.rawcheck import exchange, requests
 from support.rawrpc import RawStdio
@@ -164,4 +168,54 @@ def test_the_raw_upstream_cancels_and_hangs_as_the_sdk_upstream_did(tmp_path: Pa
                 proc.proc.wait(1.0)
         finally:
             proc.proc.kill()
+            proc.close()
+
+
+#: Arguments the recorded run did not send, drawn: sizes, and texts of any script (no lone
+#: surrogate: the proxy refuses those at its door, test_mcp_upstream_unsendable_e2e.py).
+TEXTS = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+DRAWN_CALLS = st.one_of(
+    st.builds(lambda n: call("rows", n=n), st.integers(0, 60)),
+    st.builds(lambda n: call("rows_text", n=n), st.integers(0, 60)),
+    st.builds(lambda n: call("issues", n=n), st.integers(0, 5)),
+    st.builds(lambda n: call("quoted", lines=n), st.integers(0, 50)),
+    st.builds(lambda n: call("log", lines=n), st.integers(0, 50)),
+    st.builds(lambda n: call("one_line", size=n), st.integers(0, 300)),
+    st.builds(lambda s: call("shout", message=s), TEXTS),
+    st.builds(lambda s: ("prompts/get", {"name": "greet", "arguments": {"name": s}}), TEXTS),
+    st.builds(lambda s: ("resources/read", {"uri": f"test://notes/{s}"}),
+              st.text("abc-_.0123456789", min_size=1, max_size=12)),
+    st.builds(lambda n: ("resources/read", {"uri": f"test://big/{n}"}), st.integers(0, 3)),
+)
+
+
+@pytest.mark.e2e
+def test_the_raw_upstream_answers_drawn_arguments_as_the_sdk_upstream_did() -> None:
+    """Each drawn request, sent to both servers (started once), is answered in the same
+    lines, the notifications before the reply included."""
+    servers = [RawStdio(UPSTREAM), RawStdio(UPSTREAM_SDK)]
+    ids = iter(range(2, 1 << 30))
+    try:
+        for proc in servers:
+            proc.handshake()
+
+        @settings(max_examples=60, deadline=None, database=None)
+        @given(DRAWN_CALLS)
+        def same(request: tuple[str, dict[str, Any]]) -> None:
+            method, params = request
+            message = {"jsonrpc": "2.0", "id": next(ids), "method": method, "params": params}
+            lines = []
+            for proc in servers:
+                proc.send(message)
+                got = []
+                while not got or json.loads(got[-1]).get("id") != message["id"]:
+                    line = proc._line(time.monotonic() + 30)
+                    assert line is not None, (proc.proc.args, message)
+                    got.append(line)
+                lines.append(got)
+            assert lines[0] == lines[1]
+
+        same()
+    finally:
+        for proc in servers:
             proc.close()
