@@ -85,11 +85,12 @@ def test_a_raw_server_writes_the_sdk_servers_bytes(name: str) -> None:
 
 #: What the proxy sent upstream_server.py in a run of the files that use it (recorded through
 #: a tee on its stdin, 2026-12-04), each distinct request once, and the names no one serves.
+#: The 17 MB ``huge`` came from test_mcp_proxy_e2e.py, which runs the SDK's server: 5 MB here.
 UPSTREAM_CALLS: list[tuple[str, dict[str, Any] | None]] = [
     *UNKNOWN, call("rows", n=1), call("rows", n=400), call("rows", n=1000),
     call("rows_text", n=600), call("issues", n=600), call("quoted", lines=2000),
     call("log", lines=3000), call("one_line"), call("one_line", size=100),
-    call("huge", megabytes=1), call("huge", megabytes=17), call("pieces"),
+    call("huge", megabytes=1), call("huge", megabytes=5), call("pieces"),
     call("picture", kilobytes=400), call("fail"), call("crash"),
     ("tools/call", {"name": "progress", "arguments": {"steps": 3},
                     "_meta": {"progressToken": 7}}),
@@ -128,12 +129,10 @@ def test_the_raw_upstream_writes_the_sdk_upstreams_bytes(
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     prefix = env.get("UPSTREAM_TOOL_PREFIX", "")
-    calls: list[tuple[str, dict[str, Any] | None]] = [
-        ("tools/call", {**params, "name": prefix + params["name"]})
-        if method == "tools/call" and params and params["name"] != "no_such_tool"
-        else (method, params) for method, params in UPSTREAM_CALLS]
-    if env:
-        calls += [call("elision_fetch"), call("fail"), ("tools/list", None)]
+    calls = [*UPSTREAM_CALLS]
+    if env:  # the names the environment changes, each once
+        calls = [*UNKNOWN, call("elision_fetch"), call("p_rows", n=1), call("p_fail"),
+                 call("fail"), call("p_grow"), ("tools/list", None), call("p_grown")]
     calls.append(call(prefix + "wait_for_cancel", marker=str(tmp_path / "m"), seconds=0.1))
     same_bytes(UPSTREAM, UPSTREAM_SDK, requests(calls))
     assert (tmp_path / "m").read_text() == "started"
