@@ -15,6 +15,6 @@ if __name__ == "__main__":
     for line in json.loads(os.environ.get("CHATTY_LINES", "[]")):
         os.write(1, line.encode("utf-8", "surrogatepass") + b"\n")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from upstream_server import server
+    from upstream_server import main
 
-    server.run()
+    main()

@@ -8,7 +8,7 @@ against it request by request in test_mcp_raw_servers.py: the handshake, the lis
 the resource, the unknown names), from
 the same ledger; only a call with arguments that do not validate is answered in other words
 (no test sends one). The proxy's interop with the SDK's own servers is proven on
-upstream_server.py and the others; ``elision demo`` runs the demo server itself.
+upstream_sdk_server.py and the others; ``elision demo`` runs the demo server itself.
 """
 
 from __future__ import annotations

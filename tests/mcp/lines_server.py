@@ -10,7 +10,7 @@ told otherwise), without the SDK: importing the SDK costs a Python ~1.3 s of CPU
 of test_mcp_client_lines_e2e.py starts two of these. It writes the lines the SDK's MCPServer
 wrote for the same requests, byte for byte (checked against it request by request, the unknown
 tool, resource and prompt included). The proxy's interop with the SDK's own servers is proven
-on upstream_server.py and the others.
+on upstream_sdk_server.py and the others.
 """
 
 from __future__ import annotations

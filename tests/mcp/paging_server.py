@@ -9,7 +9,7 @@ Written as raw JSON-RPC lines of the handshake era, without the SDK, to control 
 importing the SDK costs a Python ~1.3 s of CPU a start, and test_mcp_config_e2e.py starts
 several. It writes the lines the SDK's low-level ``Server`` wrote for the same requests, byte
 for byte (checked against it request by request, the unknown names included). The proxy's
-interop with the SDK's own servers is proven on upstream_server.py and the others.
+interop with the SDK's own servers is proven on upstream_sdk_server.py and the others.
 """
 
 from __future__ import annotations

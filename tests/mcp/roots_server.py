@@ -13,7 +13,7 @@ unless its entry says ``mode``), without the SDK: importing the SDK costs a Pyth
 CPU, and every test of test_mcp_offer_e2e.py and test_mcp_roots_e2e.py starts one of these.
 It writes the lines the SDK's low-level Server wrote, byte for byte, and like it asks for the
 roots without waiting: a call that comes before the answer is served at once. The proxy's
-interop with the SDK's own servers is proven on upstream_server.py and the others.
+interop with the SDK's own servers is proven on upstream_sdk_server.py and the others.
 """
 
 from __future__ import annotations

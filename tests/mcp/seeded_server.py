@@ -15,7 +15,7 @@ Python ~1.3 s of CPU a start, and it is there for its channels, not for interop 
 It writes the lines the SDK's low-level ``Server`` wrote for the same requests, byte for byte:
 ``seeded_sdk_server.py`` is that server, and test_mcp_raw_servers.py checks the two against
 each other on every request the tests send, the unknown names included. The proxy's interop
-with the SDK's own servers is proven on upstream_server.py and the others.
+with the SDK's own servers is proven on upstream_sdk_server.py and the others.
 """
 
 from __future__ import annotations

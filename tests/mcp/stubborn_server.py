@@ -23,9 +23,9 @@ def serve() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     wrapper = os.getppid()
     sys.path.insert(0, HERE)
-    from upstream_server import server
+    from upstream_server import main
 
-    server.run()
+    main()
     # The wrapper leaves at the end of input; if it died first, this process now belongs to
     # the nearest child subreaper (the test worker), which must not get the signal.
     if os.getppid() == wrapper:

@@ -1,7 +1,9 @@
 """End to end: real upstream servers and a real proxy as subprocesses, the official mcp.Client.
 
 Each test starts its processes once and checks several behaviours, because starting a Python
-MCP process costs seconds on a busy CI machine.
+MCP process costs seconds on a busy CI machine. The upstream is the SDK's own ``MCPServer``
+(upstream_sdk_server.py), on stdio and over HTTP: here the proxy's interop with the SDK's
+servers is proven; the other files run its raw twin, upstream_server.py.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from support.processes import started
 pytestmark = pytest.mark.e2e
 
 HERE = Path(__file__).parent
-UPSTREAM = [sys.executable, str(HERE / "upstream_server.py")]
+UPSTREAM = [sys.executable, str(HERE / "upstream_sdk_server.py")]
 ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 META = "elision/shaping"
 BUDGET = 4096

@@ -8,13 +8,20 @@ missing ``isError``, a notification after its reply instead of before) fails her
 
 from __future__ import annotations
 
+import json
+import re
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from support.rawcheck import exchange, requests
+from support.rawrpc import RawStdio
 
 HERE = Path(__file__).parent
 
@@ -74,3 +81,140 @@ def test_a_raw_server_writes_the_sdk_servers_bytes(name: str) -> None:
     assert len(want) == len(got), (len(want), len(got))
     for i, (a, b) in enumerate(zip(got, want, strict=True)):
         assert a == b, f"line {i} differs: raw {a[:300]!r} vs SDK {b[:300]!r}"
+
+
+#: What the proxy sent upstream_server.py in a run of the files that use it (recorded through
+#: a tee on its stdin, 2026-12-04), each distinct request once, and the names no one serves.
+#: The 17 MB ``huge`` came from test_mcp_proxy_e2e.py, which runs the SDK's server: 5 MB here.
+UPSTREAM_CALLS: list[tuple[str, dict[str, Any] | None]] = [
+    *UNKNOWN, call("rows", n=1), call("rows", n=400), call("rows", n=1000),
+    call("rows_text", n=600), call("issues", n=600), call("quoted", lines=2000),
+    call("log", lines=3000), call("one_line"), call("one_line", size=100),
+    call("huge", megabytes=1), call("huge", megabytes=5), call("pieces"),
+    call("picture", kilobytes=400), call("fail"), call("crash"),
+    ("tools/call", {"name": "progress", "arguments": {"steps": 3},
+                    "_meta": {"progressToken": 7}}),
+    call("progress", steps=2), call("shout", message="disk 91% full"), call("shout"),
+    call("grow"), ("tools/list", None), call("grown"),
+    ("resources/read", {"uri": "test://hello"}), ("resources/read", {"uri": "test://big/3000"}),
+    ("resources/read", {"uri": "test://notes/q3"}),
+    ("prompts/get", {"name": "greet", "arguments": {"name": "Ada"}}),
+    ("prompts/get", {"name": "greet"}), ("prompts/get", {"name": "handoff", "arguments": {}}),
+    ("logging/setLevel", {"level": "debug"}), ("completion/complete", {
+        "ref": {"type": "ref/prompt", "name": "greet"},
+        "argument": {"name": "name", "value": "A"}}),
+]
+
+#: An image's data is random bytes: compared by its length.
+IMAGE = re.compile(rb'"data":"([A-Za-z0-9+/=]*)"')
+
+
+def same_bytes(raw: list[str], sdk: list[str], sent: list[dict[str, Any]]) -> None:
+    want = [IMAGE.sub(lambda m: b'"data":%d' % len(m[1]), line) for line in exchange(sdk, sent)]
+    got = [IMAGE.sub(lambda m: b'"data":%d' % len(m[1]), line) for line in exchange(raw, sent)]
+    assert len(want) == len(got), (len(want), len(got))
+    for i, (a, b) in enumerate(zip(got, want, strict=True)):
+        assert a == b, f"line {i} differs: raw {a[:300]!r} vs SDK {b[:300]!r}"
+
+
+UPSTREAM = [PY, str(HERE / "upstream_server.py")]
+UPSTREAM_SDK = [PY, str(HERE / "upstream_sdk_server.py")]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("env", [{}, {"UPSTREAM_TOOL_PREFIX": "p_", "UPSTREAM_EXTRA_TOOL":
+                                      "elision_fetch"}], ids=["plain", "prefix-extra"])
+def test_the_raw_upstream_writes_the_sdk_upstreams_bytes(
+        env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    prefix = env.get("UPSTREAM_TOOL_PREFIX", "")
+    calls = [*UPSTREAM_CALLS]
+    if env:  # the names the environment changes, each once
+        calls = [*UNKNOWN, call("elision_fetch"), call("p_rows", n=1), call("p_fail"),
+                 call("fail"), call("p_grow"), ("tools/list", None), call("p_grown")]
+    calls.append(call(prefix + "wait_for_cancel", marker=str(tmp_path / "m"), seconds=0.1))
+    same_bytes(UPSTREAM, UPSTREAM_SDK, requests(calls))
+    assert (tmp_path / "m").read_text() == "started"
+
+
+@pytest.mark.e2e
+def test_the_raw_upstream_cancels_and_hangs_as_the_sdk_upstream_did(tmp_path: Path) -> None:
+    """A cancelled wait is never answered and marks its file; a hang is never answered; the
+    requests after them are (the SDK's server answered them concurrently)."""
+    for server in (UPSTREAM, UPSTREAM_SDK):
+        marker = tmp_path / server[1].rsplit("/", 1)[1]
+        proc = RawStdio(server)
+        try:
+            proc.handshake()
+            proc.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": "wait_for_cancel", "arguments": {"marker": str(marker)}}})
+            proc.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                       "params": {"name": "hang", "arguments": {}}})
+            proc.send({"jsonrpc": "2.0", "id": 4, "method": "ping"})
+            assert set(proc.replies({4})) == {None, 4}, server
+            assert marker.read_text() == "started", server
+            proc.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": 2, "reason": "caller cancelled"}})
+            proc.send({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+            assert set(proc.replies({5})) == {None, 5}, server
+            assert set(proc.replies({2, 3}, timeout=0.5)) == {None}, server
+            assert marker.read_text() == "cancelled", server
+            # At the end of input each waits on for its hang.
+            assert proc.proc.stdin is not None
+            proc.proc.stdin.close()
+            with pytest.raises(subprocess.TimeoutExpired):
+                proc.proc.wait(1.0)
+        finally:
+            proc.proc.kill()
+            proc.close()
+
+
+#: Arguments the recorded run did not send, drawn: sizes, and texts of any script (no lone
+#: surrogate: the proxy refuses those at its door, test_mcp_upstream_unsendable_e2e.py).
+TEXTS = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+DRAWN_CALLS = st.one_of(
+    st.builds(lambda n: call("rows", n=n), st.integers(0, 60)),
+    st.builds(lambda n: call("rows_text", n=n), st.integers(0, 60)),
+    st.builds(lambda n: call("issues", n=n), st.integers(0, 5)),
+    st.builds(lambda n: call("quoted", lines=n), st.integers(0, 50)),
+    st.builds(lambda n: call("log", lines=n), st.integers(0, 50)),
+    st.builds(lambda n: call("one_line", size=n), st.integers(0, 300)),
+    st.builds(lambda s: call("shout", message=s), TEXTS),
+    st.builds(lambda s: ("prompts/get", {"name": "greet", "arguments": {"name": s}}), TEXTS),
+    st.builds(lambda s: ("resources/read", {"uri": f"test://notes/{s}"}),
+              st.text("abc-_.0123456789", min_size=1, max_size=12)),
+    st.builds(lambda n: ("resources/read", {"uri": f"test://big/{n}"}), st.integers(0, 3)),
+)
+
+
+@pytest.mark.e2e
+def test_the_raw_upstream_answers_drawn_arguments_as_the_sdk_upstream_did() -> None:
+    """Each drawn request, sent to both servers (started once), is answered in the same
+    lines, the notifications before the reply included."""
+    servers = [RawStdio(UPSTREAM), RawStdio(UPSTREAM_SDK)]
+    ids = iter(range(2, 1 << 30))
+    try:
+        for proc in servers:
+            proc.handshake()
+
+        @settings(max_examples=60, deadline=None, database=None)
+        @given(DRAWN_CALLS)
+        def same(request: tuple[str, dict[str, Any]]) -> None:
+            method, params = request
+            message = {"jsonrpc": "2.0", "id": next(ids), "method": method, "params": params}
+            lines = []
+            for proc in servers:
+                proc.send(message)
+                got = []
+                while not got or json.loads(got[-1]).get("id") != message["id"]:
+                    line = proc._line(time.monotonic() + 30)
+                    assert line is not None, (proc.proc.args, message)
+                    got.append(line)
+                lines.append(got)
+            assert lines[0] == lines[1]
+
+        same()
+    finally:
+        for proc in servers:
+            proc.close()
