@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import scan
-from elision.redact.families import FAMILIES, sample
+from elision.redact.batch import joinable
+from elision.redact.families import FAMILIES, PATTERN_FAMILIES, sample
 from elision.redact.rules import Span
 from elision.redact.scan import PIECE, find_spans
 
@@ -152,3 +153,24 @@ def test_a_line_a_generic_name_reads_across_is_judged_with_the_next(
     text = "\n".join(_record(rng, i, ("", "", "password=hunter2"), True) for i in range(6))
     judged = _judged_lines(text, monkeypatch)
     assert max(judged.values()) == 2
+
+
+def _wrapping_fakes() -> list[tuple[str, str, str]]:
+    """Each fake of a family whose pattern can match a line break (``X-Postmark-Server-Token``
+    then ``: <uuid>`` on the next line is one match), cut in two at its first separator."""
+    out = []
+    for family in PATTERN_FAMILIES:
+        if family.pattern is None or joinable(family.pattern):
+            continue
+        fake = sample(family, 0, "wrap")[0].replace("\n", " ")
+        cut = next((i for i, c in enumerate(fake) if c in " =:\t"), len(fake) // 2)
+        out.append((family.id, fake[:cut], fake[cut:]))
+    return out
+
+
+@pytest.mark.parametrize(("family", "head", "rest"), _wrapping_fakes())
+def test_a_family_match_that_wraps_a_line_is_withheld_as_before(
+    monkeypatch: pytest.MonkeyPatch, family: str, head: str, rest: str,
+) -> None:
+    text = ndjson(7, [("", "", head), (rest, "", ""), ("", head + rest, "")], plain=True)
+    assert find_spans(text) == _spans_before(text, monkeypatch)

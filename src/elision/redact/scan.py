@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
+from functools import cache
 
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes
-from elision.redact.families import BY_ID
+from elision.redact.families import BY_ID, PATTERN_FAMILIES
 from elision.redact.folding import fold
 from elision.redact.keywords import (
     B64_HEADS,
@@ -31,7 +32,6 @@ from elision.redact.keywords import (
     holds_base64_form,
     present,
 )
-from elision.redact.linelocal import family_line_local
 from elision.redact.rules import Span, credential_stub
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import dense_text_triggers
@@ -229,7 +229,7 @@ class _Lines:
     A line is judged alone only where nothing in the two lines can tell them together from
     apart: no generic name and no escape in either (the generic rules and the escapes' decoded
     view read across lines), none of the URL rules' marks, and only families whose patterns are
-    line-local (:mod:`elision.redact.linelocal`). A family's match must have one of its
+    line-local (:func:`_line_local`). A family's match must have one of its
     keywords on its own line (``Family.keyword_near``), so that line's keywords run it alone
     too; a base64 run never holds a line break.
     """
@@ -273,8 +273,20 @@ def _alone(line: str, holds: Present) -> bool:
         not (holds.generic or holds.escapes)
         and _URL_MARKS.search(line) is None
         and "hooks.slack.com" not in line.lower()  # as find_signed_urls reads it
-        and all(family_line_local(index) for index in holds.families)
+        and all(_line_local(index) for index in holds.families)
     )
+
+
+@cache
+def _line_local(index: int) -> bool:
+    """Whether family ``index``'s pattern matches in a line alone as it does beside other
+    lines: no part of it can match a line break, and its anchors read one as a text's end
+    (:func:`elision.redact.batch.joinable`, worked out on first use: compiling every
+    pattern at once cost each command's start)."""
+    from elision.redact.batch import joinable  # batch imports this module
+
+    pattern = PATTERN_FAMILIES[index].pattern
+    return pattern is not None and joinable(pattern)
 
 
 def redact_spans(
