@@ -246,8 +246,10 @@ class _Lines:
         one line (and its break) and ``text[b:stop]`` the next line or nothing, and say True;
         or add nothing and say False where the lines must be judged together."""
         end = b - 1 if text[b - 1] == "\n" else b
-        if text.find("\n", a, end) >= 0 or (end == b < stop):
+        if text.find("\n", a, end) >= 0:
             return False  # several short lines: judged together, as one call costs less
+        if end == b < stop:
+            return False  # the piece ends mid-line: not two lines (pieces are whole lines)
         first = self._line(text, a, end)
         if first is None:
             return False
