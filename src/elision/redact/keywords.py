@@ -35,7 +35,6 @@ from elision._cache import kept_json
 from elision._hyperscan import built_with_hyperscan, database
 from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
-from elision._record import record_class
 from elision.redact.commands import PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import FIELD_SUFFIXES, FLAG_TRIGGERS, TEXT_SEPARATORS
@@ -150,15 +149,36 @@ def holds_base64_form(run: str) -> bool:
     return False
 
 
-@record_class(frozen=True)
 class Present:
     """What one piece of text holds: family indices (sorted), and whether it holds a generic
-    name, an escape, or a keyword's base64 form."""
+    name, an escape, or a keyword's base64 form.
 
-    families: tuple[int, ...]
-    generic: bool
-    escapes: bool
-    base64: bool
+    One is built for each piece judged, beside one hyperscan pass over it, and is only read:
+    a plain class of slots, as a record (:mod:`elision._record`) cost about ten times as much
+    to build, as much again as the pass itself on an NDJSON line with a key (issue 23).
+    """
+
+    __slots__ = ("base64", "escapes", "families", "generic")
+
+    def __init__(self, families: tuple[int, ...], generic: bool, escapes: bool,
+                 base64: bool) -> None:
+        self.families = families
+        self.generic = generic
+        self.escapes = escapes
+        self.base64 = base64
+
+    def _key(self) -> tuple[tuple[int, ...], bool, bool, bool]:
+        return self.families, self.generic, self.escapes, self.base64
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Present) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Present(families={self.families!r}, generic={self.generic!r}, "
+                f"escapes={self.escapes!r}, base64={self.base64!r})")
 
 
 _GROUPS = ("family", "generic", "escape", "base64")
