@@ -109,7 +109,8 @@ def _marked_heads(marks: Iterable[bytes]) -> set[str]:
 
 #: A run of base64 long enough to hold a credential.
 B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
-_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+#: The bytes of :data:`B64_RUN`'s class, for the searches that read a run's chars in C.
+B64_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 _ESCAPED = frozenset(b"nrtbf")
 
 
@@ -120,7 +121,7 @@ def opens_run(data: bytes, start: int) -> bool:
     if start == 0:
         return True
     before = data[start - 1]
-    return before not in _RUN_BYTES or (
+    return before not in B64_RUN_BYTES or (
         before in _ESCAPED and start >= 2 and data[start - 2] == 0x5C
     )
 # The forms by their first five chars: a run is looked up once per offset, where testing it

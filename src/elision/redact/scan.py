@@ -27,6 +27,7 @@ from elision.redact.folding import fold
 from elision.redact.keywords import (
     B64_HEADS,
     B64_RUN,
+    B64_RUN_BYTES,
     B64_WINDOW,
     Present,
     holds_base64_form,
@@ -46,8 +47,7 @@ PIECE = 1 << 10
 WRAP = 4 * PIECE
 #: An ASCII text's bytes with each char a base64 run holds (B64_RUN's class) made an "a",
 #: each other a space: where twenty "a"s meet, a run of B64_RUN starts.
-_RUN_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
-_RUN_MARKS = bytes(0x61 if c in _RUN_CHARS else 0x20 for c in range(256))
+_RUN_MARKS = bytes(0x61 if c in B64_RUN_BYTES else 0x20 for c in range(256))
 _RUN_LEAST = b"a" * 20
 #: The reason and rule of a credential-dense stretch withheld whole.
 DENSE = "credential-dense"

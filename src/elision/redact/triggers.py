@@ -97,11 +97,11 @@ _HEADS = tuple(sorted(keywords.B64_HEADS))
 #: head search reads a copy of the data with every char no run holds made a space, but the
 #: ones that end a stretch and the escapes' backslash: then a head that opens a run is one of
 #: a few literals, where a regex had to stop at each repeat of a head to look behind it, and
-#: in a run that repeats one that was a stop every few bytes (issue 23). ``_RUN_BYTES`` is
-#: keywords.B64_RUN's class; the stops are TEXT_STOP and JSON_STOP.
+#: in a run that repeats one that was a stop every few bytes (issue 23). The stops are
+#: TEXT_STOP and JSON_STOP.
 _OPENERS = (b" ", b"\n", b'"', b"\\", *(b"\\" + bytes([c]) for c in b"nrtbf"))
-_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
-_OPENING = bytes(c if c in _RUN_BYTES or bytes([c]) in _OPENERS else 0x20 for c in range(256))
+_OPENING = bytes(c if c in keywords.B64_RUN_BYTES or bytes([c]) in _OPENERS else 0x20
+                 for c in range(256))
 #: The head search translates and scans the data this many bytes at a time (the copy is
 #: no bigger), each block read on by :data:`_OPENER_REACH` so a head across its end is seen.
 _HEAD_BLOCK = 1 << 16
