@@ -332,6 +332,18 @@ class _Reach:
             got = self.words[name] = words(name)
         return got
 
+    def verdict(self, name: str, parts: list[str], strength: int, group: str, value: str
+                ) -> bool | None:
+        """:func:`_verdict` of a value after ``name`` (its words ``parts``), held for the rest
+        of the text where the value is short: a long value is judged each time, not held."""
+        key = (name, group, value)
+        got = self.verdicts.get(key, _UNJUDGED)
+        if got is _UNJUDGED:
+            got = _verdict(parts, strength, group, value)
+            if len(value) <= LONGEST:
+                self.verdicts[key] = got
+        return got  # type: ignore[return-value]
+
     def line_end(self, at: int) -> int:
         """Where the line that ``at`` is on ends (its ``\r`` or ``\n``, or the text's end)."""
         end = self._ends.at_or_after(at)
@@ -490,12 +502,7 @@ def _value(
         return
     a, b, group = written
     value = text[a:b]
-    key = (name, group, value)
-    verdict = reach.verdicts.get(key, _UNJUDGED)
-    if verdict is _UNJUDGED:
-        verdict = _verdict(parts, strength, group, value)
-        if len(value) <= LONGEST:  # a long value is judged each time, not held
-            reach.verdicts[key] = verdict
+    verdict = reach.verdict(name, parts, strength, group, value)
     if verdict is False:
         return
     if group == "bare":
@@ -533,12 +540,7 @@ def _plain_bare(
         _withhold(at, b, "bare", found, reach)
         return True
     value = bare.group()
-    key = (name, "bare", value)
-    verdict = reach.verdicts.get(key, _UNJUDGED)
-    if verdict is _UNJUDGED:
-        verdict = _verdict(parts, strength, "bare", value)
-        if len(value) <= LONGEST:  # a long value is judged each time, not held
-            reach.verdicts[key] = verdict
+    verdict = reach.verdict(name, parts, strength, "bare", value)
     if verdict is False or TEMPLATE.match(text, b) or (
         verdict is None and _bare_prose(text, at, b)
     ):
