@@ -258,6 +258,11 @@ class Proxy(Forwarding):
             )
         if "completions" in caps:
             handlers["on_completion"] = self._complete
+        # An error any other request answers with keeps the client's line cap too (a call's
+        # own errors are judged in _call_tool); its bytes are the egress gate's.
+        for key, handler in handlers.items():
+            if key != "on_call_tool":
+                handlers[key] = self._errors_held(key.removeprefix("on_"), handler)
         server: Server[Any] = Server(
             "elision-proxy",
             version="1",
@@ -277,7 +282,8 @@ class Proxy(Forwarding):
             # the newest protocol, but clients of older ones still set levels.
             server.add_request_handler(
                 "logging/setLevel", types.SetLevelRequestParams,
-                self.notifier.around_set_level(self._set_level),
+                self._errors_held("logging/setLevel",
+                                  self.notifier.around_set_level(self._set_level)),
             )
         # Upstreams were told the proxy's roots may change: an agent's change is theirs too.
         server.add_notification_handler(
@@ -466,15 +472,47 @@ class Proxy(Forwarding):
                 f"({type(exc).__name__}); this is a bug in elision, please report it"
             )
 
+    def _errors_held(
+        self, what: str, handler: Callable[[Ctx, Any], Awaitable[Any]]
+    ) -> Callable[[Ctx, Any], Awaitable[Any]]:
+        """``handler``, its JSON-RPC errors held to the client's line cap: a harness that
+        cuts a text's lines cuts an error's too, and the last lines say what went wrong."""
+
+        async def held(ctx: Ctx, params: Any) -> Any:
+            try:
+                return await handler(ctx, params)
+            except MCPError as exc:
+                raise await self._error_held_to_lines(exc, ctx, what) from None
+
+        return held
+
+    async def _error_held_to_lines(self, exc: MCPError, ctx: Ctx, what: str) -> MCPError:
+        """``exc`` itself when the client keeps all its lines, else its text shaped at the
+        error bound and the client's line cap (head and tail, the whole kept by ref); the
+        egress gate still judges and bounds what goes out."""
+        budget = held_to_lines(_ERROR_BUDGET, self._budget(ctx))
+        text = _error_text(exc)
+        if budget.lines is None or text.count("\n") < budget.lines:
+            return exc
+        try:
+            shown = await self._off_loop(lambda: self._read_shaper.shape(
+                _as_result(text), budget=budget, scope=self._scope_for(ctx), tool=what,
+                server=None,
+            ), big=len(text) > _THREAD_THRESHOLD)
+        except ElisionError as exc_shaping:
+            return MCPError(exc.code, f"elision withheld the error {what} answered with: it "
+                            f"could not be shaped ({type(exc_shaping).__name__})")
+        block = shown.content[0] if shown.content else None
+        return MCPError(exc.code, block.text if isinstance(block, types.TextContent)
+                        else redact_message(text))
+
     async def _judged_error(
         self, name: str, exc: MCPError, scope: str, server: str, budget: Budget | None = None
     ) -> MCPError:
         """The JSON-RPC error ``exc`` an upstream answered a call with, as the agent gets it:
         its message and data through the pipeline (a deny says so instead), within the
         error bound, the full text kept by ref."""
-        text = exc.error.message
-        if exc.error.data is not None:
-            text += "\n\ndata: " + orjson.dumps(exc.error.data, default=str).decode()
+        text = _error_text(exc)
         shown = await self._shape(name, _as_result(text), budget or _ERROR_BUDGET, scope, server)
         block = shown.content[0] if shown.content else None
         message = block.text if isinstance(block, types.TextContent) else redact_message(text)
@@ -583,6 +621,14 @@ class _ProgressTo:
 #: The budget of an error's text shown to the agent: the error bound, less room for the
 #: JSON-RPC frame around it.
 _ERROR_BUDGET = Budget(ERROR_BUDGET_BYTES - 512)
+
+
+def _error_text(exc: MCPError) -> str:
+    """What a JSON-RPC error says: its message, then its data (as JSON)."""
+    text = exc.error.message
+    if exc.error.data is not None:
+        text += "\n\ndata: " + orjson.dumps(exc.error.data, default=str).decode()
+    return text
 
 
 def _as_result(text: str) -> types.CallToolResult:
