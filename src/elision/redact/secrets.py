@@ -10,8 +10,12 @@ rules of :mod:`elision.redact.generic`. Only the families whose keywords a text 
 from __future__ import annotations
 
 import re
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
+
+try:  # CPython's private regex parser: see literal_runs
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - a Python that moved it
+    sre = _parser = None
 
 from elision.redact.families import PATTERN_FAMILIES, Family
 from elision.redact.fields import is_number
@@ -91,18 +95,23 @@ def needs(index: int) -> tuple[str, ...]:
 
 
 def literal_runs(pattern: re.Pattern[str]) -> tuple[str, ...]:
-    """The runs of literal chars at the top level of ``pattern`` (see :func:`needs`)."""
-    caseless = bool(pattern.flags & re.IGNORECASE)
-    runs: list[str] = []
-    run: list[str] = []
-    for op, arg in _parser.parse(pattern.pattern, pattern.flags):
-        char = chr(arg) if op is sre.LITERAL else ""
-        if char and not (caseless and (not char.isascii() or char.lower() != char.upper())):
-            run.append(char)
-            continue
+    """The runs of literal chars at the top level of ``pattern`` (see :func:`needs`); none,
+    so no family is skipped, where CPython's private regex parser is not as read here (a
+    later Python may move or change it): slower, never a different result."""
+    try:
+        caseless = bool(pattern.flags & re.IGNORECASE)
+        runs: list[str] = []
+        run: list[str] = []
+        for op, arg in _parser.parse(pattern.pattern, pattern.flags):
+            char = chr(arg) if op is sre.LITERAL else ""
+            if char and not (caseless and (not char.isascii() or char.lower() != char.upper())):
+                run.append(char)
+                continue
+            if run:
+                runs.append("".join(run))
+                run = []
         if run:
             runs.append("".join(run))
-            run = []
-    if run:
-        runs.append("".join(run))
+    except Exception:  # the parser's shape is CPython's, not a contract
+        return ()
     return tuple(runs)
