@@ -10,12 +10,15 @@ still overrun: 4,000 lines). The proxy knows the client's line cap too: OpenCode
 from __future__ import annotations
 
 import os
+import runpy
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from elision.install.harnesses import HARNESSES
 from mcp import Client, StdioServerParameters
@@ -23,16 +26,21 @@ from mcp import Client, StdioServerParameters
 pytestmark = pytest.mark.e2e
 
 SERVER = Path(__file__).with_name("lines_server.py")
+ERRING = Path(__file__).with_name("erring_reads_server.py")
+#: that server's names and its error's text (what a client directly is handed)
+FAILING: dict[str, Any] = runpy.run_path(str(ERRING))
 VERDICT = "VERDICT: 3 failures"
 #: the most lines OpenCode 1.18 keeps of a text (measured with it: docs/harnesses.md)
 OPENCODE_LINES = 2_000
+#: the most lines Qwen Code keeps of a text (elision.install.harnesses)
+QWEN_LINES = 1_000
 
 
 def lines(text: str) -> int:
     return text.count("\n") + 1  # as OpenCode and Qwen Code count: text.split("\n")
 
 
-def entry(tmp_path: Path) -> StdioServerParameters:
+def entry(tmp_path: Path, server: Path = SERVER) -> StdioServerParameters:
     """What an installed harness entry runs: the proxy with no --budget of its own."""
     return StdioServerParameters(
         command=sys.executable,
@@ -45,7 +53,7 @@ def entry(tmp_path: Path) -> StdioServerParameters:
             "--no-audit",
             "--",
             sys.executable,
-            str(SERVER),
+            str(server),
         ],
         env=dict(os.environ),
     )
@@ -128,3 +136,46 @@ def test_resources_and_prompts_keep_the_clients_line_cap(tmp_path: Path) -> None
     # Claude Code cuts by size only: more lines than OpenCode keeps reach it
     for kind, text in got["claude-code"].items():
         assert lines(text) > OPENCODE_LINES, (kind, lines(text))
+
+
+async def errors(params: StdioServerParameters, client: str) -> dict[str, MCPError]:
+    """Each request's error as ``client`` is handed it."""
+    info = types.Implementation(name=client, version="1.0.0")
+    uri, prompt = FAILING["URI"], FAILING["PROMPT"]
+    requests = {
+        "resources/read": lambda s: s.read_resource(uri),
+        "prompts/get": lambda s: s.get_prompt(prompt),
+        "completion/complete": lambda s: s.complete(
+            types.PromptReference(name=prompt), {"name": "x", "value": "y"}),
+    }
+    got: dict[str, MCPError] = {}
+    async with Client(params, client_info=info, mode="legacy") as session:
+        for method, request in requests.items():
+            with pytest.raises(MCPError) as caught:
+                await request(session)
+            got[method] = caught.value
+    return got
+
+
+def test_an_upstream_error_keeps_the_clients_line_cap(tmp_path: Path) -> None:
+    """Found reviewing issue 24's line caps: the egress gate held an upstream's error on a
+    resource read, a prompt or a completion to its 8 KB bound, but a 1,500-line error of 3 KB
+    went whole to Qwen Code, which keeps 1,000 lines, so it cut again and the error's last
+    line (most often what went wrong) was lost without a word."""
+    params = entry(tmp_path, ERRING)
+
+    async def main() -> dict[str, dict[str, MCPError]]:
+        return {client: await errors(params, client) for client in ("qwen-code", "claude-code")}
+
+    got = anyio.run(main)
+    for method, exc in got["qwen-code"].items():
+        text = exc.error.message
+        assert exc.error.code == -32000, method  # still the server's error, its code kept
+        assert lines(text) <= QWEN_LINES, (method, lines(text))
+        # honest: it says it was cut and where the whole is, and keeps the last line
+        assert text.startswith("[elision]") and "elision_fetch" in text, (method, text[:200])
+        assert text.endswith(FAILING["LAST"]), method
+    # Claude Code cuts by size only: the whole error, as the server wrote it
+    for method, exc in got["claude-code"].items():
+        assert exc.error.message == FAILING["message"](), method
+        assert lines(exc.error.message) == FAILING["LINES"] > QWEN_LINES, method
