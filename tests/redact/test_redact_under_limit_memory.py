@@ -14,6 +14,8 @@ import tracemalloc
 from hypothesis import given
 from hypothesis import strategies as st
 
+from elision import Budget
+from elision.pipeline import condense_withheld
 from elision.redact import redact_text
 from elision.redact.rules import Span
 from elision.redact.scan import _merge
@@ -69,3 +71,18 @@ def test_spans_merge_as_before(spans: list[Span], in_order: bool) -> None:
     if in_order:
         spans = sorted(spans)  # the common case: found in order, the sort skipped
     assert _merge(list(spans)) == _merge_as_before(list(spans))
+
+
+def test_a_long_list_of_entries_is_condensed_without_serializing_it() -> None:
+    """``shape()`` of the same MB peaked at 15.9x (bench): of it, the whole list of entries
+    serialized only to be found longer than a quarter of the budget."""
+    entries = [{"line": n, "reason": "credential-assignment"} for n in range(1, 20_001)]
+    condense_withheld(entries, Budget(4096))  # warmed
+    tracemalloc.start()
+    try:
+        got = condense_withheld(entries, Budget(4096))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got == [{"lines": "1-20000", "reason": "credential-assignment", "count": 20_000}]
+    assert peak < 30 * len(entries)  # 50 bytes an entry and more before (its JSON)
