@@ -44,16 +44,12 @@ def test_judging_dense_assignments_holds_little_beyond_the_result() -> None:
 
 
 def _merge_as_before(spans: list[Span]) -> list[Span]:
-    """``scan._merge`` as it was, sorting by a key tuple a span."""
-    if len(spans) < 2:
-        return spans
-    spans = sorted(spans, key=lambda s: (s.start, -s.end))
-    merged = [spans[0]]
-    for span in spans[1:]:
-        last = merged[-1]
-        if span.start < last.end:
-            if span.end > last.end:
-                merged[-1] = Span(last.start, span.end, last.rule)
+    """What ``scan._merge`` gave before: sorted by a key tuple a span, overlaps joined."""
+    merged: list[Span] = []
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if merged and span.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Span(last.start, max(last.end, span.end), last.rule)
         else:
             merged.append(span)
     return merged
