@@ -395,20 +395,23 @@ def condense_withheld(
     the value itself; a page of the body lists its own entries one by one.
     """
     entries = list(withheld)
-    if not entries or len(orjson.dumps(entries)) <= budget.limit // WITHHELD_SHARE:
+    share = budget.limit // WITHHELD_SHARE
+    # Each entry takes two bytes and a comma at the least: past that, the list is not
+    # serialized to be found too long (1.25 MB for a MB of dense assignments, issue 23).
+    if not entries or (3 * len(entries) < share and len(orjson.dumps(entries)) <= share):
         return entries
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for entry in entries:
         where = _INDEX.sub("[*]", str(entry["path"])) if "path" in entry else "lines"
         groups.setdefault((where, str(entry.get("reason", "withheld"))), []).append(entry)
     condensed = [_group_entry(where, reason, group) for (where, reason), group in groups.items()]
-    if len(orjson.dumps(condensed)) <= budget.limit // WITHHELD_SHARE:
+    if len(orjson.dumps(condensed)) <= share:
         return condensed
     by_reason: dict[str, int] = {}
     for entry in condensed:
         by_reason[entry["reason"]] = by_reason.get(entry["reason"], 0) + entry["count"]
     by_rule = [{"path": "$", "reason": reason, "count": n} for reason, n in by_reason.items()]
-    if len(orjson.dumps(by_rule)) <= budget.limit // WITHHELD_SHARE:
+    if len(orjson.dumps(by_rule)) <= share:
         return by_rule
     # A budget this small has room for the count alone; the audit entry keeps the rules.
     return [{"path": "$", "reason": "several", "count": len(entries)}]

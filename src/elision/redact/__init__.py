@@ -126,7 +126,11 @@ def redact_text(text: str, *, data: bytes | None = None) -> Redaction:
     withheld: list[dict[str, Any]] = []
     line, pos = 1, 0
     carriage = "\r" in text  # a one-char search: memchr speed; a count is much slower
-    for span in spans:
+    # Each span is let go as its entry is made: a MB of assignments just under the density
+    # bound is 25,000 of each, 3.7 MB of spans beside 5.2 MB of entries (issue 23).
+    spans.reverse()
+    while spans:
+        span = spans.pop()
         # Lines end at \n, \r\n or \r, as the text shaper counts them.
         line += text.count("\n", pos, span.start)
         if carriage:
