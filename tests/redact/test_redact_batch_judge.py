@@ -190,3 +190,10 @@ def test_a_dense_array_redacts_as_the_walk_of_its_strings_did(
         before = redact_value(value, body=body)
     assert orjson.dumps(done.value) == orjson.dumps(before.value)
     assert done.withheld == before.withheld
+
+
+@pytest.mark.parametrize("fake", FAKES)
+def test_no_array_holding_a_family_fake_is_cleared(fake: str) -> None:
+    data = orjson.dumps([f"sk-{i}" for i in range(40)] + [fake] + [f"ok {i}" for i in range(40)])
+    if scan.find_spans(fake):
+        assert not none_may_withhold(data, 1, len(data) - 1)

@@ -40,6 +40,7 @@ from elision.redact.keywords import (
     B64_HEADS,
     B64_RUN,
     B64_WINDOW,
+    LONGEST,
     Present,
     holds_base64_form,
     present,
@@ -115,32 +116,47 @@ def none_may_withhold(data: bytes, start: int, end: int) -> bool:
     from where the quotes are, tell (issue 23: 21x prose, its peak 10x the input)."""
     if data.find(b"\\", start, end) >= 0:
         return False  # an escaped quote or line break: the bytes are not the strings' chars
-    try:
-        text = str(memoryview(data)[start:end], "ascii")
-    except UnicodeDecodeError:
+    families = _families(data, start, end)
+    if families is None:
         return False
-    holds = present(text)  # what it says of the whole, it says of each string in it
-    if _marks(text, holds):
-        return False
-    del text  # the longest lines are read from the bytes, a block at a time
-    least = (_least(PATTERN_FAMILIES[i].pattern) for i in holds.families)
+    least = (_least(PATTERN_FAMILIES[i].pattern) for i in families)
     reached = _longest_reached(data, start, end,
                                sorted({_RUN_LEAST, *(w for w in least if w < _RUN_LEAST)}))
     if reached >= _RUN_LEAST:
         return False  # a base64 run may be there: judged by may_withhold
-    lines: str | None = None
-    for index in holds.families:
-        pattern = PATTERN_FAMILIES[index].pattern
-        assert pattern is not None
-        if _least(pattern) > reached:
-            continue  # no string is as long as a match
-        if not joinable(pattern):
-            return False
-        if lines is None:
-            lines = data[start:end].translate(_QUOTES_AS_BREAKS).decode("ascii")
-        if pattern.search(lines) is not None:
+    patterns = [PATTERN_FAMILIES[i].pattern for i in families]
+    near = [p for p in patterns if p is not None and _least(p) <= reached]
+    if not all(joinable(p) for p in near):
+        return False
+    # Each string is shorter than a run here, so a block read that far into the next holds
+    # every string that starts in it, whole.
+    view = memoryview(data)
+    for at in range(start, end, _MARK_BLOCK) if near else ():
+        block = view[at:min(at + _MARK_BLOCK + _RUN_LEAST, end)].tobytes()
+        lines = block.translate(_QUOTES_AS_BREAKS).decode("ascii")
+        if any(p.search(lines) is not None for p in near):
             return False
     return True
+
+
+def _families(data: bytes, start: int, end: int) -> set[int] | None:
+    """The families whose keyword ``data[start:end]`` holds, read a block at a time (each
+    reaching into the next as far as a keyword or the Slack host can: no copy of the whole);
+    ``None`` when it is not ASCII or :func:`_marks` lets other rules run. What ``present``
+    says of a block it says of each string in it."""
+    families: set[int] = set()
+    view = memoryview(data)
+    reach = max(LONGEST, len(_SLACK)) - 1
+    for at in range(start, end, _MARK_BLOCK):
+        try:
+            block = str(view[at:min(at + _MARK_BLOCK + reach, end)], "ascii")
+        except UnicodeDecodeError:
+            return None
+        holds = present(block)
+        if _marks(block, holds):
+            return None
+        families.update(holds.families)
+    return families
 
 
 def _longest_reached(data: bytes, start: int, end: int, widths: list[int]) -> int:
