@@ -40,7 +40,7 @@ def test_the_module_holds_the_derived_sets() -> None:
     assert keywords._TABLES == DERIVED
     assert (keywords.FAMILY_EXACT, keywords.FAMILY_ANY_CASE, keywords.GENERIC,
             keywords.ESCAPE_ANY_CASE, keywords.B64_HEADS, keywords.BASE64,
-            keywords.B64_WINDOWS, keywords.B64_WINDOW.pattern, keywords._LONGEST) == DERIVED
+            keywords.B64_WINDOWS, keywords.B64_WINDOW.pattern, keywords.LONGEST) == DERIVED
 
 
 def test_kept_sets_are_the_derived_sets(cache: Path) -> None:

@@ -314,7 +314,7 @@ def present(text: str) -> Present:
     seen: dict[str, Present] = {}
     families: set[int] = set()
     generic = escapes = b64 = False
-    reach = _BLOCK + _LONGEST - 1
+    reach = _BLOCK + LONGEST - 1
     for at in range(0, len(text), _BLOCK):
         block = text[at:at + reach]
         got = seen.get(block)
@@ -538,4 +538,6 @@ BASE64: tuple[str, ...] = _TABLES.base64
 B64_WINDOWS: tuple[str, ...] = _TABLES.b64_windows
 #: A run that holds any window (what the hyperscan pass finds with :data:`B64_WINDOWS`).
 B64_WINDOW = lazy_compile(_TABLES.b64_window)
-_LONGEST = _TABLES.longest
+#: The longest literal :func:`present` looks for: a text read in blocks reads this less one
+#: into the next.
+LONGEST = _TABLES.longest

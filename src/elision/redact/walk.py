@@ -32,7 +32,7 @@ import orjson
 
 from elision._lazyre import lazy_compile
 from elision.envelope import format_path
-from elision.redact.batch import BATCH, may_withhold
+from elision.redact.batch import BATCH, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
 from elision.redact.generic import name_strength, names_nothing
@@ -407,6 +407,7 @@ class Walker:
         self.withheld: list[dict[str, Any]] = []
         self.references: dict[str, dict[str, Any]] = {}
         self._hits: Hits | None = None
+        self._data: bytes | None = None
         #: Short strings' redactions, by their text: an array of the same short string
         #: (``["sk-", "sk-", …]``) ran the rules once a string, 7 s a MB.
         #: An unchanged string is kept as ``None``: the string it is asked about is the answer.
@@ -428,6 +429,7 @@ class Walker:
         if data is not None and hits is None:
             hits = Hits(data)
         self._hits = hits if data is not None else None
+        self._data = data
         self._base, self._first, self._inert_root = path, first, inert
         pending = object()
         stack: list[_Frame] = []
@@ -479,6 +481,13 @@ class Walker:
             # Nearly every item holds a trigger (an array of many tiny strings that each hold
             # "sk-", an object whose keys each hold one): pinning each costs more than
             # walking them all without offsets.
+            if not frame.is_dict and self._quiet(frame.cursor, frame.end):
+                # Only scalars, none of whose strings the judge could change: the bytes
+                # said so, so no set of them is built and none is judged.
+                if frame.changed:
+                    frame.out.extend(frame.node[frame.index:])
+                frame.index = frame.limit = frame.size
+                return
             frame.cursor, frame.spans, frame.limit = None, None, frame.size
             if not frame.is_dict:
                 self._scalars(frame)
@@ -547,6 +556,14 @@ class Walker:
         if left is None:
             return None
         return self._pin(frame, mid, hi, left + 1, spans, end, depth + 1)
+
+    def _quiet(self, start: int, end: int) -> bool:
+        """Whether ``start:end`` of the serialization holds only scalars (no bracket, not even
+        in a string) and none of its strings could be withheld
+        (:func:`~elision.redact.batch.none_may_withhold`)."""
+        data = self._data
+        return (data is not None and data.find(b"{", start, end) < 0
+                and data.find(b"[", start, end) < 0 and none_may_withhold(data, start, end))
 
     @staticmethod
     def _copy_clean(frame: _Frame) -> None:
