@@ -191,6 +191,8 @@ SYSTEMATIC: list[Class] = [
     Class("run-A", _repeat("A")),
     Class("run-b64-zeros", _repeat("QUFB")),
     Class("run-b64-heads-mid", _repeat("xQUFBQUFB")),
+    # A head that opens a run too short to decode, a line each (drawn by --drawn first).
+    Class("run-b64-short-heads", _repeat("=//4I=\n")),
     Class("run-hex", _repeat("0123456789abcdef")),
     Class("run-pct", _repeat("%41")),
     Class("run-pct-of-pct", _repeat("%2541")),

@@ -18,7 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import redact_text, triggers
-from elision.redact.keywords import B64_HEADS
+from elision.redact.keywords import B64_HEADS, B64_RUN_MIN
 from elision.redact.textbytes import text_bytes
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
@@ -28,18 +28,19 @@ needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="the head search is h
 SOME_HEADS = [*sorted(B64_HEADS)[:3], "QUFB", "c2st"]
 PIECES = st.sampled_from([
     *SOME_HEADS, "x", "A", "+", "/", "_", "-", "=", " ", "\n", '"', "\\", "\\n", "\\t", "n",
-    "é", "\x00", ":",
+    "é", "\x00", ":", "A" * 15, "b" * 16,
 ])
 
 
 def _reference(data: bytes, heads: set[str], stop: bytes, *, first: bool) -> list[int]:
-    """The head search as it was: a regex a head, the head then a look behind it (the
-    last byte of each head that opens a run, the first a stretch)."""
+    """The head search as a regex: a head, a look behind it and one ahead (the last byte of
+    each head that opens a run long enough to decode, a B64_RUN, the first a stretch)."""
     found: list[int] = []
     for head in sorted(heads):
         lit = re.escape(head).encode()
         pattern = re.compile(
-            lit + rb"(?:(?<![A-Za-z0-9+/_\-]" + lit + rb")|(?<=\\[nrtbf]" + lit + rb"))")
+            lit + rb"(?:(?<![A-Za-z0-9+/_\-]" + lit + rb")|(?<=\\[nrtbf]" + lit + rb"))"
+            + rb"(?=[A-Za-z0-9+/_\-]{%d})" % (B64_RUN_MIN - 4))
         match = pattern.search(data)
         while match is not None:
             found.append(match.start() + 3)
@@ -72,7 +73,10 @@ def _opening(data: bytes, pos: int) -> bool:
        st.integers(min_value=4, max_value=16))
 @example("xQUFBQUFB" * 20 + "\n" + " QUFB", b"\n", 8)
 @example("QUFB", b"\n", 4)
-@example("\\nQUFB\\QUFB", b'"', 5)
+@example("QUFB" + "A" * 16, b"\n", 4)
+@example("QUFB" + "A" * 15 + "\nQUFB" + "A" * 17, b"\n", 7)
+@example("\\nQUFB\\QUFB" + "x" * 16, b'"', 5)
+@example("=//4I=\n" * 8 + "QUFB" + "A" * 16, b"\n", 16)
 def test_the_head_search_finds_the_stretches_the_regex_did(
     text: str, stop: bytes, block: int,
 ) -> None:
@@ -250,3 +254,17 @@ def test_a_keys_mix_of_cases_and_digits_is_read_as_before(value: str) -> None:
              and any(c.islower() for c in value))
     assert families.CHECKS["mixed"](value) is mixed
     assert families.CHECKS["digit"](value) is any(c.isdigit() for c in value)
+
+
+@needs_hyperscan
+@pytest.mark.parametrize("unit", ["=//4I=\n", "x //4I==\n", '"//4I"'])
+def test_a_head_whose_run_is_too_short_to_decode_is_no_trigger(unit: str) -> None:
+    """Found with bench/fuzz_linear.py's drawn units (issue 23): lines of ``=//4I=`` (the
+    head of a UTF-16 mark in a 5-char run) cost 160x prose with nothing withheld, each line a
+    head found, a stretch and a Python call. A run shorter than a B64_RUN decodes to nothing
+    the judge reads: red before, a position a line; none now, and a long run still is one."""
+    assert "//4I" in B64_HEADS
+    data = (unit * 1000).encode()
+    assert triggers.engine().scan(data, keys=False)[0] == []
+    long_run = data + b"\n//4I" + b"A" * (B64_RUN_MIN - 4) + b"\n"
+    assert triggers.engine().scan(long_run, keys=False)[0] == [len(data) + 4]

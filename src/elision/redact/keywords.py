@@ -107,8 +107,10 @@ def _marked_heads(marks: Iterable[bytes]) -> set[str]:
     return heads
 
 
+#: The fewest chars of a base64 run long enough to hold a credential (:data:`B64_RUN`).
+B64_RUN_MIN = 20
 #: A run of base64 long enough to hold a credential.
-B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
+B64_RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{B64_RUN_MIN},}}={{0,2}}")
 #: The bytes of :data:`B64_RUN`'s class, for the searches that read a run's chars in C.
 B64_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 _ESCAPED = frozenset(b"nrtbf")

@@ -105,7 +105,17 @@ _OPENING = bytes(c if c in keywords.B64_RUN_BYTES or bytes([c]) in _OPENERS else
 #: The head search translates and scans the data this many bytes at a time (the copy is
 #: no bigger), each block read on by :data:`_OPENER_REACH` so a head across its end is seen.
 _HEAD_BLOCK = 1 << 16
-_OPENER_REACH = 5
+#: A head is a trigger where the run it opens is a :data:`keywords.B64_RUN` (one shorter
+#: decodes to nothing the judge reads): the head, then this many more of the run's chars. A
+#: line of ``=//4I=`` (a UTF-16 mark's head in a 5-char run) was a stretch and a Python call
+#: each, 160x prose with nothing withheld (bench/fuzz_linear.py's drawn units, issue 23).
+_RUN_AFTER_HEAD = keywords.B64_RUN_MIN - 4
+_RUN_CLASS = b"[A-Za-z0-9+/_\\-]"
+_RUN_BYTES = bytes(sorted(keywords.B64_RUN_BYTES))
+_OPENER_REACH = 5 + _RUN_AFTER_HEAD
+#: Heads asked about in one block past which it is read again by a pattern that holds the
+#: run (:meth:`_Hyperscan._opening_heads`).
+_HEADS_DENSE = 64
 #: The heads a scan found are looked for with a database of at most this many (each as
 #: :data:`_OPENERS` literals), compiled in milliseconds and kept like the others.
 _HEADS_PER_DB = 64
@@ -172,7 +182,7 @@ class _Hyperscan:
         self.gates = frozenset(range(gates, self.key_ids))
         self._userinfo: Any = None
         self._body: Any = None
-        self._head_dbs: dict[tuple[str, ...], Any] = {}
+        self._head_dbs: dict[tuple[tuple[str, ...], bool], Any] = {}
         # The mid-token keywords' windows in base64 are regexes, not literals: a second pass,
         # compiled apart so the literal set stays quick to compile. Loaded here, where the
         # literal sets wait for their first scan, so that a hyperscan unusable on this host
@@ -206,63 +216,91 @@ class _Hyperscan:
             setattr(self._local, name, scratch)
         return scratch
 
-    def _heads_scratch(self, heads: tuple[str, ...], db: Any) -> Any:
-        # A scratch a thread and set of heads (this binding cannot grow one to fit another
+    def _heads_scratch(self, key: tuple[tuple[str, ...], bool], db: Any) -> Any:
+        # A scratch a thread and head database (this binding cannot grow one to fit another
         # database), dropped as the databases are; one compiled again for the same set of
         # heads needs the same space.
-        held: dict[tuple[str, ...], Any] | None = getattr(self._local, "heads", None)
+        held: dict[tuple[tuple[str, ...], bool], Any] | None = getattr(self._local, "heads",
+                                                                       None)
         if held is None:
             held = self._local.heads = {}
-        scratch = held.get(heads)
+        scratch = held.get(key)
         if scratch is None:
             if len(held) >= _HEAD_DBS:
                 held.pop(next(iter(held)))
-            scratch = held[heads] = self.hs.Scratch(db)
+            scratch = held[key] = self.hs.Scratch(db)
         return scratch
 
-    def _heads_db(self, heads: tuple[str, ...]) -> Any:
-        """A database of ``heads``, each after each of :data:`_OPENERS` (literals)."""
+    def _heads_db(self, heads: tuple[str, ...], *, runs: bool = False) -> Any:
+        """A database of ``heads``, each after each of :data:`_OPENERS` (literals); with
+        ``runs``, each before the rest of a run long enough to decode
+        (:data:`_RUN_AFTER_HEAD`), a match ending that many chars after its head (a regex:
+        25-70x the literals' time a byte, so only for a block dense in heads)."""
+        key = (heads, runs)
         with self._lock:
-            db = self._head_dbs.pop(heads, None)
+            db = self._head_dbs.pop(key, None)
             if db is None:
-                exprs = [opener + head.encode() for head in heads for opener in _OPENERS]
-                db = self._compile(exprs, [0] * len(exprs), literal=True)
+                run = _RUN_CLASS + b"{%d}" % _RUN_AFTER_HEAD if runs else b""
+                exprs = [(re.escape(opener + head.encode()) + run) if runs
+                         else opener + head.encode() for head in heads for opener in _OPENERS]
+                db = self._compile(exprs, [0] * len(exprs), literal=not runs)
                 if len(self._head_dbs) >= _HEAD_DBS:
                     self._head_dbs.pop(next(iter(self._head_dbs)))
-            self._head_dbs[heads] = db  # the newest last
+            self._head_dbs[key] = db  # the newest last
             return db
 
     def _opening_heads(
         self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
     ) -> list[int]:
-        """The last byte of a head among ``heads`` where it opens a base64 run, at least one
-        a stretch that holds one, at most one a stretch a block (:data:`_HEAD_BLOCK`) and
-        database of heads (:data:`_HEADS_PER_DB`). A hyperscan pass over each block of the
-        data translated by :data:`_OPENING`: a run that repeats a head mid-run (the base64 of
-        ``AAAA…`` after one other char) reports nothing."""
+        """The last byte of a head among ``heads`` where it opens a base64 run long enough
+        to decode (a :data:`keywords.B64_RUN`), at least one a stretch that holds one, at
+        most one a stretch a block (:data:`_HEAD_BLOCK`) and database of heads
+        (:data:`_HEADS_PER_DB`). A hyperscan pass of literals over each block of the data
+        translated by :data:`_OPENING` (a run that repeats a head mid-run, the base64 of
+        ``AAAA…`` after one other char, reports nothing); a block where over
+        :data:`_HEADS_DENSE` heads open a run is read again with the heads' runs in the
+        pattern, so runs too short to decode (lines of ``=//4I=``) cost no Python call each."""
         hits: list[int] = []
-        if bytes(data[:4]).decode("latin-1") in heads:
+        start = bytes(data[:keywords.B64_RUN_MIN]).decode("latin-1")
+        if start[:4] in heads and keywords.B64_RUN.match(start):
             hits.append(3)  # a head at the start opens a run
             if first:
                 return hits
         names = sorted(heads)
         groups = [tuple(names[at:at + _HEADS_PER_DB])
                   for at in range(0, len(names), _HEADS_PER_DB)]
-        dbs = [(self._heads_db(group), group) for group in groups]
         view = memoryview(buffer(data))
         size = len(data)
         for at in range(0, size, _HEAD_BLOCK):
             block = view[at:at + _HEAD_BLOCK + _OPENER_REACH].tobytes().translate(_OPENING)
+            for group in groups:
+                found: list[int] = []
 
-            def keep(expr: int, pos: int, at: int = at) -> bool:
-                hits.append(at + pos)
-                return True
+                def keep(expr: int, pos: int, found: list[int] = found,
+                         block: bytes = block) -> bool:
+                    if not _decodes(block, pos):
+                        return False
+                    found.append(pos)
+                    return True
 
-            for db, group in dbs:
-                self._stretches(db, "heads", block, stop, keep, first=first,
-                                scratch=self._heads_scratch(group, db))
+                def keep_run(expr: int, pos: int, found: list[int] = found) -> bool:
+                    found.append(pos - _RUN_AFTER_HEAD)  # the head's last byte
+                    return True
+
+                key = (group, False)
+                db = self._heads_db(group)
+                dense = self._stretches(db, "heads", block, stop, keep, first=first,
+                                        scratch=self._heads_scratch(key, db),
+                                        most=_HEADS_DENSE)
+                if dense:
+                    found.clear()
+                    key = (group, True)
+                    db = self._heads_db(group, runs=True)
+                    self._stretches(db, "heads", block, stop, keep_run, first=first,
+                                    scratch=self._heads_scratch(key, db))
+                hits.extend(at + pos for pos in found)
                 if first and hits:
-                    return hits
+                    return hits[:1]
         return list(dict.fromkeys(hits))  # a head in a block's reach is seen twice
 
     def _userinfo_db(self) -> Any:
@@ -293,8 +331,8 @@ class _Hyperscan:
         self, db: Any, name: str, data: bytes | AsciiBytes, stop: bytes,
         keep: Callable[[int, int], bool], *, first: bool = False,
         gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
-        scratch: Any = None,
-    ) -> None:
+        scratch: Any = None, most: int = 0,
+    ) -> bool:
         """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
         stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
         next ``stop``). Matches come in the order of their ends, so once a stretch is hit the
@@ -308,7 +346,10 @@ class _Hyperscan:
         withheld in whole lines), and the scan goes on from there, so no window costs more
         than that many Python calls and a long line no more than one window's. The windows
         after a dense one are first counted in C (:meth:`_goes_on`): a stretch of many lines
-        costs one window's calls, not seventeen for each of its windows."""
+        costs one window's calls, not seventeen for each of its windows.
+
+        With ``most``, the scan ends once ``keep`` has been asked that many times, and says
+        so (True): the caller reads the data another way."""
         if scratch is None:
             scratch = self._scratch(name, db)
         view = memoryview(buffer(data))
@@ -320,9 +361,10 @@ class _Hyperscan:
         window = resume = -1
         seen, limit = 0, DENSE_LIMIT
         marks: list[tuple[int, int]] = []  # a window's matches, while it may turn dense
+        asked = 0
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
-            nonlocal hit, until, skipped, done, window, seen, resume, limit
+            nonlocal hit, until, skipped, done, window, seen, resume, limit, asked
             pos = base + end - 1
             if dense is not None:
                 if pos // DENSE_WINDOW != window:
@@ -343,6 +385,11 @@ class _Hyperscan:
             if hit <= pos < until and expr not in gates:
                 skipped += 1
                 return dense is None and skipped > _SKIPS
+            if most:
+                asked += 1
+                if asked > most:
+                    done = True
+                    return True
             if keep(expr, pos):
                 if first:
                     done = True
@@ -356,20 +403,20 @@ class _Hyperscan:
         while True:
             try:
                 db.scan(view[base:], match_event_handler=on_match, scratch=scratch)
-                return
+                return False
             except self.hs.ScanTerminated:
                 if done:
-                    return
+                    return most > 0 and asked > most
                 if resume >= 0:  # a dense window: on from the next one, in the same stretch
                     assert dense is not None
                     base = self._goes_on(data, stop, resume, self._forms(data, marks, gates),
                                          dense)
                     resume = -1
                     if base >= size:
-                        return
+                        return False
                     continue
                 if until >= size:
-                    return
+                    return False
                 # Every match that ends before ``until`` was in the stretch already hit.
                 base, hit, until, skipped = until, -1, -1, 0
 
@@ -513,6 +560,13 @@ class _Hyperscan:
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
         return found
+
+
+def _decodes(block: bytes, end: int) -> bool:
+    """Whether the head ending at ``end`` of ``block`` (translated by :data:`_OPENING`)
+    opens a run long enough to decode: :data:`_RUN_AFTER_HEAD` more of a run's chars."""
+    rest = block[end + 1:end + 1 + _RUN_AFTER_HEAD]
+    return len(rest) == _RUN_AFTER_HEAD and not rest.translate(None, _RUN_BYTES)
 
 
 def _all(data: bytes | AsciiBytes, needle: bytes) -> list[int]:
