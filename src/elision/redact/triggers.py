@@ -99,7 +99,7 @@ _HEADS = tuple(sorted(keywords.B64_HEADS))
 #: a few literals, where a regex had to stop at each repeat of a head to look behind it, and
 #: in a run that repeats one that was a stop every few bytes (issue 23). The stops are
 #: TEXT_STOP and JSON_STOP.
-_OPENERS = (b" ", b"\n", b'"', b"\\", *(b"\\" + bytes([c]) for c in b"nrtbf"))
+_OPENERS = (b" ", b"\n", b'"', b"\\", *(b"\\" + bytes([c]) for c in keywords.RUN_ESCAPES))
 _OPENING = bytes(c if c in keywords.B64_RUN_BYTES or bytes([c]) in _OPENERS else 0x20
                  for c in range(256))
 #: The head search translates and scans the data this many bytes at a time (the copy is
