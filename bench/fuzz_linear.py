@@ -33,6 +33,7 @@ prose's (the issue-23 target is 2).
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import ctypes
 import gc
@@ -180,6 +181,18 @@ def _ndjson_sk_lines(size: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def _b64_random(wrap: int) -> Callable[[int], str]:
+    # Random bytes in base64 (an image or archive pasted into a log, a blob a tool printed):
+    # one line, or wrapped as MIME and PEM wrap it. No keyword but what chance spells.
+    def make(size: int) -> str:
+        text = base64.b64encode(random.Random(5).randbytes(size * 3 // 4)).decode()[:size]
+        if not wrap:
+            return text
+        return "\n".join(text[at:at + wrap] for at in range(0, len(text), wrap)) + "\n"
+
+    return make
+
+
 def _pem(size: int) -> str:
     return _repeat("-----BEGIN PRIVATE KEY-----\nMIIE\n")(size)
 
@@ -193,6 +206,8 @@ SYSTEMATIC: list[Class] = [
     Class("run-b64-heads-mid", _repeat("xQUFBQUFB")),
     # A head that opens a run too short to decode, a line each (drawn by --drawn first).
     Class("run-b64-short-heads", _repeat("=//4I=\n")),
+    Class("b64-random-line", _b64_random(0)),
+    Class("b64-random-wrapped", _b64_random(76)),
     Class("run-hex", _repeat("0123456789abcdef")),
     Class("run-pct", _repeat("%41")),
     Class("run-pct-of-pct", _repeat("%2541")),

@@ -245,7 +245,8 @@ WORST = ["run-A", "run-b64-zeros", "pem-one-line", "run-u-escape", "run-pct", "a
          "login-words",
          "bracket-unclosed", "json-string-A", "json-string-b64-zeros", "json-raw-u-escape",
          "json-strings-sk", "json-strings-sk-numbered", "json-keys-A", "json-deep",
-         "run-b64-heads-mid", "run-b64-short-heads", "ndjson-sk-lines"]
+         "run-b64-heads-mid", "run-b64-short-heads", "ndjson-sk-lines", "b64-random-line",
+         "b64-random-wrapped"]
 
 
 def worst_rows(mb: float, rounds: int, names: list[str]) -> dict[str, dict[str, Any]]:

@@ -86,6 +86,10 @@ class Capture:
     #: What the model must be told about ``body`` itself: a body that came with a UTF-16 or
     #: UTF-32 byte order mark is its UTF-8 re-encoding (:mod:`elision.shape.bom`).
     notes: tuple[str, ...] = ()
+    #: The text ``body`` was encoded from, when the caller gave one: the redact stage reads it
+    #: rather than a decoded copy of the body (a text with a trigger held the caller's text,
+    #: the body and the copy, 3x its size, issue 23).
+    text: str | None = None
 
     @property
     def is_json(self) -> bool:
@@ -177,7 +181,10 @@ class Pipeline:
             raise InputError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
         # A UTF-16 or UTF-32 body is read in the encoding its mark names, by every stage: the
         # guard, the rules, the store and the digest all see the same UTF-8.
-        body, reencoded = from_bom(body_bytes(payload))
+        encoded = body_bytes(payload)
+        body, reencoded = from_bom(encoded)
+        # The caller's text is the body's decoding exactly, unless a mark was read off it.
+        text = payload if isinstance(payload, str) and body is encoded else None
         digest = hashlib.sha256(body).hexdigest()
         value: Any = NOT_JSON
         fmt: str = format
@@ -193,7 +200,7 @@ class Pipeline:
             else:
                 fmt = "json"
         return Capture(body, digest, fmt, value, tool, server, tuple(shadowed),
-                       (reencoded,) if reencoded else ())
+                       (reencoded,) if reencoded else (), text)
 
     def run(
         self,

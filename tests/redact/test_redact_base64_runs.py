@@ -143,6 +143,48 @@ def test_heads_at_random_places_in_runs_keep_their_triggers(text: str) -> None:
     assert want <= _stretches(raw, positions, b"\n")
 
 
+def _fakes() -> list[str]:
+    from elision.redact.families import FAMILIES, sample
+
+    return [sample(f, 0, "runs")[0] for f in FAMILIES if f.finder != "field"]
+
+
+#: Pieces of a text of base64 runs: runs that repeat a head mid-run (all letters, or with a
+#: "+" that no letter-only check skips), the chars that open or go on with a run, and real
+#: encoded credentials: each fake family's, shifted by 0-2 chars so its head falls anywhere.
+RUN_PIECES = st.one_of(
+    st.sampled_from(["xQUFBQUFB" * 9, "QUFB" * 12, "xQUFB+QUFB" * 5, "QUFB", "c2st", "Z2hw",
+                     " ", "\n", "\n", '"', "\\", "=", "é", "+", "/", "x", ":"]),
+    st.tuples(st.sampled_from(_fakes()), st.sampled_from(["", "a", "ab"])).map(
+        lambda pair: __import__("base64").b64encode((pair[1] + pair[0]).encode()).decode()),
+)
+
+
+@needs_hyperscan
+@settings(max_examples=200, deadline=None)
+@given(st.lists(RUN_PIECES, max_size=30).map("".join), st.sampled_from([8, 16, 64, 1 << 16]))
+@example("xQUFBQUFB" * 30 + " " + __import__("base64").b64encode(b"ghp_" + b"Ab3dEf6hIj9lMn2pQ"
+         b"r5tUv8xYz1bCd4fGh7j").decode(), 16)
+def test_base64_runs_redact_as_with_the_regex_head_search(text: str, block: int) -> None:
+    """Differential: redaction with the head search (blocks made small, so heads cross their
+    ends and whole blocks hold letters only) withholds what it withheld with the regex that
+    skipped to each head and looked behind it, in a text and in a JSON string."""
+    from elision.redact import redact_value
+
+    engine: Any = triggers.engine()
+
+    def regex(data: Any, heads: set[str], stop: bytes, *, first: bool) -> list[int]:
+        return _reference(bytes(data), heads, stop, first=first)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "_HEAD_BLOCK", block)
+        got = redact_text(text), redact_value({"note": text})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "_opening_heads", regex)
+        want = redact_text(text), redact_value({"note": text})
+    assert got == want
+
+
 # -- NDJSON: a trigger on every long line ------------------------------------------------------
 
 WORDS = st.sampled_from(["the", "quick", "fox", "status", "ok", "é", "QUFB", "c2stdGVzdA", "="])

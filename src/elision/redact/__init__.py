@@ -170,10 +170,14 @@ class RedactStage:
             # to find nothing: the proxy's peak for one text result was 6x its size.
             return Redacted(capture.value, ())
         else:
-            # A body that is UTF-8 is the text's bytes: the search reads it, not a third copy.
+            # A body that is UTF-8 is the text's bytes: the search reads it, not a third copy;
+            # the text is the caller's where it gave one, not a decoded copy.
             body = capture.body
-            result = redact_text(body.decode("utf-8", errors="replace"),
-                                 data=body if is_utf8(body) else None)
+            if capture.text is not None:
+                result = redact_text(capture.text, data=body)
+            else:
+                result = redact_text(body.decode("utf-8", errors="replace"),
+                                     data=body if is_utf8(body) else None)
         if not result.withheld:
             return Redacted(capture.value, ())
         self.keep(result.references)

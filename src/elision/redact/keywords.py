@@ -113,7 +113,9 @@ B64_RUN_MIN = 20
 B64_RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{B64_RUN_MIN},}}={{0,2}}")
 #: The bytes of :data:`B64_RUN`'s class, for the searches that read a run's chars in C.
 B64_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
-_ESCAPED = frozenset(b"nrtbf")
+#: The letters of the JSON escapes that open a run (``\\n`` in a serialized string: its "n"
+#: would otherwise read as part of the run); the trigger search's literals spell them too.
+RUN_ESCAPES = b"nrtbf"
 
 
 def opens_run(data: bytes, start: int) -> bool:
@@ -124,7 +126,7 @@ def opens_run(data: bytes, start: int) -> bool:
         return True
     before = data[start - 1]
     return before not in B64_RUN_BYTES or (
-        before in _ESCAPED and start >= 2 and data[start - 2] == 0x5C
+        before in RUN_ESCAPES and start >= 2 and data[start - 2] == 0x5C
     )
 # The forms by their first five chars: a run is looked up once per offset, where testing it
 # for each of the thousands of forms in turn cost milliseconds a run. Indexed on first use.

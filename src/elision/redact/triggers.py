@@ -99,7 +99,7 @@ _HEADS = tuple(sorted(keywords.B64_HEADS))
 #: a few literals, where a regex had to stop at each repeat of a head to look behind it, and
 #: in a run that repeats one that was a stop every few bytes (issue 23). The stops are
 #: TEXT_STOP and JSON_STOP.
-_OPENERS = (b" ", b"\n", b'"', b"\\", *(b"\\" + bytes([c]) for c in b"nrtbf"))
+_OPENERS = (b" ", b"\n", b'"', b"\\", *(b"\\" + bytes([c]) for c in keywords.RUN_ESCAPES))
 _OPENING = bytes(c if c in keywords.B64_RUN_BYTES or bytes([c]) in _OPENERS else 0x20
                  for c in range(256))
 #: The head search translates and scans the data this many bytes at a time (the copy is
@@ -122,6 +122,15 @@ _HEADS_PER_DB = 64
 #: Head databases held in memory, the oldest dropped first: a scan finds a few heads, and the
 #: same few again in results of the same kind.
 _HEAD_DBS = 32
+#: A head database holds at least this many heads, made up with heads that cannot be in the
+#: translated copy (:data:`_FILLERS`). Hyperscan searches a set of one or two heads' literals
+#: (all ending in the same four bytes) with a matcher that stops in C at each place those
+#: bytes are: a run that repeats the head mid-run is read at 1 ms a MB, more than the rest of
+#: the search (bench/redact.py's ``run-b64-heads-mid``, 2.6-3.0x prose alone); with four
+#: heads it takes the matcher it takes for many literals, 0.06 ms a MB on the same run.
+_HEADS_LEAST = 4
+#: Made-up heads of a byte that :data:`_OPENING` turns into a space: never matched.
+_FILLERS = tuple(bytes([c]) * 4 for c in b"!#$")
 #: What ends a stretch: every caller asks whether a line (a text) or a string (a compact JSON
 #: serialization) holds a trigger, never where in it, and no trigger crosses one of these
 #: (a JSON key's literal ends at its closing quote, so its own stretch is the quote on).
@@ -240,9 +249,14 @@ class _Hyperscan:
         with self._lock:
             db = self._head_dbs.pop(key, None)
             if db is None:
-                run = _RUN_CLASS + b"{%d}" % _RUN_AFTER_HEAD if runs else b""
-                exprs = [(re.escape(opener + head.encode()) + run) if runs
-                         else opener + head.encode() for head in heads for opener in _OPENERS]
+                if runs:
+                    run = _RUN_CLASS + b"{%d}" % _RUN_AFTER_HEAD
+                    exprs = [re.escape(opener + head.encode()) + run
+                             for head in heads for opener in _OPENERS]
+                else:
+                    fill = _FILLERS[:max(0, _HEADS_LEAST - len(heads))]
+                    exprs = [opener + head for head in (*(h.encode() for h in heads), *fill)
+                             for opener in _OPENERS]
                 db = self._compile(exprs, [0] * len(exprs), literal=not runs)
                 if len(self._head_dbs) >= _HEAD_DBS:
                     self._head_dbs.pop(next(iter(self._head_dbs)))
@@ -272,7 +286,12 @@ class _Hyperscan:
         view = memoryview(buffer(data))
         size = len(data)
         for at in range(0, size, _HEAD_BLOCK):
-            block = view[at:at + _HEAD_BLOCK + _OPENER_REACH].tobytes().translate(_OPENING)
+            block = view[at:at + _HEAD_BLOCK + _OPENER_REACH].tobytes()
+            if block.isalnum():
+                # No opener in it, so no head that opens a run ends in it (one at its start
+                # is the block before's): a check at half the cost of the translation.
+                continue
+            block = block.translate(_OPENING)
             for group in groups:
                 found: list[int] = []
 

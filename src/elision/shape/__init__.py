@@ -176,7 +176,6 @@ def shape(
         budget = Budget(budget)
     if format not in FORMATS:
         raise InputError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
-    body, fmt = _as_body(payload, format)
     if redactor is not None:
         from elision.pipeline import DEFAULT_REDACTOR, Pipeline
 
@@ -185,7 +184,13 @@ def shape(
             redactor=DEFAULT_REDACTOR if redactor is _DEFAULT else redactor,
             caveat_keys=tuple(caveat_keys) if caveat_keys is not None else DEFAULT_CAVEAT_KEYS,
         )
+        if isinstance(payload, str):
+            # As it is: the pipeline encodes it once, and its redact stage reads this text
+            # rather than a decoding of that body (one copy less of a text with a trigger).
+            return pipeline.run(payload, format=format, scope=scope)
+        body, fmt = _as_body(payload, format)
         return pipeline.run(body, format=fmt, scope=scope)  # type: ignore[arg-type]
+    body, fmt = _as_body(payload, format)
     from elision.shape.bom import from_bom
 
     body, reencoded = from_bom(body)
