@@ -31,6 +31,7 @@ from elision.redact.keywords import (
     B64_WINDOW,
     Present,
     holds_base64_form,
+    located,
     present,
 )
 from elision.redact.rules import Span, credential_stub
@@ -45,6 +46,11 @@ PIECE = 1 << 10
 #: How far a piece is read into a credential-dense stretch after it, and a stretch's last
 #: line before what follows it: a token that wraps a line is shorter.
 WRAP = 4 * PIECE
+#: The triggers a chunk holds from which it is judged whole where it can be (:func:`_whole`).
+CROWDED = 8
+#: A chunk holding more family keywords than one each this many chars is halved: each
+#: keyword found costs a call, where a piece's search stops at its first.
+_KEYWORD_SPACING = 256
 #: An ASCII text's bytes with each char a base64 run holds (B64_RUN's class) made an "a",
 #: each other a space: where twenty "a"s meet, a run of B64_RUN starts.
 _RUN_MARKS = bytes(0x61 if c in B64_RUN_BYTES else 0x20 for c in range(256))
@@ -110,7 +116,8 @@ def _judge(
     while start < hi:
         end = text.find("\n", start + CHUNK, hi)
         end = hi if end < 0 else end + 1
-        if _any(positions, start, end):
+        if _any(positions, start, end) and not _whole(text, start, end, found, positions,
+                                                       heads, reach):
             _halve(text, start, end, found, positions, heads, escaped, reach, lines)
         start = end
     if escaped:
@@ -118,6 +125,32 @@ def _judge(
         # breaks: _multiline reads keywords as written and a piece is a line or two, so the
         # rest of the text from the first such piece is read as the whole-text rules read it.
         found.extend(_precise(text[escaped[0]:reach], escaped[0]))
+
+
+def _whole(
+    text: str, a: int, b: int, found: list[Span], positions: list[int],
+    heads: list[list[int]], reach: int,
+) -> bool:
+    """Add to ``found`` what the pieces of the chunk ``text[a:b]`` find, judged as one piece
+    (read on to the end of the next line, as its last piece is), and say True; or add
+    nothing and say False. Where no two lines can be told together from apart (see
+    :class:`_Lines`), a piece of many lines finds what its lines find each alone, so a chunk
+    crowded with triggers (NDJSON records of a key each) is judged in one call rather than a
+    call a line: one keyword search, each family's regex over it in C, and the judge's Python
+    only for a match (issue 23). A chunk with few triggers is halved: its pieces are less to
+    read than all of it."""
+    if b - a <= PIECE or bisect_left(positions, b) - bisect_left(positions, a) < CROWDED:
+        return False
+    ahead = text.find("\n", b)
+    piece = text[a:min(reach, len(text) if ahead < 0 else ahead)]
+    if not piece.isascii():
+        return False  # hyperscan's offsets are bytes: in ASCII, chars too
+    where = located(piece, len(piece) // _KEYWORD_SPACING + CROWDED)
+    if where is None or not all(_line_local(index) for index in where.ends):
+        return False
+    found.extend(_precise(piece, a, holds=where.present(), near=where.ends))
+    _heads(text, a, b, heads)
+    return True
 
 
 def _dense_stretches(text: str, windows: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -210,15 +243,20 @@ def _halve(
                 found.extend(_precise(piece, a))
                 if not escaped and _holds_escaped_key(piece):
                     escaped.append(a)
-            for rule, starts in zip(_MULTILINE, heads, strict=True):
-                keyword = rule.keywords[0]
-                at = text.find(keyword, a, b)
-                while at >= 0:
-                    starts.append(at)
-                    at = text.find(keyword, at + 1, b)
+            _heads(text, a, b, heads)
         else:
             pending.append((cut + 1, b))
             pending.append((a, cut + 1))
+
+
+def _heads(text: str, a: int, b: int, heads: list[list[int]]) -> None:
+    """Where each multi-line rule's keyword is in ``text[a:b]``, for :func:`_multiline`."""
+    for rule, starts in zip(_MULTILINE, heads, strict=True):
+        keyword = rule.keywords[0]
+        at = text.find(keyword, a, b)
+        while at >= 0:
+            starts.append(at)
+            at = text.find(keyword, at + 1, b)
 
 
 class _Lines:
@@ -339,10 +377,12 @@ def dense_stub(text: str, span: Span) -> str:
 
 def _precise(
     text: str, offset: int, depth: int = 0, *, holds: Present | None = None,
+    near: dict[int, list[int]] | None = None,
 ) -> list[Span]:
     holds = present(text) if holds is None else holds
-    spans = find_signed_urls(text)
-    spans.extend(find_credentials(text, holds))
+    # With ``near``, the text holds none of the URL rules' marks (keywords.located).
+    spans = find_signed_urls(text) if near is None else []
+    spans.extend(find_credentials(text, holds, near))
     if depth == 0:
         if holds.escapes:
             view = decode_escapes(text)
