@@ -272,3 +272,22 @@ def test_a_key_family_is_tried_where_its_keyword_opens_a_match(
     assert searched == []
     assert secrets._opening(next(i for i, f in enumerate(PATTERN_FAMILIES)
                                  if f.id == "openai-key")) == (3,)
+
+
+@given(st.text(max_size=600) | st.text("ab", min_size=513, max_size=600))
+def test_entropy_is_the_float_a_generator_summed(value: str) -> None:
+    # The terms are looked up in C now; the sum, and so each entropy floor's verdict, is the
+    # same float as the code before's.
+    import math
+
+    from elision.redact.families import entropy
+
+    n = len(value)
+    before = -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if value else 0.0
+    assert entropy(value) == before
+
+
+def test_no_multi_line_rule_is_judged_a_chunk_at_a_time() -> None:
+    # scan._whole records no multi-line keyword: a family whose pattern reads across lines
+    # sends its chunk to the pieces, which do.
+    assert not any(joinable(rule.pattern) for rule in scan._MULTILINE if rule.pattern)

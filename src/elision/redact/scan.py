@@ -117,7 +117,7 @@ def _judge(
         end = text.find("\n", start + CHUNK, hi)
         end = hi if end < 0 else end + 1
         if _any(positions, start, end) and not _whole(text, start, end, found, positions,
-                                                       heads, reach):
+                                                       reach):
             _halve(text, start, end, found, positions, heads, escaped, reach, lines)
         start = end
     if escaped:
@@ -128,8 +128,7 @@ def _judge(
 
 
 def _whole(
-    text: str, a: int, b: int, found: list[Span], positions: list[int],
-    heads: list[list[int]], reach: int,
+    text: str, a: int, b: int, found: list[Span], positions: list[int], reach: int,
 ) -> bool:
     """Add to ``found`` what the pieces of the chunk ``text[a:b]`` find, judged as one piece
     (read on to the end of the next line, as its last piece is), and say True; or add
@@ -148,8 +147,9 @@ def _whole(
     where = located(piece, len(piece) // _KEYWORD_SPACING + CROWDED)
     if where is None or not all(_line_local(index) for index in where.ends):
         return False
+    # No multi-line rule's keyword is here: its family's pattern reads across lines, so
+    # where.ends holding it had stopped short of this.
     found.extend(_precise(piece, a, holds=where.present(), near=where.ends))
-    _heads(text, a, b, heads)
     return True
 
 
