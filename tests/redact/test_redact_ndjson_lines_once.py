@@ -187,7 +187,7 @@ def _crowded(seed: int, keys: list[str], values: list[str], plain: bool) -> str:
     value (a fake of a family, a near miss, a trigger) among prose."""
     rng = random.Random(seed)
     out = []
-    for i in range(max(len(keys), scan.CROWDED + 2)):
+    for i in range(max(len(keys), 2 * scan.CROWDED + 2)):
         key, value = keys[i % len(keys)], values[i % len(values)]
         note = _prose(rng, 1700)
         if plain:
@@ -220,7 +220,7 @@ def test_a_crowded_chunk_judged_whole_withholds_what_its_pieces_did(
     assert find_spans(text) == _spans_before(text, monkeypatch)
 
 
-def test_a_crowded_ndjson_chunk_is_judged_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crowded_ndjson_piece_is_judged_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
     # issue 23's ndjson-sk-lines: 40 records of a key each; the code before judged a line a call
     rng = random.Random(11)
     text = "\n".join(_record(rng, i, ("", f"sk-{i:02d}" + "a1B2c3D4e5" * 4, ""), False)
@@ -237,7 +237,7 @@ def test_a_crowded_ndjson_chunk_is_judged_in_one_call(monkeypatch: pytest.Monkey
     monkeypatch.setattr(scan, "_precise", counting)
     spans = find_spans(text)
     assert [s.rule for s in spans] == ["openai-key"] * 30
-    assert calls == [0]
+    assert len(calls) <= len(text) // (scan.WHOLE // 2) + 1, calls
 
 
 def test_a_key_family_is_tried_where_its_keyword_opens_a_match(

@@ -46,8 +46,11 @@ PIECE = 1 << 10
 #: How far a piece is read into a credential-dense stretch after it, and a stretch's last
 #: line before what follows it: a token that wraps a line is shorter.
 WRAP = 4 * PIECE
-#: The triggers a chunk holds from which it is judged whole where it can be (:func:`_whole`).
-CROWDED = 8
+#: The triggers a piece of :data:`WHOLE` chars or less holds from which it is judged whole
+#: where it can be (:func:`_whole`), and how large such a piece is: its copies (the piece,
+#: its bytes, its base64 marks) are what the judging holds beside the text.
+CROWDED = 4
+WHOLE = 1 << 14
 #: A chunk holding more family keywords than one each this many chars is halved: each
 #: keyword found costs a call, where a piece's search stops at its first.
 _KEYWORD_SPACING = 256
@@ -116,9 +119,8 @@ def _judge(
     while start < hi:
         end = text.find("\n", start + CHUNK, hi)
         end = hi if end < 0 else end + 1
-        if _any(positions, start, end) and not _whole(text, start, end, found, positions,
-                                                       reach):
-            _halve(text, start, end, found, positions, heads, escaped, reach, lines)
+        if _any(positions, start, end):
+            _halve(text, start, end, found, positions, heads, escaped, reach, lines, hi)
         start = end
     if escaped:
         # A private key spelled in escapes (%2D----BEGIN, P\u0075TTY-…) over real line
@@ -129,16 +131,20 @@ def _judge(
 
 def _whole(
     text: str, a: int, b: int, found: list[Span], positions: list[int], reach: int,
+    judged_on: bool,
 ) -> bool:
-    """Add to ``found`` what the pieces of the chunk ``text[a:b]`` find, judged as one piece
+    """Add to ``found`` what the pieces of ``text[a:b]`` (whole lines) find, judged as one piece
     (read on to the end of the next line, as its last piece is), and say True; or add
     nothing and say False. Where no two lines can be told together from apart (see
-    :class:`_Lines`), a piece of many lines finds what its lines find each alone, so a chunk
+    :class:`_Lines`), a piece of many lines finds what its lines find each alone, so a piece
     crowded with triggers (NDJSON records of a key each) is judged in one call rather than a
-    call a line: one keyword search, each family's regex over it in C, and the judge's Python
-    only for a match (issue 23). A chunk with few triggers is halved: its pieces are less to
-    read than all of it."""
-    if b - a <= PIECE or bisect_left(positions, b) - bisect_left(positions, a) < CROWDED:
+    call a line: one keyword search, each family's pattern only on the lines that hold its
+    keyword, and the judge's Python only for a match (issue 23). A piece with few triggers
+    is halved: its pieces are less to read than all of it.
+
+    Where the text is ``judged_on`` past ``b``, the line read on is only tested, not judged:
+    it is judged as its own piece's first line, alone as here (issue 23: each line once)."""
+    if bisect_left(positions, b) - bisect_left(positions, a) < CROWDED:
         return False
     ahead = text.find("\n", b)
     piece = text[a:min(reach, len(text) if ahead < 0 else ahead)]
@@ -147,9 +153,14 @@ def _whole(
     where = located(piece, len(piece) // _KEYWORD_SPACING + CROWDED)
     if where is None or not all(_line_local(index) for index in where.ends):
         return False
+    near = where.ends
+    if judged_on and b - a < len(piece):
+        piece = piece[:b - a]
+        near = {index: [end for end in ends if end <= len(piece)]
+                for index, ends in near.items()}
     # No multi-line rule's keyword is here: its family's pattern reads across lines, so
     # where.ends holding it had stopped short of this.
-    found.extend(_precise(piece, a, holds=where.present(), near=where.ends))
+    found.extend(_precise(piece, a, holds=where.present(), near=near))
     return True
 
 
@@ -216,15 +227,20 @@ def _any(positions: list[int], start: int, end: int) -> bool:
 
 def _halve(
     text: str, start: int, end: int, found: list[Span], positions: list[int],
-    heads: list[list[int]], escaped: list[int], reach: int, lines: _Lines,
+    heads: list[list[int]], escaped: list[int], reach: int, lines: _Lines, hi: int,
 ) -> None:
     # A trigger never spans a line end and every piece is whole lines, so a piece holds a
     # match only if it holds a trigger's position.
-    pending = [(start, end)]
+    pending = [(start, end, False)]
     while pending:
-        a, b = pending.pop()
+        a, b, tried = pending.pop()
         if not _any(positions, a, b):
             continue
+        if PIECE < b - a <= WHOLE and not tried:
+            # Once a lineage: its halves would search what this one searched.
+            tried = True
+            if _whole(text, a, b, found, positions, reach, b < hi):
+                continue
         cut = -1
         if b - a > PIECE:
             mid = (a + b) // 2
@@ -245,8 +261,8 @@ def _halve(
                     escaped.append(a)
             _heads(text, a, b, heads)
         else:
-            pending.append((cut + 1, b))
-            pending.append((a, cut + 1))
+            pending.append((cut + 1, b, tried))
+            pending.append((a, cut + 1, tried))
 
 
 def _heads(text: str, a: int, b: int, heads: list[list[int]]) -> None:
