@@ -147,7 +147,10 @@ def _whole(
     if bisect_left(positions, b) - bisect_left(positions, a) < CROWDED:
         return False
     ahead = text.find("\n", b)
-    piece = text[a:min(reach, len(text) if ahead < 0 else ahead)]
+    stop = min(reach, len(text) if ahead < 0 else ahead)
+    if any(text.find(mark, a, stop) >= 0 for mark in _URL_MARKS):
+        return False  # told in C before the pass: its database is loaded on first use
+    piece = text[a:stop]
     if not piece.isascii():
         return False  # hyperscan's offsets are bytes: in ASCII, chars too
     where = located(piece, len(piece) // _KEYWORD_SPACING + CROWDED)
