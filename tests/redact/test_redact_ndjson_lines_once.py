@@ -80,6 +80,7 @@ def ndjson(seed: int, lines: list[tuple[str, str, str]], plain: bool) -> str:
 def _spans_before(text: str, monkeypatch: pytest.MonkeyPatch) -> list[Span]:
     with monkeypatch.context() as m:
         m.setattr(scan._Lines, "pair", lambda *args: False)
+        m.setattr(scan, "_whole", lambda *args: False)
         return find_spans(text)
 
 
@@ -174,3 +175,119 @@ def test_a_family_match_that_wraps_a_line_is_withheld_as_before(
 ) -> None:
     text = ndjson(7, [("", "", head), (rest, "", ""), ("", head + rest, "")], plain=True)
     assert find_spans(text) == _spans_before(text, monkeypatch)
+
+
+# A chunk crowded with triggers is judged as one piece where no line of it reads across a
+# line break (scan._whole): found by the ndjson3 helper, as the judge's Python a line (a
+# keyword search, a Present, the family's regex searched over the line) was most of issue 23's
+# ndjson-sk-lines after the lines were judged once.
+
+def _crowded(seed: int, keys: list[str], values: list[str], plain: bool) -> str:
+    """Records of about 1.8 KB, enough of them to crowd a chunk, each with a drawn key and
+    value (a fake of a family, a near miss, a trigger) among prose."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(max(len(keys), 2 * scan.CROWDED + 2)):
+        key, value = keys[i % len(keys)], values[i % len(values)]
+        note = _prose(rng, 1700)
+        if plain:
+            out.append(f"{note[:800]} {key} {value} {note[800:]}")
+        else:
+            out.append(orjson.dumps({"id": i, "note": note[:800], key: value,
+                                     "more": note[800:]}).decode())
+    return "\n".join(out) + rng.choice(["\n", ""])
+
+
+NEAR_MISSES = ["sk-learn-style-names-are-not-keys", "sk-" + "x" * 40, "sk-" + "a" * 19,
+               "xsk-" + "a1B2" * 10, "sk-" + "a1B2" * 10 + "_", "{{ sk-" + "a1B2" * 10 + " }}",
+               "sk-ant-api03-" + "a1B2" * 10, "<your sk-key>", "cio" + "a1B2" * 8]
+value = st.one_of(st.sampled_from(FAKES), st.sampled_from(NEAR_MISSES),
+                  st.sampled_from(TRIGGERS), st.text("abcAB01-_ ", max_size=60).map(
+                      lambda t: "sk-" + t))
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**16),
+       keys=st.lists(st.sampled_from(["key", "api", "note2", "okta", "ssws", "x"]), min_size=1,
+                     max_size=4),
+       values=st.lists(value, min_size=1, max_size=12), plain=st.booleans())
+def test_a_crowded_chunk_judged_whole_withholds_what_its_pieces_did(
+    monkeypatch: pytest.MonkeyPatch, seed: int, keys: list[str], values: list[str],
+    plain: bool,
+) -> None:
+    text = _crowded(seed, keys, values, plain)
+    assert find_spans(text) == _spans_before(text, monkeypatch)
+
+
+def test_a_crowded_ndjson_piece_is_judged_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 23's ndjson-sk-lines: 40 records of a key each; the code before judged a line a call
+    rng = random.Random(11)
+    text = "\n".join(_record(rng, i, ("", f"sk-{i:02d}" + "a1B2c3D4e5" * 4, ""), False)
+                     for i in range(30)) + "\n"
+    assert len(text) < scan.CHUNK
+    calls: list[int] = []
+    precise = scan._precise
+
+    def counting(piece: str, offset: int, depth: int = 0, **kwargs: Any) -> list[Span]:
+        if depth == 0:
+            calls.append(offset)
+        return precise(piece, offset, depth, **kwargs)
+
+    monkeypatch.setattr(scan, "_precise", counting)
+    spans = find_spans(text)
+    assert [s.rule for s in spans] == ["openai-key"] * 30
+    assert len(calls) <= len(text) // (scan.WHOLE // 2) + 1, calls
+
+
+def test_a_key_family_is_tried_where_its_keyword_opens_a_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The sk- families' patterns open with their keyword: matched there, not searched for
+    # over every line they are on (two families' regex over each 1.8 KB line before).
+    from elision.redact import secrets
+
+    rng = random.Random(3)
+    text = "\n".join(_record(rng, i, ("", "sk-" + "a1B2c3D4e5" * 4, ""), False)
+                     for i in range(20)) + "\n"
+    searched: list[int] = []
+    finditer = re.Pattern.finditer
+
+    class Counting:
+        def __init__(self, pattern: re.Pattern[str]) -> None:
+            self.pattern, self.flags, self.groupindex = pattern, pattern.flags, pattern.groupindex
+
+        def finditer(self, *args: Any) -> Any:
+            searched.append(1)
+            return finditer(self.pattern, *args)
+
+        def match(self, *args: Any) -> Any:
+            return self.pattern.match(*args)
+
+    for index in (i for i, f in enumerate(PATTERN_FAMILIES) if f.keywords == ("sk-",)):
+        family = PATTERN_FAMILIES[index]
+        monkeypatch.setitem(vars(family), "pattern", Counting(family.pattern))
+    spans = find_spans(text)
+    assert len(spans) == 20
+    assert searched == []
+    assert secrets._opening(next(i for i, f in enumerate(PATTERN_FAMILIES)
+                                 if f.id == "openai-key")) == (3,)
+
+
+@given(st.text(max_size=600) | st.text("ab", min_size=513, max_size=600))
+def test_entropy_is_the_float_a_generator_summed(value: str) -> None:
+    # The terms are looked up in C now; the sum, and so each entropy floor's verdict, is the
+    # same float as the code before's.
+    import math
+
+    from elision.redact.families import entropy
+
+    n = len(value)
+    before = -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if value else 0.0
+    assert entropy(value) == before
+
+
+def test_no_multi_line_rule_is_judged_a_chunk_at_a_time() -> None:
+    # scan._whole records no multi-line keyword: a family whose pattern reads across lines
+    # sends its chunk to the pieces, which do.
+    assert not any(joinable(rule.pattern) for rule in scan._MULTILINE if rule.pattern)

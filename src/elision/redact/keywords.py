@@ -28,6 +28,7 @@ import re
 import sys
 import threading
 from collections.abc import Iterable
+from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -215,7 +216,54 @@ class _Hyperscan:
         for lit in BASE64:
             add(lit, 0, "base64")
         self.db = database(hs, exprs, flags, literal=True)
+        self._exprs, self._flags = exprs, flags
         self._local = threading.local()
+
+    @cached_property
+    def _every(self) -> Any:
+        # The same literals, each reported wherever it ends: a family's keyword at every
+        # line that holds it (a base64 form once is enough). Built on first use.
+        # The URL rules' marks end the search too (see :data:`LINE_STOPS`).
+        once = self.hs.HS_FLAG_SINGLEMATCH
+        flags = [f if group == "base64" else f & ~once
+                 for f, (group, _) in zip(self._flags, self.meaning, strict=True)]
+        stops = [mark.encode() for mark in LINE_STOPS]
+        flags += [self.hs.HS_FLAG_CASELESS | once] * len(stops)
+        self._stops = frozenset(range(len(self.meaning), len(self.meaning) + len(stops)))
+        return database(self.hs, self._exprs + stops, flags, literal=True)
+
+    def located(self, data: bytes, most: int) -> Located | None:
+        every = self._every
+        scratch = getattr(self._local, "every", None)
+        if scratch is None:
+            scratch = self._local.every = self.hs.Scratch(every)
+        meaning, stops = self.meaning, self._stops
+        ends: dict[int, list[int]] = {}
+        b64 = False
+        hits = 0
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
+            nonlocal b64, hits
+            if expr in stops:
+                return True
+            group, fams = meaning[expr]
+            if group == "base64":
+                b64 = True
+                return False
+            if group != "family":
+                return True  # a generic name or an escape: read across lines, stop here
+            for index in fams:
+                ends.setdefault(index, []).append(end)
+            hits += 1
+            return hits > most
+
+        try:
+            every.scan(data, match_event_handler=on_match, scratch=scratch)
+        except self.hs.ScanTerminated:
+            return None
+        for found in ends.values():
+            found.sort()
+        return Located(ends, b64)
 
     def present(self, text: str) -> Present:
         scratch = getattr(self._local, "scratch", None)
@@ -236,6 +284,22 @@ class _Hyperscan:
             families.update(fams)
         return Present(tuple(sorted(families)), "generic" in groups, "escape" in groups,
                        "base64" in groups)
+
+
+class Located:
+    """Where each family's keywords end in an ASCII piece that holds no generic name and no
+    escape (:func:`located`): ``ends`` maps a family's index to the offsets, ascending, and
+    ``base64`` says whether the piece holds a keyword's base64 form."""
+
+    __slots__ = ("base64", "ends")
+
+    def __init__(self, ends: dict[int, list[int]], base64: bool) -> None:
+        self.ends = ends
+        self.base64 = base64
+
+    def present(self) -> Present:
+        """What :func:`present` says of the same piece."""
+        return Present(tuple(sorted(self.ends)), False, False, self.base64)
 
 
 class _Plain:
@@ -328,6 +392,22 @@ def present(text: str) -> Present:
             generic, escapes, b64 = (generic or got.generic, escapes or got.escapes,
                                      b64 or got.base64)
     return Present(tuple(sorted(families)), generic, escapes, b64)
+
+
+#: What the URL rules (:func:`elision.redact.urls.find_signed_urls`) start from, ``hooks.slack.com``
+#: in any case: a piece with none of them holds no URL's credential.
+LINE_STOPS = ("=", "%", "@", "hooks.slack.com")
+
+
+def located(text: str, most: int) -> Located | None:
+    """Where the family keywords of the ASCII ``text`` are, by family, in one hyperscan pass;
+    or None where ``text`` holds a generic name, an escape or one of :data:`LINE_STOPS`
+    (what is read across lines), or more than ``most`` keywords (a run of them costs a call
+    each), or hyperscan is not installed."""
+    engine = _engine()
+    if not isinstance(engine, _Hyperscan):
+        return None
+    return engine.located(text.encode("ascii"), most)
 
 
 def b64_probe(encode: bool) -> Any:

@@ -33,6 +33,7 @@ from elision.redact.keywords import (
     B64_WINDOW,
     Present,
     holds_base64_form,
+    located,
     present,
 )
 from elision.redact.rules import Span, credential_stub
@@ -47,6 +48,14 @@ PIECE = 1 << 10
 #: How far a piece is read into a credential-dense stretch after it, and a stretch's last
 #: line before what follows it: a token that wraps a line is shorter.
 WRAP = 4 * PIECE
+#: The triggers a piece of :data:`WHOLE` chars or less holds from which it is judged whole
+#: where it can be (:func:`_whole`), and how large such a piece is: its copies (the piece,
+#: its bytes, its base64 marks) are what the judging holds beside the text.
+CROWDED = 4
+WHOLE = 1 << 14
+#: A chunk holding more family keywords than one each this many chars is halved: each
+#: keyword found costs a call, where a piece's search stops at its first.
+_KEYWORD_SPACING = 256
 #: An ASCII text's bytes with each char a base64 run holds (B64_RUN's class) made an "a",
 #: each other a space: where twenty "a"s meet, a run of B64_RUN starts.
 _RUN_MARKS = bytes(0x61 if c in B64_RUN_BYTES else 0x20 for c in range(256))
@@ -113,13 +122,51 @@ def _judge(
         end = text.find("\n", start + CHUNK, hi)
         end = hi if end < 0 else end + 1
         if _any(positions, start, end):
-            _halve(text, start, end, found, positions, heads, escaped, reach, lines)
+            _halve(text, start, end, found, positions, heads, escaped, reach, lines, hi)
         start = end
     if escaped:
         # A private key spelled in escapes (%2D----BEGIN, P\u0075TTY-…) over real line
         # breaks: _multiline reads keywords as written and a piece is a line or two, so the
         # rest of the text from the first such piece is read as the whole-text rules read it.
         found.extend(_precise(text[escaped[0]:reach], escaped[0]))
+
+
+def _whole(
+    text: str, a: int, b: int, found: list[Span], positions: list[int], reach: int,
+    judged_on: bool,
+) -> bool:
+    """Add to ``found`` what the pieces of ``text[a:b]`` (whole lines) find, judged as one piece
+    (read on to the end of the next line, as its last piece is), and say True; or add
+    nothing and say False. Where no two lines can be told together from apart (see
+    :class:`_Lines`), a piece of many lines finds what its lines find each alone, so a piece
+    crowded with triggers (NDJSON records of a key each) is judged in one call rather than a
+    call a line: one keyword search, each family's pattern only on the lines that hold its
+    keyword, and the judge's Python only for a match (issue 23). A piece with few triggers
+    is halved: its pieces are less to read than all of it.
+
+    Where the text is ``judged_on`` past ``b``, the line read on is only tested, not judged:
+    it is judged as its own piece's first line, alone as here (issue 23: each line once)."""
+    if bisect_left(positions, b) - bisect_left(positions, a) < CROWDED:
+        return False
+    ahead = text.find("\n", b)
+    stop = min(reach, len(text) if ahead < 0 else ahead)
+    if any(text.find(mark, a, stop) >= 0 for mark in _URL_MARKS):
+        return False  # told in C before the pass: its database is loaded on first use
+    piece = text[a:stop]
+    if not piece.isascii():
+        return False  # hyperscan's offsets are bytes: in ASCII, chars too
+    where = located(piece, len(piece) // _KEYWORD_SPACING + CROWDED)
+    if where is None or not all(_line_local(index) for index in where.ends):
+        return False
+    near = where.ends
+    if judged_on and b - a < len(piece):
+        piece = piece[:b - a]
+        near = {index: [end for end in ends if end <= len(piece)]
+                for index, ends in near.items()}
+    # No multi-line rule's keyword is here: its family's pattern reads across lines, so
+    # where.ends holding it had stopped short of this.
+    found.extend(_precise(piece, a, holds=where.present(), near=near))
+    return True
 
 
 def _dense_stretches(text: str, windows: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -185,15 +232,20 @@ def _any(positions: list[int], start: int, end: int) -> bool:
 
 def _halve(
     text: str, start: int, end: int, found: list[Span], positions: list[int],
-    heads: list[list[int]], escaped: list[int], reach: int, lines: _Lines,
+    heads: list[list[int]], escaped: list[int], reach: int, lines: _Lines, hi: int,
 ) -> None:
     # A trigger never spans a line end and every piece is whole lines, so a piece holds a
     # match only if it holds a trigger's position.
-    pending = [(start, end)]
+    pending = [(start, end, False)]
     while pending:
-        a, b = pending.pop()
+        a, b, tried = pending.pop()
         if not _any(positions, a, b):
             continue
+        if PIECE < b - a <= WHOLE and not tried:
+            # Once a lineage: its halves would search what this one searched.
+            tried = True
+            if _whole(text, a, b, found, positions, reach, b < hi):
+                continue
         cut = -1
         if b - a > PIECE:
             mid = (a + b) // 2
@@ -212,15 +264,20 @@ def _halve(
                 found.extend(_precise(piece, a))
                 if not escaped and _holds_escaped_key(piece):
                     escaped.append(a)
-            for rule, starts in zip(_MULTILINE, heads, strict=True):
-                keyword = rule.keywords[0]
-                at = text.find(keyword, a, b)
-                while at >= 0:
-                    starts.append(at)
-                    at = text.find(keyword, at + 1, b)
+            _heads(text, a, b, heads)
         else:
-            pending.append((cut + 1, b))
-            pending.append((a, cut + 1))
+            pending.append((cut + 1, b, tried))
+            pending.append((a, cut + 1, tried))
+
+
+def _heads(text: str, a: int, b: int, heads: list[list[int]]) -> None:
+    """Where each multi-line rule's keyword is in ``text[a:b]``, for :func:`_multiline`."""
+    for rule, starts in zip(_MULTILINE, heads, strict=True):
+        keyword = rule.keywords[0]
+        at = text.find(keyword, a, b)
+        while at >= 0:
+            starts.append(at)
+            at = text.find(keyword, at + 1, b)
 
 
 class _Lines:
@@ -349,10 +406,12 @@ def dense_stub(text: str, span: Span) -> str:
 
 def _precise(
     text: str, offset: int, depth: int = 0, *, holds: Present | None = None,
+    near: dict[int, list[int]] | None = None,
 ) -> list[Span]:
     holds = present(text) if holds is None else holds
-    spans = find_signed_urls(text)
-    spans.extend(find_credentials(text, holds))
+    # With ``near``, the text holds none of the URL rules' marks (keywords.located).
+    spans = find_signed_urls(text) if near is None else []
+    spans.extend(find_credentials(text, holds, near))
     if depth == 0:
         if holds.escapes:
             view = decode_escapes(text)

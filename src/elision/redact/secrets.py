@@ -10,6 +10,7 @@ rules of :mod:`elision.redact.generic`. Only the families whose keywords a text 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 try:  # CPython's private regex parser: see literal_runs
     from re import _constants as sre  # type: ignore[attr-defined]
@@ -54,11 +55,16 @@ def is_credential_field(key: object, value: object) -> bool:
     )
 
 
-def find_credentials(text: str, holds: Present | None = None) -> list[Span]:
+def find_credentials(
+    text: str, holds: Present | None = None, near: dict[int, list[int]] | None = None,
+) -> list[Span]:
     """Every credential in ``text``, possibly overlapping (the caller merges).
 
     ``holds`` is what :func:`~elision.redact.keywords.present` says of ``text``, when the
-    caller has it already.
+    caller has it already. ``near``, where given, maps each of those families to where its
+    keywords end in ``text`` (:func:`~elision.redact.keywords.located`), each family one
+    whose pattern cannot match a line break: its pattern then runs over those lines alone,
+    as a match needs a keyword on its own line (``Family.keyword_near``).
     """
     holds = present(text) if holds is None else holds
     found: list[Span] = []
@@ -67,12 +73,69 @@ def find_credentials(text: str, holds: Present | None = None) -> list[Span]:
         assert family.pattern is not None
         if not all(part in text for part in needs(index)):
             continue  # a char its every match holds is not in the text
-        for match in family.pattern.finditer(text):
+        matches: Iterable[re.Match[str]]
+        if near is None:
+            matches = family.pattern.finditer(text)
+        elif (opening := _opening(index)) is not None:
+            matches = _opened(text, family.pattern, near[index], opening)
+        else:
+            matches = (match for lo, hi in _lines(text, near[index])
+                       for match in family.pattern.finditer(text, lo, hi))
+        for match in matches:
             if family.accepts(text, match):
                 found.append(Span(*family.secret_span(match), family.id))
     if holds.generic:
         found.extend(find_assignments(text))
     return found
+
+
+def _lines(text: str, ends: list[int]) -> list[tuple[int, int]]:
+    """The lines of ``text`` (without their breaks) that hold the keywords ending at
+    ``ends`` (ascending), each once."""
+    lines: list[tuple[int, int]] = []
+    done = -1
+    for at in ends:
+        if at <= done:
+            continue  # on the line just taken (a keyword holds no line break)
+        lo = text.rfind("\n", 0, at) + 1
+        hi = text.find("\n", at - 1)
+        done = len(text) if hi < 0 else hi
+        lines.append((lo, done))
+    return lines
+
+
+def _opened(
+    text: str, pattern: re.Pattern[str], ends: list[int], opening: tuple[int, ...],
+) -> Iterator[re.Match[str]]:
+    """What ``finditer`` over the lines of the keywords ending at ``ends`` gives, for a
+    pattern whose every match opens with a keyword of a length in ``opening``: tried only
+    where one opens, not searched for over each line."""
+    covered = 0
+    for at in sorted({end - n for end in ends for n in opening}):
+        if at < covered:
+            continue  # inside the last match: finditer would not look here either
+        stop = text.find("\n", at)
+        match = pattern.match(text, at, len(text) if stop < 0 else stop)
+        if match is not None:
+            covered = match.end()
+            yield match
+
+
+_openings: dict[int, tuple[int, ...] | None] = {}
+
+
+def _opening(index: int) -> tuple[int, ...] | None:
+    """The lengths of family ``index``'s keywords where its pattern, read as written (no
+    ``(?i)``), opens with literal chars that begin with one of them (``sk-`` of
+    ``sk-(?!ant-)…``): then a match opens where such a keyword does. Else None."""
+    if index not in _openings:
+        family = PATTERN_FAMILIES[index]
+        assert family.pattern is not None
+        head = literal_runs(family.pattern, leading=True)
+        _openings[index] = tuple(sorted({len(k) for k in family.keywords})) if (
+            head and not family.pattern.flags & re.IGNORECASE
+            and any(head[0].startswith(k) for k in family.keywords)) else None
+    return _openings[index]
 
 
 _needs: dict[int, tuple[str, ...]] = {}
@@ -94,10 +157,11 @@ def needs(index: int) -> tuple[str, ...]:
     return got
 
 
-def literal_runs(pattern: re.Pattern[str]) -> tuple[str, ...]:
-    """The runs of literal chars at the top level of ``pattern`` (see :func:`needs`); none,
-    so no family is skipped, where CPython's private regex parser is not as read here (a
-    later Python may move or change it): slower, never a different result."""
+def literal_runs(pattern: re.Pattern[str], leading: bool = False) -> tuple[str, ...]:
+    """The runs of literal chars at the top level of ``pattern`` (see :func:`needs`); with
+    ``leading``, only the one it opens with, if it opens with one. None, so no family is
+    skipped nor matched at its keyword, where CPython's private regex parser is not as read
+    here (a later Python may move or change it): slower, never a different result."""
     try:
         caseless = bool(pattern.flags & re.IGNORECASE)
         runs: list[str] = []
@@ -107,6 +171,8 @@ def literal_runs(pattern: re.Pattern[str]) -> tuple[str, ...]:
             if char and not (caseless and (not char.isascii() or char.lower() != char.upper())):
                 run.append(char)
                 continue
+            if leading:
+                break
             if run:
                 runs.append("".join(run))
                 run = []
