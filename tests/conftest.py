@@ -148,7 +148,6 @@ LONGEST_FIRST = (
     "tests/mcp/test_replicas_postgres.py",  # 61 s
     "tests/mcp/test_mcp_notify_e2e.py",  # 54 s
     "tests/shape/test_json_shape.py",  # 46 s
-    "tests/mcp/test_mcp_era_fallback_e2e.py",  # 42 s
     "tests/mcp/test_mcp_proxy_e2e.py",  # 34 s
     "tests/store/test_store_pages.py",  # 32 s
     "tests/mcp/test_mcp_upstream_orphans_e2e.py",  # 32 s
@@ -166,6 +165,9 @@ LONGEST_FIRST = (
     "tests/mcp/test_mcp_stdout_kinds.py",  # 23 s
     "tests/mcp/test_mcp_message_ceiling_e2e.py",  # 22 s
     "tests/interop/test_interop_filesystem.py",  # 22 s
+    # 42 s before its four cases waited side by side; run alone beside the code before, 34 s
+    # then 16 s (load 7-8), so ~20 s here
+    "tests/mcp/test_mcp_era_fallback_e2e.py",
 )
 
 
