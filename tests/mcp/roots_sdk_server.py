@@ -4,12 +4,7 @@ server against it byte for byte; no other test starts it.
 An MCP server that confines itself to its client's roots, as the reference filesystem
 server does, written with the SDK's low-level Server. Run as a script on stdio.
 
-Its command-line arguments are the directories it would serve on its own. Right after the
-handshake it asks ``roots/list`` and, on ``notifications/roots/list_changed``, asks again; a
-non-empty answer replaces the directories, an empty one or an error leaves them as they were
-(the reference server does the same). The ``roots`` tool reports what it serves now, how many
-times it asked, the last error it got, and the client capabilities the handshake declared to
-it (``offered``), so a test sees which roots, and which capabilities, reached the server.
+What it serves, asks and reports: roots_server.py's docstring.
 """
 
 from __future__ import annotations
