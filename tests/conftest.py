@@ -138,34 +138,37 @@ def _no_process_left_behind() -> Iterator[None]:
 
 #: The files that took longest under loadfile, longest first, with each file's wall time (its
 #: tests' setup, call and teardown summed, from --junitxml): the mean of two whole runs, CI=true,
-#: ``-p xdist -n 2 --dist loadfile``, 908 s and 824 s on a 2-core machine shared with other
-#: work (load 3-13). One file's time differed up to threefold between the two runs with the
-#: load, so the list is measured again, over more than one run, when files slow down or speed
-#: up. Only the order of the run depends on this list: a file missing from it, or a stale one,
-#: costs time, never a test.
+#: ``-p xdist -n logical --dist loadfile`` on a 2-core machine shared with other work, 736 s
+#: (load 4-7) and 552 s (load 5). One file's time differed up to 3.9x between the two runs with
+#: the load, so the list is measured again, over more than one run, when files slow down or
+#: speed up (test_redact_lazy_document.py, 64 s, was missing and ran in the last quarter). Only
+#: the order of the run depends on this list: a file missing from it, or a stale one, costs
+#: time, never a test.
 LONGEST_FIRST = (
-    "tests/store/test_store_stateful_postgres.py",  # 76 s
-    "tests/mcp/test_replicas_postgres.py",  # 61 s
-    "tests/mcp/test_mcp_notify_e2e.py",  # 54 s
-    "tests/shape/test_json_shape.py",  # 46 s
-    "tests/mcp/test_mcp_era_fallback_e2e.py",  # 42 s
-    "tests/mcp/test_mcp_proxy_e2e.py",  # 34 s
-    "tests/store/test_store_pages.py",  # 32 s
-    "tests/mcp/test_mcp_upstream_orphans_e2e.py",  # 32 s
-    "tests/mcp/test_mcp_scopes_e2e.py",  # 31 s
-    "tests/mcp/test_mcp_server_requests_e2e.py",  # 31 s
-    "tests/mcp/test_mcp_config_e2e.py",  # 29 s
-    "tests/shape/test_jsonparse.py",  # 29 s
-    "tests/mcp/test_mcp_upstream_reaped_e2e.py",  # 26 s
-    "tests/cli/test_cli_demo.py",  # 25 s
-    "tests/redact/test_redact_prefilter_differential.py",  # 25 s
-    "tests/mcp/test_mcp_client_budget_e2e.py",  # 25 s
-    "tests/shape/test_records.py",  # 25 s
-    "tests/mcp/test_mcp_offer_e2e.py",  # 25 s
-    "tests/mcp/test_mcp_channels_e2e.py",  # 25 s
-    "tests/mcp/test_mcp_stdout_kinds.py",  # 23 s
-    "tests/mcp/test_mcp_message_ceiling_e2e.py",  # 22 s
-    "tests/interop/test_interop_filesystem.py",  # 22 s
+    "tests/store/test_store_stateful_postgres.py",  # 90 s
+    "tests/redact/test_redact_lazy_document.py",  # 64 s
+    "tests/mcp/test_replicas_postgres.py",  # 54 s
+    "tests/mcp/test_mcp_raw_servers.py",  # 47 s
+    "tests/mcp/test_mcp_proxy_e2e.py",  # 37 s
+    "tests/mcp/test_mcp_upstream_orphans_e2e.py",  # 31 s
+    "tests/mcp/test_mcp_notify_e2e.py",  # 30 s
+    "tests/audit/test_audit_chain.py",  # 28 s
+    "tests/mcp/test_mcp_server_requests_e2e.py",  # 25 s
+    "tests/mcp/test_mcp_egress_channels_e2e.py",  # 23 s
+    "tests/mcp/test_mcp_upstream_reaped_e2e.py",  # 23 s
+    "tests/shape/test_json_shape.py",  # 23 s
+    "tests/store/test_store_pages.py",  # 22 s
+    "tests/mcp/test_mcp_offer_e2e.py",  # 21 s
+    "tests/audit/test_audit_postgres.py",  # 21 s
+    "tests/mcp/test_mcp_channels_e2e.py",  # 19 s
+    "tests/store/test_store_stateful.py",  # 19 s
+    "tests/mcp/test_mcp_client_budget_e2e.py",  # 18 s
+    "tests/install/test_install_e2e.py",  # 17 s
+    "tests/mcp/test_mcp_message_ceiling_e2e.py",  # 17 s
+    "tests/mcp/test_mcp_config_e2e.py",  # 16 s
+    "tests/shape/test_jsonparse.py",  # 15 s
+    "tests/mcp/test_mcp_stdout_kinds.py",  # 14 s
+    "tests/mcp/test_mcp_era_fallback_e2e.py",  # 13 s
 )
 
 

@@ -9,8 +9,9 @@ Written as raw JSON-RPC lines of the handshake era (what the proxy speaks to an 
 told otherwise), without the SDK: importing the SDK costs a Python ~1.3 s of CPU, and each test
 of test_mcp_client_lines_e2e.py starts two of these. It writes the lines the SDK's MCPServer
 wrote for the same requests, byte for byte (checked against it request by request, the unknown
-tool, resource and prompt included). The proxy's interop with the SDK's own servers is proven
-on upstream_sdk_server.py and the others.
+tool, resource and prompt included, by test_mcp_raw_servers.py against lines_sdk_server.py).
+The proxy's interop with the SDK's own servers is proven on upstream_sdk_server.py and the
+others.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ of them make it ambiguous). Completions answer with the instance's name.
 Written as raw JSON-RPC lines of the handshake era, without the SDK, to control the cursors:
 importing the SDK costs a Python ~1.3 s of CPU a start, and test_mcp_config_e2e.py starts
 several. It writes the lines the SDK's low-level ``Server`` wrote for the same requests, byte
-for byte (checked against it request by request, the unknown names included). The proxy's
-interop with the SDK's own servers is proven on upstream_sdk_server.py and the others.
+for byte (checked against it request by request, the unknown names included, by
+test_mcp_raw_servers.py against paging_sdk_server.py). The proxy's interop with the SDK's own
+servers is proven on upstream_sdk_server.py and the others.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ Written as raw JSON-RPC lines of the handshake era (what the proxy speaks to a c
 unless its entry says ``mode``), without the SDK: importing the SDK costs a Python ~1.4 s of
 CPU, and every test of test_mcp_offer_e2e.py and test_mcp_roots_e2e.py starts one of these.
 It writes the lines the SDK's low-level Server wrote, byte for byte, and like it asks for the
-roots without waiting: a call that comes before the answer is served at once. The proxy's
-interop with the SDK's own servers is proven on upstream_sdk_server.py and the others.
+roots without waiting: a call that comes before the answer is served at once
+(test_mcp_raw_servers.py holds that check, against roots_sdk_server.py). The proxy's interop
+with the SDK's own servers is proven on upstream_sdk_server.py and the others.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +54,7 @@ def tool_names(reply: dict[str, Any]) -> list[str]:
     return [tool["name"] for tool in reply["result"]["tools"]]
 
 
-def test_a_client_that_falls_back_to_initialize_gets_the_handshake_era() -> None:
-    """Red before: the initialize was refused with -32022 and no tool was listed."""
+def late_fallback() -> None:
     proxy = slow_proxy(SERVER_START)
     try:
         proxy.send(DISCOVER)
@@ -72,11 +74,7 @@ def test_a_client_that_falls_back_to_initialize_gets_the_handshake_era() -> None
         proxy.close(timeout=60)
 
 
-def test_a_fallback_that_crossed_the_discovers_answer_gets_the_handshake_era() -> None:
-    """Seen in the harness: the proxy answered the discover just as Copilot gave up on it (the
-    answer and its initialize crossed), then refused the initialize (-32022). A client that
-    sends initialize, and nothing else, 8 s after its discover was opened in 2026-07-28 never
-    took that answer: it is served in the handshake era (red before: -32022)."""
+def crossed_fallback() -> None:
     proxy = slow_proxy(0.0)
     try:
         sent = time.monotonic()
@@ -94,13 +92,7 @@ def test_a_fallback_that_crossed_the_discovers_answer_gets_the_handshake_era() -
         proxy.close(timeout=60)
 
 
-@pytest.mark.parametrize("after", [
-    3.0,    # Claude Code 2.1.332: its probe waits 3 s
-    0.001,  # both at once
-])
-def test_an_early_fallback_stays_in_the_newest_era(after: float) -> None:
-    """The discover is answered, the initialize refused as that era refuses it (as before),
-    and a client that then asks ``server/discover`` again, as Claude Code does, is served."""
+def early_fallback(after: float) -> None:
     proxy = slow_proxy(after + 3.0)
     try:
         proxy.send(DISCOVER)
@@ -117,3 +109,55 @@ def test_an_early_fallback_stays_in_the_newest_era(after: float) -> None:
         assert "rows_text" in tool_names(replies[3])
     finally:
         proxy.close(timeout=60)
+
+
+# -- the cases, run side by side ---------------------------------------------------------------
+#
+# Each case mostly waits (a server that takes up to 12 s to start, a client that waits 8 s on
+# its discover): one after the other they held a worker ~30 s with its core idle. Each runs in
+# a thread of its own from the module's start, against its own proxy and server (nothing is
+# shared between them but the machine), and each test waits for its case and re-raises what
+# it raised: the same steps and assertions, the longest wait (~12 s) instead of their sum.
+
+EARLY = {
+    3.0: "claude-code",  # Claude Code 2.1.332: its probe waits 3 s
+    0.001: "at-once",    # both at once
+}
+CASES: dict[str, Callable[[], None]] = {
+    "late": late_fallback,
+    "crossed": crossed_fallback,
+    **{name: partial(early_fallback, after) for after, name in EARLY.items()},
+}
+
+
+@pytest.fixture(scope="module")
+def cases() -> Iterator[dict[str, Future[None]]]:
+    with ThreadPoolExecutor(len(CASES), thread_name_prefix="era-fallback") as pool:
+        # Every case's proxy is closed in its own ``finally``; leaving this block waits for all.
+        yield {name: pool.submit(case) for name, case in CASES.items()}
+
+
+def test_a_client_that_falls_back_to_initialize_gets_the_handshake_era(
+    cases: dict[str, Future[None]],
+) -> None:
+    """Red before: the initialize was refused with -32022 and no tool was listed."""
+    cases["late"].result()
+
+
+def test_a_fallback_that_crossed_the_discovers_answer_gets_the_handshake_era(
+    cases: dict[str, Future[None]],
+) -> None:
+    """Seen in the harness: the proxy answered the discover just as Copilot gave up on it (the
+    answer and its initialize crossed), then refused the initialize (-32022). A client that
+    sends initialize, and nothing else, 8 s after its discover was opened in 2026-07-28 never
+    took that answer: it is served in the handshake era (red before: -32022)."""
+    cases["crossed"].result()
+
+
+@pytest.mark.parametrize("after", sorted(EARLY, reverse=True))
+def test_an_early_fallback_stays_in_the_newest_era(
+    cases: dict[str, Future[None]], after: float,
+) -> None:
+    """The discover is answered, the initialize refused as that era refuses it (as before),
+    and a client that then asks ``server/discover`` again, as Claude Code does, is served."""
+    cases[EARLY[after]].result()

@@ -60,14 +60,45 @@ LEDGER_CALLS = [
     # sends one; ledger_server.py says so).
 ]
 
+LINES_CALLS = [
+    *UNKNOWN, call("short_log"), call("short_error"),
+    ("resources/read", {"uri": "log://short"}),
+    ("prompts/get", {"name": "short_log_prompt"}),
+]
+
+#: Every page of each list (two to a page; the cursor is the next page's first index), a read
+#: of each kind of uri, and a completion.
+PAGING_CALLS = [
+    *UNKNOWN,
+    *[(method, {"cursor": cursor} if cursor else None)
+      for method in ("resources/list", "prompts/list") for cursor in ("", "2", "4")],
+    ("resources/read", {"uri": "p://item/0"}), ("resources/read", {"uri": "p://note/7"}),
+    ("resources/read", {"uri": "shared://both"}),
+    ("prompts/get", {"name": "p_prompt_0"}),
+    ("completion/complete", {"ref": {"type": "ref/resource", "uri": "p://note/{id}"},
+                             "argument": {"name": "id", "value": "1"}}),
+]
+
+#: The roots tool reports what the handshake offered and that the server asked (unanswered
+#: here: the directories it was started with). The raw server numbers its own requests from 1.
+ROOTS_CALLS = [*UNKNOWN, call("roots"), call("roots")]
+
 PY = sys.executable
-#: (the raw server, the SDK server it replaced, the requests after the handshake)
+#: (the raw server, the SDK server it replaced, the requests after the handshake); a server of
+#: arguments is checked with the arguments the tests start it with.
 PAIRS: dict[str, tuple[list[str], list[str], list[tuple[str, dict[str, Any] | None]]]] = {
     "seeded": ([PY, str(HERE / "seeded_server.py")], [PY, str(HERE / "seeded_sdk_server.py")],
                SEEDED_CALLS),
     # The demo ledger: its SDK server ships with elision.
     "ledger": ([PY, str(HERE / "ledger_server.py")], [PY, "-m", "elision.demo.server"],
                LEDGER_CALLS),
+    "lines": ([PY, str(HERE / "lines_server.py")], [PY, str(HERE / "lines_sdk_server.py")],
+              LINES_CALLS),
+    **{f"paging-{count}": ([PY, str(HERE / "paging_server.py"), "p", str(count)],
+                           [PY, str(HERE / "paging_sdk_server.py"), "p", str(count)],
+                           PAGING_CALLS) for count in (1, 5)},
+    "roots": ([PY, str(HERE / "roots_server.py"), "/srv/a", "/srv/b"],
+              [PY, str(HERE / "roots_sdk_server.py"), "/srv/a", "/srv/b"], ROOTS_CALLS),
 }
 
 
