@@ -71,6 +71,28 @@ def test_a_clean_deep_document_beside_one_with_a_trigger_is_not_walked(
     assert visits[0] <= 2 * (_DEPTH + 1), visits[0]
 
 
+def test_a_lazy_run_of_deep_documents_walked_before_is_not_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Red before: through ``shape()`` each 8 KB run of the lazily read array was parsed for
+    the walk (most of its cost for 300-deep documents), though every run was the same."""
+    body = b"[" + b",".join([_deep(b'"sk-x"')] * 60) + b"]"
+    monkeypatch.setattr(lazyjson, "LAZY_BYTES", 0)
+    document = lazyjson.lazy_document(body)
+    parsed = [0]
+    parse = lazyjson.LazyArray._parse_piece
+
+    def counted(self: Any, raw: bytes) -> Any:
+        parsed[0] += 1
+        return parse(self, raw)
+
+    monkeypatch.setattr(lazyjson.LazyArray, "_parse_piece", counted)
+    done = redact_value(document, body=body)
+    assert done.withheld == ()
+    assert done.value is document
+    assert parsed[0] <= 2, parsed[0]
+
+
 def test_a_secret_in_equal_deep_documents_is_withheld_in_each() -> None:
     """An element the walk changed is never taken as a clean one: each copy is withheld."""
     body = b"[" + b",".join([_deep(orjson.dumps("key " + _TOKEN))] * 3) + b"]"

@@ -70,3 +70,18 @@ def walk_elements(
                 out = list(value)
             out[i] = got
     return value if out is None else out
+
+
+def known_clean(walker: Walker, raw: bytes) -> bool:
+    """Whether ``raw``, a run of a lazily read array (``[…]``), holds only elements whose
+    bytes ``walker`` walked to no effect: then the walk of the run would change and withhold
+    nothing, and the run need not be parsed (a 300-deep document's parse is most of its
+    walk)."""
+    clean = walker.clean_elements
+    if not clean:
+        return False
+    try:
+        parts = _ELEMENTS.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return all(bytes(part) in clean for part in parts)
