@@ -13,7 +13,8 @@ each uri key is paired with the payload keys of its own object by reading the se
 brackets around it; a uri in one record and a thumbnail in the next cost nothing.
 
 A value orjson cannot serialize (nested deeper than it will go, say) is walked node by node
-with the per-string pre-filter instead: slower, same result.
+with the per-string pre-filter instead: slower, same result. An array of such values is
+walked an element at a time, each by its own raw bytes (:mod:`elision.redact.repeats`).
 
 Where the serialization is credential-dense (:func:`elision.redact.triggers.json_triggers`),
 its dense ranges count as a trigger at every byte, and an array walked without offsets that
