@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import redact_value, repeats
+from elision.redact import redact_value, repeats, walk
 from elision.redact.families import FAMILIES, sample
 from elision.redact.walk import Walker
 from elision.shape import lazyjson
@@ -102,6 +102,27 @@ def test_a_secret_in_equal_deep_documents_is_withheld_in_each() -> None:
     assert _TOKEN.encode() not in dumps_value(done.value)
 
 
+def test_small_elements_beside_a_deep_document_are_searched_as_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """1,000 short strings beside a deep document: a few searches, not one a string (a
+    guard on the split itself: the walk of the whole array searched nothing and entered
+    every node)."""
+    body = orjson.dumps([f"sk-{i}" for i in range(500)])[:-1] + b"," + _deep(b'"sk-x"') + (
+        b"," + orjson.dumps([f"v{i}" for i in range(500)])[1:])
+    searches = [0]
+    init = walk.Hits.__init__
+
+    def counted(self: walk.Hits, *args: Any, **kwargs: Any) -> None:
+        searches[0] += 1
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(walk.Hits, "__init__", counted)
+    done = redact_value(parse_json(body), body=body)
+    assert done.withheld == ()
+    assert searches[0] <= 4, searches[0]
+
+
 def test_what_a_walk_remembers_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past ``REMEMBER_BYTES`` of clean elements, the rest are walked and nothing is kept."""
     monkeypatch.setattr(repeats, "REMEMBER_BYTES", 1)
@@ -112,7 +133,8 @@ def test_what_a_walk_remembers_is_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     assert visits[0] >= 3 * _DEPTH
 
 
-_SECRETS = [_TOKEN, "key " + _TOKEN, "AKIAIOSFODNN7EXAMPLE", "sk-x", "sk-1", "plain", "é\n\\"]
+_SECRETS = [_TOKEN, "key " + _TOKEN, "AKIAIOSFODNN7EXAMPLE", "sk-x", "sk-1", "plain", "é\n\\",
+            "pad " * 80 + _TOKEN]
 _KEYS = ["k", "id", "password", "api_key", "note", "uri", "data", "type", _TOKEN]
 
 
@@ -159,10 +181,11 @@ def test_the_walk_an_element_at_a_time_withholds_what_the_whole_walk_does(
     pool: list[Any], data: st.DataObject,
 ) -> None:
     """A differential against the walk of the whole array (the split switched off), over
-    arrays that repeat a few deep documents, with spaces between elements, eager and lazy."""
-    picks = data.draw(st.lists(st.integers(0, len(pool) - 1), min_size=2, max_size=10))
+    arrays that repeat a few deep documents among small and long shallow elements, with
+    spaces between elements, eager and lazy."""
+    picks = data.draw(st.lists(st.sampled_from(pool) | _leaf(), min_size=2, max_size=12))
     space = data.draw(st.sampled_from([b",", b" ,\n ", b", "]))
-    body = b"[" + space.join(dumps_value(pool[i]) for i in picks) + b"]"
+    body = b"[" + space.join(dumps_value(item) for item in picks) + b"]"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(repeats, "walk_elements", lambda *a, **k: None)
         whole = redact_value(parse_json(body), body=body)

@@ -11,7 +11,8 @@ array of 300-deep documents with ``"sk-x"`` at the bottom of each was 166,000 Py
   but a node's own), so it is shared as it is, unwalked;
 * any other element is walked alone, with its own bytes, whose search can tell that it holds
   nothing (:func:`~elision.redact.walk.walk_parsed`): one trigger in one document no longer
-  walks all of them.
+  walks all of them; a run of small elements (scalars, short records) is walked as one piece
+  of the array, with offsets, as a lazily read array's runs are.
 
 The walk of the whole array went through the same elements in the same order, each at its
 own path, so what is withheld is the same, entry for entry.
@@ -32,6 +33,9 @@ _Path = tuple[Any, Any] | None
 #: Bytes of clean elements one walk keeps to compare with: past it, elements are walked.
 REMEMBER_BYTES = 1 << 20
 _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
+#: An element of fewer bytes nests at most half as deep, within orjson's 255 levels: runs of
+#: them are walked as pieces of the array, each one serialization and one search.
+SMALL_BYTES = 256
 
 
 def walk_elements(
@@ -49,27 +53,51 @@ def walk_elements(
     if len(parts) != len(value):
         return None
     clean = walker.clean_elements
-    out: list[Any] | None = None
-    for i, (item, part) in enumerate(zip(value, parts, strict=True)):
-        if not isinstance(item, dict | list):
-            got = walk_parsed(walker, item, path=(path, first + i), piece=piece)
-        else:
-            data = bytes(part)  # a msgspec.Raw is not hashable; one element's copy at a time
-            if data in clean:
-                continue
-            withheld, references = len(walker.withheld), len(walker.references)
-            got = walk_parsed(walker, item, raw=data, path=(path, first + i), piece=piece,
-                              split=False)
-            if (got is item and len(walker.withheld) == withheld
-                    and len(walker.references) == references
-                    and walker.clean_bytes + len(data) <= REMEMBER_BYTES):
-                clean.add(data)
-                walker.clean_bytes += len(data)
+    changed: dict[int, Any] = {}
+    run = 0  # the first element of the run of small ones not yet walked
+    for i, part in enumerate(parts):
+        if len(part) < SMALL_BYTES:
+            continue
+        _walk_run(walker, value, run, i, path, first, changed)
+        run = i + 1
+        item = value[i]
+        data = bytes(part)  # a msgspec.Raw is not hashable; one element's copy at a time
+        if data in clean:
+            continue
+        withheld, references = len(walker.withheld), len(walker.references)
+        got = walk_parsed(walker, item, raw=data, path=(path, first + i), piece=piece,
+                          split=False)
         if got is not item:
-            if out is None:
-                out = list(value)
-            out[i] = got
-    return value if out is None else out
+            changed[i] = got
+        elif (len(walker.withheld) == withheld and len(walker.references) == references
+              and walker.clean_bytes + len(data) <= REMEMBER_BYTES):
+            clean.add(data)
+            walker.clean_bytes += len(data)
+    _walk_run(walker, value, run, len(value), path, first, changed)
+    if not changed:
+        return value
+    out = list(value)
+    for i, got in changed.items():
+        out[i] = got
+    return out
+
+
+def _walk_run(
+    walker: Walker, value: list[Any], start: int, stop: int, path: _Path, first: int,
+    changed: dict[int, Any],
+) -> None:
+    """Walk ``value[start:stop]``, small elements (within orjson's depth), as one piece of
+    the array: one serialization and one search, not one an element."""
+    from elision.redact.walk import walk_parsed
+
+    if start == stop:
+        return
+    items = value[start:stop]
+    new = walk_parsed(walker, items, path=path, first=first + start, piece=True)
+    if new is not items:
+        changed.update((start + j, got) for j, (got, item) in enumerate(zip(new, items,
+                                                                            strict=True))
+                       if got is not item)
 
 
 def known_clean(walker: Walker, raw: bytes) -> bool:
