@@ -58,7 +58,8 @@ def walk_elements(
     for i, part in enumerate(parts):
         if len(part) < SMALL_BYTES:
             continue
-        _walk_run(walker, value, run, i, path, first, changed)
+        if run < i:
+            _walk_run(walker, value, run, i, path, first, changed)
         run = i + 1
         item = value[i]
         data = bytes(part)  # a msgspec.Raw is not hashable; one element's copy at a time
