@@ -3,6 +3,8 @@ thresholds that make a few KB of them take every lazy route."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 import pytest
 from hypothesis import strategies as st
@@ -75,3 +77,19 @@ def shrink(patch: pytest.MonkeyPatch, *, every_key_collides: bool = True) -> Non
     if every_key_collides:
         patch.setattr(lazyjson, "BITMAP_BYTES", 1)
         patch.setattr(lazyjson, "_bitmap_bytes", lambda length: 1)
+
+
+def redact_lazily(body: bytes) -> Any:
+    """``redact_value`` of ``body`` read lazily with :func:`shrink`'s thresholds (every node
+    lazy), or ``None`` when the lazy read declines it (a repeated key or the like: the whole
+    parse decides)."""
+    from elision.redact import redact_value
+
+    with pytest.MonkeyPatch.context() as mp:
+        shrink(mp)
+        mp.setattr(lazyjson, "LAZY_BYTES", 0)
+        try:
+            document = lazyjson.lazy_document(body)
+        except lazyjson.Declined:
+            return None
+        return redact_value(document, body=body)

@@ -19,8 +19,10 @@ value, and walked as one - only that object, which the body's other pieces never
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from elision.redact.repeats import known_clean
 from elision.redact.walk import Walker, names_inert, walk_parsed
 from elision.shape import lazyjson
 from elision.shape.lazyjson import ChunkedObject, LazyArray, is_lazy, materialize
@@ -44,7 +46,8 @@ def redact_lazy(node: Any, walker: Walker, path: _Path = None) -> Any:
 
 def _array(node: LazyArray, walker: Walker, path: _Path) -> Any:
     changed: dict[int, Any] = {}
-    for first, raw, piece in node.pieces(lazyjson.PIECE_BYTES):
+    clean = partial(known_clean, walker)
+    for first, raw, piece in node.pieces(lazyjson.PIECE_BYTES, skip=clean):
         if is_lazy(piece):
             got = redact_lazy(piece, walker, (path, first))
             if got is not piece:

@@ -13,7 +13,8 @@ each uri key is paired with the payload keys of its own object by reading the se
 brackets around it; a uri in one record and a thumbnail in the next cost nothing.
 
 A value orjson cannot serialize (nested deeper than it will go, say) is walked node by node
-with the per-string pre-filter instead: slower, same result.
+with the per-string pre-filter instead: slower, same result. An array of such values is
+walked an element at a time, each by its own raw bytes (:mod:`elision.redact.repeats`).
 
 Where the serialization is credential-dense (:func:`elision.redact.triggers.json_triggers`),
 its dense ranges count as a trigger at every byte, and an array walked without offsets that
@@ -67,7 +68,7 @@ def serialized(value: Any) -> bytes | None:
 
 def walk_parsed(
     walker: Walker, value: Any, *, raw: bytes | None = None, path: _Path = None, first: int = 0,
-    piece: bool = False, inert: bool = False,
+    piece: bool = False, inert: bool = False, split: bool = True,
 ) -> Any:
     """``value`` redacted by ``walker`` (which collects what was withheld): serialized once
     and searched once, and returned as it is when the search finds nothing. ``raw``, when
@@ -76,7 +77,9 @@ def walk_parsed(
     A ``piece`` of a larger document keeps its credential-dense windows as ranges however few
     (:func:`~elision.redact.triggers.json_triggers`): searched whole again, each piece of
     ``["sk-", …]`` was searched twice and each of its triggers kept (8x the time). ``inert``:
-    the caller found :func:`names_inert` of ``value`` (an object) true."""
+    the caller found :func:`names_inert` of ``value`` (an object) true. ``split``: an array
+    too deep for orjson, with its ``raw`` bytes, is walked an element at a time
+    (:mod:`elision.redact.repeats`); an element is walked with ``split`` false."""
     data = serialized(value)
     hits = Hits(data, allowance=0 if piece else -1) if data is not None else None
     if hits is not None and not hits:
@@ -86,6 +89,12 @@ def walk_parsed(
     # which may hide a trigger from a byte search.
     if data is None and raw is not None and b"\\u" not in raw and not may_need_redaction(raw):
         return value
+    if data is None and raw is not None and split and isinstance(value, list) and len(value) > 1:
+        from elision.redact.repeats import walk_elements
+
+        got = walk_elements(walker, value, raw, path=path, first=first, piece=piece)
+        if got is not None:
+            return got
     return walker.run(value, data, hits, path=path, first=first, inert=inert)
 
 
@@ -415,6 +424,10 @@ class Walker:
         self._base: _Path = None
         self._first = 0
         self._inert_root = False
+        #: The bytes of too-deep array elements walked to no effect, and their total
+        #: (:mod:`elision.redact.repeats`): an equal element is not walked again.
+        self.clean_elements: set[bytes] = set()
+        self.clean_bytes = 0
 
     def run(
         self, value: Any, data: bytes | None = None, hits: Hits | None = None, *,

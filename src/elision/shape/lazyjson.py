@@ -207,16 +207,21 @@ class _Lazy:
     def _parse_piece(self, raw: bytes) -> Any:
         return parse_json(raw)
 
-    def pieces(self, size: int) -> Iterator[tuple[Any, bytes, Any]]:
+    def pieces(
+        self, size: int, *, skip: Callable[[bytes], bool] | None = None,
+    ) -> Iterator[tuple[Any, bytes, Any]]:
         """The children in runs of about ``size`` bytes, in order, as (where, the run's bytes
         as one JSON container, the run parsed exactly); a large container alone, as (where,
         ``b""``, the lazy node). Each run is parsed when it is reached, so a reader that drops
         it holds one run at a time. What :meth:`with_children` replaced is not applied: the
         bytes are the original's. ``where`` is the index of a run's first element, or of the
-        large element; in an object ``None`` for a run, the key of the large member."""
+        large element; in an object ``None`` for a run, the key of the large member. A run
+        whose bytes ``skip`` is true of is passed over, unparsed."""
         for where, raw, node, _ in self._spans(size):
-            yield (where, b"", node) if node is not None else (
-                where, raw, self._parse_piece(raw))
+            if node is not None:
+                yield where, b"", node
+            elif skip is None or not skip(raw):
+                yield where, raw, self._parse_piece(raw)
 
     def _child(self, name: Any, raw: msgspec.Raw | memoryview) -> Any:
         if self._changed:
