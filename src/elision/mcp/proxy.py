@@ -30,6 +30,7 @@ import orjson
 from anyio.abc import TaskGroup
 from mcp.client.session import ClientSession
 from mcp.server.connection import Connection
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
@@ -258,11 +259,6 @@ class Proxy(Forwarding):
             )
         if "completions" in caps:
             handlers["on_completion"] = self._complete
-        # An error any other request answers with keeps the client's line cap too (a call's
-        # own errors are judged in _call_tool); its bytes are the egress gate's.
-        for key, handler in handlers.items():
-            if key != "on_call_tool":
-                handlers[key] = self._errors_held(key.removeprefix("on_"), handler)
         server: Server[Any] = Server(
             "elision-proxy",
             version="1",
@@ -272,7 +268,10 @@ class Proxy(Forwarding):
         )
         # The per-message tracing span costs on every call and the proxy exports no traces.
         # A request no upstream could be sent is refused before any handler runs.
+        # An error any request but a call answers with keeps the client's line cap too (a
+        # call's own errors are judged in _call_tool): every method, whichever handler.
         server.middleware = [
+            _ErrorsHeldToLines(self),
             RequestGate(),
             *(m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"),
         ]
@@ -282,8 +281,7 @@ class Proxy(Forwarding):
             # the newest protocol, but clients of older ones still set levels.
             server.add_request_handler(
                 "logging/setLevel", types.SetLevelRequestParams,
-                self._errors_held("logging/setLevel",
-                                  self.notifier.around_set_level(self._set_level)),
+                self.notifier.around_set_level(self._set_level),
             )
         # Upstreams were told the proxy's roots may change: an agent's change is theirs too.
         server.add_notification_handler(
@@ -472,24 +470,12 @@ class Proxy(Forwarding):
                 f"({type(exc).__name__}); this is a bug in elision, please report it"
             )
 
-    def _errors_held(
-        self, what: str, handler: Callable[[Ctx, Any], Awaitable[Any]]
-    ) -> Callable[[Ctx, Any], Awaitable[Any]]:
-        """``handler``, its JSON-RPC errors held to the client's line cap: a harness that
-        cuts a text's lines cuts an error's too, and the last lines say what went wrong."""
-
-        async def held(ctx: Ctx, params: Any) -> Any:
-            try:
-                return await handler(ctx, params)
-            except MCPError as exc:
-                raise await self._error_held_to_lines(exc, ctx, what) from None
-
-        return held
-
-    async def _error_held_to_lines(self, exc: MCPError, ctx: Ctx, what: str) -> MCPError:
-        """``exc`` itself when the client keeps all its lines, else its text shaped at the
-        error bound and the client's line cap (head and tail, the whole kept by ref); the
-        egress gate still judges and bounds what goes out."""
+    async def error_held_to_lines(self, exc: MCPError, ctx: Ctx, what: str) -> MCPError:
+        """``exc`` (the error a ``what`` request answered with) itself when the client keeps
+        all its lines, else its text shaped at the error bound and the client's line cap
+        (head and tail, the whole kept by ref): a harness that cuts a text's lines cuts an
+        error's too, and the last lines say what went wrong. The egress gate still judges and
+        bounds what goes out."""
         budget = held_to_lines(_ERROR_BUDGET, self._budget(ctx))
         text = _error_text(exc)
         if budget.lines is None or text.count("\n") < budget.lines:
@@ -499,6 +485,8 @@ class Proxy(Forwarding):
                 _as_result(text), budget=budget, scope=self._scope_for(ctx), tool=what,
                 server=None,
             ), big=len(text) > _THREAD_THRESHOLD)
+        except PolicyDenied as denied:
+            return MCPError(exc.code, f"elision denied the error {what} answered with: {denied}")
         except ElisionError as exc_shaping:
             return MCPError(exc.code, f"elision withheld the error {what} answered with: it "
                             f"could not be shaped ({type(exc_shaping).__name__})")
@@ -607,6 +595,22 @@ class Proxy(Forwarding):
         return client_scope(
             ctx, shared=self._scope, require_auth_scope=self.require_auth_scope
         )
+
+class _ErrorsHeldToLines(ServerMiddleware[Any]):
+    """Each request's JSON-RPC error but a call's held to the client's line cap
+    (:meth:`Proxy.error_held_to_lines`)."""
+
+    def __init__(self, proxy: Proxy) -> None:
+        self._proxy = proxy
+
+    async def __call__(self, ctx: Ctx, call_next: CallNext) -> HandlerResult:
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            if ctx.method == "tools/call" or ctx.request_id is None:
+                raise
+            raise await self._proxy.error_held_to_lines(exc, ctx, ctx.method) from None
+
 
 class _ProgressTo:
     """The agent request an upstream call's progress goes to: the one that made the call,
