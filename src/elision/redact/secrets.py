@@ -80,7 +80,8 @@ def find_credentials(
         elif near is None:
             matches = family.pattern.finditer(text)
         elif (opening := _opening(index)) is not None:
-            matches = _opened(text, family.pattern, near[index], opening)
+            starts = sorted({end - n for end in near[index] for n in opening})
+            matches = _from(text, family.pattern, starts, in_line=True)
         else:
             matches = (match for lo, hi in _lines(text, near[index])
                        for match in family.pattern.finditer(text, lo, hi))
@@ -107,23 +108,6 @@ def _lines(text: str, ends: list[int]) -> list[tuple[int, int]]:
     return lines
 
 
-def _opened(
-    text: str, pattern: re.Pattern[str], ends: list[int], opening: tuple[int, ...],
-) -> Iterator[re.Match[str]]:
-    """What ``finditer`` over the lines of the keywords ending at ``ends`` gives, for a
-    pattern whose every match opens with a keyword of a length in ``opening``: tried only
-    where one opens, not searched for over each line."""
-    covered = 0
-    for at in sorted({end - n for end in ends for n in opening}):
-        if at < covered:
-            continue  # inside the last match: finditer would not look here either
-        stop = text.find("\n", at)
-        match = pattern.match(text, at, len(text) if stop < 0 else stop)
-        if match is not None:
-            covered = match.end()
-            yield match
-
-
 #: Of the literal chars a match opens with, the fewest: two (``SK|AC``) tell a match's start
 #: from a random run's, on average, once in 2,000 chars of base64.
 _PREFIX_LEAST = 2
@@ -144,9 +128,22 @@ def prefixes(index: int) -> tuple[tuple[str, ...], bool] | None:
     family = PATTERN_FAMILIES[index]
     assert family.pattern is not None
     caseless = bool(family.pattern.flags & re.IGNORECASE)
+    runs = _leading_runs(family.pattern)
     got: tuple[tuple[str, ...], bool] | None = None
+    if runs is None or (len(runs) == 1 and not caseless):
+        pass  # one literal that heeds case: the regex engine's own search skips to it, in C
+    elif all(len(run) >= _PREFIX_LEAST and (run.isascii() or not caseless) for run in runs):
+        got = (tuple(sorted({run.lower() if caseless else run for run in runs})), caseless)
+    _prefixes[index] = got
+    return got
+
+
+def _leading_runs(pattern: re.Pattern[str]) -> list[str] | None:
+    """The literal chars (as written) ``pattern`` opens with, one run for each alternative
+    of a leading branch, else the one; None where CPython's private regex parser is not as
+    read here."""
     try:
-        parsed = list(_parser.parse(family.pattern.pattern, family.pattern.flags))
+        parsed = list(_parser.parse(pattern.pattern, pattern.flags))
         if parsed and parsed[0][0] is sre.BRANCH:
             alternatives = [list(alt) for alt in parsed[0][1][1]]
         else:
@@ -159,15 +156,9 @@ def prefixes(index: int) -> tuple[tuple[str, ...], bool] | None:
                     break
                 run += chr(arg)
             runs.append(run)
-        if len(runs) == 1 and not caseless:
-            pass  # one literal the regex engine's own search skips to, in C
-        elif all(len(run) >= _PREFIX_LEAST and (run.isascii() or not caseless)
-                 for run in runs):
-            got = (tuple(sorted({run.lower() if caseless else run for run in runs})), caseless)
     except Exception:  # the parser's shape is CPython's, not a contract
-        got = None
-    _prefixes[index] = got
-    return got
+        return None
+    return runs
 
 
 def _opened_by(index: int, text: str, lowered: list[str]) -> list[int] | None:
@@ -196,16 +187,20 @@ def _opened_by(index: int, text: str, lowered: list[str]) -> list[int] | None:
     return sorted(starts)
 
 
-def _from(text: str, pattern: re.Pattern[str], starts: list[int]) -> Iterator[re.Match[str]]:
-    """What ``pattern.finditer(text)`` gives, for a pattern whose every match opens at one of
-    ``starts`` (ascending): tried there, not searched for at every char (``(?i)`` patterns
-    that open with a branch are tried at each one in C: okta's read 1 MB of random base64 in
-    26 ms, a quarter of the text's redaction)."""
+def _from(
+    text: str, pattern: re.Pattern[str], starts: list[int], *, in_line: bool = False,
+) -> Iterator[re.Match[str]]:
+    """What ``pattern.finditer(text)`` gives (with ``in_line``, over the lines of
+    ``starts``), for a pattern whose every match opens at one of ``starts`` (ascending):
+    tried there, not searched for at every char (``(?i)`` patterns that open with a branch
+    are tried at each one in C: okta's read 1 MB of random base64 in 26 ms, a quarter of the
+    text's redaction)."""
     covered = 0
     for at in starts:
         if at < covered:
             continue  # inside the last match: finditer would not look here either
-        match = pattern.match(text, at)
+        stop = text.find("\n", at) if in_line else -1
+        match = pattern.match(text, at, len(text) if stop < 0 else stop)
         if match is not None:
             covered = max(match.end(), at + 1)
             yield match
@@ -221,10 +216,11 @@ def _opening(index: int) -> tuple[int, ...] | None:
     if index not in _openings:
         family = PATTERN_FAMILIES[index]
         assert family.pattern is not None
-        head = literal_runs(family.pattern, leading=True)
+        runs = _leading_runs(family.pattern)
         _openings[index] = tuple(sorted({len(k) for k in family.keywords})) if (
-            head and not family.pattern.flags & re.IGNORECASE
-            and any(head[0].startswith(k) for k in family.keywords)) else None
+            runs is not None and len(runs) == 1 and runs[0]
+            and not family.pattern.flags & re.IGNORECASE
+            and any(runs[0].startswith(k) for k in family.keywords)) else None
     return _openings[index]
 
 
@@ -247,11 +243,10 @@ def needs(index: int) -> tuple[str, ...]:
     return got
 
 
-def literal_runs(pattern: re.Pattern[str], leading: bool = False) -> tuple[str, ...]:
-    """The runs of literal chars at the top level of ``pattern`` (see :func:`needs`); with
-    ``leading``, only the one it opens with, if it opens with one. None, so no family is
-    skipped nor matched at its keyword, where CPython's private regex parser is not as read
-    here (a later Python may move or change it): slower, never a different result."""
+def literal_runs(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """The runs of literal chars at the top level of ``pattern`` (see :func:`needs`); none,
+    so no family is skipped, where CPython's private regex parser is not as read here (a
+    later Python may move or change it): slower, never a different result."""
     try:
         caseless = bool(pattern.flags & re.IGNORECASE)
         runs: list[str] = []
@@ -261,8 +256,6 @@ def literal_runs(pattern: re.Pattern[str], leading: bool = False) -> tuple[str, 
             if char and not (caseless and (not char.isascii() or char.lower() != char.upper())):
                 run.append(char)
                 continue
-            if leading:
-                break
             if run:
                 runs.append("".join(run))
                 run = []
