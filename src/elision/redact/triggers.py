@@ -110,8 +110,8 @@ _HEAD_BLOCK = 1 << 16
 #: line of ``=//4I=`` (a UTF-16 mark's head in a 5-char run) was a stretch and a Python call
 #: each, 160x prose with nothing withheld (bench/fuzz_linear.py's drawn units, issue 23).
 _RUN_AFTER_HEAD = keywords.B64_RUN_MIN - 4
-_RUN_CLASS = b"[A-Za-z0-9+/_\\-]"
 _RUN_BYTES = bytes(sorted(keywords.B64_RUN_BYTES))
+_RUN_CLASS = b"[" + re.escape(_RUN_BYTES) + b"]"
 _OPENER_REACH = 5 + _RUN_AFTER_HEAD
 #: Heads asked about in one block past which it is read again by a pattern that holds the
 #: run (:meth:`_Hyperscan._opening_heads`).
