@@ -106,26 +106,34 @@ def blob_text(raw: bytes) -> str:
 def _as_text(raw: bytes, *, whole: bool) -> str:
     """``raw`` read as text for :func:`_texty` and :func:`base64_text`: per its byte order
     mark when it has one (a probe of a prefix may end inside a char, so errors are dropped)."""
+    return _read(raw, whole=whole)[0]
+
+
+def _read(raw: bytes, *, whole: bool) -> tuple[str, bool]:
+    """:func:`_as_text`, and whether ``raw`` opens with a byte order mark."""
     marked = decode_marked(raw)
     if marked is not None:
         text, _, bad = marked
         if whole and bad:
             raise UnicodeDecodeError("utf-16", raw, 0, len(raw), "not the marked encoding")
-        return text
-    return raw.decode("utf-8", "strict" if whole else "ignore")
+        return text, True
+    return raw.decode("utf-8", "strict" if whole else "ignore"), False
 
 
 def _texty(raw: bytes, *, whole: bool) -> bool:
     try:
-        text = _as_text(raw, whole=whole)
+        text, marked = _read(raw, whole=whole)
     except UnicodeDecodeError:
         return False
     if not text:
         return False
-    printable = sum(1 for c in text if c.isprintable() or c in "\t\r\n")
     # A marked text's chars are two or four bytes each: the mark stands for the share check.
-    dense = whole or decode_marked(raw) is not None or len(text) >= 0.8 * len(raw)
-    return printable >= 0.95 * len(text) and dense
+    # Told first: random bytes lose most of theirs to the decoding, and are told so without
+    # a Python step a char.
+    if not (whole or marked or len(text) >= 0.8 * len(raw)):
+        return False
+    printable = sum(1 for c in text if c.isprintable() or c in "\t\r\n")
+    return printable >= 0.95 * len(text)
 
 
 def _decode(body: str) -> bytes | None:

@@ -23,7 +23,7 @@ from itertools import islice, pairwise
 from operator import attrgetter
 
 from elision.redact.density import join
-from elision.redact.encodings import base64_text, decode_escapes
+from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
 from elision.redact.families import BY_ID, PATTERN_FAMILIES
 from elision.redact.folding import fold
 from elision.redact.keywords import (
@@ -60,6 +60,9 @@ _KEYWORD_SPACING = 256
 #: each other a space: where twenty "a"s meet, a run of B64_RUN starts.
 _RUN_MARKS = bytes(0x61 if c in B64_RUN_BYTES else 0x20 for c in range(256))
 _RUN_LEAST = b"a" * 20
+#: A run longer than this is probed (:func:`~elision.redact.encodings.looks_like_base64_text`)
+#: before the window's regex reads it: the probe costs what that search of this many does.
+_PROBE_FIRST = 256
 #: The reason and rule of a credential-dense stretch withheld whole.
 DENSE = "credential-dense"
 #: Line breaks as the text shaper counts them (``bytes.splitlines``).
@@ -436,8 +439,8 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     and decodes to a text with a
     credential in it, withheld whole under the first credential's rule."""
     found: list[Span] = []
-    for run in _runs(text):
-        start, value = run.start(), run.group()
+    for start, end in _runs(text):
+        value = text[start:end]
         rule = _credential_in_run(value, forms)
         if rule is None and start and text[start - 1] == "\\" and len(value) > 20:
             # After an escape ("a\\nZ2hw…" in a log of serialized strings) the run takes the
@@ -445,17 +448,24 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
             # one encoded, as the trigger search already reads it (rules._b64_hit).
             start, rule = start + 1, _credential_in_run(value[1:], forms)
         if rule is not None:
-            found.append(Span(start, run.end(), rule))
+            found.append(Span(start, end, rule))
     return found
 
 
 def _credential_in_run(value: str, forms: bool) -> str | None:
     """The rule of the first credential that the base64 run ``value`` decodes to, where it
     opens with a keyword's head or holds a keyword's window or form; else None."""
-    if value[:4] not in B64_HEADS and not (forms and holds_base64_form(value)) and (
-        B64_WINDOW.search(value) is None
-    ):
-        return None
+    if value[:4] not in B64_HEADS:
+        # base64_text probes a run's first bytes before it decodes it, so a run they tell is
+        # binary finds nothing, whatever it holds: the probe is asked first where it costs
+        # less than the searches, which read all of a run (the window's 9 ms a MB of an
+        # image's base64, the forms' a Python step a char; issue 23).
+        if len(value) > _PROBE_FIRST and not looks_like_base64_text(value):
+            return None
+        if B64_WINDOW.search(value) is None and not (
+            forms and looks_like_base64_text(value) and holds_base64_form(value)
+        ):
+            return None
     decoded = base64_text(value)
     if decoded is None:
         return None
@@ -463,21 +473,28 @@ def _credential_in_run(value: str, forms: bool) -> str | None:
     return inner[0].rule if inner else None
 
 
-def _runs(text: str) -> Iterator[re.Match[str]]:
-    """``B64_RUN.finditer(text)``, the regex tried only where a run starts: in an ASCII text,
-    where twenty run chars meet, found by a search of their marks (:data:`_RUN_MARKS`) in C.
-    Its search stopped at every word of prose and tried each: most of a long line's judging
-    (NDJSON records of a key each, issue 23)."""
+def _runs(text: str) -> Iterator[tuple[int, int]]:
+    """Where each match of ``B64_RUN.finditer(text)`` starts and ends: in an ASCII text, a run
+    starts where twenty run chars meet and its chars end at the next other char, each found
+    by a search of their marks (:data:`_RUN_MARKS`) in C, then its padding. The regex's
+    search stopped at every word of prose and tried each (most of a long line's judging,
+    NDJSON records of a key each), and its match read a run a char at a time (4 ms a MB of
+    an image's base64; issue 23)."""
     if not text.isascii():
-        yield from B64_RUN.finditer(text)
+        for run in B64_RUN.finditer(text):
+            yield run.span()
         return
     marks = text.encode("ascii").translate(_RUN_MARKS)
     at = marks.find(_RUN_LEAST)
     while at >= 0:
-        run = B64_RUN.match(text, at)
-        assert run is not None  # twenty run chars from here: the least run
-        yield run
-        at = marks.find(_RUN_LEAST, run.end())
+        end = marks.find(b" ", at + len(_RUN_LEAST))
+        if end < 0:
+            end = len(text)
+        for _ in range(2):  # B64_RUN's ={0,2}: "=" is no run char, so a space in the marks
+            if text.startswith("=", end):
+                end += 1
+        yield at, end
+        at = marks.find(_RUN_LEAST, end)
 
 
 def _yields_to_dsn(text: str, span: Span, spans: list[Span]) -> bool:

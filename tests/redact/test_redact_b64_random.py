@@ -1,0 +1,210 @@
+"""Random bytes in base64 (a pasted image, an archive a tool printed) and lines of short heads.
+
+bench/redact.py's ``b64-random-line`` cost 43x prose (issue 23): its one run was read whole by
+the mid-token keywords' window regex (9 ms a MB) before its first bytes were found binary, which
+base64_text would have said first; every 64 KB block of it was scanned for heads although a run
+with a ``+`` in it holds no char that opens a run; ``run-b64-short-heads`` (lines of ``=//4I=``)
+read each block again with a hyperscan pattern that holds the run, where no run in it was long
+enough to decode. Each test here was red on the code before; a credential in such a text, raw
+or in base64, is still withheld as it was (a differential against that code, where it is on
+this host: ``ELISION_BEFORE_SRC``, by default /work/base/src).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from elision.redact import redact_text, scan, triggers
+from elision.redact.families import FAMILIES, sample
+
+HYPERSCAN = triggers.engine_name() == "hyperscan"
+needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="the head search is hyperscan's")
+
+
+def _random_b64(size: int, seed: int) -> str:
+    return base64.b64encode(random.Random(seed).randbytes(size * 3 // 4)).decode()[:size]
+
+
+def _fakes() -> list[str]:
+    return [sample(f, 0, "b64")[0] for f in FAMILIES if f.finder != "field"]
+
+
+FAKES = _fakes()
+
+
+@st.composite
+def planted(draw: st.DrawFn) -> str:
+    """Random base64 (one line, or wrapped as MIME wraps it) with fake credentials planted at
+    drawn offsets: raw, or base64-encoded (shifted 0-2 bytes), glued to the run or set apart."""
+    text = _random_b64(draw(st.integers(0, 6000)), draw(st.integers(0, 1 << 16)))
+    for _ in range(draw(st.integers(0, 4))):
+        fake = draw(st.sampled_from(FAKES))
+        if draw(st.booleans()):
+            fake = base64.b64encode((draw(st.sampled_from(["", "a", "ab"])) + fake).encode()
+                                    ).decode()
+        if draw(st.booleans()):
+            fake = draw(st.sampled_from([" ", "\n", '"', "="])) + fake + draw(
+                st.sampled_from([" ", "\n", "", "=="]))
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + fake + text[at:]
+    wrap = draw(st.sampled_from([0, 0, 64, 76]))
+    if wrap:
+        text = "\n".join(text[at:at + wrap] for at in range(0, len(text), wrap))
+    return text
+
+
+# -- the same as the code before ---------------------------------------------------------------
+
+_BEFORE = Path(os.environ.get("ELISION_BEFORE_SRC", "/work/base/src"))
+_SERVE = """
+import json, sys
+from elision.redact import redact_text
+for line in sys.stdin:
+    out = redact_text(json.loads(line))
+    print(json.dumps([out.value, list(out.withheld)]), flush=True)
+"""
+
+
+def _answer(text: str) -> list[Any]:
+    out = redact_text(text)
+    return [out.value, list(out.withheld)]
+
+
+@pytest.fixture(scope="module")
+def before() -> Iterator[Callable[[str], list[Any]]]:
+    """``redact_text`` as the code under ``ELISION_BEFORE_SRC`` answers, in a process of its
+    own (ended with the module's tests)."""
+    if not (_BEFORE / "elision" / "redact").is_dir():
+        pytest.skip(f"no code before at {_BEFORE} (set ELISION_BEFORE_SRC)")
+    env = {**os.environ, "PYTHONPATH": str(_BEFORE)}
+    proc = subprocess.Popen([sys.executable, "-c", _SERVE], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def ask(text: str) -> list[Any]:
+        stdin.write(json.dumps(text) + "\n")
+        stdin.flush()
+        answer: list[Any] = json.loads(stdout.readline())
+        return answer
+
+    try:
+        yield ask
+    finally:
+        stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        stdout.close()
+
+
+@settings(max_examples=150, deadline=None)
+@given(planted())
+def test_planted_credentials_in_random_base64_are_withheld_as_before(
+    before: Callable[[str], list[Any]], text: str,
+) -> None:
+    assert _answer(text) == before(text)
+
+
+def test_a_credential_in_base64_in_an_image_line_is_withheld_as_before(
+    before: Callable[[str], list[Any]],
+) -> None:
+    """A whole .env in base64, then a pasted image's base64, on one line and apart."""
+    secret = base64.b64encode(b"GITHUB_TOKEN=ghp_" + b"Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j"
+                              ).decode()
+    image = _random_b64(300_000, 3)
+    for text in (secret + " " + image, image + "\n" + secret + "\n", image + secret):
+        assert _answer(text) == before(text)
+    assert _answer(secret + " " + image)[1]  # withheld, before and now
+
+
+# -- bounded work ------------------------------------------------------------------------------
+
+
+def test_an_image_in_base64_is_not_read_by_the_window_regex(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """A run whose first bytes are binary is never decoded, so the window regex (9 ms a MB)
+    need not read it: it read all 400 KB of the run before."""
+    read: list[int] = []
+
+    class Counting:
+        def __init__(self, pattern: Any) -> None:
+            self.pattern = pattern
+
+        def search(self, text: str, *args: Any) -> Any:
+            read.append(len(text))
+            return self.pattern.search(text, *args)
+
+    monkeypatch.setattr(scan, "B64_WINDOW", Counting(scan.B64_WINDOW))
+    redact_text(_random_b64(400_000, 5))
+    assert sum(read) <= 4096
+
+
+@needs_hyperscan
+def test_an_image_in_base64_is_not_scanned_for_heads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A block of base64 with a ``+`` or ``/`` in it is not alphanumeric, but holds no char
+    that opens a run: no head scan of it (one a 64 KB block before)."""
+    engine: Any = triggers.engine()
+    scans: list[str] = []
+    real = engine._stretches
+
+    def counting(db: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+        scans.append(name)
+        return real(db, name, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "_stretches", counting)
+    triggers.dense_text_triggers(_random_b64(400_000, 7))
+    assert scans.count("heads") == 0
+
+
+@needs_hyperscan
+def test_lines_of_short_heads_need_no_pass_of_the_run_pattern(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lines of ``=//4I=`` hold a head each in a run of four: no block of them has a run long
+    enough to decode, so none is read again by the pattern that holds the run (every block
+    was, 25-70x the literals' cost a byte)."""
+    engine: Any = triggers.engine()
+    asked: list[bool] = []
+    real = engine._heads_db
+
+    def counting(heads: tuple[str, ...], *, runs: bool = False) -> Any:
+        asked.append(runs)
+        return real(heads, runs=runs)
+
+    monkeypatch.setattr(engine, "_heads_db", counting)
+    text = "=//4I=\n" * 60_000
+    assert triggers.dense_text_triggers(text) == ([], [])
+    assert asked and not any(asked)
+
+
+@needs_hyperscan
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["=//4I=\n", "=//4I", "//4I", "QUFB", "x", " ", "\n", "+",
+                                 "A" * 8, "b" * 16, "=", "c2st"]), max_size=300).map("".join),
+       st.sampled_from([64, 256, 1 << 16]))
+def test_head_blocks_skipped_find_what_the_run_pattern_found(text: str, block: int) -> None:
+    """Differential: with the blocks' run check, the head search finds what it found when
+    every dense block was read again by the run pattern (blocks made small, so many are dense
+    and heads cross their ends)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "_HEAD_BLOCK", block)
+        mp.setattr(triggers, "_HEADS_DENSE", 2)
+        got = triggers.dense_text_triggers(text)
+        mp.setattr(triggers, "_RUN_LEAST", b"")  # always "found": the run pattern's pass
+        want = triggers.dense_text_triggers(text)
+    assert got == want
