@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.redact import redact_text, scan, triggers
+from elision.redact import redact_text, scan, secrets, triggers
 from elision.redact.families import FAMILIES, sample
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
@@ -48,7 +48,9 @@ FAKES = _fakes()
 def planted(draw: st.DrawFn) -> str:
     """Random base64 (one line, or wrapped as MIME wraps it) with fake credentials planted at
     drawn offsets: raw, or base64-encoded (shifted 0-2 bytes), glued to the run or set apart."""
-    text = _random_b64(draw(st.integers(0, 6000)), draw(st.integers(0, 1 << 16)))
+    # Long ones too: past secrets._LONG a text's families are tried where they may open.
+    size = draw(st.one_of(st.integers(0, 6000), st.integers(65_000, 140_000)))
+    text = _random_b64(size, draw(st.integers(0, 1 << 16)))
     for _ in range(draw(st.integers(0, 4))):
         fake = draw(st.sampled_from(FAKES))
         if draw(st.booleans()):
@@ -126,10 +128,17 @@ def test_a_credential_in_base64_in_an_image_line_is_withheld_as_before(
     """A whole .env in base64, then a pasted image's base64, on one line and apart."""
     secret = base64.b64encode(b"GITHUB_TOKEN=ghp_" + b"Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j"
                               ).decode()
+    # A longer one, probed before the window's regex reads it: a whole config file.
+    config = base64.b64encode(b"# service settings\nLOG_LEVEL=info\nREGION=eu-west-1\n" * 6
+                              + b"GITHUB_TOKEN=ghp_Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j\n"
+                              ).decode()
+    assert len(config) > scan._PROBE_FIRST
     image = _random_b64(300_000, 3)
-    for text in (secret + " " + image, image + "\n" + secret + "\n", image + secret):
+    for text in (secret + " " + image, image + "\n" + secret + "\n", image + secret,
+                 config + "\n" + image, image + " " + config):
         assert _answer(text) == before(text)
     assert _answer(secret + " " + image)[1]  # withheld, before and now
+    assert _answer(image + " " + config)[1]
 
 
 # -- bounded work ------------------------------------------------------------------------------
@@ -207,4 +216,58 @@ def test_head_blocks_skipped_find_what_the_run_pattern_found(text: str, block: i
         got = triggers.dense_text_triggers(text)
         mp.setattr(triggers, "_RUN_LEAST", b"")  # always "found": the run pattern's pass
         want = triggers.dense_text_triggers(text)
+    assert got == want
+
+
+def test_an_image_in_base64_is_searched_once_for_its_families(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A MB of random base64 spells a few families' keywords by chance (``oy2``, ``SKf``,
+    ``okta``): each family's pattern, count or ``in`` test read all of it (12 ms a MB). Now
+    where their matches may open is found in one pass, and none of those is asked."""
+    asked: list[int] = []
+    real_needs, real_opened_by = secrets.needs, secrets._opened_by
+
+    def needs(index: int) -> Any:
+        asked.append(index)
+        return real_needs(index)
+
+    def opened_by(index: int, *args: Any) -> Any:
+        asked.append(index)
+        return real_opened_by(index, *args)
+
+    monkeypatch.setattr(secrets, "needs", needs)
+    monkeypatch.setattr(secrets, "_opened_by", opened_by)
+    text = _random_b64(1_000_000, 5)
+    holds = secrets.present(text)
+    assert holds.families  # chance spells some
+    secrets.find_credentials(text, holds)
+    assert asked == []
+
+
+PROSE = st.sampled_from(["the", "status", "ok", " ", "\n", "Basic ", "okta_token: ",
+                         "SSWS ", "amqp://u:p@h", "=", ".", "SK", "AC"])
+
+
+@st.composite
+def long_ascii(draw: st.DrawFn) -> str:
+    parts = draw(st.lists(st.one_of(PROSE, st.sampled_from(FAKES),
+                                    st.integers(0, 1 << 16).map(lambda n: _random_b64(40, n))),
+                          max_size=40))
+    return "".join(parts).encode("ascii", "replace").decode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(long_ascii())
+def test_families_tried_where_they_may_open_find_what_their_searches_did(text: str) -> None:
+    """Differential, every family: a text taken as long (so its families are tried only where
+    their opening literals are, found in one pass) finds what each family's own search of it
+    found."""
+    holds = secrets.present(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(secrets, "_PREFIX_SPACING", 1)  # no bound on the places tried
+        mp.setattr(secrets, "_LONG", 0)
+        got = secrets.find_credentials(text, holds)
+        mp.setattr(secrets, "_LONG", 1 << 40)
+        want = secrets.find_credentials(text, holds)
     assert got == want

@@ -259,10 +259,10 @@ def test_ndjson_with_a_key_a_line_tries_no_run_regex_at_each_word(
     searches: list[int] = []
     real_precise = scan._precise
 
-    def precise(text: str, offset: int, depth: int = 0) -> Any:
+    def precise(text: str, offset: int, depth: int = 0, **known: Any) -> Any:
         if depth == 0:
             judged.append(len(text))
-        return real_precise(text, offset, depth)
+        return real_precise(text, offset, depth, **known)
 
     class Counted:
         pattern = B64_RUN.pattern

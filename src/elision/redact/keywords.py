@@ -218,6 +218,9 @@ class _Hyperscan:
         self.db = database(hs, exprs, flags, literal=True)
         self._exprs, self._flags = exprs, flags
         self._local = threading.local()
+        self._lock = threading.Lock()
+        #: The openings' databases (:func:`openings`) by what they hold, the oldest first.
+        self._openings: dict[Any, tuple[Any, list[tuple[int, int]]]] = {}
 
     @cached_property
     def _every(self) -> Any:
@@ -264,6 +267,46 @@ class _Hyperscan:
         for found in ends.values():
             found.sort()
         return Located(ends, b64)
+
+    def openings(self, data: bytes, literals: Openings, most: int) -> dict[int, list[int]] | None:
+        key = tuple(sorted(literals.items()))
+        with self._lock:
+            built = self._openings.pop(key, None)
+            if built is None:
+                exprs = [lit.encode() for _, (lits, _) in key for lit in lits]
+                flags = [self.hs.HS_FLAG_CASELESS if caseless else 0
+                         for _, (lits, caseless) in key for _ in lits]
+                meaning = [(index, len(lit.encode())) for index, (lits, _) in key for lit in lits]
+                built = (database(self.hs, exprs, flags, literal=True), meaning)
+                if len(self._openings) >= _OPENING_DBS:
+                    self._openings.pop(next(iter(self._openings)))
+            self._openings[key] = built  # the newest last
+        db, meaning = built
+        # A scratch a thread and database (one cannot be grown to fit another), dropped
+        # as the databases are.
+        held: dict[Any, Any] | None = getattr(self._local, "openings", None)
+        if held is None:
+            held = self._local.openings = {}
+        scratch = held.get(key)
+        if scratch is None:
+            if len(held) >= _OPENING_DBS:
+                held.pop(next(iter(held)))
+            scratch = held[key] = self.hs.Scratch(db)
+        starts: dict[int, set[int]] = {index: set() for index in literals}
+        hits = 0
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
+            nonlocal hits
+            index, length = meaning[expr]
+            starts[index].add(end - length)
+            hits += 1
+            return hits > most
+
+        try:
+            db.scan(data, match_event_handler=on_match, scratch=scratch)
+        except self.hs.ScanTerminated:
+            return None
+        return {index: sorted(found) for index, found in starts.items()}
 
     def present(self, text: str) -> Present:
         scratch = getattr(self._local, "scratch", None)
@@ -392,6 +435,24 @@ def present(text: str) -> Present:
             generic, escapes, b64 = (generic or got.generic, escapes or got.escapes,
                                      b64 or got.base64)
     return Present(tuple(sorted(families)), generic, escapes, b64)
+
+
+#: Literals a family's every match opens with (each ASCII where any case), and whether they
+#: are of any case, by the family's index in PATTERN_FAMILIES.
+Openings = dict[int, tuple[tuple[str, ...], bool]]
+#: Openings' databases held in memory: a text's families are a few, and the same few again
+#: in results of the same kind.
+_OPENING_DBS = 32
+
+
+def openings(text: str, literals: Openings, most: int) -> dict[int, list[int]] | None:
+    """Where in the ASCII ``text`` each of ``literals``' families' literals starts, by family
+    (ascending, each once), in one hyperscan pass; or None past ``most`` of them (each a
+    Python call) or where hyperscan is not installed."""
+    engine = _engine()
+    if not isinstance(engine, _Hyperscan):
+        return None
+    return engine.openings(text.encode("ascii"), literals, most)
 
 
 #: What the URL rules (:func:`elision.redact.urls.find_signed_urls`) start from, ``hooks.slack.com``

@@ -27,7 +27,7 @@ from elision.redact.generic import (
     is_credential_value,
     name_strength,
 )
-from elision.redact.keywords import Present, present
+from elision.redact.keywords import Openings, Present, openings, present
 from elision.redact.rules import Span, is_stub, without_stubs
 
 #: The families matched by a pattern, in the order they are tried (the name is kept for the
@@ -69,13 +69,16 @@ def find_credentials(
     holds = present(text) if holds is None else holds
     found: list[Span] = []
     lowered: list[str] = []  # the text lower-cased, once, for the first family that asks
+    spots = _spots(text, holds.families) if near is None else None
     for index in holds.families:
         family = PATTERN_FAMILIES[index]
         assert family.pattern is not None
-        if not all(part in text for part in needs(index)):
-            continue  # a char its every match holds is not in the text
         matches: Iterable[re.Match[str]]
-        if near is None and (opens := _opened_by(index, text, lowered)) is not None:
+        if spots is not None and index in spots:
+            matches = _from(text, family.pattern, spots[index])
+        elif not all(part in text for part in needs(index)):
+            continue  # a char its every match holds is not in the text
+        elif near is None and (opens := _opened_by(index, text, lowered)) is not None:
             matches = _from(text, family.pattern, opens)
         elif near is None:
             matches = family.pattern.finditer(text)
@@ -91,6 +94,50 @@ def find_credentials(
     if holds.generic:
         found.extend(find_assignments(text))
     return found
+
+
+#: A text this long (one long line: an image's base64 pasted into a log) has where its
+#: families' matches may open found in one hyperscan pass (:func:`_spots`): a search, a count
+#: or an ``in`` test a family each read all of it (12 ms a MB of random base64, issue 23).
+_LONG = 1 << 16
+_literals: dict[int, tuple[tuple[str, ...], bool] | None] = {}
+
+
+def _opening_literals(index: int) -> tuple[tuple[str, ...], bool] | None:
+    """The literal chars every match of family ``index``'s pattern opens with (its leading
+    literal run, or each alternative's of a leading branch), at least :data:`_PREFIX_LEAST`
+    each, and whether the pattern ignores case (then they are ASCII and lower-cased); else
+    None."""
+    if index not in _literals:
+        pattern = PATTERN_FAMILIES[index].pattern
+        assert pattern is not None
+        caseless = bool(pattern.flags & re.IGNORECASE)
+        runs = _leading_runs(pattern)
+        _literals[index] = (
+            (tuple(sorted({run.lower() if caseless else run for run in runs})), caseless)
+            if runs and all(len(run) >= _PREFIX_LEAST and (run.isascii() or not caseless)
+                            for run in runs)
+            else None
+        )
+    return _literals[index]
+
+
+def _spots(text: str, families: tuple[int, ...]) -> dict[int, list[int]] | None:
+    """Where in a long ASCII ``text`` a match of each of ``families`` may open, for those
+    whose matches all open with literal chars (:func:`_opening_literals`), found in one pass;
+    None for a short text, one that is not ASCII (a pattern that ignores case folds some
+    non-ASCII chars to ASCII letters), or one where they open more often than one in
+    :data:`_PREFIX_SPACING` chars (each place a Python call)."""
+    if len(text) < _LONG or not text.isascii():
+        return None
+    literals: Openings = {}
+    for index in families:
+        got = _opening_literals(index)
+        if got is not None:
+            literals[index] = got
+    if not literals:
+        return None
+    return openings(text, literals, len(text) // _PREFIX_SPACING)
 
 
 def _lines(text: str, ends: list[int]) -> list[tuple[int, int]]:
