@@ -8,6 +8,8 @@ Python allocations, where both copies were), not a clock or the RSS.
 
 from __future__ import annotations
 
+import base64
+import random
 import tracemalloc
 from collections.abc import Callable
 
@@ -46,6 +48,10 @@ def _log(size: int) -> str:
         pytest.param(_log(MB), id="prose"),
         pytest.param("api_key=abc\n" * (MB // 12), id="dense-lines"),
         pytest.param("password=hunter2 " * (MB // 17), id="dense-line"),
+        # Random bytes in base64 on one line (a pasted image): the keyword search kept each
+        # distinct block it read, and the runs' marks were made beside an encoded copy, 2.0x.
+        pytest.param(base64.b64encode(random.Random(5).randbytes(MB * 3 // 4)).decode(),
+                     id="image-base64-line"),
     ],
 )
 def test_redacting_an_ascii_text_holds_no_copy_of_it(text: str) -> None:

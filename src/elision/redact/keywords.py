@@ -39,6 +39,7 @@ from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import FIELD_SUFFIXES, FLAG_TRIGGERS, TEXT_SEPARATORS
+from elision.redact.textbytes import buffer, text_bytes
 from elision.shape.bom import MARKS
 
 log = get_logger("elision.redact")
@@ -268,7 +269,9 @@ class _Hyperscan:
             found.sort()
         return Located(ends, b64)
 
-    def openings(self, data: bytes, literals: Openings, most: int) -> dict[int, list[int]] | None:
+    def openings(
+        self, data: bytes | memoryview, literals: Openings, most: int,
+    ) -> dict[int, list[int]] | None:
         key = tuple(sorted(literals.items()))
         with self._lock:
             built = self._openings.pop(key, None)
@@ -409,6 +412,9 @@ def _engine() -> _Hyperscan | _Plain:
 #: A piece longer than this (one long line) is read in blocks of :data:`_BLOCK` chars.
 _LONG = 1 << 14
 _BLOCK = 1 << 12
+#: Blocks kept to be told again, at most: a run of one unit has as many distinct blocks as
+#: the unit's length, and a text that repeats none (random base64) kept each, its own size.
+_SEEN_MOST = 32
 
 
 def present(text: str) -> Present:
@@ -430,7 +436,9 @@ def present(text: str) -> Present:
         block = text[at:at + reach]
         got = seen.get(block)
         if got is None:
-            got = seen[block] = read(block)
+            got = read(block)
+            if len(seen) < _SEEN_MOST:
+                seen[block] = got
             families.update(got.families)
             generic, escapes, b64 = (generic or got.generic, escapes or got.escapes,
                                      b64 or got.base64)
@@ -452,7 +460,7 @@ def openings(text: str, literals: Openings, most: int) -> dict[int, list[int]] |
     engine = _engine()
     if not isinstance(engine, _Hyperscan):
         return None
-    return engine.openings(text.encode("ascii"), literals, most)
+    return engine.openings(buffer(text_bytes(text)), literals, most)
 
 
 #: What the URL rules (:func:`elision.redact.urls.find_signed_urls`) start from, ``hooks.slack.com``

@@ -494,8 +494,8 @@ def _runs(text: str) -> Iterator[tuple[int, int]]:
         for run in B64_RUN.finditer(text):
             yield run.span()
         return
-    marks = text.encode("ascii").translate(_RUN_MARKS)
-    at = marks.find(_RUN_LEAST)
+    marks = _Marks(text)
+    at = marks.find(_RUN_LEAST, 0)
     while at >= 0:
         end = marks.find(b" ", at + len(_RUN_LEAST))
         if end < 0:
@@ -505,6 +505,37 @@ def _runs(text: str) -> Iterator[tuple[int, int]]:
                 end += 1
         yield at, end
         at = marks.find(_RUN_LEAST, end)
+
+
+class _Marks:
+    """The marks (:data:`_RUN_MARKS`) of an ASCII text, made a block of :data:`CHUNK` chars
+    at a time, each reaching as far into the next as :data:`_RUN_LEAST` less one: the marks
+    of all of a long line beside its encoded copy were twice its size (issue 23: a text's
+    peak is to stay within 1.5x)."""
+
+    __slots__ = ("_at", "_marks", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._at = -1
+        self._marks = b""
+
+    def find(self, needle: bytes, start: int) -> int:
+        """Where ``needle`` (:data:`_RUN_LEAST` or one space) is first in the marks from
+        ``start`` on, or -1."""
+        size = len(self._text)
+        block = start // CHUNK
+        while block * CHUNK < size:
+            lo = block * CHUNK
+            if self._at != block:
+                hi = min(size, lo + CHUNK + len(_RUN_LEAST) - 1)
+                self._at, self._marks = block, self._text[lo:hi].encode("ascii").translate(
+                    _RUN_MARKS)
+            got = self._marks.find(needle, max(0, start - lo))
+            if got >= 0:
+                return lo + got
+            block += 1
+        return -1
 
 
 def _yields_to_dsn(text: str, span: Span, spans: list[Span]) -> bool:
