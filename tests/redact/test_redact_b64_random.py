@@ -271,3 +271,19 @@ def test_families_tried_where_they_may_open_find_what_their_searches_did(text: s
         mp.setattr(secrets, "_LONG", 1 << 40)
         want = secrets.find_credentials(text, holds)
     assert got == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["A", "b", "9", "+", "/", "_", "-", "=", "==", " ", "\n", "é",
+                                 "A" * 19, "Q" * 20, "Z" * 45, ":"]), max_size=60).map("".join),
+       st.sampled_from([1, 7, 19, 20, 21, 64]))
+def test_runs_found_a_block_of_marks_at_a_time_are_the_regex_runs(text: str, block: int
+                                                                   ) -> None:
+    """The runs' marks are made a block at a time (blocks made small, so runs cross their
+    ends): the runs are B64_RUN's."""
+    from elision.redact.keywords import B64_RUN
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "CHUNK", block)
+        got = list(scan._runs(text))
+    assert got == [m.span() for m in B64_RUN.finditer(text)]
