@@ -287,3 +287,18 @@ def test_runs_found_a_block_of_marks_at_a_time_are_the_regex_runs(text: str, blo
         mp.setattr(scan, "CHUNK", block)
         got = list(scan._runs(text))
     assert got == [m.span() for m in B64_RUN.finditer(text)]
+
+
+@pytest.mark.parametrize("family", ["telegram-bot-token", "mailchimp-api-key",
+                                    "azure-ad-client-secret"])
+@pytest.mark.parametrize("runs_before", [0, 3, 4, 5, 40])
+def test_a_mid_token_keyword_in_base64_after_many_runs_is_withheld(
+    family: str, runs_before: int,
+) -> None:
+    """A run that holds a mid-token keyword's window (a Telegram token's ``:AA``), after many
+    runs of wrapped base64: once a few runs have asked, one search of the text says whether
+    any holds a window, and this one does."""
+    fake = next(sample(f, 0, "w")[0] for f in FAMILIES if f.id == family)
+    run = base64.b64encode(f"note for the bot: {fake}".encode()).decode()
+    text = "".join(_random_b64(76, n) + "\n" for n in range(runs_before)) + run + "\n"
+    assert [entry["reason"] for entry in redact_text(text).withheld] == [family]

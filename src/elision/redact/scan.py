@@ -63,6 +63,8 @@ _RUN_LEAST = b"a" * 20
 #: A run longer than this is probed (:func:`~elision.redact.encodings.looks_like_base64_text`)
 #: before the window's regex reads it: the probe costs what that search of this many does.
 _PROBE_FIRST = 256
+#: Runs of a text whose own window search is made before the text's one search answers.
+_RUNS_ASKED = 4
 #: The reason and rule of a credential-dense stretch withheld whole.
 DENSE = "credential-dense"
 #: Line breaks as the text shaper counts them (``bytes.splitlines``).
@@ -449,22 +451,29 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     and decodes to a text with a
     credential in it, withheld whole under the first credential's rule."""
     found: list[Span] = []
-    for start, end in _runs(text):
+    # Whether a window is anywhere in the text: a run holds one only if the text does, so
+    # once a few runs have asked, one search of the text answers for the rest (a run a
+    # line of wrapped base64 was a search each).
+    windows: bool | None = None
+    for asked, (start, end) in enumerate(_runs(text)):
+        if windows is None and asked == _RUNS_ASKED:
+            windows = B64_WINDOW.search(text) is not None
         value = text[start:end]
-        rule = _credential_in_run(value, forms)
+        rule = _credential_in_run(value, forms, windows is not False)
         if rule is None and start and text[start - 1] == "\\" and len(value) > 20:
             # After an escape ("a\\nZ2hw…" in a log of serialized strings) the run takes the
             # escape's letter and its bytes read one off: the run from the next char is the
             # one encoded, as the trigger search already reads it (rules._b64_hit).
-            start, rule = start + 1, _credential_in_run(value[1:], forms)
+            start, rule = start + 1, _credential_in_run(value[1:], forms, windows is not False)
         if rule is not None:
             found.append(Span(start, end, rule))
     return found
 
 
-def _credential_in_run(value: str, forms: bool) -> str | None:
+def _credential_in_run(value: str, forms: bool, windows: bool = True) -> str | None:
     """The rule of the first credential that the base64 run ``value`` decodes to, where it
-    opens with a keyword's head or holds a keyword's window or form; else None."""
+    opens with a keyword's head or holds a keyword's window or form; else None. Without
+    ``windows`` the text it is part of holds no window, so neither does ``value``."""
     if value[:4] not in B64_HEADS:
         # base64_text probes a run's first bytes before it decodes it, so a run they tell is
         # binary finds nothing, whatever it holds: the probe is asked first where it costs
@@ -472,7 +481,7 @@ def _credential_in_run(value: str, forms: bool) -> str | None:
         # image's base64, the forms' a Python step a char; issue 23).
         if len(value) > _PROBE_FIRST and not looks_like_base64_text(value):
             return None
-        if B64_WINDOW.search(value) is None and not (
+        if (not windows or B64_WINDOW.search(value) is None) and not (
             forms and looks_like_base64_text(value) and holds_base64_form(value)
         ):
             return None
@@ -494,7 +503,9 @@ def _runs(text: str) -> Iterator[tuple[int, int]]:
         for run in B64_RUN.finditer(text):
             yield run.span()
         return
-    marks = _Marks(text)
+    # A piece's marks are made whole (one find a call); a long line's a block at a time.
+    marks: bytes | _Marks = (text.encode("ascii").translate(_RUN_MARKS) if len(text) <= CHUNK
+                             else _Marks(text))
     at = marks.find(_RUN_LEAST, 0)
     while at >= 0:
         end = marks.find(b" ", at + len(_RUN_LEAST))
