@@ -101,7 +101,8 @@ NAMES = ["password", "db_password", "API_KEY", "token", "pwd", "secret", "passwd
          "Authorization", "sort_key", "client-secret", "auth", "x.password"]
 SEPS = ["=", ": ", " = ", '="', "='", ":=", " => ", "==", "://"]
 VALUES = ["hunter2", "x", "${X}", "<token>", "incorrect", "correct horse", "a" * 40,
-          "s3cr3t!", "/home/ada", "", "None", "Zx8Qw3Er5Ty7Ui9Op"]
+          "s3cr3t!", "/home/ada", "", "None", "Zx8Qw3Er5Ty7Ui9Op", "s3cr3t<VERSION>",
+          "hunter2{{ n }}", "pw${N}"]
 _RUN = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-",
                min_size=1, max_size=40)
 
