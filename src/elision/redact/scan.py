@@ -520,12 +520,13 @@ def _merge(spans: list[Span]) -> list[Span]:
     a signed URL that carries a JWT is withheld once, as a URL."""
     if len(spans) < 2:
         return spans
-    starts = list(map(_START, spans))
-    if all(map(lt, starts, islice(starts, 1, None))) and all(
-        map(le, map(_END, spans), islice(starts, 1, None))
+    nexts = map(_START, islice(spans, 1, None))
+    if all(map(lt, map(_START, spans), nexts)) and all(
+        map(le, map(_END, spans), map(_START, islice(spans, 1, None)))
     ):
-        # In order, none overlapping: the merge would copy the list as it is. Told in C: a
-        # generator's step a pair was a call an entry (issue 23).
+        # In order, none overlapping: the merge would copy the list as it is. Told in C (a
+        # generator's step a pair was a call an entry) and read from the spans, not a list of
+        # their starts: that list was 0.3x the input at the peak (issue 23).
         return spans
     # Two stable sorts order as one by (start, -end) would, without a key tuple a span: those
     # were 2 MB of the 7 MB that a MB of assignments just under the density bound took to
