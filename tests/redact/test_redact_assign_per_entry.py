@@ -27,13 +27,13 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import generic, redact_text
+from elision.redact import generic, redact_text, scan
 
 BASE_SRC = Path(os.environ.get("ELISION_BASE_SRC", "/work/base/src"))
 
 _WORKER = """
 import json, sys
-from elision.redact import generic, redact_text
+from elision.redact import generic, redact_text, scan
 for line in sys.stdin:
     done = redact_text(json.loads(line))
     sys.stdout.write(json.dumps([done.value, list(done.withheld)]) + "\\n")
@@ -153,3 +153,23 @@ def test_dense_assignments_are_withheld_as_the_judge_of_every_value_does(text: s
         mp.setattr(generic, "_plain_bare", lambda *args: False)
         judged = redact_text(text)
     assert (done.value, done.withheld) == (judged.value, judged.withheld)
+
+
+_CREDENTIALS = ["password=hunter2x", "api_key=Zx8Qw3Er5Ty7Ui9Op", "ghp_" + "a1B2" * 9,
+                "secret: s3cr3tv4lue", "AKIAIOSFODNN7EXAMPLE"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(
+    _RUN, st.sampled_from([" ", "\n", "=", "==", ".", "x" * 23, "hunter2"]),
+    st.sampled_from(_CREDENTIALS).map(lambda v: base64.b64encode(v.encode()).decode()),
+    st.sampled_from(_CREDENTIALS).map(lambda v: base64.b64encode(b"x" + v.encode()).decode()),
+), max_size=30))
+def test_base64_runs_are_read_a_head_at_a_time_as_a_run_at_a_time(parts: list[str]) -> None:
+    """A text's runs told by their heads alone (no window, form or backslash in it) withhold
+    what reading each run does."""
+    text = "".join(parts)
+    now = scan._in_base64(text, False)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "_window_local", lambda: False)  # each run read, as before
+        assert now == scan._in_base64(text, False)
