@@ -23,7 +23,7 @@ from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
 from elision.redact.kept import LONGEST, kept
-from elision.redact.rules import Span, is_stub
+from elision.redact.rules import Span, is_stub, make_span
 
 STRONG, WEAK = 2, 1
 _CURSOR = -1  # a name that is certainly not a credential's
@@ -284,7 +284,14 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 _LONGEST_NAME = 96
 # After a quote any spacing; after a bare name one space at most (what the trigger search
 # looks for: the name, then one of TEXT_SEPARATORS).
-_SEP = lazy_compile(r"""(?:\\?["'][ \t]*| ?)(?:=>|:=|=(?!=)|:(?!//))[ \t]*""")
+_SEP_SOURCE = r"""(?:\\?["'][ \t]*| ?)(?:=>|:=|=(?!=)|:(?!//))[ \t]*"""
+_BARE_SOURCE = r"""[^\s"'`,;&<>()\[\]{}]+"""
+#: The separator (group 1), then what :func:`_plain_bare` reads after it in the same match: a
+#: bare value (group 2, :data:`_VALUE`'s last alternative) and a template right after it (group 3,
+#: :data:`TEMPLATE`). Three matches an assignment were most of what one cost (issue 23).
+_SEP_BARE = lazy_compile(
+    f"({_SEP_SOURCE})(?:({_BARE_SOURCE})(?=({TEMPLATE.pattern}))?)?"
+)
 _VALUE = lazy_compile(
     r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n])*)\\"|"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'"""
     r"""|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
@@ -376,10 +383,10 @@ def find_assignments(text: str) -> list[Span]:
             strength = strengths[name] = name_strength(name)
         if not strength:
             continue
-        sep = _SEP.match(text, end)
+        sep = _SEP_BARE.match(text, end)
         if sep is not None:
-            if not _plain_bare(text, name, strength, sep.end(), found, reach):
-                _value(text, name, strength, sep.end(), found, reach)
+            if not _plain_bare(text, name, strength, sep, found, reach):
+                _value(text, name, strength, sep.end(1), found, reach)
         elif text.startswith("-", start):
             gap = _FLAG_GAP.match(text, end)
             if gap is not None:
@@ -514,38 +521,39 @@ def _value(
 
 
 _UNJUDGED = object()
-#: A bare value (:data:`_VALUE`'s last alternative), and the chars that open the others.
-_BARE = lazy_compile(r"""[^\s"'`,;&<>()\[\]{}]+""")
+#: The chars that open a value other than a bare one.
 _QUOTES = frozenset("\\\"'")
 
 
 def _plain_bare(
-    text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach
+    text: str, name: str, strength: int, sep: re.Match[str], found: list[Span], reach: _Reach
 ) -> bool:
     """:func:`_value` for its commonest case in one call, not six: a bare value after a name
-    that is neither a header's nor a cookie's (``password=hunter2``, ``API_KEY=…``). ``False``
-    for any other, which :func:`_value` judges; what it does is what :func:`_value` would."""
-    if at >= len(text) or text[at] in _QUOTES:
-        return False
-    parts = reach.name_words(name)
+    that is neither a header's nor a cookie's (``password=hunter2``, ``API_KEY=…``), read
+    from ``sep``, a match of :data:`_SEP_BARE`. ``False`` for any other, which :func:`_value`
+    judges; what it does is what :func:`_value` would. A name's words and a value's verdict,
+    once known, are read here without a call: a MB of assignments just under the density
+    bound is 25,000 of them (issue 23)."""
+    at, b = sep.end(1), sep.end(2)
+    if b < 0 or text[at] in _QUOTES:
+        return False  # a quote, a bracket (a container), or no value
+    parts = reach.words.get(name)
+    if parts is None:
+        parts = reach.name_words(name)
     if parts[-1] in ("authorization", "cookie"):
         return False
-    bare = _BARE.match(text, at)
-    if bare is None:
-        return False  # a bracket (a container), or no value
     if at < reach.bare_until:
         return True  # inside a bare value withheld already (_written)
-    b = bare.end()
     if b - at > _LONGEST_VALUE:
         _withhold(at, b, "bare", found, reach)
         return True
-    value = bare.group()
-    verdict = reach.verdict(name, parts, strength, "bare", value)
-    if verdict is False or TEMPLATE.match(text, b) or (
-        verdict is None and _bare_prose(text, at, b)
-    ):
+    value = text[at:b]
+    verdict = reach.verdicts.get((name, "bare", value), _UNJUDGED)
+    if verdict is _UNJUDGED:
+        verdict = reach.verdict(name, parts, strength, "bare", value)
+    if verdict is False or sep.start(3) >= 0 or (verdict is None and _bare_prose(text, at, b)):
         return True
-    found.append(Span(at, b, ASSIGNMENT))
+    found.append(make_span((at, b, ASSIGNMENT)))
     reach.bare_until = b
     return True
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from functools import partial
+from typing import Any, NamedTuple, cast
 
 from elision._lazyre import lazy_compile
 
@@ -28,6 +30,11 @@ class Span(NamedTuple):
     start: int
     end: int
     rule: str
+
+
+#: ``Span(*fields)`` made in C: a NamedTuple's ``__new__`` is a Python function, a call for
+#: each of the 25,000 spans a MB of assignments just under the density bound holds (issue 23).
+make_span = cast(Callable[[tuple[int, int, str]], Span], partial(tuple.__new__, Span))
 
 
 # The pre-filter is built from literals and from regexes that open with a literal, because

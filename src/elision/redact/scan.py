@@ -19,8 +19,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator
 from functools import cache
-from itertools import islice, pairwise
-from operator import attrgetter
+from itertools import islice
+from operator import attrgetter, le, lt
 
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
@@ -36,7 +36,7 @@ from elision.redact.keywords import (
     located,
     present,
 )
-from elision.redact.rules import Span, credential_stub
+from elision.redact.rules import Span, credential_stub, make_span
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import dense_text_triggers
 from elision.redact.urls import classify_url, find_signed_urls
@@ -83,6 +83,10 @@ _DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f
 #: makes it one. Looked for with ``in``: a regex of the three as a char class took 7 us a
 #: 1.8 KB line, a tenth of judging it.
 _URL_MARKS = ("=", "%", "@")
+_START, _END, _RULE = attrgetter("start"), attrgetter("end"), attrgetter("rule")
+#: What a pattern may ask of the chars outside its match, but a lookbehind: a window pattern
+#: that asks any is searched a run at a time (:func:`_window_local`).
+_CONTEXT = ("(?<!", "(?!", "(?=", "\\b", "\\B", "^", "$", "\\A", "\\Z")
 
 
 def find_spans(text: str, data: bytes | None = None) -> list[Span]:
@@ -438,10 +442,12 @@ def _precise(
         # A run that opens with a keyword's head is told by its first four chars, wherever
         # it starts: too short a form for the keyword search, so each run is looked at.
         spans.extend(_in_base64(text, holds.base64))
-    if any(s.rule in _DSN for s in spans):
+    # Told in C: a generator's step a span, and a span's ``__new__`` (a Python function) to
+    # move it, were two calls of the ~14 an entry of a MB of assignments took (issue 23).
+    if not _DSN.isdisjoint(map(_RULE, spans)):
         spans = [s for s in spans if not _yields_to_dsn(text, s, spans)]
     if offset:
-        spans = [Span(s.start + offset, s.end + offset, s.rule) for s in spans]
+        spans = [make_span((s[0] + offset, s[1] + offset, s[2])) for s in spans]
     return spans
 
 
@@ -450,6 +456,10 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     keyword's window or (where ``forms`` says the text holds one) a keyword's base64 form,
     and decodes to a text with a
     credential in it, withheld whole under the first credential's rule."""
+    if not forms and text.isascii() and "\\" not in text and _window_local() and (
+        B64_WINDOW.search(text) is None
+    ):
+        return _headed_runs(text)
     found: list[Span] = []
     # Whether a window is anywhere in the text: a run holds one only if the text does, so
     # once a few runs have asked, one search of the text answers for the rest (a run a
@@ -459,7 +469,14 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
         if windows is None and asked == _RUNS_ASKED:
             windows = B64_WINDOW.search(text) is not None
         value = text[start:end]
-        rule = _credential_in_run(value, forms, windows is not False)
+        # What _credential_in_run first asks of a short run, asked here: most runs (a log
+        # line's id) hold nothing, and a call a run was a call an entry of a MB of
+        # assignments (issue 23). A long run is probed there before any window's search.
+        if (value[:4] not in B64_HEADS and not forms and len(value) <= _PROBE_FIRST
+                and (windows is False or B64_WINDOW.search(value) is None)):
+            rule = None
+        else:
+            rule = _credential_in_run(value, forms, windows is not False)
         if rule is None and start and text[start - 1] == "\\" and len(value) > 20:
             # After an escape ("a\\nZ2hw…" in a log of serialized strings) the run takes the
             # escape's letter and its bytes read one off: the run from the next char is the
@@ -468,6 +485,37 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
         if rule is not None:
             found.append(Span(start, end, rule))
     return found
+
+
+def _headed_runs(text: str) -> list[Span]:
+    """:func:`_in_base64` of an ASCII ``text`` with no keyword's form, no backslash and no
+    window anywhere in it: only a run that opens with a keyword's head can hold a credential,
+    and most runs (a log line's id) open with none, told by two searches in C and a slice each,
+    where a match, a window's search and a call a run were a sixth of what a MB of
+    assignments just under the density bound cost to judge (issue 23)."""
+    found: list[Span] = []
+    find = _run_marks(text).find
+    at = find(_RUN_LEAST, 0)
+    while at >= 0:
+        if text[at:at + 4] in B64_HEADS:
+            run = B64_RUN.match(text, at)
+            assert run is not None  # twenty run chars from here: the least run
+            rule = _credential_in_run(run.group(), False)
+            if rule is not None:
+                found.append(Span(at, run.end(), rule))
+        end = find(b" ", at)
+        if end < 0:
+            break
+        at = find(_RUN_LEAST, end)
+    return found
+
+
+@cache
+def _window_local() -> bool:
+    """Whether a window's match in a run is a match in any text that holds the run: the
+    pattern asks nothing of the chars around it but what a lookbehind reads, and a match in
+    the run reads only the run's chars (so a text with no match holds no run with one)."""
+    return not any(look in B64_WINDOW.pattern for look in _CONTEXT)
 
 
 def _credential_in_run(value: str, forms: bool, windows: bool = True) -> str | None:
@@ -503,9 +551,7 @@ def _runs(text: str) -> Iterator[tuple[int, int]]:
         for run in B64_RUN.finditer(text):
             yield run.span()
         return
-    # A piece's marks are made whole (one find a call); a long line's a block at a time.
-    marks: bytes | _Marks = (text.encode("ascii").translate(_RUN_MARKS) if len(text) <= CHUNK
-                             else _Marks(text))
+    marks = _run_marks(text)
     at = marks.find(_RUN_LEAST, 0)
     while at >= 0:
         end = marks.find(b" ", at + len(_RUN_LEAST))
@@ -549,6 +595,12 @@ class _Marks:
         return -1
 
 
+def _run_marks(text: str) -> bytes | _Marks:
+    """The marks (:data:`_RUN_MARKS`) of the ASCII ``text``: a piece's made whole (one find a
+    call), a long line's a block at a time (:class:`_Marks`)."""
+    return text.encode("ascii").translate(_RUN_MARKS) if len(text) <= CHUNK else _Marks(text)
+
+
 def _yields_to_dsn(text: str, span: Span, spans: list[Span]) -> bool:
     """Whether a whole-URL span is there only for a DSN's password, which a DSN family
     withholds alone: the URL without those passwords must hold nothing else to withhold."""
@@ -574,8 +626,14 @@ def _merge(spans: list[Span]) -> list[Span]:
     a signed URL that carries a JWT is withheld once, as a URL."""
     if len(spans) < 2:
         return spans
-    if all(a.start < b.start and a.end <= b.start for a, b in pairwise(spans)):
-        return spans  # in order, none overlapping: the merge would copy the list as it is
+    nexts = map(_START, islice(spans, 1, None))
+    if all(map(lt, map(_START, spans), nexts)) and all(
+        map(le, map(_END, spans), map(_START, islice(spans, 1, None)))
+    ):
+        # In order, none overlapping: the merge would copy the list as it is. Told in C (a
+        # generator's step a pair was a call an entry) and read from the spans, not a list of
+        # their starts: that list was 0.3x the input at the peak (issue 23).
+        return spans
     # Two stable sorts order as one by (start, -end) would, without a key tuple a span: those
     # were 2 MB of the 7 MB that a MB of assignments just under the density bound took to
     # judge (issue 23).
