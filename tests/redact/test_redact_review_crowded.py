@@ -12,11 +12,14 @@ Both were found by mutating the optimization and seeing no test go red:
   whose shortest match a string reaches. Switching that search off left every test green:
   their short strings were never long enough to reach one. An 18-char Alibaba key id (the
   family's shortest match is 16) among ``"sk-0"``, ``"sk-1"``, ... is such a string.
+  Its ``_marks`` test (a generic name, an escape or a URL mark lets other rules run) was
+  not held either: without it, ``api_key=K9q2Lm4x`` among 4,000 such strings went through.
 """
 
 from __future__ import annotations
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -92,3 +95,26 @@ def test_a_short_key_among_short_trigger_strings_is_not_cleared(
     assert not none_may_withhold(data, 1, len(data) - 1)
     done = redact_value(texts, body=data)
     assert key not in orjson.dumps(done.value).decode()
+
+
+@pytest.mark.parametrize("short", [
+    "?sig=Kx9mQ2vLa8",  # a signed URL's parameter: the URL rules, not a family
+    "secret: Kx9mQ2vL",  # a generic name and its value
+    "api_key=K9q2Lm4x",
+    "password=Kx9mQ2vL",
+    "pwd=Zx9Kq2Lm4",
+])
+@pytest.mark.parametrize("at", [0, 1_234, 3_999])
+def test_a_short_generic_credential_among_many_trigger_strings_is_withheld(
+    short: str, at: int,
+) -> None:
+    """Found by mutation (review): ``none_may_withhold`` without its ``_marks`` test cleared
+    4,000 numbered ``sk-`` strings holding one of these, though no family matches them: a
+    generic name or a URL mark lets rules run that its family search does not stand for."""
+    texts = [f"sk-{i}" for i in range(4_000)]
+    texts.insert(at, short)
+    assert scan.find_spans(short)
+    data = orjson.dumps(texts)
+    done = redact_value(texts, body=data)
+    assert [w["path"] for w in done.withheld] == [f"$[{at}]"]
+    assert short not in orjson.dumps(done.value).decode()
