@@ -118,3 +118,36 @@ def test_a_short_generic_credential_among_many_trigger_strings_is_withheld(
     done = redact_value(texts, body=data)
     assert [w["path"] for w in done.withheld] == [f"$[{at}]"]
     assert short not in orjson.dumps(done.value).decode()
+
+
+def _judged_whole_families() -> list[tuple[str, str]]:
+    from elision.redact.families import PATTERN_FAMILIES, sample
+    from elision.redact.scan import _line_local
+
+    fakes = []
+    for index, family in enumerate(PATTERN_FAMILIES):
+        if not _line_local(index):
+            continue
+        for shape in range(len(family.shapes)):
+            text = sample(family, shape, "review")[0]
+            if scan.find_spans(text) and text.isascii() and not any(
+                    mark in text for mark in ("=", "%", "@", "\n")):
+                fakes.append((family.id, text))
+    return fakes
+
+
+@pytest.mark.parametrize(("family", "fake"), _judged_whole_families())
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_every_line_local_family_is_withheld_in_a_crowded_piece(
+    family: str, fake: str, newline: str,
+) -> None:
+    """Each fake a crowded piece may be judged whole with (a line-local family, no URL mark)
+    is withheld there, on the first, a middle and the last line of the piece and of the
+    text: the keyword-led patterns are tried only where their keywords open
+    (``secrets._opening``), the others on their keywords' lines (``secrets._lines``)."""
+    rows = [_filler(i) for i in range(80)]
+    for n, at in enumerate((0, 1, 40, 54, 55, 80)):  # ~16 KB lies near line 54
+        rows.insert(at, f"x {fake} y" if n % 2 else fake)  # alone: it ends at the break
+    text = newline.join(rows)
+    done = redact_text(text)
+    assert fake not in done.value, family
