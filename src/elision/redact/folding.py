@@ -2,7 +2,9 @@
 
 The precise rules read credential names case-insensitively, and so do programs that compare
 names with Unicode case folding: to them ``api_\\u212aey`` (a KELVIN SIGN for the ``k``) is
-``api_key``, ``pa\\u017f\\u017fword`` (LONG S) is ``password``. Each of these chars folds to
+``api_key``, ``pa\\u017f\\u017fword`` (LONG S) is ``password``, and ``(?i)i`` matches both the
+DOTLESS I (U+0131) and the DOTTED CAPITAL I (U+0130): ``M\\u0130STRAL_API_KEY`` was withheld by
+no rule while only the dotless one was folded. Each of these chars folds to
 one ASCII letter, so a folded copy of a text has the same length and offsets as the text: the
 triggers are searched and the rules run on the copy, and the spans found there are the text's.
 The chars that fold to two letters (``ß``, the ``ﬁ`` ligatures) would move offsets, and no
@@ -12,7 +14,7 @@ regex engine here reads them as ASCII; they are not folded.
 from __future__ import annotations
 
 #: Each char whose case folding (or whose case-insensitive match in ``re``) is one ASCII letter.
-FOLDS = {"\u212a": "k", "\u017f": "s", "\u0131": "i"}
+FOLDS = {"\u212a": "k", "\u017f": "s", "\u0131": "i", "\u0130": "i"}
 #: Their UTF-8 forms, to tell from a body's bytes that a text must be folded.
 FOLDS_UTF8 = tuple(char.encode() for char in FOLDS)
 _TABLE = str.maketrans(FOLDS)
