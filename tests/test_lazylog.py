@@ -49,3 +49,23 @@ def test_once_logging_is_configured_every_enabled_record_reaches_it(
     assert {r.name for r in caplog.records} == {"elision.test"}
     assert {r.funcName for r in caplog.records} == {
         "test_once_logging_is_configured_every_enabled_record_reaches_it"}
+
+
+def test_once_logging_is_loaded_the_real_logger_is_looked_up_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every redaction asks isEnabledFor(DEBUG); logging.getLogger takes the module lock each
+    # time (~1 us, seen as ~7% of a small redact_text), so the real logger is kept once found.
+    looked_up: list[str] = []
+    real = logging.getLogger
+
+    def counting(name: str | None = None) -> logging.Logger:
+        looked_up.append(str(name))
+        return real(name)
+
+    monkeypatch.setattr(logging, "getLogger", counting)
+    log = get_logger("elision.test.once")
+    for _ in range(50):
+        log.isEnabledFor(logging.DEBUG)
+        log.debug("d")
+    assert looked_up == ["elision.test.once"]

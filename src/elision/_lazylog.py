@@ -24,19 +24,24 @@ WARNING = 30
 class LazyLogger:
     """``logging.getLogger(name)``, fetched on the first record that can be emitted."""
 
-    __slots__ = ("name",)
+    __slots__ = ("_real", "name")
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self._real: logging.Logger | None = None
 
     def __repr__(self) -> str:
         return f"LazyLogger({self.name!r})"
 
     def logger(self) -> logging.Logger:
-        """The real logger (this imports ``logging``)."""
-        import logging
+        """The real logger (this imports ``logging``), looked up once: ``getLogger`` takes
+        the module's lock each call, and every redaction asks ``isEnabledFor``."""
+        real = self._real
+        if real is None:
+            import logging
 
-        return logging.getLogger(self.name)
+            real = self._real = logging.getLogger(self.name)
+        return real
 
     def isEnabledFor(self, level: int) -> bool:
         if "logging" not in sys.modules:
