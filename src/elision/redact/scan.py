@@ -63,6 +63,10 @@ _RUN_LEAST = b"a" * 20
 #: A run longer than this is probed (:func:`~elision.redact.encodings.looks_like_base64_text`)
 #: before the window's regex reads it: the probe costs what that search of this many does.
 _PROBE_FIRST = 256
+#: The longest text whose window is searched whole before its runs are (:func:`_headed_runs`):
+#: a piece of assignments is about 1 KB; a line of an image's base64 is read a run at a time,
+#: each probed before any window's search.
+_HEADED_MOST = 4096
 #: Runs of a text whose own window search is made before the text's one search answers.
 _RUNS_ASKED = 4
 #: The reason and rule of a credential-dense stretch withheld whole.
@@ -456,9 +460,8 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     keyword's window or (where ``forms`` says the text holds one) a keyword's base64 form,
     and decodes to a text with a
     credential in it, withheld whole under the first credential's rule."""
-    if not forms and text.isascii() and "\\" not in text and _window_local() and (
-        B64_WINDOW.search(text) is None
-    ):
+    if (len(text) <= _HEADED_MOST and not forms and text.isascii() and "\\" not in text
+            and _window_local() and B64_WINDOW.search(text) is None):
         return _headed_runs(text)
     found: list[Span] = []
     # Whether a window is anywhere in the text: a run holds one only if the text does, so
