@@ -1,34 +1,29 @@
 """The Pydantic AI adapter, against real Agent runs.
 
 The runs use ``agent.run`` under anyio: ``run_sync`` leaves its event loop open, and the
-collector's warning about it then fails whichever test runs next.
+collector's warning about it then fails whichever test runs next. Pydantic AI is imported in
+the tests, not at collection: every xdist worker collects every file, and importing it took
+~1 s of CPU on a worker that never runs these tests.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
 
-pytest.importorskip("pydantic_ai", reason="pip install 'elision[pydantic-ai]'")
-
-from pydantic_ai import Agent
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.models.test import TestModel
-from pydantic_ai.toolsets import FunctionToolset
-
 from adapters.ledger import check_shaped, pipeline, search_result
 from elision.adapters.core import fetch_text
-from elision.adapters.pydantic_ai import ShapedToolset
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage, ModelResponse
+    from pydantic_ai.models.function import AgentInfo
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("pydantic_ai") is None,
+                                reason="pip install 'elision[pydantic-ai]'")
 
 
 def search_trades(symbol: str) -> dict[str, Any]:
@@ -37,6 +32,13 @@ def search_trades(symbol: str) -> dict[str, Any]:
 
 
 def test_an_agent_run_gets_shaped_results_and_can_fetch_the_rest() -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ToolReturnPart
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.toolsets import FunctionToolset
+
+    from elision.adapters.pydantic_ai import ShapedToolset
+
     pipe = pipeline()
     toolset = ShapedToolset(FunctionToolset([search_trades]), pipeline=pipe)
     agent = Agent(TestModel(call_tools=["search_trades"]), toolsets=[toolset])
@@ -50,6 +52,13 @@ def test_an_agent_run_gets_shaped_results_and_can_fetch_the_rest() -> None:
 
 def test_the_model_is_offered_elision_fetch_and_follows_next() -> None:
     """A whole agent loop: call the tool, read the envelope, fetch the last rows, answer."""
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.toolsets import FunctionToolset
+
+    from elision.adapters.pydantic_ai import ShapedToolset
+
     offered: list[list[str]] = []
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

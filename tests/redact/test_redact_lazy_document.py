@@ -100,29 +100,92 @@ _SECRETS = [_TOKEN, "AKIAIOSFODNN7EXAMPLE", "sk-", "sk-12", "key " + _TOKEN]
 _KEYS = ["id", "name", "password", "api_key", "note", "k", "é", "a\"b", _TOKEN]
 
 
+# Each strategy is made once, at import: a composite draws its parts through the strategies it
+# names, and one made inside it is built and validated again on every draw (a list of 30
+# deep documents is a thousand draws). Made once, the same draws give the same documents, at
+# about a third of the CPU (the two Hypothesis tests below spent most of theirs building them).
+_KIND = {True: st.integers(0, 7), False: st.integers(0, 3)}
+_SCALARS = st.sampled_from([0, 1.5, -7, True, None, 12345678901234567890])
+_SECRET = st.sampled_from(_SECRETS)
+_NUMBER = st.integers(0, 99)
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=10)
+_TEXT_END = st.sampled_from(["", "\n", "\\", '"'])
+_WRAPS = st.integers(1, 40)
+_KEY = st.sampled_from(_KEYS) | st.text("abxyz", min_size=1, max_size=4)
+_AT_DEPTH: dict[int, st.SearchStrategy[Any]] = {}
+
+
+def _documents(depth: int = 0) -> st.SearchStrategy[Any]:
+    """The strategy of :func:`_document` at ``depth``, made once per depth."""
+    if depth not in _AT_DEPTH:
+        _AT_DEPTH[depth] = _document(depth)
+    return _AT_DEPTH[depth]
+
+
 @st.composite
-def _documents(draw: st.DrawFn, depth: int = 0) -> Any:
+def _document(draw: st.DrawFn, depth: int) -> Any:
     """Deep, wide, trigger keys and credential names, numbered strings, escapes."""
-    kind = draw(st.integers(0, 7 if depth < 6 else 3))
+    kind = draw(_KIND[depth < 6])
     if kind == 0:
-        return draw(st.sampled_from([0, 1.5, -7, True, None, 12345678901234567890]))
+        return draw(_SCALARS)
     if kind == 1:
-        return draw(st.sampled_from(_SECRETS))
+        return draw(_SECRET)
     if kind == 2:
-        return f"sk-{draw(st.integers(0, 99))}"
+        return f"sk-{draw(_NUMBER)}"
     if kind == 3:
-        return draw(st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]),
-                            max_size=10)) + draw(st.sampled_from(["", "\n", "\\", '"']))
+        return draw(_TEXT) + draw(_TEXT_END)
     if kind == 4:  # deep
         inner = draw(_documents(depth + 3))
-        for _ in range(draw(st.integers(1, 40))):
+        for _ in range(draw(_WRAPS)):
             inner = {"k": inner} if draw(st.booleans()) else [inner]
         return inner
     if kind == 5:
-        return draw(st.lists(_documents(depth + 1), max_size=12))
-    return dict(draw(st.lists(
-        st.tuples(st.sampled_from(_KEYS) | st.text("abxyz", min_size=1, max_size=4),
-                  _documents(depth + 1)), max_size=10)))
+        return draw(_lists(depth + 1, 12))
+    return dict(draw(_members(depth + 1)))
+
+
+def _lists(depth: int, most: int) -> st.SearchStrategy[list[Any]]:
+    key = (depth, most)
+    if key not in _LISTS_AT:
+        _LISTS_AT[key] = st.lists(_documents(depth), max_size=most)
+    return _LISTS_AT[key]
+
+
+def _members(depth: int) -> st.SearchStrategy[list[tuple[str, Any]]]:
+    if depth not in _MEMBERS_AT:
+        _MEMBERS_AT[depth] = st.lists(st.tuples(_KEY, _documents(depth)), max_size=10)
+    return _MEMBERS_AT[depth]
+
+
+_LISTS_AT: dict[tuple[int, int], st.SearchStrategy[list[Any]]] = {}
+_MEMBERS_AT: dict[int, st.SearchStrategy[list[tuple[str, Any]]]] = {}
+
+
+def test_drawing_a_document_builds_no_strategy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red before: every draw of a document built its strategies again (11,242 for these 20
+    lists; the two tests below spent most of their CPU doing it, not testing)."""
+    from hypothesis.strategies._internal.strategies import SearchStrategy
+
+    built = 0
+    init = SearchStrategy.__init__
+
+    def counted(self: SearchStrategy[Any]) -> None:
+        nonlocal built
+        built += 1
+        init(self)
+
+    strategy = st.lists(_documents(), min_size=1, max_size=30)
+    drawn: list[Any] = []
+
+    @settings(max_examples=20, database=None, derandomize=True)
+    @given(strategy)
+    def draw(rows: list[Any]) -> None:
+        drawn.append(rows)
+
+    draw()  # the first run makes what any first draw makes (the data tree, the caches)
+    monkeypatch.setattr(SearchStrategy, "__init__", counted)
+    draw()
+    assert len(drawn) == 40 and built < 20, f"{built} strategies built for 20 examples"
 
 
 def _normalized(value: Any, withheld: tuple[dict[str, Any], ...]) -> tuple[bytes, list[Any]]:

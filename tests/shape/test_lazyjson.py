@@ -21,6 +21,7 @@ from elision.budget import Budget
 from elision.errors import InputError
 from elision.shape import lazyjson, shape
 from elision.shape.jsonparse import parse_json
+from support.built import strategies_built
 from support.lazy_json import dense_text, json_text, shrink
 from support.policies import Seen
 
@@ -306,3 +307,9 @@ def test_a_body_the_redaction_search_flags_is_walked_whole(tiny: None) -> None:
         lazyjson.LAZY_BYTES = saved
     assert token not in lazy
     assert lazy == whole
+
+
+def test_drawing_json_text_builds_no_strategy() -> None:
+    """Red before: each draw built its strategies again (2,740 for 20 texts), most of the CPU
+    of the tests drawing them."""
+    assert strategies_built(json_text()) < 20

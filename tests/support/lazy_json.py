@@ -16,28 +16,56 @@ _SPELLINGS = ["0", "-0", "1.10", "1E5", "2e-7", "1e400", "1234567890123456789012
 _KEYS = ["id", "name", "total", "warnings", "next_cursor", "a:b", "k", "é", "_elision"]
 
 
-@st.composite
-def json_text(draw: st.DrawFn, depth: int = 0) -> str:
+# The strategies json_text draws through are made once, not on every draw: one made inside a
+# composite is built and validated again each time (``st.characters`` with a list argument is
+# not even cached), which was most of the CPU of the tests drawing these texts. The same
+# draws give the same texts.
+_WS = st.sampled_from(["", " ", "\n  "])
+_KIND = {True: st.integers(0, 9), False: st.integers(0, 4)}
+_SPELLING = st.sampled_from(_SPELLINGS)
+_LITERAL = st.sampled_from(["true", "false", "null"])
+_STRING = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+_KEY = st.sampled_from(_KEYS) | st.text("abcxyz", min_size=1, max_size=6)
+_AT_DEPTH: dict[int, st.SearchStrategy[str]] = {}
+_ITEMS_AT: dict[int, st.SearchStrategy[list[str]]] = {}
+_MEMBERS_AT: dict[int, st.SearchStrategy[list[tuple[str, str]]]] = {}
+
+
+def json_text(depth: int = 0) -> st.SearchStrategy[str]:
     """JSON text with the spellings, spaces, escapes and repeats a real tool may write."""
-    ws = draw(st.sampled_from(["", " ", "\n  "]))
-    kind = draw(st.integers(0, 9 if depth < 3 else 4))
+    if depth not in _AT_DEPTH:
+        _AT_DEPTH[depth] = _json_text(depth)
+    return _AT_DEPTH[depth]
+
+
+def _items(depth: int) -> st.SearchStrategy[list[str]]:
+    if depth not in _ITEMS_AT:  # made at the first draw that needs it: depth has no bound
+        _ITEMS_AT[depth] = st.lists(json_text(depth + 1), max_size=8)
+    return _ITEMS_AT[depth]
+
+
+def _members(depth: int) -> st.SearchStrategy[list[tuple[str, str]]]:
+    if depth not in _MEMBERS_AT:
+        _MEMBERS_AT[depth] = st.lists(st.tuples(_KEY, json_text(depth + 1)), max_size=10)
+    return _MEMBERS_AT[depth]
+
+
+@st.composite
+def _json_text(draw: st.DrawFn, depth: int) -> str:
+    ws = draw(_WS)
+    kind = draw(_KIND[depth < 3])
     if kind == 0:
-        return draw(st.sampled_from(_SPELLINGS))
+        return draw(_SPELLING)
     if kind == 1:
-        return draw(st.sampled_from(["true", "false", "null"]))
+        return draw(_LITERAL)
     if kind in (2, 3, 4):
-        value = draw(st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]),
-                             max_size=12))
+        value = draw(_STRING)
         quoted = orjson.dumps(value).decode()
         return quoted.replace("/", "\\/") if draw(st.booleans()) else quoted
     if kind in (5, 6):
-        items = draw(st.lists(json_text(depth + 1), max_size=8))
+        items = draw(_items(depth))
         return "[" + ws + ("," + ws).join(items) + ws + "]"
-    members = draw(st.lists(
-        st.tuples(st.sampled_from(_KEYS) | st.text("abcxyz", min_size=1, max_size=6),
-                  json_text(depth + 1)),
-        max_size=10,
-    ))
+    members = draw(_members(depth))
     inner = ("," + ws).join(f"{orjson.dumps(k).decode()}:{ws}{v}" for k, v in members)
     return "{" + ws + inner + ws + "}"
 
