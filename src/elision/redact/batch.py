@@ -40,6 +40,7 @@ from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.keywords import (
     B64_HEADS,
     B64_RUN,
+    B64_RUN_BYTES,
     B64_WINDOW,
     LONGEST,
     Present,
@@ -102,12 +103,55 @@ def may_withhold(texts: Sequence[str]) -> set[int]:
         else:
             _halve(texts, 0, len(texts), _holds_family(index), hit)
     forms = holds.base64  # what a string's own present() says is in what the joined one says
+    # A window's match reads base64 chars alone (:func:`window_local`), so it lies in one
+    # run: none in the joined text is none in any run, told once, not a search a run.
+    windows = not window_local() or B64_WINDOW.search(joined) is not None
     for run in B64_RUN.finditer(joined):
         value = run.group()
         if (value[:4] in B64_HEADS or (forms and holds_base64_form(value))
-                or B64_WINDOW.search(value) is not None) and base64_text(value) is not None:
+                or (windows and B64_WINDOW.search(value) is not None)
+                ) and base64_text(value) is not None:
             _touched(starts, run.start(), run.end(), hit)
     return hit
+
+
+@cache
+def window_local() -> bool:
+    """Whether every char :data:`~elision.redact.keywords.B64_WINDOW` reads, matched or
+    looked behind, is one a base64 run holds, and it asserts nothing else: then a match in a
+    run's text alone is a match, at the same chars, in any text that holds the run."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    allowed = B64_RUN_BYTES
+
+    def ok(items: list[Any]) -> bool:
+        for op, arg in items:
+            if op is c.LITERAL:
+                if arg not in allowed:
+                    return False
+            elif op is c.IN:
+                if not all((o is c.LITERAL and a in allowed)
+                           or (o is c.RANGE and all(x in allowed for x in range(a[0], a[1] + 1)))
+                           for o, a in arg):
+                    return False
+            elif op is c.BRANCH:
+                if not all(ok(list(branch)) for branch in arg[1]):
+                    return False
+            elif op is c.SUBPATTERN:
+                if not ok(list(arg[3])):
+                    return False
+            elif op is c.ASSERT:
+                if arg[0] != -1 or not ok(list(arg[1])):  # a lookbehind
+                    return False
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                if not ok(list(arg[2])):
+                    return False
+            else:
+                return False
+        return True
+
+    return ok(list(_parser.parse(B64_WINDOW.pattern, B64_WINDOW.flags)))
 
 
 def none_may_withhold(data: bytes, start: int, end: int) -> bool:
