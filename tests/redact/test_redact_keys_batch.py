@@ -20,7 +20,9 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import batch, generic, keywords, redact_text, redact_value, walk
+from elision.redact import families, generic, keywords, redact_text, redact_value, walk
 from elision.redact.families import FAMILIES, sample
 from elision.shape.jsonparse import parse_json
 
@@ -228,7 +230,7 @@ def test_the_names_search_flags_exactly_the_names_each_test_flags(names: list[st
 
 def test_a_window_reads_only_a_runs_chars() -> None:
     """The runs' loop asks the base64 windows once of all strings only because of this."""
-    assert batch.window_local()
+    assert keywords.window_local()
 
 
 RUN_TEXTS = st.lists(
@@ -245,3 +247,15 @@ RUN_TEXTS = st.lists(
 def test_what_a_text_holds_is_read_alike_with_its_runs_of_one_char(text: str) -> None:
     """X's bearer-token keyword (twenty ``A``) is asked with ``in``, outside hyperscan."""
     assert keywords.present(text).families == keywords._Plain().present(text).families
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(st.text(max_size=200),
+                       st.text(alphabet="abc0123456789-_ABCXYZ", min_size=500, max_size=700),
+                       st.integers(1, 2000).map(lambda n: "7" * n)))
+def test_entropy_is_the_same_float_as_counted_by_counter(value: str) -> None:
+    """An NDJSON record's key: its chars are counted in C, in the order Counter gives them,
+    so the float summed is the one Counter's counts give (a threshold is compared to it)."""
+    n = len(value)
+    counted = -sum(map(families._term, Counter(value).values(), repeat(n))) if value else 0.0
+    assert families.entropy(value) == counted
