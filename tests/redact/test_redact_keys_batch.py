@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -32,7 +33,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import families, generic, keywords, redact_text, redact_value, walk
-from elision.redact.families import FAMILIES, sample
+from elision.redact.families import FAMILIES, PATTERN_FAMILIES, sample
+from elision.redact.secrets import find_credentials
 from elision.shape.jsonparse import parse_json
 
 BEFORE = Path(os.environ.get("ELISION_BEFORE_SRC", "/work/base/src"))
@@ -259,3 +261,29 @@ def test_entropy_is_the_same_float_as_counted_by_counter(value: str) -> None:
     n = len(value)
     counted = -sum(map(families._term, Counter(value).values(), repeat(n))) if value else 0.0
     assert families.entropy(value) == counted
+
+
+def _opened_families() -> list[int]:
+    from elision.redact.secrets import _opening
+
+    return [i for i in range(len(PATTERN_FAMILIES)) if _opening(i) is not None]
+
+
+@pytest.mark.parametrize("index", range(len(PATTERN_FAMILIES)))
+def test_a_match_that_opens_with_a_keyword_is_judged_alike_without_its_search(index: int) -> None:
+    """The judge skips the keyword search only for a family whose every match opens with a
+    keyword (``secrets._opening``): what it withholds is what ``accepts`` with the search
+    withholds, for the family's fakes and for them with their keywords taken out (what a
+    pattern that need not hold one must then turn away: ``1/…:…`` is Asana's only by its
+    name)."""
+    family = PATTERN_FAMILIES[index]
+    assert family.pattern is not None
+    for seed in range(3):
+        fake = sample(family, 0, seed)[0]
+        bare = re.sub("|".join(map(re.escape, family.keywords)), "", fake, flags=re.IGNORECASE)
+        for text in (fake, f'{{"key": "{fake}", "n": 1}}', bare, f"note {bare}"):
+            holds = keywords.Present((index,), False, False, False)
+            got = {(s.start, s.end) for s in find_credentials(text, holds) if s.rule == family.id}
+            want = {family.secret_span(m) for m in family.pattern.finditer(text)
+                    if family.accepts(text, m)}
+            assert got == want, text

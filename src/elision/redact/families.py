@@ -103,8 +103,11 @@ class Family:
             return match.span("secret")
         return match.span()
 
-    def accepts(self, text: str, match: re.Match[str]) -> bool:
-        """Whether a pattern match is this family's credential (boundary, entropy, check)."""
+    def accepts(self, text: str, match: re.Match[str], *, opened: bool = False) -> bool:
+        """Whether a pattern match is this family's credential (boundary, entropy, check).
+        ``opened``: every match of the pattern opens with one of the keywords, so
+        :meth:`keyword_near` is true of it and is not asked (a search a match, on NDJSON
+        records that each hold a key)."""
         start = match.start()
         before = text[start - 1] if start > 0 else " "
         if self.boundary and (before.isalnum() or before in _BEFORE):
@@ -115,7 +118,8 @@ class Family:
             return False  # a stub this stage wrote, or a template (``<your key>``)
         if self.entropy is not None and entropy(value) < self.entropy:
             return False
-        return (self.check is None or self.check(value)) and self.keyword_near(text, match)
+        return (self.check is None or self.check(value)) and (
+            opened or self.keyword_near(text, match))
 
     def keyword_near(self, text: str, match: re.Match[str]) -> bool:
         """Whether one of the keywords is in the match or in the :data:`KEYWORD_REACH` chars
@@ -141,13 +145,16 @@ def entropy(value: str) -> float:
     if not value:
         return 0.0
     n = len(value)
-    # Counter steps through the string a char at a time (0.24 s a MB), and is built by
-    # Python (a third of judging an NDJSON record's key, issue 23); str.count is one pass
-    # in C per distinct char, so a long match (a run of one digit) costs a few. The distinct
-    # chars in the order Counter gives them (first seen first): the same float sum.
-    chars = dict.fromkeys(value)
-    counts: Iterable[int] = (map(value.count, chars) if len(chars) <= _COUNT_CHARS
-                             else Counter(value).values())
+    counts: Iterable[int] | None = None
+    if n > _COUNT_ABOVE:
+        # Counter steps through the string a char at a time (0.24 s a MB); str.count is one
+        # pass in C per distinct char, so a long match (a run of one digit) costs a few.
+        chars = set(value)
+        if len(chars) <= _COUNT_CHARS:
+            # In the order Counter gives them (first seen first): the same float sum.
+            counts = [value.count(c) for c in sorted(chars, key=value.index)]
+    if counts is None:
+        counts = Counter(value).values()
     # Each char's term looked up in C (a hit adds no Python frame), summed in the same order:
     # the same float, where a generator's step a char was a third of judging an NDJSON
     # record's key (issue 23).
@@ -159,6 +166,7 @@ def _term(count: int, n: int) -> float:
     return count / n * math.log2(count / n)
 
 
+_COUNT_ABOVE = 512
 _COUNT_CHARS = 96
 
 
