@@ -107,13 +107,17 @@ def may_withhold(texts: Sequence[str]) -> set[int]:
             _halve(texts, 0, len(texts), _holds_family(index), hit)
     forms = holds.base64  # what a string's own present() says is in what the joined one says
     # A window's match reads base64 chars alone (:func:`window_local`), so it lies in one
-    # run: none in the joined text is none in any run. Where the runs are most of it (keys
-    # of sixty ``A``), one search of it all is told in C; in prose it costs more than a
-    # search a run does, each run being a small part of it.
-    runs = list(B64_RUN.finditer(joined))
-    whole = window_local() and len(runs) * _RUN_SEARCH_CHARS >= len(joined)
-    windows = not whole or B64_WINDOW.search(joined) is not None
-    for run in runs:
+    # run: none in the rest of the joined text is none in any run there. Where the runs are
+    # most of it (keys of sixty ``A``), one search of the rest is told in C; in prose it
+    # costs more than a search a run does, each run being a small part of it.
+    # Told once the runs so far show they are most of it: no list of the runs is kept (a
+    # match object each, 2x the input for keys of sixty ``A``).
+    windows, ask = True, window_local()
+    for count, run in enumerate(B64_RUN.finditer(joined)):
+        if ask and count == BATCH:
+            ask = False
+            if count * _RUN_SEARCH_CHARS >= run.start():
+                windows = B64_WINDOW.search(joined, run.start()) is not None
         value = run.group()
         if (value[:4] in B64_HEADS or (forms and holds_base64_form(value))
                 or (windows and B64_WINDOW.search(value) is not None)

@@ -103,11 +103,8 @@ class Family:
             return match.span("secret")
         return match.span()
 
-    def accepts(self, text: str, match: re.Match[str], *, opened: bool = False) -> bool:
-        """Whether a pattern match is this family's credential (boundary, entropy, check).
-        ``opened``: every match of the pattern opens with one of the keywords, so
-        :meth:`keyword_near` is true of it and is not asked (a search a match, on NDJSON
-        records that each hold a key)."""
+    def accepts(self, text: str, match: re.Match[str]) -> bool:
+        """Whether a pattern match is this family's credential (boundary, entropy, check)."""
         start = match.start()
         before = text[start - 1] if start > 0 else " "
         if self.boundary and (before.isalnum() or before in _BEFORE):
@@ -118,8 +115,7 @@ class Family:
             return False  # a stub this stage wrote, or a template (``<your key>``)
         if self.entropy is not None and entropy(value) < self.entropy:
             return False
-        return (self.check is None or self.check(value)) and (
-            opened or self.keyword_near(text, match))
+        return (self.check is None or self.check(value)) and self.keyword_near(text, match)
 
     def keyword_near(self, text: str, match: re.Match[str]) -> bool:
         """Whether one of the keywords is in the match or in the :data:`KEYWORD_REACH` chars

@@ -85,9 +85,8 @@ def find_credentials(
         else:
             matches = (match for lo, hi in _lines(text, near[index])
                        for match in family.pattern.finditer(text, lo, hi))
-        opened = _opening(index) is not None
         for match in matches:
-            if family.accepts(text, match, opened=opened):
+            if family.accepts(text, match):
                 found.append(Span(*family.secret_span(match), family.id))
     if holds.generic:
         found.extend(find_assignments(text))
