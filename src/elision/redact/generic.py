@@ -17,6 +17,9 @@ command-line flags (``--password VALUE``; ``-p VALUE`` only where a command make
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
 
 from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
@@ -123,6 +126,28 @@ def names_nothing(name: str) -> bool:
         return False  # a look-alike letter may spell a name (elision.redact.folding)
     low = name.lower()
     return not any(core in low for core in _NAME_CORES)
+
+
+def naming(names: Sequence[str]) -> list[int]:
+    """The indices of ``names`` for which :func:`names_nothing` is ``False``, told by one
+    search of them all joined: no core spans the line break that joins two names, so a
+    name holds a core exactly where the joined text holds one within it."""
+    joined = "\n".join(names)
+    if not joined.isascii():
+        return [i for i, name in enumerate(names) if not names_nothing(name)]
+    low = joined.lower()
+    # A char of each core first (memchr): a run of one letter that a core holds (sixty
+    # ``A``) made each core's search step a char at a time, 10 ms a MB.
+    if not any(mark in low and core in low for mark, core in _CORE_MARKS):
+        return []
+    starts = list(accumulate((len(name) + 1 for name in names), initial=0))
+    return sorted({bisect_right(starts, m.start()) - 1 for m in _CORES.finditer(low)})
+
+
+_CORES = lazy_compile("|".join(_NAME_CORES))
+#: Each core with its least common letter.
+_CORE_MARKS = tuple((max(core, key="etaoinsrhldcumfpgwybvkxjqz".index), core)
+                    for core in _NAME_CORES)
 
 
 def _strength(parts: list[str]) -> int:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from itertools import accumulate
+from itertools import accumulate, islice, repeat
 from typing import Any
 
 import orjson
@@ -36,7 +36,7 @@ from elision.envelope import format_path
 from elision.redact.batch import BATCH, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
-from elision.redact.generic import name_strength, names_nothing
+from elision.redact.generic import name_strength, names_nothing, naming
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans
@@ -341,13 +341,16 @@ def names_inert(node: dict[Any, Any]) -> bool:
     withheld for its name (the walk of a document past orjson's depth asks this of every
     object, and a key's answer is kept for the process as a rule's is)."""
     cache = _key_inert
-    clean = None
+    if len(node) >= BATCH:
+        if False in map(cache.get, node):  # a key known to name something
+            return False
+        fresh = node.keys() - cache.keys()
+        if len(fresh) >= BATCH:
+            return _fresh_inert(list(fresh))
     for key in node:
         known = cache.get(key) if isinstance(key, str) else False
         if known is None:
-            if clean is None:  # asked only once a key is new: a deep walk asks at every level
-                clean = _clean_keys(node) if len(node) >= BATCH else _NONE
-            known = ((key in clean or _key_rule_of(key) is None)
+            known = (_key_rule_of(key) is None
                      and (names_nothing(key) or name_strength(without_stubs(key)) == 0))
             if len(key) <= _KEY_CACHE_LONGEST and len(cache) < _KEY_CACHE_LIMIT:
                 cache[key] = known
@@ -357,19 +360,20 @@ def names_inert(node: dict[Any, Any]) -> bool:
 
 
 _key_inert: dict[str, bool] = {}
-_NONE: frozenset[str] = frozenset()
 
 
-def _clean_keys(node: dict[Any, Any]) -> set[str] | frozenset[str]:
-    """The keys of ``node`` not yet known that hold nothing to withhold, told for all at
-    once (:func:`elision.redact.batch.may_withhold`): 13,000 keys of sixty ``A`` were each
-    judged alone."""
-    fresh = [key for key in node
-             if isinstance(key, str) and key not in _key_inert and key not in _key_rule]
-    if len(fresh) < BATCH:
-        return _NONE
-    flagged = may_withhold(fresh)
-    return {key for i, key in enumerate(fresh) if i not in flagged}
+def _fresh_inert(keys: list[Any]) -> bool:
+    """Whether none of ``keys`` (new to the cache) holds a secret or names a credential,
+    told for all at once: 13,000 keys of sixty ``A`` were each judged alone, a Python step
+    a key, so the time grew with the share of keys the cache had not seen (issue 23). Only
+    the keys the pass (:func:`elision.redact.batch.may_withhold`) or the names' search
+    (:func:`elision.redact.generic.naming`) flag are judged alone. Nothing is kept: keys
+    this many at once are a map's ids, never seen again, and the cache is bounded."""
+    if not all(map(isinstance, keys, repeat(str))):
+        return False
+    if any(_key_rule_of(keys[i]) is not None for i in may_withhold(keys)):
+        return False
+    return all(name_strength(without_stubs(keys[i])) == 0 for i in naming(keys))
 
 
 def _at_or_after(positions: list[int], start: int) -> int:
@@ -502,8 +506,7 @@ class Walker:
                 frame.index = frame.limit = frame.size
                 return
             frame.cursor, frame.spans, frame.limit = None, None, frame.size
-            if not frame.is_dict:
-                self._scalars(frame)
+            self._scalars(frame)
             return
         # Gallop: siblings that end before the next trigger are clean, so a run can reach as
         # far as the bytes per sibling so far say they do, and one serialization skips them.
@@ -694,16 +697,21 @@ class Walker:
         return node, moved
 
     def _scalars(self, frame: _Frame) -> bool:
-        """Walk the rest of an array without offsets at once when it holds only scalars:
-        each distinct string is judged once, and the items pass in C unless one changes.
+        """Walk the rest of an array, or of an object's members, without offsets at once when
+        it holds only scalars: each distinct string is judged once, and the items pass in C
+        unless one changes.
 
         An array of 175,000 strings that each hold "sk-" was a Python step an item (0.15 s
-        a MB, and a copy of the array). The same strings, judged in the same order, give the
-        same entries at the same paths as the walk of every item does."""
+        a MB, and a copy of the array); so was an object of 13,000 keys of ``A`` whose
+        members are numbers. The same strings, judged in the same order, give the same
+        entries at the same paths as the walk of every item does."""
         node, start = frame.node, frame.index
-        if isinstance(node[start], dict | list):
+        if frame.is_dict:
+            rest = list(islice(node.values(), start, None))
+        else:
+            rest = node[start:] if start else node
+        if isinstance(rest[0], dict | list):
             return False  # a record array, or a list nested in a list: walked as before
-        rest = node[start:] if start else node
         try:
             distinct = set(rest)  # an object or an array in it is unhashable: walked as before
         except TypeError:
@@ -715,10 +723,10 @@ class Walker:
             frame.index = frame.size
             return True
         path = frame.path
-        for i in range(start, frame.size):
-            item = node[i]
+        for i, item in enumerate(rest, start):
             if isinstance(item, str) and item in dirty:
-                got = self._string(item, (path, i + frame.first))
+                part = frame.keys[i] if frame.is_dict else i + frame.first
+                got = self._string(item, (path, part))
                 self._deliver(frame, got, got is not item)
             else:
                 self._deliver(frame, item, False)
