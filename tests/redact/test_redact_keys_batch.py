@@ -288,3 +288,22 @@ def test_a_match_that_opens_with_a_keyword_is_judged_alike_without_its_search(in
             want = {family.secret_span(m) for m in family.pattern.finditer(text)
                     if family.accepts(text, m)}
             assert got == want, text
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=documents())
+def test_a_document_of_many_keys_is_redacted_as_its_walk_key_by_key(doc: dict[str, Any]) -> None:
+    # Always run (the differential above needs the code before): the same document with the
+    # batch judge of keys and strings, and the walk of an object by its distinct values,
+    # turned off, so every key and value is judged alone as the walk did before them.
+    payload = orjson.dumps(doc).decode()
+    _cold()
+    fast = _here("json", payload)
+    scalars = walk.Walker._scalars
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(walk, "BATCH", 1 << 60)
+        mp.setattr(walk.Walker, "_scalars",
+                   lambda self, frame: False if frame.is_dict else scalars(self, frame))
+        _cold()
+        slow = _here("json", payload)
+    assert fast == slow
