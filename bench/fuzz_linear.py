@@ -9,7 +9,9 @@ the pre-filter knows (a family's keyword or prefix, a base64 head, the base64 of
 ``%xx`` and ``\\u`` escapes and escapes of escapes, ``=`` and ``:`` assignments, URL and
 userinfo runs, "@" runs, PEM armour, JWT dots), long lines with no line break, many short
 lines, long keys, deep nesting, and units that Hypothesis draws from the trigger literals and
-the chars that end a stretch. Prose of the same sizes is the baseline.
+the chars that end a stretch. Prose of the same sizes is the baseline: bench/redact.py's
+``prose()`` (its log and records with no secret and no lane record), the same floor its worst
+rows divide by, so the two "x prose" compare.
 
 Per engine (hyperscan, and the standard library's ``re`` with ``ELISION_REDACT_ENGINE=re``, each
 in a process of its own), per class and target, every size is measured in a fresh process of its
@@ -84,16 +86,14 @@ def _prose(size: int, sep: str = "\n") -> str:
     return sep.join(out)[:size]
 
 
-def _json_prose(size: int) -> bytes:
-    rng = random.Random(7)
-    rows: list[dict[str, Any]] = []
-    total = 0
-    while total < size:
-        row = {"id": len(rows), "name": " ".join(rng.choice(WORDS) for _ in range(4)),
-               "note": " ".join(rng.choice(WORDS) for _ in range(12)), "ok": True}
-        rows.append(row)
-        total += len(orjson.dumps(row)) + 1
-    return orjson.dumps({"rows": rows})
+def _floor(kind: str) -> Callable[[int], str | bytes]:
+    # bench/redact.py's prose, the one floor both harnesses divide by (see redact.prose).
+    def make(size: int) -> str | bytes:
+        import redact
+
+        return redact.prose(size, kind)
+
+    return make
 
 
 def _json_string(unit: str) -> Callable[[int], bytes]:
@@ -198,7 +198,7 @@ def _pem(size: int) -> str:
 
 
 SYSTEMATIC: list[Class] = [
-    Class("prose", _prose),
+    Class("prose", _floor("text")),
     Class("prose-one-line", lambda n: _prose(n, " ")),
     Class("short-lines", _repeat("ok\n")),
     Class("run-A", _repeat("A")),
@@ -241,7 +241,7 @@ SYSTEMATIC: list[Class] = [
     Class("kw-xoxb", _repeat("xoxb-")),
     Class("kw-AKIA", _repeat("AKIA")),
     Class("kw-glpat", _repeat("glpat-")),
-    Class("json-prose", _json_prose),
+    Class("json-prose", _floor("json")),
     Class("json-string-A", _json_string("A")),
     Class("json-string-b64-zeros", _json_string("QUFB")),
     Class("json-string-sk", _json_string("sk-")),
