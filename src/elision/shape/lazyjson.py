@@ -532,6 +532,16 @@ class ChunkedObject(LazyObject):
                 keys.append(key)
         return _MemberWindow(self, keys)
 
+    def position(self, key: str) -> int | None:
+        """The index of member ``key`` in the document's order, or ``None``: each run before
+        it is parsed and the key looked up in C, no key handed to Python one by one."""
+        for number, (_, _, first) in enumerate(self._runs):
+            members = self._run(number)
+            if key in members:
+                self._where[key] = number
+                return first + list(members).index(key)
+        return None
+
     def member_order(self, patterns: Sequence[str]) -> Iterator[tuple[int, str, bool]]:
         """As :func:`elision.shape.keys.member_order`: caveats first, then the rest, each in
         the original order - run by run, never every key at once."""
