@@ -286,6 +286,53 @@ def drawn(count: int) -> list[Class]:
     return [Class(f"drawn-{i}:{u[:14]!r}", _repeat(u)) for i, u in enumerate(seen) if u]
 
 
+def drawn_json(count: int) -> list[Class]:
+    """JSON documents Hypothesis draws, each repeated as the elements of one array to the size:
+    deep (up to 400 levels of arrays or of objects, past orjson's 255), wide (up to 300 members),
+    long keys, strings of escapes and control chars, numbers past 64 bits and in exponent form,
+    the trigger literals as keys and as values, and mixes of these. The shaper's JSON paths (its
+    size walks, pages and selectors) and the redaction walk over values are where these go."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from elision.redact import triggers
+    from elision.shape.jsondump import dumps_value
+
+    literals = sorted({*triggers._EXACT, *triggers._ANY_CASE, *triggers._HEADS,
+                       *triggers._AT_GATES})
+    escapes = st.text(st.sampled_from('"\\/\n\t\x00\x1fA=:%@\u2028\U0001f600'), max_size=12)
+    numbers = st.one_of(st.integers(-(2**80), 2**80), st.floats(allow_nan=False,
+                                                               allow_infinity=False))
+    leaves = st.one_of(st.sampled_from(literals), escapes, numbers, st.booleans(), st.none())
+    keys = st.one_of(st.sampled_from(literals), escapes,
+                     st.integers(40, 400).map(lambda n: "K" * n))
+    trees = st.recursive(leaves, lambda inner: st.lists(inner, max_size=4)
+                         | st.dictionaries(keys, inner, max_size=4), max_leaves=10)
+    docs = st.tuples(trees, st.integers(0, 400), st.booleans(), st.integers(0, 300), keys)
+    units: dict[bytes, str] = {}
+
+    @settings(max_examples=count, database=None, derandomize=True, deadline=None)
+    @given(docs)
+    def collect(doc: tuple[Any, int, bool, int, str]) -> None:
+        tree, depth, keyed, wide, key = doc
+        if wide:
+            tree = {**{f"{key[:40]}{i}": tree for i in range(wide)}}
+        inner = dumps_value(tree)  # orjson stops at 64-bit ints
+        opened = b"{" + dumps_value(key[:60]) + b":" if keyed else b"["
+        closed = b"}" if keyed else b"]"
+        # The name says the shape: depth (o: objects, a: arrays), width, and how it starts.
+        label = f"d{depth}{'o' if keyed else 'a'}w{wide}:{inner[:10]!r}"
+        units.setdefault(opened * depth + inner + closed * depth, label)
+
+    collect()
+    return [Class(f"jdrawn-{i}:{label}", _elements(unit))
+            for i, (unit, label) in enumerate(units.items())]
+
+
+def _elements(unit: bytes) -> Callable[[int], bytes]:
+    return lambda size: b"[" + b",".join([unit] * max(1, size // (len(unit) + 1))) + b"]"
+
+
 # -- measuring ---------------------------------------------------------------------------------
 
 
@@ -310,12 +357,13 @@ def _status_kb(field: str) -> int:
     raise OSError(field)
 
 
-def _child(name: str, size: int, target: str, runs: int, drawn_count: int) -> dict[str, Any]:
+def _child(name: str, size: int, target: str, runs: int, drawn_count: int, json_count: int
+           ) -> dict[str, Any]:
     """One class at one size, in this fresh process: the code is faulted in and its caches
     built on a 64 KB body of the same class, then the input is made (and, for ``redact`` on
     JSON, parsed), and only then is the high-water mark reset: the peak is what the call
     holds above the input, with no page a parent touched or freed in it."""
-    cls = _classes(drawn_count)[name]
+    cls = _classes(drawn_count, json_count)[name]
     warm_up()
     _target(target, cls.make(64 << 10))()
     payload = cls.make(size)
@@ -349,7 +397,7 @@ def _child(name: str, size: int, target: str, runs: int, drawn_count: int) -> di
             "len": n, "json": isinstance(payload, bytes)}
 
 
-def _classes(drawn_count: int) -> dict[str, Class]:
+def _classes(drawn_count: int, json_count: int = 0) -> dict[str, Class]:
     import corpus  # bench/shape.py's inputs
     import redact  # bench/redact.py's prose: its corpora with no secret in them
 
@@ -357,14 +405,16 @@ def _classes(drawn_count: int) -> dict[str, Class]:
                Class("corpus-json", lambda n: redact.json_corpus(n, 0, dense=False)),
                *(Class(f"corpus-{kind}", lambda n, kind=kind: corpus.make(kind, n / MIB)[0])
                  for kind in ("ledger", "deep", "keys"))]
-    return {c.name: c for c in SYSTEMATIC + corpora + (drawn(drawn_count) if drawn_count else [])}
+    return {c.name: c for c in SYSTEMATIC + corpora + (drawn(drawn_count) if drawn_count else [])
+            + (drawn_json(json_count) if json_count else [])}
 
 
-def measure(name: str, size: int, target: str, runs: int, drawn_count: int = 0) -> dict[str, Any]:
+def measure(name: str, size: int, target: str, runs: int, drawn_count: int = 0,
+            json_count: int = 0) -> dict[str, Any]:
     """Class ``name`` at ``size`` through ``target``, timed in a process of its own (so its
     peak is its own: a forked child shares its parent's pages, and reuses what it freed)."""
     args = [sys.executable, __file__, "--child", name, str(size), target, str(runs),
-            str(drawn_count)]
+            str(drawn_count), str(json_count)]
     try:
         return child_result(args, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -396,10 +446,12 @@ def run_engine(args: argparse.Namespace) -> int:
 
     warm_up()
     sizes = [int(mb * MIB) for mb in args.sizes]
-    classes = SYSTEMATIC + (drawn(args.drawn) if args.drawn else [])
+    classes = (SYSTEMATIC + (drawn(args.drawn) if args.drawn else [])
+               + (drawn_json(args.drawn_json) if args.drawn_json else []))
     if args.classes:
         wanted = set(args.classes) | {"prose", "json-prose"}
-        classes = [c for c in classes if c.name in wanted]
+        heads = tuple(name[:-1] for name in wanted if name.endswith("*"))
+        classes = [c for c in classes if c.name in wanted or (heads and c.name.startswith(heads))]
     print(f"engine: {engine_name()}; sizes: {', '.join(_size(s) for s in sizes)}; "
           f"runs: {args.runs}; limit: exponent {args.limit}", flush=True)
     print(f"{'class':<30} {'target':<7} {'time exp':>8} {'mem exp':>8} {'s @max':>9} "
@@ -408,7 +460,7 @@ def run_engine(args: argparse.Namespace) -> int:
     failed = 0
     for cls in classes:
         for target in args.targets:
-            row = _row(cls, target, sizes, args.runs, args.drawn)
+            row = _row(cls, target, sizes, args.runs, args.drawn, args.drawn_json)
             if "error" in row:
                 print(f"{cls.name:<30} {target:<7} {row['error']}", flush=True)
                 failed += 1
@@ -435,12 +487,12 @@ def run_engine(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _row(cls: Class, target: str, sizes: list[int], runs: int, drawn_count: int
-         ) -> dict[str, Any]:
+def _row(cls: Class, target: str, sizes: list[int], runs: int, drawn_count: int,
+         json_count: int) -> dict[str, Any]:
     out: dict[str, Any] = {"s": [], "peak": [], "len": [], "json": False}
     for size in sizes:
         out["json"] = isinstance(cls.make(64), bytes)
-        got = measure(cls.name, size, target, runs, drawn_count)
+        got = measure(cls.name, size, target, runs, drawn_count, json_count)
         if "error" in got:
             return {"error": f"at {_size(size)}: {got['error']}"}
         out["s"].append(got["s"])
@@ -462,15 +514,21 @@ def main() -> None:
                         default=["redact", "shape"])
     parser.add_argument("--engines", nargs="+", choices=["hyperscan", "re"],
                         default=["hyperscan", "re"])
-    parser.add_argument("--classes", nargs="+", help="only these (prose is always run)")
+    parser.add_argument("--classes", nargs="+",
+                        help="only these (prose is always run); 'jdrawn-*': every name so begun")
     parser.add_argument("--drawn", type=int, default=12, help="units Hypothesis draws")
+    parser.add_argument("--drawn-json", type=int, default=0,
+                        help="JSON documents Hypothesis draws (deep, wide, long keys, escapes, "
+                             "numbers, trigger literals), each repeated as an array's elements")
     parser.add_argument("--limit", type=float, default=1.3, help="the highest linear exponent")
     parser.add_argument("--ratio-limit", type=float, default=0.0,
                         help="also flag a time over this many times prose's at the largest size")
     parser.add_argument("--engine", help=argparse.SUPPRESS)  # set in the per-engine child
     if sys.argv[1:2] == ["--child"]:
         name, size, target, runs, drawn_count = sys.argv[2:7]
-        print(json.dumps(_child(name, int(size), target, int(runs), int(drawn_count))))
+        json_count = sys.argv[7] if len(sys.argv) > 7 else "0"
+        print(json.dumps(_child(name, int(size), target, int(runs), int(drawn_count),
+                                int(json_count))))
         return
     args = parser.parse_args()
     if args.engine:
