@@ -19,12 +19,15 @@ own (``--child``): it warms up on a 64 KB body of the same class (code faulted i
 built), makes the input, then resets its high-water mark (Linux ``clear_refs``), so the peak is
 what the call holds above the input; a forked child shared its parent's pages and reused what
 the parent freed, so a copy could read as none and a touched page of the parent's as one. The
-table gives the best of ``--runs`` wall times, the growth exponents (the slope of log cost over
-log size: 1.0 is linear) of the time and of the memory held (the first call's peak growth plus
-the input), the time at the largest size over prose's, and the peak there over the input.
+table gives the best of ``--runs`` wall times (``--cpu``: their median CPU time), the growth
+exponents (the slope of log cost over log size: 1.0 is linear) of the time and of the memory
+held (the first call's peak growth plus the input), the time at the largest size over prose's,
+and the peak there over the input.
 
-Targets: ``redact`` (``redact_text`` on a text, ``redact_value`` with its body on JSON) and
-``shape`` (``elision.shape`` at 4 KB with redaction on, what ``elision shape`` runs).
+Targets: ``redact`` (``redact_text`` on a text, ``redact_value`` with its body on JSON),
+``shape`` (``elision.shape`` at 4 KB with redaction on, what ``elision shape`` runs) and
+``shape64`` (the same at 64 KB: the shaper's own walks grow with the budget; 300-deep arrays
+re-walked each element at every ask, 1.2 s of CPU a MB, only at a large budget).
 
 The exit status is 1 when a class grows super-linearly (an exponent over ``--limit``, 1.3
 by default: small sizes carry fixed costs, so a linear class reads 0.8-1.1), 0 otherwise.
@@ -54,7 +57,7 @@ from typing import Any
 
 import orjson
 
-from measuring import child_result
+from measuring import child_result, load
 
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "result", "status",
          "ok", "error", "partition", "shard", "replica", "latency", "request", "cache")
@@ -152,6 +155,23 @@ def _json_wide_deep_keys(size: int) -> bytes:
     one = b'{"' + b"K" * 200 + b'":'
     doc = one * 300 + b"1" + b"}" * 300
     return b"[" + b",".join([doc] * max(1, size // len(doc))) + b"]"
+
+
+def _json_deep_wide_keys(size: int) -> bytes:
+    # Drawn by --drawn-json (jdrawn-2 of 30): arrays 139 deep around an object of 65 members
+    # keyed by 40-char names, each the same small record. The redaction walk's nodes: 84 ms a MB
+    # of CPU alone, about 80x prose.
+    record = {":": "//6k", "NudHJ5dV": 3.39e16, "note": "ok"}
+    wide = orjson.dumps({f"{'K' * 40}{i}": record for i in range(65)})
+    return _elements(b"[" * 139 + wide + b"]" * 139)(size)
+
+
+def _json_deep_escaped_keys(size: int) -> bytes:
+    # Drawn by --drawn-json (jdrawn-7 of 30): 96 levels of objects keyed by an escape and a
+    # control char ("/\u001f") around 100 members: shape() 160 ms a MB of CPU, peak 5.6x.
+    key = orjson.dumps("/\x1f")
+    wide = orjson.dumps({f"/\x1f{i}": [i, "x"] for i in range(100)})
+    return _elements((b"{" + key + b":") * 96 + wide + b"}" * 96)(size)
 
 
 def _json_strings_few(size: int) -> bytes:
@@ -260,6 +280,8 @@ SYSTEMATIC: list[Class] = [
     Class("json-nested-to-size", _json_nested_to_size),
     Class("json-deep-wide", _json_deep_wide),
     Class("json-deep-long-keys", _json_wide_deep_keys),
+    Class("json-deep-wide-keys", _json_deep_wide_keys),
+    Class("json-deep-escaped-keys", _json_deep_escaped_keys),
 ]
 
 
@@ -341,8 +363,8 @@ def _target(name: str, payload: str | bytes) -> Callable[[], object]:
     from elision.redact import redact_text, redact_value
     from elision.shape.jsonparse import parse_json
 
-    if name == "shape":
-        budget = Budget(4096)
+    if name in ("shape", "shape64"):
+        budget = Budget(4096 if name == "shape" else 65536)
         return lambda: shape(payload, budget)
     if isinstance(payload, str):
         return lambda: redact_text(payload)
@@ -453,7 +475,8 @@ def run_engine(args: argparse.Namespace) -> int:
         heads = tuple(name[:-1] for name in wanted if name.endswith("*"))
         classes = [c for c in classes if c.name in wanted or (heads and c.name.startswith(heads))]
     print(f"engine: {engine_name()}; sizes: {', '.join(_size(s) for s in sizes)}; "
-          f"runs: {args.runs}; limit: exponent {args.limit}", flush=True)
+          f"runs: {args.runs}; limit: exponent {args.limit}; "
+          f"{'median CPU' if args.cpu else 'best wall'} times; load {load()}", flush=True)
     print(f"{'class':<30} {'target':<7} {'time exp':>8} {'mem exp':>8} {'s @max':>9} "
           f"{'x prose':>8} {'peak x in':>9}  verdict", flush=True)
     floor: dict[tuple[str, str], float] = {}
@@ -465,6 +488,8 @@ def run_engine(args: argparse.Namespace) -> int:
                 print(f"{cls.name:<30} {target:<7} {row['error']}", flush=True)
                 failed += 1
                 continue
+            if args.cpu:
+                row["s"] = row["cpu"]
             kind = "json" if row["json"] else "text"
             if cls.name in ("prose", "json-prose"):
                 floor[(kind, target)] = row["s"][-1]
@@ -489,13 +514,14 @@ def run_engine(args: argparse.Namespace) -> int:
 
 def _row(cls: Class, target: str, sizes: list[int], runs: int, drawn_count: int,
          json_count: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"s": [], "peak": [], "len": [], "json": False}
+    out: dict[str, Any] = {"s": [], "cpu": [], "peak": [], "len": [], "json": False}
     for size in sizes:
         out["json"] = isinstance(cls.make(64), bytes)
         got = measure(cls.name, size, target, runs, drawn_count, json_count)
         if "error" in got:
             return {"error": f"at {_size(size)}: {got['error']}"}
         out["s"].append(got["s"])
+        out["cpu"].append(got["cpu"])
         out["peak"].append(got["peak"])
         out["len"].append(got["len"])
     return out
@@ -510,7 +536,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=float, nargs="+", default=[0.0625, 0.25, 1, 4],
                         help="MB (0.0625 is 64 KB)")
     parser.add_argument("--runs", type=int, default=3, help="best of this many, each size")
-    parser.add_argument("--targets", nargs="+", choices=["redact", "shape"],
+    parser.add_argument("--targets", nargs="+", choices=["redact", "shape", "shape64"],
                         default=["redact", "shape"])
     parser.add_argument("--engines", nargs="+", choices=["hyperscan", "re"],
                         default=["hyperscan", "re"])
@@ -523,6 +549,10 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=1.3, help="the highest linear exponent")
     parser.add_argument("--ratio-limit", type=float, default=0.0,
                         help="also flag a time over this many times prose's at the largest size")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time by the median CPU time of each child's calls, not the best "
+                             "wall time: on a loaded machine a wall time counts the waits for a "
+                             "core (a class flagged by wall time alone is worth a --cpu run)")
     parser.add_argument("--engine", help=argparse.SUPPRESS)  # set in the per-engine child
     if sys.argv[1:2] == ["--child"]:
         name, size, target, runs, drawn_count = sys.argv[2:7]
