@@ -247,3 +247,33 @@ def test_a_member_range_page_near_the_end_does_not_walk_the_keys_before_it(
     assert parse_next(page.envelope["next"])["path"].startswith("$['k0")
     # The keys of the page and its next, not the 19,700 before it (twice).
     assert yielded < 2_000
+
+
+@pytest.mark.parametrize("path", [
+    "$['k019700':'k019800']",  # a member range with an end: its next starts at that end
+    "$[19700:19800]",  # a slice of an object: its next names the member at 19800
+])
+def test_a_bounded_page_near_the_end_names_its_next_without_walking_the_keys_before_it(
+    monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    """The member a bounded page's ``next`` starts from was found by walking every key before
+    it in Python. Found beside the member-range bounds above (issue 23's paging hunt)."""
+    from elision.shape.lazyjson import ChunkedObject
+    from elision.store.fetch import parse_next, shape_page
+
+    body = json.dumps({f"k{i:06d}": i for i in range(20_000)}, separators=(",", ":")).encode()
+    yielded = 0
+    walk = ChunkedObject.__iter__
+
+    def counted(self: ChunkedObject) -> Any:
+        nonlocal yielded
+        for key in walk(self):
+            yielded += 1
+            yield key
+
+    monkeypatch.setattr(ChunkedObject, "__iter__", counted)
+    page = shape_page(body, ref="el_member_range_next", sha256="0" * 64, format="json",
+                      budget=Budget(65536), path=path)
+    assert page.envelope is not None
+    assert parse_next(page.envelope["next"])["path"] == "$['k019800':]"
+    assert yielded < 2_000

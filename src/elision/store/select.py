@@ -351,7 +351,10 @@ def _position(node: Any, key: str) -> int | None:
 
 
 def _member_from(node: Any, here: str, index: int) -> str:
-    key = next(islice(iter(node), index, None))
+    # A dense lazy object parses the one run that holds it: every key before it was handed to
+    # Python for the next of a page near the end of its members.
+    key_at = getattr(node, "key_at", None)
+    key = key_at(index) if key_at is not None else next(islice(iter(node), index, None))
     return member_range(here, key, index)
 
 
