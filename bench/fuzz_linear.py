@@ -71,6 +71,9 @@ class Class:
 
     name: str
     make: Callable[[int], str | bytes]
+    #: A drawn class's unit: handed to its children, which then need not draw again (under
+    #: load a child's Hypothesis run drew another set, and the name was not in it).
+    unit: str | bytes | None = None
 
 
 def _repeat(unit: str) -> Callable[[int], str]:
@@ -305,7 +308,7 @@ def drawn(count: int) -> list[Class]:
 
     collect()
     seen = dict.fromkeys(units)
-    return [Class(f"drawn-{i}:{u[:14]!r}", _repeat(u)) for i, u in enumerate(seen) if u]
+    return [Class(f"drawn-{i}:{u[:14]!r}", _repeat(u), u) for i, u in enumerate(seen) if u]
 
 
 def drawn_json(count: int) -> list[Class]:
@@ -347,7 +350,7 @@ def drawn_json(count: int) -> list[Class]:
         units.setdefault(opened * depth + inner + closed * depth, label)
 
     collect()
-    return [Class(f"jdrawn-{i}:{label}", _elements(unit))
+    return [Class(f"jdrawn-{i}:{label}", _elements(unit), unit)
             for i, (unit, label) in enumerate(units.items())]
 
 
@@ -379,13 +382,14 @@ def _status_kb(field: str) -> int:
     raise OSError(field)
 
 
-def _child(name: str, size: int, target: str, runs: int, drawn_count: int, json_count: int
-           ) -> dict[str, Any]:
+def _child(name: str, size: int, target: str, runs: int, drawn_count: int, json_count: int,
+           unit: str | bytes | None = None) -> dict[str, Any]:
     """One class at one size, in this fresh process: the code is faulted in and its caches
     built on a 64 KB body of the same class, then the input is made (and, for ``redact`` on
     JSON, parsed), and only then is the high-water mark reset: the peak is what the call
     holds above the input, with no page a parent touched or freed in it."""
-    cls = _classes(drawn_count, json_count)[name]
+    cls = (_classes(drawn_count, json_count)[name] if unit is None
+           else Class(name, _repeat(unit) if isinstance(unit, str) else _elements(unit)))
     warm_up()
     _target(target, cls.make(64 << 10))()
     payload = cls.make(size)
@@ -432,11 +436,14 @@ def _classes(drawn_count: int, json_count: int = 0) -> dict[str, Class]:
 
 
 def measure(name: str, size: int, target: str, runs: int, drawn_count: int = 0,
-            json_count: int = 0) -> dict[str, Any]:
+            json_count: int = 0, unit: str | bytes | None = None) -> dict[str, Any]:
     """Class ``name`` at ``size`` through ``target``, timed in a process of its own (so its
     peak is its own: a forked child shares its parent's pages, and reuses what it freed)."""
     args = [sys.executable, __file__, "--child", name, str(size), target, str(runs),
             str(drawn_count), str(json_count)]
+    if unit is not None:  # as hex, text units marked: argv holds no NUL
+        raw = unit.encode() if isinstance(unit, str) else unit
+        args.append(("t" if isinstance(unit, str) else "b") + raw.hex())
     try:
         return child_result(args, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -517,7 +524,7 @@ def _row(cls: Class, target: str, sizes: list[int], runs: int, drawn_count: int,
     out: dict[str, Any] = {"s": [], "cpu": [], "peak": [], "len": [], "json": False}
     for size in sizes:
         out["json"] = isinstance(cls.make(64), bytes)
-        got = measure(cls.name, size, target, runs, drawn_count, json_count)
+        got = measure(cls.name, size, target, runs, drawn_count, json_count, cls.unit)
         if "error" in got:
             return {"error": f"at {_size(size)}: {got['error']}"}
         out["s"].append(got["s"])
@@ -557,8 +564,12 @@ def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         name, size, target, runs, drawn_count = sys.argv[2:7]
         json_count = sys.argv[7] if len(sys.argv) > 7 else "0"
+        unit: str | bytes | None = None
+        if len(sys.argv) > 8:
+            raw = bytes.fromhex(sys.argv[8][1:])
+            unit = raw.decode() if sys.argv[8][0] == "t" else raw
         print(json.dumps(_child(name, int(size), target, int(runs), int(drawn_count),
-                                int(json_count))))
+                                int(json_count), unit)))
         return
     args = parser.parse_args()
     if args.engine:
