@@ -9,7 +9,9 @@ the pre-filter knows (a family's keyword or prefix, a base64 head, the base64 of
 ``%xx`` and ``\\u`` escapes and escapes of escapes, ``=`` and ``:`` assignments, URL and
 userinfo runs, "@" runs, PEM armour, JWT dots), long lines with no line break, many short
 lines, long keys, deep nesting, and units that Hypothesis draws from the trigger literals and
-the chars that end a stretch. Prose of the same sizes is the baseline.
+the chars that end a stretch. Prose of the same sizes is the baseline: bench/redact.py's
+``prose()`` (its log and records with no secret and no lane record), the same floor its worst
+rows divide by, so the two "x prose" compare.
 
 Per engine (hyperscan, and the standard library's ``re`` with ``ELISION_REDACT_ENGINE=re``, each
 in a process of its own), per class and target, every size is measured in a fresh process of its
@@ -17,12 +19,15 @@ own (``--child``): it warms up on a 64 KB body of the same class (code faulted i
 built), makes the input, then resets its high-water mark (Linux ``clear_refs``), so the peak is
 what the call holds above the input; a forked child shared its parent's pages and reused what
 the parent freed, so a copy could read as none and a touched page of the parent's as one. The
-table gives the best of ``--runs`` wall times, the growth exponents (the slope of log cost over
-log size: 1.0 is linear) of the time and of the memory held (the first call's peak growth plus
-the input), the time at the largest size over prose's, and the peak there over the input.
+table gives the best of ``--runs`` wall times (``--cpu``: their median CPU time), the growth
+exponents (the slope of log cost over log size: 1.0 is linear) of the time and of the memory
+held (the first call's peak growth plus the input), the time at the largest size over prose's,
+and the peak there over the input.
 
-Targets: ``redact`` (``redact_text`` on a text, ``redact_value`` with its body on JSON) and
-``shape`` (``elision.shape`` at 4 KB with redaction on, what ``elision shape`` runs).
+Targets: ``redact`` (``redact_text`` on a text, ``redact_value`` with its body on JSON),
+``shape`` (``elision.shape`` at 4 KB with redaction on, what ``elision shape`` runs) and
+``shape64`` (the same at 64 KB: the shaper's own walks grow with the budget; 300-deep arrays
+re-walked each element at every ask, 1.2 s of CPU a MB, only at a large budget).
 
 The exit status is 1 when a class grows super-linearly (an exponent over ``--limit``, 1.3
 by default: small sizes carry fixed costs, so a linear class reads 0.8-1.1), 0 otherwise.
@@ -52,7 +57,7 @@ from typing import Any
 
 import orjson
 
-from measuring import child_result
+from measuring import child_result, load
 
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "result", "status",
          "ok", "error", "partition", "shard", "replica", "latency", "request", "cache")
@@ -66,6 +71,9 @@ class Class:
 
     name: str
     make: Callable[[int], str | bytes]
+    #: A drawn class's unit: handed to its children, which then need not draw again (under
+    #: load a child's Hypothesis run drew another set, and the name was not in it).
+    unit: str | bytes | None = None
 
 
 def _repeat(unit: str) -> Callable[[int], str]:
@@ -84,16 +92,14 @@ def _prose(size: int, sep: str = "\n") -> str:
     return sep.join(out)[:size]
 
 
-def _json_prose(size: int) -> bytes:
-    rng = random.Random(7)
-    rows: list[dict[str, Any]] = []
-    total = 0
-    while total < size:
-        row = {"id": len(rows), "name": " ".join(rng.choice(WORDS) for _ in range(4)),
-               "note": " ".join(rng.choice(WORDS) for _ in range(12)), "ok": True}
-        rows.append(row)
-        total += len(orjson.dumps(row)) + 1
-    return orjson.dumps({"rows": rows})
+def _floor(kind: str) -> Callable[[int], str | bytes]:
+    # bench/redact.py's prose, the one floor both harnesses divide by (see redact.prose).
+    def make(size: int) -> str | bytes:
+        import redact
+
+        return redact.prose(size, kind)
+
+    return make
 
 
 def _json_string(unit: str) -> Callable[[int], bytes]:
@@ -154,6 +160,23 @@ def _json_wide_deep_keys(size: int) -> bytes:
     return b"[" + b",".join([doc] * max(1, size // len(doc))) + b"]"
 
 
+def _json_deep_wide_keys(size: int) -> bytes:
+    # Drawn by --drawn-json (jdrawn-2 of 30): arrays 139 deep around an object of 65 members
+    # keyed by 40-char names, each the same small record. The redaction walk's nodes: 84 ms a MB
+    # of CPU alone, about 80x prose.
+    record = {":": "//6k", "NudHJ5dV": 3.39e16, "note": "ok"}
+    wide = orjson.dumps({f"{'K' * 40}{i}": record for i in range(65)})
+    return _elements(b"[" * 139 + wide + b"]" * 139)(size)
+
+
+def _json_deep_escaped_keys(size: int) -> bytes:
+    # Drawn by --drawn-json (jdrawn-7 of 30): 96 levels of objects keyed by an escape and a
+    # control char ("/\u001f") around 100 members: shape() 160 ms a MB of CPU, peak 5.6x.
+    key = orjson.dumps("/\x1f")
+    wide = orjson.dumps({f"/\x1f{i}": [i, "x"] for i in range(100)})
+    return _elements((b"{" + key + b":") * 96 + wide + b"}" * 96)(size)
+
+
 def _json_strings_few(size: int) -> bytes:
     # A few big strings, each one large child of the lazy read (bench/hostile.py's shapes).
     return orjson.dumps({key: _prose(size // 3, " ") for key in ("a", "b", "c")})
@@ -198,7 +221,7 @@ def _pem(size: int) -> str:
 
 
 SYSTEMATIC: list[Class] = [
-    Class("prose", _prose),
+    Class("prose", _floor("text")),
     Class("prose-one-line", lambda n: _prose(n, " ")),
     Class("short-lines", _repeat("ok\n")),
     Class("run-A", _repeat("A")),
@@ -241,7 +264,7 @@ SYSTEMATIC: list[Class] = [
     Class("kw-xoxb", _repeat("xoxb-")),
     Class("kw-AKIA", _repeat("AKIA")),
     Class("kw-glpat", _repeat("glpat-")),
-    Class("json-prose", _json_prose),
+    Class("json-prose", _floor("json")),
     Class("json-string-A", _json_string("A")),
     Class("json-string-b64-zeros", _json_string("QUFB")),
     Class("json-string-sk", _json_string("sk-")),
@@ -260,6 +283,8 @@ SYSTEMATIC: list[Class] = [
     Class("json-nested-to-size", _json_nested_to_size),
     Class("json-deep-wide", _json_deep_wide),
     Class("json-deep-long-keys", _json_wide_deep_keys),
+    Class("json-deep-wide-keys", _json_deep_wide_keys),
+    Class("json-deep-escaped-keys", _json_deep_escaped_keys),
 ]
 
 
@@ -283,7 +308,54 @@ def drawn(count: int) -> list[Class]:
 
     collect()
     seen = dict.fromkeys(units)
-    return [Class(f"drawn-{i}:{u[:14]!r}", _repeat(u)) for i, u in enumerate(seen) if u]
+    return [Class(f"drawn-{i}:{u[:14]!r}", _repeat(u), u) for i, u in enumerate(seen) if u]
+
+
+def drawn_json(count: int) -> list[Class]:
+    """JSON documents Hypothesis draws, each repeated as the elements of one array to the size:
+    deep (up to 400 levels of arrays or of objects, past orjson's 255), wide (up to 300 members),
+    long keys, strings of escapes and control chars, numbers past 64 bits and in exponent form,
+    the trigger literals as keys and as values, and mixes of these. The shaper's JSON paths (its
+    size walks, pages and selectors) and the redaction walk over values are where these go."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from elision.redact import triggers
+    from elision.shape.jsondump import dumps_value
+
+    literals = sorted({*triggers._EXACT, *triggers._ANY_CASE, *triggers._HEADS,
+                       *triggers._AT_GATES})
+    escapes = st.text(st.sampled_from('"\\/\n\t\x00\x1fA=:%@\u2028\U0001f600'), max_size=12)
+    numbers = st.one_of(st.integers(-(2**80), 2**80), st.floats(allow_nan=False,
+                                                               allow_infinity=False))
+    leaves = st.one_of(st.sampled_from(literals), escapes, numbers, st.booleans(), st.none())
+    keys = st.one_of(st.sampled_from(literals), escapes,
+                     st.integers(40, 400).map(lambda n: "K" * n))
+    trees = st.recursive(leaves, lambda inner: st.lists(inner, max_size=4)
+                         | st.dictionaries(keys, inner, max_size=4), max_leaves=10)
+    docs = st.tuples(trees, st.integers(0, 400), st.booleans(), st.integers(0, 300), keys)
+    units: dict[bytes, str] = {}
+
+    @settings(max_examples=count, database=None, derandomize=True, deadline=None)
+    @given(docs)
+    def collect(doc: tuple[Any, int, bool, int, str]) -> None:
+        tree, depth, keyed, wide, key = doc
+        if wide:
+            tree = {**{f"{key[:40]}{i}": tree for i in range(wide)}}
+        inner = dumps_value(tree)  # orjson stops at 64-bit ints
+        opened = b"{" + dumps_value(key[:60]) + b":" if keyed else b"["
+        closed = b"}" if keyed else b"]"
+        # The name says the shape: depth (o: objects, a: arrays), width, and how it starts.
+        label = f"d{depth}{'o' if keyed else 'a'}w{wide}:{inner[:10]!r}"
+        units.setdefault(opened * depth + inner + closed * depth, label)
+
+    collect()
+    return [Class(f"jdrawn-{i}:{label}", _elements(unit), unit)
+            for i, (unit, label) in enumerate(units.items())]
+
+
+def _elements(unit: bytes) -> Callable[[int], bytes]:
+    return lambda size: b"[" + b",".join([unit] * max(1, size // (len(unit) + 1))) + b"]"
 
 
 # -- measuring ---------------------------------------------------------------------------------
@@ -294,8 +366,8 @@ def _target(name: str, payload: str | bytes) -> Callable[[], object]:
     from elision.redact import redact_text, redact_value
     from elision.shape.jsonparse import parse_json
 
-    if name == "shape":
-        budget = Budget(4096)
+    if name in ("shape", "shape64"):
+        budget = Budget(4096 if name == "shape" else 65536)
         return lambda: shape(payload, budget)
     if isinstance(payload, str):
         return lambda: redact_text(payload)
@@ -310,12 +382,14 @@ def _status_kb(field: str) -> int:
     raise OSError(field)
 
 
-def _child(name: str, size: int, target: str, runs: int, drawn_count: int) -> dict[str, Any]:
+def _child(name: str, size: int, target: str, runs: int, drawn_count: int, json_count: int,
+           unit: str | bytes | None = None) -> dict[str, Any]:
     """One class at one size, in this fresh process: the code is faulted in and its caches
     built on a 64 KB body of the same class, then the input is made (and, for ``redact`` on
     JSON, parsed), and only then is the high-water mark reset: the peak is what the call
     holds above the input, with no page a parent touched or freed in it."""
-    cls = _classes(drawn_count)[name]
+    cls = (_classes(drawn_count, json_count)[name] if unit is None
+           else Class(name, _repeat(unit) if isinstance(unit, str) else _elements(unit)))
     warm_up()
     _target(target, cls.make(64 << 10))()
     payload = cls.make(size)
@@ -349,7 +423,7 @@ def _child(name: str, size: int, target: str, runs: int, drawn_count: int) -> di
             "len": n, "json": isinstance(payload, bytes)}
 
 
-def _classes(drawn_count: int) -> dict[str, Class]:
+def _classes(drawn_count: int, json_count: int = 0) -> dict[str, Class]:
     import corpus  # bench/shape.py's inputs
     import redact  # bench/redact.py's prose: its corpora with no secret in them
 
@@ -357,14 +431,19 @@ def _classes(drawn_count: int) -> dict[str, Class]:
                Class("corpus-json", lambda n: redact.json_corpus(n, 0, dense=False)),
                *(Class(f"corpus-{kind}", lambda n, kind=kind: corpus.make(kind, n / MIB)[0])
                  for kind in ("ledger", "deep", "keys"))]
-    return {c.name: c for c in SYSTEMATIC + corpora + (drawn(drawn_count) if drawn_count else [])}
+    return {c.name: c for c in SYSTEMATIC + corpora + (drawn(drawn_count) if drawn_count else [])
+            + (drawn_json(json_count) if json_count else [])}
 
 
-def measure(name: str, size: int, target: str, runs: int, drawn_count: int = 0) -> dict[str, Any]:
+def measure(name: str, size: int, target: str, runs: int, drawn_count: int = 0,
+            json_count: int = 0, unit: str | bytes | None = None) -> dict[str, Any]:
     """Class ``name`` at ``size`` through ``target``, timed in a process of its own (so its
     peak is its own: a forked child shares its parent's pages, and reuses what it freed)."""
     args = [sys.executable, __file__, "--child", name, str(size), target, str(runs),
-            str(drawn_count)]
+            str(drawn_count), str(json_count)]
+    if unit is not None:  # as hex, text units marked: argv holds no NUL
+        raw = unit.encode() if isinstance(unit, str) else unit
+        args.append(("t" if isinstance(unit, str) else "b") + raw.hex())
     try:
         return child_result(args, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -396,23 +475,28 @@ def run_engine(args: argparse.Namespace) -> int:
 
     warm_up()
     sizes = [int(mb * MIB) for mb in args.sizes]
-    classes = SYSTEMATIC + (drawn(args.drawn) if args.drawn else [])
+    classes = (SYSTEMATIC + (drawn(args.drawn) if args.drawn else [])
+               + (drawn_json(args.drawn_json) if args.drawn_json else []))
     if args.classes:
         wanted = set(args.classes) | {"prose", "json-prose"}
-        classes = [c for c in classes if c.name in wanted]
+        heads = tuple(name[:-1] for name in wanted if name.endswith("*"))
+        classes = [c for c in classes if c.name in wanted or (heads and c.name.startswith(heads))]
     print(f"engine: {engine_name()}; sizes: {', '.join(_size(s) for s in sizes)}; "
-          f"runs: {args.runs}; limit: exponent {args.limit}", flush=True)
+          f"runs: {args.runs}; limit: exponent {args.limit}; "
+          f"{'median CPU' if args.cpu else 'best wall'} times; load {load()}", flush=True)
     print(f"{'class':<30} {'target':<7} {'time exp':>8} {'mem exp':>8} {'s @max':>9} "
           f"{'x prose':>8} {'peak x in':>9}  verdict", flush=True)
     floor: dict[tuple[str, str], float] = {}
     failed = 0
     for cls in classes:
         for target in args.targets:
-            row = _row(cls, target, sizes, args.runs, args.drawn)
+            row = _row(cls, target, sizes, args.runs, args.drawn, args.drawn_json)
             if "error" in row:
                 print(f"{cls.name:<30} {target:<7} {row['error']}", flush=True)
                 failed += 1
                 continue
+            if args.cpu:
+                row["s"] = row["cpu"]
             kind = "json" if row["json"] else "text"
             if cls.name in ("prose", "json-prose"):
                 floor[(kind, target)] = row["s"][-1]
@@ -435,15 +519,16 @@ def run_engine(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _row(cls: Class, target: str, sizes: list[int], runs: int, drawn_count: int
-         ) -> dict[str, Any]:
-    out: dict[str, Any] = {"s": [], "peak": [], "len": [], "json": False}
+def _row(cls: Class, target: str, sizes: list[int], runs: int, drawn_count: int,
+         json_count: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"s": [], "cpu": [], "peak": [], "len": [], "json": False}
     for size in sizes:
         out["json"] = isinstance(cls.make(64), bytes)
-        got = measure(cls.name, size, target, runs, drawn_count)
+        got = measure(cls.name, size, target, runs, drawn_count, json_count, cls.unit)
         if "error" in got:
             return {"error": f"at {_size(size)}: {got['error']}"}
         out["s"].append(got["s"])
+        out["cpu"].append(got["cpu"])
         out["peak"].append(got["peak"])
         out["len"].append(got["len"])
     return out
@@ -458,19 +543,33 @@ def main() -> None:
     parser.add_argument("--sizes", type=float, nargs="+", default=[0.0625, 0.25, 1, 4],
                         help="MB (0.0625 is 64 KB)")
     parser.add_argument("--runs", type=int, default=3, help="best of this many, each size")
-    parser.add_argument("--targets", nargs="+", choices=["redact", "shape"],
+    parser.add_argument("--targets", nargs="+", choices=["redact", "shape", "shape64"],
                         default=["redact", "shape"])
     parser.add_argument("--engines", nargs="+", choices=["hyperscan", "re"],
                         default=["hyperscan", "re"])
-    parser.add_argument("--classes", nargs="+", help="only these (prose is always run)")
+    parser.add_argument("--classes", nargs="+",
+                        help="only these (prose is always run); 'jdrawn-*': every name so begun")
     parser.add_argument("--drawn", type=int, default=12, help="units Hypothesis draws")
+    parser.add_argument("--drawn-json", type=int, default=0,
+                        help="JSON documents Hypothesis draws (deep, wide, long keys, escapes, "
+                             "numbers, trigger literals), each repeated as an array's elements")
     parser.add_argument("--limit", type=float, default=1.3, help="the highest linear exponent")
     parser.add_argument("--ratio-limit", type=float, default=0.0,
                         help="also flag a time over this many times prose's at the largest size")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time by the median CPU time of each child's calls, not the best "
+                             "wall time: on a loaded machine a wall time counts the waits for a "
+                             "core (a class flagged by wall time alone is worth a --cpu run)")
     parser.add_argument("--engine", help=argparse.SUPPRESS)  # set in the per-engine child
     if sys.argv[1:2] == ["--child"]:
         name, size, target, runs, drawn_count = sys.argv[2:7]
-        print(json.dumps(_child(name, int(size), target, int(runs), int(drawn_count))))
+        json_count = sys.argv[7] if len(sys.argv) > 7 else "0"
+        unit: str | bytes | None = None
+        if len(sys.argv) > 8:
+            raw = bytes.fromhex(sys.argv[8][1:])
+            unit = raw.decode() if sys.argv[8][0] == "t" else raw
+        print(json.dumps(_child(name, int(size), target, int(runs), int(drawn_count),
+                                int(json_count), unit)))
         return
     args = parser.parse_args()
     if args.engine:

@@ -66,6 +66,8 @@ def _dumps(value: Any) -> bytes:
 
 _DEEP = b'{"k":' * 300 + b'"x"' + b"}" * 300
 _LISTS = b"[" * 300 + b"1" + b"]" * 300
+_ESCAPED = (b'{"/\\u001f":' * 96 + _dumps({f"/\x1f{i}": [i, "x"] for i in range(100)})
+            + b"}" * 96)
 
 
 CASES: dict[str, tuple[str, Callable[[int], bytes]]] = {
@@ -80,6 +82,10 @@ CASES: dict[str, tuple[str, Callable[[int], bytes]]] = {
     # Nested to its size, past the 10,000 levels the parser reads: refused as JSON, so text.
     "json-deep-one": ("text", lambda n: b"[" * (n // 2) + b"]" * (n // 2)),
     "ndjson-deep": ("ndjson", lambda n: b"\n".join([_DEEP] * max(1, n // 1807)) + b"\n"),
+    # 96 levels of objects keyed by an escape and a control char around 100 members (drawn by
+    # bench/fuzz_linear.py --drawn-json): with --redact, 13x prose's shape() and 5.6x its bytes.
+    "json-deep-escaped-keys": ("json", lambda n: b"[" + b",".join([_ESCAPED] * max(
+        1, n // (len(_ESCAPED) + 1))) + b"]"),
 }
 
 

@@ -56,7 +56,7 @@ from elision.shape.lazyjson import (
     materialize,
     parse_document,
 )
-from elision.shape.sizes import bounded_size, scalar_size, string_size
+from elision.shape.sizes import Measured, bounded_size, scalar_size, string_size
 
 #: Containers deeper than this in a cut document are shown empty, with an entry. Inside
 #: the 255 levels orjson writes and the 1024 it reads, with room for the envelope.
@@ -108,7 +108,7 @@ def value_shaper(value: Any, ctx: ShapeContext) -> Callable[[int], Shaped]:
         ctx.notes.append(ctx.reencoded)  # the bytes shown are not the tool's: say so
     compact: list[bytes] = []
     # Sizes that subtrees are known to exceed, shared by every pass over this value.
-    known: dict[int, int] = {}
+    known = Measured()
 
     def run(limit: int) -> Shaped:
         if whole:
@@ -128,7 +128,7 @@ def value_shaper(value: Any, ctx: ShapeContext) -> Callable[[int], Shaped]:
     return run
 
 
-def _shape_to(value: Any, ctx: ShapeContext, limit: int, known: dict[int, int]) -> Shaped:
+def _shape_to(value: Any, ctx: ShapeContext, limit: int, known: Measured) -> Shaped:
     ref = ctx.keep()
     target = limit
     for _ in range(8):
@@ -227,7 +227,7 @@ class _Growth:
     """One greedy pass at one byte limit."""
 
     def __init__(
-        self, value: Any, ctx: ShapeContext, limit: int, ref: str | None, known: dict[int, int]
+        self, value: Any, ctx: ShapeContext, limit: int, ref: str | None, known: Measured
     ) -> None:
         self.known = known
         self.value = value

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate, islice, repeat
 from operator import add
@@ -531,6 +531,25 @@ class ChunkedObject(LazyObject):
                 self._where[key] = number
                 keys.append(key)
         return _MemberWindow(self, keys)
+
+    def position(self, key: str) -> int | None:
+        """The index of member ``key`` in the document's order, or ``None``: each run before
+        it is parsed and the key looked up in C, no key handed to Python one by one."""
+        for number, (_, _, first) in enumerate(self._runs):
+            members = self._run(number)
+            if key in members:
+                self._where[key] = number
+                return first + list(members).index(key)
+        return None
+
+    def key_at(self, index: int) -> str:
+        """The key of the member at ``index``: the one run that holds it is parsed."""
+        number = bisect_right([first for _, _, first in self._runs], index) - 1
+        if not 0 <= index < self._count or number < 0:
+            raise IndexError(index)
+        key: str = next(islice(iter(self._run(number)), index - self._runs[number][2], None))
+        self._where[key] = number
+        return key
 
     def member_order(self, patterns: Sequence[str]) -> Iterator[tuple[int, str, bool]]:
         """As :func:`elision.shape.keys.member_order`: caveats first, then the rest, each in

@@ -274,15 +274,8 @@ def select(document: Any, steps: list[Step]) -> Selection:
 
 def _member_bounds(node: Any, step: MemberRange, here: str) -> tuple[int, int]:
     """The positions of a member range's first member and of the member it stops before."""
-    start = 0 if step.start is None else None
-    end = len(node) if step.end is None else None
-    for index, key in enumerate(node):
-        if start is None and key == step.start:
-            start = index
-        if end is None and key == step.end:
-            end = index
-        if start is not None and end is not None:
-            break
+    start = 0 if step.start is None else _position(node, step.start)
+    end = len(node) if step.end is None else _position(node, step.end)
     for bound, key in ((start, step.start), (end, step.end)):
         if bound is None:
             assert key is not None
@@ -337,16 +330,31 @@ def following(document: Any, steps: list[Step]) -> str | None:
                 return f"{here}[{index + 1}:]"
         else:
             # The members after this one, as many as a page holds: not one member a page.
-            for index, key in enumerate(parent):
-                if key == step.name:
-                    if index + 1 < len(parent):
-                        return _member_from(parent, here, index + 1)
-                    break
+            at = _position(parent, step.name)
+            if at is not None and at + 1 < len(parent):
+                return _member_from(parent, here, at + 1)
+    return None
+
+
+def _position(node: Any, key: str) -> int | None:
+    """The index of member ``key`` of object ``node``, or ``None``. A dense lazy object finds
+    it run by run (``ChunkedObject.position``); a page's bounds were found by handing every key
+    before them to Python, so a page cost more the later in the object it started."""
+    find = getattr(node, "position", None)
+    if find is not None:
+        found: int | None = find(key)
+        return found
+    for index, name in enumerate(node):
+        if name == key:
+            return index
     return None
 
 
 def _member_from(node: Any, here: str, index: int) -> str:
-    key = next(islice(iter(node), index, None))
+    # A dense lazy object parses the one run that holds it: every key before it was handed to
+    # Python for the next of a page near the end of its members.
+    key_at = getattr(node, "key_at", None)
+    key = key_at(index) if key_at is not None else next(islice(iter(node), index, None))
     return member_range(here, key, index)
 
 
