@@ -17,11 +17,10 @@ this code's own slow path, which always runs.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import generic, redact_text, scan
-
-BASE_SRC = Path(os.environ.get("ELISION_BEFORE_SRC") or "/nonexistent/elision-before")
-
-_WORKER = """
-import json, sys
-from elision.redact import generic, redact_text, scan
-for line in sys.stdin:
-    done = redact_text(json.loads(line))
-    sys.stdout.write(json.dumps([done.value, list(done.withheld)]) + "\\n")
-    sys.stdout.flush()
-"""
+from support.before import code_before, redacted
 
 
 def _calls_per_entry(text: str) -> float:
@@ -78,34 +67,16 @@ def test_an_assignment_of_varied_values_costs_few_python_calls() -> None:
         "print(_calls_per_entry(text))\n"
     )
     root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(root / "tests")])}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=root, check=True, timeout=300)
+                          cwd=root, env=env, check=True, timeout=300)
     assert float(done.stdout) <= 12
 
 
 @pytest.fixture(scope="module")
-def before() -> Iterator[subprocess.Popen[str]]:
-    if not (BASE_SRC / "elision" / "redact" / "__init__.py").exists():
-        pytest.skip("no code before to compare with (set ELISION_BEFORE_SRC to its src)")
-    worker = subprocess.Popen(
-        [sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        text=True, env={**os.environ, "PYTHONPATH": str(BASE_SRC)},
-    )
-    try:
-        yield worker
-    finally:
-        assert worker.stdin is not None and worker.stdout is not None
-        worker.stdin.close()
-        worker.wait(timeout=30)
-        worker.stdout.close()
-
-
-def _redacted_before(worker: subprocess.Popen[str], text: str) -> list[Any]:
-    assert worker.stdin is not None and worker.stdout is not None
-    worker.stdin.write(json.dumps(text) + "\n")
-    worker.stdin.flush()
-    got: list[Any] = json.loads(worker.stdout.readline())
-    return got
+def before() -> Iterator[Callable[[str, str], Any]]:
+    with code_before() as ask:
+        yield ask
 
 
 NAMES = ["password", "db_password", "API_KEY", "token", "pwd", "secret", "passwd",
@@ -145,10 +116,9 @@ def _texts(draw: st.DrawFn) -> str:
 @example("password=s3cr3t<VERSION> x\npwd=hunter2{{ n }}\n" * 3)  # a template after the value
 @example('token="abc" API_KEY=\\"x\\" secret=[1, 2]\r\n' * 40)  # quoted, escaped, bracketed
 def test_dense_assignments_are_withheld_as_before(
-    before: subprocess.Popen[str], text: str,
+    before: Callable[[str, str], Any], text: str,
 ) -> None:
-    done = redact_text(text)
-    assert [done.value, list(done.withheld)] == _redacted_before(before, text)
+    assert redacted("text", text) == before("text", text)
 
 
 @settings(max_examples=60, deadline=None)

@@ -14,13 +14,8 @@ change may mean to differ), and against this code's own slower paths, which alwa
 from __future__ import annotations
 
 import base64
-import json
-import os
 import random
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +24,7 @@ from hypothesis import strategies as st
 
 from elision.redact import redact_text, scan, secrets, triggers
 from elision.redact.families import FAMILIES, sample
+from support.before import code_before, redacted
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
 needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="the head search is hyperscan's")
@@ -70,61 +66,28 @@ def planted(draw: st.DrawFn) -> str:
 
 # -- the same as the code before ---------------------------------------------------------------
 
-_BEFORE = Path(os.environ.get("ELISION_BEFORE_SRC") or "/nonexistent/elision-before")
-_SERVE = """
-import json, sys
-from elision.redact import redact_text
-for line in sys.stdin:
-    out = redact_text(json.loads(line))
-    print(json.dumps([out.value, list(out.withheld)]), flush=True)
-"""
-
-
 def _answer(text: str) -> list[Any]:
     out = redact_text(text)
     return [out.value, list(out.withheld)]
 
 
 @pytest.fixture(scope="module")
-def before() -> Iterator[Callable[[str], list[Any]]]:
-    """``redact_text`` as the code under ``ELISION_BEFORE_SRC`` answers, in a process of its
-    own (ended with the module's tests)."""
-    if not (_BEFORE / "elision" / "redact").is_dir():
-        pytest.skip("no code before to compare with (set ELISION_BEFORE_SRC to its src)")
-    env = {**os.environ, "PYTHONPATH": str(_BEFORE)}
-    proc = subprocess.Popen([sys.executable, "-c", _SERVE], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=env)
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin, stdout = proc.stdin, proc.stdout
-
-    def ask(text: str) -> list[Any]:
-        stdin.write(json.dumps(text) + "\n")
-        stdin.flush()
-        answer: list[Any] = json.loads(stdout.readline())
-        return answer
-
-    try:
+def before() -> Iterator[Callable[[str, str], Any]]:
+    """``redact_text`` as the code before answers (:mod:`support.before`)."""
+    with code_before() as ask:
         yield ask
-    finally:
-        stdin.close()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        stdout.close()
 
 
 @settings(max_examples=150, deadline=None)
 @given(planted())
 def test_planted_credentials_in_random_base64_are_withheld_as_before(
-    before: Callable[[str], list[Any]], text: str,
+    before: Callable[[str, str], Any], text: str,
 ) -> None:
-    assert _answer(text) == before(text)
+    assert redacted("text", text) == before("text", text)
 
 
 def test_a_credential_in_base64_in_an_image_line_is_withheld_as_before(
-    before: Callable[[str], list[Any]],
+    before: Callable[[str, str], Any],
 ) -> None:
     """A whole .env in base64, then a pasted image's base64, on one line and apart."""
     secret = base64.b64encode(b"GITHUB_TOKEN=ghp_" + b"Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j"
@@ -137,7 +100,7 @@ def test_a_credential_in_base64_in_an_image_line_is_withheld_as_before(
     image = _random_b64(300_000, 3)
     for text in (secret + " " + image, image + "\n" + secret + "\n", image + secret,
                  config + "\n" + image, image + " " + config):
-        assert _answer(text) == before(text)
+        assert redacted("text", text) == before("text", text)
     assert _answer(secret + " " + image)[1]  # withheld, before and now
     assert _answer(image + " " + config)[1]
 

@@ -17,14 +17,10 @@ when it is not there) on the same drawn documents and NDJSON texts in a child pr
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import repeat
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -32,12 +28,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import families, generic, keywords, redact_text, redact_value, walk
+from elision.redact import families, generic, keywords, redact_value, walk
 from elision.redact.families import FAMILIES, PATTERN_FAMILIES, sample
 from elision.redact.secrets import find_credentials
 from elision.shape.jsonparse import parse_json
+from support.before import code_before, redacted
 
-BEFORE = Path(os.environ.get("ELISION_BEFORE_SRC") or "/nonexistent/elision-before")
 FAKES = [sample(f, 0, "keys")[0] for f in FAMILIES if f.finder != "field"]
 NAMES = ["password", "api_key", "apiKey", "token", "page_token", "secret", "sort_key", "id",
          "name", "note", "Authorization", "db_password", "x-api-key", "primaryKey", "passwd"]
@@ -88,53 +84,13 @@ def _ndjson(docs: list[dict[str, Any]]) -> str:
     return "".join(orjson.dumps(d).decode() + "\n" for d in docs)
 
 
-_CHILD = r"""
-import sys, orjson
-from elision.redact import redact_text, redact_value
-from elision.shape.jsonparse import parse_json
-for line in sys.stdin.buffer:
-    kind, payload = orjson.loads(line)
-    if kind == "json":
-        body = payload.encode()
-        got = redact_value(parse_json(body), body=body)
-    else:
-        got = redact_text(payload)
-    out = [orjson.loads(orjson.dumps(got.value, default=str)), list(got.withheld)]
-    sys.stdout.buffer.write(orjson.dumps(out) + b"\n")
-    sys.stdout.flush()
-"""
-
-
 @pytest.fixture(scope="module")
-def before() -> Iterator[subprocess.Popen[bytes]]:
-    if not (BEFORE / "elision" / "redact").is_dir():
-        pytest.skip("no code before to compare with (set ELISION_BEFORE_SRC to its src)")
-    env = {**os.environ, "PYTHONPATH": str(BEFORE)}
-    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, env=env)
-    try:
-        yield child
-    finally:
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.close()
-        child.wait(timeout=30)
-        child.stdout.close()
+def before() -> Iterator[Callable[[str, str], Any]]:
+    with code_before() as ask:
+        yield ask
 
 
-def _ask(child: subprocess.Popen[bytes], kind: str, payload: str) -> Any:
-    assert child.stdin is not None and child.stdout is not None
-    child.stdin.write(orjson.dumps([kind, payload]) + b"\n")
-    child.stdin.flush()
-    return orjson.loads(child.stdout.readline())
-
-
-def _here(kind: str, payload: str) -> Any:
-    if kind == "json":
-        body = payload.encode()
-        got = redact_value(parse_json(body), body=body)
-    else:
-        got = redact_text(payload)
-    return [orjson.loads(orjson.dumps(got.value, default=str)), list(got.withheld)]
+_here = redacted
 
 
 def _cold() -> None:
@@ -146,21 +102,21 @@ def _cold() -> None:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=documents())
 def test_a_document_of_many_keys_is_redacted_as_before(
-    before: subprocess.Popen[bytes], doc: dict[str, Any],
+    before: Callable[[str, str], Any], doc: dict[str, Any],
 ) -> None:
     payload = orjson.dumps(doc).decode()
     _cold()
-    assert _here("json", payload) == _ask(before, "json", payload)
+    assert _here("json", payload) == before("json", payload)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(docs=st.lists(documents(), min_size=1, max_size=6))
 def test_ndjson_with_keys_in_lines_is_redacted_as_before(
-    before: subprocess.Popen[bytes], docs: list[dict[str, Any]],
+    before: Callable[[str, str], Any], docs: list[dict[str, Any]],
 ) -> None:
     text = _ndjson(docs)
     _cold()
-    assert _here("text", text) == _ask(before, "text", text)
+    assert _here("text", text) == before("text", text)
 
 
 def _keys_of_a(count: int) -> bytes:

@@ -1,0 +1,80 @@
+"""The code before a change, asked in a child process, for differential tests.
+
+A test compares this code's redaction with the code under ``ELISION_BEFORE_SRC`` (the ``src``
+of a checkout of the commit before). A development check, skipped when the variable is unset:
+a clean clone has no such checkout, and a later change may mean to differ. Each such test has
+an in-process differential beside it (this code's fast path against its own slow one), which
+always runs.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from elision.redact import redact_text, redact_value
+from elision.shape.jsonparse import parse_json
+
+_CHILD = r"""
+import sys, orjson
+from elision.redact import redact_text, redact_value
+from elision.shape.jsonparse import parse_json
+for line in sys.stdin.buffer:
+    kind, payload = orjson.loads(line)
+    if kind == "json":
+        body = payload.encode()
+        got = redact_value(parse_json(body), body=body)
+    else:
+        got = redact_text(payload)
+    out = [orjson.loads(orjson.dumps(got.value, default=str)), list(got.withheld)]
+    sys.stdout.buffer.write(orjson.dumps(out) + b"\n")
+    sys.stdout.flush()
+"""
+
+
+def redacted(kind: str, payload: str) -> Any:
+    """``[value, withheld]`` of this code's redaction of ``payload`` (``kind`` "json": its
+    parse with the body, else the text), in the form the child answers in."""
+    if kind == "json":
+        body = payload.encode()
+        got = redact_value(parse_json(body), body=body)
+    else:
+        got = redact_text(payload)
+    return orjson.loads(orjson.dumps([got.value, list(got.withheld)], default=str))
+
+
+@contextmanager
+def code_before() -> Iterator[Callable[[str, str], Any]]:
+    """``ask(kind, payload)``: :func:`redacted` as the code before answers it; the test is
+    skipped where ``ELISION_BEFORE_SRC`` names no such code."""
+    src = os.environ.get("ELISION_BEFORE_SRC")
+    if not src or not (Path(src) / "elision" / "redact").is_dir():
+        pytest.skip("no code before to compare with (set ELISION_BEFORE_SRC to its src)")
+    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": src})
+    stdin, stdout = child.stdin, child.stdout
+    assert stdin is not None and stdout is not None
+
+    def ask(kind: str, payload: str) -> Any:
+        stdin.write(orjson.dumps([kind, payload]) + b"\n")
+        stdin.flush()
+        return orjson.loads(stdout.readline())
+
+    try:
+        yield ask
+    finally:
+        stdin.close()
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        stdout.close()
