@@ -1,6 +1,10 @@
 """Judgements of short strings kept for the process: names and values repeat (a log's every
 line has its ``password=``, an array its ``"sk-"``), and the rules are fixed, so an answer
-never goes stale. Long strings are judged each time: keeping them would hold their text."""
+never goes stale. Long strings are judged each time: keeping them would hold their text.
+
+A table that is full is emptied and filled again: kept until full and then left as it was, the
+first 4,096 distinct strings a process saw (one document of distinct ids, in a proxy that runs
+for days) held every later one out, the names that do repeat included."""
 
 from __future__ import annotations
 
@@ -12,6 +16,14 @@ from typing import TypeVar
 LIMIT = 4096
 LONGEST = 128
 _T = TypeVar("_T")
+_K = TypeVar("_K")
+
+
+def keep(answers: dict[_K, _T], key: _K, answer: _T) -> None:
+    """Keep ``answer`` for ``key`` in ``answers``, emptying the table first when it is full."""
+    if len(answers) >= LIMIT:
+        answers.clear()
+    answers[key] = answer
 
 
 def kept(judge: Callable[[str], _T]) -> Callable[[str], _T]:
@@ -23,8 +35,8 @@ def kept(judge: Callable[[str], _T]) -> Callable[[str], _T]:
         if text in answers:
             return answers[text]
         got = judge(text)
-        if len(text) <= LONGEST and len(answers) < LIMIT:
-            answers[text] = got
+        if len(text) <= LONGEST:
+            keep(answers, text, got)
         return got
 
     return remembered

@@ -37,6 +37,7 @@ from elision.redact.batch import BATCH, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
 from elision.redact.generic import name_strength, names_nothing, naming
+from elision.redact.kept import keep
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans
@@ -331,8 +332,8 @@ def _key_rule_of(key: str) -> str | None:
         return cache[key]
     spans = find_spans(key)
     rule = spans[0].rule if spans else None
-    if len(key) <= _KEY_CACHE_LONGEST and len(cache) < _KEY_CACHE_LIMIT:
-        cache[key] = rule
+    if len(key) <= _KEY_CACHE_LONGEST:
+        keep(cache, key, rule)
     return rule
 
 
@@ -352,8 +353,8 @@ def names_inert(node: dict[Any, Any]) -> bool:
         if known is None:
             known = (_key_rule_of(key) is None
                      and (names_nothing(key) or name_strength(without_stubs(key)) == 0))
-            if len(key) <= _KEY_CACHE_LONGEST and len(cache) < _KEY_CACHE_LIMIT:
-                cache[key] = known
+            if len(key) <= _KEY_CACHE_LONGEST:
+                keep(cache, key, known)
         if not known:
             return False
     return True
