@@ -38,6 +38,7 @@ from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
 from elision.redact.generic import name_strength, names_nothing, naming
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
+from elision.redact.repeats import REMEMBER_BYTES
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
@@ -95,7 +96,8 @@ def walk_parsed(
         got = walk_elements(walker, value, raw, path=path, first=first, piece=piece)
         if got is not None:
             return got
-    return walker.run(value, data, hits, path=path, first=first, inert=inert)
+    return walker.run(value, data, hits, path=path, first=first, inert=inert,
+                      parsed=raw is not None)
 
 
 def _fragment(obj: Any) -> Any:
@@ -320,6 +322,11 @@ def _escaped(data: bytes, quote: int) -> bool:
 
 
 _NEVER = 1 << 62
+#: The fewest bytes of a container, one of several siblings, that the walk looks up among the
+#: subtrees it found clean (:attr:`Walker.clean_elements`): equal bytes parse to equal values,
+#: which the walk treats alike (it reads no context but a node's own), so a copy of a clean
+#: subtree is shared unwalked. A smaller one costs less to walk than its bytes to look up.
+SUBTREE_BYTES = 256
 #: Splits of one run guessed from a trigger's offset before the rest are halves.
 _GUESSES = 4
 
@@ -383,8 +390,8 @@ def _at_or_after(positions: list[int], start: int) -> int:
 
 class _Frame:
     __slots__ = (
-        "changed", "cursor", "end", "first", "index", "is_dict", "keys", "limit", "node", "out",
-        "path", "run_start", "size", "spans",
+        "changed", "cursor", "end", "first", "index", "is_dict", "keys", "limit", "marks",
+        "node", "out", "path", "run_start", "size", "spans", "subtree",
     )
 
     def __init__(
@@ -409,6 +416,10 @@ class _Frame:
         self.changed = False
         #: The path index of element 0 (a piece of a larger array starts further on).
         self.first = 0
+        #: This node's bytes, when they may join the walker's clean subtrees once it is
+        #: walked, and how many entries and references the walk had before it.
+        self.subtree: bytes | None = None
+        self.marks = (0, 0)
 
 
 class Walker:
@@ -432,17 +443,20 @@ class Walker:
         #: (:mod:`elision.redact.repeats`): an equal element is not walked again.
         self.clean_elements: set[bytes] = set()
         self.clean_bytes = 0
+        #: Bytes the rest of this run may look up among the clean subtrees.
+        self._lookups = 0
 
     def run(
         self, value: Any, data: bytes | None = None, hits: Hits | None = None, *,
-        path: _Path = None, first: int = 0, inert: bool = False,
+        path: _Path = None, first: int = 0, inert: bool = False, parsed: bool = False,
     ) -> Any:
         """The redacted ``value``; ``data`` is its compact serialization, when there is one.
 
         ``path`` is where ``value`` lies in a larger document and, when ``value`` is a piece
         of a larger array, ``first`` is the index its element 0 has there
         (:mod:`elision.redact.lazywalk` walks a lazy document a piece at a time). ``inert``:
-        the caller found :func:`names_inert` of ``value`` true (it is not asked again)."""
+        the caller found :func:`names_inert` of ``value`` true (it is not asked again).
+        ``parsed``: ``value`` was parsed from JSON, so it holds JSON's types alone."""
         if data is not None and hits is None:
             hits = Hits(data)
         self._hits = hits if data is not None else None
@@ -451,12 +465,19 @@ class Walker:
         pending = object()
         stack: list[_Frame] = []
         span = (0, len(data)) if data is not None else None
+        # Subtrees are looked up only in a value parsed from JSON (``parsed``): another
+        # Python value may hold a tuple, which serializes as an array but is not walked.
+        # The bytes looked up are bounded by the document's, so a tree of many siblings at
+        # every level does not read its bytes once a level.
+        self._lookups = 2 * len(data) if data is not None and parsed else 0
         result = self._enter(value, path, span, stack, pending)
         while stack:
             frame = stack[-1]
             if frame.index >= frame.size:
                 stack.pop()
                 done = self._finish(frame)
+                if frame.subtree is not None and done is frame.node:
+                    self._remember(frame)
                 if not stack:
                     return done
                 self._deliver(stack[-1], done, done is not frame.node)
@@ -473,10 +494,34 @@ class Walker:
             key = frame.keys[frame.index] if frame.is_dict else frame.index
             child = frame.node[key]
             part = key if frame.is_dict else key + frame.first
+            subtree = None
+            if (child_span is not None and frame.size > 1
+                    and child_span[1] - child_span[0] >= SUBTREE_BYTES
+                    and self._lookups > 0 and isinstance(child, dict | list)):
+                # One of many siblings, and big: the copy of one walked clean is clean.
+                assert data is not None
+                subtree = data[child_span[0]:child_span[1]]
+                self._lookups -= len(subtree)
+                if subtree in self.clean_elements:
+                    self._deliver(frame, child, False)
+                    continue
             got = self._enter(child, (frame.path, part), child_span, stack, pending)
             if got is not pending:
                 self._deliver(frame, got, got is not child)
+            elif subtree is not None and stack[-1].node is child:
+                stack[-1].subtree = subtree
+                stack[-1].marks = (len(self.withheld), len(self.references))
         return result
+
+    def _remember(self, frame: _Frame) -> None:
+        """Keep ``frame``'s bytes as a clean subtree when its walk withheld nothing (within
+        :data:`~elision.redact.repeats.REMEMBER_BYTES` for the whole walk)."""
+        subtree = frame.subtree
+        assert subtree is not None
+        if (frame.marks == (len(self.withheld), len(self.references))
+                and self.clean_bytes + len(subtree) <= REMEMBER_BYTES):
+            self.clean_elements.add(subtree)
+            self.clean_bytes += len(subtree)
 
     def _next_run(self, frame: _Frame) -> None:
         """Find which of the next run of siblings hold a trigger, by splitting the run.
