@@ -29,6 +29,7 @@ from bisect import bisect_left
 from itertools import accumulate, islice, repeat
 from typing import Any
 
+import msgspec
 import orjson
 
 from elision._lazyre import lazy_compile
@@ -38,7 +39,7 @@ from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
 from elision.redact.generic import name_strength, names_nothing, naming
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
-from elision.redact.repeats import REMEMBER_BYTES
+from elision.redact.repeats import _ELEMENTS, REMEMBER_BYTES
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
@@ -443,8 +444,10 @@ class Walker:
         #: (:mod:`elision.redact.repeats`): an equal element is not walked again.
         self.clean_elements: set[bytes] = set()
         self.clean_bytes = 0
-        #: Bytes the rest of this run may look up among the clean subtrees.
+        #: Bytes the rest of this run may look up among the clean subtrees, and split into
+        #: elements (:meth:`_elements`): bounded, so nested arrays do not each read them.
         self._lookups = 0
+        self._splits = 0
 
     def run(
         self, value: Any, data: bytes | None = None, hits: Hits | None = None, *,
@@ -470,6 +473,7 @@ class Walker:
         # The bytes looked up are bounded by the document's, so a tree of many siblings at
         # every level does not read its bytes once a level.
         self._lookups = 2 * len(data) if data is not None and parsed else 0
+        self._splits = 2 * len(data) if data is not None else 0
         result = self._enter(value, path, span, stack, pending)
         while stack:
             frame = stack[-1]
@@ -550,6 +554,15 @@ class Walker:
                     frame.out.extend(frame.node[frame.index:])
                 frame.index = frame.limit = frame.size
                 return
+            if not frame.is_dict and isinstance(frame.node[frame.index], dict | list):
+                # Records or nested arrays, each with a trigger: one pass over the bytes
+                # tells where each element is, so each is walked with offsets (and a copy
+                # of one walked clean is not walked).
+                split = self._elements(frame.cursor, frame.end, frame.size - frame.index)
+                if split is not None:
+                    frame.run_start, frame.limit, frame.spans = frame.index, frame.size, split
+                    frame.cursor = frame.end + 1
+                    return
             frame.cursor, frame.spans, frame.limit = None, None, frame.size
             self._scalars(frame)
             return
@@ -617,6 +630,27 @@ class Walker:
         if left is None:
             return None
         return self._pin(frame, mid, hi, left + 1, spans, end, depth + 1)
+
+    def _elements(self, start: int, end: int, count: int) -> dict[int, tuple[int, int]] | None:
+        """The span of each of the ``count`` array elements that ``start:end`` of the
+        serialization holds (keyed by their order), read in one pass; ``None`` when the
+        pass cannot be afforded (:attr:`_splits`) or does not split them so."""
+        data = self._data
+        if data is None or self._splits < end - start:
+            return None
+        self._splits -= end - start
+        try:
+            parts = _ELEMENTS.decode(b"[" + data[start:end] + b"]")
+        except (msgspec.DecodeError, RecursionError):
+            return None
+        if len(parts) != count:
+            return None
+        spans: dict[int, tuple[int, int]] = {}
+        at = start
+        for i, part in enumerate(parts):
+            spans[i] = (at, at + len(part))
+            at += len(part) + 1  # compact JSON: one comma between two elements
+        return spans if at - 1 == end else None
 
     def _quiet(self, start: int, end: int) -> bool:
         """Whether ``start:end`` of the serialization holds only scalars (no bracket, not even
