@@ -633,14 +633,18 @@ class Walker:
 
     def _elements(self, start: int, end: int, count: int) -> dict[int, tuple[int, int]] | None:
         """The span of each of the ``count`` array elements that ``start:end`` of the
-        serialization holds (keyed by their order), read in one pass; ``None`` when the
-        pass cannot be afforded (:attr:`_splits`) or does not split them so."""
+        serialization holds (keyed by their order), read in one pass; ``None`` when they are
+        small (:data:`SUBTREE_BYTES` on average: no copy of one is looked up, and the spans
+        would hold more than the elements), when the pass cannot be afforded
+        (:attr:`_splits`), or when it does not split them so."""
         data = self._data
-        if data is None or self._splits < end - start:
-            return None
+        if data is None or self._splits < end - start or end - start < count * SUBTREE_BYTES:
+            return None  # small elements: walked without offsets, as they cost less so
         self._splits -= end - start
+        whole = data[start - 1:start] == b"["  # the array's own bytes: read in place
         try:
-            parts = _ELEMENTS.decode(b"[" + data[start:end] + b"]")
+            parts = _ELEMENTS.decode(memoryview(data)[start - 1:end + 1] if whole
+                                     else b"[" + data[start:end] + b"]")
         except (msgspec.DecodeError, RecursionError):
             return None
         if len(parts) != count:
