@@ -19,7 +19,15 @@ walked an element at a time, each by its own raw bytes (:mod:`elision.redact.rep
 Where the serialization is credential-dense (:func:`elision.redact.triggers.json_triggers`),
 its dense ranges count as a trigger at every byte, and an array walked without offsets that
 holds only scalars is judged by its distinct strings: what is withheld is what the walk of
-every node withholds, at the same paths.
+every node withholds, at the same paths. An array whose every element holds a trigger and
+whose elements are big (records, nested documents) is split into its elements' spans by one
+pass over its bytes instead, so each keeps its offsets.
+
+A container among siblings of :data:`SUBTREE_BYTES` or more whose bytes equal those of one
+the walk already found clean is that subtree again and is shared unwalked (equal bytes parse
+to equal values, which the walk treats alike): an array of the same deep, wide document, a
+trigger in every copy that nothing withholds, was every node walked in every copy (80-170x
+prose, issue 23).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from bisect import bisect_left
 from itertools import accumulate, islice, repeat
 from typing import Any
 
+import msgspec
 import orjson
 
 from elision._lazyre import lazy_compile
@@ -39,6 +48,7 @@ from elision.redact.folding import holds_folds
 from elision.redact.generic import name_strength, names_nothing, naming
 from elision.redact.kept import keep
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
+from elision.redact.repeats import _ELEMENTS, REMEMBER_BYTES
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
@@ -96,7 +106,8 @@ def walk_parsed(
         got = walk_elements(walker, value, raw, path=path, first=first, piece=piece)
         if got is not None:
             return got
-    return walker.run(value, data, hits, path=path, first=first, inert=inert)
+    return walker.run(value, data, hits, path=path, first=first, inert=inert,
+                      parsed=raw is not None)
 
 
 def _fragment(obj: Any) -> Any:
@@ -321,6 +332,11 @@ def _escaped(data: bytes, quote: int) -> bool:
 
 
 _NEVER = 1 << 62
+#: The fewest bytes of a container, one of several siblings, that the walk looks up among the
+#: subtrees it found clean (:attr:`Walker.clean_elements`): equal bytes parse to equal values,
+#: which the walk treats alike (it reads no context but a node's own), so a copy of a clean
+#: subtree is shared unwalked. A smaller one costs less to walk than its bytes to look up.
+SUBTREE_BYTES = 256
 #: Splits of one run guessed from a trigger's offset before the rest are halves.
 _GUESSES = 4
 
@@ -384,8 +400,8 @@ def _at_or_after(positions: list[int], start: int) -> int:
 
 class _Frame:
     __slots__ = (
-        "changed", "cursor", "end", "first", "index", "is_dict", "keys", "limit", "node", "out",
-        "path", "run_start", "size", "spans",
+        "changed", "cursor", "end", "first", "index", "is_dict", "keys", "limit", "marks",
+        "node", "out", "path", "run_start", "size", "spans", "subtree",
     )
 
     def __init__(
@@ -410,6 +426,10 @@ class _Frame:
         self.changed = False
         #: The path index of element 0 (a piece of a larger array starts further on).
         self.first = 0
+        #: This node's bytes, when they may join the walker's clean subtrees once it is
+        #: walked, and how many entries and references the walk had before it.
+        self.subtree: bytes | None = None
+        self.marks = (0, 0)
 
 
 class Walker:
@@ -433,17 +453,22 @@ class Walker:
         #: (:mod:`elision.redact.repeats`): an equal element is not walked again.
         self.clean_elements: set[bytes] = set()
         self.clean_bytes = 0
+        #: Bytes the rest of this run may look up among the clean subtrees, and split into
+        #: elements (:meth:`_elements`): bounded, so nested arrays do not each read them.
+        self._lookups = 0
+        self._splits = 0
 
     def run(
         self, value: Any, data: bytes | None = None, hits: Hits | None = None, *,
-        path: _Path = None, first: int = 0, inert: bool = False,
+        path: _Path = None, first: int = 0, inert: bool = False, parsed: bool = False,
     ) -> Any:
         """The redacted ``value``; ``data`` is its compact serialization, when there is one.
 
         ``path`` is where ``value`` lies in a larger document and, when ``value`` is a piece
         of a larger array, ``first`` is the index its element 0 has there
         (:mod:`elision.redact.lazywalk` walks a lazy document a piece at a time). ``inert``:
-        the caller found :func:`names_inert` of ``value`` true (it is not asked again)."""
+        the caller found :func:`names_inert` of ``value`` true (it is not asked again).
+        ``parsed``: ``value`` was parsed from JSON, so it holds JSON's types alone."""
         if data is not None and hits is None:
             hits = Hits(data)
         self._hits = hits if data is not None else None
@@ -452,12 +477,20 @@ class Walker:
         pending = object()
         stack: list[_Frame] = []
         span = (0, len(data)) if data is not None else None
+        # Subtrees are looked up only in a value parsed from JSON (``parsed``): another
+        # Python value may hold a tuple, which serializes as an array but is not walked.
+        # The bytes looked up are bounded by the document's, so a tree of many siblings at
+        # every level does not read its bytes once a level.
+        self._lookups = 2 * len(data) if data is not None and parsed else 0
+        self._splits = 2 * len(data) if data is not None else 0
         result = self._enter(value, path, span, stack, pending)
         while stack:
             frame = stack[-1]
             if frame.index >= frame.size:
                 stack.pop()
                 done = self._finish(frame)
+                if frame.subtree is not None and done is frame.node:
+                    self._remember(frame)
                 if not stack:
                     return done
                 self._deliver(stack[-1], done, done is not frame.node)
@@ -474,10 +507,34 @@ class Walker:
             key = frame.keys[frame.index] if frame.is_dict else frame.index
             child = frame.node[key]
             part = key if frame.is_dict else key + frame.first
+            subtree = None
+            if (child_span is not None and frame.size > 1
+                    and child_span[1] - child_span[0] >= SUBTREE_BYTES
+                    and self._lookups > 0 and isinstance(child, dict | list)):
+                # One of many siblings, and big: the copy of one walked clean is clean.
+                assert data is not None
+                subtree = data[child_span[0]:child_span[1]]
+                self._lookups -= len(subtree)
+                if subtree in self.clean_elements:
+                    self._deliver(frame, child, False)
+                    continue
             got = self._enter(child, (frame.path, part), child_span, stack, pending)
             if got is not pending:
                 self._deliver(frame, got, got is not child)
+            elif subtree is not None and stack[-1].node is child:
+                stack[-1].subtree = subtree
+                stack[-1].marks = (len(self.withheld), len(self.references))
         return result
+
+    def _remember(self, frame: _Frame) -> None:
+        """Keep ``frame``'s bytes as a clean subtree when its walk withheld nothing (within
+        :data:`~elision.redact.repeats.REMEMBER_BYTES` for the whole walk)."""
+        subtree = frame.subtree
+        assert subtree is not None
+        if (frame.marks == (len(self.withheld), len(self.references))
+                and self.clean_bytes + len(subtree) <= REMEMBER_BYTES):
+            self.clean_elements.add(subtree)
+            self.clean_bytes += len(subtree)
 
     def _next_run(self, frame: _Frame) -> None:
         """Find which of the next run of siblings hold a trigger, by splitting the run.
@@ -506,6 +563,15 @@ class Walker:
                     frame.out.extend(frame.node[frame.index:])
                 frame.index = frame.limit = frame.size
                 return
+            if not frame.is_dict and isinstance(frame.node[frame.index], dict | list):
+                # Records or nested arrays, each with a trigger: one pass over the bytes
+                # tells where each element is, so each is walked with offsets (and a copy
+                # of one walked clean is not walked).
+                split = self._elements(frame.cursor, frame.end, frame.size - frame.index)
+                if split is not None:
+                    frame.run_start, frame.limit, frame.spans = frame.index, frame.size, split
+                    frame.cursor = frame.end + 1
+                    return
             frame.cursor, frame.spans, frame.limit = None, None, frame.size
             self._scalars(frame)
             return
@@ -573,6 +639,31 @@ class Walker:
         if left is None:
             return None
         return self._pin(frame, mid, hi, left + 1, spans, end, depth + 1)
+
+    def _elements(self, start: int, end: int, count: int) -> dict[int, tuple[int, int]] | None:
+        """The span of each of the ``count`` array elements that ``start:end`` of the
+        serialization holds (keyed by their order), read in one pass; ``None`` when they are
+        small (:data:`SUBTREE_BYTES` on average: no copy of one is looked up, and the spans
+        would hold more than the elements), when the pass cannot be afforded
+        (:attr:`_splits`), or when it does not split them so."""
+        data = self._data
+        if data is None or self._splits < end - start or end - start < count * SUBTREE_BYTES:
+            return None  # small elements: walked without offsets, as they cost less so
+        self._splits -= end - start
+        whole = data[start - 1:start] == b"["  # the array's own bytes: read in place
+        try:
+            parts = _ELEMENTS.decode(memoryview(data)[start - 1:end + 1] if whole
+                                     else b"[" + data[start:end] + b"]")
+        except (msgspec.DecodeError, RecursionError):
+            return None
+        if len(parts) != count:
+            return None
+        spans: dict[int, tuple[int, int]] = {}
+        at = start
+        for i, part in enumerate(parts):
+            spans[i] = (at, at + len(part))
+            at += len(part) + 1  # compact JSON: one comma between two elements
+        return spans if at - 1 == end else None
 
     def _quiet(self, start: int, end: int) -> bool:
         """Whether ``start:end`` of the serialization holds only scalars (no bracket, not even

@@ -1,0 +1,202 @@
+"""A subtree whose bytes equal those of one the walk already found clean is that subtree again,
+and is not walked (issue 23).
+
+Found by ``bench/fuzz_linear.py --drawn-json``: an array of the same deep, wide document
+(``json-deep-wide-keys``: 139 arrays deep around 65 members of one small record;
+``json-deep-escaped-keys``: 96 objects keyed ``"/\\u001f"`` around 100 members) cost 80-170x
+prose to redact. A trigger in every record (``"NudHJ5dV"``, an escape in a key) sent the walk
+into every node of every copy, a Python step each, though none withheld anything.
+
+The differential runs this code with the look-up of clean subtrees off (its own slow path,
+always) and the code before (``ELISION_BEFORE_SRC``, a checkout's ``src``; skipped when unset)
+on the same drawn documents.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from elision.redact import redact_value, walk
+from elision.redact.families import FAMILIES, sample
+from elision.shape.jsonparse import parse_json
+
+FAKES = [sample(f, 0, "subtrees")[0] for f in FAMILIES if f.finder != "field"][:12]
+NAMES = ["password", "api_key", "token", "id", "note", "uri", "data", "type", "disposition",
+         "NudHJ5dV", ":", "/\x1f", "K" * 40]
+WORDS = ["ok", "//6k", "x", "", "hunter2", "sk-", "resource", "text"]
+
+SCALARS = st.one_of(st.integers(-5, 10**6), st.booleans(), st.none(), st.just(3.39e16),
+                    st.sampled_from(WORDS), st.sampled_from(FAKES))
+
+
+def _key(i: int) -> st.SearchStrategy[str]:
+    return st.one_of(st.sampled_from(NAMES), st.sampled_from(NAMES).map(lambda n: f"{n}{i}"),
+                     st.sampled_from(FAKES), st.text(max_size=6))
+
+
+@st.composite
+def records(draw: st.DrawFn) -> dict[str, Any]:
+    n = draw(st.integers(1, 4))
+    return {draw(_key(i)): draw(SCALARS) for i in range(n)}
+
+
+@st.composite
+def units(draw: st.DrawFn) -> list[Any]:
+    """A deep, wide document: arrays or objects nested around an object of many members; and
+    its twin, the same bytes up to a fake in its last member."""
+    record = draw(records())
+    wide_count = draw(st.integers(2, 30))
+    same = draw(st.booleans())  # each member the same record, or each its own
+    wide = {f"{draw(_key(i))}{i}": record if same else draw(records())
+            for i in range(wide_count)}
+    twin = {**wide, "zz": {"note": draw(st.sampled_from(FAKES))}}
+    levels = [draw(st.sampled_from([None, *NAMES])) for _ in range(draw(st.integers(0, 20)))]
+    out = []
+    for value in (wide, twin):
+        for name in levels:
+            value = [value] if name is None else {name: value}
+        out.append(value)
+    return out
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> bytes:
+    """An array of a few units, each repeated: mostly clean copies, at times one with a fake
+    in it; at times its keys spelled with an escape (``\\u0070assword``)."""
+    kinds = [u for pair in draw(st.lists(units(), min_size=1, max_size=2)) for u in pair]
+    order = draw(st.lists(st.integers(0, len(kinds) - 1), min_size=1, max_size=8))
+    doc: Any = [kinds[i] for i in order]
+    if draw(st.booleans()):
+        doc = {"rows": doc, "more": draw(records())}
+    body = orjson.dumps(doc)
+    if draw(st.booleans()):
+        body = body.replace(b'"pass', b'"\\u0070ass').replace(b'"tok', b'"\\u0074ok')
+    return body
+
+
+def _here(body: bytes) -> Any:
+    walk._key_rule.clear()
+    walk._key_inert.clear()
+    got = redact_value(parse_json(body), body=body)
+    return [orjson.loads(orjson.dumps(got.value, default=str)), list(got.withheld),
+            got.references]
+
+
+@pytest.mark.parametrize("run", [walk.RUN, 2])  # 2: even a few elements are a dense array
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=documents())
+def test_repeated_subtrees_are_redacted_as_the_walk_of_every_node_does(
+    run: int, body: bytes,
+) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(walk, "RUN", run)
+        fast = _here(body)
+        # No subtree looked up, no dense array split by its bytes: every node walked.
+        mp.setattr(walk, "SUBTREE_BYTES", 1 << 62)
+        mp.setattr(walk.Walker, "_elements", lambda *_: None)
+        slow = _here(body)
+    assert fast == slow
+
+
+_CHILD = r"""
+import sys, orjson
+from elision.redact import redact_value
+from elision.shape.jsonparse import parse_json
+for line in sys.stdin.buffer:
+    body = orjson.loads(line).encode()
+    got = redact_value(parse_json(body), body=body)
+    out = [orjson.loads(orjson.dumps(got.value, default=str)), list(got.withheld),
+           got.references]
+    sys.stdout.buffer.write(orjson.dumps(out) + b"\n")
+    sys.stdout.flush()
+"""
+
+
+@pytest.fixture(scope="module")
+def before() -> Iterator[subprocess.Popen[bytes]]:
+    src = os.environ.get("ELISION_BEFORE_SRC")
+    if not src or not (Path(src) / "elision" / "redact").is_dir():
+        pytest.skip("no code before to compare with (set ELISION_BEFORE_SRC to its src)")
+    env = {**os.environ, "PYTHONPATH": src}
+    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, env=env)
+    try:
+        yield child
+    finally:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.close()
+        child.wait(timeout=30)
+        child.stdout.close()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=documents())
+def test_repeated_subtrees_are_redacted_as_before(
+    before: subprocess.Popen[bytes], body: bytes,
+) -> None:
+    assert before.stdin is not None and before.stdout is not None
+    before.stdin.write(orjson.dumps(body.decode()) + b"\n")
+    before.stdin.flush()
+    assert _here(body) == orjson.loads(before.stdout.readline())
+
+
+def _deep_wide_keys(copies: int) -> bytes:
+    # bench/fuzz_linear.py's json-deep-wide-keys: a trigger in every record, nothing withheld.
+    record = {":": "//6k", "NudHJ5dV": 3.39e16, "note": "ok"}
+    wide = orjson.dumps({f"{'K' * 40}{i}": record for i in range(65)})
+    unit = b"[" * 139 + wide + b"]" * 139
+    return b"[" + b",".join([unit] * copies) + b"]"
+
+
+def _deep_escaped_keys(copies: int) -> bytes:
+    # bench/hostile.py's json-deep-escaped-keys.
+    wide = orjson.dumps({f"/\x1f{i}": [i, "x"] for i in range(100)})
+    unit = b'{"/\\u001f":' * 96 + wide + b"}" * 96
+    return b"[" + b",".join([unit] * copies) + b"]"
+
+
+@pytest.mark.parametrize("make", [_deep_wide_keys, _deep_escaped_keys])
+def test_copies_of_a_deep_wide_document_are_walked_once(
+    monkeypatch: pytest.MonkeyPatch, make: Any,
+) -> None:
+    """The nodes walked do not grow with the copies: the first is walked, the rest are it."""
+    calls = {"enter": 0}
+    enter = walk.Walker._enter
+
+    def counted(self: walk.Walker, *args: Any) -> Any:
+        calls["enter"] += 1
+        return enter(self, *args)
+
+    monkeypatch.setattr(walk.Walker, "_enter", counted)
+    once = []
+    for copies in (2, 40, 100):  # 100: past a run, the array is dense with triggers
+        calls["enter"] = 0
+        body = make(copies)
+        got = redact_value(parse_json(body), body=body)
+        assert got.withheld == ()
+        assert got.value == parse_json(body)
+        once.append(calls["enter"])
+    assert once[1] <= once[0] + 40, once
+    assert once[2] <= once[0] + 100, once
+
+
+def test_a_secret_in_one_copy_is_withheld_there_alone() -> None:
+    """A copy that differs by one fake is not the clean one: it is walked, and what it holds
+    is withheld at its own path."""
+    record = {"note": "ok", "NudHJ5dV": 1}
+    clean = [[{f"K{i}": record for i in range(40)}]]
+    dirty = [[{**{f"K{i}": record for i in range(40)}, "K7": {"note": FAKES[0]}}]]
+    body = orjson.dumps([clean, clean, dirty, clean])
+    got = redact_value(parse_json(body), body=body)
+    assert [e["path"] for e in got.withheld] == ["$[2][0][0].K7.note"]
+    assert FAKES[0] not in orjson.dumps(got.value).decode()
