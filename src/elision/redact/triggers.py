@@ -30,6 +30,7 @@ from elision._hyperscan import built_with_hyperscan, database
 from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
 from elision.redact import density, keywords, rules
+from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
@@ -205,6 +206,7 @@ class _Hyperscan:
         self.gates = frozenset(range(gates, self.key_ids))
         self._userinfo: Any = None
         self._body: Any = None
+        self._chance: dict[int, tuple[int, ...]] | None = None
         self._head_dbs: dict[tuple[tuple[str, ...], int], Any] = {}
         # The mid-token keywords' windows in base64 are regexes, not literals: a second pass,
         # compiled apart so the literal set stays quick to compile. Loaded here, where the
@@ -558,6 +560,28 @@ class _Hyperscan:
             at = max(size if line_end < 0 else line_end + 1, end)
         return at
 
+    def chance_keywords(self) -> dict[int, tuple[int, ...]]:
+        """The literals that are only families' keywords, each family's pattern one that
+        matches in a line as it does in any text (``batch.joinable``), by expression id: their
+        families (:func:`_may_match`)."""
+        got = self._chance
+        if got is None:
+            from elision.redact.batch import joinable  # batch imports scan, which imports this
+
+            others = {"sk-", "-----BEGIN", "github_pat_", "eyJ", "AIza", "AKIA", "ASIA", "ABIA",
+                      "ACCA", *(f"xox{c}-" for c in "abposre"), *(f"gh{c}_" for c in "pousr"),
+                      *(f"{a}k_{b}_" for a in "sr" for b in ("live", "test")),
+                      *keywords.ESCAPE_EXACT, *keywords.BASE64}
+            got = {}
+            for expr, lit in enumerate(_EXACT):
+                families = keywords.FAMILY_EXACT.get(lit)
+                if families and lit not in others and all(
+                        (pattern := PATTERN_FAMILIES[i].pattern) is not None
+                        and joinable(pattern) for i in families):
+                    got[expr] = tuple(families)
+            self._chance = got
+        return got
+
     def body_kinds(self, body: bytes) -> set[int]:
         """The kinds of trigger in a raw JSON body: a secret's, or a key's (quoted, any case,
         so a string value that spells one counts too)."""
@@ -636,6 +660,10 @@ class _Hyperscan:
         heads: set[str] = set()
         at = [False]
 
+        stop = JSON_STOP if keys else TEXT_STOP
+        chance = self.chance_keywords() if CHANCE_CHECK else {}
+        searched: dict[tuple[int, tuple[int, ...]], bool] = {}
+
         def keep(expr: int, pos: int) -> bool:
             kind = kinds[expr]
             if kind == _HEAD:
@@ -644,10 +672,13 @@ class _Hyperscan:
             if kind == _AT:
                 at[0] = True
                 return False
+            families = chance.get(expr)
+            if families is not None and not _may_match(data, pos, self.lengths[expr], families,
+                                                       stop, searched):
+                return False  # a chance keyword mid-run: the stretch is searched on
             adds[kind](pos)
             return kind == _SECRET
 
-        stop = JSON_STOP if keys else TEXT_STOP
         db = self.literals if keys else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
                         gates=self.gates, dense=dense)
@@ -662,6 +693,56 @@ class _Hyperscan:
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
         return found
+
+
+def _may_match(
+    data: bytes | AsciiBytes, pos: int, length: int, families: tuple[int, ...], stop: bytes,
+    searched: dict[tuple[int, tuple[int, ...]], bool],
+) -> bool:
+    """Whether the keyword of ``families`` ending at ``pos`` counts as a trigger: unless it is
+    inside a base64 run (a run's char on each side), always; there, only where one of their
+    patterns matches in its stretch (a line, or a JSON string), told by the patterns' own
+    search in C. A match the judge accepts has a keyword of its family near it on its own
+    line (``Family.keyword_near``), and each family here matches in a line as it does
+    anywhere: so a stretch none of them matches in gives the judge nothing this keyword
+    leads it to. A stretch that holds an escape (``\\``, ``%``), which the judge reads
+    decoded, or is longer than :data:`_CHANCE_REACH`, counts as before. Random base64 spells
+    twilio's ``SK0``… once in a KB: each was a piece judged in Python (issue 23)."""
+    start = pos + 1 - length
+    if (start == 0 or pos + 1 >= len(data) or data[start - 1] not in keywords.B64_RUN_BYTES
+            or data[pos + 1] not in keywords.B64_RUN_BYTES):
+        return True
+    hay: str | bytes = data.text if isinstance(data, AsciiBytes) else data
+    mark = stop.decode("ascii") if isinstance(hay, str) else stop
+    lo = hay.rfind(mark, 0, start) + 1  # type: ignore[arg-type]
+    hi = hay.find(mark, pos)  # type: ignore[arg-type]
+    hi = len(hay) if hi < 0 else hi
+    key = (lo, families)
+    got = searched.get(key)
+    if got is None:
+        part = hay[lo:hi]
+        try:
+            line = part if isinstance(part, str) else part.decode("utf-8")
+        except UnicodeDecodeError:
+            line = None
+        if line is None or hi - lo > _CHANCE_REACH or "\\" in line or "%" in line:
+            got = True
+        else:
+            got = any(_pattern(i).search(line) is not None for i in families)
+        searched[key] = got
+    return got
+
+
+def _pattern(index: int) -> re.Pattern[str]:
+    pattern = PATTERN_FAMILIES[index].pattern
+    assert pattern is not None
+    return pattern
+
+
+#: The longest stretch a chance keyword's families are searched in (else it counts).
+_CHANCE_REACH = 1 << 16
+#: Whether chance keywords inside base64 runs are checked (a test turns it off: the slow path).
+CHANCE_CHECK = True
 
 
 def _opens_run(data: memoryview, start: int) -> bool:
