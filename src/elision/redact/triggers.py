@@ -30,6 +30,7 @@ from elision._hyperscan import built_with_hyperscan, database
 from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
 from elision.redact import density, keywords, rules
+from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
@@ -136,6 +137,13 @@ _HEAD_DBS = 32
 #: the search (bench/redact.py's ``run-b64-heads-mid``, 2.6-3.0x prose alone); with four
 #: heads it takes the matcher it takes for many literals, 0.06 ms a MB on the same run.
 _HEADS_LEAST = 4
+#: The places a pass of the found heads alone may report (:meth:`_Hyperscan._few_heads`)
+#: before the translated copy is read instead: each is a few Python steps.
+_HEADS_FEW = 64
+#: A head database's mode: the heads alone, as literals (0: after each opener; 1: with runs).
+_PLAIN = 2
+#: Whether the heads' own places are asked first (a test turns it off: the slow path).
+FEW_HEADS_FIRST = True
 #: Made-up heads of a byte that :data:`_OPENING` turns into a space: never matched.
 _FILLERS = tuple(bytes([c]) * 4 for c in b"!#$")
 #: What ends a stretch: every caller asks whether a line (a text) or a string (a compact JSON
@@ -198,7 +206,8 @@ class _Hyperscan:
         self.gates = frozenset(range(gates, self.key_ids))
         self._userinfo: Any = None
         self._body: Any = None
-        self._head_dbs: dict[tuple[tuple[str, ...], bool], Any] = {}
+        self._chance: dict[int, tuple[int, ...]] | None = None
+        self._head_dbs: dict[tuple[tuple[str, ...], int], Any] = {}
         # The mid-token keywords' windows in base64 are regexes, not literals: a second pass,
         # compiled apart so the literal set stays quick to compile. Loaded here, where the
         # literal sets wait for their first scan, so that a hyperscan unusable on this host
@@ -232,11 +241,11 @@ class _Hyperscan:
             setattr(self._local, name, scratch)
         return scratch
 
-    def _heads_scratch(self, key: tuple[tuple[str, ...], bool], db: Any) -> Any:
+    def _heads_scratch(self, key: tuple[tuple[str, ...], int], db: Any) -> Any:
         # A scratch a thread and head database (this binding cannot grow one to fit another
         # database), dropped as the databases are; one compiled again for the same set of
         # heads needs the same space.
-        held: dict[tuple[tuple[str, ...], bool], Any] | None = getattr(self._local, "heads",
+        held: dict[tuple[tuple[str, ...], int], Any] | None = getattr(self._local, "heads",
                                                                        None)
         if held is None:
             held = self._local.heads = {}
@@ -247,16 +256,21 @@ class _Hyperscan:
             scratch = held[key] = self.hs.Scratch(db)
         return scratch
 
-    def _heads_db(self, heads: tuple[str, ...], *, runs: bool = False) -> Any:
+    def _heads_db(self, heads: tuple[str, ...], *, runs: bool = False, mode: int = -1) -> Any:
         """A database of ``heads``, each after each of :data:`_OPENERS` (literals); with
         ``runs``, each before the rest of a run long enough to decode
         (:data:`_RUN_AFTER_HEAD`), a match ending that many chars after its head (a regex:
-        25-70x the literals' time a byte, so only for a block dense in heads)."""
-        key = (heads, runs)
+        25-70x the literals' time a byte, so only for a block dense in heads); with ``mode``
+        :data:`_PLAIN`, the heads alone, as literals."""
+        key = (heads, int(runs) if mode < 0 else mode)
         with self._lock:
             db = self._head_dbs.pop(key, None)
             if db is None:
-                if runs:
+                if key[1] == _PLAIN:
+                    fill = _FILLERS[:max(0, _HEADS_LEAST - len(heads))]
+                    exprs = [*(h.encode() for h in heads), *fill]
+                    db = self._compile(exprs, [0] * len(exprs), literal=True)
+                elif runs:
                     run = _RUN_CLASS + b"{%d}" % _RUN_AFTER_HEAD
                     exprs = [re.escape(opener + head.encode()) + run
                              for head in heads for opener in _OPENERS]
@@ -264,13 +278,67 @@ class _Hyperscan:
                     fill = _FILLERS[:max(0, _HEADS_LEAST - len(heads))]
                     exprs = [opener + head for head in (*(h.encode() for h in heads), *fill)
                              for opener in _OPENERS]
-                db = self._compile(exprs, [0] * len(exprs), literal=not runs)
+                if key[1] != _PLAIN:
+                    db = self._compile(exprs, [0] * len(exprs), literal=not runs)
                 if len(self._head_dbs) >= _HEAD_DBS:
                     self._head_dbs.pop(next(iter(self._head_dbs)))
             self._head_dbs[key] = db  # the newest last
             return db
 
     def _opening_heads(
+        self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+    ) -> list[int]:
+        """:meth:`_translated_heads`, or where ``heads`` are few in ``data`` (a chance head
+        inside an image's base64, say), the same places told from each head's own place
+        (:meth:`_few_heads`): a copy of all of the data translated, and each block scanned,
+        was most of the redaction of a result with a few thumbnails (issue 23)."""
+        found = self._few_heads(data, heads, stop, first=first) if FEW_HEADS_FIRST else None
+        return self._translated_heads(data, heads, stop, first=first) if found is None else found
+
+    def _few_heads(
+        self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+    ) -> list[int] | None:
+        """Where :meth:`_translated_heads` finds a head (its last byte), one a stretch, told
+        by one hyperscan pass of ``heads`` as plain literals (each place one reads) and, at
+        each, whether it opens a run (:func:`keywords.opens_run`) long enough to decode;
+        None past :data:`_HEADS_FEW` places (a run that repeats a head mid-run: the
+        translated copy reads it in C) or :data:`_HEADS_PER_DB` heads."""
+        if len(heads) > _HEADS_PER_DB:
+            return None
+        group = tuple(sorted(heads))
+        key = (group, _PLAIN)
+        # The class's own method: the translated copy's calls are what a test counts.
+        db = type(self)._heads_db(self, group, mode=_PLAIN)
+        ends: list[int] = []
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
+            if expr >= len(group):
+                return False  # a filler (_HEADS_LEAST), which the data may well hold
+            ends.append(end)
+            return len(ends) > _HEADS_FEW
+
+        view = buffer(data)
+        try:
+            db.scan(view, match_event_handler=on_match, scratch=self._heads_scratch(key, db))
+        except self.hs.ScanTerminated:
+            return None
+        raw = memoryview(view)
+        hits: list[int] = []
+        until = -1
+        for end in sorted(ends):
+            if end <= until or not _opens_run(raw, end - 4):
+                continue
+            rest = raw[end:end + _RUN_AFTER_HEAD].tobytes()
+            if len(rest) < _RUN_AFTER_HEAD or rest.translate(None, _RUN_BYTES):
+                continue
+            hits.append(end - 1)
+            if first:
+                break
+            nxt = data.find(stop, end)
+            until = len(data) if nxt < 0 else nxt
+        return hits
+
+    def _translated_heads(
         self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
     ) -> list[int]:
         """The last byte of a head among ``heads`` where it opens a base64 run long enough
@@ -318,7 +386,7 @@ class _Hyperscan:
                     found.append(pos - _RUN_AFTER_HEAD)  # the head's last byte
                     return True
 
-                key = (group, False)
+                key = (group, 0)
                 db = self._heads_db(group)
                 dense = self._stretches(db, "heads", block, stop, keep, first=first,
                                         scratch=self._heads_scratch(key, db),
@@ -330,7 +398,7 @@ class _Hyperscan:
                     found.clear()
                 elif dense:
                     found.clear()
-                    key = (group, True)
+                    key = (group, 1)
                     db = self._heads_db(group, runs=True)
                     self._stretches(db, "heads", block, stop, keep_run, first=first,
                                     scratch=self._heads_scratch(key, db))
@@ -492,6 +560,28 @@ class _Hyperscan:
             at = max(size if line_end < 0 else line_end + 1, end)
         return at
 
+    def chance_keywords(self) -> dict[int, tuple[int, ...]]:
+        """The literals that are only families' keywords, each family's pattern one that
+        matches in a line as it does in any text (``batch.joinable``), by expression id: their
+        families (:func:`_may_match`)."""
+        got = self._chance
+        if got is None:
+            from elision.redact.batch import joinable  # batch imports scan, which imports this
+
+            others = {"sk-", "-----BEGIN", "github_pat_", "eyJ", "AIza", "AKIA", "ASIA", "ABIA",
+                      "ACCA", *(f"xox{c}-" for c in "abposre"), *(f"gh{c}_" for c in "pousr"),
+                      *(f"{a}k_{b}_" for a in "sr" for b in ("live", "test")),
+                      *keywords.ESCAPE_EXACT, *keywords.BASE64}
+            got = {}
+            for expr, lit in enumerate(_EXACT):
+                families = keywords.FAMILY_EXACT.get(lit)
+                if families and lit not in others and all(
+                        (pattern := PATTERN_FAMILIES[i].pattern) is not None
+                        and joinable(pattern) for i in families):
+                    got[expr] = tuple(families)
+            self._chance = got
+        return got
+
     def body_kinds(self, body: bytes) -> set[int]:
         """The kinds of trigger in a raw JSON body: a secret's, or a key's (quoted, any case,
         so a string value that spells one counts too)."""
@@ -570,6 +660,10 @@ class _Hyperscan:
         heads: set[str] = set()
         at = [False]
 
+        stop = JSON_STOP if keys else TEXT_STOP
+        chance = self.chance_keywords() if CHANCE_CHECK else {}
+        searched: dict[tuple[int, tuple[int, ...]], bool] = {}
+
         def keep(expr: int, pos: int) -> bool:
             kind = kinds[expr]
             if kind == _HEAD:
@@ -578,10 +672,13 @@ class _Hyperscan:
             if kind == _AT:
                 at[0] = True
                 return False
+            families = chance.get(expr)
+            if families is not None and not _may_match(data, pos, self.lengths[expr], families,
+                                                       stop, searched):
+                return False  # a chance keyword mid-run: the stretch is searched on
             adds[kind](pos)
             return kind == _SECRET
 
-        stop = JSON_STOP if keys else TEXT_STOP
         db = self.literals if keys else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
                         gates=self.gates, dense=dense)
@@ -596,6 +693,66 @@ class _Hyperscan:
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
         return found
+
+
+def _may_match(
+    data: bytes | AsciiBytes, pos: int, length: int, families: tuple[int, ...], stop: bytes,
+    searched: dict[tuple[int, tuple[int, ...]], bool],
+) -> bool:
+    """Whether the keyword of ``families`` ending at ``pos`` counts as a trigger: unless it is
+    inside a base64 run (a run's char on each side), always; there, only where one of their
+    patterns matches in its stretch (a line, or a JSON string), told by the patterns' own
+    search in C. A match the judge accepts has a keyword of its family near it on its own
+    line (``Family.keyword_near``), and each family here matches in a line as it does
+    anywhere: so a stretch none of them matches in gives the judge nothing this keyword
+    leads it to. A stretch that holds an escape (``\\``, ``%``), which the judge reads
+    decoded, or is longer than :data:`_CHANCE_REACH`, counts as before. Random base64 spells
+    twilio's ``SK0``… once in a KB: each was a piece judged in Python (issue 23)."""
+    start = pos + 1 - length
+    if (start == 0 or pos + 1 >= len(data) or data[start - 1] not in keywords.B64_RUN_BYTES
+            or data[pos + 1] not in keywords.B64_RUN_BYTES):
+        return True
+    hay: str | bytes = data.text if isinstance(data, AsciiBytes) else data
+    mark = stop.decode("ascii") if isinstance(hay, str) else stop
+    lo = hay.rfind(mark, 0, start) + 1  # type: ignore[arg-type]
+    hi = hay.find(mark, pos)  # type: ignore[arg-type]
+    hi = len(hay) if hi < 0 else hi
+    key = (lo, families)
+    got = searched.get(key)
+    if got is None:
+        part = hay[lo:hi]
+        try:
+            line = part if isinstance(part, str) else part.decode("utf-8")
+        except UnicodeDecodeError:
+            line = None
+        if line is None or hi - lo > _CHANCE_REACH or "\\" in line or "%" in line:
+            got = True
+        else:
+            got = any(_pattern(i).search(line) is not None for i in families)
+        searched[key] = got
+    return got
+
+
+def _pattern(index: int) -> re.Pattern[str]:
+    pattern = PATTERN_FAMILIES[index].pattern
+    assert pattern is not None
+    return pattern
+
+
+#: The longest stretch a chance keyword's families are searched in (else it counts).
+_CHANCE_REACH = 1 << 16
+#: Whether chance keywords inside base64 runs are checked (a test turns it off: the slow path).
+CHANCE_CHECK = True
+
+
+def _opens_run(data: memoryview, start: int) -> bool:
+    """:func:`keywords.opens_run` of a view: at the start, after a char no run holds, or
+    after a JSON escape such as ``\\n``."""
+    if start == 0:
+        return True
+    before = data[start - 1]
+    return before not in keywords.B64_RUN_BYTES or (
+        before in keywords.RUN_ESCAPES and start >= 2 and data[start - 2] == 0x5C)
 
 
 def _decodes(block: bytes, end: int) -> bool:
