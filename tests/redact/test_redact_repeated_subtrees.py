@@ -14,11 +14,7 @@ on the same drawn documents.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -29,6 +25,7 @@ from hypothesis import strategies as st
 from elision.redact import redact_value, walk
 from elision.redact.families import FAMILIES, sample
 from elision.shape.jsonparse import parse_json
+from support.before import code_before
 
 FAKES = [sample(f, 0, "subtrees")[0] for f in FAMILIES if f.finder != "field"][:12]
 NAMES = ["password", "api_key", "token", "id", "note", "uri", "data", "type", "disposition",
@@ -108,46 +105,18 @@ def test_repeated_subtrees_are_redacted_as_the_walk_of_every_node_does(
     assert fast == slow
 
 
-_CHILD = r"""
-import sys, orjson
-from elision.redact import redact_value
-from elision.shape.jsonparse import parse_json
-for line in sys.stdin.buffer:
-    body = orjson.loads(line).encode()
-    got = redact_value(parse_json(body), body=body)
-    out = [orjson.loads(orjson.dumps(got.value, default=str)), list(got.withheld),
-           got.references]
-    sys.stdout.buffer.write(orjson.dumps(out) + b"\n")
-    sys.stdout.flush()
-"""
-
-
 @pytest.fixture(scope="module")
-def before() -> Iterator[subprocess.Popen[bytes]]:
-    src = os.environ.get("ELISION_BEFORE_SRC")
-    if not src or not (Path(src) / "elision" / "redact").is_dir():
-        pytest.skip("no code before to compare with (set ELISION_BEFORE_SRC to its src)")
-    env = {**os.environ, "PYTHONPATH": src}
-    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, env=env)
-    try:
-        yield child
-    finally:
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.close()
-        child.wait(timeout=30)
-        child.stdout.close()
+def before() -> Iterator[Callable[[str, str], Any]]:
+    with code_before() as ask:
+        yield ask
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=documents())
 def test_repeated_subtrees_are_redacted_as_before(
-    before: subprocess.Popen[bytes], body: bytes,
+    before: Callable[[str, str], Any], body: bytes,
 ) -> None:
-    assert before.stdin is not None and before.stdout is not None
-    before.stdin.write(orjson.dumps(body.decode()) + b"\n")
-    before.stdin.flush()
-    assert _here(body) == orjson.loads(before.stdout.readline())
+    assert orjson.loads(orjson.dumps(_here(body))) == before("json+references", body.decode())
 
 
 def _deep_wide_keys(copies: int) -> bytes:

@@ -29,12 +29,14 @@ from elision.redact import redact_text, redact_value
 from elision.shape.jsonparse import parse_json
 for line in sys.stdin.buffer:
     kind, payload = orjson.loads(line)
-    if kind == "json":
+    if kind.startswith("json"):
         body = payload.encode()
         got = redact_value(parse_json(body), body=body)
     else:
         got = redact_text(payload)
     out = [orjson.loads(orjson.dumps(got.value, default=str)), list(got.withheld)]
+    if kind == "json+references":
+        out.append(got.references)
     sys.stdout.buffer.write(orjson.dumps(out) + b"\n")
     sys.stdout.flush()
 """
@@ -42,13 +44,17 @@ for line in sys.stdin.buffer:
 
 def redacted(kind: str, payload: str) -> Any:
     """``[value, withheld]`` of this code's redaction of ``payload`` (``kind`` "json": its
-    parse with the body, else the text), in the form the child answers in."""
-    if kind == "json":
+    parse with the body; "json+references": the same and its references; else the text), in
+    the form the child answers in."""
+    if kind.startswith("json"):
         body = payload.encode()
         got = redact_value(parse_json(body), body=body)
     else:
         got = redact_text(payload)
-    return orjson.loads(orjson.dumps([got.value, list(got.withheld)], default=str))
+    out = [got.value, list(got.withheld)]
+    if kind == "json+references":
+        out.append(got.references)
+    return orjson.loads(orjson.dumps(out, default=str))
 
 
 @contextmanager
