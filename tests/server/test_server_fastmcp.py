@@ -1,30 +1,50 @@
-"""ElisionMiddleware on a real FastMCP server, in memory: shaped answers that pass the lint."""
+"""ElisionMiddleware on a real FastMCP server, in memory: shaped answers that pass the lint.
+
+FastMCP (and the middleware, which needs it) is imported by a fixture, not at collection:
+every xdist worker collects every file, and the import took ~0.3 s of CPU on a worker that
+never runs these tests.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from typing import Any
 
 import anyio
+import mcp_types as mt
 import pytest
 
 from elision.envelope import ENVELOPE_KEY, META_KEY
 from elision.errors import BudgetError
 from elision.lint.judge import judge_tool
 
-fastmcp = pytest.importorskip("fastmcp")
-import mcp_types as mt  # noqa: E402 - after the importorskip
-
 #: Found trying elision as an attacker would (issue 12, item 1).
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 SHADOWED = '{"note":"' + TOKEN + '","note":"ok"}'
 
-from elision.server.fastmcp import ElisionMiddleware  # noqa: E402 - needs fastmcp
 
 
-def _server(cap: int) -> Any:
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("fastmcp") is None,
+                                reason="pip install 'elision[fastmcp]'")
+
+
+@pytest.fixture(scope="module")
+def fastmcp() -> Any:
+    import fastmcp
+
+    return fastmcp
+
+
+def _middleware(cap: int) -> Any:
+    from elision.server.fastmcp import ElisionMiddleware
+
+    return ElisionMiddleware(cap=cap)
+
+
+def _server(fastmcp: Any, cap: int) -> Any:
     server = fastmcp.FastMCP("ledger")
-    server.add_middleware(ElisionMiddleware(cap=cap))
+    server.add_middleware(_middleware(cap))
 
     @server.tool()
     def rows(limit: int = 1000) -> dict[str, Any]:
@@ -61,11 +81,11 @@ def _as_mcp(result: Any) -> Any:
     )
 
 
-def test_middleware_shapes_bounds_and_passes_the_lint() -> None:
+def test_middleware_shapes_bounds_and_passes_the_lint(fastmcp: Any) -> None:
     from elision.lint.runner import response_of
 
     async def main() -> None:
-        async with fastmcp.Client(_server(cap=2048)) as client:
+        async with fastmcp.Client(_server(fastmcp, cap=2048)) as client:
             tools = {t.name: t for t in await client.list_tools()}
             big = await client.call_tool_mcp("rows", {})
             one = await client.call_tool_mcp("rows", {"limit": 1})
@@ -93,12 +113,12 @@ def test_middleware_shapes_bounds_and_passes_the_lint() -> None:
     anyio.run(main)
 
 
-def test_a_repeated_key_is_withheld_and_declared_not_dropped_silently() -> None:
+def test_a_repeated_key_is_withheld_and_declared_not_dropped_silently(fastmcp: Any) -> None:
     """The middleware parsed the text last-wins and sent the re-serialized value as if it
     were whole: the shadowed member was gone with ``complete`` true and no envelope."""
 
     async def main() -> None:
-        async with fastmcp.Client(_server(cap=2048)) as client:
+        async with fastmcp.Client(_server(fastmcp, cap=2048)) as client:
             result = await client.call_tool_mcp("shadowed", {})
             (block,) = result.content
             assert TOKEN not in block.text
@@ -111,6 +131,6 @@ def test_a_repeated_key_is_withheld_and_declared_not_dropped_silently() -> None:
     anyio.run(main)
 
 
-def test_a_cap_below_the_minimum_is_refused_at_setup() -> None:
+def test_a_cap_below_the_minimum_is_refused_at_setup(fastmcp: Any) -> None:
     with pytest.raises(BudgetError, match="at least 512 bytes, got 64"):
-        ElisionMiddleware(cap=64)
+        _middleware(cap=64)
