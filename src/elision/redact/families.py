@@ -180,6 +180,11 @@ def entropy(value: str) -> float:
             counts = [value.count(c) for c in sorted(chars, key=value.index)]
     if counts is None:
         counts = Counter(value).values()
+    if n <= _COUNT_ABOVE:
+        # Each term read from a list of the terms for this length, in C: the same float as
+        # _term's (the same expression), where a cache keyed by a tuple hashed it a char, half
+        # of an NDJSON record's key's entropy (issue 23).
+        return -sum(map(_terms(n).__getitem__, counts))
     # Each char's term looked up in C (a hit adds no Python frame), summed in the same order:
     # the same float, where a generator's step a char was a third of judging an NDJSON
     # record's key (issue 23).
@@ -188,13 +193,13 @@ def entropy(value: str) -> float:
 
 def entropies(values: list[str]) -> list[float]:
     """:func:`entropy` of each of ``values``, the same floats: a short value's chars counted
-    in C (``str.count`` of each distinct char, first seen first, as Counter orders them), so
-    many values are no Python call each."""
-    return [-sum(map(_term, map(value.count, dict.fromkeys(value)), repeat(len(value))))
+    in C (``str.count`` of each distinct char, first seen first, as Counter orders them) and
+    its terms summed in one comprehension, no Python call a value."""
+    return [-sum(map(_terms(len(value)).__getitem__, map(value.count, dict.fromkeys(value))))
             if 0 < len(value) <= _COUNT_EACH else entropy(value) for value in values]
 
 
-#: Values up to this long have their entropy counted a distinct char at a time by
+#: Values up to this long have their chars counted a distinct char at a time by
 #: :func:`entropies`; a longer one's distinct chars would each read all of it.
 _COUNT_EACH = 64
 
@@ -202,6 +207,12 @@ _COUNT_EACH = 64
 @lru_cache(maxsize=1 << 12)
 def _term(count: int, n: int) -> float:
     return count / n * math.log2(count / n)
+
+
+@lru_cache(maxsize=1 << 8)
+def _terms(n: int) -> list[float]:
+    """``_term(count, n)`` at index ``count``, for each count a value of ``n`` chars can hold."""
+    return [0.0, *(count / n * math.log2(count / n) for count in range(1, n + 1))]
 
 
 _COUNT_ABOVE = 512
