@@ -37,6 +37,7 @@ from typing import Any
 
 from elision.redact.encodings import base64_text
 from elision.redact.families import PATTERN_FAMILIES
+from elision.redact.generic import JOIN_BLOCK, join_blocks
 from elision.redact.keywords import (
     B64_HEADS,
     B64_RUN,
@@ -75,7 +76,21 @@ _MARK_BLOCK = 1 << 16
 
 def may_withhold(texts: Sequence[str]) -> set[int]:
     """The indices of ``texts`` in which the precise rules could withhold anything: a
-    superset (an index left out is certain to hold nothing)."""
+    superset (an index left out is certain to hold nothing). Told a block of them at a time
+    (:func:`~elision.redact.generic.join_blocks`): what the pass says of a string it says
+    of it among any others, so no joined copy of them all is held."""
+    blocks = join_blocks(texts, JOIN_BLOCK)
+    lo, hi = next(blocks, (0, 0))
+    if hi == len(texts):
+        return _may_withhold(texts)
+    hit: set[int] = set()
+    while hi > lo:
+        hit.update(lo + i for i in _may_withhold(texts[lo:hi]))
+        lo, hi = next(blocks, (0, 0))
+    return hit
+
+
+def _may_withhold(texts: Sequence[str]) -> set[int]:
     joined = "\n".join(texts)
     longest = max(map(len, texts), default=0)
     if not joined.isascii() or longest > PIECE:

@@ -117,6 +117,35 @@ class Family:
             return False
         return (self.check is None or self.check(value)) and self.keyword_near(text, match)
 
+    def accepted(self, text: str, matches: Iterable[re.Match[str]]) -> list[tuple[int, int]]:
+        """The secret spans of those of ``matches`` (this family's, in ``text``) that
+        :meth:`accepts`, in their order: its tests asked in comprehensions over all of them,
+        the entropy of all the values at once, no call a match but the family's check (NDJSON
+        with a key a line was some ten Python calls a key here, issue 23)."""
+        group = self.pattern is not None and "secret" in self.pattern.groupindex
+        if self.boundary:
+            # No word char, nor one of _BEFORE, right before the match (what accepts asks).
+            matches = [m for m in matches
+                       if not ((at := m.start()) and ((before := text[at - 1]).isalnum()
+                                                      or before in _BEFORE))]
+        spans = [(m, *(m.span("secret") if group else m.span())) for m in matches]
+        # A stub this stage wrote, or a template (``<your key>``), is no credential.
+        values = [(m, a, b, text[a:b]) for m, a, b in spans
+                  if not (text.startswith(_STUB_HEADS, a, b) or _TEMPLATE.search(text, a, b + 1))]
+        if self.entropy is not None:
+            floor = self.entropy
+            values = [item for item, bits in zip(values, entropies([v[3] for v in values]),
+                                                 strict=True) if not bits < floor]
+        if self.check is not None:
+            check = self.check
+            values = [item for item in values if check(item[3])]
+        # keyword_near, read from each match's own line within KEYWORD_REACH chars before it.
+        keyword = self._keyword
+        return [(a, b) for m, a, b, _ in values
+                if keyword.search(text, max(
+                    lo := max(0, (at := m.start()) - KEYWORD_REACH),
+                    text.rfind("\n", lo, at) + 1, text.rfind("\r", lo, at) + 1), m.end())]
+
     def keyword_near(self, text: str, match: re.Match[str]) -> bool:
         """Whether one of the keywords is in the match or in the :data:`KEYWORD_REACH` chars
         of its line before it: what ties a keyword to the value of a row whose pattern need not
@@ -151,15 +180,39 @@ def entropy(value: str) -> float:
             counts = [value.count(c) for c in sorted(chars, key=value.index)]
     if counts is None:
         counts = Counter(value).values()
+    if n <= _COUNT_ABOVE:
+        # Each term read from a list of the terms for this length, in C: the same float as
+        # _term's (the same expression), where a cache keyed by a tuple hashed it a char, half
+        # of an NDJSON record's key's entropy (issue 23).
+        return -sum(map(_terms(n).__getitem__, counts))
     # Each char's term looked up in C (a hit adds no Python frame), summed in the same order:
     # the same float, where a generator's step a char was a third of judging an NDJSON
     # record's key (issue 23).
     return -sum(map(_term, counts, repeat(n)))
 
 
+def entropies(values: list[str]) -> list[float]:
+    """:func:`entropy` of each of ``values``, the same floats: a short value's chars counted
+    in C (``str.count`` of each distinct char, first seen first, as Counter orders them) and
+    its terms summed in one comprehension, no Python call a value."""
+    return [-sum(map(_terms(len(value)).__getitem__, map(value.count, dict.fromkeys(value))))
+            if 0 < len(value) <= _COUNT_EACH else entropy(value) for value in values]
+
+
+#: Values up to this long have their chars counted a distinct char at a time by
+#: :func:`entropies`; a longer one's distinct chars would each read all of it.
+_COUNT_EACH = 64
+
+
 @lru_cache(maxsize=1 << 12)
 def _term(count: int, n: int) -> float:
     return count / n * math.log2(count / n)
+
+
+@lru_cache(maxsize=1 << 8)
+def _terms(n: int) -> list[float]:
+    """``_term(count, n)`` at index ``count``, for each count a value of ``n`` chars can hold."""
+    return [0.0, *(count / n * math.log2(count / n) for count in range(1, n + 1))]
 
 
 _COUNT_ABOVE = 512

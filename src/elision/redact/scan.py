@@ -69,6 +69,10 @@ _PROBE_FIRST = 256
 _HEADED_MOST = 4096
 #: Runs of a text whose own window search is made before the text's one search answers.
 _RUNS_ASKED = 4
+#: A run's own window search (a slice and a call) costs what a search of the whole text
+#: does over this many of its chars: a text with fewer runs than its length over this has
+#: each run asked (:func:`_no_run_holds_a_window`).
+_WINDOW_RUN_CHARS = 128
 #: The reason and rule of a credential-dense stretch withheld whole.
 DENSE = "credential-dense"
 #: Line breaks as the text shaper counts them (``bytes.splitlines``).
@@ -461,15 +465,19 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     and decodes to a text with a
     credential in it, withheld whole under the first credential's rule."""
     if (len(text) <= _HEADED_MOST and not forms and text.isascii() and "\\" not in text
-            and _window_local() and B64_WINDOW.search(text) is None):
-        return _headed_runs(text)
+            and _window_local()):
+        marks = _run_marks(text)
+        if _no_run_holds_a_window(text, marks):
+            return _headed_runs(text, marks)
     found: list[Span] = []
     # Whether a window is anywhere in the text: a run holds one only if the text does, so
     # once a few runs have asked, one search of the text answers for the rest (a run a
     # line of wrapped base64 was a search each).
     windows: bool | None = None
     for asked, (start, end) in enumerate(_runs(text)):
-        if windows is None and asked == _RUNS_ASKED:
+        if windows is None and asked >= _RUNS_ASKED and asked * _WINDOW_RUN_CHARS >= start:
+            # Only where the runs are dense: a few runs in a long text (NDJSON records, a
+            # key each) are asked alone, not all of its prose (issue 23).
             windows = B64_WINDOW.search(text) is not None
         value = text[start:end]
         # What _credential_in_run first asks of a short run, asked here: most runs (a log
@@ -490,14 +498,35 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     return found
 
 
-def _headed_runs(text: str) -> list[Span]:
+def _no_run_holds_a_window(text: str, marks: bytes | _Marks) -> bool:
+    """Whether no base64 run of the ASCII ``text`` holds a window (:data:`B64_WINDOW`, read
+    within a run's chars: :func:`_window_local`), asked of each run while they are few for
+    the text's length, else of all the text (a run holds one only if the text does). One
+    search of each piece of NDJSON records with a key each tested every char of their prose
+    against the window's chars: 11 ms a MB, most of what judging them cost (issue 23)."""
+    asked = len(text) // _WINDOW_RUN_CHARS
+    at = marks.find(_RUN_LEAST, 0)
+    while at >= 0:
+        if asked == 0:
+            return B64_WINDOW.search(text) is None
+        asked -= 1
+        end = marks.find(b" ", at + len(_RUN_LEAST))
+        if end < 0:
+            end = len(text)
+        if B64_WINDOW.search(text[at:end]) is not None:
+            return False
+        at = marks.find(_RUN_LEAST, end)
+    return True
+
+
+def _headed_runs(text: str, marks: bytes | _Marks) -> list[Span]:
     """:func:`_in_base64` of an ASCII ``text`` with no keyword's form, no backslash and no
     window anywhere in it: only a run that opens with a keyword's head can hold a credential,
     and most runs (a log line's id) open with none, told by two searches in C and a slice each,
     where a match, a window's search and a call a run were a sixth of what a MB of
     assignments just under the density bound cost to judge (issue 23)."""
     found: list[Span] = []
-    find = _run_marks(text).find
+    find = marks.find
     at = find(_RUN_LEAST, 0)
     while at >= 0:
         if text[at:at + 4] in B64_HEADS:

@@ -28,7 +28,7 @@ from elision.redact.generic import (
     name_strength,
 )
 from elision.redact.keywords import Openings, Present, openings, present
-from elision.redact.rules import Span, is_stub, without_stubs
+from elision.redact.rules import Span, is_stub, make_span, without_stubs
 
 #: The families matched by a pattern, in the order they are tried (the name is kept for the
 #: callers that knew the rules as a tuple).
@@ -88,9 +88,8 @@ def find_credentials(
         else:
             matches = (match for lo, hi in _lines(text, near[index])
                        for match in family.pattern.finditer(text, lo, hi))
-        for match in matches:
-            if family.accepts(text, match):
-                found.append(Span(*family.secret_span(match), family.id))
+        rule = family.id
+        found.extend([make_span((a, b, rule)) for a, b in family.accepted(text, matches)])
     if holds.generic:
         found.extend(find_assignments(text))
     return found

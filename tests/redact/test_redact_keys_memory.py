@@ -1,0 +1,97 @@
+"""The judge of an object's many keys holds no copy of them all (issue 23: JSON's peak is to
+stay within 3x the input).
+
+Found by ``bench/redact.py --worst json-keys-A``: 1 MB of 60-char keys of ``A`` peaked at 4.7x
+the input once the keys were judged together, where it had been 3.9x. The names' search
+(:func:`elision.redact.generic.naming`) joined every key and lowered the joined copy, the pass
+(:func:`elision.redact.batch.may_withhold`) joined them again, and the keys new to the cache
+were a set: 2.4x the input beside the document, counted with ``tracemalloc``. They are now
+joined a bounded block at a time, and the new keys are a list.
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from elision.redact import batch, generic, redact_value, walk
+from elision.redact.families import FAMILIES, sample
+from elision.redact.scan import find_spans
+from elision.shape.jsonparse import parse_json
+from support.traced import peak
+
+MB = 1 << 20
+
+
+def _keys_of_a(size: int) -> bytes:
+    return orjson.dumps({f"{'A' * 60}{i:08d}": i for i in range(size // 74)})
+
+
+def _cold() -> None:
+    walk._key_rule.clear()
+    walk._key_inert.clear()
+
+
+def test_a_megabyte_of_keys_of_a_is_judged_within_a_fraction_of_its_size() -> None:
+    body = _keys_of_a(MB)
+    value = parse_json(body)
+    _cold()
+    assert walk.names_inert(value)
+    _cold()
+    judged = peak(lambda: walk.names_inert(value))
+    assert judged < 0.6 * len(body), judged / len(body)  # was 2.4x
+
+
+def test_redacting_a_megabyte_of_keys_of_a_holds_little_beside_its_serialization() -> None:
+    # orjson's output buffer is traced at its capacity (about 4x the bytes it writes, most of
+    # it never touched), so what the redaction holds is read above that.
+    small = _keys_of_a(64 << 10)
+    redact_value(parse_json(small), body=small)  # its databases and caches made first
+    body = _keys_of_a(MB)
+    value = parse_json(body)
+    written = peak(lambda: orjson.dumps(value))
+    _cold()
+    held = peak(lambda: redact_value(value, body=body)) - written
+    assert held < 1.2 * len(body), held / len(body)  # was 2.4x
+
+
+@pytest.mark.parametrize("chars", [1, 5, 64, 1 << 16])
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(st.text(alphabet="ab\n", max_size=9), max_size=40))
+def test_the_blocks_cover_the_texts_in_order_each_within_its_size(
+    chars: int, texts: list[str],
+) -> None:
+    blocks = list(generic.join_blocks(texts, chars))
+    assert [i for lo, hi in blocks for i in range(lo, hi)] == list(range(len(texts)))
+    for lo, hi in blocks:
+        assert hi > lo
+        assert hi - lo == 1 or len("\n".join(texts[lo:hi])) <= chars
+        # As full as it may be: the next text would not have fitted.
+        if hi < len(texts):
+            assert len("\n".join(texts[lo:hi + 1])) > chars
+
+
+FAKES = [sample(f, 0, "blocks")[0] for f in FAMILIES if f.finder != "field"][::7]
+NAMES = st.one_of(st.sampled_from(["password", "A" * 21, "api_key", "x", "Token", "é", "sk-"]),
+                  st.sampled_from(FAKES), st.text(max_size=8))
+
+
+@settings(max_examples=80, deadline=None)
+@given(names=st.lists(st.lists(NAMES, max_size=3).map("".join), max_size=60),
+       block=st.sampled_from([1, 7, 30, 1 << 16]))
+def test_the_judges_read_in_small_blocks_flag_what_they_flag_joined_whole(
+    names: list[str], block: int,
+) -> None:
+    """In-process differential: the names' search flags exactly the names it flags read in
+    one block; the pass's flags, a superset of what the judge withholds, still cover every
+    string the judge withholds in."""
+    whole = generic.naming(names)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(generic, "JOIN_BLOCK", block)
+        mp.setattr(batch, "JOIN_BLOCK", block)
+        assert generic.naming(names) == whole
+        blocked = batch.may_withhold(names)
+    judged = {i for i, name in enumerate(names) if find_spans(name)}
+    assert judged <= blocked

@@ -1,0 +1,189 @@
+"""A piece of NDJSON with a key a line is judged family by family over all its matches at once,
+and withholds exactly what the judge of each match alone withholds (issue 23).
+
+Found by ``bench/redact.py --worst ndjson-sk-lines`` (10-15x prose): each record's key was some
+ten Python calls of ``Family.accepts`` (its boundary, its span, its stub and template tests,
+its entropy through ``Counter``, its check, the keyword near it) and a span made a call each.
+:meth:`Family.accepted` asks those tests of all of a family's matches in comprehensions.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import string
+import sys
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from elision.redact import families, redact_text, scan
+from elision.redact.families import FAMILIES, PATTERN_FAMILIES, Family, sample
+
+
+def _per_match(self: Family, text: str, matches: Any) -> list[tuple[int, int]]:
+    # The judge before: a call of ``accepts`` a match.
+    return [self.secret_span(m) for m in matches if self.accepts(text, m)]
+
+
+FAKES = [sample(f, 0, "ndjson")[0] for f in FAMILIES if f.finder != "field"]
+#: What may stand before or around a key on its line: a word char or ``-_+/`` (then a family
+#: with a boundary turns it away), a stub, a template, a lowered copy (no mixed case).
+WRAPS = st.sampled_from([
+    "{}", "x{}", "_{}", "-{}", "/{}", "+{}", " {} ", "[credential withheld: {}]", "<{}>",
+    "${{{}}}", "{{{{{}}}}}", "key={}", "token: {}",
+])
+KEYS = st.one_of(
+    st.sampled_from(FAKES),
+    st.sampled_from(FAKES).map(str.lower),
+    st.sampled_from(FAKES).map(lambda f: f[: max(4, len(f) // 2)]),
+    st.integers(20, 60).map(lambda n: "sk-" + "a" * n),
+    st.text(alphabet=string.ascii_letters + string.digits + "-_", min_size=0, max_size=50)
+    .map(lambda t: "sk-" + t),
+)
+
+
+@st.composite
+def ndjson(draw: st.DrawFn) -> str:
+    lines = []
+    for i in range(draw(st.integers(1, 40))):
+        keys = [draw(WRAPS).format(draw(KEYS)) for _ in range(draw(st.integers(1, 3)))]
+        record = {"id": i, "note": draw(st.sampled_from(["alpha beta", "", "sk- note"])),
+                  **{f"k{j}": k for j, k in enumerate(keys)}}
+        lines.append(orjson.dumps(record).decode())
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=ndjson())
+def test_ndjson_with_a_key_a_line_is_redacted_as_by_the_judge_of_each_match(text: str) -> None:
+    # Always run: the same text with the judge of a family's matches at once turned off.
+    fast = redact_text(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Family, "accepted", _per_match)
+        slow = redact_text(text)
+    assert (fast.value, fast.withheld) == (slow.value, slow.withheld)
+
+
+@pytest.mark.parametrize("index", range(len(PATTERN_FAMILIES)))
+def test_a_familys_matches_judged_at_once_are_those_it_accepts_one_by_one(index: int) -> None:
+    family = PATTERN_FAMILIES[index]
+    assert family.pattern is not None
+    rng = random.Random(index)
+    parts = []
+    for seed in range(4):
+        fake = sample(family, 0, seed)[0]
+        parts += [fake, "x" + fake, "_" + fake, fake.lower(), fake.upper(), f"<{fake}>",
+                  "[credential " + fake, fake[: len(fake) // 2], f"{rng.random()} {fake}",
+                  *(fake[:cut] + mark + fake[cut:] for mark in ("<a>", "${", "{{")
+                    for cut in (len(fake) // 2, len(fake) - 1))]
+    text = "\n".join(parts) + "\n" + " ".join(parts)
+    matches = list(family.pattern.finditer(text))
+    assert family.accepted(text, iter(matches)) == _per_match(family, text, matches)
+
+
+def _records(count: int, seed: int, words: int = 20) -> str:
+    rng = random.Random(seed)
+    alphabet = string.ascii_letters + string.digits
+    return "".join(orjson.dumps({
+        "id": i, "note": " ".join(rng.choice(["alpha", "beta", "gamma"]) for _ in range(words)),
+        "key": "sk-aB1" + "".join(rng.choice(alphabet) for _ in range(37)),  # mixed: withheld
+    }).decode() + "\n" for i in range(count))
+
+
+def _calls(text: str) -> int:
+    calls = 0
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        done = redact_text(text)
+    finally:
+        sys.setprofile(None)
+    assert len(done.withheld) == text.count("\n")
+    return calls
+
+
+def test_a_records_key_is_judged_in_few_python_calls() -> None:
+    """Python calls a record, told from two sizes (a piece's fixed cost cancels): 26.1 before,
+    some ten of them the judge's; 21.0 with it."""
+    redact_text(_records(50, 9))  # databases loaded, caches filled
+    per_record = (_calls(_records(1200, 3)) - _calls(_records(200, 3))) / 1000
+    assert per_record < 23, per_record
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.one_of(st.text(max_size=80), st.integers(0, 700).map(lambda n: "7" * n),
+                                 st.text(alphabet="aAb1-_", max_size=70)), max_size=20))
+def test_the_entropy_of_many_values_is_each_ones_float(values: list[str]) -> None:
+    """A threshold is compared to it: the same float, not a near one."""
+    assert families.entropies(values) == [families.entropy(v) for v in values]
+
+
+def _window_chars(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The chars each search of the base64 windows' regex reads, counted as they are asked."""
+    searched: list[int] = []
+    window = scan.B64_WINDOW
+
+    class Counted:
+        pattern = window.pattern
+
+        def search(self, text: str, *args: int) -> Any:
+            searched.append(len(text))
+            return window.search(text, *args)
+
+    monkeypatch.setattr(scan, "B64_WINDOW", Counted())
+    return searched
+
+
+def test_a_piece_of_records_has_its_runs_searched_for_windows_not_its_prose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each piece's one search for a window read all of it (11 ms a MB, most of the judge's
+    time on ``ndjson-sk-lines``); a window lies in a run, and a record's run is its key."""
+    text = _records(300, 5, words=200)  # about 1.2 KB a record, as ndjson-sk-lines's 1.8 KB
+    redact_text(_records(20, 9))
+    searched = _window_chars(monkeypatch)
+    done = redact_text(text)
+    assert len(done.withheld) == 300
+    assert sum(searched) < len(text) // 10, sum(searched) / len(text)  # was 1.0
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+#: Runs that hold a window (a mid-token keyword's base64): most fakes encoded after a prefix
+#: hold none, so they are drawn from these.
+WINDOWED = [run for fake in FAKES for prefix in ("x", "xy", "xyz", "note: ")
+            if scan.B64_WINDOW.search(run := _b64(prefix + fake))]
+RUNS = st.one_of(
+    st.sampled_from(WINDOWED),
+    st.sampled_from(FAKES).map(lambda f: _b64(f)),
+    st.tuples(st.sampled_from(["x", "xy", "xyz", "note: "]), st.sampled_from(FAKES)).map(
+        lambda p: _b64(p[0] + p[1])),
+    st.integers(20, 300).map(lambda n: "QUFB" * (n // 4)),
+    st.text(alphabet=string.ascii_letters + string.digits + "+/", min_size=0, max_size=90),
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=st.lists(st.tuples(KEYS, RUNS, st.integers(0, 40)), min_size=1, max_size=30))
+def test_records_with_base64_runs_are_redacted_as_when_the_whole_piece_is_searched(
+    records: list[tuple[str, str, int]],
+) -> None:
+    # Always run: the same text with every piece's windows searched whole, as before.
+    text = "".join(orjson.dumps({"id": i, "note": "alpha " * words, "key": key, "blob": run})
+                   .decode() + "\n" for i, (key, run, words) in enumerate(records))
+    fast = redact_text(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "_WINDOW_RUN_CHARS", 1 << 40)  # no run asked alone: the whole text
+        slow = redact_text(text)
+    assert (fast.value, fast.withheld) == (slow.value, slow.withheld)
