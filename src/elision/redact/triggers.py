@@ -23,7 +23,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, NamedTuple
 
 from elision._hyperscan import built_with_hyperscan, database
@@ -206,7 +206,8 @@ class _Hyperscan:
         self.gates = frozenset(range(gates, self.key_ids))
         self._userinfo: Any = None
         self._body: Any = None
-        self._chance: dict[int, tuple[int, ...]] | None = None
+        #: :meth:`chance_families` by expression id, each worked out on its first match.
+        self._chance: dict[int, tuple[int, ...] | None] = {}
         self._head_dbs: dict[tuple[tuple[str, ...], int], Any] = {}
         # The mid-token keywords' windows in base64 are regexes, not literals: a second pass,
         # compiled apart so the literal set stays quick to compile. Loaded here, where the
@@ -560,27 +561,31 @@ class _Hyperscan:
             at = max(size if line_end < 0 else line_end + 1, end)
         return at
 
-    def chance_keywords(self) -> dict[int, tuple[int, ...]]:
-        """The literals that are only families' keywords, each family's pattern one that
-        matches in a line as it does in any text (``batch.joinable``), by expression id: their
-        families (:func:`_may_match`)."""
-        got = self._chance
-        if got is None:
-            from elision.redact.batch import joinable  # batch imports scan, which imports this
+    def chance_families(self, expr: int) -> tuple[int, ...] | None:
+        """The families of the literal ``expr`` when it is only families' keywords, each
+        family's pattern one that matches in a line as it does in any text
+        (``batch.joinable``): :func:`_may_match` asks them. Worked out on the literal's first
+        match and kept: told for every literal at once, the first scan compiled 225 family
+        patterns and loaded ``inspect``, which a small result's hook must not (issue 24)."""
+        from elision.redact.batch import joinable  # batch imports scan, which imports this
 
-            others = {"sk-", "-----BEGIN", "github_pat_", "eyJ", "AIza", "AKIA", "ASIA", "ABIA",
-                      "ACCA", *(f"xox{c}-" for c in "abposre"), *(f"gh{c}_" for c in "pousr"),
-                      *(f"{a}k_{b}_" for a in "sr" for b in ("live", "test")),
-                      *keywords.ESCAPE_EXACT, *keywords.BASE64}
-            got = {}
-            for expr, lit in enumerate(_EXACT):
-                families = keywords.FAMILY_EXACT.get(lit)
-                if families and lit not in others and all(
-                        (pattern := PATTERN_FAMILIES[i].pattern) is not None
-                        and joinable(pattern) for i in families):
-                    got[expr] = tuple(families)
-            self._chance = got
+        got = None
+        if expr >= len(_EXACT):  # a gate's, a head's or a key's expression: never a keyword
+            self._chance[expr] = got
+            return got
+        lit = _EXACT[expr]
+        families = keywords.FAMILY_EXACT.get(lit)
+        if families and lit not in _not_by_chance() and all(
+                (pattern := PATTERN_FAMILIES[i].pattern) is not None and joinable(pattern)
+                for i in families):
+            got = tuple(families)
+        self._chance[expr] = got
         return got
+
+    def chance_keywords(self) -> dict[int, tuple[int, ...]]:
+        """Every literal's :meth:`chance_families`, where it has them, by expression id."""
+        told = {expr: self.chance_families(expr) for expr in range(len(_EXACT))}
+        return {expr: fams for expr, fams in told.items() if fams is not None}
 
     def body_kinds(self, body: bytes) -> set[int]:
         """The kinds of trigger in a raw JSON body: a secret's, or a key's (quoted, any case,
@@ -661,7 +666,8 @@ class _Hyperscan:
         at = [False]
 
         stop = JSON_STOP if keys else TEXT_STOP
-        chance = self.chance_keywords() if CHANCE_CHECK else {}
+        chance = self._chance if CHANCE_CHECK else None
+        told = self.chance_families
         searched: dict[tuple[int, tuple[int, ...]], bool] = {}
 
         def keep(expr: int, pos: int) -> bool:
@@ -672,7 +678,12 @@ class _Hyperscan:
             if kind == _AT:
                 at[0] = True
                 return False
-            families = chance.get(expr)
+            if chance is None:
+                families = None
+            else:
+                families = chance.get(expr, _UNTOLD)
+                if families is _UNTOLD:
+                    families = told(expr)
             if families is not None and not _may_match(data, pos, self.lengths[expr], families,
                                                        stop, searched):
                 return False  # a chance keyword mid-run: the stretch is searched on
@@ -693,6 +704,19 @@ class _Hyperscan:
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
         return found
+
+
+_UNTOLD: Any = object()
+
+
+@cache
+def _not_by_chance() -> frozenset[str]:
+    """Literals that are a credential's own opening, never a family keyword met by chance."""
+    return frozenset({
+        "sk-", "-----BEGIN", "github_pat_", "eyJ", "AIza", "AKIA", "ASIA", "ABIA", "ACCA",
+        *(f"xox{c}-" for c in "abposre"), *(f"gh{c}_" for c in "pousr"),
+        *(f"{a}k_{b}_" for a in "sr" for b in ("live", "test")),
+        *keywords.ESCAPE_EXACT, *keywords.BASE64})
 
 
 def _may_match(

@@ -37,7 +37,6 @@ from bisect import bisect_left
 from itertools import accumulate, filterfalse, islice, repeat
 from typing import Any
 
-import msgspec
 import orjson
 
 from elision._lazyre import lazy_compile
@@ -48,7 +47,6 @@ from elision.redact.folding import holds_folds
 from elision.redact.generic import name_strength, names_nothing, naming
 from elision.redact.kept import keep
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
-from elision.redact.repeats import _ELEMENTS, REMEMBER_BYTES
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
@@ -530,6 +528,8 @@ class Walker:
     def _remember(self, frame: _Frame) -> None:
         """Keep ``frame``'s bytes as a clean subtree when its walk withheld nothing (within
         :data:`~elision.redact.repeats.REMEMBER_BYTES` for the whole walk)."""
+        from elision.redact.repeats import REMEMBER_BYTES  # msgspec: not on a hook's path
+
         subtree = frame.subtree
         assert subtree is not None
         if (frame.marks == (len(self.withheld), len(self.references))
@@ -650,6 +650,9 @@ class Walker:
         data = self._data
         if data is None or self._splits < end - start or end - start < count * SUBTREE_BYTES:
             return None  # small elements: walked without offsets, as they cost less so
+        import msgspec  # not on a hook's path (issue 24)
+
+        from elision.redact.repeats import _ELEMENTS
         self._splits -= end - start
         whole = data[start - 1:start] == b"["  # the array's own bytes: read in place
         try:
