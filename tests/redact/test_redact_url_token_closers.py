@@ -26,8 +26,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.redact import generic, redact_text, triggers
+from elision.redact import generic, redact_text, scan, triggers
 from elision.redact.families import FAMILIES, sample
+from elision.redact.keywords import B64_RUN
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
 
@@ -119,6 +120,44 @@ def test_a_candidates_name_is_not_read_a_char_at_a_time() -> None:
     short = _lines_run(_closers_line(41 * 40, 35))
     long = _lines_run(_closers_line(76 * 40, 70))
     assert long <= short * 1.1
+
+
+@st.composite
+def long_runs(draw: st.DrawFn) -> str:
+    """ASCII texts past a block of marks (:data:`scan.CHUNK`): runs that end, start and
+    reach across a block's end, padding, runs one char short."""
+    parts = st.one_of(
+        st.integers(1, 70_000).map(lambda n: "y" * n),
+        st.sampled_from([" ", "=", "==", "===", ")", "\n", "y" * 19, "y" * 20, "pwd=x)"]),
+    )
+    text = "".join(draw(st.lists(parts, min_size=1, max_size=25)))
+    return text + "yx" * ((scan.CHUNK + 2 - len(text)) // 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(long_runs())
+def test_runs_found_a_block_at_a_time_are_the_regexs(text: str) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scan, "_RUNS_BY_BLOCK", False)
+        slow = list(scan._runs(text))
+    assert list(scan._runs(text)) == slow == [run.span() for run in B64_RUN.finditer(text)]
+
+
+def test_a_long_lines_runs_are_not_two_python_calls_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red before: each run of ``url-token-closers`` (one a 41 chars) was two calls of
+    ``_Marks.find``."""
+    calls = 0
+    find = scan._Marks.find
+
+    def counted(self: scan._Marks, needle: bytes, start: int) -> int:
+        nonlocal calls
+        calls += 1
+        return find(self, needle, start)
+
+    monkeypatch.setattr(scan._Marks, "find", counted)
+    text = _closers_line(300_000)
+    assert sum(1 for _ in scan._runs(text)) > 7000
+    assert calls <= 10
 
 
 # -- the peak --------------------------------------------------------------------------------
