@@ -580,36 +580,39 @@ def _block_runs(text: str) -> Iterator[tuple[int, int]]:
     as far into the next as :data:`_RUN_LEAST` less one) searched with their own ``find``, two
     searches in C a run, where :meth:`_Marks.find` was two Python calls a run (a token of URL
     candidates, ``pwd=x)`` and 35 run chars, is a run each 41 chars: issue 23). A run that
-    reaches past its block's marks is ended by :class:`_Marks`."""
+    reaches past its block's marks is ended by :class:`_Marks`, with the block's marks let go
+    first: one block's marks at a time, as before."""
     size = len(text)
     least = len(_RUN_LEAST)
     after = 0  # where the last run ended: the next starts at or after it
-    rest: _Marks | None = None
     for lo in range(0, size, CHUNK):
         if after >= lo + CHUNK:
             continue  # a run reached past this block
         hi = min(size, lo + CHUNK + least - 1)
         marks = text[lo:hi].encode("ascii").translate(_RUN_MARKS)
-        find = marks.find
-        at = find(_RUN_LEAST, max(0, after - lo))
+        at = marks.find(_RUN_LEAST, max(0, after - lo))
         while at >= 0:
-            end = find(b" ", at + least)
-            if end >= 0:
-                end += lo
-            else:
-                if rest is None:
-                    rest = _Marks(text)
-                end = rest.find(b" ", hi)
-                if end < 0:
-                    end = size
-            for _ in range(2):  # B64_RUN's ={0,2}: "=" is no run char, so a space in the marks
-                if text.startswith("=", end):
-                    end += 1
-            yield lo + at, end
-            after = end
-            if end >= hi:
+            end = marks.find(b" ", at + least)
+            if end < 0:
                 break
-            at = find(_RUN_LEAST, end - lo)
+            after = _padded(text, lo + end)
+            yield lo + at, after
+            at = marks.find(_RUN_LEAST, after - lo)
+        else:
+            continue
+        del marks
+        end = _Marks(text).find(b" ", hi)
+        after = _padded(text, size if end < 0 else end)
+        yield lo + at, after
+
+
+def _padded(text: str, end: int) -> int:
+    """Where a run whose chars end at ``end`` ends with its padding (B64_RUN's ``={0,2}``:
+    ``=`` is no run char, so it is a space in the marks)."""
+    for _ in range(2):
+        if text.startswith("=", end):
+            end += 1
+    return end
 
 
 class _Marks:
