@@ -405,10 +405,13 @@ def find_assignments(text: str) -> list[Span]:
             continue
         floor = max(0, start - _LONGEST_NAME)
         if _NAME_BY_REGEX:
-            before = _THROUGH_NON_NAME.match(text, floor, start)
-            start = floor if before is None else before.end()
-            after = _NAME_REST.match(text, end, min(size, start + 2 * _LONGEST_NAME))
-            end = max(end, after.end()) if after is not None else end
+            # Most words are a name's ends already (``password=``): one char each tells it.
+            if start > floor and text[start - 1] in _NAME_CHARS:
+                before = _THROUGH_NON_NAME.match(text, floor, start)
+                start = floor if before is None else before.end()
+            if end < size and text[end] in _NAME_CHARS:
+                after = _NAME_REST.match(text, end, min(size, start + 2 * _LONGEST_NAME))
+                end = max(end, after.end()) if after is not None else end
         else:
             while start > floor and text[start - 1] in _NAME_CHARS:
                 start -= 1
