@@ -295,9 +295,10 @@ class _Hyperscan:
         # A head in a block's reach may be seen again by the next block: only those are kept
         # to tell the second sight, where a dict of every hit beside the list and its copy was
         # 2x the input at the peak (lines of the base64 of ``Authorization: Basic``, issue 23).
-        reach: set[int] = set(hits)
+        seen: set[int] = set(hits)
         for at in range(0, size, _HEAD_BLOCK):
-            block_hits: dict[int, None] = {}
+            reach, seen = seen, set()  # the block before's hits in this block's reach
+            edge = at + _HEAD_BLOCK
             block = view[at:at + _HEAD_BLOCK + _OPENER_REACH].tobytes()
             if block.isalnum():
                 # No opener in it, so no head that opens a run ends in it (one at its start
@@ -339,11 +340,13 @@ class _Hyperscan:
                     db = self._heads_db(group, runs=True)
                     self._stretches(db, "heads", block, stop, keep_run, first=first,
                                     scratch=self._heads_scratch(key, db))
-                block_hits.update(dict.fromkeys(at + pos for pos in found))
-                if first and (hits or block_hits):
-                    return [*hits, *block_hits][:1]
-            hits.extend(pos for pos in block_hits if pos not in reach)
-            reach = {pos for pos in block_hits if pos >= at + _HEAD_BLOCK}
+                block_hits = [at + pos for pos in found]
+                if reach:
+                    block_hits = [pos for pos in block_hits if pos not in reach]
+                hits.extend(block_hits)
+                seen.update([pos for pos in block_hits if pos >= edge])
+                if first and hits:
+                    return hits[:1]
         return hits
 
     def _userinfo_db(self) -> Any:
