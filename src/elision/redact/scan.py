@@ -595,7 +595,9 @@ def _block_runs(text: str) -> Iterator[tuple[int, int]]:
             end = marks.find(b" ", at + least)
             if end < 0:
                 break
-            after = _padded(text, lo + end)
+            after = lo + end
+            if text.startswith("=", after):  # _padded, without a call a run
+                after += 2 if text.startswith("==", after) else 1
             yield lo + at, after
             at = marks.find(_RUN_LEAST, after - lo)
         else:
