@@ -250,6 +250,9 @@ SYSTEMATIC: list[Class] = [
     Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),
     # ")" closes a token and opens none: one token of candidates, just under the bound.
     Class("url-token-closers", _repeat("pwd=x)" + "y" * 35)),
+    # Lines of the base64 of "Authorization: Basic " (drawn-93 of --drawn 150): a head that
+    # opens a run each 31 bytes, each a position of the heads' search.
+    Class("b64-auth-basic-lines", _repeat("QXV0aG9yaXphdGlvbjogQmFzaWMg \n\n")),
     Class("scheme-runs", _repeat("://")),
     Class("at-runs", _repeat("@")),
     Class("pct40-runs", _repeat("%40")),

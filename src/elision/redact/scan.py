@@ -583,6 +583,9 @@ def _runs(text: str) -> Iterator[tuple[int, int]]:
         for run in B64_RUN.finditer(text):
             yield run.span()
         return
+    if len(text) > CHUNK and _RUNS_BY_BLOCK:
+        yield from _block_runs(text)
+        return
     marks = _run_marks(text)
     at = marks.find(_RUN_LEAST, 0)
     while at >= 0:
@@ -594,6 +597,53 @@ def _runs(text: str) -> Iterator[tuple[int, int]]:
                 end += 1
         yield at, end
         at = marks.find(_RUN_LEAST, end)
+
+
+#: Whether a long text's runs are found a block of marks at a time by :func:`_block_runs`
+#: (the tests turn it off to compare with :class:`_Marks`'s finds).
+_RUNS_BY_BLOCK = True
+
+
+def _block_runs(text: str) -> Iterator[tuple[int, int]]:
+    """:func:`_runs` of an ASCII text longer than :data:`CHUNK`: the marks of a block (reaching
+    as far into the next as :data:`_RUN_LEAST` less one) searched with their own ``find``, two
+    searches in C a run, where :meth:`_Marks.find` was two Python calls a run (a token of URL
+    candidates, ``pwd=x)`` and 35 run chars, is a run each 41 chars: issue 23). A run that
+    reaches past its block's marks is ended by :class:`_Marks`, with the block's marks let go
+    first: one block's marks at a time, as before."""
+    size = len(text)
+    least = len(_RUN_LEAST)
+    after = 0  # where the last run ended: the next starts at or after it
+    for lo in range(0, size, CHUNK):
+        if after >= lo + CHUNK:
+            continue  # a run reached past this block
+        hi = min(size, lo + CHUNK + least - 1)
+        marks = text[lo:hi].encode("ascii").translate(_RUN_MARKS)
+        at = marks.find(_RUN_LEAST, max(0, after - lo))
+        while at >= 0:
+            end = marks.find(b" ", at + least)
+            if end < 0:
+                break
+            after = lo + end
+            if text.startswith("=", after):  # _padded, without a call a run
+                after += 2 if text.startswith("==", after) else 1
+            yield lo + at, after
+            at = marks.find(_RUN_LEAST, after - lo)
+        else:
+            continue
+        del marks
+        end = _Marks(text).find(b" ", hi)
+        after = _padded(text, size if end < 0 else end)
+        yield lo + at, after
+
+
+def _padded(text: str, end: int) -> int:
+    """Where a run whose chars end at ``end`` ends with its padding (B64_RUN's ``={0,2}``:
+    ``=`` is no run char, so it is a space in the marks)."""
+    for _ in range(2):
+        if text.startswith("=", end):
+            end += 1
+    return end
 
 
 class _Marks:
