@@ -12,13 +12,9 @@ where ``ELISION_BEFORE_SRC`` names its ``src`` (a development check, skipped oth
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import tracemalloc
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -29,6 +25,7 @@ from hypothesis import strategies as st
 from elision.redact import generic, redact_text, scan, triggers
 from elision.redact.families import FAMILIES, sample
 from elision.redact.keywords import B64_RUN
+from support.before import code_before, redacted
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
 
@@ -194,56 +191,23 @@ def test_each_opening_head_is_reported_once(pad: int) -> None:
 
 # -- the same as the code before -------------------------------------------------------------
 
-_BEFORE = Path(os.environ.get("ELISION_BEFORE_SRC") or "/nonexistent/elision-before")
-_SERVE = """
-import json, sys
-from elision.redact import redact_text
-for line in sys.stdin:
-    out = redact_text(json.loads(line))
-    print(json.dumps([out.value, list(out.withheld)]), flush=True)
-"""
-
-
 @pytest.fixture(scope="module")
-def before() -> Iterator[Callable[[str], list[Any]]]:
-    """``redact_text`` as the code under ``ELISION_BEFORE_SRC`` answers, in a process of its
-    own (ended with the module's tests)."""
-    if not (_BEFORE / "elision" / "redact").is_dir():
-        pytest.skip("no code before to compare with (set ELISION_BEFORE_SRC to its src)")
-    env = {**os.environ, "PYTHONPATH": str(_BEFORE)}
-    proc = subprocess.Popen([sys.executable, "-c", _SERVE], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=env)
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin, stdout = proc.stdin, proc.stdout
-
-    def ask(text: str) -> list[Any]:
-        stdin.write(json.dumps(text) + "\n")
-        stdin.flush()
-        answer: list[Any] = json.loads(stdout.readline())
-        return answer
-
-    try:
+def before() -> Iterator[Callable[[str, str], Any]]:
+    """``redact_text`` as the code before answers (:mod:`support.before`)."""
+    with code_before() as ask:
         yield ask
-    finally:
-        stdin.close()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        stdout.close()
 
 
 @settings(max_examples=100, deadline=None)
 @given(url_texts())
 def test_url_candidates_are_withheld_as_before(
-    before: Callable[[str], list[Any]], text: str,
+    before: Callable[[str, str], Any], text: str,
 ) -> None:
-    assert _answer(text) == before(text)
+    assert redacted("text", text) == before("text", text)
 
 
 def test_the_bench_classes_are_withheld_as_before(
-    before: Callable[[str], list[Any]],
+    before: Callable[[str, str], Any],
 ) -> None:
     for text in (_closers_line(200_000), _AUTH_LINE * 6000, _AUTH_LINE * 2200 + "x" * 70000):
-        assert _answer(text) == before(text)
+        assert redacted("text", text) == before("text", text)
