@@ -21,6 +21,7 @@ from elision.redact.families import FAMILIES, sample
 from elision.shape import lazyjson
 from elision.shape.jsondump import dumps_value
 from elision.shape.jsonparse import parse_json
+from support.built import strategies_built
 from support.lazy_json import shrink
 
 _TOKEN = sample(next(f for f in FAMILIES if f.id == "github-token"))[0]
@@ -161,31 +162,11 @@ _LISTS_AT: dict[tuple[int, int], st.SearchStrategy[list[Any]]] = {}
 _MEMBERS_AT: dict[int, st.SearchStrategy[list[tuple[str, Any]]]] = {}
 
 
-def test_drawing_a_document_builds_no_strategy(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_drawing_a_document_builds_no_strategy() -> None:
     """Red before: every draw of a document built its strategies again (11,242 for these 20
     lists; the two tests below spent most of their CPU doing it, not testing)."""
-    from hypothesis.strategies._internal.strategies import SearchStrategy
-
-    built = 0
-    init = SearchStrategy.__init__
-
-    def counted(self: SearchStrategy[Any]) -> None:
-        nonlocal built
-        built += 1
-        init(self)
-
-    strategy = st.lists(_documents(), min_size=1, max_size=30)
-    drawn: list[Any] = []
-
-    @settings(max_examples=20, database=None, derandomize=True)
-    @given(strategy)
-    def draw(rows: list[Any]) -> None:
-        drawn.append(rows)
-
-    draw()  # the first run makes what any first draw makes (the data tree, the caches)
-    monkeypatch.setattr(SearchStrategy, "__init__", counted)
-    draw()
-    assert len(drawn) == 40 and built < 20, f"{built} strategies built for 20 examples"
+    built = strategies_built(st.lists(_documents(), min_size=1, max_size=30))
+    assert built < 20, f"{built} strategies built for 20 examples"
 
 
 def _normalized(value: Any, withheld: tuple[dict[str, Any], ...]) -> tuple[bytes, list[Any]]:
