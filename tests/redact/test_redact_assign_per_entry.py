@@ -30,22 +30,12 @@ from hypothesis import strategies as st
 
 from elision.redact import generic, redact_text, scan
 from support.before import code_before, redacted
+from support.calls import redaction_calls
 
 
 def _calls_per_entry(text: str) -> float:
     redact_text(text)  # caches and databases, made
-    calls = 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal calls
-        if event == "call":
-            calls += 1
-
-    sys.setprofile(count)
-    try:
-        done = redact_text(text)
-    finally:
-        sys.setprofile(None)
+    calls, done = redaction_calls(text)
     assert len(done.withheld) == text.count("\n")
     return calls / len(done.withheld)
 

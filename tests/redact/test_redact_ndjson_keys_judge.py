@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import random
 import string
-import sys
 from typing import Any
 
 import orjson
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 
 from elision.redact import families, redact_text, scan
 from elision.redact.families import FAMILIES, PATTERN_FAMILIES, Family, sample
+from support.calls import redaction_calls
 
 
 def _per_match(self: Family, text: str, matches: Any) -> list[tuple[int, int]]:
@@ -95,18 +95,7 @@ def _records(count: int, seed: int, words: int = 20) -> str:
 
 
 def _calls(text: str) -> int:
-    calls = 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal calls
-        if event == "call":
-            calls += 1
-
-    sys.setprofile(count)
-    try:
-        done = redact_text(text)
-    finally:
-        sys.setprofile(None)
+    calls, done = redaction_calls(text)
     assert len(done.withheld) == text.count("\n")
     return calls
 
