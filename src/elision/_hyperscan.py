@@ -13,7 +13,7 @@ from elision._lazylog import LazyLogger, get_logger
 if TYPE_CHECKING:
     import logging
 
-__all__ = ["CACHE_ENV", "built_with_hyperscan", "cache_dir", "database"]
+__all__ = ["CACHE_ENV", "built_with_hyperscan", "cache_dir", "database", "held_scratch"]
 
 T = TypeVar("T")
 
@@ -63,6 +63,23 @@ def database(hs: Any, expressions: list[bytes], flags: list[int], *, literal: bo
     if path is not None:
         _keep(hs, db, path)
     return db
+
+
+def held_scratch(hs: Any, local: Any, name: str, key: Any, db: Any, most: int) -> Any:
+    """A scratch for ``db`` kept per thread (``local``, a ``threading.local``) under ``key``
+    in its table ``name``: a scan releases the GIL, so each thread needs its own, and this
+    binding cannot grow one scratch to fit another database. At most ``most`` are kept, the
+    oldest dropped, as the databases they serve are."""
+    held: dict[Any, Any] | None = getattr(local, name, None)
+    if held is None:
+        held = {}
+        setattr(local, name, held)
+    scratch = held.get(key)
+    if scratch is None:
+        if len(held) >= most:
+            held.pop(next(iter(held)))
+        scratch = held[key] = hs.Scratch(db)
+    return scratch
 
 
 def _load(hs: Any, path: Path) -> Any:

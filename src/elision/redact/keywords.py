@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from elision._cache import kept_json
-from elision._hyperscan import built_with_hyperscan, database
+from elision._hyperscan import built_with_hyperscan, database, held_scratch
 from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS
@@ -294,16 +294,7 @@ class _Hyperscan:
                     self._openings.pop(next(iter(self._openings)))
             self._openings[key] = built  # the newest last
         db, meaning = built
-        # A scratch a thread and database (one cannot be grown to fit another), dropped
-        # as the databases are.
-        held: dict[Any, Any] | None = getattr(self._local, "openings", None)
-        if held is None:
-            held = self._local.openings = {}
-        scratch = held.get(key)
-        if scratch is None:
-            if len(held) >= _OPENING_DBS:
-                held.pop(next(iter(held)))
-            scratch = held[key] = self.hs.Scratch(db)
+        scratch = held_scratch(self.hs, self._local, "openings", key, db, _OPENING_DBS)
         starts: dict[int, set[int]] = {index: set() for index in literals}
         hits = 0
 

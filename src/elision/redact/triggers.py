@@ -26,7 +26,7 @@ from collections.abc import Callable
 from functools import cache, cached_property
 from typing import Any, NamedTuple
 
-from elision._hyperscan import built_with_hyperscan, database
+from elision._hyperscan import built_with_hyperscan, database, held_scratch
 from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
 from elision.redact import density, keywords, rules
@@ -243,19 +243,8 @@ class _Hyperscan:
         return scratch
 
     def _heads_scratch(self, key: tuple[tuple[str, ...], int], db: Any) -> Any:
-        # A scratch a thread and head database (this binding cannot grow one to fit another
-        # database), dropped as the databases are; one compiled again for the same set of
-        # heads needs the same space.
-        held: dict[tuple[tuple[str, ...], int], Any] | None = getattr(self._local, "heads",
-                                                                       None)
-        if held is None:
-            held = self._local.heads = {}
-        scratch = held.get(key)
-        if scratch is None:
-            if len(held) >= _HEAD_DBS:
-                held.pop(next(iter(held)))
-            scratch = held[key] = self.hs.Scratch(db)
-        return scratch
+        # One compiled again for the same set of heads needs the same space.
+        return held_scratch(self.hs, self._local, "heads", key, db, _HEAD_DBS)
 
     def _heads_db(self, heads: tuple[str, ...], *, runs: bool = False, mode: int = -1) -> Any:
         """A database of ``heads``, each after each of :data:`_OPENERS` (literals); with
