@@ -72,14 +72,8 @@ def test_what_a_walk_learns_never_changes_a_later_answer(value: Any, limits: lis
     # Walks that give up record what they proved; later walks, of the value or of any of its
     # subtrees, at any limit, must answer exactly as a walk that knew nothing.
     known = Measured()
-    subtrees: list[Any] = [value]
-    for item in subtrees:
-        if isinstance(item, dict):
-            subtrees.extend(item.values())
-        elif isinstance(item, list):
-            subtrees.extend(item)
     for limit in limits:
-        for subtree in subtrees:
+        for subtree in _subtrees(value):
             assert bounded_size(subtree, limit, 1000, known) == bounded_size(subtree, limit, 1000)
 
 
