@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 from elision.redact import keywords, triggers
+from support.before import code_before
 
 
 @pytest.fixture
@@ -28,3 +30,11 @@ def keyword_engine(request: pytest.FixtureRequest) -> Iterator[str]:
         elif not isinstance(keywords._engine(), keywords._Hyperscan):
             pytest.skip("hyperscan is not installed")
         yield request.param
+
+
+@pytest.fixture(scope="module")
+def code_before_answers() -> Iterator[Callable[[str, str], Any]]:
+    """``ask(kind, payload)``: the redaction as the code before answers it, in a child of its
+    own (:mod:`support.before`); the test is skipped where ``ELISION_BEFORE_SRC`` is unset."""
+    with code_before() as ask:
+        yield ask

@@ -20,7 +20,7 @@ import base64
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import generic, redact_text, scan
-from support.before import code_before, redacted
+from support.before import redacted
 from support.calls import redaction_calls
 
 
@@ -61,12 +61,6 @@ def test_an_assignment_of_varied_values_costs_few_python_calls() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=root, env=env, check=True, timeout=300)
     assert float(done.stdout) <= 12
-
-
-@pytest.fixture(scope="module")
-def before() -> Iterator[Callable[[str, str], Any]]:
-    with code_before() as ask:
-        yield ask
 
 
 NAMES = ["password", "db_password", "API_KEY", "token", "pwd", "secret", "passwd",
@@ -106,9 +100,9 @@ def _texts(draw: st.DrawFn) -> str:
 @example("password=s3cr3t<VERSION> x\npwd=hunter2{{ n }}\n" * 3)  # a template after the value
 @example('token="abc" API_KEY=\\"x\\" secret=[1, 2]\r\n' * 40)  # quoted, escaped, bracketed
 def test_dense_assignments_are_withheld_as_before(
-    before: Callable[[str, str], Any], text: str,
+    code_before_answers: Callable[[str, str], Any], text: str,
 ) -> None:
-    assert redacted("text", text) == before("text", text)
+    assert redacted("text", text) == code_before_answers("text", text)
 
 
 @settings(max_examples=60, deadline=None)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from elision.redact import redact_text, scan, secrets, triggers
 from elision.redact.families import FAMILIES, sample
-from support.before import code_before, redacted
+from support.before import redacted
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
 needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="the head search is hyperscan's")
@@ -71,23 +71,16 @@ def _answer(text: str) -> list[Any]:
     return [out.value, list(out.withheld)]
 
 
-@pytest.fixture(scope="module")
-def before() -> Iterator[Callable[[str, str], Any]]:
-    """``redact_text`` as the code before answers (:mod:`support.before`)."""
-    with code_before() as ask:
-        yield ask
-
-
 @settings(max_examples=150, deadline=None)
 @given(planted())
 def test_planted_credentials_in_random_base64_are_withheld_as_before(
-    before: Callable[[str, str], Any], text: str,
+    code_before_answers: Callable[[str, str], Any], text: str,
 ) -> None:
-    assert redacted("text", text) == before("text", text)
+    assert redacted("text", text) == code_before_answers("text", text)
 
 
 def test_a_credential_in_base64_in_an_image_line_is_withheld_as_before(
-    before: Callable[[str, str], Any],
+    code_before_answers: Callable[[str, str], Any],
 ) -> None:
     """A whole .env in base64, then a pasted image's base64, on one line and apart."""
     secret = base64.b64encode(b"GITHUB_TOKEN=ghp_" + b"Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j"
@@ -100,7 +93,7 @@ def test_a_credential_in_base64_in_an_image_line_is_withheld_as_before(
     image = _random_b64(300_000, 3)
     for text in (secret + " " + image, image + "\n" + secret + "\n", image + secret,
                  config + "\n" + image, image + " " + config):
-        assert redacted("text", text) == before("text", text)
+        assert redacted("text", text) == code_before_answers("text", text)
     assert _answer(secret + " " + image)[1]  # withheld, before and now
     assert _answer(image + " " + config)[1]
 

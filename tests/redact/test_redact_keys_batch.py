@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
@@ -32,7 +32,7 @@ from elision.redact import families, generic, keywords, redact_value, walk
 from elision.redact.families import FAMILIES, PATTERN_FAMILIES, sample
 from elision.redact.secrets import find_credentials
 from elision.shape.jsonparse import parse_json
-from support.before import code_before, redacted
+from support.before import redacted
 
 FAKES = [sample(f, 0, "keys")[0] for f in FAMILIES if f.finder != "field"]
 NAMES = ["password", "api_key", "apiKey", "token", "page_token", "secret", "sort_key", "id",
@@ -84,12 +84,6 @@ def _ndjson(docs: list[dict[str, Any]]) -> str:
     return "".join(orjson.dumps(d).decode() + "\n" for d in docs)
 
 
-@pytest.fixture(scope="module")
-def before() -> Iterator[Callable[[str, str], Any]]:
-    with code_before() as ask:
-        yield ask
-
-
 _here = redacted
 
 
@@ -102,21 +96,21 @@ def _cold() -> None:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=documents())
 def test_a_document_of_many_keys_is_redacted_as_before(
-    before: Callable[[str, str], Any], doc: dict[str, Any],
+    code_before_answers: Callable[[str, str], Any], doc: dict[str, Any],
 ) -> None:
     payload = orjson.dumps(doc).decode()
     _cold()
-    assert _here("json", payload) == before("json", payload)
+    assert _here("json", payload) == code_before_answers("json", payload)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(docs=st.lists(documents(), min_size=1, max_size=6))
 def test_ndjson_with_keys_in_lines_is_redacted_as_before(
-    before: Callable[[str, str], Any], docs: list[dict[str, Any]],
+    code_before_answers: Callable[[str, str], Any], docs: list[dict[str, Any]],
 ) -> None:
     text = _ndjson(docs)
     _cold()
-    assert _here("text", text) == before("text", text)
+    assert _here("text", text) == code_before_answers("text", text)
 
 
 def _keys_of_a(count: int) -> bytes:

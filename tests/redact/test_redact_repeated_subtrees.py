@@ -14,7 +14,7 @@ on the same drawn documents.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 from elision.redact import redact_value, walk
 from elision.redact.families import FAMILIES, sample
 from elision.shape.jsonparse import parse_json
-from support.before import code_before
 
 FAKES = [sample(f, 0, "subtrees")[0] for f in FAMILIES if f.finder != "field"][:12]
 NAMES = ["password", "api_key", "token", "id", "note", "uri", "data", "type", "disposition",
@@ -105,18 +104,13 @@ def test_repeated_subtrees_are_redacted_as_the_walk_of_every_node_does(
     assert fast == slow
 
 
-@pytest.fixture(scope="module")
-def before() -> Iterator[Callable[[str, str], Any]]:
-    with code_before() as ask:
-        yield ask
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=documents())
 def test_repeated_subtrees_are_redacted_as_before(
-    before: Callable[[str, str], Any], body: bytes,
+    code_before_answers: Callable[[str, str], Any], body: bytes,
 ) -> None:
-    assert orjson.loads(orjson.dumps(_here(body))) == before("json+references", body.decode())
+    before = code_before_answers("json+references", body.decode())
+    assert orjson.loads(orjson.dumps(_here(body))) == before
 
 
 def _deep_wide_keys(copies: int) -> bytes:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import tracemalloc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from elision.redact import generic, redact_text, scan, triggers
 from elision.redact.families import FAMILIES, sample
 from elision.redact.keywords import B64_RUN
-from support.before import code_before, redacted
+from support.before import redacted
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
 
@@ -191,23 +191,16 @@ def test_each_opening_head_is_reported_once(pad: int) -> None:
 
 # -- the same as the code before -------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def before() -> Iterator[Callable[[str, str], Any]]:
-    """``redact_text`` as the code before answers (:mod:`support.before`)."""
-    with code_before() as ask:
-        yield ask
-
-
 @settings(max_examples=100, deadline=None)
 @given(url_texts())
 def test_url_candidates_are_withheld_as_before(
-    before: Callable[[str, str], Any], text: str,
+    code_before_answers: Callable[[str, str], Any], text: str,
 ) -> None:
-    assert redacted("text", text) == before("text", text)
+    assert redacted("text", text) == code_before_answers("text", text)
 
 
 def test_the_bench_classes_are_withheld_as_before(
-    before: Callable[[str, str], Any],
+    code_before_answers: Callable[[str, str], Any],
 ) -> None:
     for text in (_closers_line(200_000), _AUTH_LINE * 6000, _AUTH_LINE * 2200 + "x" * 70000):
-        assert redacted("text", text) == before("text", text)
+        assert redacted("text", text) == code_before_answers("text", text)
