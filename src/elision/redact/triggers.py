@@ -58,11 +58,14 @@ class JsonTriggers(NamedTuple):
 # The families' keywords, the generic names, the escapes and the base64 forms come from the
 # families table (:mod:`elision.redact.keywords`); the regex passes find the base64 runs that
 # decode to text instead of the forms.
-_EXACT = tuple(sorted({
+#: The literals a credential itself opens with (never a family keyword met by chance).
+_OWN_OPENINGS = frozenset({
     "sk-", "-----BEGIN", "github_pat_", "eyJ", "AIza", "AKIA", "ASIA", "ABIA", "ACCA",
     *(f"xox{c}-" for c in "abposre"), *(f"gh{c}_" for c in "pousr"),
     *(f"{a}k_{b}_" for a in "sr" for b in ("live", "test")),
-    *keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT, *keywords.BASE64,
+})
+_EXACT = tuple(sorted({
+    *_OWN_OPENINGS, *keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT, *keywords.BASE64,
 }))
 _ANY_CASE = tuple(sorted({
     "hooks.slack.com", "bearer", "basic", "secret_acc", "secretacc",
@@ -710,12 +713,9 @@ _UNTOLD: Any = object()
 
 @cache
 def _not_by_chance() -> frozenset[str]:
-    """Literals that are a credential's own opening, never a family keyword met by chance."""
-    return frozenset({
-        "sk-", "-----BEGIN", "github_pat_", "eyJ", "AIza", "AKIA", "ASIA", "ABIA", "ACCA",
-        *(f"xox{c}-" for c in "abposre"), *(f"gh{c}_" for c in "pousr"),
-        *(f"{a}k_{b}_" for a in "sr" for b in ("live", "test")),
-        *keywords.ESCAPE_EXACT, *keywords.BASE64})
+    """Literals never a family keyword met by chance: a credential's own openings, the
+    escapes and the base64 forms."""
+    return _OWN_OPENINGS | frozenset(keywords.ESCAPE_EXACT) | frozenset(keywords.BASE64)
 
 
 def _may_match(
