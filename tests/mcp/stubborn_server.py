@@ -4,7 +4,9 @@ Run as a script, it is a wrapper, as ``npx`` or a shell script is: it starts the
 (the test upstream's tools on stdio) as a child sharing its stdin and stdout, and exits once
 its stdin closes (the child tells it so). The child ignores SIGTERM and SIGINT, and keeps
 running after its stdin closes. Both pids are written, one a line, to the file named by
-``STUBBORN_PIDS``. Only SIGKILL ends the child.
+``STUBBORN_PIDS``. Only SIGKILL ends the child. Once the child has decided whether to signal
+its wrapper (at the end of input), it creates the file named by ``STUBBORN_DECIDED``, if set:
+a test of that decision waits for the file, not for a guessed number of seconds.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ def serve() -> None:
     # the nearest child subreaper (the test worker), which must not get the signal.
     if os.getppid() == wrapper:
         os.kill(wrapper, signal.SIGTERM)
+    if decided := os.environ.get("STUBBORN_DECIDED"):
+        open(decided, "w").close()  # after the signal, if any: it is pending by now
     while True:  # this server carries on regardless
         time.sleep(3600)
 
