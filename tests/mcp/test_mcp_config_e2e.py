@@ -58,19 +58,23 @@ def test_a_server_that_does_not_start_stops_no_one_and_is_retried(tmp_path: Path
         "good": {"command": UPSTREAM[0], "args": UPSTREAM[1:]},
         "missing": {"command": str(tmp_path / "no-such-binary")},
         "exits": {"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]},
-        # Never answers: its own timeout bounds its start.
+        # Never answers: its own timeout bounds its start (and the handshake waits it out).
         "silent": {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)"],
-                   "timeout": 3},
+                   "timeout": 1},
         "flaky": {"command": sys.executable,
                   "args": [str(flaky), str(tmp_path / "marker"), UPSTREAM[1]]},
     }}))
     changed: list[str] = []
+    #: Set by each tools/list_changed; a fresh one after each look at the tools.
+    announced: list[anyio.Event] = []
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             changed.append(message.method)
+            announced[-1].set()
 
     async def main() -> None:
+        announced.append(anyio.Event())
         async with Client(proxy(config), mode="legacy", message_handler=on_message) as client:
             names = {t.name for t in (await client.list_tools()).tools}
             assert "good__rows" in names
@@ -91,17 +95,18 @@ def test_a_server_that_does_not_start_stops_no_one_and_is_retried(tmp_path: Path
             assert "could not be started" in text_of(missing)
             silent = await client.call_tool("silent__unavailable", {})
             assert silent.is_error
-            assert "did not finish starting within 3 s, its timeout" in text_of(silent)
+            assert "did not finish starting within 1 s, its timeout" in text_of(silent)
             exits = await client.call_tool("exits__anything", {})
             assert exits.is_error and "server 'exits' is not running" in text_of(exits)
 
-            # The flaky one comes back on a retry: its tools replace the placeholder.
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                names = {t.name for t in (await client.list_tools()).tools}
-                if "flaky__rows" in names:
-                    break
-                await anyio.sleep(0.5)
+            # The flaky one comes back on a retry: its tools replace the placeholder. Each
+            # tools/list_changed is a moment to look again; 60 s bounds a retry that never comes
+            # (or one that came unannounced: the last look below tells the two apart).
+            with anyio.move_on_after(60):
+                while "flaky__rows" not in {t.name for t in (await client.list_tools()).tools}:
+                    await announced[-1].wait()
+                    announced.append(anyio.Event())
+            names = {t.name for t in (await client.list_tools()).tools}
             assert "flaky__rows" in names and "flaky__unavailable" not in names
             assert changed, "no tools/list_changed when the retried server came back"
             back = await client.call_tool("flaky__rows", {"n": 2})
