@@ -319,6 +319,13 @@ def test_several_servers_get_namespaced_names_and_a_collision_stops_startup(
         "beta": {"command": UPSTREAM[0], "args": UPSTREAM[1:], "toolBudgets": {"rows": 1024},
                  "timeout": 8},
     }}))
+    # An upstream tool named like the proxy's own cannot be served: a clear startup error. That
+    # proxy and its server start here, beside the other proxy, and are asked about at the end.
+    collide = subprocess.Popen(
+        [*ELISION, "proxy", "--store", ":memory:", "--", *UPSTREAM],
+        env={**os.environ, "UPSTREAM_EXTRA_TOOL": "elision_fetch"}, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
 
     async def main() -> None:
         async with Client(proxy_params("--config", str(config), "--store", ":memory:")) as client:
@@ -338,13 +345,12 @@ def test_several_servers_get_namespaced_names_and_a_collision_stops_startup(
             after = await client.call_tool("beta__rows", {"n": 5})
             assert not after.is_error and json.loads(text_of(after))["total_rows"] == 5
 
-    run(main)
-
-    # An upstream tool named like the proxy's own cannot be served: a clear startup error.
-    collide = subprocess.run(
-        [*ELISION, "proxy", "--store", ":memory:", "--", *UPSTREAM],
-        env={**os.environ, "UPSTREAM_EXTRA_TOOL": "elision_fetch"}, input="",
-        capture_output=True, text=True, timeout=60,
-    )
+    try:
+        run(main)
+        _, stderr = collide.communicate(timeout=60)
+    finally:
+        if collide.poll() is None:
+            collide.kill()
+            collide.communicate()
     assert collide.returncode == 2  # bad input, as click reports bad usage
-    assert "error: server 'upstream' has a tool named 'elision_fetch'" in collide.stderr
+    assert "error: server 'upstream' has a tool named 'elision_fetch'" in stderr
