@@ -20,6 +20,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable
+from functools import cache
 from itertools import repeat
 from typing import Any
 
@@ -33,6 +34,7 @@ from elision.redact.families import FAMILIES, PATTERN_FAMILIES, sample
 from elision.redact.secrets import find_credentials
 from elision.shape.jsonparse import parse_json
 from support.before import redacted
+from support.built import strategies_built
 
 FAKES = [sample(f, 0, "keys")[0] for f in FAMILIES if f.finder != "field"]
 NAMES = ["password", "api_key", "apiKey", "token", "page_token", "secret", "sort_key", "id",
@@ -40,6 +42,7 @@ NAMES = ["password", "api_key", "apiKey", "token", "page_token", "secret", "sort
 WORDS = ["alpha", "beta", "the quick fox", "ok", "", "value 12", "hunter2", "sk-", "ghp_"]
 
 
+@cache  # built once per (i, fakes): a strategy a draw builds is most of the draw's cost
 def _key(i: int, fakes: bool) -> st.SearchStrategy[str]:
     # A distinct suffix, as the hostile object's keys have: only names repeat by design. A
     # key that is a secret is drawn in some objects only: it makes the object's keys not
@@ -78,6 +81,12 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         return {"rows": [members], "more": draw(VALUES)}
     return members
+
+
+def test_drawing_a_document_builds_no_strategy() -> None:
+    """Red before: each key drawn built its strategy again (14,288 for 20 documents; the tests
+    below spent most of their CPU doing it, not testing)."""
+    assert strategies_built(documents()) < 20
 
 
 def _ndjson(docs: list[dict[str, Any]]) -> str:

@@ -11,6 +11,7 @@ from hypothesis import given
 
 from elision.errors import DepthError, InputError
 from elision.shape.jsonparse import MAX_DEPTH, RawNumber, default, dumps_value, parse_json
+from support.built import strategies_built
 from support.hostile_json import hostile_documents, shadowed_count
 
 DEEP = 1100  # past orjson's 1024 levels and the stdlib's recursion limit: the deep path
@@ -128,6 +129,12 @@ def test_duplicate_keys(body: bytes, paths: list[str], compact: bytes) -> None:
     assert dumps_value(parse_json(body)) == compact
     if body.count(b"[") < 1024 and b"E" not in body:
         assert list(parse_json(body)) == list(orjson.loads(body))
+
+
+def test_drawing_a_hostile_document_builds_no_strategy() -> None:
+    """Red before: each string drawn built its spellings' strategy again (2,068 for 20
+    documents; the test below spent most of its CPU doing it, not testing)."""
+    assert strategies_built(hostile_documents()) < 20
 
 
 @given(hostile_documents())

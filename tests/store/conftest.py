@@ -6,6 +6,7 @@ random schema, dropped after the test, so parallel runs and reruns never share r
 
 from __future__ import annotations
 
+import itertools
 import os
 import uuid
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from elision.store import MemoryStore, SQLiteStore
 from elision.store.base import Store
 
 PG_URL_ENV = "ELISION_TEST_POSTGRES_URL"
+_examples = itertools.count()
 
 
 @dataclass
@@ -53,6 +55,10 @@ class _Backend:
     opened: list[Store] = field(default_factory=list)
     schemas: dict[str, str] = field(default_factory=dict)
     _shared: Store | None = None
+    _set_aside: Store | None = None
+    #: PostgreSQL: the rows of every table of the examples' schema as its migration left them.
+    _pristine: dict[str, list[tuple[Any, ...]]] | None = None
+    _admin: Any = None  # a psycopg connection that empties the examples' schema
 
     @property
     def persistent(self) -> bool:
@@ -89,9 +95,68 @@ class _Backend:
             self._shared = self.open()
         return self._shared
 
+    def open_empty(self, **options: Any) -> tuple[str, Store]:
+        """``(db_name, an empty store on it)`` for one example of a Hypothesis test.
+
+        PostgreSQL: every example's store is on one schema, made and migrated once, whose
+        tables are put back here to the rows the migration left; the store the last example
+        set aside is taken again, pool and all. A schema, its migration and a pool per example
+        were most of the state machine's time, and under load it once ran past pytest's
+        300 s timeout. The other backends get a new database: a SQLite file is cheap.
+        """
+        if self.name != "postgres":
+            db_name = f"example-{next(_examples)}.db"
+            return db_name, self.open(db_name=db_name, **options)
+        db_name = "examples.db"
+        store, self._set_aside = self._set_aside, None
+        if store is None:
+            store = self.open(db_name=db_name, **options)
+        if self._pristine is None:
+            self._pristine = self._snapshot(self.schemas[db_name])
+        else:
+            self._restore(self.schemas[db_name], self._pristine)
+        return db_name, store
+
+    def set_aside(self, store: Store) -> None:
+        """The end of an example: PostgreSQL keeps its store open for the next one."""
+        if self.name == "postgres":
+            self._set_aside = store
+        else:
+            store.close()
+
+    def _connection(self) -> Any:
+        import psycopg
+
+        if self._admin is None:
+            self._admin = psycopg.connect(os.environ[PG_URL_ENV], autocommit=True)
+        return self._admin
+
+    def _snapshot(self, schema: str) -> dict[str, list[tuple[Any, ...]]]:
+        from psycopg import sql
+
+        conn = self._connection()
+        tables = [row[0] for row in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = %s", (schema,))]
+        return {table: conn.execute(sql.SQL("SELECT * FROM {}").format(
+            sql.Identifier(schema, table))).fetchall() for table in tables}
+
+    def _restore(self, schema: str, pristine: dict[str, list[tuple[Any, ...]]]) -> None:
+        from psycopg import sql
+
+        conn = self._connection()
+        with conn.transaction(), conn.pipeline():
+            for table, rows in pristine.items():
+                name = sql.Identifier(schema, table)
+                conn.execute(sql.SQL("DELETE FROM {}").format(name))
+                for row in rows:
+                    conn.execute(sql.SQL("INSERT INTO {} VALUES ({})").format(
+                        name, sql.SQL(", ").join(sql.Placeholder() * len(row))), row)
+
     def close_all(self) -> None:
         for store in self.opened:
             store.close()
+        if self._admin is not None:
+            self._admin.close()
         if self.schemas:
             import psycopg
             from psycopg import sql

@@ -11,6 +11,7 @@ does not share a parser with the code under test.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -46,31 +47,44 @@ def trees() -> st.SearchStrategy[Any]:
     )
 
 
-@st.composite
-def spelled(draw: st.DrawFn, text: str) -> str:
+#: Each string's spellings are one strategy, built once (a few keys and texts recur): a
+#: strategy built for every string drawn was most of a document's cost.
+@lru_cache(maxsize=4096)
+def spelled(text: str) -> st.SearchStrategy[str]:
     """``text`` as a JSON string literal, in one of the spellings a writer may choose."""
+    return _spelled(text)
+
+
+_HEX_CASE = st.sampled_from(["x", "X"])
+_SPACE = st.sampled_from(["", "", " ", "\n"])
+
+
+@st.composite
+def _spelled(draw: st.DrawFn, text: str) -> str:
     literal = json.dumps(text, ensure_ascii=draw(st.booleans()))
     if not draw(st.booleans()):
         return literal
     out = []
     for char in text:
         if char in ':g"\\/' and draw(st.booleans()):
-            out.append(f"\\u{ord(char):04{draw(st.sampled_from(['x', 'X']))}}")
+            out.append(f"\\u{ord(char):04{draw(_HEX_CASE)}}")
         else:
             out.append(json.dumps(char, ensure_ascii=False)[1:-1])
     return '"' + "".join(out) + '"'
 
 
+_TREES = trees()
+
+
 @st.composite
 def hostile_documents(draw: st.DrawFn) -> str:
     """A JSON text (RFC 8259 grammar, valid UTF-8) whose objects may repeat keys."""
-    tree = draw(trees())
-    space = st.sampled_from(["", "", " ", "\n"])
+    tree = draw(_TREES)
 
     def write(node: Any) -> str:
         if isinstance(node, Members):
             members = [
-                f"{draw(spelled(key))}{draw(space)}:{draw(space)}{write(value)}"
+                f"{draw(spelled(key))}{draw(_SPACE)}:{draw(_SPACE)}{write(value)}"
                 for key, value in node
             ]
             return "{" + ",".join(members) + "}"

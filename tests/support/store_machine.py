@@ -7,7 +7,6 @@ of distinct bodies, tombstones that answer "expired" for 30 days, and scopes tha
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +32,6 @@ from elision.store.base import TOMBSTONE_SECONDS
 TTL = 100.0
 QUOTA = 3000
 MAX_BODY = 2500  # the 2600-char fill of 'é' is 5200 bytes, 'a' 2600: both refused
-_names = itertools.count()
 
 
 @dataclass
@@ -51,18 +49,16 @@ def machine_for(backend: Any) -> type[RuleBasedStateMachine]:
 
         def __init__(self) -> None:
             super().__init__()
-            self.db_name = f"machine-{next(_names)}.db"
             self.clock = backend.clock
-            self.store = self._open()
+            self.db_name, self.store = backend.open_empty(**self._options())
             self.live: dict[str, Kept] = {}
             self.gone: dict[str, tuple[str | None, float]] = {}  # ref -> (scope, when)
 
-        def _open(self) -> Any:
+        def _options(self) -> dict[str, Any]:
             # SQLite with files: bodies of 1,200 bytes and more are files, smaller ones rows.
             files = {"file_bytes": 1000} if backend.name == "sqlite-files" else {}
-            return backend.open(db_name=self.db_name, ttl=TTL, quota_bytes=QUOTA,
-                                max_body_bytes=MAX_BODY, lru_resolution=0, clock=self.clock,
-                                **files)
+            return {"ttl": TTL, "quota_bytes": QUOTA, "max_body_bytes": MAX_BODY,
+                    "lru_resolution": 0, "clock": self.clock, **files}
 
         def _tick(self) -> float:
             # Every step moves time a little, so LRU order never has ties.
@@ -159,7 +155,7 @@ def machine_for(backend: Any) -> type[RuleBasedStateMachine]:
         @rule()
         def restart(self) -> None:
             self.store.close()
-            self.store = self._open()
+            self.store = backend.open(db_name=self.db_name, **self._options())
 
         @invariant()
         def totals_match(self) -> None:
@@ -191,7 +187,7 @@ def machine_for(backend: Any) -> type[RuleBasedStateMachine]:
             assert names == large
 
         def teardown(self) -> None:
-            self.store.close()
+            backend.set_aside(self.store)
 
     return StoreMachine
 
