@@ -21,9 +21,11 @@ import contextlib
 import os
 import re
 import threading
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache, cached_property
+from itertools import islice
 from typing import Any, NamedTuple
 
 from elision._hyperscan import built_with_hyperscan, database, held_scratch
@@ -147,6 +149,10 @@ _HEADS_FEW = 64
 _PLAIN = 2
 #: Whether the heads' own places are asked first (a test turns it off: the slow path).
 FEW_HEADS_FIRST = True
+#: Whether a text's head search skips its credential-dense windows (a test turns it off).
+SKIP_DENSE = True
+#: Past any range's end, for a bisect of (start, end) pairs by start.
+_NO_END = 1 << 62
 #: Made-up heads of a byte that :data:`_OPENING` turns into a space: never matched.
 _FILLERS = tuple(bytes([c]) * 4 for c in b"!#$")
 #: What ends a stretch: every caller asks whether a line (a text) or a string (a compact JSON
@@ -154,6 +160,8 @@ _FILLERS = tuple(bytes([c]) * 4 for c in b"!#$")
 #: (a JSON key's literal ends at its closing quote, so its own stretch is the quote on).
 TEXT_STOP = b"\n"
 JSON_STOP = b'"'
+#: A skipped range of a block, blanked: spaces but the line breaks.
+_BLANK = bytes(c if c == TEXT_STOP[0] else 0x20 for c in range(256))
 #: Matches skipped in a stretch already known to hold a trigger before the scan is stopped
 #: and resumed at the stretch's end: a few cost less than a restart, a run of them more.
 _SKIPS = 16
@@ -280,16 +288,25 @@ class _Hyperscan:
 
     def _opening_heads(
         self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+        skip: Sequence[tuple[int, int]] = (),
     ) -> list[int]:
         """:meth:`_translated_heads`, or where ``heads`` are few in ``data`` (a chance head
         inside an image's base64, say), the same places told from each head's own place
         (:meth:`_few_heads`): a copy of all of the data translated, and each block scanned,
-        was most of the redaction of a result with a few thumbnails (issue 23)."""
-        found = self._few_heads(data, heads, stop, first=first) if FEW_HEADS_FIRST else None
-        return self._translated_heads(data, heads, stop, first=first) if found is None else found
+        was most of the redaction of a result with a few thumbnails (issue 23).
+
+        ``skip``: sorted byte ranges not searched (a text's credential-dense windows, whose
+        positions no caller reads: each stretch is withheld whole, in whole lines). Every
+        line outside them is searched as it would be without them."""
+        found = (self._few_heads(data, heads, stop, first=first, skip=skip)
+                 if FEW_HEADS_FIRST else None)
+        if found is None:
+            found = self._translated_heads(data, heads, stop, first=first, skip=skip)
+        return found
 
     def _few_heads(
         self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+        skip: Sequence[tuple[int, int]] = (),
     ) -> list[int] | None:
         """Where :meth:`_translated_heads` finds a head (its last byte), one a stretch, told
         by one hyperscan pass of ``heads`` as plain literals (each place one reads) and, at
@@ -303,19 +320,23 @@ class _Hyperscan:
         # The class's own method: the translated copy's calls are what a test counts.
         db = type(self)._heads_db(self, group, mode=_PLAIN)
         ends: list[int] = []
+        base = 0
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             if expr >= len(group):
                 return False  # a filler (_HEADS_LEAST), which the data may well hold
-            ends.append(end)
+            ends.append(base + end)
             return len(ends) > _HEADS_FEW
 
-        view = buffer(data)
+        raw = memoryview(buffer(data))
+        scratch = self._heads_scratch(key, db)
         try:
-            db.scan(view, match_event_handler=on_match, scratch=self._heads_scratch(key, db))
+            # The gaps between the skipped ranges, each a view: a head across a gap's edge
+            # is in a skipped range's line, which is withheld whole.
+            for base, end in _gaps(len(data), skip):
+                db.scan(raw[base:end], match_event_handler=on_match, scratch=scratch)
         except self.hs.ScanTerminated:
             return None
-        raw = memoryview(view)
         hits: list[int] = []
         until = -1
         for end in sorted(ends):
@@ -333,6 +354,7 @@ class _Hyperscan:
 
     def _translated_heads(
         self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+        skip: Sequence[tuple[int, int]] = (),
     ) -> list[int]:
         """The last byte of a head among ``heads`` where it opens a base64 run long enough
         to decode (a :data:`keywords.B64_RUN`), at least one a stretch that holds one, at
@@ -341,7 +363,9 @@ class _Hyperscan:
         translated by :data:`_OPENING` (a run that repeats a head mid-run, the base64 of
         ``AAAA…`` after one other char, reports nothing); a block where over
         :data:`_HEADS_DENSE` heads open a run is read again with the heads' runs in the
-        pattern, so runs too short to decode (lines of ``=//4I=``) cost no Python call each."""
+        pattern, so runs too short to decode (lines of ``=//4I=``) cost no Python call each.
+        A block inside a ``skip`` range is not read; one that meets one reads its part as
+        spaces but its line breaks (so a stretch after it is the line it was)."""
         hits: list[int] = []
         start = bytes(data[:keywords.B64_RUN_MIN]).decode("latin-1")
         if start[:4] in heads and keywords.B64_RUN.match(start):
@@ -360,7 +384,13 @@ class _Hyperscan:
         for at in range(0, size, _HEAD_BLOCK):
             reach, seen = seen, set()  # the block before's hits in this block's reach
             edge = at + _HEAD_BLOCK
-            block = view[at:at + _HEAD_BLOCK + _OPENER_REACH].tobytes()
+            last = min(size, edge + _OPENER_REACH)
+            covered = _overlaps(skip, at, last)
+            if covered and covered[0][0] <= at and covered[0][1] >= last:
+                continue  # all of it withheld unread: lines of the base64 of "Authorization:"
+            block = view[at:last].tobytes()
+            if covered:
+                block = _blanked(block, at, covered)
             if block.isalnum():
                 # No opener in it, so no head that opens a run ends in it (one at its start
                 # is the block before's): a check at half the cost of the translation.
@@ -699,7 +729,12 @@ class _Hyperscan:
         if first and secrets:
             return found
         if heads:
-            secrets.extend(self._opening_heads(data, heads, stop, first=first))
+            # A text's dense windows are withheld whole, in whole lines, unread: a head in
+            # them is no position any caller reads (a MB of lines of the base64 of
+            # "Authorization: Basic " was a Python call a line here, 25x prose, issue 23).
+            # A JSON walk reads a range's positions (Hits.dense), so it is searched whole.
+            skip = dense if dense and not keys and SKIP_DENSE else ()
+            secrets.extend(self._opening_heads(data, heads, stop, first=first, skip=skip))
         if first and secrets:
             return found
         secrets.extend(self._windows_in(data, stop, first=first))
@@ -776,6 +811,43 @@ def _opens_run(data: memoryview, start: int) -> bool:
     before = data[start - 1]
     return before not in keywords.B64_RUN_BYTES or (
         before in keywords.RUN_ESCAPES and start >= 2 and data[start - 2] == 0x5C)
+
+
+def _gaps(size: int, skip: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ranges of ``range(size)`` between the sorted, apart ``skip`` ranges."""
+    gaps: list[tuple[int, int]] = []
+    at = 0
+    for a, b in skip:
+        if a > at:
+            gaps.append((at, a))
+        at = max(at, b)
+    if at < size:
+        gaps.append((at, size))
+    return gaps
+
+
+def _overlaps(skip: Sequence[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
+    """The ``skip`` ranges (sorted, apart) that meet ``lo:hi``, each cut to it."""
+    out: list[tuple[int, int]] = []
+    for a, b in islice(skip, max(0, bisect_right(skip, (lo, _NO_END)) - 1), None):
+        if a >= hi:
+            break
+        if b > lo:
+            out.append((max(a, lo), min(b, hi)))
+    return out
+
+
+def _blanked(block: bytes, at: int, covered: list[tuple[int, int]]) -> bytes:
+    """``block`` (the data from ``at``) with each ``covered`` range made spaces but its line
+    breaks: nothing in them is found, and each line outside them ends where it did."""
+    parts: list[bytes] = []
+    pos = 0
+    for a, b in covered:
+        parts.append(block[pos:a - at])
+        parts.append(block[a - at:b - at].translate(_BLANK))
+        pos = b - at
+    parts.append(block[pos:])
+    return b"".join(parts)
 
 
 def _decodes(block: bytes, end: int) -> bool:
