@@ -1,0 +1,156 @@
+"""The base64 head search asks two questions in C before it reads: any byte only a translation
+makes an opener, and any run long enough to decode.
+
+``bench/redact.py``'s ``b64-random-line`` and ``b64-random-wrapped`` (random bytes in base64, a
+pasted image) spell some 48 heads by chance: each text was searched for them as plain literals
+(1.1 ms a MB, more than the literal search itself) before any block was translated; such data
+holds only run bytes and openers, so it is its own translation and needs neither.
+``run-b64-short-heads`` (lines of ``=//4I=``) had every block translated and scanned although
+no run in it is long enough to decode. Each count test here was red on the code before; what
+is found is the same, told by a differential against this code's own path without the checks
+(``OTHERS_CHECK`` off, always run) and against the code before (``ELISION_BEFORE_SRC``).
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from elision.redact import triggers
+from elision.redact.families import FAMILIES, sample
+from support.before import redacted
+
+HYPERSCAN = triggers.engine_name() == "hyperscan"
+needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="the head search is hyperscan's")
+
+
+def _random_b64(size: int, seed: int, wrap: int = 0) -> str:
+    text = base64.b64encode(random.Random(seed).randbytes(size * 3 // 4)).decode()[:size]
+    if not wrap:
+        return text
+    return "\n".join(text[at:at + wrap] for at in range(0, len(text), wrap)) + "\n"
+
+
+@contextmanager
+def _calls(name: str) -> Iterator[list[Any]]:
+    """Each call of the engine's method ``name`` (its args)."""
+    engine: Any = triggers.engine()
+    seen: list[Any] = []
+    real = getattr(engine, name)
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        seen.append(args)
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, name, counting)
+        yield seen
+
+
+# -- bounded work ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wrap", [0, 76])
+@needs_hyperscan
+def test_random_base64_is_not_searched_for_the_heads_own_places(wrap: int) -> None:
+    """No byte in it but run bytes and line breaks: the plain heads' pass (once a text before)
+    is not run, and no block is translated."""
+    text = _random_b64(400_000, 11, wrap)
+    with _calls("_few_heads") as few, _calls("_stretches") as scans:
+        triggers.dense_text_triggers(text)
+    assert few == []
+    # Wrapped, the blocks with a line break are scanned, untranslated; one line, none is.
+    assert len([args for args in scans if args[1] == "heads"]) <= (8 if wrap else 0)
+
+
+@needs_hyperscan
+def test_lines_of_short_heads_are_not_read_block_by_block() -> None:
+    """No run of ``=//4I=`` lines reaches a B64_RUN's length: one pass says so, where each
+    64 KB block was translated and scanned."""
+    text = "=//4I=\n" * 60_000
+    with _calls("_stretches") as scans:
+        assert triggers.dense_text_triggers(text) == ([], [])
+    assert [args for args in scans if args[1] == "heads"] == []
+
+
+# -- the same found ----------------------------------------------------------------------------
+
+
+def _fakes() -> list[str]:
+    return [sample(f, 0, "checks")[0] for f in FAMILIES if f.finder != "field"]
+
+
+FAKES = _fakes()
+BOMS = [(b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe\x00\x00", "utf-32-le")]
+
+
+@st.composite
+def encoded(draw: st.DrawFn) -> str:
+    fake = draw(st.sampled_from(FAKES))
+    if draw(st.booleans()):
+        bom, codec = draw(st.sampled_from(BOMS))
+        return base64.b64encode(bom + fake.encode(codec)).decode()
+    return base64.b64encode((draw(st.sampled_from(["", "a", "ab"])) + fake).encode()).decode()
+
+
+#: Runs and what opens them: the openers a translation keeps, the bytes it makes openers
+#: ("=", ":", "é", a tab), a JSON escape's letter after a backslash, runs too short to decode.
+PIECES = st.one_of(
+    st.integers(0, 1 << 16).map(lambda n: _random_b64(60, n)),
+    st.sampled_from([" ", "\n", "\n", '"', "\\", "\\n", "=", "==", ":", "é", "\t", ",", "=//4I=",
+                     "//4+QUJDREVGR0hJSktMTU5PUFFS", "QUFB" * 6, "c2st", "x" * 25]),
+    encoded(),
+)
+
+
+@st.composite
+def texts(draw: st.DrawFn) -> str:
+    text = "".join(draw(st.lists(PIECES, max_size=40)))
+    wrap = draw(st.sampled_from([0, 0, 16, 76]))
+    if wrap:
+        text = "\n".join(text[at:at + wrap] for at in range(0, len(text), wrap))
+    return text
+
+
+def _answers(text: str) -> Any:
+    return [redacted("text", text), redacted("json", orjson.dumps({"s": text}).decode())]
+
+
+@example(text="x=" + base64.b64encode(b"\xff\xfe" + "ghp_Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j"
+                                        .encode("utf-16-le")).decode(), block=64)
+# A head opening a run of just the length that decodes, the only long run in the text.
+@example(text=" c2stQUJDREVGR0hJSktM\n", block=1 << 16)
+@settings(max_examples=200, deadline=None)
+@given(text=texts(), block=st.sampled_from([16, 64, 1 << 16]))
+@needs_hyperscan
+def test_the_checks_find_what_the_search_without_them_finds(text: str, block: int) -> None:
+    """In-process differential: the head search with its two checks against the same search
+    without them (blocks made small, so heads and other bytes cross their ends), as positions
+    of the translated search and as what a text and a JSON string withhold."""
+    engine: Any = triggers.engine()
+    raw = text.encode()
+    heads = {head for head in triggers._HEADS if head in text}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "_HEAD_BLOCK", block)
+        got = engine._translated_heads(raw, heads, b"\n", first=False), _answers(text)
+        mp.setattr(triggers, "OTHERS_CHECK", False)
+        want = engine._translated_heads(raw, heads, b"\n", first=False), _answers(text)
+    assert got == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=texts())
+def test_the_checks_withhold_what_the_code_before_did(
+    code_before_answers: Callable[[str, str], Any], text: str,
+) -> None:
+    assert redacted("text", text) == code_before_answers("text", text)
+    body = orjson.dumps({"s": text}).decode()
+    assert redacted("json", body) == code_before_answers("json", body)
