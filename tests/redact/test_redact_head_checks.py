@@ -84,6 +84,18 @@ def test_base64_lines_are_not_translated_block_by_block(joint: str) -> None:
 
 
 @needs_hyperscan
+def test_one_line_of_random_base64_is_not_searched_for_the_heads_own_places() -> None:
+    """No byte in it but a run's (a pasted image's base64): only a head at its start opens a
+    run. Its 48 chance heads were searched as plain literals, 1 ms a MB, more than the
+    literal search itself; and a credential at its start is still found."""
+    text = _random_b64(400_000, 11)
+    with _calls("_few_heads") as few, _calls("_translated_heads") as translated:
+        assert 3 not in triggers.text_triggers(text)
+        assert 3 in triggers.text_triggers(_ENCODED_AT_START + text)
+    assert few == [] and translated == []
+
+
+@needs_hyperscan
 def test_lines_of_short_heads_are_not_read_block_by_block() -> None:
     """No run of ``=//4I=`` lines reaches a B64_RUN's length: one pass says so, where each
     64 KB block was translated and scanned."""
@@ -94,6 +106,12 @@ def test_lines_of_short_heads_are_not_read_block_by_block() -> None:
 
 
 # -- the same found ----------------------------------------------------------------------------
+
+
+#: A credential in UTF-16 base64: only its mark's head (``//4``) tells it. Its bytes are a
+#: multiple of three, so no "=" pads it: a run's bytes alone.
+_ENCODED_AT_START = base64.b64encode(
+    b"\xff\xfe" + "ghp_Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j ".encode("utf-16-le")).decode()
 
 
 def _fakes() -> list[str]:
@@ -138,6 +156,8 @@ def _answers(text: str) -> Any:
 
 @example(text="x=" + base64.b64encode(b"\xff\xfe" + "ghp_Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j"
                                         .encode("utf-16-le")).decode(), block=64)
+# One line of run bytes alone, a credential at its start (its head is the data's first).
+@example(text=_ENCODED_AT_START + _random_b64(3000, 1), block=1 << 16)
 # A head opening a run of just the length that decodes, the only long run in the text.
 @example(text=" c2stQUJDREVGR0hJSktM\n", block=1 << 16)
 @settings(max_examples=200, deadline=None)

@@ -304,6 +304,11 @@ class _Hyperscan:
         # chance heads' plain pass is 1 ms a MB, the translated blocks' scan 0.3 ms): the
         # translated search's database of those heads after each opener compiles in 5 ms
         # where theirs alone takes 1.3 ms, and a new image's chance heads are a new set.
+        if (OTHERS_CHECK and not any(data.find(b) >= 0 for b in _OPENER_BYTES)
+                and not self._holds(self._others, data)):
+            # Every byte is a run's (one line of base64, a pasted image): only a head at the
+            # start opens a run, where the heads' own places were a pass (1 ms a MB).
+            return _head_at_start(data, heads)
         found = (self._few_heads(data, heads, stop, first=first, skip=skip)
                  if FEW_HEADS_FIRST else None)
         if found is None:
@@ -372,16 +377,13 @@ class _Hyperscan:
         pattern, so runs too short to decode (lines of ``=//4I=``) cost no Python call each.
         A block inside a ``skip`` range is not read; one that meets one reads its part as
         spaces but its line breaks (so a stretch after it is the line it was)."""
-        hits: list[int] = []
         if OTHERS_CHECK and not self._holds(self._long_runs, data):
             # No run anywhere reaches a B64_RUN's length, so no head opens one: lines of
             # ``=//4I=`` need no block translated (one pass in C, 0.1 ms a MB).
+            return []
+        hits = _head_at_start(data, heads)
+        if first and hits:
             return hits
-        start = bytes(data[:keywords.B64_RUN_MIN]).decode("latin-1")
-        if start[:4] in heads and keywords.B64_RUN.match(start):
-            hits.append(3)  # a head at the start opens a run
-            if first:
-                return hits
         names = sorted(heads)
         groups = [tuple(names[at:at + _HEADS_PER_DB])
                   for at in range(0, len(names), _HEADS_PER_DB)]
@@ -852,6 +854,13 @@ def _opens_run(data: memoryview, start: int) -> bool:
     before = data[start - 1]
     return before not in keywords.B64_RUN_BYTES or (
         before in keywords.RUN_ESCAPES and start >= 2 and data[start - 2] == 0x5C)
+
+
+def _head_at_start(data: bytes | AsciiBytes, heads: set[str]) -> list[int]:
+    """``[3]`` where one of ``heads`` opens ``data`` and the run it opens is long enough to
+    decode (its last byte: a run opens at the data's start), else none."""
+    start = bytes(data[:keywords.B64_RUN_MIN]).decode("latin-1")
+    return [3] if start[:4] in heads and keywords.B64_RUN.match(start) else []
 
 
 def _translated(block: bytes) -> bytes:
