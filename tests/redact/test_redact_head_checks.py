@@ -24,7 +24,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import triggers
-from elision.redact.families import FAMILIES, sample
+from redact.test_redact_dense_heads import BOMS, FAKES
 from support.before import redacted
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
@@ -134,14 +134,6 @@ def test_lines_of_short_heads_are_not_read_block_by_block() -> None:
 #: multiple of three, so no "=" pads it: a run's bytes alone.
 _ENCODED_AT_START = base64.b64encode(
     b"\xff\xfe" + "ghp_Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7j ".encode("utf-16-le")).decode()
-
-
-def _fakes() -> list[str]:
-    return [sample(f, 0, "checks")[0] for f in FAMILIES if f.finder != "field"]
-
-
-FAKES = _fakes()
-BOMS = [(b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe\x00\x00", "utf-32-le")]
 
 
 @st.composite
