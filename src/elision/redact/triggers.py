@@ -21,9 +21,11 @@ import contextlib
 import os
 import re
 import threading
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache, cached_property
+from itertools import islice
 from typing import Any, NamedTuple
 
 from elision._hyperscan import built_with_hyperscan, database, held_scratch
@@ -120,10 +122,6 @@ _OPENER_REACH = 5 + _RUN_AFTER_HEAD
 #: The bytes :data:`_OPENERS` are made of that no run holds: a translated block without any
 #: opens no run.
 _OPENER_BYTES = tuple(bytes([c]) for c in sorted({o[0] for o in _OPENERS}))
-#: A translated block with each run char made an "a" and each other a space: where a head and
-#: the rest of a run long enough to decode meet, :data:`_RUN_LEAST` is.
-_RUN_MARKS = bytes(0x61 if c in keywords.B64_RUN_BYTES else 0x20 for c in range(256))
-_RUN_LEAST = b"a" * keywords.B64_RUN_MIN
 #: Heads asked about in one block past which it is read again by a pattern that holds the
 #: run (:meth:`_Hyperscan._opening_heads`).
 _HEADS_DENSE = 64
@@ -147,6 +145,16 @@ _HEADS_FEW = 64
 _PLAIN = 2
 #: Whether the heads' own places are asked first (a test turns it off: the slow path).
 FEW_HEADS_FIRST = True
+#: Whether a block dense in heads is asked for a run long enough to decode before the pattern
+#: that holds the run reads it (a test turns it off: the slow path).
+RUNS_CHECK = True
+#: Whether the head search asks first whether the data holds a byte that only a translation
+#: makes an opener, and a run long enough to decode (a test turns it off: the slow path).
+OTHERS_CHECK = True
+#: Whether a text's head search skips its credential-dense windows (a test turns it off).
+SKIP_DENSE = True
+#: Past any range's end, for a bisect of (start, end) pairs by start.
+_NO_END = 1 << 62
 #: Made-up heads of a byte that :data:`_OPENING` turns into a space: never matched.
 _FILLERS = tuple(bytes([c]) * 4 for c in b"!#$")
 #: What ends a stretch: every caller asks whether a line (a text) or a string (a compact JSON
@@ -154,6 +162,8 @@ _FILLERS = tuple(bytes([c]) * 4 for c in b"!#$")
 #: (a JSON key's literal ends at its closing quote, so its own stretch is the quote on).
 TEXT_STOP = b"\n"
 JSON_STOP = b'"'
+#: A skipped range of a block, blanked: spaces but the line breaks.
+_BLANK = bytes(c if c == TEXT_STOP[0] else 0x20 for c in range(256))
 #: Matches skipped in a stretch already known to hold a trigger before the scan is stopped
 #: and resumed at the stretch's end: a few cost less than a restart, a run of them more.
 _SKIPS = 16
@@ -245,17 +255,23 @@ class _Hyperscan:
             setattr(self._local, name, scratch)
         return scratch
 
-    def _heads_scratch(self, key: tuple[tuple[str, ...], int], db: Any) -> Any:
+    def _heads_scratch(self, key: tuple[Any, ...], db: Any) -> Any:
         # One compiled again for the same set of heads needs the same space.
         return held_scratch(self.hs, self._local, "heads", key, db, _HEAD_DBS)
 
-    def _heads_db(self, heads: tuple[str, ...], *, runs: bool = False, mode: int = -1) -> Any:
+    def _heads_db(self, heads: tuple[str, ...], *, runs: bool = False, mode: int = -1,
+                  openers: tuple[bytes, ...] = _OPENERS) -> Any:
         """A database of ``heads``, each after each of :data:`_OPENERS` (literals); with
         ``runs``, each before the rest of a run long enough to decode
         (:data:`_RUN_AFTER_HEAD`), a match ending that many chars after its head (a regex:
         25-70x the literals' time a byte, so only for a block dense in heads); with ``mode``
-        :data:`_PLAIN`, the heads alone, as literals."""
-        key = (heads, int(runs) if mode < 0 else mode)
+        :data:`_PLAIN`, the heads alone, as literals. ``openers``: those the data holds, where
+        it is its own translation (a database of fewer literals compiles sooner; the
+        fillers, bytes such data never holds, keep hyperscan off a matcher that stops at
+        each line break when every literal opens with one)."""
+        key: tuple[Any, ...] = (heads, int(runs) if mode < 0 else mode)
+        if openers != _OPENERS:
+            key += (openers,)
         with self._lock:
             db = self._head_dbs.pop(key, None)
             if db is None:
@@ -266,11 +282,13 @@ class _Hyperscan:
                 elif runs:
                     run = _RUN_CLASS + b"{%d}" % _RUN_AFTER_HEAD
                     exprs = [re.escape(opener + head.encode()) + run
-                             for head in heads for opener in _OPENERS]
+                             for head in heads for opener in openers]
                 else:
                     fill = _FILLERS[:max(0, _HEADS_LEAST - len(heads))]
                     exprs = [opener + head for head in (*(h.encode() for h in heads), *fill)
-                             for opener in _OPENERS]
+                             for opener in openers]
+                    if openers != _OPENERS:
+                        exprs += _FILLERS
                 if key[1] != _PLAIN:
                     db = self._compile(exprs, [0] * len(exprs), literal=not runs)
                 if len(self._head_dbs) >= _HEAD_DBS:
@@ -280,16 +298,41 @@ class _Hyperscan:
 
     def _opening_heads(
         self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+        skip: Sequence[tuple[int, int]] = (),
     ) -> list[int]:
         """:meth:`_translated_heads`, or where ``heads`` are few in ``data`` (a chance head
         inside an image's base64, say), the same places told from each head's own place
         (:meth:`_few_heads`): a copy of all of the data translated, and each block scanned,
-        was most of the redaction of a result with a few thumbnails (issue 23)."""
-        found = self._few_heads(data, heads, stop, first=first) if FEW_HEADS_FIRST else None
-        return self._translated_heads(data, heads, stop, first=first) if found is None else found
+        was most of the redaction of a result with a few thumbnails (issue 23).
+
+        ``skip``: sorted byte ranges not searched (a text's credential-dense windows, whose
+        positions no caller reads: each stretch is withheld whole, in whole lines). Every
+        line outside them is searched as it would be without them."""
+        # Asked first even where the data is its own translation (random base64: its 48
+        # chance heads' plain pass is 1 ms a MB, the translated blocks' scan 0.3 ms): the
+        # translated search's database of those heads after each opener compiles in 5 ms
+        # where theirs alone takes 1.3 ms, and a new image's chance heads are a new set.
+        if OTHERS_CHECK and not self._holds(self._others, data):
+            present = tuple(b for b in _OPENER_BYTES if data.find(b) >= 0)
+            if not present:
+                # Every byte is a run's (one line of base64, a pasted image): only a head at
+                # the start opens a run, where the heads' own places were a pass (1 ms a MB).
+                return _head_at_start(data, heads)
+            # Its own translation (wrapped base64): its blocks are searched for the heads
+            # after the openers it holds (0.35 ms a MB), where the heads' own places were a
+            # pass of 1.07 ms; that database compiles as soon as theirs (50 literals).
+            openers = tuple(o for o in _OPENERS if o[:1] in present)
+            return self._translated_heads(data, heads, stop, first=first, skip=skip,
+                                          openers=openers)
+        found = (self._few_heads(data, heads, stop, first=first, skip=skip)
+                 if FEW_HEADS_FIRST else None)
+        if found is None:
+            found = self._translated_heads(data, heads, stop, first=first, skip=skip)
+        return found
 
     def _few_heads(
         self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+        skip: Sequence[tuple[int, int]] = (),
     ) -> list[int] | None:
         """Where :meth:`_translated_heads` finds a head (its last byte), one a stretch, told
         by one hyperscan pass of ``heads`` as plain literals (each place one reads) and, at
@@ -303,19 +346,23 @@ class _Hyperscan:
         # The class's own method: the translated copy's calls are what a test counts.
         db = type(self)._heads_db(self, group, mode=_PLAIN)
         ends: list[int] = []
+        base = 0
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             if expr >= len(group):
                 return False  # a filler (_HEADS_LEAST), which the data may well hold
-            ends.append(end)
+            ends.append(base + end)
             return len(ends) > _HEADS_FEW
 
-        view = buffer(data)
+        raw = memoryview(buffer(data))
+        scratch = self._heads_scratch(key, db)
         try:
-            db.scan(view, match_event_handler=on_match, scratch=self._heads_scratch(key, db))
+            # The gaps between the skipped ranges, each a view: a head across a gap's edge
+            # is in a skipped range's line, which is withheld whole.
+            for base, end in _gaps(len(data), skip):
+                db.scan(raw[base:end], match_event_handler=on_match, scratch=scratch)
         except self.hs.ScanTerminated:
             return None
-        raw = memoryview(view)
         hits: list[int] = []
         until = -1
         for end in sorted(ends):
@@ -333,6 +380,7 @@ class _Hyperscan:
 
     def _translated_heads(
         self, data: bytes | AsciiBytes, heads: set[str], stop: bytes, *, first: bool,
+        skip: Sequence[tuple[int, int]] = (), openers: tuple[bytes, ...] = _OPENERS,
     ) -> list[int]:
         """The last byte of a head among ``heads`` where it opens a base64 run long enough
         to decode (a :data:`keywords.B64_RUN`), at least one a stretch that holds one, at
@@ -341,13 +389,16 @@ class _Hyperscan:
         translated by :data:`_OPENING` (a run that repeats a head mid-run, the base64 of
         ``AAAA…`` after one other char, reports nothing); a block where over
         :data:`_HEADS_DENSE` heads open a run is read again with the heads' runs in the
-        pattern, so runs too short to decode (lines of ``=//4I=``) cost no Python call each."""
-        hits: list[int] = []
-        start = bytes(data[:keywords.B64_RUN_MIN]).decode("latin-1")
-        if start[:4] in heads and keywords.B64_RUN.match(start):
-            hits.append(3)  # a head at the start opens a run
-            if first:
-                return hits
+        pattern, so runs too short to decode (lines of ``=//4I=``) cost no Python call each.
+        A block inside a ``skip`` range is not read; one that meets one reads its part as
+        spaces but its line breaks (so a stretch after it is the line it was)."""
+        if OTHERS_CHECK and not self._holds(self._long_runs, data):
+            # No run anywhere reaches a B64_RUN's length, so no head opens one: lines of
+            # ``=//4I=`` need no block translated (one pass in C, 0.1 ms a MB).
+            return []
+        hits = _head_at_start(data, heads)
+        if first and hits:
+            return hits
         names = sorted(heads)
         groups = [tuple(names[at:at + _HEADS_PER_DB])
                   for at in range(0, len(names), _HEADS_PER_DB)]
@@ -360,12 +411,19 @@ class _Hyperscan:
         for at in range(0, size, _HEAD_BLOCK):
             reach, seen = seen, set()  # the block before's hits in this block's reach
             edge = at + _HEAD_BLOCK
-            block = view[at:at + _HEAD_BLOCK + _OPENER_REACH].tobytes()
+            last = min(size, edge + _OPENER_REACH)
+            covered = _overlaps(skip, at, last)
+            if covered and covered[0][0] <= at and covered[0][1] >= last:
+                continue  # all of it withheld unread: lines of the base64 of "Authorization:"
+            block = view[at:last].tobytes()
+            if covered:
+                block = _blanked(block, at, covered)
             if block.isalnum():
                 # No opener in it, so no head that opens a run ends in it (one at its start
                 # is the block before's): a check at half the cost of the translation.
                 continue
-            block = block.translate(_OPENING)
+            if not (OTHERS_CHECK and not self._holds(self._others, block)):
+                block = _translated(block)  # else it is its own translation
             if not any(opener in block for opener in _OPENER_BYTES):
                 # A run with a "+" or "/" in it (random bytes in base64) is not alphanumeric
                 # but opens nothing either: four searches in C, where the heads' scan of it
@@ -385,20 +443,22 @@ class _Hyperscan:
                     found.append(pos - _RUN_AFTER_HEAD)  # the head's last byte
                     return True
 
-                key = (group, 0)
-                db = self._heads_db(group)
+                # Named only where restricted: the default keeps the call a test counts.
+                own: dict[str, Any] = {} if openers == _OPENERS else {"openers": openers}
+                key: tuple[Any, ...] = (group, 0, *own.values())
+                db = self._heads_db(group, **own)
                 dense = self._stretches(db, "heads", block, stop, keep, first=first,
                                         scratch=self._heads_scratch(key, db),
                                         most=_HEADS_DENSE)
-                if dense and _RUN_LEAST not in block.translate(_RUN_MARKS):
+                if dense and RUNS_CHECK and not self._holds(self._long_runs, block):
                     # No run in the block reaches a B64_RUN's length, so no head in it opens
                     # one: lines of ``=//4I=`` need no pass of the pattern that holds the run
                     # (told in C, where that pass cost 25-70x the literals' a byte).
                     found.clear()
                 elif dense:
                     found.clear()
-                    key = (group, 1)
-                    db = self._heads_db(group, runs=True)
+                    key = (group, 1, *own.values())
+                    db = self._heads_db(group, runs=True, **own)
                     self._stretches(db, "heads", block, stop, keep_run, first=first,
                                     scratch=self._heads_scratch(key, db))
                 block_hits = [at + pos for pos in found]
@@ -409,6 +469,36 @@ class _Hyperscan:
                 if first and hits:
                     return hits[:1]
         return hits
+
+    @cached_property
+    def _others(self) -> Any:
+        """A byte no run holds that is none of :data:`_OPENERS`' own: where there is none,
+        :data:`_OPENING` leaves the data as it is."""
+        return self._once([b"[^" + _hex(_RUN_BYTES + b"".join(_OPENER_BYTES)) + b"]"])
+
+    @cached_property
+    def _long_runs(self) -> Any:
+        """A run as long as a :data:`keywords.B64_RUN`: where there is none, no head opens
+        one (a head is a run's first four chars)."""
+        return self._once([b"[" + _hex(_RUN_BYTES) + b"]{%d}" % keywords.B64_RUN_MIN])
+
+    def _once(self, exprs: list[bytes]) -> Any:
+        return self._compile(exprs, [self.hs.HS_FLAG_SINGLEMATCH] * len(exprs), literal=False)
+
+    def _holds(self, db: Any, data: bytes | AsciiBytes) -> bool:
+        """Whether ``db`` (:meth:`_others`, :meth:`_long_runs`) matches anywhere in ``data``:
+        one pass in C, ended at the first match."""
+        found = False
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
+            nonlocal found
+            found = True
+            return True
+
+        with contextlib.suppress(self.hs.ScanTerminated):
+            db.scan(buffer(data), match_event_handler=on_match,
+                    scratch=self._scratch(f"holds{id(db)}", db))
+        return found
 
     def _userinfo_db(self) -> Any:
         with self._lock:
@@ -699,7 +789,12 @@ class _Hyperscan:
         if first and secrets:
             return found
         if heads:
-            secrets.extend(self._opening_heads(data, heads, stop, first=first))
+            # A text's dense windows are withheld whole, in whole lines, unread: a head in
+            # them is no position any caller reads (a MB of lines of the base64 of
+            # "Authorization: Basic " was a Python call a line here, 25x prose, issue 23).
+            # A JSON walk reads a range's positions (Hits.dense), so it is searched whole.
+            skip = dense if dense and not keys and SKIP_DENSE else ()
+            secrets.extend(self._opening_heads(data, heads, stop, first=first, skip=skip))
         if first and secrets:
             return found
         secrets.extend(self._windows_in(data, stop, first=first))
@@ -776,6 +871,60 @@ def _opens_run(data: memoryview, start: int) -> bool:
     before = data[start - 1]
     return before not in keywords.B64_RUN_BYTES or (
         before in keywords.RUN_ESCAPES and start >= 2 and data[start - 2] == 0x5C)
+
+
+def _head_at_start(data: bytes | AsciiBytes, heads: set[str]) -> list[int]:
+    """``[3]`` where one of ``heads`` opens ``data`` and the run it opens is long enough to
+    decode (its last byte: a run opens at the data's start), else none."""
+    start = bytes(data[:keywords.B64_RUN_MIN]).decode("latin-1")
+    return [3] if start[:4] in heads and keywords.B64_RUN.match(start) else []
+
+
+def _translated(block: bytes) -> bytes:
+    """``block`` with each byte no run holds made a space but :data:`_OPENERS`' own."""
+    return block.translate(_OPENING)
+
+
+def _hex(chars: bytes) -> bytes:
+    """``chars`` spelled for a character class, each as ``\\xNN``."""
+    return b"".join(b"\\x%02x" % c for c in sorted(set(chars)))
+
+
+def _gaps(size: int, skip: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ranges of ``range(size)`` between the sorted, apart ``skip`` ranges."""
+    gaps: list[tuple[int, int]] = []
+    at = 0
+    for a, b in skip:
+        if a > at:
+            gaps.append((at, a))
+        at = max(at, b)
+    if at < size:
+        gaps.append((at, size))
+    return gaps
+
+
+def _overlaps(skip: Sequence[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
+    """The ``skip`` ranges (sorted, apart) that meet ``lo:hi``, each cut to it."""
+    out: list[tuple[int, int]] = []
+    for a, b in islice(skip, max(0, bisect_right(skip, (lo, _NO_END)) - 1), None):
+        if a >= hi:
+            break
+        if b > lo:
+            out.append((max(a, lo), min(b, hi)))
+    return out
+
+
+def _blanked(block: bytes, at: int, covered: list[tuple[int, int]]) -> bytes:
+    """``block`` (the data from ``at``) with each ``covered`` range made spaces but its line
+    breaks: nothing in them is found, and each line outside them ends where it did."""
+    parts: list[bytes] = []
+    pos = 0
+    for a, b in covered:
+        parts.append(block[pos:a - at])
+        parts.append(block[a - at:b - at].translate(_BLANK))
+        pos = b - at
+    parts.append(block[pos:])
+    return b"".join(parts)
 
 
 def _decodes(block: bytes, end: int) -> bool:
