@@ -26,6 +26,7 @@ from operator import add
 from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
+from elision.redact import folding
 from elision.redact.folding import fold
 from elision.redact.kept import LONGEST, kept
 from elision.redact.rules import Span, is_stub, make_span
@@ -428,12 +429,11 @@ def find_assignments(text: str) -> list[Span]:
     """Every credential value assigned to a credential-named name in ``text``."""
     found: list[Span] = []
     reach = _Reach(text)
-    low = text.lower()
     done = 0
     size = len(text)
     strengths: dict[str, int] = {}  # name_strength's, without its call: names repeat
-    for hit in _NAME_WORD.finditer(low):
-        start, end = hit.span()
+    commands: list[bool] = []
+    for start, end in _name_words(text, commands):
         if start < done:
             continue
         floor = max(0, start - _LONGEST_NAME)
@@ -467,11 +467,42 @@ def find_assignments(text: str) -> list[Span]:
             gap = _FLAG_GAP.match(text, end)
             if gap is not None:
                 _flag_value(text, strength, gap.end(), found, reach)
-    if any(command in low for command in PASSWORD_COMMANDS):
+    if commands:
         reach.bare_until = -1  # a second pass, from the start
         for at in password_flags(text):
             _flag_value(text, STRONG, at, found, reach)
     return found
+
+
+#: Each window (``folding.LOWER_WINDOW`` chars: one long line lowered whole was a second copy
+#: of it beside the text, ``url-token-closers``' 1 MB line: peak 2.0x the input, where a
+#: text's target is 1.5x; issue 23) is read this far past its end: longer than any name word (``authorization``)
+#: and any of ``PASSWORD_COMMANDS``, so a word that opens in a window ends in its read.
+_WORD_REACH = 16
+
+
+def _name_words(text: str, commands: list[bool]) -> Iterator[tuple[int, int]]:
+    """Where :data:`_NAME_WORD` matches the lower-cased ``text``: the spans one search of all
+    of it gives, lower-cased a window at a time. ``commands`` gets an item when one of
+    ``PASSWORD_COMMANDS`` is in it."""
+    size = len(text)
+    step = folding.LOWER_WINDOW
+    resume = 0  # where the last word ended: a search goes on from there, as one search would
+    for at in range(0, max(size, 1), step):
+        window = text[at : at + step + _WORD_REACH]
+        low = window.lower()
+        if len(low) != len(window):
+            # U+0130 lowers to two chars, which would move every offset after it: fold it to
+            # the one ASCII letter the scan folds it to (folding.FOLDS).
+            low = fold(window).lower()
+        if not commands and any(command in low for command in PASSWORD_COMMANDS):
+            commands.append(True)
+        for hit in _NAME_WORD.finditer(low, max(0, resume - at)):
+            start, end = hit.span()
+            if start >= step:
+                break  # the next window's, read there with its own reach
+            resume = at + end
+            yield at + start, at + end
 
 
 # After a flag: spaces, or the quote, comma and quote of an argv written as a list.
