@@ -24,9 +24,9 @@ from itertools import accumulate, repeat
 from operator import add
 
 from elision._lazyre import lazy_compile
+from elision.redact import folding
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
-from elision.redact import folding
 from elision.redact.folding import fold
 from elision.redact.kept import LONGEST, kept
 from elision.redact.rules import Span, is_stub, make_span
@@ -476,8 +476,9 @@ def find_assignments(text: str) -> list[Span]:
 
 #: Each window (``folding.LOWER_WINDOW`` chars: one long line lowered whole was a second copy
 #: of it beside the text, ``url-token-closers``' 1 MB line: peak 2.0x the input, where a
-#: text's target is 1.5x; issue 23) is read this far past its end: longer than any name word (``authorization``)
-#: and any of ``PASSWORD_COMMANDS``, so a word that opens in a window ends in its read.
+#: text's target is 1.5x; issue 23) is read this far past its end: longer than any name word
+#: (``authorization``) and any of ``PASSWORD_COMMANDS``, so a word that opens in a window
+#: ends in its read.
 _WORD_REACH = 16
 
 
