@@ -461,6 +461,9 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
     end = len(text)
     # Each frame is [container, key being filled]; the key is unused for arrays.
     stack: list[list[Any]] = []
+    # One str per distinct short key, as orjson's key cache gives: a record array past the C
+    # parsers' depth held a new str for each key of each record, a third of its parse's memory.
+    keys: dict[str, str] = {}
     pos = ws(text, 0).end()  # type: ignore[union-attr]
     while True:
         char = text[pos : pos + 1]
@@ -476,7 +479,7 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
                 value, pos = [], pos + 1
             elif char == "{":
                 key, pos = _key(text, pos)
-                stack.append([{}, key])
+                stack.append([{}, _shared(keys, key)])
                 continue
             else:
                 stack.append([[], None])
@@ -505,13 +508,30 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
             if char == ",":
                 pos = ws(text, pos + 1).end()  # type: ignore[union-attr]
                 if not is_list:
-                    frame[1], pos = _key(text, pos)
+                    key, pos = _key(text, pos)
+                    frame[1] = _shared(keys, key)
                 break
             if char == ("]" if is_list else "}"):
                 value, pos = container, pos + 1
                 stack.pop()
                 continue
             raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+
+
+#: The distinct keys :func:`_parse_deep` shares, at most (orjson's cache holds 2,048), each of
+#: at most :data:`_SHARED_KEY` chars: past either a key is kept as it was read.
+_SHARED_KEYS = 1024
+_SHARED_KEY = 64
+
+
+def _shared(keys: dict[str, str], key: str) -> str:
+    """The one str of ``key``'s spelling that this parse has kept, or ``key`` itself."""
+    got = keys.get(key)
+    if got is not None:
+        return got
+    if len(keys) < _SHARED_KEYS and len(key) <= _SHARED_KEY:
+        keys[key] = key
+    return key
 
 
 def _key(text: str, pos: int) -> tuple[str, int]:
