@@ -10,7 +10,6 @@ code before where ``ELISION_BEFORE_SRC`` names its ``src`` (skipped otherwise).
 
 from __future__ import annotations
 
-import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 
 from elision.redact import folding, generic, redact_text, urls
 from support.before import redacted
+from support.traced import peak
 
 MB = 1 << 20
 
@@ -33,13 +33,7 @@ def test_a_long_line_is_not_lowered_whole() -> None:
     """Red before: two lowered copies of the 1 MB line, 1.0x the input above it."""
     text = _closers_line(MB)
     redact_text(text[: 64 << 10])  # caches and databases, made
-    tracemalloc.start()
-    try:
-        redact_text(text)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < len(text) // 2
+    assert peak(lambda: redact_text(text)) < len(text) // 2
 
 
 def test_a_dotted_capital_i_moves_no_name() -> None:
