@@ -9,6 +9,7 @@ now; what is left is the dicts themselves, see bench/README.md).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,6 +19,15 @@ from hypothesis import strategies as st
 from elision.shape import jsonparse
 from elision.shape.jsonparse import parse_deep, parse_json
 from support.traced import peak
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _token_walk_only() -> Iterator[None]:
+    # The token walk's own sharing: the C scanner, which reads shallow containers whole when it
+    # may, keeps one str per key of each read (its memo), and is tested in test_jsonparse_deep.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonparse, "C_READS", False)
+        yield
 
 
 def _deep_records(count: int, depth: int = 1100) -> bytes:
