@@ -21,7 +21,9 @@ exact
 deep
     an iterative parser (no recursion, same number rules) when orjson or the stdlib's C scanner
     hits its nesting limit. It walks up to :data:`MAX_DEPTH` levels and refuses deeper with a
-    :class:`~elision.errors.DepthError`.
+    :class:`~elision.errors.DepthError`; a container under the deep part that nests no deeper
+    than the C scanner reads is read by it whole, with the exact path's hooks (a record array
+    under 9,000 levels: 39 ms a MB, was 227 ms a token at a time).
 
 Duplicate keys: the last value wins, at the first key's position, on every path (orjson, the
 stdlib and JavaScript agree on this). Pass ``duplicates=[]`` to be told: the JSONPath of every
