@@ -410,19 +410,8 @@ def _check_surrogates(body: bytes) -> None:
 
 def _parse_exact(body: bytes, duplicates: list[str] | None) -> Any:
     text = _decode(body)
-    decoder, seen_duplicate = _DECODER, [False]
-    if duplicates is not None:
-
-        def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-            obj = dict(pairs)
-            if len(obj) != len(pairs):
-                seen_duplicate[0] = True
-            return obj
-
-        decoder = json.JSONDecoder(
-            parse_float=_parse_float, parse_int=_parse_int, parse_constant=_parse_constant,
-            object_pairs_hook=pairs_hook,
-        )
+    seen_duplicate = [False]
+    decoder = _DECODER if duplicates is None else _flagging_decoder(seen_duplicate)
     try:
         value = decoder.decode(text)
     except RecursionError:
