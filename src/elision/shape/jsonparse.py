@@ -458,11 +458,12 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
     keys: dict[str, str] = {}
     # A container that nests no deeper than the C scanner reads is read by it whole (the same
     # values: the exact path's hooks). Tried from depth ``shallow_from`` on: a try that ran out
-    # of depth at ``failed`` is tried again :data:`_C_STEP` levels deeper, until the token walk
-    # closes back past it, so each byte is read by a few failed tries at most.
+    # of depth at ``failed`` is tried again ``step`` levels deeper (:data:`_C_STEP`, doubled up
+    # to :data:`_C_MOST_STEP` while tries keep failing), until the token walk closes back past
+    # it, so each byte is read by a few failed tries at most.
     repeated = [False]
     decoder = _DECODER if duplicates is None else _flagging_decoder(repeated)
-    shallow, shallow_from, failed = C_READS, 0, -1
+    shallow, shallow_from, failed, step = C_READS, 0, -1, _C_STEP
     pos = ws(text, 0).end()  # type: ignore[union-attr]
     while True:
         char = text[pos : pos + 1]
@@ -472,7 +473,8 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
             try:
                 read = decoder.raw_decode(text, pos)
             except RecursionError:
-                failed, shallow_from = len(stack), len(stack) + _C_STEP
+                failed, shallow_from = len(stack), len(stack) + step
+                step = min(2 * step, _C_MOST_STEP)
             except (ValueError, _Constant):
                 shallow = False  # refused: the token walk finds the fault and names it
             if repeated[0] or (read is not None and not _within(read[0], len(stack))):
@@ -528,7 +530,8 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
                 value, pos = container, pos + 1
                 stack.pop()
                 if len(stack) < failed:
-                    failed, shallow_from = -1, 0  # out of the deep container: try again
+                    # Out of the deep container: try again.
+                    failed, shallow_from, step = -1, 0, _C_STEP
                 continue
             raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
 
@@ -536,6 +539,8 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
 #: After a C read that ran out of depth, :func:`_parse_deep` tries again this many levels
 #: deeper (the C scanner reads about ``sys.getrecursionlimit()`` levels).
 _C_STEP = 256
+#: ... at most (a document nested to its size was tried every 256 levels, 39 failed tries).
+_C_MOST_STEP = 1024
 #: Whether :func:`_parse_deep` tries the C scanner at all (the tests turn it off to compare).
 C_READS = True
 #: Through 3.11 the C scanner reads fewer levels than the recursion limit; from 3.12 it has a
