@@ -30,3 +30,15 @@ def fold(text: str) -> str:
 def holds_folds(data: bytes) -> bool:
     """Whether UTF-8 ``data`` holds one of :data:`FOLDS`."""
     return not data.isascii() and any(form in data for form in FOLDS_UTF8)
+
+
+#: :func:`holds_lowered` lower-cases this many chars at a time.
+LOWER_WINDOW = 64 << 10
+
+
+def holds_lowered(text: str, word: str) -> bool:
+    """``word in text.lower()`` for a lower-case ``word`` without a lowered copy of all of
+    ``text``: a window at a time, each read ``len(word) - 1`` chars past its end."""
+    reach = LOWER_WINDOW + len(word) - 1
+    return any(word in text[at : at + reach].lower()
+               for at in range(0, max(len(text), 1), LOWER_WINDOW))

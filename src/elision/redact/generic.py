@@ -24,6 +24,7 @@ from itertools import accumulate, repeat
 from operator import add
 
 from elision._lazyre import lazy_compile
+from elision.redact import folding
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
@@ -428,50 +429,80 @@ def find_assignments(text: str) -> list[Span]:
     """Every credential value assigned to a credential-named name in ``text``."""
     found: list[Span] = []
     reach = _Reach(text)
-    low = text.lower()
     done = 0
     size = len(text)
     strengths: dict[str, int] = {}  # name_strength's, without its call: names repeat
-    for hit in _NAME_WORD.finditer(low):
-        start, end = hit.span()
-        if start < done:
-            continue
-        floor = max(0, start - _LONGEST_NAME)
-        if _NAME_BY_REGEX:
-            # Most words are a name's ends already (``password=``): one char each tells it.
-            if start > floor and text[start - 1] in _NAME_CHARS:
-                before = _THROUGH_NON_NAME.match(text, floor, start)
-                start = floor if before is None else before.end()
-            if end < size and text[end] in _NAME_CHARS:
-                after = _NAME_REST.match(text, end, min(size, start + 2 * _LONGEST_NAME))
-                end = max(end, after.end()) if after is not None else end
-        else:
-            while start > floor and text[start - 1] in _NAME_CHARS:
-                start -= 1
-            while end < size and end - start < 2 * _LONGEST_NAME and text[end] in _NAME_CHARS:
-                end += 1
-        done = end
-        if start and text[start - 1] == "/":
-            continue  # a path's or a URL's last part (/etc/passwd: …) names a file, not a value
-        name = text[start:end].strip(".-")
-        strength = strengths.get(name)
-        if strength is None:
-            strength = strengths[name] = name_strength(name)
-        if not strength:
-            continue
-        sep = _SEP_BARE.match(text, end)
-        if sep is not None:
-            if not _plain_bare(text, name, strength, sep, found, reach):
-                _value(text, name, strength, sep.end(1), found, reach)
-        elif text.startswith("-", start):
-            gap = _FLAG_GAP.match(text, end)
-            if gap is not None:
-                _flag_value(text, strength, gap.end(), found, reach)
-    if any(command in low for command in PASSWORD_COMMANDS):
+    commands = False
+    step = folding.LOWER_WINDOW
+    resume = 0  # where the last name word ended: each window's search goes on from there
+    for at, low in _lowered_windows(text):
+        commands = commands or any(command in low for command in PASSWORD_COMMANDS)
+        for hit in _NAME_WORD.finditer(low, max(0, resume - at)):
+            start, end = hit.span()
+            if start >= step:
+                break  # the next window's, read there with its own reach
+            start += at
+            end = resume = end + at
+            if start < done:
+                continue
+            floor = max(0, start - _LONGEST_NAME)
+            if _NAME_BY_REGEX:
+                # Most words are a name's ends already (``password=``): one char each tells it.
+                if start > floor and text[start - 1] in _NAME_CHARS:
+                    before = _THROUGH_NON_NAME.match(text, floor, start)
+                    start = floor if before is None else before.end()
+                if end < size and text[end] in _NAME_CHARS:
+                    after = _NAME_REST.match(text, end, min(size, start + 2 * _LONGEST_NAME))
+                    end = max(end, after.end()) if after is not None else end
+            else:
+                while start > floor and text[start - 1] in _NAME_CHARS:
+                    start -= 1
+                while end < size and end - start < 2 * _LONGEST_NAME and text[end] in _NAME_CHARS:
+                    end += 1
+            done = end
+            if start and text[start - 1] == "/":
+                continue  # a path's or a URL's last part (/etc/passwd: …) names a file, not a value
+            name = text[start:end].strip(".-")
+            strength = strengths.get(name)
+            if strength is None:
+                strength = strengths[name] = name_strength(name)
+            if not strength:
+                continue
+            sep = _SEP_BARE.match(text, end)
+            if sep is not None:
+                if not _plain_bare(text, name, strength, sep, found, reach):
+                    _value(text, name, strength, sep.end(1), found, reach)
+            elif text.startswith("-", start):
+                gap = _FLAG_GAP.match(text, end)
+                if gap is not None:
+                    _flag_value(text, strength, gap.end(), found, reach)
+    if commands:
         reach.bare_until = -1  # a second pass, from the start
         for at in password_flags(text):
             _flag_value(text, STRONG, at, found, reach)
     return found
+
+
+#: Each window (``folding.LOWER_WINDOW`` chars: one long line lowered whole was a second copy
+#: of it beside the text, ``url-token-closers``' 1 MB line: peak 2.0x the input, where a
+#: text's target is 1.5x; issue 23) is read this far past its end: longer than any name word
+#: (``authorization``) and any of ``PASSWORD_COMMANDS``, so a word that opens in a window
+#: ends in its read.
+_WORD_REACH = 16
+
+
+def _lowered_windows(text: str) -> Iterator[tuple[int, str]]:
+    """``text`` lower-cased a window at a time: where each window starts, and it lowered, read
+    :data:`_WORD_REACH` chars past its end (a word that opens in it is whole there)."""
+    step = folding.LOWER_WINDOW
+    for at in range(0, max(len(text), 1), step):
+        window = text[at : at + step + _WORD_REACH]
+        low = window.lower()
+        if len(low) != len(window):
+            # U+0130 lowers to two chars, which would move every offset after it: fold it to
+            # the one ASCII letter the scan folds it to (folding.FOLDS).
+            low = fold(window).lower()
+        yield at, low
 
 
 # After a flag: spaces, or the quote, comma and quote of an argv written as a list.

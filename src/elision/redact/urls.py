@@ -21,6 +21,7 @@ import re
 from urllib.parse import unquote
 
 from elision._lazyre import lazy_compile
+from elision.redact.folding import holds_lowered
 from elision.redact.kept import kept
 from elision.redact.rules import Span, names_behind
 
@@ -89,17 +90,18 @@ def find_signed_urls(text: str) -> list[Span]:
     if not any(mark in text for mark in _MARKS):
         return []  # no lower-cased copy of a text none of the URL rules can start in
     spans: dict[tuple[int, int], str] = {}
-    low = text.lower()
     patterns = []
-    if "=" in low and _urlish(text, 0, len(text)):
+    # No char lower-cases to ASCII punctuation (_MARKS): the text is asked as it is, and only
+    # the hook's host lower-cased, a window at a time (a lowered copy of a 1 MB line was 1x).
+    if "=" in text and _urlish(text, 0, len(text)):
         # Each token it finds is classified, and a token holds a credential only where the
         # text has a query, an escape or a scheme somewhere (a dense .env or log has none).
         patterns.append(_TRIGGERS[0])
-    if "%" in low:  # "%3d", or "%253d" encoded twice
+    if "%" in text:  # "%3d", or "%253d" encoded twice
         patterns.append(_TRIGGERS[1])
-    if "@" in low or "%40" in low:
+    if "@" in text or "%40" in text:
         patterns.append(_USERINFO)
-    if "hooks.slack.com" in low:
+    if holds_lowered(text, "hooks.slack.com"):
         patterns.append(_SLACK_HOOK)
     for pattern in patterns:
         covered = -1

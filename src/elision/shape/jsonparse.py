@@ -21,7 +21,9 @@ exact
 deep
     an iterative parser (no recursion, same number rules) when orjson or the stdlib's C scanner
     hits its nesting limit. It walks up to :data:`MAX_DEPTH` levels and refuses deeper with a
-    :class:`~elision.errors.DepthError`.
+    :class:`~elision.errors.DepthError`; a container under the deep part that nests no deeper
+    than the C scanner reads is read by it whole, with the exact path's hooks (a record array
+    under 9,000 levels: 39 ms a MB, was 227 ms a token at a time).
 
 Duplicate keys: the last value wins, at the first key's position, on every path (orjson, the
 stdlib and JavaScript agree on this). Pass ``duplicates=[]`` to be told: the JSONPath of every
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -407,19 +410,8 @@ def _check_surrogates(body: bytes) -> None:
 
 def _parse_exact(body: bytes, duplicates: list[str] | None) -> Any:
     text = _decode(body)
-    decoder, seen_duplicate = _DECODER, [False]
-    if duplicates is not None:
-
-        def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-            obj = dict(pairs)
-            if len(obj) != len(pairs):
-                seen_duplicate[0] = True
-            return obj
-
-        decoder = json.JSONDecoder(
-            parse_float=_parse_float, parse_int=_parse_int, parse_constant=_parse_constant,
-            object_pairs_hook=pairs_hook,
-        )
+    seen_duplicate = [False]
+    decoder = _DECODER if duplicates is None else _flagging_decoder(seen_duplicate)
     try:
         value = decoder.decode(text)
     except RecursionError:
@@ -461,11 +453,37 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
     end = len(text)
     # Each frame is [container, key being filled]; the key is unused for arrays.
     stack: list[list[Any]] = []
+    # One str per distinct short key, as orjson's key cache gives: a record array past the C
+    # parsers' depth held a new str for each key of each record, a third of its parse's memory.
+    keys: dict[str, str] = {}
+    # A container that nests no deeper than the C scanner reads is read by it whole (the same
+    # values: the exact path's hooks). Tried from depth ``shallow_from`` on: a try that ran out
+    # of depth at ``failed`` is tried again ``step`` levels deeper (:data:`_C_STEP`, doubled up
+    # to :data:`_C_MOST_STEP` while tries keep failing), until the token walk closes back past
+    # it, so each byte is read by a few failed tries at most.
+    repeated = [False]
+    decoder = _DECODER if duplicates is None else _flagging_decoder(repeated)
+    shallow, shallow_from, failed, step = C_READS, 0, -1, _C_STEP
     pos = ws(text, 0).end()  # type: ignore[union-attr]
     while True:
         char = text[pos : pos + 1]
         value: Any
-        if char == "{" or char == "[":
+        read = None
+        if (char == "{" or char == "[") and shallow and shallow_from <= len(stack):
+            try:
+                read = decoder.raw_decode(text, pos)
+            except RecursionError:
+                failed, shallow_from = len(stack), len(stack) + step
+                step = min(2 * step, _C_MOST_STEP)
+            except (ValueError, _Constant):
+                shallow = False  # refused: the token walk finds the fault and names it
+            if repeated[0] or (read is not None and not _within(read[0], len(stack))):
+                # Only the token walk knows a repeated key's path, and refuses past MAX_DEPTH
+                # where it is: it reads on, and no container is read twice again.
+                read, shallow = None, False
+        if read is not None:
+            value, pos = read
+        elif char == "{" or char == "[":
             if len(stack) >= MAX_DEPTH:
                 raise json.JSONDecodeError("too deep", text, pos)
             pos = ws(text, pos + 1).end()  # type: ignore[union-attr]
@@ -476,7 +494,7 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
                 value, pos = [], pos + 1
             elif char == "{":
                 key, pos = _key(text, pos)
-                stack.append([{}, key])
+                stack.append([{}, _shared(keys, key)])
                 continue
             else:
                 stack.append([[], None])
@@ -505,13 +523,77 @@ def _parse_deep(text: str, duplicates: list[str] | None) -> Any:
             if char == ",":
                 pos = ws(text, pos + 1).end()  # type: ignore[union-attr]
                 if not is_list:
-                    frame[1], pos = _key(text, pos)
+                    key, pos = _key(text, pos)
+                    frame[1] = _shared(keys, key)
                 break
             if char == ("]" if is_list else "}"):
                 value, pos = container, pos + 1
                 stack.pop()
+                if len(stack) < failed:
+                    # Out of the deep container: try again.
+                    failed, shallow_from, step = -1, 0, _C_STEP
                 continue
             raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+
+
+#: After a C read that ran out of depth, :func:`_parse_deep` tries again this many levels
+#: deeper (the C scanner reads about ``sys.getrecursionlimit()`` levels).
+_C_STEP = 256
+#: ... at most (a document nested to its size was tried every 256 levels, 39 failed tries).
+_C_MOST_STEP = 1024
+#: Whether :func:`_parse_deep` tries the C scanner at all (the tests turn it off to compare).
+C_READS = True
+#: Through 3.11 the C scanner reads fewer levels than the recursion limit; from 3.12 it has a
+#: limit of its own (1,497 levels on 3.12, 9,998 on 3.13), so what it read is measured.
+_C_BOUNDED = sys.version_info < (3, 12)
+
+
+def _within(value: Any, depth: int) -> bool:
+    """Whether ``value``, read at ``depth`` open containers, nests within :data:`MAX_DEPTH`
+    (what the token walk accepts): known without a walk where the C scanner cannot go that
+    deep."""
+    if _C_BOUNDED and depth + sys.getrecursionlimit() <= MAX_DEPTH:
+        return True
+    pending = [(value, depth + 1)]
+    while pending:
+        node, level = pending.pop()
+        if level > MAX_DEPTH:
+            return False
+        children = node.values() if type(node) is dict else node
+        pending.extend((child, level + 1) for child in children
+                       if type(child) is dict or type(child) is list)
+    return True
+
+
+def _flagging_decoder(repeated: list[bool]) -> json.JSONDecoder:
+    """The exact path's decoder, which sets ``repeated[0]`` when an object repeats a key."""
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            repeated[0] = True
+        return obj
+
+    return json.JSONDecoder(
+        parse_float=_parse_float, parse_int=_parse_int, parse_constant=_parse_constant,
+        object_pairs_hook=pairs_hook,
+    )
+
+
+#: The distinct keys :func:`_parse_deep` shares, at most (orjson's cache holds 2,048), each of
+#: at most :data:`_SHARED_KEY` chars: past either a key is kept as it was read.
+_SHARED_KEYS = 1024
+_SHARED_KEY = 64
+
+
+def _shared(keys: dict[str, str], key: str) -> str:
+    """The one str of ``key``'s spelling that this parse has kept, or ``key`` itself."""
+    got = keys.get(key)
+    if got is not None:
+        return got
+    if len(keys) < _SHARED_KEYS and len(key) <= _SHARED_KEY:
+        keys[key] = key
+    return key
 
 
 def _key(text: str, pos: int) -> tuple[str, int]:
