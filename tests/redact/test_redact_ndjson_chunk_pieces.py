@@ -150,8 +150,9 @@ def _located(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def _records(count: int, seed: int, marked: int = -1) -> str:
     rng = random.Random(seed)
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
     return "\n".join(_record(rng, i, "key", ("a=b " if i == marked else "")
-                             + "sk-aB1" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(37)))
+                             + "sk-aB1" + "".join(rng.choice(alphabet) for _ in range(37)))
                      for i in range(count)) + "\n"
 
 

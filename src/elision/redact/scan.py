@@ -162,12 +162,13 @@ def _whole(
     """Add to ``found`` what the pieces of ``text[a:b]`` (whole lines) find, judged as one piece
     (read on to the end of the next line, as its last piece is), and say True; or add
     nothing and say False where its halves may yet be judged whole (a URL rule's mark or a
-    char past ASCII in it, told in C before any pass), None where they may not. Where no two lines can be told together from apart (see
-    :class:`_Lines`), a piece of many lines finds what its lines find each alone, so a piece
-    crowded with triggers (NDJSON records of a key each) is judged in one call rather than a
-    call a line: one keyword search, each family's pattern only on the lines that hold its
-    keyword, and the judge's Python only for a match (issue 23). A piece with few triggers
-    is halved: its pieces are less to read than all of it.
+    char past ASCII in it, told in C before any pass), None where they may not. Where no
+    two lines can be told together from apart (see :class:`_Lines`), a piece of many
+    lines finds what its lines find each alone, so a piece crowded with triggers (NDJSON
+    records of a key each) is judged in one call rather than a call a line: one keyword
+    search, each family's pattern only on the lines that hold its keyword, and the judge's
+    Python only for a match (issue 23). A piece with few triggers is halved: its pieces are
+    less to read than all of it.
 
     Where the text is ``judged_on`` past ``b``, the line read on is only tested, not judged:
     it is judged as its own piece's first line, alone as here (issue 23: each line once)."""
