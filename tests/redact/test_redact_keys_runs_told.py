@@ -12,6 +12,7 @@ of their own patterns.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -57,13 +58,19 @@ def _ascii(draw: st.DrawFn) -> str:
     return "".join(draw(GLUE) + draw(RUNS) for _ in range(draw(st.integers(0, 8))))
 
 
+_RUN_CHARS = re.compile(r"[A-Za-z0-9+/_-]+")
+
+
 @settings(max_examples=400, deadline=None)
 @given(text=_ascii())
 @example(text=_b64("123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", 1, False))
-def test_the_windows_pass_finds_a_window_where_the_regex_does(text: str) -> None:
+@example(text="x.Z2hw" + "A" * 30)
+def test_quiet_runs_are_those_with_no_head_at_their_start_and_no_window(text: str) -> None:
     if triggers.engine_name() != "hyperscan":
         pytest.skip("hyperscan is not installed")
-    assert triggers.holds_window(text.encode()) == (B64_WINDOW.search(text) is not None)
+    headed = any(m.group()[:4] in B64_HEADS for m in _RUN_CHARS.finditer(text))
+    window = B64_WINDOW.search(text) is not None
+    assert triggers.quiet_runs(text.encode()) is (not headed and not window)
 
 
 def _odd(i: int, folds: bool) -> st.SearchStrategy[str]:

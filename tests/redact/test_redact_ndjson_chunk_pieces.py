@@ -9,6 +9,7 @@ and the entropy of each key (a ``str.count`` a distinct char) a quarter of it.
 
 from __future__ import annotations
 
+import base64
 import math
 import random
 from collections.abc import Callable
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import families, redact_text, scan
+from elision.redact import families, redact_text, scan, triggers
 from elision.redact.families import FAMILIES, PATTERN_FAMILIES, sample
 from support.before import redacted
 
@@ -101,6 +102,11 @@ def _ndjson(draw: st.DrawFn) -> str:
         st.text(alphabet="abcAB01-_" + FOLDS, max_size=50).map(lambda t: "sk-" + t),
         st.sampled_from(["sk-" + "a" * 40, "https://x.example/?token=abc", "a=b",
                          "p\\u0061ssword=hunter2", "%73k-aB1" + "c2" * 20, "user@host"]),
+        # base64 runs: a head then text, a fake encoded (its form), a window's token
+        st.builds(lambda f, t: base64.b64encode((f[:3] + t * 3).encode()).decode(),
+                  st.sampled_from(FAKES), st.text(alphabet="abc xyz", min_size=5, max_size=13)),
+        st.sampled_from(FAKES).map(lambda f: base64.b64encode(f"token {f}".encode()).decode()),
+        st.just(base64.b64encode(b"x123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw").decode()),
     )
     keys = st.sampled_from(["key", "api", "note2", "password", "k\u0130y", "x"])
     count = draw(st.integers(10, 120))
@@ -109,10 +115,12 @@ def _ndjson(draw: st.DrawFn) -> str:
 
 
 def _before(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The code before, in process: pieces of 16 KB tried once, every key's entropy counted."""
+    """The code before, in process: pieces of 16 KB tried once, every key's entropy counted,
+    every base64 run asked."""
     monkeypatch.setattr(scan, "WHOLE", 1 << 14)
     monkeypatch.setattr(scan, "_RETRY_ABOVE", 1 << 30)
     monkeypatch.setattr(families, "_BOUNDED", False)
+    monkeypatch.setattr(scan, "_QUIET_RUNS", False)
 
 
 @settings(max_examples=40, deadline=None,
@@ -184,3 +192,35 @@ def test_a_url_mark_in_one_record_leaves_the_rest_of_its_chunk_judged_whole(
     done = redact_text(text)
     assert len(done.withheld) == 36
     assert len(lines) <= 16, len(lines)  # the chunk a line at a time: 37
+
+
+def test_a_chunk_of_records_has_no_run_asked_where_none_opens_with_a_head(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Red before: each chunk's runs (a record's key each) were found and asked in Python."""
+    if triggers.engine_name() != "hyperscan":
+        pytest.skip("hyperscan is not installed")
+    text = _records(120, 5)
+    redact_text(_records(20, 9))
+    asked: list[int] = []
+    runs, blocks = scan._runs, scan._block_runs
+
+    def counting(found: Callable[[str], Any]) -> Callable[[str], Any]:
+        def count(piece: str) -> Any:
+            asked.append(len(piece))
+            return found(piece)
+        return count
+
+    monkeypatch.setattr(scan, "_runs", counting(runs))
+    monkeypatch.setattr(scan, "_block_runs", counting(blocks))
+    assert len(redact_text(text).withheld) == 120
+    assert asked == []
+
+
+def test_a_head_in_a_chunk_of_records_is_still_asked() -> None:
+    fake = next(f for f in FAKES if f.startswith("ghp_"))
+    run = base64.b64encode(f"token {fake}".encode()).decode()
+    lines = _records(120, 5).splitlines()
+    lines[77] = lines[77][:-2] + f' {run}"}}'
+    done = redact_text("\n".join(lines) + "\n")
+    assert [w["line"] for w in done.withheld].count(78) == 2, done.withheld[70:80]

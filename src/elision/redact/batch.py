@@ -33,7 +33,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import accumulate, repeat
-from operator import add, itemgetter
+from operator import add
 from typing import Any
 
 from elision.redact.encodings import base64_text
@@ -42,7 +42,6 @@ from elision.redact.generic import JOIN_BLOCK, join_blocks
 from elision.redact.keywords import (
     B64_HEADS,
     B64_RUN,
-    B64_RUN_BYTES,
     B64_WINDOW,
     LONGEST,
     Present,
@@ -51,7 +50,7 @@ from elision.redact.keywords import (
     window_local,
 )
 from elision.redact.scan import PIECE
-from elision.redact.triggers import holds_window
+from elision.redact.triggers import quiet_runs
 
 #: Fewer strings than this are judged one by one: the pass has a fixed cost.
 BATCH = 32
@@ -149,27 +148,16 @@ def _may_withhold(texts: Sequence[str]) -> set[int]:
 
 def _no_run_opens_or_holds_a_window(joined: str) -> bool:
     """Whether no base64 run of the ASCII ``joined`` opens with a keyword's head or holds a
-    window, told in C: its runs' chars kept and every other char made a space, split, each
-    word's first four chars against the heads (a word shorter than a run is asked too: a
-    superset), and one hyperscan pass of the windows (a window lies in one run). The runs'
-    loop below was a Python step a run, and the windows' regex read 60-char keys of ``A`` a
-    char at a time: 6 of their 14 ms a MB (issue 23). False where it cannot tell: the loop
-    then asks each run."""
-    if not (_RUNS_TOLD and window_local()):
-        return False
-    data = joined.encode("ascii")
-    if not _HEAD_BYTES.isdisjoint(map(_FIRST_FOUR, data.translate(_RUN_CHARS_ONLY).split())):
-        return False
-    return holds_window(data) is False
+    window, told by two hyperscan passes (:func:`~elision.redact.triggers.quiet_runs`; a
+    window lies in one run). The runs' loop below was a Python step a run, and the windows'
+    regex read 60-char keys of ``A`` a char at a time: 6 of their 14 ms a MB (issue 23).
+    False where it cannot tell: the loop then asks each run."""
+    return _RUNS_TOLD and window_local() and quiet_runs(joined.encode("ascii")) is True
 
 
 #: Whether :func:`_no_run_opens_or_holds_a_window` is asked (the tests turn it off to compare
 #: with each run asked alone).
 _RUNS_TOLD = True
-#: Each base64 run char kept, each other byte a space: ``split`` then gives the runs' chars.
-_RUN_CHARS_ONLY = bytes(c if c in B64_RUN_BYTES else 0x20 for c in range(256))
-_HEAD_BYTES = frozenset(head.encode("ascii") for head in B64_HEADS)
-_FIRST_FOUR = itemgetter(slice(0, 4))
 
 
 def none_may_withhold(data: bytes, start: int, end: int) -> bool:
