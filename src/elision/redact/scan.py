@@ -480,7 +480,7 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
         marks = _run_marks(text)
         if _no_run_holds_a_window(text, marks):
             return _headed_runs(text, marks)
-    if (_QUIET_RUNS and not forms and len(text) > _HEADED_MOST and text.isascii()
+    if (_QUIET_RUNS and not forms and _HEADED_MOST < len(text) <= WHOLE and text.isascii()
             and "\\" not in text and _quiet_runs(text)):
         return []
     found: list[Span] = []
@@ -517,7 +517,9 @@ def _quiet_runs(text: str) -> bool:
     holds a window (:func:`~elision.redact.triggers.quiet_runs`): then, with no keyword's
     form and no backslash in it, none decodes to a credential that :func:`_in_base64` would
     find. Finding each run in its marks, a generator's step and a loop's tests a run, were a
-    third of judging a chunk of NDJSON records of a key each (issue 23)."""
+    third of judging a chunk of NDJSON records of a key each (issue 23). Asked of a piece of
+    :data:`WHOLE` chars at most: its two copies are then bounded (one long line of random
+    base64 is read in blocks, as before)."""
     return _window_local() and quiet_runs(text.encode("ascii")) is True
 
 
