@@ -70,7 +70,22 @@ def test_quiet_runs_are_those_with_no_head_at_their_start_and_no_window(text: st
         pytest.skip("hyperscan is not installed")
     headed = any(m.group()[:4] in B64_HEADS for m in _RUN_CHARS.finditer(text))
     window = B64_WINDOW.search(text) is not None
-    assert triggers.quiet_runs(text.encode()) is (not headed and not window)
+    assert triggers.quiet_runs(text) is (not headed and not window)
+
+
+WINDOW_RUN = _b64("123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", 1, False)
+
+
+@pytest.mark.parametrize("odd", ["Z2hw" + "A" * 30, WINDOW_RUN])
+@pytest.mark.parametrize("shift", [-40, -12, -5, -4, -3, -1, 0, 1, 3, 30])
+def test_a_head_or_a_window_across_a_blocks_end_is_seen(odd: str, shift: int) -> None:
+    if triggers.engine_name() != "hyperscan":
+        pytest.skip("hyperscan is not installed")
+    at = triggers._QUIET_BLOCK + shift
+    text = "x " * (at // 2) + " " * (at % 2) + odd + " tail" * 10
+    assert text[at:at + len(odd)] == odd
+    assert triggers.quiet_runs(text) is False
+    assert triggers.quiet_runs(text.replace(odd, "A" * 40)) is True
 
 
 def _odd(i: int, folds: bool) -> st.SearchStrategy[str]:

@@ -152,7 +152,7 @@ def _no_run_opens_or_holds_a_window(joined: str) -> bool:
     window lies in one run). The runs' loop below was a Python step a run, and the windows'
     regex read 60-char keys of ``A`` a char at a time: 6 of their 14 ms a MB (issue 23).
     False where it cannot tell: the loop then asks each run."""
-    return _RUNS_TOLD and window_local() and quiet_runs(joined.encode("ascii")) is True
+    return _RUNS_TOLD and window_local() and quiet_runs(joined) is True
 
 
 #: Whether :func:`_no_run_opens_or_holds_a_window` is asked (the tests turn it off to compare

@@ -520,7 +520,7 @@ def _quiet_runs(text: str) -> bool:
     third of judging a chunk of NDJSON records of a key each (issue 23). Asked of a piece of
     :data:`WHOLE` chars at most: its two copies are then bounded (one long line of random
     base64 is read in blocks, as before)."""
-    return _window_local() and quiet_runs(text.encode("ascii")) is True
+    return _window_local() and quiet_runs(text) is True
 
 
 #: Whether :func:`_in_base64` asks :func:`_quiet_runs` first (the tests turn it off to
