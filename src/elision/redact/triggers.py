@@ -638,10 +638,11 @@ class _Hyperscan:
         if data[:4].decode("latin-1") in keywords.B64_HEADS:
             return False
         return not (self._matches(self._run_heads, "run_heads", data.translate(_RUN_SPACED))
-                    or self._matches(self.windows, "windows", data))
+                    or self._matches(self.windows, "quiet_windows", data))
 
     def _matches(self, db: Any, name: str, data: bytes) -> bool:
-        """Whether ``db`` matches anywhere in ``data`` (the scan ends at the first)."""
+        """Whether ``db`` matches anywhere in ``data`` (the scan ends at the first), with a
+        scratch of its own (``name``): never one a scan in progress may hold."""
         found = False
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
