@@ -38,7 +38,7 @@ from elision.redact.keywords import (
 )
 from elision.redact.rules import Span, credential_stub, make_span
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
-from elision.redact.triggers import dense_text_triggers
+from elision.redact.triggers import dense_text_triggers, quiet_runs
 from elision.redact.urls import classify_url, find_signed_urls
 
 #: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise.
@@ -50,9 +50,16 @@ PIECE = 1 << 10
 WRAP = 4 * PIECE
 #: The triggers a piece of :data:`WHOLE` chars or less holds from which it is judged whole
 #: where it can be (:func:`_whole`), and how large such a piece is: its copies (the piece,
-#: its bytes, its base64 marks) are what the judging holds beside the text.
+#: its bytes, its base64 marks) are what the judging holds beside the text, a fixed 0.2 MB
+#: or so at most. Twice a chunk, so a chunk (:data:`CHUNK` chars to its next line end) is
+#: one piece: at 16 KB a piece's fixed cost (its keyword pass, its Present, its rules'
+#: set-up: some 22 us) was a sixth of judging NDJSON records of a key each (issue 23).
 CROWDED = 4
-WHOLE = 1 << 14
+WHOLE = 2 * CHUNK
+#: A piece over this many chars refused by :func:`_whole` for a mark in it (told in C) has
+#: its halves tried in turn: at :data:`WHOLE` one URL in a chunk of records would have sent
+#: all of them to be judged a line at a time, where a piece of 16 KB sent its own.
+_RETRY_ABOVE = 1 << 14
 #: A chunk holding more family keywords than one each this many chars is halved: each
 #: keyword found costs a call, where a piece's search stops at its first.
 _KEYWORD_SPACING = 256
@@ -151,20 +158,22 @@ def _judge(
 def _whole(
     text: str, a: int, b: int, found: list[Span], positions: list[int], reach: int,
     judged_on: bool,
-) -> bool:
+) -> bool | None:
     """Add to ``found`` what the pieces of ``text[a:b]`` (whole lines) find, judged as one piece
     (read on to the end of the next line, as its last piece is), and say True; or add
-    nothing and say False. Where no two lines can be told together from apart (see
-    :class:`_Lines`), a piece of many lines finds what its lines find each alone, so a piece
-    crowded with triggers (NDJSON records of a key each) is judged in one call rather than a
-    call a line: one keyword search, each family's pattern only on the lines that hold its
-    keyword, and the judge's Python only for a match (issue 23). A piece with few triggers
-    is halved: its pieces are less to read than all of it.
+    nothing and say False where its halves may yet be judged whole (a URL rule's mark or a
+    char past ASCII in it, told in C before any pass), None where they may not. Where no
+    two lines can be told together from apart (see :class:`_Lines`), a piece of many
+    lines finds what its lines find each alone, so a piece crowded with triggers (NDJSON
+    records of a key each) is judged in one call rather than a call a line: one keyword
+    search, each family's pattern only on the lines that hold its keyword, and the judge's
+    Python only for a match (issue 23). A piece with few triggers is halved: its pieces are
+    less to read than all of it.
 
     Where the text is ``judged_on`` past ``b``, the line read on is only tested, not judged:
     it is judged as its own piece's first line, alone as here (issue 23: each line once)."""
     if bisect_left(positions, b) - bisect_left(positions, a) < CROWDED:
-        return False
+        return None
     ahead = text.find("\n", b)
     stop = min(reach, len(text) if ahead < 0 else ahead)
     if any(text.find(mark, a, stop) >= 0 for mark in _URL_MARKS):
@@ -174,7 +183,7 @@ def _whole(
         return False  # hyperscan's offsets are bytes: in ASCII, chars too
     where = located(piece, len(piece) // _KEYWORD_SPACING + CROWDED)
     if where is None or not all(_line_local(index) for index in where.ends):
-        return False
+        return None  # its halves' passes would search what this one searched
     near = where.ends
     if judged_on and b - a < len(piece):
         piece = piece[:b - a]
@@ -261,10 +270,12 @@ def _halve(
         if not _any(positions, a, b):
             continue
         if PIECE < b - a <= WHOLE and not tried:
-            # Once a lineage: its halves would search what this one searched.
-            tried = True
-            if _whole(text, a, b, found, positions, reach, b < hi):
+            # Once a lineage, but where a mark refused a piece over _RETRY_ABOVE (a URL in one
+            # record of a chunk), whose halves may not hold it.
+            verdict = _whole(text, a, b, found, positions, reach, b < hi)
+            if verdict:
                 continue
+            tried = verdict is None or b - a <= _RETRY_ABOVE
         cut = -1
         if b - a > PIECE:
             mid = (a + b) // 2
@@ -469,6 +480,9 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
         marks = _run_marks(text)
         if _no_run_holds_a_window(text, marks):
             return _headed_runs(text, marks)
+    if (_QUIET_RUNS and not forms and _HEADED_MOST < len(text) <= WHOLE and text.isascii()
+            and "\\" not in text and _quiet_runs(text)):
+        return []
     found: list[Span] = []
     # Whether a window is anywhere in the text: a run holds one only if the text does, so
     # once a few runs have asked, one search of the text answers for the rest (a run a
@@ -496,6 +510,22 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
         if rule is not None:
             found.append(Span(start, end, rule))
     return found
+
+
+def _quiet_runs(text: str) -> bool:
+    """Whether no base64 run of a long ASCII ``text`` opens with a keyword's head and none
+    holds a window (:func:`~elision.redact.triggers.quiet_runs`): then, with no keyword's
+    form and no backslash in it, none decodes to a credential that :func:`_in_base64` would
+    find. Finding each run in its marks, a generator's step and a loop's tests a run, were a
+    third of judging a chunk of NDJSON records of a key each (issue 23). Asked of a piece of
+    :data:`WHOLE` chars at most: its two copies are then bounded (one long line of random
+    base64 is read in blocks, as before)."""
+    return _window_local() and quiet_runs(text) is True
+
+
+#: Whether :func:`_in_base64` asks :func:`_quiet_runs` first (the tests turn it off to
+#: compare with each run asked).
+_QUIET_RUNS = True
 
 
 def _no_run_holds_a_window(text: str, marks: bytes | _Marks) -> bool:

@@ -716,6 +716,34 @@ class _Hyperscan:
         self._stretches(self.windows, "windows", data, stop, keep, first=first)
         return hits
 
+    @cached_property
+    def _run_heads(self) -> Any:
+        """Every keyword's head after a space: in data with every char no run holds made a
+        space (:data:`_RUN_SPACED`), where a head opens a run of base64 chars."""
+        exprs = [b" " + head.encode("ascii") for head in _HEADS]
+        return self._compile(exprs, [0] * len(exprs), literal=True)
+
+    def quiet_runs(self, data: bytes) -> bool:
+        """:func:`quiet_runs`, with hyperscan."""
+        if data[:4].decode("latin-1") in keywords.B64_HEADS:
+            return False
+        return not (self._matches(self._run_heads, "run_heads", data.translate(_RUN_SPACED))
+                    or self._matches(self.windows, "quiet_windows", data))
+
+    def _matches(self, db: Any, name: str, data: bytes) -> bool:
+        """Whether ``db`` matches anywhere in ``data`` (the scan ends at the first), with a
+        scratch of its own (``name``): never one a scan in progress may hold."""
+        found = False
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
+            nonlocal found
+            found = True
+            return True  # one is the answer
+
+        with contextlib.suppress(self.hs.ScanTerminated):
+            db.scan(data, match_event_handler=on_match, scratch=self._scratch(name, db))
+        return found
+
     def _userinfo_in(
         self, data: bytes | AsciiBytes, stop: bytes, *, first: bool = False,
     ) -> list[int]:
@@ -1108,6 +1136,32 @@ def body_may_need_redaction(body: bytes) -> bool | None:
         return None  # only the folded text can tell (folding)
     kinds = current.body_kinds(body)
     return bool(kinds & {_SECRET, _DISPOSITION, _FIELD}) or {_URI, _PAYLOAD} <= kinds
+
+
+def quiet_runs(text: str) -> bool | None:
+    """Whether no run of base64 chars in the ASCII ``text`` opens with a keyword's head (a
+    head at its start or after a char no run holds: a superset of the :data:`keywords.B64_RUN`
+    matches that open with one) and no window (:data:`keywords.B64_WINDOWS`) is anywhere in
+    it, told by two hyperscan passes a block of :data:`_QUIET_BLOCK` chars (each read on by
+    :data:`_QUIET_REACH`: a window or a head across a block's end is in the next; a block's
+    first chars are asked as a head, a superset); None with the regex passes. Asking each run
+    in Python was most of the base64 runs' cost where there are many and none opens with a
+    head: an object's 60-char keys of ``A``, the keys of a chunk of NDJSON records (issue
+    23). In blocks, so the copies the passes read (its bytes, its runs' chars) are small."""
+    current = engine()
+    if not isinstance(current, _Hyperscan):
+        return None
+    return all(current.quiet_runs(text[at:at + _QUIET_BLOCK + _QUIET_REACH].encode("ascii"))
+               for at in range(0, len(text), _QUIET_BLOCK))
+
+
+_QUIET_BLOCK = 1 << 14
+#: Longer than any window's match and a head with the char before it.
+_QUIET_REACH = 64
+
+
+#: Each base64 run char kept, each other byte a space.
+_RUN_SPACED = bytes(c if c in keywords.B64_RUN_BYTES else 0x20 for c in range(256))
 
 
 def utf8_text_has_triggers(body: bytes) -> bool | None:
