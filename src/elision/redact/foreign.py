@@ -6,8 +6,8 @@ writes a tuple as an array, so a secret in one was found by the trigger search a
 over by a walk that only descends into dicts and lists, and a set or a mapping proxy was not
 read at all. Governed by default, as the JSON they stand for: a tuple (a named one too), a set,
 a frozenset or another iterable is read as a list, another mapping as a dict, and what changed
-comes back in those JSON containers. Bytes and iterators are refused: bytes have no one text to search, and
-an iterator is used up by the reading.
+comes back in those JSON containers. Bytes and iterators are refused: bytes have no one text
+to search, and an iterator is used up by the reading.
 """
 
 from __future__ import annotations
