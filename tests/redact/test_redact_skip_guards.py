@@ -7,10 +7,13 @@ itself, and PuTTY's row wants no word char before it), so each is checked where 
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
-from elision.redact import triggers, walk
-from elision.redact.keywords import FAMILY_EXACT
+from elision.redact import redact_text, triggers, walk
+from elision.redact.families import BY_ID, sample
+from elision.redact.keywords import FAMILY_EXACT, present
 
 hyperscan_only = pytest.mark.skipif(triggers.engine_name() != "hyperscan",
                                     reason="the chance keywords are hyperscan's")
@@ -71,3 +74,20 @@ def test_an_array_split_into_elements_must_be_read_to_its_last_byte() -> None:
     spaced = b"[" + b", ".join([element] * 3) + b"]"
     walker._data, walker._splits = spaced, 10 * len(spaced)
     assert walker._elements(1, len(spaced) - 1, 3) is None
+
+
+@pytest.mark.parametrize("family", ["nuget-api-key", "crates-io-token"])
+@pytest.mark.parametrize("head", ["", "key: "])
+def test_a_base64_credential_after_an_escape_in_a_short_text_is_withheld(
+    family: str, head: str
+) -> None:
+    """A short text with no keyword's base64 form and no window has only its runs that open
+    with a keyword's head read (``scan._headed_runs``), unless it holds a backslash: the run
+    after ``\\n`` takes the escape's letter, and only the judge's second reading of it, from
+    the next char, finds these (the base64 of ``oy2…``, of ``cio…``: no form of a keyword)."""
+    fake = sample(BY_ID[family], 0, "e")[0]
+    encoded = base64.b64encode(f"{head}{fake}".encode()).decode()
+    text = f"log a\\n{encoded} end"
+    assert not present(text).base64  # no form: the short path's own condition
+    shown = redact_text(text)
+    assert encoded not in shown.value and [e["reason"] for e in shown.withheld] == [family]
