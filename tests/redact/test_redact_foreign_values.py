@@ -7,6 +7,7 @@ alone; a set or a mapping proxy was not read at all."""
 from __future__ import annotations
 
 import collections
+import dataclasses
 import types
 from typing import Any
 
@@ -22,6 +23,17 @@ STUB = "[credential withheld: github-token]"
 Pair = collections.namedtuple("Pair", "name value")
 
 
+@dataclasses.dataclass
+class Login:
+    user: str
+    secret: Any
+
+
+@dataclasses.dataclass
+class Note:
+    text: str
+
+
 @pytest.mark.parametrize(("value", "paths"), [
     ({"a": (TOKEN,)}, ["$.a[0]"]),  # the issue's case: a tuple in a dict
     ((TOKEN,), ["$[0]"]),  # a tuple at the root
@@ -31,6 +43,8 @@ Pair = collections.namedtuple("Pair", "name value")
     ({"a": frozenset({TOKEN})}, ["$.a[0]"]),
     (types.MappingProxyType({"a": TOKEN}), ["$.a"]),  # a mapping that is not a dict
     ({"a": collections.deque([TOKEN])}, ["$.a[0]"]),  # another iterable
+    ({"a": Note(TOKEN)}, ["$.a.text"]),  # a dataclass: orjson writes it as an object
+    ({"a": Login("me", ("hunter2xyz",))}, ["$.a.secret[0]"]),  # its fields' names judged
     ({"password": ("hunter2xyz",)}, ["$.password[0]"]),  # under a credential name
     ({"items": [("k", TOKEN)] * 300}, [f"$.items[{i}][1]" for i in range(300)]),  # dense
     ([(TOKEN, 1)] * 300, [f"$[{i}][0]" for i in range(300)]),  # a dense array of tuples
@@ -41,13 +55,13 @@ def test_a_secret_in_a_tuple_set_or_mapping_is_withheld(value: Any, paths: list[
     assert TOKEN not in repr(done.value) and "hunter2xyz" not in repr(done.value)
 
 
-def test_what_the_walk_reads_comes_back_as_json() -> None:
+def test_what_changed_comes_back_as_json_and_the_rest_as_its_json_or_itself() -> None:
     done = redact_value({"a": (TOKEN, "x"), "b": (1, 2)})
-    assert done.value == {"a": [STUB, "x"], "b": [1, 2]}
+    assert done.value["a"] == [STUB, "x"] and _json(done.value) == {"a": [STUB, "x"],
+                                                                       "b": [1, 2]}
     clean = {"a": ("x",), "b": [(1, 2)] * 300, "c": types.MappingProxyType({"d": "e"})}
     done = redact_value(clean)
-    assert done.withheld == () and done.value == {"a": ["x"], "b": [[1, 2]] * 300,
-                                                  "c": {"d": "e"}}
+    assert done.withheld == () and _json(done.value) == _json(clean)
     assert redact_value({"a": ("x",)}).value == {"a": ("x",)}  # no trigger: not walked
 
 

@@ -5,20 +5,22 @@ walk reads those. A Python caller may pass a tuple, a set or another mapping as 
 writes a tuple as an array, so a secret in one was found by the trigger search and then passed
 over by a walk that only descends into dicts and lists, and a set or a mapping proxy was not
 read at all. Governed by default, as the JSON they stand for: a tuple (a named one too), a set,
-a frozenset or another iterable is read as a list, another mapping as a dict, and what changed
-comes back in those JSON containers. Bytes and iterators are refused: bytes have no one text
+a frozenset or another iterable is read as a list, another mapping or a dataclass as a dict,
+and what changed comes back in those JSON containers. Bytes and iterators are refused: bytes have no one text
 to search, and an iterator is used up by the reading.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Set
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 from elision.errors import InputError
 
 #: The exact types a value parsed from JSON is made of (a subclass is asked about in full).
-_JSON_TYPES = frozenset({str, int, float, bool, type(None), dict, list})
+JSON_TYPES = frozenset({str, int, float, bool, type(None), dict, list})
+_is_json_type = JSON_TYPES.__contains__
 _JSON = (str, int, float, type(None), dict, list)  # bool is an int
 
 
@@ -31,6 +33,10 @@ def as_json(node: Any) -> Any:
         return node
     if isinstance(node, Mapping):
         return dict(node)
+    if is_dataclass(node) and not isinstance(node, type):
+        # orjson writes a dataclass as the object of its fields, in their order: the same
+        # bytes as this dict's, so the trigger search found what is in them.
+        return {field.name: getattr(node, field.name) for field in fields(node)}
     if isinstance(node, Set):
         try:
             return sorted(node)  # the same paths whatever the hash seed
@@ -48,7 +54,7 @@ def as_json(node: Any) -> Any:
 
 def members_as_json(node: dict[Any, Any]) -> dict[Any, Any]:
     """``node``, or a copy of it whose members are in JSON's containers (:func:`as_json`)."""
-    if set(map(type, node.values())) <= _JSON_TYPES:  # in C: the common case costs no call
+    if all(map(_is_json_type, map(type, node.values()))):  # in C: no call a member
         return node
     changed = {key: new for key, value in node.items() if (new := as_json(value)) is not value}
     return {**node, **changed} if changed else node
@@ -56,4 +62,4 @@ def members_as_json(node: dict[Any, Any]) -> dict[Any, Any]:
 
 def plain(values: Iterable[Any]) -> bool:
     """Whether every one of ``values`` is what :func:`as_json` leaves as it is."""
-    return set(map(type, values)) <= _JSON_TYPES or all(as_json(v) is v for v in values)
+    return all(map(_is_json_type, map(type, values))) or all(as_json(v) is v for v in values)

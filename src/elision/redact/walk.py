@@ -44,7 +44,7 @@ from elision.envelope import format_path
 from elision.redact.batch import BATCH, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
-from elision.redact.foreign import as_json, members_as_json, plain
+from elision.redact.foreign import JSON_TYPES, as_json, members_as_json, plain
 from elision.redact.generic import name_strength, names_nothing, naming
 from elision.redact.kept import keep
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
@@ -720,7 +720,7 @@ class Walker:
         hits = self._hits
         if span is not None and hits is not None and not hits.any_in(*span):
             return node
-        if self.foreign and not isinstance(node, str | dict | list):
+        if self.foreign and type(node) not in JSON_TYPES:
             node = as_json(node)
         if isinstance(node, str):
             if span is not None and hits is not None and not hits.secret_in(*span):
@@ -728,10 +728,11 @@ class Walker:
             return self._string(node, path)
         if isinstance(node, dict):
             moved = False
-            if self.foreign:
-                # A tuple writes as the array it stands for: the spans hold.
-                node = members_as_json(node)
             if not (self._inert_root and path is self._base) and not names_inert(node):
+                if self.foreign:
+                    # What a name withholds is read in its member as JSON (a tuple under
+                    # "password"); a tuple writes as the array it stands for: the spans hold.
+                    node = members_as_json(node)
                 node, moved = self._named(node, path)
             if lane_kind(node) in LANE_TYPES or "disposition" in node:
                 outcome = govern_lane(node, server=self.server)
