@@ -6,13 +6,13 @@ writes a tuple as an array, so a secret in one was found by the trigger search a
 over by a walk that only descends into dicts and lists, and a set or a mapping proxy was not
 read at all. Governed by default, as the JSON they stand for: a tuple (a named one too), a set,
 a frozenset or another iterable is read as a list, another mapping or a dataclass as a dict,
-and what changed comes back in those JSON containers. Bytes and iterators are refused: bytes have no one text
-to search, and an iterator is used up by the reading.
+and what changed comes back in those JSON containers. Bytes and iterators are refused: bytes
+have no one text to search, and an iterator is used up by the reading.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Set
+from collections.abc import Collection, Iterable, Iterator, Mapping, Set
 from dataclasses import fields, is_dataclass
 from typing import Any
 
@@ -25,10 +25,9 @@ _JSON = (str, int, float, type(None), dict, list)  # bool is an int
 
 
 def as_json(node: Any) -> Any:
-    """``node`` in JSON's containers when it is a tuple, a set, a mapping or another iterable
-    that is not an iterator; ``node`` itself
-    otherwise (JSON's types, and scalars such as a RawNumber). Raises :class:`InputError`
-    for bytes and iterators."""
+    """``node`` in JSON's containers when it is a mapping, a dataclass, a set, a tuple or
+    another iterable that is not an iterator; ``node`` itself otherwise (JSON's types, and
+    scalars such as a RawNumber). Raises :class:`InputError` for bytes and iterators."""
     if isinstance(node, _JSON):
         return node
     if isinstance(node, Mapping):
@@ -60,6 +59,6 @@ def members_as_json(node: dict[Any, Any]) -> dict[Any, Any]:
     return {**node, **changed} if changed else node
 
 
-def plain(values: Iterable[Any]) -> bool:
+def plain(values: Collection[Any]) -> bool:
     """Whether every one of ``values`` is what :func:`as_json` leaves as it is."""
     return all(map(_is_json_type, map(type, values))) or all(as_json(v) is v for v in values)
