@@ -58,6 +58,7 @@ def test_each_bare_value_lacks_its_keyword_and_the_pattern_takes_it(family: str)
     # on the line before, however close
     ("{kw}\n{value}", False),
     ("{kw}\r\n{value}", False),
+    ("{kw}\r{value}", False),  # a lone carriage return ends a line too (Family.accepted)
     # after it on its line
     ("{value} {kw}", False),
     # far off in a long text: past every piece read around the value

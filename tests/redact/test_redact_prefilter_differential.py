@@ -41,7 +41,6 @@ BARE = {
     "airtable-pat": "patAb3dEf6hIj9lMn." + "0123456789abcdef" * 4,
     "mailgun-sending-key": "0123456789abcdef0123456789abcdef-1a2b3c4d-5e6f7a8b",
     # patterns that take a spelling the keywords do not list
-    "twilio-api-key-sid": "AC0123456789abcdef0123456789abcdef",
     "cohere-api-key": "co_apikey=Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0n",
     "hex-pm-api-key": "hexapi_key=0123456789abcdef0123456789abcdef",
     "elasticsearch-dsn-password": "eshttps://u:Pw9x7Kq2Lm@es.example.net",

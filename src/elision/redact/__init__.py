@@ -88,6 +88,10 @@ def redact_value(
 ) -> Redaction:
     """Redact a parsed JSON value (dict, list, str, int, float, bool, None, RawNumber).
 
+    A Python caller's tuple, set or frozenset (or another iterable) is read as a list and
+    another mapping as a dict, and what changed comes back so; bytes and iterators raise
+    :class:`~elision.errors.InputError` (:mod:`elision.redact.foreign`).
+
     ``path_root`` prefixes every withheld path (a page of ``$.rows`` passes ``"$.rows"``).
     ``server`` is recorded in each reference record: the upstream server a stub may be read
     back through. ``body``, when given, must be the bytes ``value`` was parsed from; one search
@@ -98,7 +102,9 @@ def redact_value(
         return Redaction(value)  # one pass over the raw body said so: nothing to serialize
     from elision.shape import lazyjson  # not on a text's path (issue 24)
 
-    walker = Walker(root=path_root, server=server)
+    # Without the bytes it was parsed from, the value may be a Python caller's: its tuples,
+    # sets and mappings are read as JSON (elision.redact.foreign).
+    walker = Walker(root=path_root, server=server, foreign=body is None)
     if lazyjson.walks_lazily(value):
         # A lazily read body is walked a piece at a time, and what changed is a lazy copy:
         # parsed whole first, a body of 300-deep documents cost 37-48x its bytes (issue 23).

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from elision.redact.folding import fold
+from elision.redact.foreign import as_json
 from elision.redact.generic import STRONG, is_credential_value, name_strength
 from elision.redact.rules import is_stub
 
@@ -67,6 +68,7 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
     stack: list[tuple[Any, Any, Any, _Rel]] = [(value, root, 0, None)]
     while stack:
         node, parent, slot, rel = stack.pop()
+        node = as_json(node)  # a Python caller's tuple under "password" is a list of them
         if isinstance(node, dict):
             if not strong:
                 parent[slot] = node  # its own keys say what each member is

@@ -154,8 +154,8 @@ def _lines(text: str, ends: list[int]) -> list[tuple[int, int]]:
     return lines
 
 
-#: Of the literal chars a match opens with, the fewest: two (``SK|AC``) tell a match's start
-#: from a random run's, on average, once in 2,000 chars of base64.
+#: Of the literal chars a match opens with, the fewest: two (a branch of two-char literals)
+#: tell a match's start from a random run's, on average, once in 2,000 chars of base64.
 _PREFIX_LEAST = 2
 #: Past one prefix in this many chars, each a ``match`` call, a pattern's own search is faster.
 _PREFIX_SPACING = 256

@@ -44,6 +44,7 @@ from elision.envelope import format_path
 from elision.redact.batch import BATCH, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
+from elision.redact.foreign import JSON_TYPES, as_json, members_as_json, plain
 from elision.redact.generic import name_strength, names_nothing, naming
 from elision.redact.kept import keep
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
@@ -434,9 +435,14 @@ class _Frame:
 class Walker:
     """One walk: collects withheld entries and reference records as it goes."""
 
-    def __init__(self, *, root: str = "$", server: str | None = None) -> None:
+    def __init__(
+        self, *, root: str = "$", server: str | None = None, foreign: bool = False
+    ) -> None:
         self.root = root
         self.server = server
+        #: The value may hold a Python caller's tuples, sets and mappings
+        #: (:mod:`elision.redact.foreign`): each is read as the JSON it stands for.
+        self.foreign = foreign
         self.withheld: list[dict[str, Any]] = []
         self.references: dict[str, dict[str, Any]] = {}
         self._hits: Hits | None = None
@@ -714,6 +720,8 @@ class Walker:
         hits = self._hits
         if span is not None and hits is not None and not hits.any_in(*span):
             return node
+        if self.foreign and type(node) not in JSON_TYPES:
+            node = as_json(node)
         if isinstance(node, str):
             if span is not None and hits is not None and not hits.secret_in(*span):
                 return node
@@ -721,6 +729,10 @@ class Walker:
         if isinstance(node, dict):
             moved = False
             if not (self._inert_root and path is self._base) and not names_inert(node):
+                if self.foreign:
+                    # What a name withholds is read in its member as JSON (a tuple under
+                    # "password"); a tuple writes as the array it stands for: the spans hold.
+                    node = members_as_json(node)
                 node, moved = self._named(node, path)
             if lane_kind(node) in LANE_TYPES or "disposition" in node:
                 outcome = govern_lane(node, server=self.server)
@@ -812,6 +824,8 @@ class Walker:
             distinct = set(rest)  # an object or an array in it is unhashable: walked as before
         except TypeError:
             return False
+        if self.foreign and not plain(distinct):
+            return False  # a tuple or a frozenset among them: each is read as a list
         dirty = {text for text in self._may_change(distinct) if self._dirty(text)}
         if not dirty:
             if frame.changed:
