@@ -11,6 +11,9 @@ keeps 2,000, Qwen Code 1,000) bites long before its cap on bytes.
 
 from __future__ import annotations
 
+import os
+import sys
+
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
 
@@ -50,3 +53,8 @@ def short_log_prompt() -> str:
 
 if __name__ == "__main__":
     server.run()
+    # Ended: out now, without the interpreter's teardown of the SDK's modules (~0.13 s of
+    # CPU and up to 0.5 s a stop, for each of the many starts of the e2e tests).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

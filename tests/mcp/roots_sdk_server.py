@@ -10,6 +10,7 @@ What it serves, asks and reports: roots_server.py's docstring.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 from collections.abc import AsyncIterator
@@ -90,3 +91,8 @@ async def main() -> None:
 
 if __name__ == "__main__":
     anyio.run(main)
+    # Ended: out now, without the interpreter's teardown of the SDK's modules (~0.13 s of
+    # CPU and up to 0.5 s a stop, for each of the many starts of the e2e tests).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

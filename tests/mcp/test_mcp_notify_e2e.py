@@ -20,23 +20,22 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
-from anyio.abc import Process
 from mcp.client.subscriptions import ResourceUpdated, Subscription, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp import Client, StdioServerParameters
 from support.ports import free_port, wait_for_port
+from support.processes import Started, started
 
 pytestmark = [
     pytest.mark.e2e,
@@ -246,73 +245,87 @@ async def check_restart(client: Client, agent: Agent) -> None:
         tg.cancel_scope.cancel()
 
 
-@asynccontextmanager
-async def http_proxy(config: Path) -> AsyncIterator[tuple[str, Process]]:
-    """A proxy on HTTP; yields its URL (and the process) once it listens."""
-    listening = re.compile(r"listening on (http://\S+)")
-    proc = await anyio.open_process(proxy_command(config, "--listen", "127.0.0.1:0"),
-                                    stdout=subprocess.DEVNULL)
-    try:
-        assert proc.stderr is not None
-        seen = ""
-        with anyio.fail_after(60):
-            while not (found := listening.search(seen)):
-                chunk = await proc.stderr.receive()
-                seen += chunk.decode(errors="replace")
-        yield found[1], proc
-    finally:
-        if proc.returncode is None:
-            proc.terminate()
-        with anyio.move_on_after(10):
-            await proc.wait()
-        if proc.returncode is None:
-            proc.kill()
-        await proc.aclose()
+@pytest.fixture(scope="module")
+def legacy_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Started]]:
+    """The HTTP proxy in front of a handshake-era stdio upstream, shared by the tests of this
+    file that need one (a proxy and an SDK upstream are ~1.2 s of CPU to start): ``live()``
+    gives the running one, or starts another where a test stopped it. Each test connects
+    agents (sessions) of its own. The agent that goes away leaves the upstream subscribed to
+    nothing and its tool list as it was; the agents of both eras grow the list, and end by
+    stopping the proxy, so a test after them gets a new one."""
+    config = write_config(tmp_path_factory.mktemp("notify"), "legacy")
+    with ExitStack() as stack:
+        running: list[Started] = []
+
+        def live() -> Started:
+            if not running or running[-1].proc.poll() is not None:
+                command = proxy_command(config, "--listen", "127.0.0.1:0")
+                running.append(stack.enter_context(started(command)))
+            return running[-1]
+
+        yield live
+
+
+def test_an_agent_that_goes_away_without_unsubscribing_lets_its_uris_go(
+    legacy_proxy: Callable[[], Started],
+) -> None:
+    """A handshake-era agent over HTTP subscribes, then closes its session: the proxy lets the
+    uri go as if it had unsubscribed, so the upstream is not held subscribed for no one."""
+    proxy_url = legacy_proxy().url
+
+    async def main() -> None:
+        watcher = Agent("legacy")
+        async with watcher.client(proxy_url) as watching:
+            gone = Agent("legacy")
+            async with gone.client(proxy_url) as leaving:
+                await leaving.subscribe_resource(FEED)
+                assert json.loads(await gone.call(leaving, "subscribed", {})) == [FEED]
+            # Its session ended (the client closed it): nobody wants the uri any more.
+            await until_subscribed(watching, watcher, [])
+
+    anyio.run(main)
 
 
 @pytest.mark.parametrize("upstream_era", ["legacy", "auto"])
 def test_http_agents_of_both_eras_on_one_proxy_hear_every_notification(
-    tmp_path: Path, upstream_era: str
+    tmp_path: Path, upstream_era: str, legacy_proxy: Callable[[], Started]
 ) -> None:
-    # The upstream speaks HTTP too when it is of the newest era, so the proxy's own listen
-    # stream runs over HTTP; the other case keeps a stdio upstream.
-    upstream = None
-    url = None
-    if upstream_era == "auto":
-        port = free_port()
-        upstream = subprocess.Popen([*UPSTREAM, "--http", str(port)], stderr=subprocess.DEVNULL)
-        url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        if upstream is not None:
+    with ExitStack() as stack:
+        if upstream_era == "legacy":
+            proxy = legacy_proxy()
+        else:
+            # The upstream speaks HTTP too when it is of the newest era, so the proxy's own
+            # listen stream runs over HTTP; the other case keeps a stdio upstream.
+            port = free_port()
+            upstream = subprocess.Popen([*UPSTREAM, "--http", str(port)],
+                                        stderr=subprocess.DEVNULL)
+            stack.callback(upstream.wait, 10)
+            stack.callback(upstream.terminate)
             wait_for_port(port)
-        config = write_config(tmp_path, upstream_era, url)
+            config = write_config(tmp_path, upstream_era, f"http://127.0.0.1:{port}/mcp")
+            proxy = stack.enter_context(started(proxy_command(config, "--listen", "127.0.0.1:0")))
+        proxy_url = proxy.url
 
         async def main() -> None:
-            async with http_proxy(config) as (proxy_url, proc):
-                legacy, modern = Agent("legacy"), Agent(NEWEST)
-                async with legacy.client(proxy_url) as old, modern.client(proxy_url) as new:
-                    await old.list_tools()  # as an agent does first; the proxy knows it now
-                    # One after the other: both share one upstream, whose tool list grows once.
-                    await exercise(new, modern, upstream_era=upstream_era)
-                    await check_legacy_after_growth(old, legacy, upstream_era=upstream_era)
-                    await check_shared_interest(old, legacy, new, modern,
-                                                upstream_era=upstream_era)
-                # Stopped while an agent listens: the stream ends gracefully and the proxy
-                # exits (uvicorn waits for every open response, and a listen stream is one).
-                async with modern.client(proxy_url) as late, late.listen(
-                    tools_list_changed=True
-                ) as subscription:
-                    proc.terminate()
-                    with anyio.fail_after(WAIT):
-                        async for _ in subscription:
-                            pass
-                        assert await proc.wait() == 0
+            legacy, modern = Agent("legacy"), Agent(NEWEST)
+            async with legacy.client(proxy_url) as old, modern.client(proxy_url) as new:
+                await old.list_tools()  # as an agent does first; the proxy knows it now
+                # One after the other: both share one upstream, whose tool list grows once.
+                await exercise(new, modern, upstream_era=upstream_era)
+                await check_legacy_after_growth(old, legacy, upstream_era=upstream_era)
+                await check_shared_interest(old, legacy, new, modern, upstream_era=upstream_era)
+            # Stopped while an agent listens: the stream ends gracefully and the proxy exits
+            # (uvicorn waits for every open response, and a listen stream is one).
+            async with modern.client(proxy_url) as late, late.listen(
+                tools_list_changed=True
+            ) as subscription:
+                proxy.proc.terminate()
+                with anyio.fail_after(WAIT):
+                    async for _ in subscription:
+                        pass
+                assert await anyio.to_thread.run_sync(proxy.proc.wait, WAIT) == 0
 
         anyio.run(main)
-    finally:
-        if upstream is not None:
-            upstream.terminate()
-            upstream.wait(10)
 
 
 async def check_legacy_after_growth(client: Client, agent: Agent, *, upstream_era: str) -> None:
@@ -352,22 +365,3 @@ async def check_shared_interest(old: Client, legacy: Agent, new: Client, modern:
         assert legacy.updated() == []
     if upstream_era == "legacy":
         await until_subscribed(new, modern, [])
-
-
-def test_an_agent_that_goes_away_without_unsubscribing_lets_its_uris_go(tmp_path: Path) -> None:
-    """A handshake-era agent over HTTP subscribes, then closes its session: the proxy lets the
-    uri go as if it had unsubscribed, so the upstream is not held subscribed for no one."""
-    config = write_config(tmp_path, "legacy")
-
-    async def main() -> None:
-        async with http_proxy(config) as (proxy_url, _):
-            watcher = Agent("legacy")
-            async with watcher.client(proxy_url) as watching:
-                gone = Agent("legacy")
-                async with gone.client(proxy_url) as leaving:
-                    await leaving.subscribe_resource(FEED)
-                    assert json.loads(await gone.call(leaving, "subscribed", {})) == [FEED]
-                # Its session ended (the client closed it): nobody wants the uri any more.
-                await until_subscribed(watching, watcher, [])
-
-    anyio.run(main)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +57,9 @@ async def sample(context: Any, params: Any) -> types.CreateMessageResult:
     )
 
 
-async def offered(client: Client) -> set[str]:
+async def offered(client: Client, server: str = "files") -> set[str]:
     """The capability names the server was told its client (the proxy) has."""
-    result = await client.call_tool("files__roots", {})
+    result = await client.call_tool(f"{server}__roots", {})
     block = result.content[0]
     assert isinstance(block, types.TextContent), result
     assert not result.is_error, block.text
@@ -106,22 +107,34 @@ def test_an_agent_that_declares_one_gets_a_server_told_just_that(tmp_path: Path)
     anyio.run(main)
 
 
-@pytest.mark.parametrize(
-    ("entry", "expected"),
-    [
-        ({}, {"roots", "elicitation"}),  # by default all it can carry but sampling
-        ({"elicitation": False, "roots": False}, set()),  # the config turns both off
-        ({"roots": False, "sampling": True}, {"elicitation", "sampling"}),  # one off, one on
-    ],
-)
-def test_an_http_proxy_offers_what_the_config_allows(
-    tmp_path: Path, entry: dict[str, Any], expected: set[str]
-) -> None:
-    command = [*proxy_command(tmp_path, **entry), "--listen", "127.0.0.1:0"]
-    with started(command) as proxy:
-        async def main() -> None:
-            # An agent that declares nothing: with several agents, the proxy cannot follow each.
-            async with Client(proxy.url, mode="legacy") as client:
-                assert await offered(client) == expected
+#: Config entries of one HTTP proxy, each a server of its own, and what each should be offered.
+HTTP_ENTRIES: dict[str, tuple[dict[str, Any], set[str]]] = {
+    "files": ({}, {"roots", "elicitation"}),  # by default all it can carry but sampling
+    "closed": ({"elicitation": False, "roots": False}, set()),  # the config turns both off
+    "swapped": ({"roots": False, "sampling": True}, {"elicitation", "sampling"}),  # one off, one on
+}
 
-        anyio.run(main)
+
+@pytest.fixture(scope="module")
+def http_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One HTTP proxy in front of one roots_server per entry (a proxy start is ~0.6 s of CPU):
+    each server's handshake is its own, so each still shows what its own entry allows, and the
+    entries show no bleeding into each other. Each test connects its own agent (session)."""
+    path = tmp_path_factory.mktemp("offer") / "servers.json"
+    server = {"command": sys.executable, "args": [str(HERE / "roots_server.py")], "timeout": 20}
+    path.write_text(json.dumps({"mcpServers": {
+        name: {**server, **entry} for name, (entry, _) in HTTP_ENTRIES.items()}}))
+    command = [*ELISION, "proxy", "--config", str(path), "--store", ":memory:", "--no-audit",
+               "--listen", "127.0.0.1:0"]
+    with started(command) as proxy:
+        yield proxy.url
+
+
+@pytest.mark.parametrize("name", HTTP_ENTRIES)
+def test_an_http_proxy_offers_what_the_config_allows(http_proxy: str, name: str) -> None:
+    async def main() -> None:
+        # An agent that declares nothing: with several agents, the proxy cannot follow each.
+        async with Client(http_proxy, mode="legacy") as client:
+            assert await offered(client, name) == HTTP_ENTRIES[name][1]
+
+    anyio.run(main)

@@ -31,6 +31,8 @@ pytestmark = pytest.mark.e2e
 
 HERE = Path(__file__).parent
 UPSTREAM = [sys.executable, str(HERE / "upstream_sdk_server.py")]
+#: Its raw twin (the same bytes, test_mcp_raw_servers.py), where a test is not about interop.
+RAW_UPSTREAM = [sys.executable, str(HERE / "upstream_server.py")]
 ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 META = "elision/shaping"
 BUDGET = 4096
@@ -230,8 +232,9 @@ def test_a_many_block_result_and_a_wrapped_text_fit_the_budget_through_the_proxy
         return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
 
     async def main() -> None:
+        # About shaping, not interop: the raw twin saves an SDK import (~0.5 s of CPU).
         async with Client(proxy_params("--budget", str(BUDGET), "--store", ":memory:", "--",
-                                       *UPSTREAM)) as client:
+                                       *RAW_UPSTREAM)) as client:
             result = await client.call_tool("issues", {"n": 600})
             assert not result.is_error
             shown = [b.text for b in result.content if isinstance(b, types.TextContent)]

@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -172,31 +173,56 @@ def test_the_raw_upstream_writes_the_sdk_upstreams_bytes(
 @pytest.mark.e2e
 def test_the_raw_upstream_cancels_and_hangs_as_the_sdk_upstream_did(tmp_path: Path) -> None:
     """A cancelled wait is never answered and marks its file; a hang is never answered; the
-    requests after them are (the SDK's server answered them concurrently)."""
-    for server in (UPSTREAM, UPSTREAM_SDK):
-        marker = tmp_path / server[1].rsplit("/", 1)[1]
-        proc = RawStdio(server)
-        try:
-            proc.handshake()
+    requests after them are (the SDK's server answered them concurrently).
+
+    Both servers are driven step by step side by side, so the silences waited out (no answer
+    in 0.5 s, no exit in 1 s) are waited once for the two, each server given the whole time."""
+    servers = {Path(c[1]).name: RawStdio(c) for c in (UPSTREAM, UPSTREAM_SDK)}  # at once
+    markers = {name: tmp_path / name for name in servers}
+
+    def each(step: Callable[[str, RawStdio], None]) -> None:
+        for name, proc in servers.items():
+            step(name, proc)
+
+    def silent_until(deadline: float) -> float:
+        # What a server did not send by the shared deadline: it had all of it to send it,
+        # and what it sent by then is in its pipe, read within the floor.
+        return max(deadline - time.monotonic(), 0.05)
+
+    try:
+        each(lambda name, proc: proc.handshake())
+
+        def wait_hang_ping(name: str, proc: RawStdio) -> None:
             proc.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-                "name": "wait_for_cancel", "arguments": {"marker": str(marker)}}})
+                "name": "wait_for_cancel", "arguments": {"marker": str(markers[name])}}})
             proc.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                        "params": {"name": "hang", "arguments": {}}})
             proc.send({"jsonrpc": "2.0", "id": 4, "method": "ping"})
-            assert set(proc.replies({4})) == {None, 4}, server
-            assert marker.read_text() == "started", server
+
+        each(wait_hang_ping)
+        for name, proc in servers.items():
+            assert set(proc.replies({4})) == {None, 4}, name
+            assert markers[name].read_text() == "started", name
+        for proc in servers.values():
             proc.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
                        "params": {"requestId": 2, "reason": "caller cancelled"}})
             proc.send({"jsonrpc": "2.0", "id": 5, "method": "ping"})
-            assert set(proc.replies({5})) == {None, 5}, server
-            assert set(proc.replies({2, 3}, timeout=0.5)) == {None}, server
-            assert marker.read_text() == "cancelled", server
-            # At the end of input each waits on for its hang.
+        for name, proc in servers.items():
+            assert set(proc.replies({5})) == {None, 5}, name
+        deadline = time.monotonic() + 0.5
+        for name, proc in servers.items():
+            assert set(proc.replies({2, 3}, timeout=silent_until(deadline))) == {None}, name
+            assert markers[name].read_text() == "cancelled", name
+        # At the end of input each waits on for its hang.
+        for proc in servers.values():
             assert proc.proc.stdin is not None
             proc.proc.stdin.close()
+        deadline = time.monotonic() + 1.0
+        for proc in servers.values():
             with pytest.raises(subprocess.TimeoutExpired):
-                proc.proc.wait(1.0)
-        finally:
+                proc.proc.wait(silent_until(deadline))
+    finally:
+        for proc in servers.values():
             proc.proc.kill()
             proc.close()
 
