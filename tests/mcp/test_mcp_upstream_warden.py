@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,3 +98,56 @@ def test_a_server_that_exits_alone_gives_its_status_at_once() -> None:
 def test_a_server_killed_by_a_signal_gives_a_shells_status() -> None:
     with warden([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"]) as (proc, _):
         assert proc.wait(30) == 128 + 9
+
+
+def test_a_server_that_exits_alone_is_not_outwaited_by_a_linger_poll(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by timing a proxy's stop (strace, a stdio upstream at end of input): the warden
+    slept one LINGER_POLL_SECONDS (0.1 s) before its first look at a group that was already
+    empty, so every stdio upstream's stop took 0.1 s more than it needed, in every proxy's
+    shutdown and every test that stops one. An empty group is seen before any wait now."""
+    from elision.mcp.upstream import warden as module
+
+    waits: list[float | None] = []
+    looks: list[str] = []
+
+    def select(read: list[int], write: list[int], error: list[int],
+               timeout: float | None = None) -> tuple[list[int], list[int], list[int]]:
+        waits.append(timeout)
+        return [], [], []
+
+    def reader(group: int) -> Any:
+        def others() -> bool:
+            looks.append("looked")
+            return len(looks) < 3  # the group's last member leaves on the third look
+        return others
+
+    monkeypatch.setattr(module.select, "select", select)
+    monkeypatch.setattr(module, "_group_reader", reader)
+    assert module._watch_group(watch=-1, group=os.getpgrp()) is False
+    # It looked, waited, looked, waited, looked: never a wait before the first look.
+    assert looks == ["looked"] * 3 and waits == [module.LINGER_POLL_SECONDS] * 2
+
+
+def test_an_empty_group_with_the_watch_closed_is_still_told_apart(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watch closing while some member still runs is what makes the warden stop the group:
+    looking first must not lose that answer."""
+    from elision.mcp.upstream import warden as module
+
+    monkeypatch.setattr(module.select, "select",
+                        lambda r, w, e, timeout=None: (list(r), [], []))
+    monkeypatch.setattr(module, "_group_reader", lambda group: (lambda: True))
+    assert module._watch_group(watch=7, group=os.getpgrp()) is True
+    # With no way to list a group, the watch still gets its grace period.
+    calls: list[float | None] = []
+
+    def never(read: list[int], write: list[int], error: list[int],
+              timeout: float | None = None) -> tuple[list[int], list[int], list[int]]:
+        calls.append(timeout)
+        return [], [], []
+
+    monkeypatch.setattr(module.select, "select", never)
+    monkeypatch.setattr(module, "_group_reader", lambda group: None)
+    assert module._watch_group(watch=7, group=os.getpgrp()) is False
+    assert sum(c or 0 for c in calls) >= module.GRACE_SECONDS
