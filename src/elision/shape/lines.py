@@ -119,10 +119,11 @@ class LineIndex:
         returns = data.count(b"\r") if b"\r" in data else 0
         ends = data.count(b"\n") + (returns - data.count(b"\r\n") if returns else 0)
         self.count = ends + (1 if data and data[-1:] not in (b"\n", b"\r") else 0)
-        # Machine integers, 8 bytes a line where a list of ints took 36: a text of blank lines
+        # Machine integers, 4 bytes a line where a list of ints took 36: a text of blank lines
         # (a withheld stretch's kept line breaks) has a line a byte.
-        self._head: array[int] = array("q")  # ends of lines 0, 1, 2, …
-        self._tail: array[int] = array("q")  # starts of lines count-1, count-2, …
+        code = "I" if len(data) < 1 << 32 else "q"
+        self._head: array[int] = array(code)  # ends of lines 0, 1, 2, …
+        self._tail: array[int] = array(code)  # starts of lines count-1, count-2, …
         self._head_at, self._tail_at = 0, len(data)
         # Doubling from a budget's worth: a first line (a cut, its byte range) or a 4 KB budget
         # reads about 4 KB an end, not 16 KB of lines it does not show.
@@ -175,9 +176,14 @@ class LineIndex:
         stop = len(data) if stop < 0 else stop + 1
         if start < self._tail_at < stop:
             stop = self._tail_at  # a line start: the tail's lines are indexed already
-        ends = list(accumulate(map(len, data[start:stop].splitlines(True)), initial=start))
-        del ends[0]  # the chunk's start is the end of the line before it
-        self._head.fromlist(ends)  # from a list: array's extend takes an item at a time
+        # A piece at a time, so a chunk of a budget's worth of blank lines never stands as one
+        # list of Python ints (36 bytes a line) before it is packed.
+        piece = start
+        while piece < stop:
+            end = data.find(b"\n", piece + _PIECE, stop)
+            end = stop if end < 0 else end + 1
+            self._head.fromlist(_offsets(data, piece, end)[1:])
+            piece = end
         self._head_at, self._head_chunk = stop, self._head_chunk * 2
 
     def _scan_tail(self) -> None:
@@ -194,11 +200,29 @@ class LineIndex:
                 start = cr + 1
         if start < self._head_at < stop:
             start = self._head_at  # a line start: the head's lines are indexed already
-        starts = list(accumulate(map(len, data[start:stop].splitlines(True)), initial=start))
-        starts.pop()  # the chunk's stop is where the line after it starts
-        starts.reverse()
-        self._tail.fromlist(starts)
+        piece = stop
+        while piece > start:
+            # A piece starts just after a \n: never between the \r and \n of one ending.
+            # (rfind reads a negative bound from the end, so none is given)
+            begin = start
+            if piece - _PIECE > start:
+                begin = max(start, data.rfind(b"\n", start, piece - _PIECE) + 1)
+            starts = _offsets(data, begin, piece)
+            starts.pop()  # the piece's end is where the line after it starts
+            starts.reverse()
+            self._tail.fromlist(starts)
+            piece = begin
         self._tail_at, self._tail_chunk = start, self._tail_chunk * 2
+
+
+#: Bytes of a chunk split at a time, in the line index.
+_PIECE = 1 << 12
+
+
+def _offsets(data: bytes, start: int, stop: int) -> list[int]:
+    """``start`` and the end of each line of ``data[start:stop]``, which ends a line."""
+    # From a list: array's extend from an iterator takes an item at a time.
+    return list(accumulate(map(len, data[start:stop].splitlines(True)), initial=start))
 
 
 def first_eol(data: bytes, newline_only: bool = False) -> str:
