@@ -9,12 +9,8 @@ reference in process, and the code before under ``ELISION_BEFORE_SRC`` in a chil
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -27,6 +23,8 @@ from elision.budget import Budget
 from elision.shape import text as text_module
 from elision.shape.lines import LineIndex, line_ends, select, select_lines
 from elision.store import MemoryStore
+from support.before import child_before
+from support.calls import python_calls
 from support.traced import peak
 
 STUB = "[credential-dense text withheld: 1,048,575 bytes]"
@@ -69,22 +67,6 @@ def test_bisection_agrees_with_the_walk(body: bytes, budgets: list[int], chunk: 
         assert index.head_end(t) == (ends[t - 1] if t else 0)
 
 
-def _python_calls(run: Callable[[], object]) -> int:
-    calls = 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal calls
-        if event == "call":
-            calls += 1
-
-    sys.setprofile(count)
-    try:
-        run()
-    finally:
-        sys.setprofile(None)
-    return calls
-
-
 @pytest.mark.parametrize("budget", [4096, 48_000])
 @pytest.mark.parametrize(
     "text",
@@ -101,7 +83,7 @@ def test_a_text_of_kept_line_breaks_is_not_walked_a_line_at_a_time(text: str,
     """Red on the code before: shaping took 14,000-384,000 Python calls here (a few per line
     the budget holds); now about a thousand, whatever the budget."""
     shape(text, budget=budget, redactor=None)  # first use: imports and compiled patterns
-    calls = _python_calls(lambda: shape(text, budget=budget, redactor=None))
+    calls, _ = python_calls(lambda: shape(text, budget=budget, redactor=None))
     assert calls < 2_500, calls
 
 
@@ -182,25 +164,8 @@ for line in sys.stdin.buffer:
 
 @pytest.fixture(scope="module")
 def shaped_before() -> Iterator[Callable[[str, int, list[str], bool], Any]]:
-    src = os.environ.get("ELISION_BEFORE_SRC")
-    if not src or not (Path(src) / "elision" / "shape").is_dir():
-        pytest.skip("no code before to compare with (set ELISION_BEFORE_SRC to its src)")
-    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": src})
-    stdin, stdout = child.stdin, child.stdout
-    assert stdin is not None and stdout is not None
-
-    def ask(text: str, budget: int, pages: list[str], redact: bool) -> Any:
-        stdin.write(orjson.dumps([text, budget, pages, redact]) + b"\n")
-        stdin.flush()
-        return orjson.loads(stdout.readline())
-
-    try:
-        yield ask
-    finally:
-        stdin.close()
-        child.wait(timeout=30)
-        stdout.close()
+    with child_before(_CHILD) as ask:
+        yield lambda text, budget, pages, redact: ask([text, budget, pages, redact])
 
 
 @settings(max_examples=120, deadline=None)
