@@ -61,16 +61,25 @@ def redacted(kind: str, payload: str) -> Any:
 def code_before() -> Iterator[Callable[[str, str], Any]]:
     """``ask(kind, payload)``: :func:`redacted` as the code before answers it; the test is
     skipped where ``ELISION_BEFORE_SRC`` names no such code."""
+    with child_before(_CHILD) as ask:
+        yield lambda kind, payload: ask([kind, payload])
+
+
+@contextmanager
+def child_before(program: str) -> Iterator[Callable[[Any], Any]]:
+    """``ask(question)``: ``program``'s answer, run with the code before on its path; it reads
+    one JSON line a question and writes one JSON line an answer. The test is skipped where
+    ``ELISION_BEFORE_SRC`` names no such code."""
     src = os.environ.get("ELISION_BEFORE_SRC")
-    if not src or not (Path(src) / "elision" / "redact").is_dir():
+    if not src or not (Path(src) / "elision").is_dir():
         pytest.skip("no code before to compare with (set ELISION_BEFORE_SRC to its src)")
-    child = subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", program], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": src})
     stdin, stdout = child.stdin, child.stdout
     assert stdin is not None and stdout is not None
 
-    def ask(kind: str, payload: str) -> Any:
-        stdin.write(orjson.dumps([kind, payload]) + b"\n")
+    def ask(question: Any) -> Any:
+        stdin.write(orjson.dumps(question) + b"\n")
         stdin.flush()
         return orjson.loads(stdout.readline())
 

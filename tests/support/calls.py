@@ -4,13 +4,21 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from elision.redact import Redaction, redact_text
+
+T = TypeVar("T")
 
 
 def redaction_calls(text: str) -> tuple[int, Redaction]:
     """The Python function calls ``redact_text(text)`` makes, and what it returns."""
+    return python_calls(lambda: redact_text(text))
+
+
+def python_calls(run: Callable[[], T]) -> tuple[int, T]:
+    """The Python function calls ``run()`` makes, and what it returns."""
     calls = 0
 
     def count(frame: Any, event: str, arg: Any) -> None:
@@ -20,7 +28,7 @@ def redaction_calls(text: str) -> tuple[int, Redaction]:
 
     sys.setprofile(count)
     try:
-        done = redact_text(text)
+        done = run()
     finally:
         sys.setprofile(None)
     return calls, done

@@ -39,7 +39,7 @@ from elision.shape.lines import (
     first_eol,
     missing_how,
     range_text,
-    select,
+    select_lines,
     settle,
     widest,
 )
@@ -86,7 +86,7 @@ class _TextShaper:
                           ctx.total_bytes)
         whole, with_cut = self._reserves()
         budget = max(0, limit - whole)
-        head, tail = select(self.lines, budget)
+        head, tail = select_lines(self.lines, budget)
         cut = None
         if head == tail == 0 and len(self.lines) and limit > with_cut:
             # Neither end line fits whole; a cut shows less than any whole line would at a
