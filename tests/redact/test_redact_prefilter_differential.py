@@ -12,8 +12,8 @@ made small so that seeds fall on and across their boundaries.
 from __future__ import annotations
 
 import base64
-import json
 import functools
+import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
