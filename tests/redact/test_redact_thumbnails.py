@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from elision.redact import redact_text, redact_value, triggers
 from elision.redact.families import PATTERN_FAMILIES, sample
 from elision.redact.keywords import B64_HEADS
+from support.built import strategies_built
 
 pytestmark = pytest.mark.skipif(triggers.engine_name() != "hyperscan",
                                 reason="the head search is hyperscan's")
@@ -275,7 +276,6 @@ BEFORE = os.environ.get("ELISION_BEFORE_SRC")
 _SCRIPT = """
 import json, sys, orjson
 from elision.redact import redact_value
-from support.built import strategies_built
 out = []
 for doc in json.load(sys.stdin):
     body = orjson.dumps(doc)
