@@ -83,4 +83,4 @@ def test_install_then_uninstall_gives_back_every_byte(case: tuple[str, str]) -> 
 def test_drawing_configs_builds_no_strategy() -> None:
     """Red before: each draw built its parts again (764-962 strategies for 20 configs). What is
     left is Hypothesis's own: a dictionary filters its keys with a strategy of each draw."""
-    assert strategies_built(config()) < 100
+    assert strategies_built(config(), examples=5) < 30

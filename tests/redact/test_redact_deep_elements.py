@@ -207,4 +207,4 @@ def test_the_walk_an_element_at_a_time_withholds_what_the_whole_walk_does(
 
 def test_drawing_deep_documents_builds_no_strategy() -> None:
     """Red before: each draw built a strategy or two a level (2,050 for 20 documents)."""
-    assert strategies_built(_deep_document()) < 20
+    assert strategies_built(_deep_document(), examples=5) < 5

@@ -346,4 +346,4 @@ def test_a_python_whose_regex_parser_changed_skips_no_family() -> None:
 
 def test_drawing_dense_texts_builds_no_strategy() -> None:
     """Red before: each draw built its parts again (855 strategies for 20 texts)."""
-    assert strategies_built(_dense_texts()) < 20
+    assert strategies_built(_dense_texts(), examples=5) < 5

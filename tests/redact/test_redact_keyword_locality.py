@@ -123,4 +123,4 @@ def test_pieces_and_the_whole_text_judge_a_keyword_alike(engine: Any, text: str)
 
 def test_drawing_texts_builds_no_strategy() -> None:
     """Red before: each draw built its parts again (737 strategies for 20 texts)."""
-    assert strategies_built(texts()) < 20
+    assert strategies_built(texts(), examples=5) < 5
