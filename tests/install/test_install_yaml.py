@@ -8,6 +8,7 @@ outside the subset the reader knows is refused and left as it was.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tempfile
@@ -24,6 +25,7 @@ from elision.cli import main
 from elision.errors import InputError
 from elision.install import HARNESSES, install, uninstall
 from elision.install.entries import read_proxied
+from support.built import strategies_built
 
 GOOSE = """# goose's own settings
 GOOSE_PROVIDER: anthropic
@@ -209,15 +211,46 @@ strings = st.text(text_chars, max_size=12)
 names = st.from_regex(r"[a-z][a-z0-9_-]{0,8}", fullmatch=True)
 safe_plain = st.from_regex(r"[a-z/][a-z0-9_./@-]{0,10}", fullmatch=True).filter(
     lambda s: s not in ("y", "n", "yes", "no", "on", "off", "null", "true", "false"))
+# The composites' parts, built once (per argument where they take one): built on every draw
+# they were most of drawing's CPU (2,550 strategies for 20 configs).
+_QUOTED_STYLES = st.sampled_from(["double", "single"])
+_ANY_STYLES = st.sampled_from(["double", "single", "plain"])
+_ENTRY_KINDS = st.sampled_from(["stdio", "stdio", "stdio", "remote", "builtin"])
+_COMMANDS = st.one_of(safe_plain, strings.filter(bool))
+_ARGS = st.lists(st.one_of(safe_plain, strings), max_size=3)
+_ENVS = st.dictionaries(st.from_regex(r"[A-Z][A-Z_]{0,5}", fullmatch=True).filter(
+    lambda k: k not in ("Y", "N", "YES", "NO", "ON", "OFF")),  # YAML 1.1's bools
+    strings, max_size=2)
+_HARNESS_NAMES = st.sampled_from(["goose", "continue"])
+_UNITS = st.sampled_from([2, 4])
+_FILE_HEADS = st.sampled_from(["", "# settings\n", "---\n"])
+_TOP_KEYS = st.lists(st.sampled_from(["GOOSE_MODEL", "schema", "version"]), unique=True,
+                     max_size=2)
+
+
+@functools.cache
+def _key_orders(keys: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
+    return st.permutations(list(keys))
+
+
+@functools.cache
+def _list_columns(col: int, inner: int) -> st.SearchStrategy[int]:
+    return st.sampled_from([col, inner])
+
+
+@functools.lru_cache(maxsize=4096)
+def scalar_text(value: str) -> st.SearchStrategy[str]:
+    """One strategy a value: the rendered values recur (keys, commands) across draws."""
+    return _scalar_text(value)
 
 
 @st.composite
-def scalar_text(draw: st.DrawFn, value: str) -> str:
+def _scalar_text(draw: st.DrawFn, value: str) -> str:
     """``value`` written in a style YAML reads back as that string."""
     styles = ["double", "single"] + (["plain"] if re.fullmatch(r"[a-z/][a-z0-9_./@-]*", value)
                                      and value not in ("y", "n", "yes", "no", "on", "off",
                                                        "null", "true", "false") else [])
-    style = draw(st.sampled_from(styles))
+    style = draw(_ANY_STYLES if len(styles) == 3 else _QUOTED_STYLES)
     if style == "plain":
         return value
     if style == "single":
@@ -228,29 +261,37 @@ def scalar_text(draw: st.DrawFn, value: str) -> str:
 @st.composite
 def entry(draw: st.DrawFn, harness: str) -> dict[str, Any]:
     command_key = HARNESSES[harness].command_key
-    kind = draw(st.sampled_from(["stdio", "stdio", "stdio", "remote", "builtin"]))
+    kind = draw(_ENTRY_KINDS)
     if kind == "remote":
         key = "uri" if harness == "goose" else "url"
         return {"type": "streamable_http" if harness == "goose" else "sse",
                 key: "http://127.0.0.1:9/" + draw(names)}
     if kind == "builtin":
         return {"type": "builtin", "enabled": draw(st.booleans())}
-    out: dict[str, Any] = {command_key: draw(st.one_of(safe_plain, strings.filter(bool)))}
+    out: dict[str, Any] = {command_key: draw(_COMMANDS)}
     if draw(st.booleans()):
-        out["args"] = draw(st.lists(st.one_of(safe_plain, strings), max_size=3))
+        out["args"] = draw(_ARGS)
     if draw(st.booleans()):
-        out["envs" if harness == "goose" else "env"] = draw(
-            st.dictionaries(st.from_regex(r"[A-Z][A-Z_]{0,5}", fullmatch=True).filter(
-                lambda k: k not in ("Y", "N", "YES", "NO", "ON", "OFF")),  # YAML 1.1's bools
-                strings, max_size=2))
+        out["envs" if harness == "goose" else "env"] = draw(_ENVS)
     if draw(st.booleans()):
         out["timeout"] = draw(st.integers(1, 600))
-    keys = draw(st.permutations(list(out)))
+    keys = draw(_key_orders(tuple(out)))
     return {k: out[k] for k in keys}
 
 
+def render_value(value: Any, col: int, unit: int, block: bool = False) -> st.SearchStrategy[str]:
+    """One strategy a value and place: its JSON spelling is the key (it tells a bool from an
+    int, and keeps a mapping's order), read back into the value it spells."""
+    return _rendered(json.dumps(value), col, unit, block)
+
+
+@functools.lru_cache(maxsize=4096)
+def _rendered(spelled: str, col: int, unit: int, block: bool) -> st.SearchStrategy[str]:
+    return _render_value(json.loads(spelled), col, unit, block)
+
+
 @st.composite
-def render_value(draw: st.DrawFn, value: Any, col: int, unit: int, block: bool = False) -> str:
+def _render_value(draw: st.DrawFn, value: Any, col: int, unit: int, block: bool = False) -> str:
     """The text after ``key:`` for ``value``: inline, or block lines indented under ``col``."""
     if isinstance(value, (bool, int)):
         return " " + str(value).lower()
@@ -260,7 +301,7 @@ def render_value(draw: st.DrawFn, value: Any, col: int, unit: int, block: bool =
     if isinstance(value, list):
         if not value or draw(st.booleans()):
             return " [" + ", ".join(json.dumps(v) for v in value) + "]"
-        at = draw(st.sampled_from([col, inner]))  # a list may sit at its key's indentation
+        at = draw(_list_columns(col, inner))  # a list may sit at its key's indentation
         return "".join(f"\n{' ' * at}- {draw(scalar_text(v))}" for v in value)
     if not block and (not value or draw(st.booleans())):  # an entry is a block mapping
         return " {" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}"
@@ -269,20 +310,33 @@ def render_value(draw: st.DrawFn, value: Any, col: int, unit: int, block: bool =
                    for k, v in value.items())
 
 
+@functools.cache
+def _comment_choices(col: int) -> st.SearchStrategy[str]:
+    return st.sampled_from(["", "", f"\n{' ' * col}# a note", "\n"])
+
+
 @st.composite
 def comment(draw: st.DrawFn, col: int) -> str:
-    return draw(st.sampled_from(["", "", f"\n{' ' * col}# a note", "\n"]))
+    return draw(_comment_choices(col))
+
+
+_ENTRIES = {harness: entry(harness) for harness in ("goose", "continue")}
+_COMMENTS = {col: comment(col) for col in (0, 2, 4)}
+
+
+@functools.cache
+def _servers(harness: str) -> st.SearchStrategy[dict[str, dict[str, Any]]]:
+    return st.dictionaries(names, _ENTRIES[harness], min_size=1, max_size=4)
 
 
 @st.composite
 def config(draw: st.DrawFn) -> tuple[str, str, dict[str, Any]]:
-    harness = draw(st.sampled_from(["goose", "continue"]))
-    unit = draw(st.sampled_from([2, 4]))
-    servers_named = draw(st.dictionaries(names, entry(harness), min_size=1, max_size=4))
-    lines = [draw(st.sampled_from(["", "# settings\n", "---\n"]))]
+    harness = draw(_HARNESS_NAMES)
+    unit = draw(_UNITS)
+    servers_named = draw(_servers(harness))
+    lines = [draw(_FILE_HEADS)]
     doc: dict[str, Any] = {}
-    for key in draw(st.lists(st.sampled_from(["GOOSE_MODEL", "schema", "version"]),
-                             unique=True, max_size=2)):
+    for key in draw(_TOP_KEYS):
         doc[key] = draw(safe_plain)
         lines.append(f"{key}:{draw(render_value(doc[key], 0, unit))}\n")
     if harness == "goose":
@@ -290,17 +344,17 @@ def config(draw: st.DrawFn) -> tuple[str, str, dict[str, Any]]:
         lines.append("extensions:")
         for name, item in servers_named.items():
             lines.append(f"\n{' ' * unit}{name}:{draw(render_value(item, unit, unit, True))}"
-                         f"{draw(comment(unit))}")
+                         f"{draw(_COMMENTS[unit])}")
     else:
         items = [{"name": name, **item} for name, item in servers_named.items()]
         doc["mcpServers"] = items
-        at = draw(st.sampled_from([0, unit]))
+        at = draw(_list_columns(0, unit))
         lines.append("mcpServers:")
         for item in items:
             body = draw(render_value(item, at + 2 - unit, unit, True))
             # the first key goes on the dash line: "- name: x"
             lines.append(f"\n{' ' * at}- " + body.lstrip("\n").lstrip(" ")
-                         + draw(comment(at)))
+                         + draw(_COMMENTS[at]))
     lines.append("\n")
     text = "".join(lines)
     if draw(st.booleans()):  # a file saved with Windows line ends keeps them
@@ -398,3 +452,16 @@ def test_a_crlf_file_gets_no_bare_line_end(tmp_path: Path, text: str) -> None:
     install("goose" if text.startswith("extensions") else "continue", config=config)
     written = config.read_bytes()
     assert written.count(b"\n") == written.count(b"\r\n") > text.count("\n")
+
+
+def test_drawing_configs_builds_few_strategies() -> None:
+    """Red before: each draw built its parts again (2,347-2,550 strategies for 20 configs).
+    A value is rendered by one strategy kept per value and place; what is left is Hypothesis's
+    own: a dictionary filters its keys with a strategy of each draw."""
+    assert strategies_built(config(), examples=5) < 30
+
+
+@pytest.mark.parametrize("harness", ["goose", "continue"])
+def test_drawing_entries_builds_no_strategy(harness: str) -> None:
+    """Red before: each entry built its parts again."""
+    assert strategies_built(entry(harness), examples=5) < 5

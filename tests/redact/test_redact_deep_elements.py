@@ -23,6 +23,7 @@ from elision.redact.walk import Walker
 from elision.shape import lazyjson
 from elision.shape.jsondump import dumps_value
 from elision.shape.jsonparse import parse_json
+from support.built import strategies_built
 from support.lazy_json import redact_lazily
 
 _TOKEN = sample(next(f for f in FAMILIES if f.id == "github-token"))[0]
@@ -136,34 +137,41 @@ def test_what_a_walk_remembers_is_bounded(monkeypatch: pytest.MonkeyPatch) -> No
 _SECRETS = [_TOKEN, "key " + _TOKEN, "AKIAIOSFODNN7EXAMPLE", "sk-x", "sk-1", "plain", "é\n\\",
             "pad " * 80 + _TOKEN]
 _KEYS = ["k", "id", "password", "api_key", "note", "uri", "data", "type", _TOKEN]
+# Built once: built on every draw (twice a level), they were most of drawing's CPU.
+_SECRET_DRAWS = st.sampled_from(_SECRETS)
+_KEY_DRAWS = st.sampled_from(_KEYS)
+_SCALAR_DRAWS = st.sampled_from([0, 1.5, True, None, 12345678901234567890])
 
 
 @st.composite
 def _leaf(draw: st.DrawFn) -> Any:
     kind = draw(st.integers(0, 4))
     if kind == 0:
-        return draw(st.sampled_from([0, 1.5, True, None, 12345678901234567890]))
+        return draw(_SCALAR_DRAWS)
     if kind == 1:
         return {"uri": "https://example.com/a.png", "data": "aGk=",
                 "mimeType": "image/png"}  # an inline lane: a stub with a random id
     if kind == 2:
-        return {draw(st.sampled_from(_KEYS)): draw(st.sampled_from(_SECRETS))}
-    return draw(st.sampled_from(_SECRETS))
+        return {draw(_KEY_DRAWS): draw(_SECRET_DRAWS)}
+    return draw(_SECRET_DRAWS)
+
+
+_LEAVES = _leaf()
 
 
 @st.composite
 def _deep_document(draw: st.DrawFn) -> Any:
     """A leaf wrapped in objects (random keys, siblings) and arrays to a depth near orjson's
     bound, past it or not."""
-    inner = draw(_leaf())
+    inner = draw(_LEAVES)
     for _ in range(draw(st.integers(240, 300))):
         wrap = draw(st.integers(0, 9))
         if wrap == 0:
-            inner = [inner, draw(st.sampled_from(_SECRETS))]
+            inner = [inner, draw(_SECRET_DRAWS)]
         elif wrap == 1:
             inner = [inner]
         elif wrap == 2:
-            inner = {draw(st.sampled_from(_KEYS)): inner, "n": draw(st.sampled_from(_SECRETS))}
+            inner = {draw(_KEY_DRAWS): inner, "n": draw(_SECRET_DRAWS)}
         else:
             inner = {"k": inner}
     return inner
@@ -195,3 +203,8 @@ def test_the_walk_an_element_at_a_time_withholds_what_the_whole_walk_does(
     lazy = redact_lazily(body)
     if lazy is not None:  # else a repeated key or the like: the whole parse decides
         assert _normalized(lazy.value, lazy.withheld) == _normalized(whole.value, whole.withheld)
+
+
+def test_drawing_deep_documents_builds_no_strategy() -> None:
+    """Red before: each draw built a strategy or two a level (2,050 for 20 documents)."""
+    assert strategies_built(_deep_document(), examples=5) < 5

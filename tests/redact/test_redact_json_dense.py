@@ -12,6 +12,7 @@ through the precise rules (the per-string judge).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 from elision.redact import redact_value, triggers, walk
 from elision.redact.families import FAMILIES, sample
 from redact.test_redact_prefilter_differential import _no_prefilter, _normalized
+from support.built import strategies_built
 
 #: Units that each hold a trigger of some class, and plain ones.
 UNITS = [
@@ -51,6 +53,20 @@ _SMALL = st.recursive(
     ),
     max_leaves=8,
 )
+# Built once: built on every draw (one a key, for keyed blocks), they were most of drawing's CPU.
+_TRIGGER_UNITS = st.sampled_from([u for u in UNITS if u])
+_BLOCK_COUNTS = st.integers(1500, 6000)
+_HOWS = st.sampled_from(["same", "numbered", "keys", "mixed", "deep"])
+_LEAF_LISTS = st.lists(_SCALARS, min_size=1, max_size=40)
+_DEPTHS = st.integers(256, 300)
+_KEY_DRAWS = st.sampled_from(KEYS)
+
+
+@functools.cache
+def _held(i: int, unit: str) -> st.SearchStrategy[int | str | None]:
+    # Per (index, unit), not an index into a tuple: a strategy's label comes from its elements,
+    # and the same labels keep the same examples.
+    return st.sampled_from([i, unit, None])
 
 
 @st.composite
@@ -58,24 +74,24 @@ def dense_blocks(draw: st.DrawFn) -> Any:
     """A block past the density bound (more than four windows of over 100 triggers each):
     one unit repeated, or numbered, with a few fakes and small records sprinkled in it; or an
     object of many keys that each hold a trigger."""
-    unit = draw(st.sampled_from([u for u in UNITS if u]))
-    count = draw(st.integers(1500, 6000))
-    how = draw(st.sampled_from(["same", "numbered", "keys", "mixed", "deep"]))
+    unit = draw(_TRIGGER_UNITS)
+    count = draw(_BLOCK_COUNTS)
+    how = draw(_HOWS)
     if how == "deep":
         # Past orjson's depth: walked node by node, its keys and strings judged there.
-        node: Any = draw(st.lists(_SCALARS, min_size=1, max_size=40))
-        for _ in range(draw(st.integers(256, 300))):
-            node = {draw(st.sampled_from(KEYS)): node} if draw(st.booleans()) else [node]
+        node: Any = draw(_LEAF_LISTS)
+        for _ in range(draw(_DEPTHS)):
+            node = {draw(_KEY_DRAWS): node} if draw(st.booleans()) else [node]
         return node
     if how == "mixed":
         # Distinct strings of every unit and fake, each its own: judged in one pass.
         pool = UNITS + FAKES
         return [f"{pool[(i * 7) % len(pool)]}{i}" for i in range(count // 4)]
     if how == "keys":
-        block: Any = {f"{unit}{i:06d}": draw(st.sampled_from([i, unit, None])) for i in
+        block: Any = {f"{unit}{i:06d}": draw(_held(i, unit)) for i in
                       range(count // 4)}
         for _ in range(draw(st.integers(0, 3))):
-            block[draw(st.sampled_from(KEYS))] = draw(_SMALL)
+            block[draw(_KEY_DRAWS)] = draw(_SMALL)
         return block
     items: list[Any] = [unit] * count if how == "same" else [f"{unit}{i}" for i in range(count)]
     for _ in range(draw(st.integers(0, 4))):
@@ -199,3 +215,8 @@ def test_a_lazily_read_document_is_not_walked_child_by_child() -> None:
     assert len(calls) < 100
     assert [w["path"] for w in done.withheld] == ["$[9000]"]
     assert lazyjson.materialize(done.value)[:9_000] == value[:9_000]
+
+
+def test_drawing_dense_blocks_builds_no_strategy() -> None:
+    """Red before: each draw built a strategy a key of a keyed block (11,434 for 20 blocks)."""
+    assert strategies_built(dense_blocks(), examples=5) < 5

@@ -19,6 +19,7 @@ from elision.redact.families import BY_ID, KEYWORD_REACH
 from elision.redact.folding import fold
 from elision.redact.scan import _merge, _precise, find_spans
 from redact.test_redact_prefilter_differential import BARE, ENGINE_IDS, ENGINES, _small_pieces
+from support.built import strategies_built
 from support.engines import using_engine
 
 FAMILIES = sorted(BARE)
@@ -83,14 +84,23 @@ def test_a_keyword_lines_below_two_bare_values_names_neither() -> None:
 LINE = st.text(alphabet="abcdfhijlmnoqruvwz0123456789 .,:/-_=", max_size=30)
 
 
+# Built once (per family, for its keywords): built on every draw they were most of drawing's
+# CPU (737 strategies for 20 texts).
+_LINE_COUNTS = st.integers(1, 30)
+_LINE_KINDS = st.sampled_from(["filler", "keyword", "value", "both"])
+_FAMILY_DRAWS = st.sampled_from(FAMILIES)
+_KEYWORDS = {family: st.sampled_from(BY_ID[family].keywords) for family in FAMILIES}
+_NEWLINES = st.sampled_from(["\n", "\r\n"])
+
+
 @st.composite
 def texts(draw: st.DrawFn) -> str:
     """Lines of filler, family keywords and bare values, mixed on lines and across them."""
     parts: list[str] = []
-    for _ in range(draw(st.integers(1, 30))):
-        kind = draw(st.sampled_from(["filler", "keyword", "value", "both"]))
-        family = draw(st.sampled_from(FAMILIES))
-        keyword = draw(st.sampled_from(BY_ID[family].keywords))
+    for _ in range(draw(_LINE_COUNTS)):
+        kind = draw(_LINE_KINDS)
+        family = draw(_FAMILY_DRAWS)
+        keyword = draw(_KEYWORDS[family])
         if kind == "filler":
             parts.append(draw(LINE))
         elif kind == "keyword":
@@ -99,7 +109,7 @@ def texts(draw: st.DrawFn) -> str:
             parts.append(f"{draw(LINE)} {BARE[family]}")
         else:
             parts.append(f"{keyword}{draw(LINE)} {BARE[family]}")
-    return draw(st.sampled_from(["\n", "\r\n"])).join(parts)
+    return draw(_NEWLINES).join(parts)
 
 
 @settings(max_examples=150, deadline=None)
@@ -110,3 +120,8 @@ def test_pieces_and_the_whole_text_judge_a_keyword_alike(engine: Any, text: str)
     for chunk, piece in [(64, 16), (1 << 16, 1 << 10)]:
         with using_engine(engine), _small_pieces(chunk, piece):
             assert find_spans(text) == whole
+
+
+def test_drawing_texts_builds_no_strategy() -> None:
+    """Red before: each draw built its parts again (737 strategies for 20 texts)."""
+    assert strategies_built(texts(), examples=5) < 5

@@ -130,14 +130,19 @@ def test_positions_grow_with_lines_not_with_matches(engine: Any, lines: list[str
     assert len(secrets) <= PER_STRETCH * len(lines)
 
 
+# Built once: built on every draw, they were most of drawing's strategies.
+_SEEDED_TEXTS = seeded_texts()
+_UNIT_DRAWS = st.sampled_from(UNITS)
+
+
 @st.composite
 def runs_beside_seeds(draw: st.DrawFn) -> str:
     """Seeded texts whose lines also hold hostile runs, before and after the credentials:
     a stretch already hit must still have its credential found by the precise rules."""
-    lines = draw(seeded_texts()).split("\n")
+    lines = draw(_SEEDED_TEXTS).split("\n")
     for _ in range(draw(st.integers(1, 4))):
         at = draw(st.integers(0, len(lines) - 1))
-        run = draw(st.sampled_from(UNITS)) * draw(st.integers(1, 80))
+        run = draw(_UNIT_DRAWS) * draw(st.integers(1, 80))
         lines[at] = f"{run} {lines[at]}" if draw(st.booleans()) else f"{lines[at]} {run}"
     return "\n".join(lines)
 

@@ -8,6 +8,7 @@ output is the same document with only the seeded credential replaced by its stub
 from __future__ import annotations
 
 import base64
+import functools
 import logging
 from typing import Any
 
@@ -22,6 +23,7 @@ from elision.redact.generic import STRONG, name_strength
 from elision.redact.rules import credential_stub
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.shape.jsonparse import dumps_value
+from support.built import strategies_built
 
 SAFE_CHARS = "abcdfhijlmnoqruvwz0123456789 .,:/-_=?&\néü漢🙂"
 safe_text = st.text(alphabet=SAFE_CHARS, max_size=24)
@@ -42,6 +44,7 @@ UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 HEX = "0123456789abcdef"
 
 
+@functools.cache  # built once per run: on every draw, building was most of drawing's CPU
 def _run(alphabet: str, size: int) -> st.SearchStrategy[str]:
     # Generated secrets are random; a long run of one char is a placeholder ("ghp_K000…"),
     # which the families with an entropy floor keep.
@@ -53,17 +56,23 @@ def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+_CREDENTIAL_KINDS = st.sampled_from([
+    "aws", "github", "stripe", "anthropic", "openai", "slack", "jwt", "bearer", "sigv4",
+    "sigv4-escaped", "azure", "token-param", "userinfo", "pem", "basic",
+])
+_AWS_KEY_IDS = _run(UPPER_DIGITS, 16).map(lambda s: s[:16]).filter(lambda s: entropy(s) >= 3.0)
+_CLAIMS = st.dictionaries(st.text(ALNUM, min_size=1, max_size=6), st.integers(0, 2**40))
+_ESCAPED_AMPERSANDS = st.sampled_from(["\\u0026", "&amp;", "%26"])
+_PARAM_NAMES = st.sampled_from(["access_token", "API_KEY", "client_secret", "Password"])
+
+
 @st.composite
 def credentials(draw: st.DrawFn) -> tuple[str, str, str, str]:
     """(credential text, what it must become, a part that must never appear, rule id)."""
-    kind = draw(st.sampled_from([
-        "aws", "github", "stripe", "anthropic", "openai", "slack", "jwt", "bearer", "sigv4",
-        "sigv4-escaped", "azure", "token-param", "userinfo", "pem", "basic",
-    ]))
+    kind = draw(_CREDENTIAL_KINDS)
     if kind == "aws":
         # A real key id is random; "AKIA" and sixteen zeros is a placeholder, and kept.
-        key = "AKIA" + draw(_run(UPPER_DIGITS, 16).map(lambda s: s[:16])
-                            .filter(lambda s: entropy(s) >= 3.0))
+        key = "AKIA" + draw(_AWS_KEY_IDS)
         return key, credential_stub("aws-access-key-id"), key, "aws-access-key-id"
     if kind == "github":
         key = "ghp_K" + draw(_run(ALNUM, 35))
@@ -81,9 +90,7 @@ def credentials(draw: st.DrawFn) -> tuple[str, str, str, str]:
         key = "xoxb-K" + draw(_run(ALNUM, 20))
         return key, credential_stub("slack-token"), key, "slack-token"
     if kind == "jwt":
-        claims = draw(
-            st.dictionaries(st.text(ALNUM, min_size=1, max_size=6), st.integers(0, 2**40))
-        )
+        claims = draw(_CLAIMS)
         sig = "K" + draw(_run(ALNUM + "_-", 20))
         jwt = ".".join([_b64url(b'{"alg":"HS256"}'), _b64url(orjson.dumps(claims)), sig])
         return jwt, credential_stub("jwt"), sig, "jwt"
@@ -97,7 +104,7 @@ def credentials(draw: st.DrawFn) -> tuple[str, str, str, str]:
         return f"Basic {value}", f"Basic {credential_stub('basic-auth')}", value, "basic-auth"
     if kind in ("sigv4", "sigv4-escaped"):
         sig = "e" + draw(_run(HEX, 31))
-        amp = "&" if kind == "sigv4" else draw(st.sampled_from(["\\u0026", "&amp;", "%26"]))
+        amp = "&" if kind == "sigv4" else draw(_ESCAPED_AMPERSANDS)
         url = (f"https://b.s3.amazonaws.com/o.png?X-Amz-Date=20261130T000000Z{amp}"
                f"X-Amz-Signature={sig}")
         return url, credential_stub("aws-sigv4-url"), sig, "aws-sigv4-url"
@@ -106,7 +113,7 @@ def credentials(draw: st.DrawFn) -> tuple[str, str, str, str]:
         url = f"https://a.blob.core.windows.net/c/b?sv=2022-11-02&sr=b&sig={sig}"
         return url, credential_stub("azure-sas-url"), sig, "azure-sas-url"
     if kind == "token-param":
-        name = draw(st.sampled_from(["access_token", "API_KEY", "client_secret", "Password"]))
+        name = draw(_PARAM_NAMES)
         value = "K" + draw(_run(ALNUM, 12))
         url = f"https://api.example.com/v1?page=2&{name}={value}"
         return url, credential_stub("credential-param-url"), value, "credential-param-url"
@@ -141,17 +148,24 @@ def _insert(node: Any, leaf: Any, expected: Any, draw: st.DrawFn) -> tuple[Any, 
     return leaf, expected
 
 
+_CREDENTIALS = credentials()
+_WHERES = st.sampled_from(["value", "in-text", "key", "key-in-text", "field"])
+_STRONG_FIELD_NAMES = st.sampled_from(STRONG_FIELDS)
+_FIELD_SECRETS = _run(SAFE_CHARS, 8).filter(lambda s: entropy(s) >= 2.0)
+_SIBLINGS = st.dictionaries(safe_key, scalars, max_size=3)
+
+
 @st.composite
 def seeded_documents(draw: st.DrawFn) -> tuple[Any, Any, str, str]:
-    cred, stub, secret, rule = draw(credentials())
-    where = draw(st.sampled_from(["value", "in-text", "key", "key-in-text", "field"]))
+    cred, stub, secret, rule = draw(_CREDENTIALS)
+    where = draw(_WHERES)
     if where == "field":
         # A member named like a credential: its value goes, whatever it looks like.
         # A strong name (a password, a secret, an API key): its value goes, whatever it is.
-        name = draw(st.sampled_from(STRONG_FIELDS))
+        name = draw(_STRONG_FIELD_NAMES)
         name = "".join(c.upper() if draw(st.booleans()) else c for c in name)
-        secret = "K9" + draw(_run(SAFE_CHARS, 8).filter(lambda s: entropy(s) >= 2.0))
-        other = draw(st.dictionaries(safe_key, scalars, max_size=3))
+        secret = "K9" + draw(_FIELD_SECRETS)
+        other = draw(_SIBLINGS)
         stub = credential_stub("credential-field")
         doc, want = _insert(
             draw(documents), {**other, name: secret}, {**other, name: stub}, draw
@@ -162,7 +176,7 @@ def seeded_documents(draw: st.DrawFn) -> tuple[Any, Any, str, str]:
         cred, stub = f"{before} {cred} {after}", f"{before} {stub} {after}"
     if where.startswith("key"):
         # A credential in a key becomes its stub in the key; the value and siblings stay.
-        other = draw(st.dictionaries(safe_key, scalars, max_size=3))
+        other = draw(_SIBLINGS)
         value = draw(scalars)
         leaf, expected = {**other, cred: value}, {**other, stub: value}
     else:
@@ -282,3 +296,8 @@ def test_a_private_key_as_a_key_does_not_make_its_value_a_credential(run: int) -
     assert _PEM_KEY not in str(fast.value)
     assert fast.value["password"] != "hunter2-but-longer"  # a real name still withholds
     assert walk.Walker().run(doc, None) == fast.value
+
+
+def test_drawing_credentials_builds_no_strategy() -> None:
+    """Red before: each draw built its parts again (176 for 20 credentials)."""
+    assert strategies_built(credentials(), examples=5) < 5

@@ -20,6 +20,7 @@ from elision.errors import InputError
 from elision.shape import lazyjson, shape
 from elision.shape.jsonparse import outside_strings, parse_json
 from elision.shape.lazyjson import parse_cost, parse_document, reads_lazily
+from support.built import strategies_built
 from support.lazy_json import json_text
 from support.traced import peak as peak_of
 
@@ -123,13 +124,20 @@ def test_parse_cost_stops_counting_once_past_enough() -> None:
 # --------------------------------------------------------------------------- both routes agree
 
 
+# Built once: a composite that built them on every draw spent most of its time building.
+_DEPTHS = st.integers(1, 400)
+_LEVEL_KINDS = st.sampled_from(["[", "{", "{wide", "[wide"])
+_LEAVES = json_text()
+_COPIES = st.integers(1, 12)
+
+
 @st.composite
 def deep_text(draw: st.DrawFn) -> str:
     """An array of documents nested up to 400 levels (past orjson's 255 written levels), each
     level an array or an object with siblings or none, around any JSON leaf."""
     opens, closes = [], []
-    for _ in range(draw(st.integers(1, 400))):
-        kind = draw(st.sampled_from(["[", "{", "{wide", "[wide"]))
+    for _ in range(draw(_DEPTHS)):
+        kind = draw(_LEVEL_KINDS)
         if kind == "[":
             opens.append("[")
             closes.append("]")
@@ -142,9 +150,9 @@ def deep_text(draw: st.DrawFn) -> str:
         else:
             opens.append('[1.10,"a:b",')
             closes.append(",{}]")
-    leaf = draw(json_text())
+    leaf = draw(_LEAVES)
     doc = "".join(opens) + leaf + "".join(reversed(closes))
-    count = draw(st.integers(1, 12))
+    count = draw(_COPIES)
     return "[" + ",".join([doc] * count) + "]"
 
 
@@ -247,3 +255,9 @@ def test_a_repeated_key_beside_a_big_string_is_found(text: str, repeated: list[s
     found: list[str] = []
     parse_json(text.encode(), duplicates=found)
     assert found == repeated
+
+
+def test_drawing_deep_text_builds_no_strategy() -> None:
+    """Red before: each draw built its level strategies again (3,555 for 20 texts, one per
+    level), a third of this file's CPU."""
+    assert strategies_built(deep_text(), examples=5) < 5
