@@ -25,11 +25,11 @@ from elision.shape.jsonparse import parse_json
 from support.before import code_before, redacted
 
 
-def _wide(copies: int) -> bytes:
+def _wide(copies: int, space: bytes = b",") -> bytes:
     record = {":": "//6k", "NudHJ5dV": 3.39e16, "note": "ok"}
     wide = orjson.dumps({f"{'K' * 40}{i}": record for i in range(65)})
     doc = b"[" * 139 + wide + b"]" * 139
-    return b"[" + b",".join([doc] * copies) + b"]"
+    return b"[" + space.join([doc] * copies) + b"]"
 
 
 def _secrets_found(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -47,11 +47,12 @@ def _secrets_found(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return count
 
 
+@pytest.mark.parametrize("space", [b",", b",\n  "])  # compact, or as a server spaced it
 def test_copies_of_a_document_with_a_trigger_in_each_record_are_searched_once(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, space: bytes,
 ) -> None:
     """Red before: 160 copies x 65 keys, 10,400 positions found and handed on."""
-    body = _wide(160)
+    body = _wide(160, space)
     found = _secrets_found(monkeypatch)
     done = redact_value(parse_json(body), body=body)
     assert done.withheld == ()
@@ -120,20 +121,23 @@ def _normalized(value: Any, withheld: tuple[dict[str, Any], ...]) -> tuple[bytes
     return text, [orjson.dumps(w, option=orjson.OPT_SORT_KEYS) for w in entries]
 
 
-_ARRAYS = st.tuples(_document(), st.lists(st.integers(0, 2), min_size=2, max_size=8))
+_ARRAYS = st.tuples(_document(), st.lists(st.integers(0, 2), min_size=2, max_size=8),
+                    st.sampled_from([b",", b" ,\n ", b", "]))
+_Drawn = tuple[tuple[bytes, bytes], list[int], bytes]
 
 
-def _array(drawn: tuple[tuple[bytes, bytes], list[int]]) -> bytes:
-    (doc, variant), picks = drawn
+def _array(drawn: _Drawn) -> bytes:
+    (doc, variant), picks, space = drawn
     other = b'{"id":1}'
-    # The first and last are the document, so the split is asked for.
-    return b"[" + b",".join([doc, *((doc, variant, other)[p] for p in picks), doc]) + b"]"
+    # The first and last are the document, so the split is asked for; the elements are
+    # split by the body's own bytes, spaced as a server spaced them.
+    return b"[" + space.join([doc, *((doc, variant, other)[p] for p in picks), doc]) + b"]"
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_ARRAYS)
 def test_the_search_a_document_at_a_time_withholds_what_the_whole_search_does(
-    drawn: tuple[tuple[bytes, bytes], list[int]],
+    drawn: _Drawn,
 ) -> None:
     """A differential against the search of the whole array (the split switched off)."""
     body = _array(drawn)
@@ -160,7 +164,7 @@ def test_a_credential_in_every_copy_is_withheld_in_every_copy() -> None:
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_ARRAYS)
-def test_the_same_as_the_code_before(drawn: tuple[tuple[bytes, bytes], list[int]]) -> None:
+def test_the_same_as_the_code_before(drawn: _Drawn) -> None:
     body = _array(drawn).decode()
     with code_before() as ask:
         before = ask("json", body)

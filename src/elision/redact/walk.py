@@ -90,14 +90,14 @@ def walk_parsed(
     the caller found :func:`names_inert` of ``value`` (an object) true. ``split``: an array
     too deep for orjson, with its ``raw`` bytes, is walked an element at a time
     (:mod:`elision.redact.repeats`); an element is walked with ``split`` false."""
-    data = serialized(value)
-    if (data is not None and raw is not None and split and not walker.foreign and REPEATS
-            and _repeated(value, data)):
+    if raw is not None and split and not walker.foreign and REPEATS and _repeated(value, raw):
+        # Split by the bytes it was parsed from: no serialization of the whole is needed.
         from elision.redact.repeats import walk_elements
 
-        got = walk_elements(walker, value, data, path=path, first=first, piece=piece)
+        got = walk_elements(walker, value, raw, path=path, first=first, piece=piece)
         if got is not None:
             return got
+    data = serialized(value)
     hits = Hits(data, allowance=0 if piece else -1) if data is not None else None
     if hits is not None and not hits:
         return value
@@ -124,19 +124,20 @@ REPEATS = True
 REPEAT_BYTES = 4096
 
 
-def _repeated(value: Any, data: bytes) -> bool:
-    """Whether ``value`` (serialized as ``data``) is an array of big documents that repeat:
+def _repeated(value: Any, raw: bytes) -> bool:
+    """Whether ``value`` (parsed from ``raw``) is an array of big documents that repeat:
     its first and last elements serialize alike. Then each is searched alone and a copy of
     one walked clean is not searched at all (:func:`~elision.redact.repeats.walk_elements`):
     searched whole, every copy's triggers were a Python call each, though the walk then
     shared the copies unwalked (an array of one deep, wide document with a trigger in each of
     its 65 records: 11,600 calls, 15-19x prose, issue 23). Two small serializations ask."""
-    if not isinstance(value, list) or len(value) < 2 or len(data) < REPEAT_BYTES * len(value):
+    if not isinstance(value, list) or len(value) < 2 or len(raw) < REPEAT_BYTES * len(value):
         return False
     head, tail = value[0], value[-1]
     if not (isinstance(head, dict | list) and isinstance(tail, dict | list)):
         return False
-    return serialized(head) == serialized(tail)
+    first = serialized(head)  # None past orjson's depth: the caller splits such an array
+    return first is not None and first == serialized(tail)
 
 
 def _fragment(obj: Any) -> Any:
