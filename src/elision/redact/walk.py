@@ -131,13 +131,13 @@ def _repeated(value: Any, raw: bytes) -> bool:
     searched whole, every copy's triggers were a Python call each, though the walk then
     shared the copies unwalked (an array of one deep, wide document with a trigger in each of
     its 65 records: 11,600 calls, 15-19x prose, issue 23). Two small serializations ask."""
-    if not isinstance(value, list) or len(value) < 2 or len(raw) < REPEAT_BYTES * len(value):
+    if not isinstance(value, list) or not value or len(raw) < REPEAT_BYTES * len(value):
         return False
     head, tail = value[0], value[-1]
     if not (isinstance(head, dict | list) and isinstance(tail, dict | list)):
         return False
     first = serialized(head)  # None past orjson's depth: the caller splits such an array
-    return first is not None and first == serialized(tail)
+    return first is not None and (head is tail or first == serialized(tail))
 
 
 def _fragment(obj: Any) -> Any:
