@@ -22,7 +22,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from elision.redact.repeats import known_clean
+from elision.redact.repeats import REMEMBER_BYTES, known_clean
 from elision.redact.walk import Walker, names_inert, walk_parsed
 from elision.shape import lazyjson
 from elision.shape.lazyjson import ChunkedObject, LazyArray, is_lazy, materialize
@@ -49,9 +49,19 @@ def _array(node: LazyArray, walker: Walker, path: _Path) -> Any:
     clean = partial(known_clean, walker)
     for first, raw, piece in node.pieces(lazyjson.PIECE_BYTES, skip=clean):
         if is_lazy(piece):
+            # A large element whose bytes equal one walked to no effect is that element
+            # again (repeats): an array of one 12 KB document walked every copy.
+            whole = node.item_bytes(first)
+            if whole in walker.clean_elements:
+                continue
+            marks = (len(walker.withheld), len(walker.references))
             got = redact_lazy(piece, walker, (path, first))
             if got is not piece:
                 changed[first] = got
+            elif (marks == (len(walker.withheld), len(walker.references))
+                  and walker.clean_bytes + len(whole) <= REMEMBER_BYTES):
+                walker.clean_elements.add(whole)
+                walker.clean_bytes += len(whole)
             continue
         new = walk_parsed(walker, piece, raw=raw, path=path, first=first, piece=True)
         if new is not piece:

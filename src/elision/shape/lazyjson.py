@@ -250,6 +250,10 @@ class LazyArray(_Lazy):
     def __len__(self) -> int:
         return len(self._items)
 
+    def item_bytes(self, index: int) -> bytes:
+        """Element ``index``'s bytes in the body, as the body spells it."""
+        return bytes(self._items[index])
+
     def __getitem__(self, index: int) -> Any:
         if not isinstance(index, int):
             raise TypeError(f"a lazy array is indexed by int, got {type(index).__name__}")
