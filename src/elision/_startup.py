@@ -13,9 +13,7 @@ the collector on, and a cycle it makes is collected as before.
 from __future__ import annotations
 
 import gc
-import importlib.util
 import sys
-import threading
 import types
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -81,68 +79,3 @@ def defer_import(name: str) -> None:
         stand_in = _Deferred(name)
         stand_in.__spec__ = None  # what ``import`` reads of a module in sys.modules
         sys.modules[name] = stand_in
-
-
-#: Held while a deferred package's ``__init__`` runs: another thread reading a name from it
-#: waits for it whole, as an ``import`` of a package being made waits for it.
-_INIT_LOCK = threading.RLock()
-#: The deferred packages whose ``__init__`` is running (in the thread that holds the lock).
-_RUNNING: set[str] = set()
-
-
-class _DeferredInit(types.ModuleType):
-    """A package in ``sys.modules`` whose ``__init__`` has not run: its ``__path__`` is set, so
-    its submodules import as ever; the first read of a name it lacks runs the ``__init__``
-    into it (the same module object), and from then on it is a plain module."""
-
-    def __getattr__(self, name: str) -> object:
-        with _INIT_LOCK:
-            if type(self) is _DeferredInit:
-                if self.__name__ in _RUNNING:
-                    # The __init__ reading a name it has yet to bind (``from . import sub``
-                    # asks first): what a half-made module answers.
-                    raise AttributeError(
-                        f"partially initialized module {self.__name__!r} has no attribute "
-                        f"{name!r}"
-                    )
-                self._run_init()
-        return getattr(self, name)
-
-    def _run_init(self) -> None:
-        spec = self.__spec__
-        assert spec is not None and spec.loader is not None
-        _RUNNING.add(self.__name__)
-        try:
-            spec.loader.exec_module(self)
-        except BaseException:
-            # As a failed import leaves it: gone, for the next import to try again.
-            if sys.modules.get(self.__name__) is self:
-                del sys.modules[self.__name__]
-            raise
-        finally:
-            _RUNNING.discard(self.__name__)
-            self.__class__ = types.ModuleType
-
-
-def defer_package_init(name: str) -> None:
-    """Put the top-level package ``name`` in ``sys.modules`` without running its ``__init__``
-    until a name is read from it.
-
-    For the proxy's set-up (issue 24): ``import mcp.server.lowlevel`` runs the MCP SDK's
-    ``mcp/__init__``, which imports the client's session groups and SSE transport, and the
-    ``mcp.types`` aliases, for nothing the proxy uses (~6% of its start, callgrind). A
-    submodule import still works; ``from mcp import Client`` or ``mcp.Client`` runs the
-    ``__init__`` then and answers as before. Nothing happens when ``name`` is loaded already,
-    is not a top-level package, or is not installed. For a package whose ``__init__`` binds no
-    submodule's name to anything but that submodule (the SDK's binds ``types`` to itself): a
-    submodule imported first would read as itself, not as the ``__init__``'s binding, until
-    the ``__init__`` runs.
-    """
-    if name in sys.modules or "." in name:
-        return
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
-        return
-    module = importlib.util.module_from_spec(spec)
-    module.__class__ = _DeferredInit
-    sys.modules[name] = module

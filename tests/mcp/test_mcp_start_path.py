@@ -73,21 +73,14 @@ def test_the_set_up_runs_with_the_collector_paused(tmp_path: Path, entry: str) -
     assert report["collector"]["frozen"] > 50_000
 
 
-#: What a stdio proxy never uses, loaded before its ``initialize`` answer (red on the old
-#: code): the client pieces the SDK's package ``__init__`` imports (session groups, the SSE
-#: client, the ``mcp.types`` alias package), and elision's own HTTP upstream reader.
-NOT_STDIO = ("mcp.client.session_group", "mcp.client.sse", "mcp.types",
-             "elision.mcp.upstream.httpbound")
-
 
 @pytest.mark.parametrize("entry", ENTRIES)
-def test_a_stdio_proxy_answers_initialize_without_the_sdk_package_init_or_http_upstream(
+def test_a_stdio_proxy_answers_initialize_without_the_http_upstream_reader(
     tmp_path: Path, entry: str
 ) -> None:
-    """Red before: ``import mcp.server.lowlevel`` ran ``mcp/__init__`` (elision read ``Client``
-    from the package), which imports every client transport, and the upstream module imported
-    the HTTP reader for any upstream. Now the proxy defers the SDK's package ``__init__``
-    (elision._startup.defer_package_init) and reads the HTTP reader for an HTTP upstream only."""
+    """Red before: the upstream module imported elision's HTTP reader (httpbound) for any
+    upstream; it is read for an HTTP upstream, or an error only it can name, alone. (httpx2
+    itself is still loaded: the SDK's ``Client`` imports its HTTP transport and ``MCPServer``.)"""
     modules = at_initialize(tmp_path, entry)["modules"]
-    assert [m for m in NOT_STDIO if m in modules] == []
-    assert "mcp.client.client" in modules  # the SDK's Client itself is used, as before
+    assert "elision.mcp.upstream.httpbound" not in modules
+    assert "elision.mcp.upstream.upstream" in modules

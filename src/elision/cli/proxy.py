@@ -6,7 +6,7 @@ import os
 
 import click
 
-from elision._startup import collector_paused_for_set_up, defer_package_init
+from elision._startup import collector_paused_for_set_up
 from elision.budget import MINIMUM, UNITS
 from elision.cli._common import reports_errors
 from elision.errors import InputError
@@ -148,9 +148,6 @@ def proxy_command(
         # all of them: the collector waits until they are made, then freezes them out of its
         # sight (elision._startup; issue 24).
         with collector_paused_for_set_up():
-            # The SDK's package __init__ imports client pieces the proxy never uses (session
-            # groups, the SSE client): it runs only if a name is read from ``mcp`` itself.
-            defer_package_init("mcp")
             from elision.mcp.agent.clients import parse_overrides
             from elision.mcp.launch import Stages, build_proxy, parse_listen
             from elision.mcp.serve import run_proxy

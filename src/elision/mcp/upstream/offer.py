@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
-from mcp.client.client import Client
 from mcp_types import CLIENT_CAPABILITIES_META_KEY
 from pydantic import ValidationError
 
 from elision.mcp.upstream.config import ServerSpec
+from mcp import Client
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ from typing import Any, TypeVar
 import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
-from mcp.client.client import Client
 from mcp.client.session import ClientRequestContext, ClientSession, IncomingMessage
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, PARSE_ERROR
@@ -38,6 +37,7 @@ from elision.mcp.upstream.link import Link, watched
 from elision.mcp.upstream.offer import Offer, offering
 from elision.mcp.upstream.stdio import MESSAGE_TOO_LARGE, stdio_transport
 from elision.redact.messages import RedactingFormatter, describe
+from mcp import Client
 
 logger = logging.getLogger("elision.proxy")
 
