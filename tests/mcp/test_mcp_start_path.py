@@ -71,3 +71,16 @@ def test_the_set_up_runs_with_the_collector_paused(tmp_path: Path, entry: str) -
     assert young <= 60
     assert report["collector"]["enabled"] is True
     assert report["collector"]["frozen"] > 50_000
+
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_a_stdio_proxy_answers_initialize_without_the_http_upstream_reader(
+    tmp_path: Path, entry: str
+) -> None:
+    """Red before: the upstream module imported elision's HTTP reader (httpbound) for any
+    upstream; it is read for an HTTP upstream, or an error only it can name, alone. (httpx2
+    itself is still loaded: the SDK's ``Client`` imports its HTTP transport and ``MCPServer``.)"""
+    modules = at_initialize(tmp_path, entry)["modules"]
+    assert "elision.mcp.upstream.httpbound" not in modules
+    assert "elision.mcp.upstream.upstream" in modules

@@ -33,7 +33,6 @@ from pydantic_core import PydanticSerializationError
 
 from elision.errors import UpstreamError
 from elision.mcp.upstream.config import ServerSpec
-from elision.mcp.upstream.httpbound import http_transport, refusal_in
 from elision.mcp.upstream.link import Link, watched
 from elision.mcp.upstream.offer import Offer, offering
 from elision.mcp.upstream.stdio import MESSAGE_TOO_LARGE, stdio_transport
@@ -179,7 +178,7 @@ class Upstream:
             ) from None
         except MCPError as exc:
             over = exc.error.message if exc.code == MESSAGE_TOO_LARGE else (
-                refusal_in(exc.error.message) if exc.code == PARSE_ERROR else None)
+                _refusal_in(exc.error.message) if exc.code == PARSE_ERROR else None)
             if over is not None:
                 # Dropped unread by the reader (stdio) or as it streamed in (an HTTP JSON
                 # body): the session is fine, the next call works.
@@ -338,6 +337,9 @@ class Upstream:
             # so the cap is the proxy's own message ceiling (issue 17): past it the SDK stops
             # buffering the event and fails the request it answers. A JSON body is held to
             # the same ceiling as it streams in (elision.mcp.upstream.httpbound).
+            # Imported here: a stdio proxy reads no HTTP (issue 24).
+            from elision.mcp.upstream.httpbound import http_transport
+
             server = http_transport(spec.url, spec.max_message_bytes)
         else:
             assert spec.command is not None
@@ -427,3 +429,11 @@ def stderr_log_handler() -> None:
     root.addHandler(handler)
     root.setLevel(logging.WARNING)
     logger.setLevel(logging.WARNING)
+
+
+def _refusal_in(message: str) -> str | None:
+    """:func:`elision.mcp.upstream.httpbound.refusal_in`, loaded with the HTTP reader only
+    when a call fails to parse: a stdio proxy reads no HTTP (issue 24)."""
+    from elision.mcp.upstream.httpbound import refusal_in
+
+    return refusal_in(message)
