@@ -137,45 +137,36 @@ def _no_process_left_behind() -> Iterator[None]:
 # short files close the run.
 
 #: The files that took longest under loadfile, longest first, with each file's wall time (its
-#: tests' setup, call and teardown summed, from --junitxml): the mean of two whole runs, CI=true,
-#: ``-p xdist -n logical --dist loadfile`` on a 2-core machine shared with other work, 736 s
-#: (load 4-7) and 552 s (load 5). One file's time differed up to 3.9x between the two runs with
-#: the load, so the list is measured again, over more than one run, when files slow down or
-#: speed up (test_redact_lazy_document.py, 64 s, was missing and ran in the last quarter). Only
-#: the order of the run depends on this list: a file missing from it, or a stale one, costs
-#: time, never a test.
+#: tests' setup, call and teardown summed, from --junitxml): the mean of two whole runs one
+#: after the other, CI=true, ``-p xdist -n logical --dist loadfile`` on a 2-core machine near
+#: idle (2026-12-04: 266 s and 269 s of pytest), then each run's figure. Earlier lists were
+#: measured under load, where one file's time differed up to 3.9x between two runs; the list
+#: is measured again, over more than one run, when files slow down or speed up. Only the order
+#: of the run depends on this list: a file missing from it, or a stale one, costs time, never a
+#: test.
 LONGEST_FIRST = (
-    "tests/redact/test_redact_lazy_document.py",  # 64 s
-    "tests/mcp/test_replicas_postgres.py",  # 54 s
-    "tests/mcp/test_mcp_raw_servers.py",  # 47 s
-    # ~45 s: half its 90 s since its examples share one schema and store (same seed, load 13-16)
-    "tests/store/test_store_stateful_postgres.py",
-    "tests/mcp/test_mcp_proxy_e2e.py",  # 37 s
-    "tests/mcp/test_mcp_notify_e2e.py",  # 30 s
-    "tests/audit/test_audit_chain.py",  # 28 s
-    # new since the runs above, placed by its CPU in one run beside two listed files (9.5 s;
-    # test_redact_lazy_document.py 20.9 s, test_jsonparse.py 5.6 s; load 13): CPU-bound files
-    # of this list take ~3x their CPU in wall
-    "tests/redact/test_redact_keys_batch.py",  # ~27 s
-    "tests/mcp/test_mcp_server_requests_e2e.py",  # 25 s
-    "tests/mcp/test_mcp_egress_channels_e2e.py",  # 23 s
-    "tests/mcp/test_mcp_upstream_reaped_e2e.py",  # 23 s
-    "tests/shape/test_json_shape.py",  # 23 s
-    "tests/store/test_store_pages.py",  # 22 s
-    # 31 s before its cases ran longest first, four at a time: 33.8 -> 23.3 s beside the
-    # code before at load 9-13, so ~21 s at the runs' load
-    "tests/mcp/test_mcp_upstream_orphans_e2e.py",  # ~21 s
-    "tests/mcp/test_mcp_offer_e2e.py",  # 21 s
-    "tests/audit/test_audit_postgres.py",  # 21 s
-    "tests/mcp/test_mcp_channels_e2e.py",  # 19 s
-    "tests/store/test_store_stateful.py",  # 19 s
-    "tests/mcp/test_mcp_client_budget_e2e.py",  # 18 s
-    "tests/install/test_install_e2e.py",  # 17 s
-    "tests/mcp/test_mcp_message_ceiling_e2e.py",  # 17 s
-    "tests/mcp/test_mcp_config_e2e.py",  # 16 s
-    "tests/shape/test_jsonparse.py",  # 15 s
-    "tests/mcp/test_mcp_stdout_kinds.py",  # 14 s
-    "tests/mcp/test_mcp_era_fallback_e2e.py",  # 13 s
+    "tests/store/test_store_stateful_postgres.py",  # 25 s (25, 25)
+    "tests/mcp/test_replicas_postgres.py",  # 22 s (22, 22)
+    "tests/redact/test_redact_lazy_document.py",  # 19 s (19, 20)
+    "tests/harness/test_ci_matrix.py",  # 18 s (18, 18)
+    "tests/mcp/test_mcp_proxy_e2e.py",  # 18 s (17, 18)
+    "tests/mcp/test_mcp_client_budget_e2e.py",  # 16 s (14, 18)
+    "tests/redact/test_redact_prefilter_differential.py",  # 15 s (15, 14)
+    "tests/mcp/test_mcp_server_requests_e2e.py",  # 14 s (14, 14)
+    "tests/install/test_install_e2e.py",  # 13 s (13, 13)
+    "tests/mcp/test_mcp_raw_servers.py",  # 13 s (13, 13)
+    "tests/mcp/test_mcp_upstream_orphans_e2e.py",  # 13 s (13, 13)
+    "tests/mcp/test_mcp_upstream_reaped_e2e.py",  # 11 s (12, 11)
+    "tests/mcp/test_mcp_notify_e2e.py",  # 10 s (10, 11)
+    "tests/mcp/test_mcp_era_fallback_e2e.py",  # 10 s (10, 10)
+    "tests/audit/test_audit_chain.py",  # 9 s (9, 9)
+    "tests/view/test_view_browser.py",  # 8 s (9, 8)
+    "tests/mcp/test_mcp_config_e2e.py",  # 8 s (8, 8)
+    "tests/store/test_store_stateful.py",  # 8 s (8, 8)
+    "tests/mcp/test_mcp_message_ceiling_e2e.py",  # 7 s (8, 5)
+    "tests/mcp/test_mcp_roots_e2e.py",  # 7 s (7, 6)
+    "tests/mcp/test_mcp_channels_e2e.py",  # 6 s (6, 6)
+    "tests/audit/test_audit_postgres.py",  # 6 s (6, 6)
 )
 
 
