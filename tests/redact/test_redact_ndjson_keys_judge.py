@@ -23,6 +23,7 @@ from elision.redact import families, redact_text, scan
 from elision.redact.families import FAMILIES, PATTERN_FAMILIES, Family, sample
 from support.built import strategies_built
 from support.calls import redaction_calls
+from support.engines import hyperscan_only
 
 
 def _per_match(self: Family, text: str, matches: Any) -> list[tuple[int, int]]:
@@ -103,6 +104,7 @@ def _calls(text: str) -> int:
     return calls
 
 
+@hyperscan_only("the keywords' one pass and the family matched where its keyword opens")
 def test_a_records_key_is_judged_in_few_python_calls() -> None:
     """Python calls a record, told from two sizes (a piece's fixed cost cancels): 26.1 before,
     some ten of them the judge's; 21.0 with it."""

@@ -26,6 +26,7 @@ from elision.redact.batch import joinable
 from elision.redact.families import FAMILIES, PATTERN_FAMILIES, sample
 from elision.redact.rules import Span
 from elision.redact.scan import PIECE, find_spans
+from support.engines import hyperscan_only
 
 WORDS = ["replica", "cache", "request", "latency", "the", "quick", "brown", "fox", "status",
          "shard", "partition", "ok", "error", "over", "lazy", "dog", "result", "jumps"]
@@ -220,6 +221,7 @@ def test_a_crowded_chunk_judged_whole_withholds_what_its_pieces_did(
     assert find_spans(text) == _spans_before(text, monkeypatch)
 
 
+@hyperscan_only("a crowded piece is judged whole where hyperscan's pass locates its keywords")
 def test_a_crowded_ndjson_piece_is_judged_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
     # issue 23's ndjson-sk-lines: 40 records of a key each; the code before judged a line a call
     rng = random.Random(11)
@@ -240,6 +242,7 @@ def test_a_crowded_ndjson_piece_is_judged_in_one_call(monkeypatch: pytest.Monkey
     assert len(calls) <= len(text) // (scan.WHOLE // 2) + 1, calls
 
 
+@hyperscan_only("a family is matched where hyperscan's pass found its keyword")
 def test_a_key_family_is_tried_where_its_keyword_opens_a_match(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -14,9 +14,9 @@ import pytest
 from elision.redact import redact_text, triggers, walk
 from elision.redact.families import BY_ID, sample
 from elision.redact.keywords import FAMILY_EXACT, present
+from support import engines
 
-hyperscan_only = pytest.mark.skipif(triggers.engine_name() != "hyperscan",
-                                    reason="the chance keywords are hyperscan's")
+hyperscan_only = engines.hyperscan_only("the chance keywords are hyperscan's")
 
 RUN = b"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0123456789abcdefQUJD"
 

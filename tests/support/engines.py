@@ -1,4 +1,5 @@
-"""The trigger search's engines, built once for the whole test session.
+"""The trigger search's engines, built once for the whole test session, and a mark for tests
+of one engine's own paths.
 
 ``triggers.engines()`` builds a fresh hyperscan engine on each call, which compiles the
 databases of every family (about 0.35 s idle): called once per parametrized case, that was
@@ -30,3 +31,9 @@ def using_engine(engine: Any) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(triggers, "engine", lambda: engine)
         yield
+
+
+def hyperscan_only(why: str) -> pytest.MarkDecorator:
+    """Skip where the trigger search is not hyperscan (``ELISION_REDACT_ENGINE=re``): ``why``
+    says which path under test is hyperscan's own."""
+    return pytest.mark.skipif(triggers.engine_name() != "hyperscan", reason=why)
