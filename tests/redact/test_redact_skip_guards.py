@@ -91,3 +91,37 @@ def test_a_base64_credential_after_an_escape_in_a_short_text_is_withheld(
     assert not present(text).base64  # no form: the short path's own condition
     shown = redact_text(text)
     assert encoded not in shown.value and [e["reason"] for e in shown.withheld] == [family]
+
+
+def test_runs_ask_the_whole_text_for_a_window_only_where_a_window_is_local(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by review: once a few runs have asked, ``scan._in_base64`` asked the whole text
+    whether it holds a window and trusted a no for every run; the two other paths that do so
+    ask :func:`scan._window_local` first. A window pattern that read the chars around its
+    match (an anchor, a lookahead) could match in a run searched alone and not in the text:
+    each run is asked alone then."""
+    import random
+
+    from elision.redact import scan
+
+    rng = random.Random(5)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    text = " ".join("".join(rng.choice(alphabet) for _ in range(40)) for _ in range(60))
+    searched: list[int] = []
+    window = scan.B64_WINDOW
+
+    class Recording:
+        pattern = window.pattern
+
+        def search(self, value: str, *args: object) -> object:
+            searched.append(len(value))
+            return window.search(value, *args)
+
+    monkeypatch.setattr(scan, "B64_WINDOW", Recording())
+    local = scan._in_base64(text, True)
+    assert len(text) in searched  # the whole text answered for the runs after the first few
+    searched.clear()
+    monkeypatch.setattr(scan, "_window_local", lambda: False)
+    assert scan._in_base64(text, True) == local
+    assert searched and len(text) not in searched, "a no of the whole text was trusted"

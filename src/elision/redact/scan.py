@@ -489,9 +489,11 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     # line of wrapped base64 was a search each).
     windows: bool | None = None
     for asked, (start, end) in enumerate(_runs(text)):
-        if windows is None and asked >= _RUNS_ASKED and asked * _WINDOW_RUN_CHARS >= start:
+        if (windows is None and asked >= _RUNS_ASKED and asked * _WINDOW_RUN_CHARS >= start
+                and _window_local()):
             # Only where the runs are dense: a few runs in a long text (NDJSON records, a
-            # key each) are asked alone, not all of its prose (issue 23).
+            # key each) are asked alone, not all of its prose (issue 23). And only where a
+            # window's match in a run is one in the text (no anchor or lookahead in it).
             windows = B64_WINDOW.search(text) is not None
         value = text[start:end]
         # What _credential_in_run first asks of a short run, asked here: most runs (a log
