@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from elision.redact import families, redact_text, scan
 from elision.redact.families import FAMILIES, PATTERN_FAMILIES, Family, sample
 from support.built import strategies_built
-from support.calls import redaction_calls
+from support.calls import redaction_calls, window_searches
 from support.engines import hyperscan_only
 
 
@@ -121,22 +121,6 @@ def test_the_entropy_of_many_values_is_each_ones_float(values: list[str]) -> Non
     assert families.entropies(values) == [families.entropy(v) for v in values]
 
 
-def _window_chars(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The chars each search of the base64 windows' regex reads, counted as they are asked."""
-    searched: list[int] = []
-    window = scan.B64_WINDOW
-
-    class Counted:
-        pattern = window.pattern
-
-        def search(self, text: str, *args: int) -> Any:
-            searched.append(len(text))
-            return window.search(text, *args)
-
-    monkeypatch.setattr(scan, "B64_WINDOW", Counted())
-    return searched
-
-
 def test_a_piece_of_records_has_its_runs_searched_for_windows_not_its_prose(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -144,7 +128,7 @@ def test_a_piece_of_records_has_its_runs_searched_for_windows_not_its_prose(
     time on ``ndjson-sk-lines``); a window lies in a run, and a record's run is its key."""
     text = _records(300, 5, words=200)  # about 1.2 KB a record, as ndjson-sk-lines's 1.8 KB
     redact_text(_records(20, 9))
-    searched = _window_chars(monkeypatch)
+    searched = window_searches(monkeypatch, scan)
     done = redact_text(text)
     assert len(done.withheld) == 300
     assert sum(searched) < len(text) // 10, sum(searched) / len(text)  # was 1.0

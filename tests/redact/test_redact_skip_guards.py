@@ -15,6 +15,7 @@ from elision.redact import redact_text, triggers, walk
 from elision.redact.families import BY_ID, sample
 from elision.redact.keywords import FAMILY_EXACT, present
 from support import engines
+from support.calls import window_searches
 
 hyperscan_only = engines.hyperscan_only("the chance keywords are hyperscan's")
 
@@ -108,17 +109,7 @@ def test_runs_ask_the_whole_text_for_a_window_only_where_a_window_is_local(
     rng = random.Random(5)
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
     text = " ".join("".join(rng.choice(alphabet) for _ in range(40)) for _ in range(60))
-    searched: list[int] = []
-    window = scan.B64_WINDOW
-
-    class Recording:
-        pattern = window.pattern
-
-        def search(self, value: str, *args: object) -> object:
-            searched.append(len(value))
-            return window.search(value, *args)
-
-    monkeypatch.setattr(scan, "B64_WINDOW", Recording())
+    searched = window_searches(monkeypatch, scan)
     local = scan._in_base64(text, True)
     assert len(text) in searched  # the whole text answered for the runs after the first few
     searched.clear()

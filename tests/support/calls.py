@@ -32,3 +32,21 @@ def python_calls(run: Callable[[], T]) -> tuple[int, T]:
     finally:
         sys.setprofile(None)
     return calls, done
+
+
+def window_searches(monkeypatch: Any, module: Any) -> list[int]:
+    """The chars each search of ``module.B64_WINDOW`` (the base64 windows' regex) reads, from
+    its ``pos`` on, in the order they are asked: the regex is wrapped for the rest of the test,
+    its ``pattern`` kept (``scan._window_local`` reads it)."""
+    searched: list[int] = []
+    window = module.B64_WINDOW
+
+    class Counted:
+        pattern = window.pattern
+
+        def search(self, text: str, *args: Any) -> Any:
+            searched.append(len(text) - (args[0] if args else 0))
+            return window.search(text, *args)
+
+    monkeypatch.setattr(module, "B64_WINDOW", Counted())
+    return searched
