@@ -488,17 +488,7 @@ class _Hyperscan:
     def _holds(self, db: Any, data: bytes | AsciiBytes) -> bool:
         """Whether ``db`` (:meth:`_others`, :meth:`_long_runs`) matches anywhere in ``data``:
         one pass in C, ended at the first match."""
-        found = False
-
-        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
-            nonlocal found
-            found = True
-            return True
-
-        with contextlib.suppress(self.hs.ScanTerminated):
-            db.scan(buffer(data), match_event_handler=on_match,
-                    scratch=self._scratch(f"holds{id(db)}", db))
-        return found
+        return self._matches(db, f"holds{id(db)}", data)
 
     def _userinfo_db(self) -> Any:
         with self._lock:
@@ -730,7 +720,7 @@ class _Hyperscan:
         return not (self._matches(self._run_heads, "run_heads", data.translate(_RUN_SPACED))
                     or self._matches(self.windows, "quiet_windows", data))
 
-    def _matches(self, db: Any, name: str, data: bytes) -> bool:
+    def _matches(self, db: Any, name: str, data: bytes | AsciiBytes) -> bool:
         """Whether ``db`` matches anywhere in ``data`` (the scan ends at the first), with a
         scratch of its own (``name``): never one a scan in progress may hold."""
         found = False
@@ -741,7 +731,7 @@ class _Hyperscan:
             return True  # one is the answer
 
         with contextlib.suppress(self.hs.ScanTerminated):
-            db.scan(data, match_event_handler=on_match, scratch=self._scratch(name, db))
+            db.scan(buffer(data), match_event_handler=on_match, scratch=self._scratch(name, db))
         return found
 
     def _userinfo_in(
