@@ -194,6 +194,35 @@ def test_a_window_reads_only_a_runs_chars() -> None:
     assert keywords.window_local()
 
 
+def test_a_python_without_the_private_re_parser_searches_each_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by reading the change: ``window_local`` read CPython's private ``re._parser``
+    with no way out, as the family skip once did (fixed there): on a Python without it, every
+    redaction that asked would fail. It says no there (each run searched alone: slower, the
+    same result), and what is withheld is what it was."""
+    import sys
+
+    from elision.redact import scan
+
+    key = sample(next(f for f in FAMILIES if f.id == "github-token"))[0]
+    text = " ".join(["QUFBQUFBQUFBQUFBQUFBQUFBQUFB"] * 40 + [key])
+    expected = [(s.start, s.end, s.rule) for s in scan.find_spans(text)]
+    value = {f"k{i}": "A" * 60 for i in range(40)} | {"token": key}
+    expected_value = redact_value(value).value
+    keywords.window_local.cache_clear()
+    try:
+        monkeypatch.delattr(re, "_parser")
+        monkeypatch.setitem(sys.modules, "re._parser", None)  # an import of it fails
+        assert keywords.window_local() is False
+        assert [(s.start, s.end, s.rule) for s in scan.find_spans(text)] == expected
+        assert redact_value(value).value == expected_value
+    finally:
+        monkeypatch.undo()
+        keywords.window_local.cache_clear()
+    assert keywords.window_local() is True
+
+
 RUN_TEXTS = st.lists(
     st.sampled_from(["A" * 20, "A" * 21, "A" * 7, "AAAAAAAAAAAAAAAAAAAAA" + "x1%" * 20,
                      "ghp_", "sk-", "xoxb-", "QUFB", "\n", " ", "0123", "EAAA", ":AA", "é"]),

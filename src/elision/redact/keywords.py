@@ -700,9 +700,15 @@ B64_WINDOW = lazy_compile(_TABLES.b64_window)
 def window_local() -> bool:
     """Whether every char :data:`~elision.redact.keywords.B64_WINDOW` reads, matched or
     looked behind, is one a base64 run holds, and it asserts nothing else: then a match in a
-    run's text alone is a match, at the same chars, in any text that holds the run."""
-    from re import _constants as c  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
+    run's text alone is a match, at the same chars, in any text that holds the run (so a text
+    with no match holds no run with one). Read from CPython's private ``re`` parser: where it
+    is missing or reads otherwise, False, and every run is searched alone (slower, the same
+    result), rather than a failure of every redaction."""
+    try:
+        from re import _constants as c  # type: ignore[attr-defined]
+        from re import _parser  # type: ignore[attr-defined]
+    except ImportError:
+        return False
 
     allowed = B64_RUN_BYTES
 
@@ -732,7 +738,10 @@ def window_local() -> bool:
                 return False
         return True
 
-    return ok(list(_parser.parse(B64_WINDOW.pattern, B64_WINDOW.flags)))
+    try:
+        return ok(list(_parser.parse(B64_WINDOW.pattern, B64_WINDOW.flags)))
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return False
 #: The longest literal :func:`present` looks for: a text read in blocks reads this less one
 #: into the next.
 LONGEST = _TABLES.longest

@@ -36,6 +36,7 @@ from elision.redact.keywords import (
     located,
     present,
 )
+from elision.redact.keywords import window_local as _window_local
 from elision.redact.rules import Span, credential_stub, make_span
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import dense_text_triggers, quiet_runs
@@ -99,9 +100,6 @@ _DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f
 #: 1.8 KB line, a tenth of judging it.
 _URL_MARKS = ("=", "%", "@")
 _START, _END, _RULE = attrgetter("start"), attrgetter("end"), attrgetter("rule")
-#: What a pattern may ask of the chars outside its match, but a lookbehind: a window pattern
-#: that asks any is searched a run at a time (:func:`_window_local`).
-_CONTEXT = ("(?<!", "(?!", "(?=", "\\b", "\\B", "^", "$", "\\A", "\\Z")
 
 
 def find_spans(text: str, data: bytes | None = None) -> list[Span]:
@@ -572,14 +570,6 @@ def _headed_runs(text: str, marks: bytes | _Marks) -> list[Span]:
             break
         at = find(_RUN_LEAST, end)
     return found
-
-
-@cache
-def _window_local() -> bool:
-    """Whether a window's match in a run is a match in any text that holds the run: the
-    pattern asks nothing of the chars around it but what a lookbehind reads, and a match in
-    the run reads only the run's chars (so a text with no match holds no run with one)."""
-    return not any(look in B64_WINDOW.pattern for look in _CONTEXT)
 
 
 def _credential_in_run(value: str, forms: bool, windows: bool = True) -> str | None:
