@@ -513,8 +513,9 @@ class Walker:
         pending = object()
         stack: list[_Frame] = []
         span = (0, len(data)) if data is not None else None
-        # Subtrees are looked up only in a value parsed from JSON (``parsed``): another
-        # Python value may hold a tuple, which serializes as an array but is not walked.
+        # Subtrees are looked up only in a value parsed from JSON (``parsed``): a caller's
+        # Python value may hold a tuple or a dataclass, read as JSON's containers only as it
+        # is walked (:mod:`elision.redact.foreign`), not as the bytes orjson wrote for it.
         # The bytes looked up are bounded by the document's, so a tree of many siblings at
         # every level does not read its bytes once a level.
         self._lookups = 2 * len(data) if data is not None and parsed else 0
