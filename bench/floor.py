@@ -1,0 +1,137 @@
+"""How far a text's redaction is from the least any redactor could do with the same verdicts.
+
+    .venv/bin/python bench/floor.py                        # the dense classes at 1 MB
+    .venv/bin/python bench/floor.py --classes assign-under-limit prose --sizes 0.25 1
+
+Issue 23 asks that no body cost more than twice prose of the same size. A text with a
+credential on every line is a body where that cannot hold while the contract holds (one
+``withheld`` entry a value, each value replaced by its stub in the text): whatever judges the
+values, a redactor must at least cut the text at each value, put a stub there, join the pieces
+and make one entry a value. This measures that least, **the floor**, beside prose and beside
+elision, each in a process of its own, on the same inputs as ``bench/fuzz_linear.py``:
+
+- ``prose``: ``redact_text`` of prose of the same size (the floor every "x prose" divides by);
+- ``floor``: the text's withheld count ``N`` is read first (one ``redact_text`` call, not
+  timed), with ``N`` cut points spread over the text; timed: ``N + 1`` slices, ``N`` stubs,
+  one ``join``, ``N`` entry dicts. No search, no judging: a lower bound on any redactor's work
+  for that output, in CPython;
+- ``redact``: ``redact_text`` of the class (what ``bench/fuzz_linear.py`` times).
+
+CPU medians of ``--runs`` calls; peak is the first call's high-water mark over the input's
+(Linux ``clear_refs``, as ``fuzz_linear`` measures it), over the input's size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import gc
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import fuzz_linear
+from measuring import child_result, load
+
+STUB = "[credential withheld: credential-assignment]"
+#: The classes that are one withheld entry a value. A class withheld whole (``assign-value``,
+#: ``login-words``: one entry) or with nothing withheld (``url-token-closers``) has no floor
+#: of this kind: its row says so.
+DENSE = ["assign-under-limit"]
+
+
+def _floor_child(name: str, size: int, runs: int) -> dict[str, Any]:
+    """The floor for class ``name`` at ``size``, measured in this fresh process."""
+    from elision.redact import redact_text
+
+    payload = fuzz_linear._classes(0)[name].make(size)
+    if not isinstance(payload, str):
+        return {"error": f"{name} is JSON: the floor is measured for texts only"}
+    entries = len(redact_text(payload).withheld)
+    step = len(payload) // (entries + 1) if entries else len(payload)
+    cuts = [step * (i + 1) for i in range(entries)]
+
+    def floor() -> tuple[str, list[dict[str, Any]]]:
+        pieces: list[str] = []
+        withheld: list[dict[str, Any]] = []
+        start = 0
+        for line, cut in enumerate(cuts, 1):
+            pieces.append(payload[start:cut])
+            pieces.append(STUB)
+            withheld.append({"line": line, "reason": "credential-assignment"})
+            start = cut
+        pieces.append(payload[start:])
+        return "".join(pieces), withheld
+
+    floor()  # warm
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        base = fuzz_linear._status_kb("VmRSS")
+    except OSError:
+        base = 0
+    cpu: list[float] = []
+    peak = 0
+    for _ in range(runs):
+        start = time.process_time()
+        floor()
+        cpu.append(time.process_time() - start)
+        if not peak:
+            with contextlib.suppress(OSError):
+                peak = fuzz_linear._status_kb("VmHWM") - base
+    return {"cpu": statistics.median(cpu), "peak": max(0, peak) * 1024,
+            "len": len(payload.encode()), "entries": entries}
+
+
+def _floor(name: str, size: int, runs: int) -> dict[str, Any]:
+    return child_result([sys.executable, __file__, "--child", name, str(size), str(runs)],
+                        timeout=fuzz_linear.TIMEOUT)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--classes", nargs="+", default=DENSE,
+                        help="text classes of bench/fuzz_linear.py")
+    parser.add_argument("--sizes", type=float, nargs="+", default=[1.0], help="MiB")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        name, size, runs = args.child
+        print(json.dumps(_floor_child(name, int(size), int(runs))))
+        return
+    fuzz_linear.warm_up()
+    print(f"load {load()}; CPU medians of {args.runs}; peak over the input")
+    print(f"{'size':>6} {'class':<22} {'entries':>8} {'prose':>9} {'floor':>9} "
+          f"{'redact':>9} {'floor/prose':>11} {'redact/prose':>12} {'redact/floor':>12} "
+          f"{'floor peak':>10} {'redact peak':>11}")
+    for mb in args.sizes:
+        size = int(mb * fuzz_linear.MIB)
+        prose = fuzz_linear.measure("prose", size, "redact", args.runs)
+        for name in args.classes:
+            low = _floor(name, size, args.runs)
+            got = fuzz_linear.measure(name, size, "redact", args.runs)
+            bad = [m["error"] for m in (prose, low, got) if "error" in m]
+            if bad:
+                print(f"{mb:>5g}M {name:<22} error: {'; '.join(bad)}")
+                continue
+            n = low["len"]
+            if not low["entries"]:
+                print(f"{mb:>5g}M {name:<22} nothing withheld: no floor of this kind "
+                      f"(redact {got['cpu'] / prose['cpu']:.1f}x prose)")
+                continue
+            print(f"{mb:>5g}M {name:<22} {low['entries']:>8,} {prose['cpu'] * 1e3:>7.2f}ms "
+                  f"{low['cpu'] * 1e3:>7.2f}ms {got['cpu'] * 1e3:>7.2f}ms "
+                  f"{low['cpu'] / prose['cpu']:>10.1f}x {got['cpu'] / prose['cpu']:>11.1f}x "
+                  f"{got['cpu'] / low['cpu']:>11.1f}x {(low['peak'] + n) / n:>9.2f}x "
+                  f"{(got['peak'] + n) / n:>10.2f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()
