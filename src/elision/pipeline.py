@@ -37,6 +37,7 @@ from elision.shape import (
 from elision.shape.bom import from_bom
 
 if TYPE_CHECKING:
+    from elision.redact import RedactStage
     from elision.store.base import Store
 
 #: What a parsed value is when the body is not JSON (``None`` is a valid JSON value).
@@ -247,14 +248,20 @@ class Pipeline:
             raise PolicyDenied(decision.reason or "the guard denied this result")
         return decision
 
-    def redact_capture(self, capture: Capture, *, scope: str | None = None) -> Redacted:
+    def redact_capture(
+        self, capture: Capture, *, scope: str | None = None, text_as_bytes: bool = False
+    ) -> Redacted:
         """The redact stage alone; reference records are kept in ``scope``.
 
         The members a repeated key shadows are withheld here too, first, with or without a
-        redactor: nobody judged them, so they are dropped and declared, never passed on."""
+        redactor: nobody judged them, so they are dropped and declared, never passed on.
+        With ``text_as_bytes``, a text's redacted value may come as its UTF-8 bytes, where the
+        built-in stage gives it so (for the shaper: no redacted ``str`` and its encoding)."""
         redactor = self._redactor_for(scope)
         if redactor is None:
             redacted = Redacted(capture.value if capture.is_json else _text_of(capture))
+        elif text_as_bytes and not capture.is_json and (stage := _as_stage(redactor)):
+            redacted = stage.redact_bytes(capture)
         else:
             redacted = redactor.redact(capture)
         if capture.shadowed:
@@ -287,7 +294,7 @@ class Pipeline:
         withheld: tuple[dict[str, Any], ...] = ()
         if self.redactor is not None or capture.shadowed:
             if redacted is None:
-                redacted = self.redact_capture(capture, scope=scope)
+                redacted = self.redact_capture(capture, scope=scope, text_as_bytes=True)
             value, withheld = redacted.value, tuple(redacted.withheld)
         shaped = self._shape(capture, value, condense_withheld(withheld, limit), limit, scope)
         return shaped, withheld
@@ -460,6 +467,13 @@ def _parse_paused(body: bytes, shadowed: list[str]) -> Any:
         return parse_document(body, duplicates=shadowed)
     with collector_paused():
         return parse_document(body, duplicates=shadowed)
+
+
+def _as_stage(redactor: Redactor) -> RedactStage | None:
+    """The built-in stage, which can give a text's redaction as bytes; ``None`` for another."""
+    from elision.redact import RedactStage
+
+    return redactor if isinstance(redactor, RedactStage) else None
 
 
 def _text_of(capture: Capture) -> str:

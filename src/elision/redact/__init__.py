@@ -189,6 +189,22 @@ class RedactStage:
         self.keep(result.references)
         return Redacted(result.value, result.withheld)
 
+    def redact_bytes(self, capture: Capture) -> Redacted:
+        """:meth:`redact`, with a UTF-8 text's redacted value given as its UTF-8 bytes (what
+        the shaper reads), built without a redacted ``str`` and with the body's decoding let
+        go first (:mod:`elision.redact.bodyview`)."""
+        from elision.pipeline import Redacted
+
+        if capture.is_json or _clean_text(capture.body) or not is_utf8(capture.body):
+            return self.redact(capture)
+        from elision.redact.bodyview import redact_body
+
+        value, withheld = redact_body(capture.body, capture.text)
+        _log(withheld)
+        if not withheld:
+            return Redacted(capture.value, ())
+        return Redacted(value, tuple(withheld))
+
     def keep(self, records: Mapping[str, dict[str, Any]]) -> None:
         """Put reference records where :meth:`lookup` will find them."""
         put = getattr(self.store, "put_reference", None)

@@ -431,13 +431,23 @@ def dense_bytes(text: str, span: Span) -> int:
     of the stretch (all of a dense text) was the largest allocation of its redaction."""
     if text.isascii():
         return span.end - span.start
-    return sum(len(text[at:min(at + CHUNK, span.end)].encode("utf-8", "surrogatepass"))
-               for at in range(span.start, span.end, CHUNK))
+    return utf8_between(text, span.start, span.end)
+
+
+def utf8_between(text: str, start: int, end: int) -> int:
+    """The UTF-8 bytes of ``text[start:end]``, encoded a chunk at a time."""
+    return sum(len(text[at:min(at + CHUNK, end)].encode("utf-8", "surrogatepass"))
+               for at in range(start, end, CHUNK))
 
 
 def dense_stub(text: str, span: Span) -> str:
     """``[credential-dense text withheld: 41,230 bytes]``: what, and how much of it."""
-    return f"[credential-dense text withheld: {dense_bytes(text, span):,} bytes]"
+    return dense_stub_of(dense_bytes(text, span))
+
+
+def dense_stub_of(size: int) -> str:
+    """The stub of a credential-dense stretch of ``size`` UTF-8 bytes."""
+    return f"[credential-dense text withheld: {size:,} bytes]"
 
 
 def _precise(
