@@ -311,17 +311,42 @@ class _Hyperscan:
             return None
         return {index: sorted(found) for index, found in starts.items()}
 
-    def present(self, text: str) -> Present:
-        scratch = getattr(self._local, "scratch", None)
+    @cached_property
+    def _reported(self) -> Any:
+        # present()'s literals, each reported wherever it ends: a long text's one pass, which
+        # a Python call a match bounds (:meth:`present_whole`). Built on first use.
+        once = self.hs.HS_FLAG_SINGLEMATCH
+        count = len(self._exprs) - len(self._runs)
+        return database(self.hs, self._exprs[:count], [f & ~once for f in self._flags[:count]],
+                        literal=True)
+
+    def present_whole(self, text: str, most: int) -> Present | None:
+        """:meth:`present` of all of ``text`` in one pass that reports every match, or None
+        past ``most`` matches (each a Python call): a literal that repeats (a run of
+        ``QUFB``) is then read a block at a time, where a pass whose literals are each
+        reported once goes on matching them unseen in C."""
+        db = self._reported
+        scratch = getattr(self._local, "reported", None)
         if scratch is None:
-            scratch = self._local.scratch = self.hs.Scratch(self.db)
-        hits: list[int] = []
+            scratch = self._local.reported = self.hs.Scratch(db)
+        hits: set[int] = set()
+        count = 0
 
-        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-            hits.append(expr)
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
+            nonlocal count
+            hits.add(expr)
+            count += 1
+            return count > most
 
-        self.db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match,
-                     scratch=scratch)
+        try:
+            db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match,
+                    scratch=scratch)
+        except self.hs.ScanTerminated:
+            return None
+        return self._told(text, hits)
+
+    def _told(self, text: str, hits: Iterable[int]) -> Present:
+        """What ``text`` holds, from the expressions of :attr:`db` it matched."""
         families: set[int] = set()
         groups: set[str] = set()
         for expr in hits:
@@ -333,6 +358,19 @@ class _Hyperscan:
                 families.update(fams)
         return Present(tuple(sorted(families)), "generic" in groups, "escape" in groups,
                        "base64" in groups)
+
+    def present(self, text: str) -> Present:
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self.hs.Scratch(self.db)
+        hits: list[int] = []
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+            hits.append(expr)
+
+        self.db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match,
+                     scratch=scratch)
+        return self._told(text, hits)
 
 
 class Located:
@@ -420,6 +458,13 @@ _BLOCK = 1 << 12
 _SEEN_MOST = 32
 
 
+#: A long text is read in one pass (:meth:`_Hyperscan.present_whole`) while its matches are
+#: no more than one in this many chars; past that, a block at a time.
+_WHOLE_SPACING = 1 << 10
+#: Whether a long text is read in one pass first (the tests turn it off: the blocks' path).
+WHOLE_FIRST = True
+
+
 def present(text: str) -> Present:
     """Which keywords ``text`` (a short piece: a line or a JSON string) holds.
 
@@ -428,9 +473,16 @@ def present(text: str) -> Present:
     one unit (``QUFB`` again and again, the base64 of ``AAA…``) holds a keyword at each
     period, which cost hyperscan about a microsecond each, and has as many distinct blocks
     as its period at most."""
-    read = _engine().present
+    engine = _engine()
+    read = engine.present
     if len(text) <= _LONG:
         return read(text)
+    if WHOLE_FIRST and isinstance(engine, _Hyperscan):
+        # One pass where matches are few (random base64 spells a keyword by chance every
+        # few KB): a block's Python was 1.4 ms a MB of it, the pass is 0.45 ms.
+        whole = engine.present_whole(text, len(text) // _WHOLE_SPACING)
+        if whole is not None:
+            return whole
     seen: dict[str, Present] = {}
     families: set[int] = set()
     generic = escapes = b64 = False

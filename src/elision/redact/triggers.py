@@ -482,6 +482,25 @@ class _Hyperscan:
         one (a head is a run's first four chars)."""
         return self._once([b"[" + _hex(_RUN_BYTES) + b"]{%d}" % keywords.B64_RUN_MIN])
 
+    @cached_property
+    def _not_run(self) -> Any:
+        """A byte no run holds: where the first is, a run from before it ends."""
+        return self._once([b"[^" + _hex(_RUN_BYTES) + b"]"])
+
+    def run_end(self, data: bytes | AsciiBytes, start: int) -> int:
+        """:func:`run_end`, with hyperscan."""
+        end = -1
+
+        def on_match(expr: int, _start: int, at: int, flags: int, ctx: object) -> bool:
+            nonlocal end
+            end = start + at - 1
+            return True  # the first is the answer
+
+        with contextlib.suppress(self.hs.ScanTerminated):
+            self._not_run.scan(memoryview(buffer(data))[start:], match_event_handler=on_match,
+                               scratch=self._scratch("not_run", self._not_run))
+        return len(data) if end < 0 else end
+
     def _once(self, exprs: list[bytes]) -> Any:
         return self._compile(exprs, [self.hs.HS_FLAG_SINGLEMATCH] * len(exprs), literal=False)
 
@@ -1126,6 +1145,17 @@ def body_may_need_redaction(body: bytes) -> bool | None:
         return None  # only the folded text can tell (folding)
     kinds = current.body_kinds(body)
     return bool(kinds & {_SECRET, _DISPOSITION, _FIELD}) or {_URI, _PAYLOAD} <= kinds
+
+
+def run_end(text: str, start: int) -> int | None:
+    """Where the first char at or after ``start`` in the ASCII ``text`` that no base64 run
+    holds is (its length where there is none), told by one hyperscan pass of the text's own
+    buffer (0.06 ms a MB); None with the regex passes. A run as long as a line of an image's
+    base64 (1 MB) was ended by translating all of it, a block at a time (0.5 ms a MB)."""
+    current = engine()
+    if not isinstance(current, _Hyperscan):
+        return None
+    return current.run_end(text_bytes(text), start)
 
 
 def quiet_runs(text: str) -> bool | None:
