@@ -153,6 +153,9 @@ RUNS_CHECK = True
 OTHERS_CHECK = True
 #: Whether a text's head search skips its credential-dense windows (a test turns it off).
 SKIP_DENSE = True
+#: Whether a scan's first window is counted in C by the last dense window's forms
+#: (:meth:`_Hyperscan._dense_first`; the tests turn it off to compare).
+DENSE_FIRST = True
 #: Past any range's end, for a bisect of (start, end) pairs by start.
 _NO_END = 1 << 62
 #: Made-up heads of a byte that :data:`_OPENING` turns into a space: never matched.
@@ -560,7 +563,6 @@ class _Hyperscan:
             scratch = self._scratch(name, db)
         view = memoryview(buffer(data))
         size = len(data)
-        base = 0
         hit = until = -1
         skipped = 0
         done = False
@@ -568,6 +570,9 @@ class _Hyperscan:
         seen, limit = 0, DENSE_LIMIT
         marks: list[tuple[int, int]] = []  # a window's matches, while it may turn dense
         asked = 0
+        base = self._dense_first(data, name, stop, dense) if dense is not None else 0
+        if base >= size:
+            return False
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             nonlocal hit, until, skipped, done, window, seen, resume, limit, asked
@@ -615,8 +620,9 @@ class _Hyperscan:
                     return most > 0 and asked > most
                 if resume >= 0:  # a dense window: on from the next one, in the same stretch
                     assert dense is not None
-                    base = self._goes_on(data, stop, resume, self._forms(data, marks, gates),
-                                         dense)
+                    forms = self._forms(data, marks, gates)
+                    self._dense_forms()[name] = forms
+                    base = self._goes_on(data, stop, resume, forms, dense)
                     resume = -1
                     if base >= size:
                         return False
@@ -635,6 +641,35 @@ class _Hyperscan:
         counts = Counter(data[pos + 1 - lengths[expr]:pos + 1]
                          for expr, pos in marks if expr not in gates)
         return [form for form, _ in counts.most_common(_FORMS)]
+
+    def _dense_forms(self) -> dict[str, list[bytes]]:
+        """The forms (:meth:`_forms`) of the last dense window each database's scan met in
+        this thread, by the scan's name (a form is one literal's match in that database)."""
+        forms: dict[str, list[bytes]] | None = getattr(self._local, "dense_forms", None)
+        if forms is None:
+            forms = self._local.dense_forms = {}
+        return forms
+
+    def _dense_first(
+        self, data: bytes | AsciiBytes, name: str, stop: bytes, dense: list[tuple[int, int]],
+    ) -> int:
+        """Where a scan with ``dense`` starts: 0, or past the first window and those after it
+        (:meth:`_goes_on`) where the forms of the last dense window this database met alone
+        hold more than :data:`DENSE_LIMIT` in it, counted in C, so the scan would find it
+        dense too (a count of a literal's bytes counts no more matches than it reports). The
+        pieces of a lazily read array of ``sk-`` strings each made a hundred Python calls
+        before their first window turned dense (issue 23: 11,700 a MB through ``shape()``)."""
+        # A JSON serialization's only: its dense ranges are judged (a trigger at every byte),
+        # where a text's, within the allowance or not, decide what is withheld unread.
+        forms = self._dense_forms().get(name) if DENSE_FIRST and name == "keys" else None
+        size = len(data)
+        end = min(DENSE_WINDOW, size)
+        if not forms or not density.more_than(data, forms, 0, end, DENSE_LIMIT):
+            return 0
+        density.join(dense, 0, end)
+        line_end = data.find(stop, end - 1)
+        return self._goes_on(data, stop, max(size if line_end < 0 else line_end + 1, end),
+                             forms, dense)
 
     @staticmethod
     def _goes_on(
