@@ -63,16 +63,18 @@ def long_lines(draw: st.DrawFn) -> str:
 
 @needs_hyperscan
 @settings(max_examples=300, deadline=None)
-@given(long_lines(), st.sampled_from([1, 16, 1 << 10]))
-def test_a_long_piece_read_in_one_pass_holds_what_its_blocks_hold(text: str, spacing: int
-                                                                  ) -> None:
-    """Differential: present() of a long piece in one pass (or, past its bound of matches, a
-    block at a time) says what reading it a block at a time said, for every kind of keyword,
-    one across a block's edge too."""
+@given(long_lines(), st.sampled_from([1, 16, 1 << 10]), st.sampled_from([1, 8, 1 << 20]))
+def test_a_long_piece_read_in_one_pass_holds_what_its_blocks_hold(
+    text: str, spacing: int, once: int,
+) -> None:
+    """Differential: present() of a long piece in one pass (or, past its bound of matches,
+    one pass of the literals each reported once, or a block at a time) says what reading it
+    a block at a time said, for every kind of keyword, one across a block's edge too."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(keywords, "_LONG", 128)
         mp.setattr(keywords, "_BLOCK", 64)
         mp.setattr(keywords, "_WHOLE_SPACING", spacing)
+        mp.setattr(keywords, "_ONCE_SPACING", once)
         got = keywords.present(text)
         mp.setattr(keywords, "WHOLE_FIRST", False)
         want = keywords.present(text)
@@ -116,9 +118,50 @@ def test_a_long_run_of_one_unit_is_read_a_block_at_a_time(monkeypatch: pytest.Mo
     monkeypatch.setattr(engine, "present", counting)
     text = "QUFB" * (1 << 18)
     whole = engine.present_whole(text, len(text) // keywords._WHOLE_SPACING)
-    assert whole is None
+    assert isinstance(whole, int)  # past its bound, early
     assert keywords.present(text).base64
     assert 0 < len(calls) <= 2  # the blocks, each alike, and the last
+
+
+@needs_hyperscan
+def test_a_long_piece_of_numbered_keywords_is_read_in_one_pass(monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """Strings of ``sk-N`` (a keyword every 12 bytes) are past the bound of the pass that
+    reports every match, but far sparser than a run of ``QUFB``: one pass of the literals each
+    reported once, where each 4 KB block was a pass and a Python call (256 a MB)."""
+    engine: Any = keywords._engine()
+    calls: list[int] = []
+    real = engine.present
+
+    def counting(text: str) -> Any:
+        calls.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(engine, "present", counting)
+    text = "\n".join(f"sk-{i}" for i in range(1 << 17))
+    assert keywords.present(text).families
+    assert calls == [len(text)]
+
+
+@needs_hyperscan
+def test_a_long_piece_of_repeated_lines_is_still_read_a_block_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lines of ``password=x`` repeat their blocks: each is told once (its period's worth of
+    blocks), which costs less than one pass whose literals match unseen at every line."""
+    engine: Any = keywords._engine()
+    calls: list[int] = []
+    real = engine.present
+
+    def counting(text: str) -> Any:
+        calls.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(engine, "present", counting)
+    text = "password=x\n" * 95_000
+    assert keywords.present(text).generic
+    assert 1 < len(calls) <= keywords._SEEN_MOST + 1
+    assert max(calls) < len(text)
 
 
 # -- the multi-line rules' keywords ---------------------------------------------------------------
