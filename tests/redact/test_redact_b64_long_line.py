@@ -304,3 +304,72 @@ def test_credentials_planted_in_a_long_line_are_withheld_as_on_the_slow_paths(te
         mp.setattr(scan, "_RUN_END_IN_ONE_PASS", False)
         want = redacted("text", text)
     assert got == want
+
+
+# -- wrapped base64's heads ------------------------------------------------------------------------
+
+
+@needs_hyperscan
+def test_the_blocks_of_wrapped_base64_are_not_asked_again_whether_they_need_translating(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Wrapped random base64 holds no byte a translation changes, found once for all of it:
+    no block of it is asked again (one pass each of its 16 blocks of 64 KB before)."""
+    engine: Any = triggers.engine()
+    asked: list[int] = []
+    real = engine._holds
+
+    def counting(db: Any, data: Any) -> Any:
+        asked.append(len(data))
+        return real(db, data)
+
+    monkeypatch.setattr(engine, "_holds", counting)
+    text = "\n".join(_random_b64(76, n) for n in range(14_000)) + "\n"
+    triggers.dense_text_triggers(text)
+    assert all(size == len(text) for size in asked)
+
+
+_HEADS = sorted(keywords.B64_HEADS)[::50]
+
+
+@needs_hyperscan
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["\n", " ", "\n" + "QUFB" * 5, "+/", "==\n"]),
+                          st.sampled_from(_HEADS).map(lambda h: "\n" + h + "Zm9v" * 5),
+                          st.integers(0, 1 << 16).map(lambda n: _random_b64(40, n))),
+                max_size=40).map("".join),
+       st.sampled_from([64, 256, 1 << 16]))
+def test_heads_of_base64_that_is_its_own_translation_are_those_of_its_translation(
+    text: str, block: int,
+) -> None:
+    """Differential: where the data holds only a run's chars and openers, its blocks are not
+    translated; the heads found are those found with every block translated."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "_HEAD_BLOCK", block)
+        got = triggers.dense_text_triggers(text)
+        mp.setattr(triggers, "OTHERS_CHECK", False)
+        want = triggers.dense_text_triggers(text)
+    assert got == want
+
+
+@needs_hyperscan
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["\n", " ", ":", ".", "{", "é", "+/", "==\n"]),
+                          st.sampled_from(_HEADS).map(lambda h: h + "Zm9v" * 5),
+                          st.integers(0, 1 << 16).map(lambda n: _random_b64(40, n))),
+                max_size=40).map("".join),
+       st.sampled_from([64, 256, 1 << 16]))
+def test_heads_found_in_translated_blocks_are_those_found_at_their_own_places(
+    text: str, block: int,
+) -> None:
+    """Differential: data with bytes a translation makes openers (``:`` before a head) has
+    each block translated; the lines it finds a head in are those found from each head's own
+    place (which keeps one a line, where a block keeps one a line each)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "_HEAD_BLOCK", block)
+        got = triggers.dense_text_triggers(text)
+        mp.setattr(triggers, "FEW_HEADS_FIRST", False)
+        want = triggers.dense_text_triggers(text)
+    assert {text.count("\n", 0, at) for at in got[0]} == {
+        text.count("\n", 0, at) for at in want[0]}
+    assert got[1] == want[1]

@@ -425,7 +425,10 @@ class _Hyperscan:
                 # No opener in it, so no head that opens a run ends in it (one at its start
                 # is the block before's): a check at half the cost of the translation.
                 continue
-            if not (OTHERS_CHECK and not self._holds(self._others, block)):
+            # Where the caller found the data its own translation (``openers`` are those it
+            # holds), so is each block of it: blanks are spaces and line breaks, openers both.
+            if openers == _OPENERS and not (OTHERS_CHECK and not self._holds(self._others,
+                                                                             block)):
                 block = _translated(block)  # else it is its own translation
             if not any(opener in block for opener in _OPENER_BYTES):
                 # A run with a "+" or "/" in it (random bytes in base64) is not alphanumeric
