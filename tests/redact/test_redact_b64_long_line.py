@@ -373,3 +373,63 @@ def test_heads_found_in_translated_blocks_are_those_found_at_their_own_places(
     assert {text.count("\n", 0, at) for at in got[0]} == {
         text.count("\n", 0, at) for at in want[0]}
     assert got[1] == want[1]
+
+
+# -- chance keywords at a wrapped line's edge -------------------------------------------------------
+
+
+def _wrapped(text: str) -> str:
+    return "".join(text[at:at + 76] + "\n" for at in range(0, len(text), 76))
+
+
+@needs_hyperscan
+def test_a_chance_keyword_at_a_wrapped_line_s_edge_is_no_trigger_where_no_pattern_matches(
+) -> None:
+    """Wrapped base64 spells a family's keyword at a line's start or end by chance: the run
+    goes on across the line break, so its line is searched by the family's patterns as a
+    mid-run keyword's is, and none matching, no line is judged (14 of a MB were)."""
+    engine: Any = triggers.engine()
+    filler = "+/+/" * 400  # no family's pattern reads on past its keyword
+    chance = sorted({triggers._EXACT[expr] for expr in engine.chance_keywords()})[::25]
+    assert chance
+    for word in chance:
+        for text in (_wrapped(filler[:152] + word + filler[:150 - len(word)]),
+                     _wrapped(filler[:228 - len(word)] + word + filler[:100])):
+            assert triggers.dense_text_triggers(text) == ([], []), word
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(triggers, "WRAPPED_EDGES", False)
+                assert triggers.dense_text_triggers(text)[0], word  # a trigger before
+
+
+@st.composite
+def wrapped_with_fakes(draw: st.DrawFn) -> str:
+    """Random base64 wrapped at 76 with fakes (raw, so a chance keyword's family may be
+    real) and chance keywords planted at a line's start or end."""
+    text = _random_b64(draw(st.integers(0, 6000)), draw(st.integers(0, 1 << 16)))
+    for _ in range(draw(st.integers(0, 4))):
+        word = draw(st.one_of(st.sampled_from(FAKES), st.sampled_from(["SK", "oy2", "cio",
+                                                                        "EAA", "00D"])))
+        line = draw(st.integers(0, len(text) // 76))
+        at = line * 76 - draw(st.sampled_from([0, len(word)]))
+        text = text[:max(0, at)] + word + text[max(0, at):]
+    return _wrapped(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(wrapped_with_fakes())
+def test_wrapped_lines_with_keywords_at_their_edges_are_judged_as_before(text: str) -> None:
+    """Differential, in process: what is withheld with a keyword at a line's edge checked
+    is what is withheld with it always a trigger."""
+    got = redacted("text", text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "WRAPPED_EDGES", False)
+        want = redacted("text", text)
+    assert got == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(wrapped_with_fakes())
+def test_wrapped_lines_with_keywords_at_their_edges_are_withheld_as_by_the_code_before(
+    code_before_answers: Callable[[str, str], Any], text: str,
+) -> None:
+    assert redacted("text", text) == code_before_answers("text", text)

@@ -902,8 +902,8 @@ def _may_match(
     decoded, or is longer than :data:`_CHANCE_REACH`, counts as before. Random base64 spells
     twilio's ``SK0``… once in a KB: each was a piece judged in Python (issue 23)."""
     start = pos + 1 - length
-    if (start == 0 or pos + 1 >= len(data) or data[start - 1] not in keywords.B64_RUN_BYTES
-            or data[pos + 1] not in keywords.B64_RUN_BYTES):
+    if (start == 0 or pos + 1 >= len(data)
+            or not _runs_on(data, start - 1, -1, stop) or not _runs_on(data, pos + 1, 1, stop)):
         return True
     hay: str | bytes = data.text if isinstance(data, AsciiBytes) else data
     mark = stop.decode("ascii") if isinstance(hay, str) else stop
@@ -926,6 +926,19 @@ def _may_match(
     return got
 
 
+def _runs_on(data: bytes | AsciiBytes, at: int, step: int, stop: bytes) -> bool:
+    """Whether the run a chance keyword is in goes on at ``data[at]`` (the char before it,
+    ``step`` -1, or after it, 1): a run's char, or in a text a line break with one beyond it
+    (base64 wrapped as MIME and PEM wrap it: a keyword at a line's edge is mid-run too, and
+    its line is searched as any other's; 14 lines of a MB of it were judged, issue 23)."""
+    byte = data[at]
+    if byte in keywords.B64_RUN_BYTES:
+        return True
+    beyond = at + step
+    return (WRAPPED_EDGES and byte == 0x0A and stop == TEXT_STOP and 0 <= beyond < len(data)
+            and data[beyond] in keywords.B64_RUN_BYTES)
+
+
 def _pattern(index: int) -> re.Pattern[str]:
     pattern = PATTERN_FAMILIES[index].pattern
     assert pattern is not None
@@ -936,6 +949,9 @@ def _pattern(index: int) -> re.Pattern[str]:
 _CHANCE_REACH = 1 << 16
 #: Whether chance keywords inside base64 runs are checked (a test turns it off: the slow path).
 CHANCE_CHECK = True
+#: Whether a chance keyword at a line's edge in wrapped base64 is checked as one mid-run is
+#: (:func:`_runs_on`; the tests turn it off to compare).
+WRAPPED_EDGES = True
 
 
 def _opens_run(data: memoryview, start: int) -> bool:
