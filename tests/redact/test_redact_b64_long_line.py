@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -41,6 +41,19 @@ _WORDS = sorted({*list(FAMILY_EXACT)[::7], *list(FAMILY_ANY_CASE)[::5], *GENERIC
                  "%41", "A" * 20, *sorted(keywords.BASE64)[::40], "-----BEGIN"})
 
 
+def _on_and_off(call: Callable[[], Any], off: list[tuple[Any, str]],
+                patches: Sequence[tuple[Any, str, Any]] = ()) -> tuple[Any, Any]:
+    """``call()`` with ``patches`` made, then again with each ``off`` flag turned off too: a
+    fast path's answer and its slow path's, for a differential."""
+    with pytest.MonkeyPatch.context() as mp:
+        for module, name, value in patches:
+            mp.setattr(module, name, value)
+        got = call()
+        for module, name in off:
+            mp.setattr(module, name, False)
+        return got, call()
+
+
 @st.composite
 def long_lines(draw: st.DrawFn) -> str:
     """Random base64 (or prose with a char past ASCII) with keywords planted at drawn offsets,
@@ -61,6 +74,22 @@ def long_lines(draw: st.DrawFn) -> str:
 # -- the keyword search of a long piece ----------------------------------------------------------
 
 
+@pytest.fixture
+def engine_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of each text the keyword engine's one-pass ``present`` reads (a long
+    piece's 4 KB blocks, or all of it in a pass of literals each reported once)."""
+    engine: Any = keywords._engine()
+    reads: list[int] = []
+    real = engine.present
+
+    def counting(text: str) -> Any:
+        reads.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(engine, "present", counting)
+    return reads
+
+
 @needs_hyperscan
 @settings(max_examples=300, deadline=None)
 @given(long_lines(), st.sampled_from([1, 16, 1 << 10]), st.sampled_from([1, 8, 1 << 20]))
@@ -70,32 +99,19 @@ def test_a_long_piece_read_in_one_pass_holds_what_its_blocks_hold(
     """Differential: present() of a long piece in one pass (or, past its bound of matches,
     one pass of the literals each reported once, or a block at a time) says what reading it
     a block at a time said, for every kind of keyword, one across a block's edge too."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(keywords, "_LONG", 128)
-        mp.setattr(keywords, "_BLOCK", 64)
-        mp.setattr(keywords, "_WHOLE_SPACING", spacing)
-        mp.setattr(keywords, "_ONCE_SPACING", once)
-        got = keywords.present(text)
-        mp.setattr(keywords, "WHOLE_FIRST", False)
-        want = keywords.present(text)
+    got, want = _on_and_off(lambda: keywords.present(text), [(keywords, "WHOLE_FIRST")], [
+        (keywords, "_LONG", 128), (keywords, "_BLOCK", 64),
+        (keywords, "_WHOLE_SPACING", spacing), (keywords, "_ONCE_SPACING", once)])
     assert got == want
 
 
 @needs_hyperscan
 def test_a_long_line_of_random_base64_is_searched_for_keywords_in_one_pass(
-    monkeypatch: pytest.MonkeyPatch,
+    engine_reads: list[int],
 ) -> None:
     """A MB of random base64 spells a few keywords by chance: one pass reports them all, where
     each 4 KB block was a pass and a Python call (256)."""
-    engine: Any = keywords._engine()
-    blocks: list[int] = []
-    real = engine.present
-
-    def counting(text: str) -> Any:
-        blocks.append(len(text))
-        return real(text)
-
-    monkeypatch.setattr(engine, "present", counting)
+    blocks = engine_reads
     text = _random_b64(1 << 20, 5)
     holds = keywords.present(text)
     assert holds.families  # chance spells some
@@ -103,41 +119,24 @@ def test_a_long_line_of_random_base64_is_searched_for_keywords_in_one_pass(
 
 
 @needs_hyperscan
-def test_a_long_run_of_one_unit_is_read_a_block_at_a_time(monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
+def test_a_long_run_of_one_unit_is_read_a_block_at_a_time(engine_reads: list[int]) -> None:
     """A run of ``QUFB`` (the base64 of ``AAA…``) holds a keyword at each period: the one pass
     stops at its bound of matches, and the blocks, each read once, answer."""
-    engine: Any = keywords._engine()
-    calls: list[int] = []
-    real = engine.present
-
-    def counting(text: str) -> Any:
-        calls.append(len(text))
-        return real(text)
-
-    monkeypatch.setattr(engine, "present", counting)
+    calls = engine_reads
     text = "QUFB" * (1 << 18)
-    whole = engine.present_whole(text, len(text) // keywords._WHOLE_SPACING)
+    whole = keywords._engine().present_whole(text, len(text) // keywords._WHOLE_SPACING)
     assert isinstance(whole, int)  # past its bound, early
     assert keywords.present(text).base64
     assert 0 < len(calls) <= 2  # the blocks, each alike, and the last
 
 
 @needs_hyperscan
-def test_a_long_piece_of_numbered_keywords_is_read_in_one_pass(monkeypatch: pytest.MonkeyPatch
+def test_a_long_piece_of_numbered_keywords_is_read_in_one_pass(engine_reads: list[int]
                                                                ) -> None:
     """Strings of ``sk-N`` (a keyword every 12 bytes) are past the bound of the pass that
     reports every match, but far sparser than a run of ``QUFB``: one pass of the literals each
     reported once, where each 4 KB block was a pass and a Python call (256 a MB)."""
-    engine: Any = keywords._engine()
-    calls: list[int] = []
-    real = engine.present
-
-    def counting(text: str) -> Any:
-        calls.append(len(text))
-        return real(text)
-
-    monkeypatch.setattr(engine, "present", counting)
+    calls = engine_reads
     text = "\n".join(f"sk-{i}" for i in range(1 << 17))
     assert keywords.present(text).families
     assert calls == [len(text)]
@@ -145,19 +144,11 @@ def test_a_long_piece_of_numbered_keywords_is_read_in_one_pass(monkeypatch: pyte
 
 @needs_hyperscan
 def test_a_long_piece_of_repeated_lines_is_still_read_a_block_at_a_time(
-    monkeypatch: pytest.MonkeyPatch,
+    engine_reads: list[int],
 ) -> None:
     """Lines of ``password=x`` repeat their blocks: each is told once (its period's worth of
     blocks), which costs less than one pass whose literals match unseen at every line."""
-    engine: Any = keywords._engine()
-    calls: list[int] = []
-    real = engine.present
-
-    def counting(text: str) -> Any:
-        calls.append(len(text))
-        return real(text)
-
-    monkeypatch.setattr(engine, "present", counting)
+    calls = engine_reads
     text = "password=x\n" * 95_000
     assert keywords.present(text).generic
     assert 1 < len(calls) <= keywords._SEEN_MOST + 1
@@ -217,10 +208,7 @@ _PLAIN_KEY = ("-----BEGIN PRIVATE KEY-----\n" + "\n".join(
                 max_size=30).map("".join))
 def test_multi_line_keys_found_after_the_dash_check_are_those_found_without(text: str) -> None:
     """Differential: the spans with the "-" check are those without it."""
-    with pytest.MonkeyPatch.context() as mp:
-        got = scan.find_spans(text)
-        mp.setattr(scan, "HEADS_DASH", False)
-        want = scan.find_spans(text)
+    got, want = _on_and_off(lambda: scan.find_spans(text), [(scan, "HEADS_DASH")])
     assert got == want
 
 
@@ -253,11 +241,8 @@ def test_a_long_line_of_random_base64_is_not_translated_to_end_its_run(
        st.sampled_from([7, 20, 64]))
 def test_runs_ended_in_one_pass_are_those_ended_by_their_marks(text: str, block: int) -> None:
     """Differential: a run past its block's marks ends where the marks' search ended it."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(scan, "CHUNK", block)
-        got = list(scan._runs(text))
-        mp.setattr(scan, "_RUN_END_IN_ONE_PASS", False)
-        want = list(scan._runs(text))
+    got, want = _on_and_off(lambda: list(scan._runs(text)), [(scan, "_RUN_END_IN_ONE_PASS")],
+                            [(scan, "CHUNK", block)])
     assert got == want
 
 
@@ -297,12 +282,8 @@ def test_credentials_planted_in_a_long_line_are_withheld_as_before(
 def test_credentials_planted_in_a_long_line_are_withheld_as_on_the_slow_paths(text: str
                                                                               ) -> None:
     """Differential, in process: with every fast path of this file off."""
-    got = redacted("text", text)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(keywords, "WHOLE_FIRST", False)
-        mp.setattr(scan, "HEADS_DASH", False)
-        mp.setattr(scan, "_RUN_END_IN_ONE_PASS", False)
-        want = redacted("text", text)
+    got, want = _on_and_off(lambda: redacted("text", text), [
+        (keywords, "WHOLE_FIRST"), (scan, "HEADS_DASH"), (scan, "_RUN_END_IN_ONE_PASS")])
     assert got == want
 
 
@@ -344,11 +325,8 @@ def test_heads_of_base64_that_is_its_own_translation_are_those_of_its_translatio
 ) -> None:
     """Differential: where the data holds only a run's chars and openers, its blocks are not
     translated; the heads found are those found with every block translated."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(triggers, "_HEAD_BLOCK", block)
-        got = triggers.dense_text_triggers(text)
-        mp.setattr(triggers, "OTHERS_CHECK", False)
-        want = triggers.dense_text_triggers(text)
+    got, want = _on_and_off(lambda: triggers.dense_text_triggers(text),
+                            [(triggers, "OTHERS_CHECK")], [(triggers, "_HEAD_BLOCK", block)])
     assert got == want
 
 
@@ -365,17 +343,14 @@ def test_heads_found_in_translated_blocks_are_those_found_at_their_own_places(
     """Differential: data with bytes a translation makes openers (``:`` before a head) has
     each block translated; the lines it finds a head in are those found from each head's own
     place (which keeps one a line, where a block keeps one a line each)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(triggers, "_HEAD_BLOCK", block)
-        got = triggers.dense_text_triggers(text)
-        mp.setattr(triggers, "FEW_HEADS_FIRST", False)
-        want = triggers.dense_text_triggers(text)
+    got, want = _on_and_off(lambda: triggers.dense_text_triggers(text),
+                            [(triggers, "FEW_HEADS_FIRST")], [(triggers, "_HEAD_BLOCK", block)])
     assert {text.count("\n", 0, at) for at in got[0]} == {
         text.count("\n", 0, at) for at in want[0]}
     assert got[1] == want[1]
 
 
-# -- chance keywords at a wrapped line's edge -------------------------------------------------------
+# -- chance keywords at a wrapped line's edge ---------------------------------------------------
 
 
 def _wrapped(text: str) -> str:
@@ -420,10 +395,7 @@ def wrapped_with_fakes(draw: st.DrawFn) -> str:
 def test_wrapped_lines_with_keywords_at_their_edges_are_judged_as_before(text: str) -> None:
     """Differential, in process: what is withheld with a keyword at a line's edge checked
     is what is withheld with it always a trigger."""
-    got = redacted("text", text)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(triggers, "WRAPPED_EDGES", False)
-        want = redacted("text", text)
+    got, want = _on_and_off(lambda: redacted("text", text), [(triggers, "WRAPPED_EDGES")])
     assert got == want
 
 
