@@ -311,17 +311,41 @@ class _Hyperscan:
             return None
         return {index: sorted(found) for index, found in starts.items()}
 
-    def present(self, text: str) -> Present:
-        scratch = getattr(self._local, "scratch", None)
+    @cached_property
+    def _reported(self) -> Any:
+        # present()'s literals, each reported wherever it ends: a long text's one pass, which
+        # a Python call a match bounds (:meth:`present_whole`). Built on first use.
+        once = self.hs.HS_FLAG_SINGLEMATCH
+        count = len(self._exprs) - len(self._runs)
+        return database(self.hs, self._exprs[:count], [f & ~once for f in self._flags[:count]],
+                        literal=True)
+
+    def present_whole(self, text: str, most: int) -> Present | int:
+        """:meth:`present` of all of ``text`` in one pass that reports every match; or, past
+        ``most`` matches (each a Python call), how far into its bytes they were found."""
+        db = self._reported
+        scratch = getattr(self._local, "reported", None)
         if scratch is None:
-            scratch = self._local.scratch = self.hs.Scratch(self.db)
-        hits: list[int] = []
+            scratch = self._local.reported = self.hs.Scratch(db)
+        hits: set[int] = set()
+        count = reached = 0
 
-        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-            hits.append(expr)
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
+            nonlocal count, reached
+            hits.add(expr)
+            count += 1
+            reached = end
+            return count > most
 
-        self.db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match,
-                     scratch=scratch)
+        try:
+            # An ASCII text's own buffer: a copy of a MB was a tenth of the pass.
+            db.scan(buffer(text_bytes(text)), match_event_handler=on_match, scratch=scratch)
+        except self.hs.ScanTerminated:
+            return reached
+        return self._told(text, hits)
+
+    def _told(self, text: str, hits: Iterable[int]) -> Present:
+        """What ``text`` holds, from the expressions of :attr:`db` it matched."""
         families: set[int] = set()
         groups: set[str] = set()
         for expr in hits:
@@ -333,6 +357,19 @@ class _Hyperscan:
                 families.update(fams)
         return Present(tuple(sorted(families)), "generic" in groups, "escape" in groups,
                        "base64" in groups)
+
+    def present(self, text: str) -> Present:
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self.hs.Scratch(self.db)
+        hits: list[int] = []
+
+        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
+            hits.append(expr)
+
+        self.db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match,
+                     scratch=scratch)
+        return self._told(text, hits)
 
 
 class Located:
@@ -420,6 +457,31 @@ _BLOCK = 1 << 12
 _SEEN_MOST = 32
 
 
+#: A long text is read in one pass (:meth:`_Hyperscan.present_whole`) while its matches are
+#: no more than one in this many chars (random base64 spells some 85 a MB by chance): past
+#: that, each a Python call, it is read another way.
+_WHOLE_SPACING = 1 << 12
+def _blocks_repeat(text: str) -> bool:
+    """Whether the first or second block of ``text`` (as :func:`present` reads it) is read
+    again within as many blocks as it keeps (lines of ``password=x``: their blocks, each
+    told once, cost less than one pass of literals that match unseen at every line)."""
+    reach = _BLOCK + LONGEST - 1
+    last = min(len(text), (_SEEN_MOST + 2) * _BLOCK)
+    return any(
+        text.startswith(text[start:start + reach], at)
+        for start in (0, _BLOCK)
+        for at in range(start + _BLOCK, last, _BLOCK)
+    )
+
+
+#: Past the bound of :data:`_WHOLE_SPACING`, a long text whose matches were no denser than
+#: one in this many bytes where they were counted is read in one pass of the literals each
+#: reported once; a denser one (a run of ``QUFB``: a match at every byte) a block at a time.
+_ONCE_SPACING = 2
+#: Whether a long text is read in one pass first (the tests turn it off: the blocks' path).
+WHOLE_FIRST = True
+
+
 def present(text: str) -> Present:
     """Which keywords ``text`` (a short piece: a line or a JSON string) holds.
 
@@ -428,9 +490,25 @@ def present(text: str) -> Present:
     one unit (``QUFB`` again and again, the base64 of ``AAA…``) holds a keyword at each
     period, which cost hyperscan about a microsecond each, and has as many distinct blocks
     as its period at most."""
-    read = _engine().present
+    engine = _engine()
+    read = engine.present
     if len(text) <= _LONG:
         return read(text)
+    if WHOLE_FIRST and isinstance(engine, _Hyperscan):
+        # One pass where matches are few (random base64 spells a keyword by chance every
+        # few KB): a block's Python was 1.4 ms a MB of it, the pass is 0.45 ms.
+        most = len(text) // _WHOLE_SPACING
+        whole = engine.present_whole(text, most)
+        if isinstance(whole, Present):
+            return whole
+        if whole >= most * _ONCE_SPACING and not _blocks_repeat(text):
+            # Matches no denser than one in _ONCE_SPACING bytes where they were counted, and
+            # blocks that do not repeat (strings of ``sk-N``): one pass of the literals each
+            # reported once, whose unseen matches cost some 5 ns each (0.9 ms a MB of those
+            # strings, where the blocks' Python was 2.1 ms). A text that is dense or repeats
+            # only past where this looked costs what its blocks do where none repeats (20 ms
+            # a MB of ``QUFB`` runs with a char between): no more than before.
+            return read(text)
     seen: dict[str, Present] = {}
     families: set[int] = set()
     generic = escapes = b64 = False

@@ -39,7 +39,7 @@ from elision.redact.keywords import (
 from elision.redact.keywords import window_local as _window_local
 from elision.redact.rules import Span, credential_stub, make_span
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
-from elision.redact.triggers import dense_text_triggers, quiet_runs
+from elision.redact.triggers import dense_text_triggers, quiet_runs, run_end
 from elision.redact.urls import classify_url, find_signed_urls
 
 #: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise.
@@ -300,12 +300,21 @@ def _halve(
 
 def _heads(text: str, a: int, b: int, heads: list[list[int]]) -> None:
     """Where each multi-line rule's keyword is in ``text[a:b]``, for :func:`_multiline`."""
+    if HEADS_DASH and text.find("-", a, b) < 0:
+        # Each keyword holds a "-": one search in C, where each keyword's own search of a
+        # long line of base64 was 0.2 ms a MB (its "P" and "-" starts are many).
+        return
     for rule, starts in zip(_MULTILINE, heads, strict=True):
         keyword = rule.keywords[0]
         at = text.find(keyword, a, b)
         while at >= 0:
             starts.append(at)
             at = text.find(keyword, at + 1, b)
+
+
+#: Whether :func:`_heads` asks for a "-" first, which each multi-line rule's keyword holds
+#: (a test checks that they do; the tests turn it off to compare).
+HEADS_DASH = True
 
 
 class _Lines:
@@ -664,9 +673,15 @@ def _block_runs(text: str) -> Iterator[tuple[int, int]]:
         else:
             continue
         del marks
-        end = _Marks(text).find(b" ", hi)
+        ended = run_end(text, hi) if _RUN_END_IN_ONE_PASS else None
+        end = _Marks(text).find(b" ", hi) if ended is None else ended
         after = _padded(text, size if end < 0 else end)
         yield lo + at, after
+
+
+#: Whether a run that reaches past its block's marks is ended by one pass in C
+#: (:func:`~elision.redact.triggers.run_end`; the tests turn it off to compare).
+_RUN_END_IN_ONE_PASS = True
 
 
 def _padded(text: str, end: int) -> int:
