@@ -291,9 +291,23 @@ SYSTEMATIC: list[Class] = [
 ]
 
 
-def drawn(count: int) -> list[Class]:
+def _draws(count: int, seed: int) -> Any:
+    """Hypothesis settings for ``count`` draws: derandomized at seed 0 (the draws every earlier
+    hunt ran), else seeded, so a new seed draws a new set that a later run can draw again."""
+    from hypothesis import seed as seeded
+    from hypothesis import settings
+
+    def apply(test: Any) -> Any:
+        test = settings(max_examples=count, database=None, derandomize=not seed,
+                        deadline=None)(test)
+        return seeded(seed)(test) if seed else test
+
+    return apply
+
+
+def drawn(count: int, seed: int = 0) -> list[Class]:
     """Units Hypothesis draws from the trigger literals and the chars that end a stretch."""
-    from hypothesis import given, settings
+    from hypothesis import given
     from hypothesis import strategies as st
 
     from elision.redact import triggers
@@ -304,7 +318,7 @@ def drawn(count: int) -> list[Class]:
                                                                    "\\", "%", "A", "0"]))
     units: list[str] = []
 
-    @settings(max_examples=count, database=None, derandomize=True, deadline=None)
+    @_draws(count, seed)
     @given(st.lists(pieces, min_size=1, max_size=4).map("".join))
     def collect(unit: str) -> None:
         units.append(unit)
@@ -314,13 +328,13 @@ def drawn(count: int) -> list[Class]:
     return [Class(f"drawn-{i}:{u[:14]!r}", _repeat(u), u) for i, u in enumerate(seen) if u]
 
 
-def drawn_json(count: int) -> list[Class]:
+def drawn_json(count: int, seed: int = 0) -> list[Class]:
     """JSON documents Hypothesis draws, each repeated as the elements of one array to the size:
     deep (up to 400 levels of arrays or of objects, past orjson's 255), wide (up to 300 members),
     long keys, strings of escapes and control chars, numbers past 64 bits and in exponent form,
     the trigger literals as keys and as values, and mixes of these. The shaper's JSON paths (its
     size walks, pages and selectors) and the redaction walk over values are where these go."""
-    from hypothesis import given, settings
+    from hypothesis import given
     from hypothesis import strategies as st
 
     from elision.redact import triggers
@@ -339,7 +353,7 @@ def drawn_json(count: int) -> list[Class]:
     docs = st.tuples(trees, st.integers(0, 400), st.booleans(), st.integers(0, 300), keys)
     units: dict[bytes, str] = {}
 
-    @settings(max_examples=count, database=None, derandomize=True, deadline=None)
+    @_draws(count, seed)
     @given(docs)
     def collect(doc: tuple[Any, int, bool, int, str]) -> None:
         tree, depth, keyed, wide, key = doc
@@ -478,8 +492,8 @@ def run_engine(args: argparse.Namespace) -> int:
 
     warm_up()
     sizes = [int(mb * MIB) for mb in args.sizes]
-    classes = (SYSTEMATIC + (drawn(args.drawn) if args.drawn else [])
-               + (drawn_json(args.drawn_json) if args.drawn_json else []))
+    classes = (SYSTEMATIC + (drawn(args.drawn, args.seed) if args.drawn else [])
+               + (drawn_json(args.drawn_json, args.seed) if args.drawn_json else []))
     if args.classes:
         wanted = set(args.classes) | {"prose", "json-prose"}
         heads = tuple(name[:-1] for name in wanted if name.endswith("*"))
@@ -556,6 +570,9 @@ def main() -> None:
     parser.add_argument("--drawn-json", type=int, default=0,
                         help="JSON documents Hypothesis draws (deep, wide, long keys, escapes, "
                              "numbers, trigger literals), each repeated as an array's elements")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="draw --drawn and --drawn-json with this seed (0: the derandomized "
+                             "draws of every earlier hunt)")
     parser.add_argument("--limit", type=float, default=1.3, help="the highest linear exponent")
     parser.add_argument("--ratio-limit", type=float, default=0.0,
                         help="also flag a time over this many times prose's at the largest size")
