@@ -49,6 +49,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -458,13 +459,23 @@ def measure(name: str, size: int, target: str, runs: int, drawn_count: int = 0,
     peak is its own: a forked child shares its parent's pages, and reuses what it freed)."""
     args = [sys.executable, __file__, "--child", name, str(size), target, str(runs),
             str(drawn_count), str(json_count)]
+    kept = None
     if unit is not None:  # as hex, text units marked: argv holds no NUL
         raw = unit.encode() if isinstance(unit, str) else unit
-        args.append(("t" if isinstance(unit, str) else "b") + raw.hex())
+        if len(raw) > 16 << 10:  # one argument holds at most 128 KB (a 400-deep drawn document)
+            with tempfile.NamedTemporaryFile("wb", suffix=".unit", delete=False) as file:
+                file.write(raw)
+            kept = Path(file.name)
+            args.append(("T" if isinstance(unit, str) else "B") + str(kept))
+        else:
+            args.append(("t" if isinstance(unit, str) else "b") + raw.hex())
     try:
         return child_result(args, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return {"error": f"timeout after {TIMEOUT:.0f} s"}
+    finally:
+        if kept is not None:
+            kept.unlink()
 
 
 def slope(sizes: list[int], costs: list[float]) -> float:
@@ -586,8 +597,9 @@ def main() -> None:
         json_count = sys.argv[7] if len(sys.argv) > 7 else "0"
         unit: str | bytes | None = None
         if len(sys.argv) > 8:
-            raw = bytes.fromhex(sys.argv[8][1:])
-            unit = raw.decode() if sys.argv[8][0] == "t" else raw
+            mark, rest = sys.argv[8][0], sys.argv[8][1:]
+            raw = Path(rest).read_bytes() if mark in "TB" else bytes.fromhex(rest)
+            unit = raw.decode() if mark in "tT" else raw
         print(json.dumps(_child(name, int(size), target, int(runs), int(drawn_count),
                                 int(json_count), unit)))
         return
