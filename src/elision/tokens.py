@@ -24,6 +24,7 @@ import functools
 import heapq
 import importlib
 import re
+from array import array
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -159,14 +160,19 @@ def merge_count(piece: bytes, ranks: Mapping[bytes, int]) -> int:
     is merged first, the leftmost of equal ranks, as tiktoken does, in O(n log n) with a heap
     of the pairs (stale entries skipped) where tiktoken rescans the piece at each merge."""
     n = len(piece)
-    after = list(range(1, n + 1))  # after[s]: where the part that starts at s ends
-    before = list(range(-1, n - 1))
-    heap = [(rank, s, s + 2) for s in range(n - 1)
+    # A pair is one int, rank then start then end, so the heap orders it as (rank, start) and
+    # holds no tuple: a long piece's heap is its largest part (ints in arrays, 8 bytes each).
+    bits = n.bit_length() + 1
+    ends = (1 << bits) - 1
+    after = array("q", range(1, n + 1))  # after[s]: where the part that starts at s ends
+    before = array("q", range(-1, n - 1))
+    heap = [(rank << 2 * bits) | (s << bits) | (s + 2) for s in range(n - 1)
             if (rank := ranks.get(piece[s:s + 2])) is not None]
     heapq.heapify(heap)
     parts = n
     while heap:
-        _, start, end = heapq.heappop(heap)
+        pair = heapq.heappop(heap)
+        start, end = (pair >> bits) & ends, pair & ends
         middle = after[start]
         # Stale when start was merged into the part before it, or either part grew since.
         if middle >= n or after[middle] != end or before[middle] != start:
@@ -176,9 +182,9 @@ def merge_count(piece: bytes, ranks: Mapping[bytes, int]) -> int:
         if end < n:
             before[end] = start
             if (rank := ranks.get(piece[start:after[end]])) is not None:
-                heapq.heappush(heap, (rank, start, after[end]))
+                heapq.heappush(heap, (rank << 2 * bits) | (start << bits) | after[end])
         if (left := before[start]) >= 0 and (rank := ranks.get(piece[left:end])) is not None:
-            heapq.heappush(heap, (rank, left, end))
+            heapq.heappush(heap, (rank << 2 * bits) | (left << bits) | end)
         parts -= 1
     return parts
 
