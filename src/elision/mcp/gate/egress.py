@@ -133,7 +133,7 @@ class Egress:
             logger.warning("the egress gate failed (%s); the message was withheld",
                            type(exc).__name__)
             return _withheld(message)
-        return raw if gated is message else orjson.dumps(gated)
+        return raw if gated is message else _dumps(gated)
 
     def _may_need_redaction(self, raw: bytes) -> bool:
         if not self.redact:
@@ -180,14 +180,14 @@ class Egress:
         return out
 
     def _bounded_error(self, message: dict[str, Any], scope: str | None) -> dict[str, Any]:
-        size = len(orjson.dumps(message))
+        size = len(_dumps(message))
         if size <= ERROR_BUDGET_BYTES:
             return message
         error = message.get("error")
         error = error if isinstance(error, dict) else {}
         text = str(error.get("message", ""))
         if "data" in error:
-            text += "\n\ndata: " + orjson.dumps(error["data"]).decode()
+            text += "\n\ndata: " + _dumps(error["data"]).decode()
         full = text.encode("utf-8", "replace")
         ref = self.keep(full, scope) if self.keep is not None else None
         where = (
@@ -197,16 +197,27 @@ class Egress:
         head = f"[elision] error cut to the {ERROR_BUDGET_BYTES:,}-byte error bound; {where}\n"
         # Room for the message text: the bound, less the envelope of the JSON-RPC error.
         frame = dict(message, error={"code": error.get("code", -32603), "message": ""})
-        room = ERROR_BUDGET_BYTES - len(orjson.dumps(frame)) - len(head.encode())
+        room = ERROR_BUDGET_BYTES - len(_dumps(frame)) - len(head.encode())
         while True:
             # Escapes can make a char several bytes of JSON: shrink until it fits.
             out = {**frame, "error": {
                 "code": frame["error"]["code"], "message": head + _cut(text, max(room, 0)),
             }}
-            over = len(orjson.dumps(out)) - ERROR_BUDGET_BYTES
+            over = len(_dumps(out)) - ERROR_BUDGET_BYTES
             if over <= 0 or room <= 0:
                 return out
             room -= max(over, 64)
+
+
+def _dumps(value: Any) -> bytes:
+    """The JSON bytes of ``value``: orjson's, or past its 255 levels the standard library's (an
+    upstream may nest deeper: elision reads JSON to 10,000 levels, and a message it could not
+    measure was withheld whole as a gate failure)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        # A lone surrogate, which orjson refuses too, fails to encode here: withheld, as it was.
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _withheld(message: dict[str, Any]) -> bytes:
@@ -214,7 +225,7 @@ def _withheld(message: dict[str, Any]) -> bytes:
     request, else nothing."""
     if "method" in message or "id" not in message:
         return b""
-    return orjson.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {
+    return _dumps({"jsonrpc": "2.0", "id": message["id"], "error": {
         "code": -32603, "message": "elision withheld this answer: the egress gate could not "
         "govern it (a bug in elision, please report it); try the call again",
     }})
@@ -337,7 +348,7 @@ def _shaped(message: dict[str, Any]) -> bool:
 def _bounded(message: dict[str, Any], bound: int) -> dict[str, Any]:
     """``message`` within ``bound`` bytes of JSON: its longest strings cut, each saying how
     much of it was shown; past that, every container but the exempt members summarized."""
-    if len(orjson.dumps(message)) <= bound:
+    if len(_dumps(message)) <= bound:
         return message
     held = {path: _pop(message, path, copy=True) for path in EXEMPT}
     lo, hi = 0, _longest(message)
@@ -348,7 +359,7 @@ def _bounded(message: dict[str, Any], bound: int) -> dict[str, Any]:
         for path, (found, value) in held.items():
             if found:
                 tried = _put(tried, path, value)
-        if len(orjson.dumps(tried)) <= bound:
+        if len(_dumps(tried)) <= bound:
             best, lo = tried, cap + 1
         else:
             hi = cap - 1
@@ -393,7 +404,7 @@ def _summarized(message: dict[str, Any], bound: int) -> dict[str, Any]:
         if key in ("params", "result") and isinstance(value, dict):
             out[key] = {
                 k: (v if not isinstance(v, dict | list) else (
-                    f"[elision: withheld, {len(orjson.dumps(v)):,} bytes of JSON, over the "
+                    f"[elision: withheld, {len(_dumps(v)):,} bytes of JSON, over the "
                     f"{bound:,}-byte bound of this message]"
                 )) for k, v in value.items()
             }
