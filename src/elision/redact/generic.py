@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, repeat
 from operator import add
 
@@ -131,13 +131,15 @@ def names_nothing(name: str) -> bool:
     return not any(core in low for core in _NAME_CORES)
 
 
-def naming(names: Sequence[str]) -> list[int]:
+def naming(
+    names: Sequence[str], blocks: Iterable[tuple[int, int]] | None = None,
+) -> list[int]:
     """The indices of ``names`` for which :func:`names_nothing` is ``False``, told by one
-    search of them joined, a block at a time (:func:`join_blocks`): no core spans the line
-    break that joins two names, so a name holds a core exactly where the joined text holds
-    one within it."""
+    search of them joined, a block at a time (:func:`join_blocks`, or ``blocks``, the
+    caller's of them): no core spans the line break that joins two names, so a name holds
+    a core exactly where the joined text holds one within it."""
     found: list[int] = []
-    for lo, hi in join_blocks(names, JOIN_BLOCK):
+    for lo, hi in join_blocks(names, JOIN_BLOCK) if blocks is None else blocks:
         block = names if hi - lo == len(names) else names[lo:hi]
         found.extend(lo + i for i in _naming_block(block))
     return found
