@@ -17,11 +17,9 @@ command-line flags (``--password VALUE``; ``-p VALUE`` only where a command make
 from __future__ import annotations
 
 import re
-from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, repeat
-from operator import add
+from itertools import accumulate
 
 from elision._lazyre import lazy_compile
 from elision.redact import folding
@@ -167,17 +165,37 @@ JOIN_BLOCK = 1 << 16
 
 def join_blocks(texts: Sequence[str], chars: int) -> Iterator[tuple[int, int]]:
     """Consecutive index ranges ``lo, hi`` covering ``texts``, each (but a single text longer
-    than ``chars``) no more than ``chars`` long joined by line breaks. Told in C from the
-    texts' lengths: no Python step a text."""
+    than ``chars``) as many as fit in ``chars`` joined by line breaks. Told in C from the
+    lengths of runs of texts (``sum(map(len, …))``), each block's guessed from the last's
+    count and fitted by halving steps: no Python step a text, and no running total of them
+    all (one, built from a Python iterator chain, was 1 ms a MB of keys of ``A``, issue 23)."""
     count = len(texts)
-    # Where each text's line ends in the whole joined text, plus one (8 bytes a text).
-    ends = array("q", accumulate(map(add, map(len, texts), repeat(1))))
-    lo = 0
+    lo, guess = 0, 1
     while lo < count:
-        base = ends[lo - 1] if lo else 0
-        hi = max(lo + 1, bisect_right(ends, base + chars + 1, lo))
+        hi = min(count, lo + guess)
+        size = _joined(texts, lo, hi)
+        while size > chars and hi - lo > 1:  # too many: drop the last half until they fit
+            cut = (hi - lo) // 2
+            size -= _joined(texts, hi - cut, hi) + 1
+            hi -= cut
+        while size <= chars and hi < count:  # then as many more as fit
+            # As many as the room holds at the mean length so far, then halving steps.
+            step = max(1, (chars - size) * (hi - lo) // (size + hi - lo))
+            more = _joined(texts, hi, min(count, hi + step)) + 1
+            while step > 1 and size + more > chars:
+                step //= 2
+                more = _joined(texts, hi, min(count, hi + step)) + 1
+            if size + more > chars:
+                break  # the next text alone does not fit
+            size += more
+            hi = min(count, hi + step)
         yield lo, hi
-        lo = hi
+        lo, guess = hi, hi - lo
+
+
+def _joined(texts: Sequence[str], lo: int, hi: int) -> int:
+    """The length of ``"\\n".join(texts[lo:hi])`` (``hi > lo``), not joined."""
+    return sum(map(len, texts[lo:hi])) + hi - lo - 1
 
 
 _CORES = lazy_compile("|".join(_NAME_CORES))
