@@ -178,17 +178,23 @@ def join_blocks(texts: Sequence[str], chars: int) -> Iterator[tuple[int, int]]:
             cut = (hi - lo) // 2
             size -= _joined(texts, hi - cut, hi) + 1
             hi -= cut
+        step, halving = 0, False
         while size <= chars and hi < count:  # then as many more as fit
-            # As many as the room holds at the mean length so far, then halving steps.
-            step = max(1, (chars - size) * (hi - lo) // (size + hi - lo))
+            if not halving:
+                # As many as the room holds at the mean length so far, at most twice the
+                # block so far (one-char texts before a long one guessed tens of thousands
+                # a block: quadratic).
+                step = max(1, min(2 * (hi - lo), (chars - size) * (hi - lo) // (size + hi - lo)))
             more = _joined(texts, hi, min(count, hi + step)) + 1
-            while step > 1 and size + more > chars:
-                step //= 2
-                more = _joined(texts, hi, min(count, hi + step)) + 1
-            if size + more > chars:
+            if size + more <= chars:
+                size += more
+                hi = min(count, hi + step)
+            elif step == 1:
                 break  # the next text alone does not fit
-            size += more
-            hi = min(count, hi + step)
+            else:
+                # The end is within ``step`` texts: halved from here on, never guessed again.
+                step //= 2
+                halving = True
         yield lo, hi
         lo, guess = hi, hi - lo
 
