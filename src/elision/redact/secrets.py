@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from itertools import repeat
+from operator import sub
 
 try:  # CPython's private regex parser: see literal_runs
     from re import _constants as sre  # type: ignore[attr-defined]
@@ -83,7 +85,12 @@ def find_credentials(
         elif near is None:
             matches = family.pattern.finditer(text)
         elif (opening := _opening(index)) is not None:
-            starts = sorted({end - n for end in near[index] for n in opening})
+            # One keyword length (``sk-``): the ends are ascending, so are the starts, told
+            # in C (a set comprehension was a Python step a key of NDJSON's, issue 23); a
+            # start twice is tried once (_from).
+            starts = (list(map(sub, near[index], repeat(opening[0])))
+                      if len(opening) == 1
+                      else sorted({end - n for end in near[index] for n in opening}))
             matches = _from(text, family.pattern, starts, in_line=True)
         else:
             matches = (match for lo, hi in _lines(text, near[index])

@@ -45,7 +45,7 @@ from elision.redact.batch import BATCH, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
 from elision.redact.foreign import JSON_TYPES, as_json, members_as_json, plain
-from elision.redact.generic import name_strength, names_nothing, naming
+from elision.redact.generic import JOIN_BLOCK, join_blocks, name_strength, names_nothing, naming
 from elision.redact.kept import keep
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
@@ -419,9 +419,11 @@ def _fresh_inert(keys: list[Any]) -> bool:
     this many at once are a map's ids, never seen again, and the cache is bounded."""
     if not all(map(isinstance, keys, repeat(str))):
         return False
-    if any(_key_rule_of(keys[i]) is not None for i in may_withhold(keys)):
+    # The blocks told once for both (a Python step a key in C: 0.9 ms a MB of them).
+    blocks = list(join_blocks(keys, JOIN_BLOCK))
+    if any(_key_rule_of(keys[i]) is not None for i in may_withhold(keys, blocks)):
         return False
-    return all(name_strength(without_stubs(keys[i])) == 0 for i in naming(keys))
+    return all(name_strength(without_stubs(keys[i])) == 0 for i in naming(keys, blocks))
 
 
 def _at_or_after(positions: list[int], start: int) -> int:
