@@ -367,8 +367,8 @@ class _Hyperscan:
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
             hits.append(expr)
 
-        self.db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match,
-                     scratch=scratch)
+        # The ASCII text's own buffer: a long piece read in one pass was copied whole.
+        self.db.scan(buffer(text_bytes(text)), match_event_handler=on_match, scratch=scratch)
         return self._told(text, hits)
 
 
