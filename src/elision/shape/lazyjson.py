@@ -717,11 +717,31 @@ def materialize(value: Any) -> Any:
     """``value`` as plain dicts and lists: a lazy node is parsed whole, anything else is itself.
 
     For a stage that must read every value (a guard policy, a redaction walk): it costs what
-    the whole parse costs, so it is only asked for where it is needed."""
+    the whole parse costs, so it is only asked for where it is needed. A deep spine's levels
+    (:mod:`elision.shape.lazyspine`: one-member dicts and lists around a lazy node) are copied
+    with the node under them parsed; any other plain value is itself."""
+    if is_lazy(value):
+        return _materialize(value)
+    levels: list[Any] = []
+    node = value
+    while type(node) in (dict, list) and len(node) == 1:
+        key = next(iter(node)) if type(node) is dict else None
+        levels.append(key)
+        node = node[0] if key is None else node[key]
+    if not is_lazy(node):
+        return value
+    out = _materialize(node)
+    while levels:
+        key = levels.pop()
+        out = [out] if key is None else {key: out}
+    return out
+
+
+def _materialize(value: Any) -> Any:
     if isinstance(value, LazyArray):
-        return [materialize(item) for item in value]
+        return [_materialize(item) for item in value]
     if isinstance(value, LazyObject):
-        return {key: materialize(item) for key, item in value.items()}
+        return {key: _materialize(item) for key, item in value.items()}
     return value
 
 
@@ -744,6 +764,12 @@ def parse_document(body: bytes, *, duplicates: list[str] | None = None) -> Any:
             # Read on outside this block: its traceback holds what the lazy read held.
             refused, deep = declined.refused, declined.deep
     if deep:  # past msgspec's depth: the C parsers stop near 1,000 levels, the deep one does not
+        from elision.shape.lazyspine import read_spine
+
+        try:
+            return read_spine(body)
+        except Declined:
+            pass
         return parse_deep(body, duplicates)
     # orjson's refusal holds 12x the body (its error keeps the text decoded, at any size): the
     # exact parser refuses what msgspec refused, or reads what only msgspec refused.
