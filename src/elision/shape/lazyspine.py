@@ -61,7 +61,10 @@ def read_spine(body: bytes) -> Any:
     levels: list[str | None] = []
     spans: deque[tuple[int, int]] = deque(maxlen=STEPS_BACK + 1)
     keys: dict[bytes, str] = {}
-    while True:
+    # Past this many levels the bottom is declined anyway (see below): a body nested to its
+    # size (1 MB of "[") kept a level a byte pair, 4x its bytes, before it was declined.
+    most = MAX_DEPTH - sys.getrecursionlimit() + STEPS_BACK
+    while len(levels) <= most:
         opener = body[at] if at < end else -1
         if opener not in _CLOSERS or body[end - 1] != _CLOSERS[opener]:
             break  # the bottom: no container, or not one spanning these bytes
