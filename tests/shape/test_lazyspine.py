@@ -23,7 +23,14 @@ from elision import Budget, shape
 from elision.shape import lazyspine
 from elision.shape.jsondump import dumps_value
 from elision.shape.jsonparse import parse_deep
-from elision.shape.lazyjson import Declined, PackedArray, materialize, parse_document
+from elision.shape.lazyjson import (
+    Declined,
+    PackedArray,
+    fresh,
+    is_lazy,
+    materialize,
+    parse_document,
+)
 from elision.store import MemoryStore
 from support.before import child_before
 from support.traced import peak
@@ -237,3 +244,20 @@ def test_a_deep_record_array_is_shaped_in_bounded_memory() -> None:
     shape(body, 4096)  # imports and caches out of the count
     assert peak(lambda: shape(body, 4096)) < 5 * len(body)
 
+
+
+def _bottom_of(value: Any) -> Any:
+    while not is_lazy(value):
+        value = value[0] if isinstance(value, list) else next(iter(value.values()))
+    return value
+
+
+def test_a_page_reads_a_fresh_copy_of_the_bottom() -> None:
+    """What a page of a kept view parses goes with the page (store.fetch's ``fresh``), under
+    a spine as under a lazy root: the kept bottom would keep every row its pages read."""
+    spine = parse_document(_deep_wide(300_000))
+    bottom = _bottom_of(spine)
+    assert bottom[7] == {"id": 1, "ok": True}  # a page read it
+    copy = fresh(spine)
+    assert _bottom_of(copy) is not bottom and not _bottom_of(copy)._parsed
+    assert _written(copy) == _written(spine)

@@ -64,6 +64,7 @@ __all__ = [
     "LazyArray",
     "LazyObject",
     "PackedArray",
+    "fresh",
     "is_lazy",
     "lazy_document",
     "materialize",
@@ -726,6 +727,21 @@ def materialize(value: Any) -> Any:
     with the node under them parsed; any other plain value is itself."""
     if is_lazy(value):
         return _materialize(value)
+    return _on_spine(value, _materialize)
+
+
+def fresh(value: Any) -> Any:
+    """:meth:`_Lazy.fresh` of a lazy ``value``, or of a deep spine's lazy bottom (its levels
+    copied); any other value is itself. What a page reads of it goes with the page."""
+    if is_lazy(value):
+        return value.fresh()
+    return _on_spine(value, lambda node: node.fresh())
+
+
+def _on_spine(value: Any, change: Callable[[Any], Any]) -> Any:
+    """``value`` with ``change`` of the lazy node under its one-member levels (a deep spine,
+    :mod:`elision.shape.lazyspine`), the levels copied; ``value`` itself when no lazy node
+    is under them."""
     levels: list[Any] = []
     node = value
     while type(node) in (dict, list) and len(node) == 1:
@@ -734,7 +750,7 @@ def materialize(value: Any) -> Any:
         node = node[0] if key is None else node[key]
     if not is_lazy(node):
         return value
-    out = _materialize(node)
+    out = change(node)
     while levels:
         key = levels.pop()
         out = [out] if key is None else {key: out}
