@@ -111,3 +111,19 @@ def test_a_text_is_decoded_for_the_guard_only_when_a_policy_reads_it(
     pipeline.run(text, budget=512)
     (seen,) = policy.values
     assert seen == text if gets_text else not isinstance(seen, str)
+
+
+def test_a_policy_that_reads_values_sees_a_deep_spine_parsed_whole() -> None:
+    """A record array under 1,100 one-member levels is read as a spine around a lazy array
+    (elision.shape.lazyspine): a policy that reads values is handed plain JSON values, as
+    it was when the body was parsed whole, never the lazy node at the bottom."""
+    rows = b",".join([b'{"id":1,"ok":true}'] * 4000)
+    body = b'{"k":' * 1100 + b"[" + rows + b"]" + b"}" * 1100
+    policy = Seen(True)
+    pipeline = Pipeline(guard=GuardStage(Guardian([SizeCeiling(1 << 30), policy])),
+                        redactor=None)
+    pipeline.run(body, budget=4096)
+    (seen,) = policy.values
+    for _ in range(1100):
+        seen = seen["k"]
+    assert type(seen) is list and seen[:2] == [{"id": 1, "ok": True}] * 2

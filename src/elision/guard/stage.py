@@ -17,7 +17,7 @@ from typing import Any
 
 from elision.guard.policy import Guardian, ToolCall, ToolResult
 from elision.pipeline import Capture, Decision
-from elision.shape.lazyjson import is_lazy, materialize
+from elision.shape.lazyjson import materialize
 
 
 class _UnreadText:
@@ -54,8 +54,8 @@ class GuardStage:
         reads = any(getattr(policy, "reads_values", True) for policy in self.guardian.policies)
         value: Any
         if capture.is_json:
-            value = materialize(capture.value) if reads and is_lazy(capture.value) else (
-                capture.value)
+            # materialize: a lazy root, or a deep spine's lazy bottom (any other is itself).
+            value = materialize(capture.value) if reads else capture.value
         else:
             value = capture.body.decode("utf-8", "replace") if reads else UNREAD_TEXT
         verdict = self.guardian.evaluate(

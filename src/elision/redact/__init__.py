@@ -112,7 +112,10 @@ def redact_value(
 
         redacted = redact_lazy(value, walker)
     else:
-        redacted = walk_parsed(walker, lazyjson.materialize(value), raw=body)
+        # A window of a dense object's members is read whole; a deep spine's lazy bottom
+        # (elision.shape.lazyspine) is walked a piece at a time where the walk meets it.
+        whole = lazyjson.materialize(value) if lazyjson.is_lazy(value) else value
+        redacted = walk_parsed(walker, whole, raw=body)
     _log(walker.withheld)
     return Redaction(redacted, tuple(walker.withheld), walker.references)
 

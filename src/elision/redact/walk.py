@@ -33,6 +33,7 @@ prose, issue 23).
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_left
 from itertools import accumulate, filterfalse, islice, repeat
 from typing import Any
@@ -74,6 +75,20 @@ def serialized(value: Any) -> bytes | None:
         return orjson.dumps(value, default=_fragment)
     except (orjson.JSONEncodeError, TypeError):
         return None  # too deep, a lone surrogate, or a foreign type: walk it instead
+
+
+def _lazy(node: Any) -> bool:
+    """Whether ``node`` is a lazy node (:mod:`elision.shape.lazyjson`): only the bottom of a
+    deep spine (:mod:`elision.shape.lazyspine`) is one inside a parsed value; none exists
+    before that module is imported."""
+    lazyjson = sys.modules.get("elision.shape.lazyjson")
+    return lazyjson is not None and bool(lazyjson.is_lazy(node))
+
+
+def _materialized(node: dict[str, Any]) -> dict[str, Any]:
+    from elision.shape.lazyjson import materialize
+
+    return {key: materialize(value) for key, value in node.items()}
 
 
 def walk_parsed(
@@ -754,6 +769,11 @@ class Walker:
         hits = self._hits
         if span is not None and hits is not None and not hits.any_in(*span):
             return node
+        if _lazy(node):
+            # The bottom of a deep spine (elision.shape.lazyspine): walked a piece at a time.
+            from elision.redact.lazywalk import redact_lazy
+
+            return redact_lazy(node, self, path)
         if self.foreign and type(node) not in JSON_TYPES:
             node = as_json(node)
         if isinstance(node, str):
@@ -763,6 +783,9 @@ class Walker:
         if isinstance(node, dict):
             moved = False
             if not (self._inert_root and path is self._base) and not names_inert(node):
+                if len(node) == 1 and _lazy(next(iter(node.values()))):
+                    # A key that may withhold or govern its value reads it whole.
+                    node = _materialized(node)
                 if self.foreign:
                     # What a name withholds is read in its member as JSON (a tuple under
                     # "password"); a tuple writes as the array it stands for: the spans hold.
@@ -852,7 +875,7 @@ class Walker:
             rest = list(islice(node.values(), start, None))
         else:
             rest = node[start:] if start else node
-        if isinstance(rest[0], dict | list):
+        if isinstance(rest[0], dict | list) or _lazy(rest[0]):
             return False  # a record array, or a list nested in a list: walked as before
         try:
             distinct = set(rest)  # an object or an array in it is unhashable: walked as before

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from typing import Any
 
 import orjson
@@ -63,6 +64,9 @@ def default(obj: Any) -> Any:
     """The ``default=`` hook for ``orjson.dumps``: writes a RawNumber as its bytes."""
     if isinstance(obj, RawNumber):
         return orjson.Fragment(obj.raw)
+    lazyjson = sys.modules.get("elision.shape.lazyjson")
+    if lazyjson is not None and lazyjson.is_lazy(obj):  # the bottom of a deep spine
+        return orjson.Fragment(lazyjson.serialize(obj))
     raise TypeError(f"Type is not JSON serializable: {type(obj).__name__}")
 
 
@@ -182,6 +186,10 @@ def _dumps_leaf(leaf: Any, crumb: _Crumb) -> bytes:
         return _dumps_str(leaf, crumb)
     if isinstance(leaf, RawNumber):
         return leaf.raw
+    if not isinstance(leaf, str | int | float | bool) and leaf is not None:
+        lazyjson = sys.modules.get("elision.shape.lazyjson")
+        if lazyjson is not None and lazyjson.is_lazy(leaf):  # the bottom of a deep spine
+            return bytes(lazyjson.serialize(leaf))
     if isinstance(leaf, int) and not isinstance(leaf, bool) and not -(2**63) <= leaf < 2**64:
         try:
             return str(int(leaf)).encode("ascii")

@@ -47,7 +47,7 @@ from elision.envelope import duplicate_entries, format_next
 from elision.errors import BudgetError, InputError, SelectorError, quoted
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
-from elision.shape.lazyjson import OBJECTS, is_lazy, parse_document
+from elision.shape.lazyjson import OBJECTS, fresh, is_lazy, parse_document
 from elision.store.select import (
     VALID_PATH_FORMS,
     Key,
@@ -93,11 +93,10 @@ class _View:
         """The redacted JSON value: as kept, or read back (lazily, when big) from its bytes."""
         if self.json is not None:
             return parse_document(self.json)
-        if is_lazy(self.value):
-            # A fresh copy a page: what the page's reading parses goes with it, where the
-            # kept view kept every child a page read (0.34x a body's size after 280 pages).
-            return self.value.fresh()
-        return self.value
+        # A fresh copy a page: what the page's reading parses goes with it, where the kept
+        # view kept every child a page read (0.34x a body's size after 280 pages); a deep
+        # spine's lazy bottom too (its levels copied).
+        return fresh(self.value)
 
 
 def remember_view(
