@@ -90,6 +90,13 @@ def walk_parsed(
     the caller found :func:`names_inert` of ``value`` (an object) true. ``split``: an array
     too deep for orjson, with its ``raw`` bytes, is walked an element at a time
     (:mod:`elision.redact.repeats`); an element is walked with ``split`` false."""
+    if (raw is not None and split and not walker.foreign and REPEATS
+            and isinstance(value, list) and len(value) > 1):
+        # One document written n times: the walk of the first stands for all.
+        from elision.redact.uniform import walk_uniform
+
+        if walk_uniform(walker, value, raw, path=path, first=first, piece=piece) is value:
+            return value
     if raw is not None and split and not walker.foreign and REPEATS and _repeated(value, raw):
         # Split by the bytes it was parsed from: no serialization of the whole is needed.
         from elision.redact.repeats import walk_elements
