@@ -43,6 +43,7 @@ from elision._lazyre import lazy_compile
 from elision.envelope import format_path
 from elision.redact.batch import BATCH, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
+from elision.redact.flagged import judged_flags, last_quote, next_quote
 from elision.redact.folding import holds_folds
 from elision.redact.foreign import JSON_TYPES, as_json, members_as_json, plain
 from elision.redact.generic import name_strength, names_nothing, naming
@@ -178,7 +179,7 @@ class Hits:
 
     def __init__(self, data: bytes, *, allowance: int = -1) -> None:
         found = json_triggers(data, allowance=allowance)
-        self.secrets = found.secrets
+        self.secrets = judged_flags(data, found.secrets)
         self.dispositions = found.dispositions
         self.lanes = _lanes(data, found.uris, found.payloads)
         #: All of them, in order: what the walk asks about most.
@@ -282,7 +283,7 @@ class _Reader:
         data, depth, pos = self.data, 0, key + 1
         while self.steps > 0:
             self.steps -= 1
-            quote = _next_quote(data, pos)
+            quote = next_quote(data, pos)
             stop = len(data) if quote < 0 else quote
             bracket = _first_bracket(data, pos, stop)
             if bracket >= 0:  # a bracket comes before the next string
@@ -293,7 +294,7 @@ class _Reader:
                 continue
             if quote < 0:
                 break
-            close = _next_quote(data, quote + 1)
+            close = next_quote(data, quote + 1)
             if close < 0:
                 break
             pos = close + 1
@@ -304,7 +305,7 @@ class _Reader:
         data, depth, pos = self.data, 0, key
         while self.steps > 0:
             self.steps -= 1
-            quote = _last_quote(data, pos)
+            quote = last_quote(data, pos)
             bracket = _last_bracket(data, quote + 1, pos)
             if bracket >= 0:  # a bracket comes after the string before
                 depth += -1 if data[bracket] in _OPEN else 1
@@ -314,7 +315,7 @@ class _Reader:
                 continue
             if quote < 0:
                 break
-            opening = _last_quote(data, quote)
+            opening = last_quote(data, quote)
             if opening < 0:
                 break
             pos = opening
@@ -342,30 +343,6 @@ def _last_bracket(data: bytes, lo: int, hi: int) -> int:
 
 _SHORT_GAP = 8
 _ANY_BRACKET = frozenset(b"{}[]")
-
-
-def _next_quote(data: bytes, pos: int) -> int:
-    """The first unescaped quote at or after ``pos``, or -1."""
-    at = data.find(b'"', pos)
-    while at > 0 and data[at - 1] == 0x5C and _escaped(data, at):
-        at = data.find(b'"', at + 1)
-    return at
-
-
-def _last_quote(data: bytes, pos: int) -> int:
-    """The last unescaped quote before ``pos``, or -1."""
-    at = data.rfind(b'"', 0, pos)
-    while at > 0 and data[at - 1] == 0x5C and _escaped(data, at):
-        at = data.rfind(b'"', 0, at)
-    return at
-
-
-def _escaped(data: bytes, quote: int) -> bool:
-    """Whether the quote at ``quote`` follows an odd run of backslashes (is inside a string)."""
-    run = quote
-    while data[run - 1] == 0x5C:
-        run -= 1
-    return (quote - run) % 2 == 1
 
 
 _NEVER = 1 << 62
@@ -405,16 +382,24 @@ def names_inert(node: dict[Any, Any]) -> bool:
     for key in node:
         known = cache.get(key) if isinstance(key, str) else False
         if known is None:
-            known = (_key_rule_of(key) is None
-                     and (names_nothing(key) or name_strength(without_stubs(key)) == 0))
-            if len(key) <= _KEY_CACHE_LONGEST:
-                keep(cache, key, known)
+            known = key_inert(key)
         if not known:
             return False
     return True
 
 
 _key_inert: dict[str, bool] = {}
+
+
+def key_inert(key: str) -> bool:
+    """Whether the key ``key`` holds no secret and names no credential (kept when short)."""
+    known = _key_inert.get(key)
+    if known is None:
+        known = (_key_rule_of(key) is None
+                 and (names_nothing(key) or name_strength(without_stubs(key)) == 0))
+        if len(key) <= _KEY_CACHE_LONGEST:
+            keep(_key_inert, key, known)
+    return known
 
 
 def _fresh_inert(keys: list[Any]) -> bool:
