@@ -10,7 +10,6 @@ What is withheld must be what the walk with every position gives, entry for entr
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
@@ -21,7 +20,8 @@ from hypothesis import strategies as st
 from elision.redact import flagged, redact_value, walk
 from elision.redact.families import FAMILIES, sample
 from elision.shape.jsonparse import parse_json
-from support.before import code_before, redacted
+from support.before import assert_json_as_before
+from support.calls import counted_calls
 from support.lazy_json import normalized
 
 
@@ -36,26 +36,13 @@ def _wide_keys() -> bytes:
     return b"[" * 139 + orjson.dumps({f"{'K' * 40}{i}": record for i in range(65)}) + b"]" * 139
 
 
-def _entered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A counter of the nodes the walk enters (each a few Python calls)."""
-    count = [0]
-    enter = walk.Walker._enter
-
-    def counted(self: walk.Walker, *args: Any, **kwargs: Any) -> Any:
-        count[0] += 1
-        return enter(self, *args, **kwargs)
-
-    monkeypatch.setattr(walk.Walker, "_enter", counted)
-    return count
-
-
 @pytest.mark.parametrize("make", [_escaped_keys, _wide_keys])
 def test_a_document_whose_triggers_are_all_in_inert_keys_is_not_walked(
     monkeypatch: pytest.MonkeyPatch, make: Any,
 ) -> None:
     """Red before: 197 and 205 nodes entered, each to learn that nothing is withheld."""
     body = make()
-    entered = _entered(monkeypatch)
+    entered = counted_calls(monkeypatch, walk.Walker, "_enter")  # a few Python calls each
     done = redact_value(parse_json(body), body=body)
     assert done.withheld == ()
     assert entered[0] == 0, entered[0]
@@ -128,12 +115,7 @@ def test_leaving_inert_strings_out_withholds_what_every_position_does(body: byte
 def test_the_same_as_the_code_before(body: bytes) -> None:
     if _parsed(body) is None:
         return
-    with code_before() as ask:
-        before = ask("json", body.decode())
-    now = redacted("json", body.decode())
-    strip = re.compile(r"ref_[a-z0-9]+")
-    assert strip.sub("ref_", orjson.dumps(now).decode()) == strip.sub(
-        "ref_", orjson.dumps(before).decode())
+    assert_json_as_before(body.decode())
 
 
 @pytest.mark.parametrize("at", [b"1", b'"a"', b":"])  # a number, a whole string's quote, ":"

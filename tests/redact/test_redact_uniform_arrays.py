@@ -11,7 +11,6 @@ whole array gives, entry for entry.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
@@ -22,7 +21,8 @@ from hypothesis import strategies as st
 from elision.redact import redact_value, repeats, walk
 from elision.redact.families import FAMILIES, sample
 from elision.shape.jsonparse import parse_json
-from support.before import code_before, redacted
+from support.before import assert_json_as_before
+from support.calls import counted_calls
 from support.lazy_json import normalized
 
 
@@ -64,14 +64,7 @@ def test_copies_of_one_document_are_searched_and_walked_once(
     body = make(200)
     one = len(make(1)) - 2
     read = _searched(monkeypatch)
-    splits = [0]
-    split = repeats.walk_elements
-
-    def counted_split(*args: Any, **kwargs: Any) -> Any:
-        splits[0] += 1
-        return split(*args, **kwargs)
-
-    monkeypatch.setattr(repeats, "walk_elements", counted_split)
+    splits = counted_calls(monkeypatch, repeats, "walk_elements")
     done = redact_value(parse_json(body), body=body)
     assert done.withheld == ()
     assert read[0] <= one, (read[0], one)
@@ -133,13 +126,7 @@ def test_one_document_repeated_withholds_what_the_walk_of_the_whole_does(
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_ARRAYS)
 def test_the_same_as_the_code_before(drawn: tuple[bytes, int, bool, bytes]) -> None:
-    body = _array(drawn).decode()
-    with code_before() as ask:
-        before = ask("json", body)
-    now = redacted("json", body)
-    strip = re.compile(r"ref_[a-z0-9]+")
-    assert strip.sub("ref_", orjson.dumps(now).decode()) == strip.sub(
-        "ref_", orjson.dumps(before).decode())
+    assert_json_as_before(_array(drawn).decode())
 
 
 def test_a_credential_in_the_first_copy_leaves_the_walker_as_it_was() -> None:

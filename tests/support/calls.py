@@ -50,3 +50,17 @@ def window_searches(monkeypatch: Any, module: Any) -> list[int]:
 
     monkeypatch.setattr(module, "B64_WINDOW", Counted())
     return searched
+
+
+def counted_calls(monkeypatch: Any, owner: Any, name: str) -> list[int]:
+    """A counter (``[n]``) of the calls of ``owner.name``, wrapped for the rest of the test (a
+    method of a class counts the calls on every instance)."""
+    count = [0]
+    wrapped = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return wrapped(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return count
