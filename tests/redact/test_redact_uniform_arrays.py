@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from elision.redact import redact_value, repeats, walk
 from elision.redact.families import FAMILIES, sample
+from elision.shape import lazyjson
 from elision.shape.jsonparse import parse_json
 from support.before import assert_json_as_before
 from support.calls import counted_calls
@@ -154,3 +155,19 @@ def test_a_copy_that_differs_by_a_byte_is_walked(at: int, copies: int) -> None:
     done = redact_value(parse_json(body), body=body)
     assert [entry["reason"] for entry in done.withheld] == ["credential-field"]
     assert b"hunter2" in orjson.dumps(done.value)  # the clean copies are shown
+
+
+def test_lazy_runs_of_copies_after_the_first_are_known_clean(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Through ``shape()`` a body read lazily comes to the walk a run of elements at a time:
+    the first run's copy is remembered clean, so the later runs are not parsed or searched
+    (the bench found ``shape()`` of the escaped keys 31 -> 151 ms before it was)."""
+    body = _escaped_keys(200)
+    one = len(_escaped_keys(1)) - 2
+    monkeypatch.setattr(lazyjson, "LAZY_BYTES", 0)
+    document = lazyjson.lazy_document(body)
+    read = _searched(monkeypatch)
+    done = redact_value(document, body=body)
+    assert done.withheld == ()
+    assert read[0] <= 2 * one, (read[0], one)

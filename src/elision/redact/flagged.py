@@ -1,23 +1,25 @@
-"""Trigger positions in strings the walk would judge to no effect, left out before the walk.
+"""Trigger positions in keys the walk would find name and hold nothing, left out before it.
 
-A trigger is a literal in the serialization (:mod:`elision.redact.triggers`); the walk judges
-the string around one, and most often nothing comes of it: a key ``"/\\u001f"`` holds the
-escape ``\\u`` (a control char, which hides no letter), ``"NudHJ5dV"`` is a base64 form of a
-keyword and no more. A document of such keys had every node entered, framed and judged to
-learn that (``json-deep-escaped-keys``, ``json-deep-wide-keys``: 100-300 positions a 3-6 KB
-document, issue 23). Each string's answer is kept by its serialized bytes for the process, as
-the walk keeps a short string's (:mod:`elision.redact.kept`): a position in a string whose
-answer is "unchanged, nothing withheld, and as a key names nothing" is left out, so the walk
-never enters what only such strings flagged.
+A trigger is a literal in the serialization (:mod:`elision.redact.triggers`); the walk enters
+every object whose bytes hold one and asks its keys, and most often nothing comes of it: a
+key ``"/\\u001f"`` holds the escape ``\\u`` (a control char, which hides no letter),
+``"NudHJ5dV"`` is a base64 form of a keyword and no more. A document of such keys had every
+node entered and framed to learn that (``json-deep-escaped-keys``, ``json-deep-wide-keys``:
+100-300 positions a 3-6 KB document, issue 23). A key's answer is the walk's own
+(:func:`~elision.redact.walk.key_inert`, kept for the process) and is kept here by its
+serialized bytes too: a position in a key that names nothing and holds nothing is left out,
+so the walk never enters what only such keys flagged.
 
-What the walk withholds is what it withheld with every position: a string is judged for
-itself alone, and an object is entered for its names only where a key names something
-(:func:`~elision.redact.walk.names_inert`), which such a key is never counted to do; a key
-that names a credential holds a trigger of its own, and the lanes' and dispositions'
-positions are not left out.
+What the walk withholds is what it withheld with every position: a key is never judged as a
+value, and an object is read for its names only where a key names something or holds a
+secret (:func:`~elision.redact.walk.names_inert`), which such a key is never counted to do;
+a key that does holds a trigger of its own, and values', lanes' and dispositions' positions
+are all kept.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import orjson
 
@@ -32,39 +34,48 @@ SKIP_INERT = True
 #: the letters of true, false and null. A byte not among them is inside a string.
 _OUTSIDE = frozenset(b"{}[]:,0123456789+-.eEtrufalsn")
 _QUOTE = 0x22
+_COLON = 0x3A
+#: Positions kept, beyond twice those left out, after which the rest are kept unread.
+_GIVE_UP = 16
 _BACKSLASH = 0x5C
-#: Each short string's answer, by its serialized bytes (quotes included).
+#: Each short key's answer, by its serialized bytes (quotes included).
 _inert: dict[bytes, bool] = {}
 
 
 def judged_flags(data: bytes, positions: list[int]) -> list[int]:
     """``positions`` (sorted, in ``data``, orjson's compact serialization) without those in
-    a string of :data:`~elision.redact.kept.LONGEST` bytes or fewer that the walk would judge
-    to no effect, as a value or as a key."""
+    a key of :data:`~elision.redact.kept.LONGEST` bytes or fewer that the walk counts as
+    naming nothing and holding nothing (:func:`~elision.redact.walk.key_inert`, whose answers
+    the walk's own look at the object's names then finds kept). Past :data:`_GIVE_UP` more
+    positions kept than left out, the rest are kept unread: a value's string is judged by the
+    walk (many at once, where they are many), so asking each here cost more than it spared
+    (``json-strings-sk-numbered`` through ``shape()``, 7x)."""
     if not SKIP_INERT or not positions:
         return positions
+    from elision.redact.walk import key_inert  # walk imports this module
+
     out: list[int] = []
-    answers = _inert
     size = len(data)
-    string_end = -1  # the closing quote of the last string left out
-    for pos in positions:
-        if pos < string_end:
-            continue  # in the same string
+    key_end = -1  # the closing quote of the last key left out
+    left_out = 0
+    for i, pos in enumerate(positions):
+        if len(out) > _GIVE_UP + 2 * left_out:
+            out.extend(positions[i:])
+            break
+        if pos < key_end:
+            continue  # in the same key
         if not _in_string(data, pos):
             out.append(pos)
             continue
         start = last_quote(data, pos)
         end = next_quote(data, pos)
-        if start < 0 or end < 0 or end - start - 1 > LONGEST or end >= size:
-            out.append(pos)
+        if (start < 0 or end < 0 or end - start - 1 > LONGEST or end + 1 >= size
+                or data[end + 1] != _COLON):
+            out.append(pos)  # a value (compact JSON: a key alone is followed by ":")
             continue
-        raw = data[start:end + 1]
-        answer = answers.get(raw)
-        if answer is None:
-            answer = _judged_inert(raw)
-            keep(answers, raw, answer)
-        if answer:
-            string_end = end
+        if _judged_inert(data[start:end + 1], key_inert):
+            key_end = end
+            left_out += 1
         else:
             out.append(pos)
     return out
@@ -81,18 +92,18 @@ def _in_string(data: bytes, pos: int) -> bool:
     return pos > 0 and data[pos - 1] != _QUOTE and data[pos - 1] not in _OUTSIDE
 
 
-def _judged_inert(raw: bytes) -> bool:
-    """Whether the string ``raw`` (serialized, quotes included) is one the walk changes
-    nothing in, withholds nothing in, and, as a key, counts as naming nothing: its key
-    answer (:func:`~elision.redact.walk.key_inert`) asks the rules' spans too, which are what
-    the judge of a value withholds (``redact_spans``)."""
-    from elision.redact.walk import key_inert  # walk imports this module
-
-    try:
-        text = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(text, str) and key_inert(text)
+def _judged_inert(raw: bytes, key_inert: Callable[[str], bool]) -> bool:
+    """Whether the key ``raw`` (serialized, quotes included) is one the walk counts as naming
+    nothing and holding nothing, answered by its bytes where it was asked before."""
+    answer = _inert.get(raw)
+    if answer is None:
+        try:
+            text = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            text = None
+        answer = isinstance(text, str) and key_inert(text)
+        keep(_inert, raw, answer)
+    return answer
 
 
 def next_quote(data: bytes, pos: int) -> int:

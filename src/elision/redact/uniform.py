@@ -25,6 +25,9 @@ __all__ = ["walk_uniform"]
 _Path = tuple[Any, Any] | None
 #: The bytes of copies compared at a time (the block is built once: a bound on the copy).
 _BLOCK = 1 << 16
+#: Bytes of clean elements one walk keeps to compare with (here and in
+#: :mod:`elision.redact.repeats`): past it, elements are walked.
+REMEMBER_BYTES = 1 << 20
 
 
 def walk_uniform(
@@ -48,6 +51,11 @@ def walk_uniform(
     got = walk_parsed(walker, value[0], raw=one, path=(path, first), piece=piece, split=False)
     if (got is value[0] and len(walker.withheld) == withheld
             and len(walker.references) == references):
+        if walker.clean_bytes + len(one) <= REMEMBER_BYTES:
+            # Remembered as a split's clean element is: a lazy read's later runs of copies
+            # are then known clean unparsed (lazywalk), as they were before.
+            walker.clean_elements.add(one)
+            walker.clean_bytes += len(one)
         return value
     # Something in it is withheld: the caller's walk makes each copy's entries at its path.
     del walker.withheld[withheld:]
