@@ -27,9 +27,9 @@ A container among siblings of :data:`SUBTREE_BYTES` or more whose bytes equal th
 the walk already found clean is that subtree again and is shared unwalked (equal bytes parse
 to equal values, which the walk treats alike): an array of the same deep, wide document, a
 trigger in every copy that nothing withholds, was every node walked in every copy (80-170x
-prose, issue 23). A trigger in a short string the walk would judge to no effect, as a value
-and as a key, is left out before the walk (:mod:`elision.redact.flagged`), and an array of
-one document written n times is walked as that one (:mod:`elision.redact.uniform`).
+prose, issue 23). A trigger in a short key that names and holds nothing is left out before
+the walk (:mod:`elision.redact.flagged`), and an array of one document written n times is
+walked as that one (:mod:`elision.redact.uniform`).
 """
 
 from __future__ import annotations
