@@ -10,7 +10,6 @@ clean is not searched. What is withheld must be what the search of the whole arr
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
@@ -22,7 +21,8 @@ from elision.redact import redact_value, walk
 from elision.redact.families import FAMILIES, sample
 from elision.shape import lazyjson
 from elision.shape.jsonparse import parse_json
-from support.before import code_before, redacted
+from support.before import assert_json_as_before
+from support.calls import counted_calls
 from support.lazy_json import assert_redacts_as, normalized, redact_lazily
 
 
@@ -80,14 +80,7 @@ def test_lazy_pieces_of_one_big_document_each_are_searched_once(
 def test_small_or_unequal_elements_are_searched_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """The split is asked only where it pays: elements of a few hundred bytes, or an array
     whose first and last documents differ, are one search, as before."""
-    calls = [0]
-    search = walk.json_triggers
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls[0] += 1
-        return search(*args, **kwargs)
-
-    monkeypatch.setattr(walk, "json_triggers", counted)
+    calls = counted_calls(monkeypatch, walk, "json_triggers")
     small = orjson.dumps([{"NudHJ5dV": i} for i in range(50)])
     redact_value(parse_json(small), body=small)
     assert calls[0] == 1
@@ -178,10 +171,4 @@ def test_a_credential_in_every_copy_is_withheld_in_every_copy() -> None:
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_ARRAYS)
 def test_the_same_as_the_code_before(drawn: _Drawn) -> None:
-    body = _array(drawn).decode()
-    with code_before() as ask:
-        before = ask("json", body)
-    now = redacted("json", body)
-    strip = re.compile(r"ref_[a-z0-9]+")
-    assert strip.sub("ref_", orjson.dumps(now).decode()) == strip.sub(
-        "ref_", orjson.dumps(before).decode())
+    assert_json_as_before(_array(drawn).decode())

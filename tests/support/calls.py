@@ -61,3 +61,17 @@ def python_lines(run: Callable[[], T]) -> tuple[int, T]:
     """The Python lines ``run()`` executes, and what it returns: a loop inside one call, which
     :func:`python_calls` cannot see, counted a step at a time."""
     return _events(run, "line", sys.settrace)
+
+
+def counted_calls(monkeypatch: Any, owner: Any, name: str) -> list[int]:
+    """A counter (``[n]``) of the calls of ``owner.name``, wrapped for the rest of the test (a
+    method of a class counts the calls on every instance)."""
+    count = [0]
+    wrapped = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return wrapped(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return count

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from elision.redact.uniform import REMEMBER_BYTES
+
 if TYPE_CHECKING:
     from elision.redact.walk import Walker
 
-__all__ = ["walk_elements"]
+__all__ = ["REMEMBER_BYTES", "walk_elements"]
 
 _Path = tuple[Any, Any] | None
-#: Bytes of clean elements one walk keeps to compare with: past it, elements are walked.
-REMEMBER_BYTES = 1 << 20
 _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
 #: An element of fewer bytes nests at most half as deep, within orjson's 255 levels: runs of
 #: them are walked as pieces of the array, each one serialization and one search.

@@ -27,7 +27,9 @@ A container among siblings of :data:`SUBTREE_BYTES` or more whose bytes equal th
 the walk already found clean is that subtree again and is shared unwalked (equal bytes parse
 to equal values, which the walk treats alike): an array of the same deep, wide document, a
 trigger in every copy that nothing withholds, was every node walked in every copy (80-170x
-prose, issue 23).
+prose, issue 23). A trigger in a short key that names and holds nothing is left out before
+the walk (:mod:`elision.redact.flagged`), and an array of one document written n times is
+walked as that one (:mod:`elision.redact.uniform`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from elision._lazyre import lazy_compile
 from elision.envelope import format_path
 from elision.redact.batch import BATCH, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
+from elision.redact.flagged import judged_flags, last_quote, next_quote
 from elision.redact.folding import holds_folds
 from elision.redact.foreign import JSON_TYPES, as_json, members_as_json, plain
 from elision.redact.generic import JOIN_BLOCK, join_blocks, name_strength, names_nothing, naming
@@ -105,6 +108,13 @@ def walk_parsed(
     the caller found :func:`names_inert` of ``value`` (an object) true. ``split``: an array
     too deep for orjson, with its ``raw`` bytes, is walked an element at a time
     (:mod:`elision.redact.repeats`); an element is walked with ``split`` false."""
+    if (raw is not None and split and not walker.foreign and REPEATS
+            and isinstance(value, list) and len(value) > 1):
+        # One document written n times: the walk of the first stands for all.
+        from elision.redact.uniform import walk_uniform
+
+        if walk_uniform(walker, value, raw, path=path, first=first, piece=piece) is value:
+            return value
     if raw is not None and split and not walker.foreign and REPEATS and _repeated(value, raw):
         # Split by the bytes it was parsed from: no serialization of the whole is needed.
         from elision.redact.repeats import walk_elements
@@ -186,7 +196,7 @@ class Hits:
 
     def __init__(self, data: bytes, *, allowance: int = -1) -> None:
         found = json_triggers(data, allowance=allowance)
-        self.secrets = found.secrets
+        self.secrets = judged_flags(data, found.secrets)
         self.dispositions = found.dispositions
         self.lanes = _lanes(data, found.uris, found.payloads)
         #: All of them, in order: what the walk asks about most.
@@ -290,7 +300,7 @@ class _Reader:
         data, depth, pos = self.data, 0, key + 1
         while self.steps > 0:
             self.steps -= 1
-            quote = _next_quote(data, pos)
+            quote = next_quote(data, pos)
             stop = len(data) if quote < 0 else quote
             bracket = _first_bracket(data, pos, stop)
             if bracket >= 0:  # a bracket comes before the next string
@@ -301,7 +311,7 @@ class _Reader:
                 continue
             if quote < 0:
                 break
-            close = _next_quote(data, quote + 1)
+            close = next_quote(data, quote + 1)
             if close < 0:
                 break
             pos = close + 1
@@ -312,7 +322,7 @@ class _Reader:
         data, depth, pos = self.data, 0, key
         while self.steps > 0:
             self.steps -= 1
-            quote = _last_quote(data, pos)
+            quote = last_quote(data, pos)
             bracket = _last_bracket(data, quote + 1, pos)
             if bracket >= 0:  # a bracket comes after the string before
                 depth += -1 if data[bracket] in _OPEN else 1
@@ -322,7 +332,7 @@ class _Reader:
                 continue
             if quote < 0:
                 break
-            opening = _last_quote(data, quote)
+            opening = last_quote(data, quote)
             if opening < 0:
                 break
             pos = opening
@@ -350,30 +360,6 @@ def _last_bracket(data: bytes, lo: int, hi: int) -> int:
 
 _SHORT_GAP = 8
 _ANY_BRACKET = frozenset(b"{}[]")
-
-
-def _next_quote(data: bytes, pos: int) -> int:
-    """The first unescaped quote at or after ``pos``, or -1."""
-    at = data.find(b'"', pos)
-    while at > 0 and data[at - 1] == 0x5C and _escaped(data, at):
-        at = data.find(b'"', at + 1)
-    return at
-
-
-def _last_quote(data: bytes, pos: int) -> int:
-    """The last unescaped quote before ``pos``, or -1."""
-    at = data.rfind(b'"', 0, pos)
-    while at > 0 and data[at - 1] == 0x5C and _escaped(data, at):
-        at = data.rfind(b'"', 0, at)
-    return at
-
-
-def _escaped(data: bytes, quote: int) -> bool:
-    """Whether the quote at ``quote`` follows an odd run of backslashes (is inside a string)."""
-    run = quote
-    while data[run - 1] == 0x5C:
-        run -= 1
-    return (quote - run) % 2 == 1
 
 
 _NEVER = 1 << 62
@@ -413,16 +399,24 @@ def names_inert(node: dict[Any, Any]) -> bool:
     for key in node:
         known = cache.get(key) if isinstance(key, str) else False
         if known is None:
-            known = (_key_rule_of(key) is None
-                     and (names_nothing(key) or name_strength(without_stubs(key)) == 0))
-            if len(key) <= _KEY_CACHE_LONGEST:
-                keep(cache, key, known)
+            known = key_inert(key)
         if not known:
             return False
     return True
 
 
 _key_inert: dict[str, bool] = {}
+
+
+def key_inert(key: str) -> bool:
+    """Whether the key ``key`` holds no secret and names no credential (kept when short)."""
+    known = _key_inert.get(key)
+    if known is None:
+        known = (_key_rule_of(key) is None
+                 and (names_nothing(key) or name_strength(without_stubs(key)) == 0))
+        if len(key) <= _KEY_CACHE_LONGEST:
+            keep(_key_inert, key, known)
+    return known
 
 
 def _fresh_inert(keys: list[Any]) -> bool:
