@@ -22,6 +22,7 @@ from functools import cache
 from itertools import islice
 from operator import attrgetter, le, lt
 
+from elision._lazyre import lazy_compile
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
 from elision.redact.families import BY_ID, PATTERN_FAMILIES
@@ -478,7 +479,7 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
         marks = _run_marks(text)
         if _no_run_holds_a_window(text, marks):
             return _headed_runs(text, marks)
-    if (_QUIET_RUNS and not forms and _HEADED_MOST < len(text) <= WHOLE and text.isascii()
+    if (_QUIET_RUNS and not forms and len(text) > _HEADED_MOST and text.isascii()
             and "\\" not in text and _quiet_runs(text)):
         return []
     found: list[Span] = []
@@ -517,10 +518,31 @@ def _quiet_runs(text: str) -> bool:
     holds a window (:func:`~elision.redact.triggers.quiet_runs`): then, with no keyword's
     form and no backslash in it, none decodes to a credential that :func:`_in_base64` would
     find. Finding each run in its marks, a generator's step and a loop's tests a run, were a
-    third of judging a chunk of NDJSON records of a key each (issue 23). Asked of a piece of
-    :data:`WHOLE` chars at most: its two copies are then bounded (one long line of random
-    base64 is read in blocks, as before)."""
-    return _window_local() and quiet_runs(text) is True
+    third of judging a chunk of NDJSON records of a key each (issue 23). Asked a slice of
+    :data:`WHOLE` chars at most at a time (its copies are then bounded), each cut just after
+    a char no run holds, so no run is split: a run's head is at its start and its windows
+    are inside it. One long line of URL candidates (``pwd=x)`` and 35 run chars) was a run
+    asked in Python each 41 chars, a quarter of its judging (issue 23); one run longer than
+    a slice is asked run by run, as before."""
+    if not _window_local():
+        return False
+    at, size = 0, len(text)
+    while at < size:
+        end = size
+        if size - at > WHOLE:
+            cut = _THROUGH_NON_RUN.match(text, at, at + WHOLE)
+            if cut is None:
+                return False  # a slice of one run: its runs are asked one by one
+            end = cut.end()
+        if quiet_runs(text[at:end]) is not True:
+            return False
+        at = end
+    return True
+
+
+#: From a position, through the last char that no base64 run holds (:data:`B64_RUN`'s class):
+#: greedy, so it ends just after the last such char before its end.
+_THROUGH_NON_RUN = lazy_compile(r"(?s).*[^A-Za-z0-9+/_-]")
 
 
 #: Whether :func:`_in_base64` asks :func:`_quiet_runs` first (the tests turn it off to
