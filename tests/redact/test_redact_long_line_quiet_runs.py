@@ -1,4 +1,5 @@
-"""A long line's base64 runs told quiet in C, a slice of it at a time (issue 23).
+"""A long line's base64 runs told quiet in C, a slice of it at a time, and a short piece's
+where it holds many (issue 23).
 
 Found by profiling ``bench/fuzz_linear.py``'s ``url-token-closers`` (``pwd=x)`` and 35 name
 chars, one 1 MB line just under the density bound): a quarter of its redaction (25 ms of
@@ -9,6 +10,10 @@ only of a text of :data:`scan.WHOLE` chars or less. A longer one is now asked a 
 or window is split. What is withheld must be what asking each run finds: a differential
 against that path (``_QUIET_RUNS`` off), always run, and against the code before where
 ``ELISION_BEFORE_SRC`` names its ``src``.
+
+A piece of :data:`scan._HEADED_MOST` chars or less (``assign-under-limit``'s are 600 chars, a
+run of ``x`` on each of its 15 lines) had its runs found and asked in Python, 11 us a piece;
+one with :data:`scan._QUIET_FIRST` runs or more is now asked of the same hyperscan pass first.
 """
 
 from __future__ import annotations
@@ -121,3 +126,42 @@ def test_long_lines_are_withheld_as_before(
     code_before_answers: Callable[[str, str], Any], text: str,
 ) -> None:
     assert redacted("text", text) == code_before_answers("text", text)
+
+
+# -- a short piece of many runs --------------------------------------------------------------
+
+
+def _assignments(lines: int) -> str:
+    return ("password=hunter2 " + "x" * 23 + "\n") * lines  # assign-under-limit
+
+
+@pytest.mark.skipif(not HYPERSCAN, reason="runs are told quiet by a hyperscan pass")
+def test_a_piece_of_many_quiet_runs_asks_none_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red before: each piece of assign-under-limit had its runs found one by one."""
+    asked = 0
+    headed = scan._headed_runs
+
+    def counted(text: str, marks: Any) -> Any:
+        nonlocal asked
+        asked += 1
+        return headed(text, marks)
+
+    monkeypatch.setattr(scan, "_headed_runs", counted)
+    assert len(redact_text(_assignments(3000)).withheld) == 3000
+    assert asked == 0
+
+
+_PIECE_PARTS = st.one_of(
+    st.sampled_from(["password=hunter2 " + "x" * 23, "api_key=Zx8Qw3Er5Ty7Ui9Op ", _WINDOWED,
+                     _HEADED, "A" * 25, "QXV0aG9yaXphdGlvbjogQmFzaWMg", " ", "\n", "=", "==",
+                     base64.b64encode(b"token: ghp_" + b"a1B2" * 9).decode()]),
+    st.text(alphabet="xyzXYZ019+/_-= \n", max_size=40),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_PIECE_PARTS, min_size=1, max_size=40).map("".join))
+@example(_assignments(8) + _WINDOWED + "\n")
+@example(_assignments(8) + " " + _HEADED + "\n")
+def test_pieces_of_many_runs_are_withheld_as_asking_each_run_does(text: str) -> None:
+    assert redacted("text", text) == _slow(text)
