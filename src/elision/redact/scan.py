@@ -22,7 +22,6 @@ from functools import cache
 from itertools import islice
 from operator import attrgetter, le, lt
 
-from elision._lazyre import lazy_compile
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
 from elision.redact.families import BY_ID, PATTERN_FAMILIES
@@ -538,19 +537,16 @@ def _quiet_runs(text: str) -> bool:
     while at < size:
         end = size
         if size - at > WHOLE:
-            cut = _THROUGH_NON_RUN.match(text, at, at + WHOLE)
-            if cut is None:
+            # The last char no run holds, found in the slice's marks by memrchr (a regex
+            # read a slice of one run, a line of random base64, twice: 0.9 ms a slice).
+            cut = text[at:at + WHOLE].encode("ascii").translate(_RUN_MARKS).rfind(b" ")
+            if cut < 0:
                 return False  # a slice of one run: its runs are asked one by one
-            end = cut.end()
+            end = at + cut + 1
         if quiet_runs(text[at:end]) is not True:
             return False
         at = end
     return True
-
-
-#: From a position, through the last char that no base64 run holds (:data:`B64_RUN`'s class):
-#: greedy, so it ends just after the last such char before its end.
-_THROUGH_NON_RUN = lazy_compile(r"(?s).*[^A-Za-z0-9+/_-]")
 
 
 #: Whether :func:`_in_base64` asks :func:`_quiet_runs` first (the tests turn it off to
