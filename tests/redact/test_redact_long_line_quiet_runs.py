@@ -6,10 +6,10 @@ chars, one 1 MB line just under the density bound): a quarter of its redaction (
 100 ms CPU a MB) was the base64 runs, one a candidate, each found and asked in Python,
 because the hyperscan pass that tells a text's runs quiet (``triggers.quiet_runs``) was asked
 only of a text of :data:`scan.WHOLE` chars or less. A longer one is now asked a slice of
-``WHOLE`` chars or less at a time, each cut just after a char no run holds, so no run, head
-or window is split. What is withheld must be what asking each run finds: a differential
-against that path (``_QUIET_RUNS`` off), always run, and against the code before where
-``ELISION_BEFORE_SRC`` names its ``src``.
+:data:`scan._QUIET_SLICE` chars or less at a time, each cut just after a char no run holds,
+so no run, head or window is split. What is withheld must be what asking each run finds:
+a differential against that path (``_QUIET_RUNS`` off), always run, and against the code
+before where ``ELISION_BEFORE_SRC`` names its ``src``.
 
 A piece of :data:`scan._HEADED_MOST` chars or less (``assign-under-limit``'s are 600 chars, a
 run of ``x`` on each of its 15 lines) had its runs found and asked in Python, 11 us a piece;
@@ -83,12 +83,12 @@ def test_a_long_line_of_url_candidates_asks_no_run_in_python(
     *((_HEADED, inside) for inside in (1, 2, 3, 4, 5, 20)),
 ])
 def test_a_run_across_a_slices_end_is_found(run: str, inside: int) -> None:
-    """A run whose ``inside``-th char is the first past the first ``WHOLE`` chars (the cut
-    comes just after the space before it): a slice cut at ``WHOLE`` would split its window,
+    """A run whose ``inside``-th char is the first past the first slice's chars (the cut
+    comes just after the space before it): a slice cut at its length would split its window,
     wherever in the run that is, and hold its head apart from its rest."""
-    head = _closers(scan.WHOLE - inside - 1)
+    head = _closers(scan._QUIET_SLICE - inside - 1)
     text = head + " " + run + " " + _closers(scan.WHOLE)
-    assert text.index(run) + inside == scan.WHOLE
+    assert text.index(run) + inside == scan._QUIET_SLICE
     done = redacted("text", text)
     assert done[1], "the run decodes to a credential"
     assert done == _slow(text)
@@ -105,17 +105,17 @@ _PIECES = st.one_of(
 @st.composite
 def long_lines(draw: st.DrawFn) -> str:
     """One line longer than ``WHOLE``: URL candidates with runs drawn among them, some placed
-    near a multiple of ``WHOLE`` (where a cut may fall)."""
+    near the end of the first slice (where a cut may fall)."""
     parts = draw(st.lists(_PIECES, min_size=1, max_size=12))
     near = draw(st.integers(0, 60))
-    body = _closers(scan.WHOLE - near) + "".join(parts)
-    return body + _closers(scan.WHOLE // 2) + "".join(reversed(parts))
+    body = _closers(scan._QUIET_SLICE - near) + "".join(parts)
+    return body + _closers(scan.WHOLE) + "".join(reversed(parts))
 
 
 @pytest.mark.skipif(not HYPERSCAN, reason="runs are told quiet by a hyperscan pass")
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(long_lines())
-@example(_closers(scan.WHOLE - 10) + _WINDOWED + _closers(1000))
+@example(_closers(scan._QUIET_SLICE - 10) + _WINDOWED + _closers(scan.WHOLE))
 def test_long_lines_are_withheld_as_asking_each_run_does(text: str) -> None:
     assert redacted("text", text) == _slow(text)
 

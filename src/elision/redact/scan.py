@@ -525,28 +525,39 @@ def _quiet_runs(text: str) -> bool:
     holds a window (:func:`~elision.redact.triggers.quiet_runs`): then, with no keyword's
     form and no backslash in it, none decodes to a credential that :func:`_in_base64` would
     find. Finding each run in its marks, a generator's step and a loop's tests a run, were a
-    third of judging a chunk of NDJSON records of a key each (issue 23). Asked a slice of
-    :data:`WHOLE` chars at most at a time (its copies are then bounded), each cut just after
-    a char no run holds, so no run is split: a run's head is at its start and its windows
-    are inside it. One long line of URL candidates (``pwd=x)`` and 35 run chars) was a run
-    asked in Python each 41 chars, a quarter of its judging (issue 23); one run longer than
-    a slice is asked run by run, as before."""
+    third of judging a chunk of NDJSON records of a key each (issue 23). A text longer than
+    :data:`WHOLE` is asked a slice of :data:`_QUIET_SLICE` chars at most at a time (its copies
+    are then small), each cut just after a char no run holds, so no run is split: a run's
+    head is at its start and its windows are inside it. One long line of URL candidates
+    (``pwd=x)`` and 35 run chars) was a run asked in Python each 41 chars, a quarter of its
+    judging (issue 23); a run across a cut's reach is asked run by run, as before."""
     if not _window_local():
         return False
     at, size = 0, len(text)
+    if size <= WHOLE:
+        return quiet_runs(text) is True
     while at < size:
         end = size
-        if size - at > WHOLE:
-            # The last char no run holds, found in the slice's marks by memrchr (a regex
-            # read a slice of one run, a line of random base64, twice: 0.9 ms a slice).
-            cut = text[at:at + WHOLE].encode("ascii").translate(_RUN_MARKS).rfind(b" ")
+        if size - at > _QUIET_SLICE:
+            # The last char no run holds in the slice's last _CUT_REACH chars, found by
+            # memrchr in their marks (a regex over the slice read one of one run twice,
+            # 0.9 ms a slice of random base64, and a copy of a whole slice's marks raised a
+            # long line's peak by 0.06x).
+            lo = at + _QUIET_SLICE - _CUT_REACH
+            cut = text[lo:at + _QUIET_SLICE].encode("ascii").translate(_RUN_MARKS).rfind(b" ")
             if cut < 0:
-                return False  # a slice of one run: its runs are asked one by one
-            end = at + cut + 1
+                return False  # a run this long at the cut: its runs are asked one by one
+            end = lo + cut + 1
         if quiet_runs(text[at:end]) is not True:
             return False
         at = end
     return True
+
+
+#: A text longer than :data:`WHOLE` is asked a slice of this many chars at most at a time
+#: (``quiet_runs`` reads 16 K chars a block), each cut within its last :data:`_CUT_REACH`.
+_QUIET_SLICE = 1 << 14
+_CUT_REACH = 1 << 10
 
 
 #: Whether :func:`_in_base64` asks :func:`_quiet_runs` first (the tests turn it off to
