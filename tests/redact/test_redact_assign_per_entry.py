@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import generic, redact_text, scan
+from elision.redact import generic, redact_text, scan, textbytes, urls
 from support.before import redacted
 from support.built import strategies_built
 from support.calls import redaction_calls
@@ -45,6 +45,46 @@ def test_an_assignment_under_the_density_bound_costs_few_python_calls() -> None:
     line = "password=hunter2 " + "x" * 23 + "\n"  # bench/fuzz_linear.py: assign-under-limit
     # 13.6 calls an entry before; 9 or fewer after.
     assert _calls_per_entry(line * 3000) <= 9
+
+
+def test_the_trigger_search_finds_an_ascii_texts_line_ends_in_c(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Red before: each match's line end was found by ``AsciiBytes.find``, a Python call (one
+    an entry of assign-under-limit)."""
+    calls = 0
+    find = textbytes.AsciiBytes.find
+
+    def counted(self: textbytes.AsciiBytes, sub: bytes, start: int = 0,
+                end: int | None = None) -> int:
+        nonlocal calls
+        calls += 1
+        return find(self, sub, start, end)
+
+    monkeypatch.setattr(textbytes.AsciiBytes, "find", counted)
+    text = ("password=hunter2 " + "x" * 23 + "\n") * 3000
+    assert len(redact_text(text).withheld) == 3000
+    assert calls <= 10
+
+
+def test_the_url_rules_lower_no_copy_of_a_piece_without_a_dot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Red before: each piece of assignments was lower-cased to look for ``hooks.slack.com``,
+    which no piece without a ``.`` can hold (no char lower-cases to one)."""
+    asked: list[str] = []
+    holds = urls.holds_lowered
+
+    def counted(text: str, word: str) -> bool:
+        asked.append(word)
+        return holds(text, word)
+
+    monkeypatch.setattr(urls, "holds_lowered", counted)
+    assert len(redact_text(("password=hunter2 " + "x" * 23 + "\n") * 3000).withheld) == 3000
+    assert asked == []
+    hook = "https://HOOKS.SLACK.COM/services/T0A1B2C3D/B0A1B2C3D/" + "aB3" * 8
+    assert [w["reason"] for w in redact_text(f"password=hunter2 {hook}\n" * 3).withheld] == [
+        "credential-assignment", "slack-webhook-url"] * 3
 
 
 def test_an_assignment_of_varied_values_costs_few_python_calls() -> None:

@@ -461,6 +461,11 @@ def find_assignments(text: str) -> list[Span]:
     commands = False
     step = folding.LOWER_WINDOW
     resume = 0  # where the last name word ended: each window's search goes on from there
+    # Bound once a text, not looked up a candidate: a MB of assignments just under the
+    # density bound is 25,000 of them, each a few global and attribute lookups (issue 23).
+    # The compiled pattern's own method: the lazy one's, held, would compile-check each call.
+    name_chars, sep_bare, strength_of = _NAME_CHARS, _SEP_BARE.compiled().match, strengths.get
+    by_regex, plain = _NAME_BY_REGEX, _plain_bare
     for at, low in _lowered_windows(text):
         commands = commands or any(command in low for command in PASSWORD_COMMANDS)
         for hit in _NAME_WORD.finditer(low, max(0, resume - at)):
@@ -471,32 +476,32 @@ def find_assignments(text: str) -> list[Span]:
             end = resume = end + at
             if start < done:
                 continue
-            floor = max(0, start - _LONGEST_NAME)
-            if _NAME_BY_REGEX:
+            floor = start - _LONGEST_NAME if start > _LONGEST_NAME else 0
+            if by_regex:
                 # Most words are a name's ends already (``password=``): one char each tells it.
-                if start > floor and text[start - 1] in _NAME_CHARS:
+                if start > floor and text[start - 1] in name_chars:
                     before = _THROUGH_NON_NAME.match(text, floor, start)
                     start = floor if before is None else before.end()
-                if end < size and text[end] in _NAME_CHARS:
+                if end < size and text[end] in name_chars:
                     after = _NAME_REST.match(text, end, min(size, start + 2 * _LONGEST_NAME))
                     end = max(end, after.end()) if after is not None else end
             else:
-                while start > floor and text[start - 1] in _NAME_CHARS:
+                while start > floor and text[start - 1] in name_chars:
                     start -= 1
-                while end < size and end - start < 2 * _LONGEST_NAME and text[end] in _NAME_CHARS:
+                while end < size and end - start < 2 * _LONGEST_NAME and text[end] in name_chars:
                     end += 1
             done = end
             if start and text[start - 1] == "/":
                 continue  # a path's or a URL's last part (/etc/passwd: …) names a file, not a value
             name = text[start:end].strip(".-")
-            strength = strengths.get(name)
+            strength = strength_of(name)
             if strength is None:
                 strength = strengths[name] = name_strength(name)
             if not strength:
                 continue
-            sep = _SEP_BARE.match(text, end)
+            sep = sep_bare(text, end)
             if sep is not None:
-                if not _plain_bare(text, name, strength, sep, found, reach):
+                if not plain(text, name, strength, sep, found, reach):
                     _value(text, name, strength, sep.end(1), found, reach)
             elif text.startswith("-", start):
                 gap = _FLAG_GAP.match(text, end)

@@ -75,6 +75,11 @@ _PROBE_FIRST = 256
 #: a piece of assignments is about 1 KB; a line of an image's base64 is read a run at a time,
 #: each probed before any window's search.
 _HEADED_MOST = 4096
+#: A piece with this many runs (a count of :data:`_RUN_LEAST` in its marks, in C) is asked
+#: :func:`~elision.redact.triggers.quiet_runs` first: two hyperscan passes, some 5 us, where
+#: finding and asking each run in Python was 11 us a piece of assign-under-limit (15 runs,
+#: a sixth of its judging; issue 23). Fewer runs cost less asked one by one.
+_QUIET_FIRST = 8
 #: Runs of a text whose own window search is made before the text's one search answers.
 _RUNS_ASKED = 4
 #: A run's own window search (a slice and a call) costs what a search of the whole text
@@ -495,9 +500,12 @@ def _in_base64(text: str, forms: bool) -> list[Span]:
     if (len(text) <= _HEADED_MOST and not forms and text.isascii() and "\\" not in text
             and _window_local()):
         marks = _run_marks(text)
+        if (_QUIET_RUNS and isinstance(marks, bytes) and marks.count(_RUN_LEAST) >= _QUIET_FIRST
+                and quiet_runs(text) is True):
+            return []  # none opens with a head or holds a window: _headed_runs finds none
         if _no_run_holds_a_window(text, marks):
             return _headed_runs(text, marks)
-    if (_QUIET_RUNS and not forms and _HEADED_MOST < len(text) <= WHOLE and text.isascii()
+    if (_QUIET_RUNS and not forms and len(text) > _HEADED_MOST and text.isascii()
             and "\\" not in text and _quiet_runs(text)):
         return []
     found: list[Span] = []
@@ -536,10 +544,39 @@ def _quiet_runs(text: str) -> bool:
     holds a window (:func:`~elision.redact.triggers.quiet_runs`): then, with no keyword's
     form and no backslash in it, none decodes to a credential that :func:`_in_base64` would
     find. Finding each run in its marks, a generator's step and a loop's tests a run, were a
-    third of judging a chunk of NDJSON records of a key each (issue 23). Asked of a piece of
-    :data:`WHOLE` chars at most: its two copies are then bounded (one long line of random
-    base64 is read in blocks, as before)."""
-    return _window_local() and quiet_runs(text) is True
+    third of judging a chunk of NDJSON records of a key each (issue 23). A text longer than
+    :data:`WHOLE` is asked a slice of :data:`_QUIET_SLICE` chars at most at a time (its copies
+    are then small), each cut just after a char no run holds, so no run is split: a run's
+    head is at its start and its windows are inside it. One long line of URL candidates
+    (``pwd=x)`` and 35 run chars) was a run asked in Python each 41 chars, a quarter of its
+    judging (issue 23); a run across a cut's reach is asked run by run, as before."""
+    if not _window_local():
+        return False
+    at, size = 0, len(text)
+    if size <= WHOLE:
+        return quiet_runs(text) is True
+    while at < size:
+        end = size
+        if size - at > _QUIET_SLICE:
+            # The last char no run holds in the slice's last _CUT_REACH chars, found by
+            # memrchr in their marks (a regex over the slice read one of one run twice,
+            # 0.9 ms a slice of random base64, and a copy of a whole slice's marks raised a
+            # long line's peak by 0.06x).
+            lo = at + _QUIET_SLICE - _CUT_REACH
+            cut = text[lo:at + _QUIET_SLICE].encode("ascii").translate(_RUN_MARKS).rfind(b" ")
+            if cut < 0:
+                return False  # a run this long at the cut: its runs are asked one by one
+            end = lo + cut + 1
+        if quiet_runs(text[at:end]) is not True:
+            return False
+        at = end
+    return True
+
+
+#: A text longer than :data:`WHOLE` is asked a slice of this many chars at most at a time
+#: (``quiet_runs`` reads 16 K chars a block), each cut within its last :data:`_CUT_REACH`.
+_QUIET_SLICE = 1 << 14
+_CUT_REACH = 1 << 10
 
 
 #: Whether :func:`_in_base64` asks :func:`_quiet_runs` first (the tests turn it off to

@@ -576,6 +576,12 @@ class _Hyperscan:
         base = self._dense_first(data, name, stop, dense) if dense is not None else 0
         if base >= size:
             return False
+        # An ASCII text's own find, in C: AsciiBytes.find is a Python call, one a match (a
+        # MB of assignments just under the density bound is 25,000 matches, issue 23).
+        find: Callable[[Any, int], int] = data.find
+        needle: str | bytes = stop
+        if isinstance(data, AsciiBytes):
+            find, needle = data.text.find, stop.decode("ascii")
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             nonlocal hit, until, skipped, done, window, seen, resume, limit, asked
@@ -591,7 +597,7 @@ class _Hyperscan:
                 if seen > limit:
                     # The stretch is withheld to its line's end whatever the rest holds: the
                     # scan goes on from there.
-                    line_end = data.find(stop, pos)
+                    line_end = find(needle, pos)
                     resume = max(size if line_end < 0 else line_end + 1,
                                  (window + 1) * DENSE_WINDOW)
                     density.join(dense, window * DENSE_WINDOW, min(resume, size))
@@ -609,7 +615,7 @@ class _Hyperscan:
                     done = True
                     return True
                 hit, skipped = pos, 0
-                until = data.find(stop, pos + 1)
+                until = find(needle, pos + 1)
                 if until < 0:
                     until = size
             return False

@@ -101,7 +101,7 @@ def find_signed_urls(text: str) -> list[Span]:
         patterns.append(_TRIGGERS[1])
     if "@" in text or "%40" in text:
         patterns.append(_USERINFO)
-    if holds_lowered(text, "hooks.slack.com"):
+    if "." in text and holds_lowered(text, "hooks.slack.com"):  # no char lowers to a "."
         patterns.append(_SLACK_HOOK)
     for pattern in patterns:
         covered = -1
