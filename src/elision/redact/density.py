@@ -39,7 +39,9 @@ _BEHIND = 48
 #: What a pattern may ask of the chars outside its match or the form: a form of it is not
 #: counted.
 _CONTEXT = ("(?<!", "(?!", "\\b", "\\B", "^", "$", "\\A", "\\Z")
-_HEAD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_HEAD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+#: (As chars, and as the ints a ``bytes`` target gives: a serialization is searched as bytes.)
+_HEAD = frozenset(_HEAD_CHARS) | frozenset(_HEAD_CHARS.encode())
 
 
 def counted_search(
@@ -97,7 +99,7 @@ def counted_search(
 
 def _withhold(dense: list[tuple[int, int]], text: str, stop: str, start: int, end: int) -> int:
     """Add ``start`` to the end of the line at ``end`` to the stretches; where to go on."""
-    if end < len(text) and text[end - 1] != stop:
+    if end < len(text) and text[end - 1:end] != stop:  # a slice: ``text`` may be bytes
         line_end = text.find(stop, end)
         end = len(text) if line_end < 0 else line_end + 1
     join(dense, start, end)

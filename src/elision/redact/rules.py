@@ -326,6 +326,11 @@ def text_prefilter() -> _Prefilter:
     return _filter(False)
 
 
+def bytes_prefilter() -> _Prefilter:
+    """The regex passes over UTF-8 bytes: for a serialization's counted search."""
+    return _filter(True)
+
+
 def match_positions(data: bytes, low: bytes | None = None, stop: bytes = b"\n") -> list[int]:
     """Where in ``data`` :func:`may_match_bytes` would see a trigger start, the first in each
     stretch up to a ``stop`` (each pass's) that holds one."""
