@@ -315,10 +315,10 @@ def may_match_bytes(data: bytes) -> bool:
     return _filter(True)(data)
 
 
-def text_positions(text: str) -> list[int]:
+def text_positions(text: str, low: str | None = None) -> list[int]:
     """Where in ``text`` :func:`may_match` would see a trigger start, the first in each line
-    (each pass's) that holds one."""
-    return _filter(False).positions(text)
+    (each pass's) that holds one (``low``: ``text.lower()``, when the caller has it)."""
+    return _filter(False).positions(text, low)
 
 
 def text_prefilter() -> _Prefilter:

@@ -1246,7 +1246,9 @@ def _regex_dense_triggers(text: str) -> tuple[list[int], list[tuple[int, int]]]:
     positions, dense = density.counted_search(
         passes.keyword_passes(text, low), text, "\n", DENSE_WINDOW, DENSE_LIMIT, DENSE_GOES_ON)
     if _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
-        return rules.text_positions(text), []  # a few: searched whole, as before
+        # A few: searched whole, as before, in the same lowered copy (a second one beside
+        # it was 2x the text at the peak).
+        return rules.text_positions(text, low), []
     positions.extend(passes.other_positions(text, low, "\n"))
     positions.sort()
     return positions, dense
