@@ -47,14 +47,16 @@ _HEAD = frozenset(_HEAD_CHARS) | frozenset(_HEAD_CHARS.encode())
 
 def counted_search(
     passes: list[tuple[re.Pattern[Any], Any]], text: AnyStr, stop: AnyStr,
-    window: int, limit: int, goes_on: int,
+    window: int, limit: int, goes_on: int, *, inside: bool = False,
 ) -> tuple[list[int], list[tuple[int, int]]]:
     """Each pass's ``(pattern, target)`` (``target`` is ``text`` or its lower-cased copy, of
     the same length) searched a window at a time, its matches counted.
 
     Returns the first position of each pass in each line outside the dense stretches, sorted,
     and the dense stretches as ranges, each from its window to the end of a line, joined
-    where they meet."""
+    where they meet. With ``inside``, the positions found in a dense window before it was
+    told dense are kept too (a JSON walk reads them, as hyperscan's search keeps them): at
+    most ``limit`` and one a window."""
     size = len(text)
     positions: list[int] = []
     dense: list[tuple[int, int]] = []
@@ -93,7 +95,7 @@ def counted_search(
         else:
             pos = end
     positions.sort()
-    if dense:
+    if dense and not inside:
         positions = _outside(positions, dense)
     return positions, dense
 

@@ -1033,7 +1033,7 @@ class _Regex:
         passes = rules.bytes_prefilter()
         positions, ranges = density.counted_search(
             passes.keyword_passes(data, low), data, stop, DENSE_WINDOW, DENSE_LIMIT,
-            DENSE_GOES_ON)
+            DENSE_GOES_ON, inside=True)
         dense.extend(ranges)
         positions.extend(passes.other_positions(data, low, stop))
         found[_SECRET].extend(positions)
