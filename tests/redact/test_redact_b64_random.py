@@ -26,6 +26,7 @@ from elision.redact import redact_text, scan, secrets, triggers
 from elision.redact.families import FAMILIES, sample
 from support.before import redacted
 from support.calls import window_searches
+from support.engines import hyperscan_only
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
 needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="the head search is hyperscan's")
@@ -172,6 +173,9 @@ def test_head_blocks_skipped_find_what_the_run_pattern_found(text: str, block: i
     assert got == want
 
 
+@hyperscan_only("one hyperscan pass finds where the families' matches may open; the `in` "
+                "tests that stand for it without hyperscan ask each family (linear: "
+                "bench/fuzz_linear.py)")
 def test_an_image_in_base64_is_searched_once_for_its_families(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

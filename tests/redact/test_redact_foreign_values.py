@@ -11,6 +11,7 @@ import dataclasses
 import types
 from typing import Any
 
+import pydantic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -114,3 +115,44 @@ def _json(value: Any) -> Any:
     if isinstance(value, list | tuple | collections.deque):
         return [_json(v) for v in value]
     return value
+
+
+class Account(pydantic.BaseModel):
+    user: str
+    note: str
+    scopes: tuple[str, ...] = ()
+
+
+def test_a_pydantic_model_is_read_as_its_json_object() -> None:
+    """Red before: a BaseModel iterates as (name, value) pairs, so it was read as a list of
+    pairs: the token withheld at ``$.a[1][1]``, a path the caller's JSON never has, and what
+    came back a list of lists where ``model_dump(mode="json")`` is an object."""
+    done = redact_value({"a": Account(user="me", note=TOKEN, scopes=("repo",))})
+    assert [e["path"] for e in done.withheld] == ["$.a.note"]
+    assert done.value == {"a": {"user": "me", "note": STUB, "scopes": ["repo"]}}
+
+
+def test_a_clean_pydantic_model_comes_back_as_it_was() -> None:
+    model = Account(user="me", note="plain")
+    assert redact_value({"a": model}).value == {"a": model}
+
+
+@pytest.mark.parametrize("key", [
+    (TOKEN, 1),  # a tuple key
+    frozenset({TOKEN}),  # a frozenset key
+    Pair("x", TOKEN),  # a named tuple
+    (1, 2),  # a clean one too: JSON has no key it could stand for
+])
+def test_a_container_key_is_refused_without_quoting_it(key: Any) -> None:
+    """Red before: a dict key that is a tuple or a frozenset was passed over (the walk judges
+    string keys; orjson cannot write the key, so nothing was searched) and the secret in it
+    came back as it was."""
+    with pytest.raises(InputError, match=r"key at \$\.a is a .*: JSON keys are strings") as caught:
+        redact_value({"a": {key: 1, "b": 2}})
+    assert TOKEN not in str(caught.value)
+
+
+def test_scalar_keys_are_read_as_before() -> None:
+    # A number or None as a key holds no text to judge: its member is read as any other.
+    done = redact_value({"a": {1: TOKEN, None: "x"}})
+    assert done.value == {"a": {1: STUB, None: "x"}} and len(done.withheld) == 1

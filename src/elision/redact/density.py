@@ -20,15 +20,16 @@ on from the end of its line, so no window costs more than that many matches, and
 finds nothing reads no dense window after the first. Its stretch is read as hyperscan's is:
 on through each next window that holds more than
 :data:`~elision.redact.triggers.DENSE_GOES_ON`, told first by a count (in C) of the dense
-window's most frequent match, as hyperscan's stretches are. The grid is in chars (the passes
-read the ``str``), hyperscan's in bytes: the same for ASCII.
+window's most frequent match, as hyperscan's stretches are. The grid is in chars for a text
+(the passes read the ``str``), hyperscan's in bytes: the same for ASCII. A JSON serialization
+is searched as its bytes, a stretch ending at a quote, as hyperscan's is.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from typing import Any, AnyStr
 
 #: How far past its start a keyword pass's match may end (the longest keyword is shorter): a
 #: window's search reads this far into the next window, for a match that starts in it.
@@ -39,19 +40,23 @@ _BEHIND = 48
 #: What a pattern may ask of the chars outside its match or the form: a form of it is not
 #: counted.
 _CONTEXT = ("(?<!", "(?!", "\\b", "\\B", "^", "$", "\\A", "\\Z")
-_HEAD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_HEAD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+#: (As chars, and as the ints a ``bytes`` target gives: a serialization is searched as bytes.)
+_HEAD = frozenset(_HEAD_CHARS) | frozenset(_HEAD_CHARS.encode())
 
 
 def counted_search(
-    passes: list[tuple[re.Pattern[Any], Any]], text: str, stop: str,
-    window: int, limit: int, goes_on: int,
+    passes: list[tuple[re.Pattern[Any], Any]], text: AnyStr, stop: AnyStr,
+    window: int, limit: int, goes_on: int, *, inside: bool = False,
 ) -> tuple[list[int], list[tuple[int, int]]]:
     """Each pass's ``(pattern, target)`` (``target`` is ``text`` or its lower-cased copy, of
     the same length) searched a window at a time, its matches counted.
 
     Returns the first position of each pass in each line outside the dense stretches, sorted,
     and the dense stretches as ranges, each from its window to the end of a line, joined
-    where they meet."""
+    where they meet. With ``inside``, the positions found in a dense window before it was
+    told dense are kept too (a JSON walk reads them, as hyperscan's search keeps them): at
+    most ``limit`` and one a window."""
     size = len(text)
     positions: list[int] = []
     dense: list[tuple[int, int]] = []
@@ -90,14 +95,16 @@ def counted_search(
         else:
             pos = end
     positions.sort()
-    if dense:
+    if dense and not inside:
         positions = _outside(positions, dense)
     return positions, dense
 
 
-def _withhold(dense: list[tuple[int, int]], text: str, stop: str, start: int, end: int) -> int:
+def _withhold(
+    dense: list[tuple[int, int]], text: AnyStr, stop: AnyStr, start: int, end: int,
+) -> int:
     """Add ``start`` to the end of the line at ``end`` to the stretches; where to go on."""
-    if end < len(text) and text[end - 1] != stop:
+    if end < len(text) and text[end - 1:end] != stop:  # a slice: ``text`` may be bytes
         line_end = text.find(stop, end)
         end = len(text) if line_end < 0 else line_end + 1
     join(dense, start, end)

@@ -6,13 +6,18 @@ writes a tuple as an array, so a secret in one was found by the trigger search a
 over by a walk that only descends into dicts and lists, and a set or a mapping proxy was not
 read at all. Governed by default, as the JSON they stand for: a tuple (a named one too), a set,
 a frozenset or another iterable is read as a list, another mapping or a dataclass as a dict,
-and what changed comes back in those JSON containers. Bytes and iterators are refused: bytes
-have no one text to search, and an iterator is used up by the reading.
+a pydantic model as its ``model_dump(mode="json")`` (what its own JSON holds: iterated, it
+was a list of pairs), and what changed comes back in those JSON containers. Bytes and
+iterators are refused: bytes have no one text to search, and an iterator is used up by the
+reading. So is a key that is a container (a tuple, a frozenset): JSON has no key it could
+stand for, neither orjson nor ``json`` writes one, so whatever text reaches a model from it is
+the caller's own spelling, which redaction never sees; the caller makes it a string first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Set
+import sys
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Set
 from dataclasses import fields, is_dataclass
 from typing import Any
 
@@ -30,6 +35,9 @@ def as_json(node: Any) -> Any:
     scalars such as a RawNumber). Raises :class:`InputError` for bytes and iterators."""
     if isinstance(node, _JSON):
         return node
+    model = _pydantic_model()
+    if model is not None and isinstance(node, model):
+        return node.model_dump(mode="json")  # type: ignore[attr-defined]
     if isinstance(node, Mapping):
         return dict(node)
     if is_dataclass(node) and not isinstance(node, type):
@@ -49,6 +57,32 @@ def as_json(node: Any) -> Any:
     if isinstance(node, Iterable):  # a tuple, a deque, a mapping's values…
         return list(node)
     return node
+
+
+def _pydantic_model() -> type | None:
+    """pydantic's ``BaseModel`` where pydantic is imported (a model exists only then, so a
+    caller without pydantic pays no import)."""
+    pydantic = sys.modules.get("pydantic")
+    return getattr(pydantic, "BaseModel", None) if pydantic is not None else None
+
+
+#: The key types JSON writers spell as a string: a member under one is read as any other.
+_KEY_TYPES = frozenset({str, int, float, bool, type(None)})
+_is_key_type = _KEY_TYPES.__contains__
+
+
+def check_keys(node: dict[Any, Any], where: Callable[[], str]) -> None:
+    """Raise :class:`InputError` if a key of ``node`` is a container (a tuple, a frozenset,
+    anything :func:`as_json` reads as a list or a dict): ``where()`` names the object. The
+    key itself is not quoted: it may be the secret."""
+    if all(map(_is_key_type, map(type, node))):  # in C: no call a key
+        return
+    for key in node:
+        if not _is_key_type(type(key)) and isinstance(as_json(key), dict | list):
+            raise InputError(
+                f"a key at {where()} is a {type(key).__name__!r}: JSON keys are strings; "
+                f"make it one (str(), or orjson of it) before redact_value, so the text a "
+                f"model sees is the one judged")
 
 
 def members_as_json(node: dict[Any, Any]) -> dict[Any, Any]:

@@ -315,15 +315,20 @@ def may_match_bytes(data: bytes) -> bool:
     return _filter(True)(data)
 
 
-def text_positions(text: str) -> list[int]:
+def text_positions(text: str, low: str | None = None) -> list[int]:
     """Where in ``text`` :func:`may_match` would see a trigger start, the first in each line
-    (each pass's) that holds one."""
-    return _filter(False).positions(text)
+    (each pass's) that holds one (``low``: ``text.lower()``, when the caller has it)."""
+    return _filter(False).positions(text, low)
 
 
 def text_prefilter() -> _Prefilter:
     """The regex passes over ``str``: for a text's counted search (:mod:`~.density`)."""
     return _filter(False)
+
+
+def bytes_prefilter() -> _Prefilter:
+    """The regex passes over UTF-8 bytes: for a serialization's counted search."""
+    return _filter(True)
 
 
 def match_positions(data: bytes, low: bytes | None = None, stop: bytes = b"\n") -> list[int]:

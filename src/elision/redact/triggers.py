@@ -1098,15 +1098,31 @@ def first_per_stretch(
 class _Regex:
     """The same triggers with the standard library's ``re``: one pass per anchor char."""
 
-    def scan(self, data: bytes, *, keys: bool, first: bool = False) -> tuple[list[int], ...]:
+    def scan(
+        self, data: bytes, *, keys: bool, first: bool = False,
+        dense: list[tuple[int, int]] | None = None,
+    ) -> tuple[list[int], ...]:
+        """As :meth:`_Hyperscan.scan`; with ``dense``, the keyword passes count their
+        matches (:mod:`elision.redact.density`) and the credential-dense windows are appended
+        to it, their positions left out: ``["sk-0", "sk-1", …]`` was a position and a list
+        slot a string, 10x the serialization (issue 23)."""
         low = data.lower()
         found: tuple[list[int], ...] = ([], [], [], [], [], [], [])
         if keys:
             kind_of = _KEY_KIND
             for match in _KEYS.finditer(low):
                 found[kind_of[match.lastindex or 0]].append(match.start())
-        found[_SECRET].extend(
-            rules.match_positions(data, low, stop=JSON_STOP if keys else TEXT_STOP))
+        stop = JSON_STOP if keys else TEXT_STOP
+        if dense is None:
+            found[_SECRET].extend(rules.match_positions(data, low, stop=stop))
+            return found
+        passes = rules.bytes_prefilter()
+        positions, ranges = density.counted_search(
+            passes.keyword_passes(data, low), data, stop, DENSE_WINDOW, DENSE_LIMIT,
+            DENSE_GOES_ON, inside=True)
+        dense.extend(ranges)
+        positions.extend(passes.other_positions(data, low, stop))
+        found[_SECRET].extend(positions)
         return found
 
 
@@ -1169,21 +1185,19 @@ def json_triggers(
 ) -> JsonTriggers:
     """The triggers in ``data``, a compact JSON serialization (orjson's).
 
-    With hyperscan, a window that holds more than :data:`DENSE_LIMIT` matches is left after
-    them and returned in ``dense``, as a text's search leaves it (issue 23: an array of
+    A window that holds more than :data:`DENSE_LIMIT` matches is left after them and
+    returned in ``dense``, as a text's search leaves it (the regex passes count theirs,
+    :mod:`elision.redact.density`) (issue 23: an array of
     175,000 strings that each hold ``sk-`` was one Python call and one list entry a string,
     0.9 s a MB); a document with :data:`DENSE_ALLOWANCE` such windows or fewer (or
     ``allowance``, when given: a piece of a larger document passes 0) is searched whole, so
     an ordinary one keeps every position."""
     current = using or engine()
     dense: list[tuple[int, int]] = []
-    if isinstance(current, _Hyperscan):
-        found = current.scan(data, keys=True, dense=dense)
-        most = DENSE_ALLOWANCE if allowance < 0 else allowance
-        if dense and _covered(dense) <= DENSE_WINDOW * most:
-            dense = []
-            found = current.scan(data, keys=True)
-    else:
+    found = current.scan(data, keys=True, dense=dense)
+    most = DENSE_ALLOWANCE if allowance < 0 else allowance
+    if dense and _covered(dense) <= DENSE_WINDOW * most:
+        dense = []
         found = current.scan(data, keys=True)
     secrets = found[_SECRET]
     if found[_FIELD]:
@@ -1326,7 +1340,9 @@ def _regex_dense_triggers(text: str) -> tuple[list[int], list[tuple[int, int]]]:
     positions, dense = density.counted_search(
         passes.keyword_passes(text, low), text, "\n", DENSE_WINDOW, DENSE_LIMIT, DENSE_GOES_ON)
     if _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
-        return rules.text_positions(text), []  # a few: searched whole, as before
+        # A few: searched whole, as before, in the same lowered copy (a second one beside
+        # it was 2x the text at the peak).
+        return rules.text_positions(text, low), []
     positions.extend(passes.other_positions(text, low, "\n"))
     positions.sort()
     return positions, dense

@@ -48,7 +48,7 @@ from elision.redact.batch import BATCH, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
 from elision.redact.flagged import judged_flags, last_quote, next_quote
 from elision.redact.folding import holds_folds
-from elision.redact.foreign import JSON_TYPES, as_json, members_as_json, plain
+from elision.redact.foreign import JSON_TYPES, as_json, check_keys, members_as_json, plain
 from elision.redact.generic import JOIN_BLOCK, join_blocks, name_strength, names_nothing, naming
 from elision.redact.kept import keep
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
@@ -776,6 +776,8 @@ class Walker:
             return self._string(node, path)
         if isinstance(node, dict):
             moved = False
+            if self.foreign:
+                check_keys(node, lambda: self._where(path, ()))
             if not (self._inert_root and path is self._base) and not names_inert(node):
                 if len(node) == 1 and _lazy(next(iter(node.values()))):
                     # A key that may withhold or govern its value reads it whole.
@@ -964,17 +966,21 @@ class Walker:
                 self._entry(path, (new,), rule, None)
         return out
 
-    def _entry(
-        self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None,
-        size: int | None = None,
-    ) -> None:
+    def _where(self, path: _Path, rel: tuple[Any, ...]) -> str:
+        """The JSONPath of ``rel`` under ``path``."""
         parts: list[Any] = []
         while path is not None:
             path, part = path
             parts.append(part)
         parts.reverse()
         parts.extend(rel)
-        entry: dict[str, Any] = {"path": format_path(parts, root=self.root), "reason": reason}
+        return format_path(parts, root=self.root)
+
+    def _entry(
+        self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None,
+        size: int | None = None,
+    ) -> None:
+        entry: dict[str, Any] = {"path": self._where(path, rel), "reason": reason}
         if stub_id is not None:
             entry["stub"] = stub_id
         if size is not None:
