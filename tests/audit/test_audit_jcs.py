@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elision.audit.chain import canonical_content, tool_result_entry
-from elision.audit.jcs import _fits_fast_path, canonical
+from elision.audit.jcs import _fits_fast_path, _number, canonical
 from elision.errors import AuditError
 
 # Keys and strings over the whole of Unicode, lone surrogates included, with extra weight on
@@ -126,6 +126,12 @@ float_values = st.recursive(
 )
 
 
+@given(st.floats(allow_nan=False, allow_infinity=False) | edge_floats)
+@settings(max_examples=1000)
+def test_ecmascript_spelling_of_every_finite_float(value: float) -> None:
+    assert _number(value).encode() == rfc8785.dumps(value)
+
+
 @given(float_values)
 @settings(max_examples=600)
 def test_floats_are_byte_identical_to_rfc8785(value: Any) -> None:
@@ -145,8 +151,10 @@ def test_deep_values_are_byte_identical_to_rfc8785(value: Any, depth: int) -> No
     [
         {"step_id": "s", "values": [i + 0.5 for i in range(200)]},
         {"step_id": "s", "args": _nested(300, "x")},
+        {"step_id": "s", "values": [float(i) for i in range(200)] + [-0.0, 1e21, 2.5e-7]},
+        {"step_id": "s", "args": {"\ue000": 1.0, "\U0001f600": [2, {"\uffff": 1e300}]}},
     ],
-    ids=["floats", "300-deep"],
+    ids=["floats", "300-deep", "integral-and-exponent-floats", "utf16-keys"],
 )
 def test_floats_and_depth_do_not_take_the_pure_python_writer(
     entry: dict[str, Any], monkeypatch: pytest.MonkeyPatch

@@ -21,7 +21,14 @@ class of values, so those take it and everything else takes ``rfc8785``:
 orjson stops at 255 levels; a deeper value of the same kinds takes the standard library's C
 encoder, which writes the same bytes for them (``repr`` for a float, the same escapes, keys
 sorted by code point) up to the interpreter's recursion limit, as deep as ``rfc8785`` itself
-goes. A differential property test holds every path to the bytes ``rfc8785`` writes.
+goes.
+
+Any other float, and keys that sort otherwise in UTF-16, take a copy of the value that orjson
+writes as it stands: each such float an ``orjson.Fragment`` of its ECMAScript spelling, each
+object's keys put in UTF-16 order. Only what that copy cannot hold (an integer past 2**53, a
+type other than those above, NaN, an infinity, more than 255 levels) goes to ``rfc8785``,
+which writes it or says why not. A differential property test holds every path to the bytes
+``rfc8785`` writes.
 """
 
 from __future__ import annotations
@@ -38,6 +45,9 @@ _MAX_DEPTH = 400
 _FLOAT_MIN = 1e-4
 _FLOAT_MAX = 1e16
 _FIRST_SURROGATE = "\ud800"
+#: orjson's own limit on nesting.
+_ORJSON_DEPTH = 255
+_INFINITY = float("inf")
 
 
 def canonical(value: Any) -> bytes:
@@ -56,6 +66,10 @@ def canonical(value: Any) -> bytes:
             ).encode()
         except (UnicodeEncodeError, RecursionError):
             pass  # a lone surrogate, or deeper than the stack allows: rfc8785 says why
+    try:
+        return orjson.dumps(_ordered(value, 0))
+    except (_Unwritable, orjson.JSONEncodeError):
+        pass  # rfc8785 writes it, or says why not
     # Imported here: its import is ~1% of a hook's call (issue 24), and an entry of the usual
     # values never needs it.
     import rfc8785
@@ -97,3 +111,64 @@ def _fits_fast_path(value: Any, depth: int) -> bool:
         elif not _fits_fast_path(item, depth + 1):
             return False
     return True
+
+
+class _Unwritable(Exception):
+    """A value the ordered copy cannot hold: ``rfc8785`` writes it or refuses it."""
+
+
+def _ordered(value: Any, depth: int) -> Any:
+    """``value`` with keys in UTF-16 order and each float orjson would misspell a fragment."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        if -_INT_MAX <= value <= _INT_MAX:
+            return value
+        raise _Unwritable
+    if kind is float:
+        if _FLOAT_MIN <= abs(value) < _FLOAT_MAX and not value.is_integer():
+            return value
+        return orjson.Fragment(_number(value))
+    if depth >= _ORJSON_DEPTH:
+        raise _Unwritable
+    if kind is dict:
+        if not all(type(key) is str for key in value):
+            raise _Unwritable
+        return {key: _ordered(value[key], depth + 1) for key in sorted(value, key=_utf16)}
+    if kind is list or kind is tuple:
+        return [_ordered(item, depth + 1) for item in value]
+    raise _Unwritable
+
+
+def _utf16(key: str) -> bytes:
+    # A lone surrogate sorts here and makes orjson raise later, so rfc8785 says why.
+    return key.encode("utf-16-be", "surrogatepass")
+
+
+def _number(value: float) -> str:
+    """ECMAScript's Number::toString of a finite ``value`` (ECMA-262 §6.1.6.1.20), from the
+    shortest digits that read back as it, which ``repr`` gives (as ``rfc8785`` takes them)."""
+    if value != value or value in (_INFINITY, -_INFINITY):
+        raise _Unwritable
+    if value == 0:
+        return "0"  # -0 too
+    sign = "-" if value < 0 else ""
+    mantissa, _, exponent = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    # value = 0.<digits> * 10**point, once the leading zeros are gone
+    point = len(whole) + int(exponent or 0)
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    count = len(digits)
+    if count <= point <= 21:
+        return sign + digits + "0" * (point - count)
+    if 0 < point <= 21:
+        return sign + digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return sign + "0." + "0" * -point + digits
+    power = point - 1
+    shown = digits if count == 1 else digits[0] + "." + digits[1:]
+    return f"{sign}{shown}e{'+' if power >= 0 else '-'}{abs(power)}"
