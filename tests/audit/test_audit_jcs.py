@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elision.audit.chain import canonical_content, tool_result_entry
-from elision.audit.jcs import _fits_fast_path, _number, canonical
+from elision.audit.jcs import _fast_levels, _number, canonical
 from elision.errors import AuditError
 
 # Keys and strings over the whole of Unicode, lone surrogates included, with extra weight on
@@ -82,7 +82,7 @@ class _Color(enum.IntEnum):
     ],
 )
 def test_what_takes_the_fast_path(value: Any, fast: bool) -> None:
-    assert _fits_fast_path(value, 0) is fast
+    assert (_fast_levels(value) is not None) is fast
     assert _outcome(canonical, value) == _outcome(rfc8785.dumps, value)
 
 
@@ -101,7 +101,7 @@ def _nested(depth: int, leaf: Any) -> Any:
 )
 def test_deep_nesting_matches(depth: int, fast: bool) -> None:
     deep = _nested(depth, "leaf")
-    assert _fits_fast_path(deep, 0) is fast
+    assert (_fast_levels(deep) is not None) is fast
     assert canonical(deep) == rfc8785.dumps(deep)
 
 
@@ -153,8 +153,11 @@ def test_deep_values_are_byte_identical_to_rfc8785(value: Any, depth: int) -> No
         {"step_id": "s", "args": _nested(300, "x")},
         {"step_id": "s", "values": [float(i) for i in range(200)] + [-0.0, 1e21, 2.5e-7]},
         {"step_id": "s", "args": {"\ue000": 1.0, "\U0001f600": [2, {"\uffff": 1e300}]}},
+        {"step_id": "s", "args": _nested(253, "x")},  # 254 levels: orjson's most
+        {"step_id": "s", "args": _nested(254, "x")},  # 255: the standard library's
     ],
-    ids=["floats", "300-deep", "integral-and-exponent-floats", "utf16-keys"],
+    ids=["floats", "300-deep", "integral-and-exponent-floats", "utf16-keys", "254-levels",
+         "255-levels"],
 )
 def test_floats_and_depth_do_not_take_the_pure_python_writer(
     entry: dict[str, Any], monkeypatch: pytest.MonkeyPatch

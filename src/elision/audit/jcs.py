@@ -18,7 +18,7 @@ class of values, so those take it and everything else takes ``rfc8785``:
 * only the exact types ``dict``, ``list``, ``tuple``, ``str``, ``int``, ``float``, ``bool``
   and ``None`` (a subclass may serialize differently).
 
-orjson stops at 255 levels; a deeper value of the same kinds takes the standard library's C
+orjson writes at most 254 levels; a deeper value of the same kinds takes the standard library's C
 encoder, which writes the same bytes for them (``repr`` for a float, the same escapes, keys
 sorted by code point) up to the interpreter's recursion limit, as deep as ``rfc8785`` itself
 goes.
@@ -26,7 +26,7 @@ goes.
 Any other float, and keys that sort otherwise in UTF-16, take a copy of the value that orjson
 writes as it stands: each such float an ``orjson.Fragment`` of its ECMAScript spelling, each
 object's keys put in UTF-16 order. Only what that copy cannot hold (an integer past 2**53, a
-type other than those above, NaN, an infinity, more than 255 levels) goes to ``rfc8785``,
+type other than those above, NaN, an infinity, more than 254 levels) goes to ``rfc8785``,
 which writes it or says why not. A differential property test holds every path to the bytes
 ``rfc8785`` writes.
 """
@@ -45,19 +45,21 @@ _MAX_DEPTH = 400
 _FLOAT_MIN = 1e-4
 _FLOAT_MAX = 1e16
 _FIRST_SURROGATE = "\ud800"
-#: orjson's own limit on nesting.
-_ORJSON_DEPTH = 255
+#: The most levels orjson writes (it refuses a 255th).
+_ORJSON_DEPTH = 254
 _INFINITY = float("inf")
 
 
 def canonical(value: Any) -> bytes:
     """The JCS bytes of ``value``; raises what ``rfc8785.dumps`` raises for a value it
     refuses (a float that is not finite, an integer past 2**53, a lone surrogate, …)."""
-    if _fits_fast_path(value, 0):
+    levels = _fast_levels(value)
+    if levels is not None and levels <= _ORJSON_DEPTH:
         try:
             return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
         except orjson.JSONEncodeError:
-            pass  # past 255 levels, or a lone surrogate
+            pass  # a lone surrogate: rfc8785 says why
+    elif levels is not None:
         import json
 
         try:
@@ -77,40 +79,63 @@ def canonical(value: Any) -> bytes:
     return bytes(rfc8785.dumps(value))
 
 
-def _fits_fast_path(value: Any, depth: int) -> bool:
+def _fast_levels(value: Any) -> int | None:
+    """How many levels of containers ``value`` has if orjson or the standard library writes
+    it as JCS does, else None. Level by level rather than a call per container: a deep entry
+    is mostly containers, and the calls were most of its cost."""
+    kind = type(value)
+    if kind is not dict and kind is not list and kind is not tuple:
+        return 0 if _fits_scalar(value) else None
+    level: list[Any] = [value]
+    levels = 0
+    while level:
+        if levels >= _MAX_DEPTH:
+            return None
+        levels += 1
+        below: list[Any] = []
+        for container in level:
+            if type(container) is dict:
+                for key in container:
+                    if type(key) is not str or not (key.isascii() or max(key) < _FIRST_SURROGATE):
+                        return None
+                items = container.values()
+            else:
+                items = container
+            for item in items:
+                # Scalars are checked here rather than by a call each: an entry is mostly
+                # scalars.
+                kind = type(item)
+                if kind is str or kind is bool or item is None:
+                    continue
+                if kind is int:
+                    if not -_INT_MAX <= item <= _INT_MAX:
+                        return None
+                elif kind is float:
+                    # NaN and the infinities fail the range test.
+                    if not _FLOAT_MIN <= abs(item) < _FLOAT_MAX or item.is_integer():
+                        return None
+                elif kind is dict or kind is list or kind is tuple:
+                    below.append(item)
+                else:
+                    return None
+        level = below
+    return levels
+
+
+def _fits_scalar(value: Any) -> bool:
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return True
     if kind is int:
         return bool(-_INT_MAX <= value <= _INT_MAX)
     if kind is float:
-        return _FLOAT_MIN <= abs(value) < _FLOAT_MAX and not value.is_integer()
-    if depth >= _MAX_DEPTH:
-        return False
-    if kind is dict:
-        for key in value:
-            if type(key) is not str or not (key.isascii() or max(key) < _FIRST_SURROGATE):
-                return False
-        items = value.values()
-    elif kind is list or kind is tuple:
-        items = value
-    else:
-        return False
-    for item in items:
-        # Scalars are checked here rather than by a call each: an entry is mostly scalars.
-        kind = type(item)
-        if kind is str or kind is bool or item is None:
-            continue
-        if kind is int:
-            if not -_INT_MAX <= item <= _INT_MAX:
-                return False
-        elif kind is float:
-            # NaN and the infinities fail the range test.
-            if not _FLOAT_MIN <= abs(item) < _FLOAT_MAX or item.is_integer():
-                return False
-        elif not _fits_fast_path(item, depth + 1):
-            return False
-    return True
+        return _plain_float(value)
+    return False
+
+
+def _plain_float(value: float) -> bool:
+    """orjson and ``repr`` both write ``value`` as JCS does (NaN and infinities fail)."""
+    return _FLOAT_MIN <= abs(value) < _FLOAT_MAX and not value.is_integer()
 
 
 class _Unwritable(Exception):
@@ -127,9 +152,7 @@ def _ordered(value: Any, depth: int) -> Any:
             return value
         raise _Unwritable
     if kind is float:
-        if _FLOAT_MIN <= abs(value) < _FLOAT_MAX and not value.is_integer():
-            return value
-        return orjson.Fragment(_number(value))
+        return value if _plain_float(value) else orjson.Fragment(_number(value))
     if depth >= _ORJSON_DEPTH:
         raise _Unwritable
     if kind is dict:
