@@ -48,6 +48,12 @@ _FIRST_SURROGATE = "\ud800"
 #: The most levels orjson writes (it refuses a 255th).
 _ORJSON_DEPTH = 254
 _INFINITY = float("inf")
+#: Outside these ``repr`` already spells a float as ECMAScript does (its exponent has no
+#: leading zero from e-10 down, and ECMAScript's exponent form starts at e+21).
+_NEAR = 1e-9
+_FAR = 1e21
+#: ECMAScript writes a float plain from here (up to _FAR).
+_PLAIN_FROM = 1e-6
 
 
 def canonical(value: Any) -> bytes:
@@ -143,7 +149,36 @@ class _Unwritable(Exception):
 
 
 def _ordered(value: Any, depth: int) -> Any:
-    """``value`` with keys in UTF-16 order and each float orjson would misspell a fragment."""
+    """``value`` with keys in UTF-16 order and each float in a form orjson writes as JCS does:
+    as it is, as the integer it equals (below 2**53 the shortest digits are all of them), or
+    as a fragment of its ECMAScript spelling."""
+    kind = type(value)
+    if kind is not dict and kind is not list and kind is not tuple:
+        return _ordered_scalar(value)
+    if depth >= _ORJSON_DEPTH:
+        raise _Unwritable
+    if kind is dict:
+        if not all(type(key) is str for key in value):
+            raise _Unwritable
+        ordered = sorted(value, key=_utf16)
+        keys: list[str] | None = ordered
+        items: Any = [value[key] for key in ordered]
+    else:
+        keys, items = None, value
+    out: list[Any] = []
+    for item in items:
+        # Scalars inline, as in the check: an entry of floats is one float after another.
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            out.append(item)
+        elif kind is float and -_INT_MAX <= item <= _INT_MAX and item.is_integer():
+            out.append(int(item))
+        else:
+            out.append(_ordered(item, depth + 1))
+    return out if keys is None else dict(zip(keys, out, strict=True))
+
+
+def _ordered_scalar(value: Any) -> Any:
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return value
@@ -152,15 +187,11 @@ def _ordered(value: Any, depth: int) -> Any:
             return value
         raise _Unwritable
     if kind is float:
-        return value if _plain_float(value) else orjson.Fragment(_number(value))
-    if depth >= _ORJSON_DEPTH:
-        raise _Unwritable
-    if kind is dict:
-        if not all(type(key) is str for key in value):
-            raise _Unwritable
-        return {key: _ordered(value[key], depth + 1) for key in sorted(value, key=_utf16)}
-    if kind is list or kind is tuple:
-        return [_ordered(item, depth + 1) for item in value]
+        if _plain_float(value):
+            return value
+        if -_INT_MAX <= value <= _INT_MAX and value.is_integer():
+            return int(value)
+        return orjson.Fragment(_number(value))
     raise _Unwritable
 
 
@@ -176,22 +207,23 @@ def _number(value: float) -> str:
         raise _Unwritable
     if value == 0:
         return "0"  # -0 too
+    size = abs(value)
+    text = repr(value)
+    # Where repr already spells it as ECMAScript does, or nearly.
+    if not _NEAR <= size < _FAR:
+        return text  # the same exponent form: e+21 and up, e-10 and down
+    if "e" not in text:
+        return text.removesuffix(".0")  # 1e-4 <= |x| < 1e16: plain for both
+    if size < _PLAIN_FROM:
+        return text.replace("e-0", "e-")  # e-7 to e-9: repr pads the exponent
     sign = "-" if value < 0 else ""
-    mantissa, _, exponent = repr(abs(value)).partition("e")
+    mantissa, _, exponent = repr(size).partition("e")
     whole, _, fraction = mantissa.partition(".")
     digits = whole + fraction
-    # value = 0.<digits> * 10**point, once the leading zeros are gone
-    point = len(whole) + int(exponent or 0)
-    stripped = digits.lstrip("0")
-    point -= len(digits) - len(stripped)
-    digits = stripped.rstrip("0")
+    # value = 0.<digits> * 10**point; repr's mantissa has one digit before its point
+    point = 1 + int(exponent)
+    digits = digits.rstrip("0")
     count = len(digits)
-    if count <= point <= 21:
+    if point > 0:  # 1e16 <= |x| < 1e21: an integer, written out
         return sign + digits + "0" * (point - count)
-    if 0 < point <= 21:
-        return sign + digits[:point] + "." + digits[point:]
-    if -6 < point <= 0:
-        return sign + "0." + "0" * -point + digits
-    power = point - 1
-    shown = digits if count == 1 else digits[0] + "." + digits[1:]
-    return f"{sign}{shown}e{'+' if power >= 0 else '-'}{abs(power)}"
+    return sign + "0." + "0" * -point + digits  # 1e-6 <= |x| < 1e-4
