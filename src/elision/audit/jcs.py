@@ -171,8 +171,8 @@ def _ordered(value: Any, depth: int) -> Any:
         kind = type(item)
         if kind is str or kind is bool or item is None:
             out.append(item)
-        elif kind is float and -_INT_MAX <= item <= _INT_MAX and item.is_integer():
-            out.append(int(item))
+        elif kind is float:
+            out.append(_float_form(item))
         else:
             out.append(_ordered(item, depth + 1))
     return out if keys is None else dict(zip(keys, out, strict=True))
@@ -187,12 +187,19 @@ def _ordered_scalar(value: Any) -> Any:
             return value
         raise _Unwritable
     if kind is float:
-        if _plain_float(value):
-            return value
-        if -_INT_MAX <= value <= _INT_MAX and value.is_integer():
-            return int(value)
-        return orjson.Fragment(_number(value))
+        return _float_form(value)
     raise _Unwritable
+
+
+def _float_form(value: float) -> Any:
+    """``value`` as orjson writes it the JCS way: itself when plain, the integer it equals
+    below 2**53 (whose shortest digits are all of its digits), else its ECMAScript spelling."""
+    size = abs(value)
+    if _FLOAT_MIN <= size < _FLOAT_MAX and not value.is_integer():
+        return value
+    if size <= _INT_MAX and value.is_integer():
+        return int(value)
+    return orjson.Fragment(_number(value))
 
 
 def _utf16(key: str) -> bytes:
@@ -217,13 +224,10 @@ def _number(value: float) -> str:
     if size < _PLAIN_FROM:
         return text.replace("e-0", "e-")  # e-7 to e-9: repr pads the exponent
     sign = "-" if value < 0 else ""
-    mantissa, _, exponent = repr(size).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = whole + fraction
-    # value = 0.<digits> * 10**point; repr's mantissa has one digit before its point
+    mantissa, _, exponent = text.lstrip("-").partition("e")
+    # |value| = 0.<digits> * 10**point: repr's mantissa has one digit before its point
+    digits = mantissa.replace(".", "")
     point = 1 + int(exponent)
-    digits = digits.rstrip("0")
-    count = len(digits)
     if point > 0:  # 1e16 <= |x| < 1e21: an integer, written out
-        return sign + digits + "0" * (point - count)
+        return sign + digits + "0" * (point - len(digits))
     return sign + "0." + "0" * -point + digits  # 1e-6 <= |x| < 1e-4
