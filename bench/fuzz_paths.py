@@ -174,8 +174,13 @@ def _canonical(entry_of: Callable[[int], dict[str, Any]]) -> Make:
 
 
 def _entry_floats(size: int) -> dict[str, Any]:
-    # A float sends the entry to the pure-Python rfc8785 (orjson spells some floats otherwise).
+    # Halves: orjson and repr both write them as JCS does.
     return {"step_id": "s", "values": [i + 0.5 for i in range(size // 8)]}
+
+
+def _entry_whole_floats(size: int) -> dict[str, Any]:
+    # Integral floats: orjson writes 1.0 where JCS writes 1, so each is spelled on its own.
+    return {"step_id": "s", "values": [float(i) for i in range(size // 8)]}
 
 
 def _entry_long(size: int) -> dict[str, Any]:
@@ -255,6 +260,7 @@ FAMILIES: dict[str, dict[str, Make]] = {
     "audit": {
         "prose": _canonical(lambda n: {"step_id": "s", "note": _prose(n)}),
         "canonical-floats": _canonical(_entry_floats),
+        "canonical-whole-floats": _canonical(_entry_whole_floats),
         "canonical-long-tool": _canonical(_entry_long),
         "canonical-deep": _canonical(_entry_deep),
         "append-to-log": _appended,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elision.audit.chain import canonical_content, tool_result_entry
-from elision.audit.jcs import _fits_fast_path, canonical
+from elision.audit.jcs import _fast_levels, _number, canonical
 from elision.errors import AuditError
 
 # Keys and strings over the whole of Unicode, lone surrogates included, with extra weight on
@@ -68,7 +68,13 @@ class _Color(enum.IntEnum):
         ({"a": 1, "b": [True, None, "x"]}, True),  # the common shape
         ({"\ue000": 1, "\U0001f600": 2}, False),  # UTF-16 order differs from code points
         ({"é": 1, "z": 2}, True),  # non-ASCII but below U+D800: orders agree
-        ({"a": 1.0}, False),  # a float: ECMAScript spelling
+        ({"a": 1.0}, False),  # an integral float: JCS writes 1, orjson 1.0
+        ({"a": 0.5, "b": [-123.456, 1e-4]}, True),  # plain decimal for both
+        ({"a": 1.5e-5}, False),  # repr (the deep path) writes 1.5e-05
+        ({"a": 2.5e-6}, False),  # orjson writes 2.5e-6, JCS 0.0000025
+        ({"a": -0.0}, False),  # JCS writes 0
+        ({"a": float("inf")}, False),  # refused; orjson would write null
+        ({"a": 5e-324}, False),  # subnormal: exponent form
         ({"a": 2**53}, False),  # past the exact integers: rfc8785 refuses
         ({"a": _Color.RED}, False),  # a subclass may serialize differently
         ({1: "a"}, False),  # a non-string key
@@ -76,16 +82,95 @@ class _Color(enum.IntEnum):
     ],
 )
 def test_what_takes_the_fast_path(value: Any, fast: bool) -> None:
-    assert _fits_fast_path(value, 0) is fast
+    assert (_fast_levels(value) is not None) is fast
     assert _outcome(canonical, value) == _outcome(rfc8785.dumps, value)
 
 
-def test_deep_nesting_falls_back_and_still_matches() -> None:
-    deep: Any = "leaf"
-    for _ in range(300):  # past orjson's own depth limit
-        deep = {"k": deep}
-    assert not _fits_fast_path(deep, 0)
+def _nested(depth: int, leaf: Any) -> Any:
+    for level in range(depth):
+        leaf = {"k": leaf, "f": 0.25} if level % 2 else [leaf, 12.5]
+    return leaf
+
+
+@pytest.mark.parametrize(
+    ("depth", "fast"),
+    [
+        (300, True),  # past orjson's 255 levels: the standard library writes it
+        (450, False),  # past the check's 400: rfc8785 decides
+    ],
+)
+def test_deep_nesting_matches(depth: int, fast: bool) -> None:
+    deep = _nested(depth, "leaf")
+    assert (_fast_levels(deep) is not None) is fast
     assert canonical(deep) == rfc8785.dumps(deep)
+
+
+# Floats over the whole double range, weighted to where the spellings part: integral values,
+# the edges of the plain-decimal range, subnormals, -0.0 and the largest doubles.
+edge_floats = st.sampled_from(
+    [0.0, -0.0, 1.0, -1.0, 1e-4, 9.999999999999999e-5, 1.0000000000000002e-4, 1e-5, 1e-6,
+     1e-7, 2.5e-6, 1e15 + 0.5, 2.0**52 + 0.5, 2.0**53, 1e16, 1e20, 1e21, 1e22, 5e-324,
+     2.2250738585072014e-308, 1.7976931348623157e308, 0.1, 1 / 3, 1e-9, 9.99e-10, 1.5e-9,
+     9.999999999999999e-7, 9.999999999999999e20, 123456789012345680000.0, 2.0**60]
+)
+all_floats = (
+    st.floats(allow_nan=True, allow_infinity=True)
+    | st.floats(min_value=1e-4, max_value=1e16)
+    | st.floats(min_value=-1e16, max_value=-1e-4)
+    | st.floats(allow_subnormal=True, min_value=-1e-300, max_value=1e-300)
+    | edge_floats
+)
+float_values = st.recursive(
+    st.none() | texts | integers | all_floats,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
+    max_leaves=16,
+)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False) | edge_floats)
+@settings(max_examples=1000)
+def test_ecmascript_spelling_of_every_finite_float(value: float) -> None:
+    assert _number(value).encode() == rfc8785.dumps(value)
+
+
+@given(float_values)
+@settings(max_examples=600)
+def test_floats_are_byte_identical_to_rfc8785(value: Any) -> None:
+    assert _outcome(canonical, value) == _outcome(rfc8785.dumps, value)
+
+
+@given(float_values, st.integers(200, 460))
+@settings(max_examples=60)
+def test_deep_values_are_byte_identical_to_rfc8785(value: Any, depth: int) -> None:
+    # Around orjson's 255 levels and the check's 400, with floats and keys on the way down.
+    deep = _nested(depth, value)
+    assert _outcome(canonical, deep) == _outcome(rfc8785.dumps, deep)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"step_id": "s", "values": [i + 0.5 for i in range(200)]},
+        {"step_id": "s", "args": _nested(300, "x")},
+        {"step_id": "s", "values": [float(i) for i in range(200)] + [-0.0, 1e21, 2.5e-7]},
+        {"step_id": "s", "args": {"\ue000": 1.0, "\U0001f600": [2, {"\uffff": 1e300}]}},
+        {"step_id": "s", "args": _nested(253, "x")},  # 254 levels: orjson's most
+        {"step_id": "s", "args": _nested(254, "x")},  # 255: the standard library's
+    ],
+    ids=["floats", "300-deep", "integral-and-exponent-floats", "utf16-keys", "254-levels",
+         "255-levels"],
+)
+def test_floats_and_depth_do_not_take_the_pure_python_writer(
+    entry: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fuzzhunt's bench/fuzz_paths.py measured these at 729x and 1,512x prose: rfc8785."""
+    expected = rfc8785.dumps(entry)
+
+    def refuse(value: Any) -> bytes:
+        raise AssertionError("took the pure-Python rfc8785 writer")
+
+    monkeypatch.setattr(rfc8785, "dumps", refuse)
+    assert canonical(entry) == expected
 
 
 def test_lone_surrogate_is_refused_as_rfc8785_refuses_it() -> None:
