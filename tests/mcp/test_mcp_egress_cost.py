@@ -85,10 +85,11 @@ def test_no_walk_looks_for_a_blob_in_a_message_whose_bytes_name_none(
 def test_a_blob_named_with_an_escape_is_still_decoded_and_read() -> None:
     """A ``\\u`` escape spells ``blob`` without the bytes ``"blob"``: still read."""
     blob = base64.b64encode(f"push with {TOKEN} please\n".encode()).decode()
-    raw = (b'{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"test://x",'
+    many = b",".join(b'{"uri":"test://y","text":"ok"}' for _ in range(300))  # searched
+    raw = (b'{"jsonrpc":"2.0","id":1,"result":{"contents":[' + many + b',{"uri":"test://x",'
            b'"\\u0062lob":"' + blob.encode() + b'"}]}}')
     out = orjson.loads(Egress().gate_bytes(raw))
-    shown = base64.b64decode(out["result"]["contents"][0]["blob"]).decode()
+    shown = base64.b64decode(out["result"]["contents"][-1]["blob"]).decode()
     assert TOKEN not in shown and "[credential withheld" in shown
 
 
