@@ -82,6 +82,33 @@ def test_no_walk_looks_for_a_blob_in_a_message_whose_bytes_name_none(
     assert walked[0] == 0
 
 
+def test_no_redaction_walks_a_message_whose_bytes_hold_nothing_to_withhold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An error's ``data`` 300 lists deep, 1,700 times: the walk was 600x prose."""
+    import elision.redact
+
+    walked = [0]
+    plain = elision.redact.redact_value
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        walked[0] += 1
+        return plain(*args, **kwargs)
+
+    monkeypatch.setattr(elision.redact, "redact_value", counted)
+    deep: Any = "x"
+    for _ in range(300):
+        deep = [deep]
+    raw = egress._dumps({"jsonrpc": "2.0", "id": 1, "error": {
+        "code": -32000, "message": "failed", "data": [deep] * 20}})
+    out = orjson.loads(Egress(keep=lambda body, scope: "el_kept").gate_bytes(raw))
+    assert "el_kept" in out["error"]["message"]
+    assert walked[0] == 0
+    secret = raw.replace(b'"failed"', b'"' + TOKEN.encode() + b'"')
+    assert TOKEN.encode() not in Egress().gate_bytes(secret)
+    assert walked[0] == 1
+
+
 def test_a_blob_named_with_an_escape_is_still_decoded_and_read() -> None:
     """A ``\\u`` escape spells ``blob`` without the bytes ``"blob"``: still read."""
     blob = base64.b64encode(f"push with {TOKEN} please\n".encode()).decode()
@@ -170,6 +197,7 @@ def test_the_fast_gate_governs_every_message_as_the_plain_walk_does(
     fast = _gated(message, kind)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(egress, "_FAST_CAPS", False)
+        patch.setattr(egress, "_CLEAN_SKIPS", False)
         patch.setattr(egress, "_may_hold_blob", lambda raw: True)
         plain = _gated(message, kind)
     assert fast == plain

@@ -41,6 +41,10 @@ import orjson
 
 logger = logging.getLogger("elision.proxy")
 
+#: Whether clean bytes spare a message its redaction walk (off: the walk, as a differential
+#: test's reference).
+_CLEAN_SKIPS = True
+
 #: The bound of a JSON-RPC error message, in bytes of JSON on the wire.
 ERROR_BUDGET_BYTES = 8 * 1024
 #: The bound of a notification (progress, logging, list-changed, resource-updated, any other).
@@ -113,9 +117,11 @@ class Egress:
     def gate_bytes(self, raw: bytes, kind: str | None = None, scope: str | None = None) -> bytes:
         """The serialized message ``raw`` as the agent may get it: itself when it is clean
         and within its bound (no parse), else governed and serialized again."""
-        if (len(raw) <= _bound(kind, None) and not self._may_need_redaction(raw)
-                and (not self.redact or _BLOB not in raw)):
-            return raw
+        clean: bool | None = None
+        if len(raw) <= _bound(kind, None):
+            clean = not self._may_need_redaction(raw)
+            if clean and (not self.redact or _BLOB not in raw):
+                return raw
         try:
             message = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -127,7 +133,10 @@ class Egress:
         if not isinstance(message, dict):
             return b""
         try:
-            gated = self.gate_message(message, scope, blobs=_may_hold_blob(raw))
+            if clean is None:
+                clean = not self._may_need_redaction(raw)
+            gated = self.gate_message(message, scope, blobs=_may_hold_blob(raw),
+                                      clean=clean and _CLEAN_SKIPS)
         except Exception as exc:
             # Fail closed, and keep the session: a bug here must not leak nor hang a call.
             logger.warning("the egress gate failed (%s); the message was withheld",
@@ -146,17 +155,22 @@ class Egress:
 
     def gate_message(
         self, message: dict[str, Any], scope: str | None = None, *, blobs: bool = True,
+        clean: bool = False,
     ) -> dict[str, Any]:
         """``message`` (a JSON-RPC message as plain JSON values) governed; ``message`` itself
-        when nothing in it changes. ``blobs=False`` says no member of it is named ``blob``
-        (its bytes told: :func:`_may_hold_blob`), so no walk looks for one."""
+        when nothing in it changes. Its bytes may tell more: ``blobs=False``, that no member
+        is named ``blob`` (:func:`_may_hold_blob`), so no walk looks for one; ``clean``, that
+        they hold nothing to withhold (``body_may_need_redaction`` is False), so no
+        redaction walks its strings (a seam between its text blocks is still read)."""
         kind = _kind(message)
-        out = self._redacted(message, blobs) if self.redact else message
+        out = self._redacted(message, blobs, clean) if self.redact else message
         if kind == "error":
             return self._bounded_error(out, scope)
         return _bounded(out, _bound(kind, out))
 
-    def _redacted(self, message: dict[str, Any], blobs: bool = True) -> dict[str, Any]:
+    def _redacted(
+        self, message: dict[str, Any], blobs: bool = True, clean: bool = False,
+    ) -> dict[str, Any]:
         from elision.redact import redact_value
 
         held: dict[tuple[str, ...], Any] = {}
@@ -168,18 +182,24 @@ class Egress:
                 _pop(body, path, copy=False)
                 held[path] = value
         seamed = _seamed_content(body)
-        done = redact_value(seamed)
-        value, decoded = _blobs_redacted(done.value) if blobs else (done.value, 0)
-        if not done.withheld and not decoded and seamed is body:
+        # Clean bytes, no seam cut: nothing to withhold (an error's data 300 deep was a
+        # walk of its 500,000 lists, 600x prose).
+        withheld: tuple[dict[str, Any], ...] = ()
+        redacted: Any = seamed
+        if not clean or seamed is not body:
+            done = redact_value(seamed)
+            redacted, withheld = done.value, done.withheld
+        value, decoded = _blobs_redacted(redacted) if blobs else (redacted, 0)
+        if not withheld and not decoded and seamed is body:
             return message
         out: dict[str, Any] = value if isinstance(value, dict) else {}
         for path, value in held.items():
             out = _put(out, path, value)
         # The members in the order they came (jsonrpc and id first, as SDKs write them).
         out = {**{k: out[k] for k in message if k in out}, **out}
-        if done.withheld:
-            reasons = sorted({str(w.get("reason")) for w in done.withheld})
-            logger.debug("the gate withheld %d value(s): %s", len(done.withheld), reasons)
+        if withheld:
+            reasons = sorted({str(w.get("reason")) for w in withheld})
+            logger.debug("the gate withheld %d value(s): %s", len(withheld), reasons)
         return out
 
     def _bounded_error(self, message: dict[str, Any], scope: str | None) -> dict[str, Any]:
@@ -244,14 +264,16 @@ def _may_hold_blob(raw: bytes) -> bool:
     ``"blob"`` and no ``\\u006`` (an escape spells each of b, l, o so and JSON no letter
     otherwise). The walk that looks for one was a sixth of the gate's time on 12,000
     annotated blocks; these two searches take 1 ms a MB, a third of the gate's time on prose,
-    so they are asked only of a body whose first :data:`_FEW_AT` bytes hold many members (a
-    guess at where the walk costs more: when it is wrong, the walk runs, as it always did)."""
-    if raw.count(b",", 0, _FEW_AT) < _FEW_MEMBERS:
+    so they are asked only of a body whose first :data:`_FEW_AT` bytes hold many members or
+    containers (a guess at where the walk costs more: when it is wrong, the walk runs, as it
+    always did)."""
+    nodes = sum(raw.count(mark, 0, _FEW_AT) for mark in (b",", b"[", b"{"))
+    if nodes < _FEW_MEMBERS:
         return True
     return _BLOB in raw or b"\\u006" in raw
 
 
-#: How far into a body members are counted, and how many make the walk dearer than a search.
+#: How far into a body members are counted, and how many make the walk dearer than the search.
 _FEW_AT, _FEW_MEMBERS = 1 << 16, 256
 
 
