@@ -109,6 +109,25 @@ def test_no_redaction_walks_a_message_whose_bytes_hold_nothing_to_withhold(
     assert walked[0] == 1
 
 
+def test_a_body_of_few_members_is_walked_not_searched_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Prose: the two searches of its bytes cost more than the walk of its few members."""
+    searched = [0]
+
+    def counted(*args: Any) -> bool:
+        searched[0] += 1
+        return True
+
+    monkeypatch.setattr(egress, "_may_hold_blob", counted)
+    monkeypatch.setattr(Egress, "_may_need_redaction", lambda self, raw: counted())
+    text = "the quick fox, over the lazy dog\n" * 30_000  # 1 MB, oversized for a kind unknown
+    raw = orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [
+        {"type": "text", "text": text}]}})
+    assert orjson.loads(Egress().gate_bytes(raw))["result"]["content"][0]["text"] == text
+    assert searched[0] == 0
+
+
 def test_a_blob_named_with_an_escape_is_still_decoded_and_read() -> None:
     """A ``\\u`` escape spells ``blob`` without the bytes ``"blob"``: still read."""
     blob = base64.b64encode(f"push with {TOKEN} please\n".encode()).decode()

@@ -133,9 +133,10 @@ class Egress:
         if not isinstance(message, dict):
             return b""
         try:
-            if clean is None:
-                clean = not self._may_need_redaction(raw)
-            gated = self.gate_message(message, scope, blobs=_may_hold_blob(raw),
+            many = _many_nodes(raw)
+            if clean is None:  # an oversized body: searched when a walk would cost more
+                clean = many and not self._may_need_redaction(raw)
+            gated = self.gate_message(message, scope, blobs=not many or _may_hold_blob(raw),
                                       clean=clean and _CLEAN_SKIPS)
         except Exception as exc:
             # Fail closed, and keep the session: a bug here must not leak nor hang a call.
@@ -263,17 +264,21 @@ def _may_hold_blob(raw: bytes) -> bool:
     """Whether the JSON ``raw`` may hold a member named ``blob``: not when its bytes hold no
     ``"blob"`` and no ``\\u006`` (an escape spells each of b, l, o so and JSON no letter
     otherwise). The walk that looks for one was a sixth of the gate's time on 12,000
-    annotated blocks; these two searches take 1 ms a MB, a third of the gate's time on prose,
-    so they are asked only of a body whose first :data:`_FEW_AT` bytes hold many members or
-    containers (a guess at where the walk costs more: when it is wrong, the walk runs, as it
-    always did)."""
-    nodes = sum(raw.count(mark, 0, _FEW_AT) for mark in (b",", b"[", b"{"))
-    if nodes < _FEW_MEMBERS:
-        return True
+    annotated blocks."""
     return _BLOB in raw or b"\\u006" in raw
 
 
-#: How far into a body members are counted, and how many make the walk dearer than the search.
+def _many_nodes(raw: bytes) -> bool:
+    """Whether the JSON ``raw`` seems to hold many members or containers, counted in its first
+    :data:`_FEW_AT` bytes (keys' ends, containers' starts, strings' joins; not commas, which
+    prose is full of): where a walk of them costs more than a search of its bytes (1 ms a MB
+    each: a third of the gate's time on a prose result). A guess: when it is wrong, the walk
+    runs, as it always did."""
+    marks = (b'":', b"[", b"{", b'","')
+    return sum(raw.count(mark, 0, _FEW_AT) for mark in marks) >= _FEW_MEMBERS
+
+
+#: How far into a body members are counted, and how many make a walk dearer than a search.
 _FEW_AT, _FEW_MEMBERS = 1 << 16, 256
 
 
