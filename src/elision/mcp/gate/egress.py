@@ -440,12 +440,34 @@ def _capped(value: Any, cap: int) -> Any:
     if isinstance(value, str):
         return _cut(value, cap) if len(value) > cap else value
     if isinstance(value, dict):
-        return {
-            (_cut(k, cap) if len(k) > cap else k): _capped(v, cap) for k, v in value.items()
-        }
+        out: dict[Any, Any] = {}
+        keys = max(cap, KEY_FLOOR)
+        for k, v in value.items():
+            out[_distinct(out, _cut(k, keys) if len(k) > keys else k)] = _capped(v, cap)
+        return out
     if isinstance(value, list):
         return [_capped(v, cap) for v in value]
     return value
+
+
+#: The fewest chars a cut key keeps: the protocol's own names (``jsonrpc``, ``params``,
+#: ``_meta``, ``progressToken``) are never cut, so a message stays one its client reads; a
+#: message that only cutting them would fit is summarized instead (:func:`_summarized`).
+KEY_FLOOR = 64
+#: What follows a key that another of its object's, cut alike or written so, took first.
+_ALIKE = " [elision: key {n} cut alike]"
+
+
+def _distinct(out: dict[Any, Any], key: Any) -> Any:
+    """``key``, or, where ``out`` holds it already (two keys cut to the same first chars:
+    ``…/k10`` and ``…/k11`` at 14 chars), it marked as the n-th such key: the member is
+    shown, not silently replaced by the next."""
+    if key not in out:
+        return key
+    n = 2
+    while (again := key + _ALIKE.format(n=n)) in out:
+        n += 1
+    return again
 
 
 class _Capper:
@@ -463,6 +485,8 @@ class _Capper:
         longest = self._longest
         tails: dict[int, str] = {}
 
+        keys = max(cap, KEY_FLOOR)
+
         def cut(text: str) -> str:
             tail = tails.get(len(text))
             if tail is None:
@@ -475,8 +499,11 @@ class _Capper:
             items = node.items() if isinstance(node, dict) else enumerate(node)
             out: dict[Any, Any] = {}
             for key, item in items:
-                if isinstance(key, str) and len(key) > cap:
-                    key = cut(key)  # two keys cut alike are one member, as in _capped
+                if isinstance(key, str) and len(key) > keys:
+                    # Two keys cut alike stay two members.
+                    key = _distinct(out, _cut(key, keys) if keys > cap else cut(key))
+                elif key in out:
+                    key = _distinct(out, key)
                 if isinstance(item, str):
                     if len(item) > cap:
                         item = cut(item)
