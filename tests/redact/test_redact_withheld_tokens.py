@@ -8,6 +8,7 @@ judged twice: once to learn it changes, again as it was delivered.
 
 from __future__ import annotations
 
+import base64
 import random
 import string
 from typing import Any
@@ -17,8 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.redact import redact_value, walk
+from elision.redact import batch, redact_value, scan, walk
 from elision.redact.families import FAMILIES, sample
+from elision.redact.rules import credential_stub
 from elision.shape.jsonparse import parse_json
 from redact.test_redact_prefilter_differential import _no_prefilter, _normalized
 from support.before import code_before, redacted
@@ -31,7 +33,8 @@ def _tokens(count: int, seed: int = 7) -> list[str]:
     return ["ghp_" + "".join(rng.choice(_ALNUM) for _ in range(36)) for _ in range(count)]
 
 
-def test_each_of_many_distinct_tokens_is_judged_once() -> None:
+@pytest.mark.parametrize("together", [False, True])
+def test_each_of_many_distinct_tokens_is_judged_once(together: bool) -> None:
     calls: list[str] = []
     real = walk.redact_spans
 
@@ -42,31 +45,114 @@ def test_each_of_many_distinct_tokens_is_judged_once() -> None:
     tokens = _tokens(walk._KEY_CACHE_LIMIT + 1000)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(walk, "redact_spans", counting)
+        mp.setattr(walk, "TOGETHER", together)
         done = redact_value(tokens, body=orjson.dumps(tokens))
-    assert len(calls) == len(tokens)  # was 2x less the cache's 4,096
+    # Alone: each once (was 2x less the cache's 4,096); together: none alone.
+    assert len(calls) == (0 if together else len(tokens))
     assert [w["path"] for w in done.withheld] == [f"$[{i}]" for i in range(len(tokens))]
     assert {w["reason"] for w in done.withheld} == {"github-token"}
+    assert done.value == [credential_stub("github-token")] * len(tokens)
 
 
-_FAKE = [sample(f, 0, seed)[0] for f in FAMILIES[:30] if f.finder != "field"
-         for seed in range(3)]
+#: Fakes of every family's first shape, two of each.
+_FAKE = [sample(f, 0, seed)[0] for f in FAMILIES if f.finder != "field" for seed in range(2)]
+#: The fakes whose blocks are told together (those of families like AWS's or Azure's, whose
+#: fakes hold "=" or a DSN, are judged alone).
+_TOLD = [fake for fake in _FAKE if batch.judged_together([fake] * batch.BATCH)]
+
+
+def _any_of(items: list[str]) -> st.SearchStrategy[str]:
+    # By index, through a function: a strategy of hundreds of fakes drawn from a list (or a
+    # list's method) shows them all in its repr, which Hypothesis warns of.
+    def fake(i: int) -> str:
+        return items[i]
+
+    return st.integers(0, len(items) - 1).map(fake)
+
+
+#: Chars that touch a family's boundary, a template, a keyword's line; and (in the second)
+#: chars that send a block to be judged a string at a time (a URL mark, an escape, non-ASCII).
+_AROUND = st.text(alphabet="ab_-+/<>{}$ :.\nx9", max_size=4)
+_BREAKING = st.text(alphabet="=%@\\é", min_size=1, max_size=2)
+_KEYWORDS = st.sampled_from(["ghp_", "sk-", "xoxb-", "AKIA", "glpat-", "password", "token",
+                             "github", "npm_", "${", "<key>", "{{"])
+
+
+@st.composite
+def _texts(draw: st.DrawFn) -> list[str]:
+    """Short strings around fakes of several families and their keywords; now and then one
+    that no block holding it is told together for."""
+    breaking = draw(st.booleans())
+    fakes = _any_of(_FAKE if breaking else _TOLD)
+    part = st.one_of(fakes, _KEYWORDS, st.one_of(_AROUND, _BREAKING) if breaking else _AROUND)
+    one = st.lists(part, min_size=1, max_size=4).map("".join)
+    return draw(st.lists(st.one_of(fakes, one), min_size=batch.BATCH, max_size=120))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_texts())
+def test_strings_judged_together_are_judged_as_each_alone(texts: list[str]) -> None:
+    told = batch.judged_together(texts)
+    for i, spans in told.items():
+        assert spans == scan.find_spans(texts[i]), texts[i]
+
+
+_GHP = _tokens(1)[0]
+
+
+@pytest.mark.parametrize("odd", [
+    # A pattern whose \s* reads a line break: "key:" and its value in the next string would
+    # be one match in the joined text, and is none in either alone.
+    ["DD-APPLICATION-KEY:", "886d557d08568bf9e9a3a1b54f779f9266054ae2"],
+    # A base64 run (unpadded: "=" is a URL mark) that opens with a keyword's head, or holds
+    # a keyword's window, and decodes to a credential; one after an escape's letter.
+    [base64.b64encode(f"token: {_GHP}.".encode()).decode()],
+    [base64.b64encode(f"{_GHP} .".encode()).decode()],
+    ["a\\n" + base64.b64encode(f"{_GHP} .".encode()).decode()],
+    # Marks that let the URL rules, generic names or escapes run.
+    [f"password={_GHP}"], [f"https://x:{_GHP}@h.example/"], [f"\\u0067hp_{_GHP[4:]}"],
+    # A look-alike the judge folds to the letter a keyword needs (LONG S for "s").
+    ["amzn.mw\u017f.7a863453-5412-8cc6-04d7-aecac747027e"],
+    # Families with a DSN's category, no URL in them.
+    ["pscale_tkn_9SN3wgjcWmlR7G5OVw2CNQeDZm0DmieBQJCMK7yckc5"],
+    ["napi_sue96b5x5tk1gwyem0sar9kdivbxmnm0ka2zkfhmjc4f9m36mmu4auk1ts1qguy0"],
+])
+def test_strings_beside_many_tokens_are_judged_as_each_alone(odd: list[str]) -> None:
+    texts = [*_tokens(batch.BATCH), *odd]
+    told = batch.judged_together(texts)
+    if not odd[0].startswith("DD-"):
+        assert any(scan.find_spans(text) for text in odd)  # the case holds something to find
+    for i, spans in told.items():
+        assert spans == scan.find_spans(texts[i]), texts[i]
+
+
+def test_tokens_are_judged_together() -> None:
+    tokens = _tokens(100)
+    told = batch.judged_together(tokens)
+    assert sorted(told) == list(range(100))
+    assert all(spans == scan.find_spans(t) for t, spans in zip(tokens, told.values(),
+                                                                strict=True))
+
+
 #: Keys a path must quote (a dot, a bracket, a quote, a space), plain ones, and names.
 _KEYS = st.sampled_from(["a", "id", "x.y", "a b", "q'uote", "[0]", 'dq"', "note", "ünï",
                          "token", "value", "k-1"])
-_LEAF = st.one_of(st.sampled_from(_FAKE), st.sampled_from(["ok", "sk-", "the dog", ""]),
+_LEAF = st.one_of(_any_of(_FAKE), st.sampled_from(["ok", "sk-", "the dog", ""]),
                   st.integers(0, 9))
 
 
 @st.composite
 def _documents(draw: st.DrawFn) -> Any:
     """Arrays of strings, objects of strings and records with a token member, nested at
-    random, credentials of several families repeated."""
-    leaves = st.one_of(_LEAF, st.lists(st.sampled_from(_FAKE), min_size=1, max_size=80))
+    random, credentials of several families repeated; arrays of more than a run of fakes
+    whose blocks are told together (:func:`~elision.redact.batch.judged_together`)."""
+    leaves = st.one_of(_LEAF, st.lists(_any_of(_FAKE), min_size=1, max_size=80),
+                       st.lists(_any_of(_TOLD), min_size=walk.RUN + 1, max_size=120))
     return draw(st.recursive(
         leaves,
         lambda inner: st.one_of(st.lists(inner, max_size=40),
                                 st.dictionaries(_KEYS, inner, max_size=8)),
-        max_leaves=200,
+        max_leaves=100,
     ))
 
 
@@ -77,7 +163,8 @@ def test_many_credentials_are_withheld_as_the_simple_walk_does(doc: Any, cache: 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(walk, "_KEY_CACHE_LIMIT", cache)
         got = _normalized(redact_value(doc, body=orjson.dumps(doc)))
-    with _no_prefilter():
+    with _no_prefilter(), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(walk, "TOGETHER", False)  # each string judged alone
         assert got == _normalized(redact_value(doc))
 
 

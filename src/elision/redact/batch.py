@@ -49,7 +49,8 @@ from elision.redact.keywords import (
     present,
     window_local,
 )
-from elision.redact.scan import PIECE
+from elision.redact.rules import Span, make_span
+from elision.redact.scan import PIECE, _merge
 from elision.redact.triggers import quiet_runs
 
 #: Fewer strings than this are judged one by one: the pass has a fixed cost.
@@ -144,6 +145,58 @@ def _may_withhold(texts: Sequence[str]) -> set[int]:
             _touched(starts, run.start(), run.end(), hit)
     return hit
 
+
+
+def judged_together(texts: Sequence[str]) -> dict[int, list[Span]]:
+    """The spans the per-string judge (:func:`~elision.redact.scan.find_spans`) finds in
+    each of ``texts`` that one pass over a block of them joined can tell, by index: those
+    left out are judged alone. A block of ``["ghp_…", "ghp_…", …]`` (each a credential, all
+    flagged by :func:`may_withhold`) was a judgement a string, 23 us each, most of it the
+    fixed cost of its trigger search, its keyword pass and its rules' set-up (issue 23).
+
+    A block is told together only where the judge of each string would run nothing but
+    families' patterns (no URL mark, generic name, escape, backslash, base64 form or run that
+    a keyword opens or a window is in; ASCII strings of :data:`PIECE` chars at most), each
+    :func:`joinable` (a DSN's span is what a whole URL's yields to: with no URL mark there
+    is no such span, so DSN families are told together too). Then each family's
+    matches in the joined text are its matches in each string (see the module's notes), and
+    its acceptance reads no further than a match's own line (:meth:`Family.accepted`: the
+    char before it, the template test one past it, the keyword on its line), so it accepts
+    in the joined text what it accepts in the string. The judge of a string alone runs only
+    the families whose keywords it holds (:func:`~elision.redact.keywords.present`), and a
+    match is accepted only with one of its family's keywords on its line, in the string (the
+    same keywords, in the same case), so the families of the block find no more in it. The
+    spans are merged as the judge merges them. The trigger search that
+    opens the judge is not asked: it is a pre-filter, so what it would let through is what
+    the rules find (the prefilter differential tests hold the walk to that)."""
+    told: dict[int, list[Span]] = {}
+    for lo, hi in join_blocks(texts, JOIN_BLOCK):
+        if hi - lo >= BATCH:
+            _judge_block(texts, lo, hi, told)
+    return told
+
+
+def _judge_block(texts: Sequence[str], lo: int, hi: int, told: dict[int, list[Span]]) -> None:
+    block = texts[lo:hi]
+    joined = "\n".join(block)
+    if not joined.isascii() or "\\" in joined or max(map(len, block)) > PIECE:
+        return
+    holds = present(joined)
+    if _marks(joined, holds) or holds.base64 or not _no_run_opens_or_holds_a_window(joined):
+        return
+    families = [PATTERN_FAMILIES[i] for i in holds.families]
+    if any(f.pattern is None or not joinable(f.pattern) for f in families):
+        return
+    starts = array("q", accumulate(map(add, map(len, block), repeat(1)), initial=0))
+    found: dict[int, list[tuple[int, int, str]]] = {}
+    for family in families:
+        assert family.pattern is not None
+        for a, b in family.accepted(joined, family.pattern.finditer(joined)):
+            i = bisect_right(starts, a) - 1
+            found.setdefault(i, []).append((a - starts[i], b - starts[i], family.id))
+    told.update({i: [] for i in range(lo, hi)})
+    for i, spans in found.items():
+        told[lo + i] = _merge([make_span(span) for span in spans])
 
 
 def _no_run_opens_or_holds_a_window(joined: str) -> bool:

@@ -407,8 +407,14 @@ def redact_spans(
     the original does, which is what the envelope and its ``next`` describe.
     """
     spans = find_spans(text, data)
+    return stubbed(text, spans, keep_lines=keep_lines), spans
+
+
+def stubbed(text: str, spans: list[Span], *, keep_lines: bool = False) -> str:
+    """``text`` with each of ``spans`` (:func:`find_spans`'s) replaced by its stub (see
+    :func:`redact_spans`)."""
     if not spans:
-        return text, spans
+        return text
     out: list[str] = []
     pos = 0
     # A stretch's breaks as a count where they are all "\n": a list of them was one entry a
@@ -432,7 +438,7 @@ def redact_spans(
             out.extend(_BREAKS.findall(text, span.start, span.end))
         pos = span.end
     out.append(text[pos:])
-    return "".join(out), spans
+    return "".join(out)
 
 
 def dense_bytes(text: str, span: Span) -> int:

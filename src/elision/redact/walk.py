@@ -35,13 +35,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from itertools import accumulate, filterfalse, islice, repeat
+from operator import attrgetter
 from typing import Any
 
 import orjson
 
 from elision._lazyre import lazy_compile
 from elision.envelope import format_path
-from elision.redact.batch import BATCH, may_withhold, none_may_withhold
+from elision.redact.batch import BATCH, judged_together, may_withhold, none_may_withhold
 from elision.redact.fields import withhold_inside
 from elision.redact.folding import holds_folds
 from elision.redact.foreign import JSON_TYPES, as_json, members_as_json, plain
@@ -49,7 +50,7 @@ from elision.redact.generic import name_strength, names_nothing, naming
 from elision.redact.kept import keep
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
-from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans
+from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans, stubbed
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
 from elision.redact.triggers import json_triggers
 
@@ -63,6 +64,8 @@ _PAYLOAD_MARKERS = (b'"blob"', b'"data"', b'"text"')
 _KEY_CACHE_LIMIT = 4096
 _KEY_CACHE_LONGEST = 128
 _key_rule: dict[str, str | None] = {}
+
+_RULE = attrgetter("rule")
 
 # A path is a linked list (parent, part) so a node 10,000 levels deep costs one tuple.
 _Path = tuple[Any, Any] | None
@@ -119,6 +122,9 @@ def walk_parsed(
 #: Whether an array of big documents whose first and last are equal is walked an element at a
 #: time (off: the whole serialization searched once, as before; the tests' differential).
 REPEATS = True
+#: Whether a run of scalars' many flagged short strings are judged together where they can
+#: be (:func:`~elision.redact.batch.judged_together`; off: each alone, the tests' differential).
+TOGETHER = True
 #: The fewest bytes an element of such an array averages: each walked alone costs a
 #: serialization and a search of its own (some 10-20 us), so smaller ones are searched whole.
 REPEAT_BYTES = 4096
@@ -863,11 +869,18 @@ class Walker:
         # twice, here and again as it was delivered (24,000 distinct tokens: 2x, and a time
         # exponent of 1.2).
         dirty: dict[str, tuple[str, tuple[str, ...]] | None] = {}
-        for text in self._may_change(distinct):
-            if len(text) > _KEY_CACHE_LONGEST:
-                dirty[text] = None  # judged as it is delivered: a long answer is not held
-                continue
-            (new, rules), _ = self._judge(text)
+        flagged = self._may_change(distinct)
+        short = [text for text in flagged if len(text) <= _KEY_CACHE_LONGEST]
+        dirty.update(dict.fromkeys(  # judged as each is delivered: a long answer is not held
+            [text for text in flagged if len(text) > _KEY_CACHE_LONGEST]))
+        # Many flagged strings (distinct tokens) are told together where they can be.
+        told = judged_together(short) if TOGETHER and len(short) >= BATCH else {}
+        for i, text in enumerate(short):
+            spans = told.get(i)
+            if spans is None:
+                (new, rules), _ = self._judge(text)
+            else:
+                new, rules = stubbed(text, spans), tuple(dict.fromkeys(map(_RULE, spans)))
             if new is not text or rules:
                 dirty[text] = (new, rules)
         if not dirty:
