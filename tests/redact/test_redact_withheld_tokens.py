@@ -34,6 +34,25 @@ def _tokens(count: int, seed: int = 7) -> list[str]:
 
 
 @pytest.mark.parametrize("together", [False, True])
+def test_tokens_in_many_records_are_judged_together(together: bool) -> None:
+    calls: list[str] = []
+    real = walk.redact_spans
+
+    def counting(text: str) -> Any:
+        calls.append(text)
+        return real(text)
+
+    records = [{"id": i, "note": token} for i, token in enumerate(_tokens(3000))]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(walk, "redact_spans", counting)
+        mp.setattr(walk, "TOGETHER", together)
+        done = redact_value(records, body=orjson.dumps(records))
+    assert len(calls) == (0 if together else len(records))
+    assert [w["path"] for w in done.withheld] == [f"$[{i}].note" for i in range(len(records))]
+    assert done.value[-1] == {"id": 2999, "note": credential_stub("github-token")}
+
+
+@pytest.mark.parametrize("together", [False, True])
 def test_each_of_many_distinct_tokens_is_judged_once(together: bool) -> None:
     calls: list[str] = []
     real = walk.redact_spans
@@ -147,7 +166,10 @@ def _documents(draw: st.DrawFn) -> Any:
     random, credentials of several families repeated; arrays of more than a run of fakes
     whose blocks are told together (:func:`~elision.redact.batch.judged_together`)."""
     leaves = st.one_of(_LEAF, st.lists(_any_of(_FAKE), min_size=1, max_size=80),
-                       st.lists(_any_of(_TOLD), min_size=walk.RUN + 1, max_size=120))
+                       st.lists(_any_of(_TOLD), min_size=walk.RUN + 1, max_size=120),
+                       st.lists(st.builds(lambda i, key, fake: {"id": i, key: fake},
+                                          st.integers(0, 9), _KEYS, _any_of(_TOLD)),
+                                min_size=walk.RUN + 1, max_size=120))
     return draw(st.recursive(
         leaves,
         lambda inner: st.one_of(st.lists(inner, max_size=40),
