@@ -33,8 +33,8 @@ def _tokens(count: int, seed: int = 7) -> list[str]:
     return ["ghp_" + "".join(rng.choice(_ALNUM) for _ in range(36)) for _ in range(count)]
 
 
-@pytest.mark.parametrize("together", [False, True])
-def test_tokens_in_many_records_are_judged_together(together: bool) -> None:
+def _judged_alone(value: Any, together: bool) -> tuple[int, Any]:
+    """How many strings the walk of ``value`` judged alone, and its redaction."""
     calls: list[str] = []
     real = walk.redact_spans
 
@@ -42,32 +42,28 @@ def test_tokens_in_many_records_are_judged_together(together: bool) -> None:
         calls.append(text)
         return real(text)
 
-    records = [{"id": i, "note": token} for i, token in enumerate(_tokens(3000))]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(walk, "redact_spans", counting)
         mp.setattr(walk, "TOGETHER", together)
-        done = redact_value(records, body=orjson.dumps(records))
-    assert len(calls) == (0 if together else len(records))
+        done = redact_value(value, body=orjson.dumps(value))
+    return len(calls), done
+
+
+@pytest.mark.parametrize("together", [False, True])
+def test_tokens_in_many_records_are_judged_together(together: bool) -> None:
+    records = [{"id": i, "note": token} for i, token in enumerate(_tokens(3000))]
+    alone, done = _judged_alone(records, together)
+    assert alone == (0 if together else len(records))
     assert [w["path"] for w in done.withheld] == [f"$[{i}].note" for i in range(len(records))]
     assert done.value[-1] == {"id": 2999, "note": credential_stub("github-token")}
 
 
 @pytest.mark.parametrize("together", [False, True])
 def test_each_of_many_distinct_tokens_is_judged_once(together: bool) -> None:
-    calls: list[str] = []
-    real = walk.redact_spans
-
-    def counting(text: str) -> Any:
-        calls.append(text)
-        return real(text)
-
     tokens = _tokens(walk._KEY_CACHE_LIMIT + 1000)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(walk, "redact_spans", counting)
-        mp.setattr(walk, "TOGETHER", together)
-        done = redact_value(tokens, body=orjson.dumps(tokens))
+    alone, done = _judged_alone(tokens, together)
     # Alone: each once (was 2x less the cache's 4,096); together: none alone.
-    assert len(calls) == (0 if together else len(tokens))
+    assert alone == (0 if together else len(tokens))
     assert [w["path"] for w in done.withheld] == [f"$[{i}]" for i in range(len(tokens))]
     assert {w["reason"] for w in done.withheld} == {"github-token"}
     assert done.value == [credential_stub("github-token")] * len(tokens)
@@ -77,7 +73,8 @@ def test_each_of_many_distinct_tokens_is_judged_once(together: bool) -> None:
 _FAKE = [sample(f, 0, seed)[0] for f in FAMILIES if f.finder != "field" for seed in range(2)]
 #: The fakes whose blocks are told together (those of families like AWS's or Azure's, whose
 #: fakes hold "=" or a DSN, are judged alone).
-_TOLD = [fake for fake in _FAKE if batch.judged_together([fake] * batch.BATCH)]
+_TOLD = [fake for fake in _FAKE
+         if next(batch.judged_together([fake] * batch.BATCH))[2] is not None]
 
 
 def _any_of(items: list[str]) -> st.SearchStrategy[str]:
@@ -111,8 +108,7 @@ def _texts(draw: st.DrawFn) -> list[str]:
 @settings(max_examples=150, deadline=None)
 @given(_texts())
 def test_strings_judged_together_are_judged_as_each_alone(texts: list[str]) -> None:
-    told = batch.judged_together(texts)
-    for i, spans in told.items():
+    for i, spans in _told(texts).items():
         assert spans == scan.find_spans(texts[i]), texts[i]
 
 
@@ -138,16 +134,22 @@ _GHP = _tokens(1)[0]
 ])
 def test_strings_beside_many_tokens_are_judged_as_each_alone(odd: list[str]) -> None:
     texts = [*_tokens(batch.BATCH), *odd]
-    told = batch.judged_together(texts)
+    told = _told(texts)
     if not odd[0].startswith("DD-"):
         assert any(scan.find_spans(text) for text in odd)  # the case holds something to find
     for i, spans in told.items():
         assert spans == scan.find_spans(texts[i]), texts[i]
 
 
+def _told(texts: list[str]) -> dict[int, list[Any]]:
+    """What :func:`batch.judged_together` tells of each of ``texts`` it tells of."""
+    return {i: told.get(i, []) for lo, hi, told in batch.judged_together(texts)
+            if told is not None for i in range(lo, hi)}
+
+
 def test_tokens_are_judged_together() -> None:
     tokens = _tokens(100)
-    told = batch.judged_together(tokens)
+    told = _told(tokens)
     assert sorted(told) == list(range(100))
     assert all(spans == scan.find_spans(t) for t, spans in zip(tokens, told.values(),
                                                                 strict=True))

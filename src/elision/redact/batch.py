@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from itertools import accumulate, repeat
 from operator import add
@@ -147,11 +147,16 @@ def _may_withhold(texts: Sequence[str]) -> set[int]:
 
 
 
-def judged_together(texts: Sequence[str]) -> dict[int, list[Span]]:
-    """The spans the per-string judge (:func:`~elision.redact.scan.find_spans`) finds in
-    each of ``texts`` that one pass over a block of them joined can tell, by index: those
-    left out are judged alone. A block of ``["ghp_…", "ghp_…", …]`` (each a credential, all
-    flagged by :func:`may_withhold`) was a judgement a string, 23 us each, most of it the
+def judged_together(
+    texts: Sequence[str],
+) -> Iterator[tuple[int, int, dict[int, list[Span]] | None]]:
+    """For each block ``lo:hi`` of ``texts``: the spans the per-string judge
+    (:func:`~elision.redact.scan.find_spans`) finds in those of its strings that hold any,
+    by index (a string left out holds none), told by one pass over the block joined; or
+    ``None``, where the block's strings are to be judged alone. A block at a time, so no
+    answer of every string is held at once (a dict of 24,000 was 5x the input). A block of
+    ``["ghp_…", "ghp_…", …]`` (each a credential, all flagged by :func:`may_withhold`) was
+    a judgement a string, 23 us each, most of it the
     fixed cost of its trigger search, its keyword pass and its rules' set-up (issue 23).
 
     A block is told together only where the judge of each string would run nothing but
@@ -169,24 +174,21 @@ def judged_together(texts: Sequence[str]) -> dict[int, list[Span]]:
     spans are merged as the judge merges them. The trigger search that
     opens the judge is not asked: it is a pre-filter, so what it would let through is what
     the rules find (the prefilter differential tests hold the walk to that)."""
-    told: dict[int, list[Span]] = {}
     for lo, hi in join_blocks(texts, JOIN_BLOCK):
-        if hi - lo >= BATCH:
-            _judge_block(texts, lo, hi, told)
-    return told
+        yield lo, hi, _judge_block(texts, lo, hi) if hi - lo >= BATCH else None
 
 
-def _judge_block(texts: Sequence[str], lo: int, hi: int, told: dict[int, list[Span]]) -> None:
+def _judge_block(texts: Sequence[str], lo: int, hi: int) -> dict[int, list[Span]] | None:
     block = texts[lo:hi]
     joined = "\n".join(block)
     if not joined.isascii() or "\\" in joined or max(map(len, block)) > PIECE:
-        return
+        return None
     holds = present(joined)
     if _marks(joined, holds) or holds.base64 or not _no_run_opens_or_holds_a_window(joined):
-        return
+        return None
     families = [PATTERN_FAMILIES[i] for i in holds.families]
     if any(f.pattern is None or not joinable(f.pattern) for f in families):
-        return
+        return None
     starts = array("q", accumulate(map(add, map(len, block), repeat(1)), initial=0))
     found: dict[int, list[tuple[int, int, str]]] = {}
     for family in families:
@@ -194,9 +196,7 @@ def _judge_block(texts: Sequence[str], lo: int, hi: int, told: dict[int, list[Sp
         for a, b in family.accepted(joined, family.pattern.finditer(joined)):
             i = bisect_right(starts, a) - 1
             found.setdefault(i, []).append((a - starts[i], b - starts[i], family.id))
-    told.update({i: [] for i in range(lo, hi)})
-    for i, spans in found.items():
-        told[lo + i] = _merge([make_span(span) for span in spans])
+    return {lo + i: _merge([make_span(span) for span in spans]) for i, spans in found.items()}
 
 
 def _no_run_opens_or_holds_a_window(joined: str) -> bool:

@@ -879,15 +879,20 @@ class Walker:
         dirty.update(dict.fromkeys(  # judged as each is delivered: a long answer is not held
             [text for text in flagged if len(text) > _KEY_CACHE_LONGEST]))
         # Many flagged strings (distinct tokens) are told together where they can be.
-        told = judged_together(short) if TOGETHER and len(short) >= BATCH else {}
-        for i, text in enumerate(short):
-            spans = told.get(i)
-            if spans is None:
-                (new, rules), _ = self._judge(text)
-            else:
-                new, rules = stubbed(text, spans), tuple(dict.fromkeys(map(_RULE, spans)))
-            if new is not text or rules:
-                dirty[text] = (new, rules)
+        blocks = (judged_together(short) if TOGETHER and len(short) >= BATCH
+                  else iter([(0, len(short), None)]))
+        for lo, hi, told in blocks:
+            for i in range(lo, hi):
+                text = short[i]
+                if told is None:
+                    (new, rules), _ = self._judge(text)
+                elif i in told:
+                    spans = told[i]
+                    new, rules = stubbed(text, spans), tuple(dict.fromkeys(map(_RULE, spans)))
+                else:
+                    continue  # told: nothing in it
+                if new is not text or rules:
+                    dirty[text] = (new, rules)
         if not dirty:
             if frame.changed:
                 frame.out.extend(rest)
@@ -915,11 +920,15 @@ class Walker:
         flagged = self._may_change(texts)
         if len(flagged) < BATCH:
             return
-        for i, spans in judged_together(flagged).items():
-            text = flagged[i]
-            new = stubbed(text, spans)
-            self._told[text] = (None if new is text else new,
-                                tuple(dict.fromkeys(map(_RULE, spans))))
+        for lo, hi, told in judged_together(flagged):
+            if told is None:
+                continue  # its records' strings are judged alone as they are walked
+            for i in range(lo, hi):
+                text = flagged[i]
+                spans = told.get(i, [])
+                new = stubbed(text, spans)
+                self._told[text] = (None if new is text else new,
+                                    tuple(dict.fromkeys(map(_RULE, spans))))
 
     def _may_change(self, distinct: set[Any]) -> list[str]:
         """The strings of ``distinct`` that the judge could change, told apart in one pass
