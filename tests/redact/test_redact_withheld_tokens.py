@@ -58,6 +58,14 @@ def test_tokens_in_many_records_are_judged_together(together: bool) -> None:
     assert done.value[-1] == {"id": 2999, "note": credential_stub("github-token")}
 
 
+def test_a_string_judged_alone_sends_only_a_few_beside_it_alone() -> None:
+    tokens = _tokens(1500)
+    tokens[700] = "password=hunter2"  # a generic name: its block cannot be told together
+    alone, done = _judged_alone(tokens, True)
+    assert alone <= 2 * batch.BATCH  # was the whole block's 1,500
+    assert len(done.withheld) == 1500
+
+
 @pytest.mark.parametrize("together", [False, True])
 def test_each_of_many_distinct_tokens_is_judged_once(together: bool) -> None:
     tokens = _tokens(walk._KEY_CACHE_LIMIT + 1000)

@@ -175,7 +175,22 @@ def judged_together(
     opens the judge is not asked: it is a pre-filter, so what it would let through is what
     the rules find (the prefilter differential tests hold the walk to that)."""
     for lo, hi in join_blocks(texts, JOIN_BLOCK):
-        yield lo, hi, _judge_block(texts, lo, hi) if hi - lo >= BATCH else None
+        yield from _judged(texts, lo, hi)
+
+
+def _judged(
+    texts: Sequence[str], lo: int, hi: int,
+) -> Iterator[tuple[int, int, dict[int, list[Span]] | None]]:
+    """A block told whole, or halved until what cannot be told is a few strings: one
+    random token in which a keyword's base64 window lies sent the other 1,500 of its block
+    to be judged alone (3 blocks in 16 of a MB of ``ghp_`` tokens)."""
+    told = _judge_block(texts, lo, hi) if hi - lo >= BATCH else None
+    if told is not None or hi - lo < 2 * BATCH:
+        yield lo, hi, told
+        return
+    mid = (lo + hi) // 2
+    yield from _judged(texts, lo, mid)
+    yield from _judged(texts, mid, hi)
 
 
 def _judge_block(texts: Sequence[str], lo: int, hi: int) -> dict[int, list[Span]] | None:
