@@ -24,6 +24,7 @@ from elision.redact.rules import credential_stub
 from elision.shape.jsonparse import parse_json
 from redact.test_redact_prefilter_differential import _no_prefilter, _normalized
 from support.before import code_before, redacted
+from support.calls import counted
 
 _ALNUM = string.ascii_letters + string.digits
 
@@ -35,15 +36,8 @@ def _tokens(count: int, seed: int = 7) -> list[str]:
 
 def _judged_alone(value: Any, together: bool) -> tuple[int, Any]:
     """How many strings the walk of ``value`` judged alone, and its redaction."""
-    calls: list[str] = []
-    real = walk.redact_spans
-
-    def counting(text: str) -> Any:
-        calls.append(text)
-        return real(text)
-
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(walk, "redact_spans", counting)
+        calls = counted(mp, walk, "redact_spans")
         mp.setattr(walk, "TOGETHER", together)
         done = redact_value(value, body=orjson.dumps(value))
     return len(calls), done

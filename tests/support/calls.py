@@ -61,3 +61,17 @@ def python_lines(run: Callable[[], T]) -> tuple[int, T]:
     """The Python lines ``run()`` executes, and what it returns: a loop inside one call, which
     :func:`python_calls` cannot see, counted a step at a time."""
     return _events(run, "line", sys.settrace)
+
+
+def counted(mp: Any, owner: Any, name: str) -> list[Any]:
+    """The first argument of each call of ``owner.name`` for the rest of ``mp``'s context
+    (the function is wrapped; what it returns is unchanged)."""
+    real = getattr(owner, name)
+    calls: list[Any] = []
+
+    def counting(first: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(first)
+        return real(first, *args, **kwargs)
+
+    mp.setattr(owner, name, counting)
+    return calls
