@@ -27,6 +27,7 @@ from elision.redact import redact_value, walk
 from elision.redact.families import FAMILIES, sample
 from redact.test_redact_prefilter_differential import _no_prefilter, _normalized
 from support.built import strategies_built
+from support.calls import counted
 
 #: Units that each hold a trigger of some class, and plain ones.
 UNITS = [
@@ -193,15 +194,8 @@ def test_a_lazily_read_document_is_not_walked_child_by_child() -> None:
     body = orjson.dumps(value)
     lazy = lazyjson.lazy_document(body)
     assert lazyjson.is_lazy(lazy)
-    calls: list[Any] = []
-    real = lazyjson._parse_child
-
-    def counting(raw: Any) -> Any:
-        calls.append(raw)
-        return real(raw)
-
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(lazyjson, "_parse_child", counting)
+        calls = counted(mp, lazyjson, "_parse_child")
         done = redact_value(lazy, body=body)
     assert len(calls) < 100
     assert [w["path"] for w in done.withheld] == ["$[9000]"]

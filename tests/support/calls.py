@@ -75,3 +75,17 @@ def counted_calls(monkeypatch: Any, owner: Any, name: str) -> list[int]:
 
     monkeypatch.setattr(owner, name, counted)
     return count
+
+
+def counted(mp: Any, owner: Any, name: str) -> list[Any]:
+    """The first argument of each call of ``owner.name`` for the rest of ``mp``'s context
+    (the function is wrapped; what it returns is unchanged)."""
+    real = getattr(owner, name)
+    calls: list[Any] = []
+
+    def counting(first: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(first)
+        return real(first, *args, **kwargs)
+
+    mp.setattr(owner, name, counting)
+    return calls
