@@ -50,6 +50,16 @@ def test_shape_of_a_text_body_holds_at_most_one_copy(body: bytes, most: float) -
     assert held <= most * len(body), f"{held / len(body):.2f}x the input"
 
 
+def test_a_body_of_a_value_a_line_is_written_into_one_buffer() -> None:
+    """Just under the density bound (a withheld value every 41 bytes, 25,000 a MB: each its
+    entry, the format's own 5-6x) the redacted body was joined from a list of a slice a
+    span: 13.9x the body held through ``shape()``, 9.7x before the bytes path; now about 8x."""
+    line = b"password=hunter2 " + b"x" * 23 + b"\n"
+    body = line * ((1 << 20) // len(line))
+    shape(body[: 64 << 10], Budget(4096))
+    assert peak(lambda: shape(body, Budget(4096))) < 11 * len(body)
+
+
 def test_csv_sniff_holds_its_head_and_its_decoding_only() -> None:
     body = b"the quick brown fox, jumps over\n" * (MB // 32)
     looks_like_csv(body)
