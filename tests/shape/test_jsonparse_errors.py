@@ -183,6 +183,8 @@ def _deep(leaf: Any, depth: int = DEEP) -> Any:
         ([_deep(1), {"k": math.nan}], ["nan at $[1].k"]),  # beside a deep subtree
         ([2**64, math.nan], ["nan at $[1]"]),  # a leaf of a list orjson gave up on
         ({1: 2}, ["object key 1 at $ is of type int", "str()"]),
+        # A tuple key is not quoted: it may hold a credential (red before: it was).
+        ({("ghp_" + "k" * 36,): 2}, ["object key at $ is of type tuple", "str()"]),
         (_deep({None: 1}), ["object key None", "$" + "[0]" * DEEP]),
         ({"t": "ok\ud800"}, ["lone surrogate '\\ud800' at char 2", "$.t"]),
         ([{"\udfff": 1}], ["lone surrogate"]),
@@ -196,6 +198,16 @@ def test_dumps_value_refuses_what_is_not_json(value: Any, expected: list[str]) -
         dumps_value(value)
     for fragment in expected:
         assert fragment in str(caught.value)
+
+
+def test_a_key_that_is_not_a_string_is_named_but_never_quoted() -> None:
+    """Red before: ``object key ('ghp_…',) at $``, a credential in an error message."""
+    secret = "ghp_" + "k" * 36
+    for value in ({(secret,): 1}, {"a": {frozenset({secret}): 1}}, [{b"x" + secret.encode(): 2}]):
+        with pytest.raises(InputError) as caught:
+            dumps_value(value)
+        assert secret not in str(caught.value)
+        assert "JSON keys are strings" in str(caught.value)
 
 
 def test_default_hook() -> None:

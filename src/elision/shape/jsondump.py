@@ -135,8 +135,11 @@ def _dumps_slow(value: Any) -> bytes:
             pieces: list[Any] = [b"{"]
             for index, (key, child) in enumerate(node.items()):
                 if not isinstance(key, str):
+                    # A number is named; any other key is not quoted: a tuple may hold a
+                    # credential, and an error never shows one.
+                    named = f"{key!r} " if key is None or type(key) in (int, float, bool) else ""
                     raise InputError(
-                        f"object key {key!r} at {_crumb_path(crumb)} is of type "
+                        f"object key {named}at {_crumb_path(crumb)} is of type "
                         f"{type(key).__name__}; JSON keys are strings: convert it with str()"
                     )
                 comma = b"," if index else b""
