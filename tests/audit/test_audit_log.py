@@ -231,3 +231,23 @@ def test_reopening_an_unchanged_log_signs_no_duplicate_checkpoint(tmp_path: Path
         log.append({"step_id": "b"})
     sizes = [cp["size"] for cp in read_checkpoints(tmp_path / "a.db.checkpoints")]
     assert sizes == [1, 2]
+
+
+def test_an_entry_past_orjson_depth_is_appended_and_verifies(tmp_path: Path) -> None:
+    """Red before: orjson's raw ``TypeError: Recursion limit reached`` left ``append`` after
+    the entry was hashed (the auditjcs session's finding)."""
+    deep: object = "x"
+    for _ in range(300):
+        deep = [deep]
+    path = tmp_path / "audit.db"
+    with AuditLog(path, key=KEY) as log:
+        log.append({"step_id": "a", "detail": deep})
+        log.append({"step_id": "b"})
+        assert [e["step_id"] for e in log.entries()] == ["a", "b"]
+    result = verify_log(path, key=KEY)
+    assert result.ok, result.problem
+
+
+def test_an_entry_that_is_not_json_is_refused_by_an_audit_error(tmp_path: Path) -> None:
+    with AuditLog(tmp_path / "audit.db") as log, pytest.raises(AuditError, match="cannot be canonicalized"):
+        log.append({"step_id": "a", "detail": {1, 2}})

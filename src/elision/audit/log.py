@@ -98,8 +98,20 @@ def default_log_path() -> Path:
 
 
 def dump_entry(entry: Mapping[str, Any]) -> str:
-    """The stored (and ``audit show --json``) form of an entry: one compact JSON line."""
-    return orjson.dumps(dict(entry)).decode()
+    """The stored (and ``audit show --json``) form of an entry: one compact JSON line.
+
+    An entry nested past orjson's 255 levels (a caller's own member) is written by the
+    standard library's ``json``: orjson's ``TypeError`` escaped ``append`` after the entry was
+    hashed, where every other failure of an append is an :class:`AuditError`."""
+    try:
+        return orjson.dumps(dict(entry)).decode()
+    except orjson.JSONEncodeError as exc:
+        if "Recursion limit" not in str(exc):
+            raise AuditError(f"the audit entry is not JSON ({exc}); pass JSON values only"
+                             ) from None
+    import json
+
+    return json.dumps(dict(entry), separators=(",", ":"), ensure_ascii=False)
 
 
 class CheckpointingLog:
