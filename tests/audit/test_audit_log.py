@@ -249,5 +249,7 @@ def test_an_entry_past_orjson_depth_is_appended_and_verifies(tmp_path: Path) -> 
 
 
 def test_an_entry_that_is_not_json_is_refused_by_an_audit_error(tmp_path: Path) -> None:
-    with AuditLog(tmp_path / "audit.db") as log, pytest.raises(AuditError, match="cannot be canonicalized"):
+    with AuditLog(tmp_path / "audit.db") as log, pytest.raises(
+        AuditError, match="cannot be canonicalized"
+    ):
         log.append({"step_id": "a", "detail": {1, 2}})
