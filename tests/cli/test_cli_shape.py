@@ -106,6 +106,17 @@ def test_explain_goes_to_stderr_and_stdout_stays_json(tmp_path: Path) -> None:
     assert "bytes shown/total" in result.stderr
 
 
+def test_explain_counts_a_text_s_withheld_values(tmp_path: Path) -> None:
+    """Red before: 20,000 values withheld from a text read as one row, with no line and no
+    count."""
+    source = write(tmp_path, "creds.txt", (b"password=hunter2 " + b"x" * 23 + b"\n") * 20_000)
+    result = CliRunner().invoke(main, ["shape", str(source), "-b", "1024", "--no-store",
+                                       "--explain"])
+    assert result.exit_code == 0
+    row = next(line for line in result.stderr.splitlines() if "credential-assignment" in line)
+    assert "lines 1-20000" in row and "20000" in row.rsplit("withheld", 1)[1]
+
+
 @pytest.mark.parametrize(
     ("name", "header"),
     [

@@ -85,9 +85,12 @@ def print_explanation(shaped: Shaped) -> None:
         table.add_row(safe_text(entry["path"]), safe_text(entry["kind"]), safe_text(shown),
                       safe_text(entry.get("total", "")))
     for entry in env.get("withheld", []):
-        table.add_row(safe_text(entry.get("path", "")),
-                      safe_text(f"withheld: {entry.get('reason', '')}"),
-                      safe_text(entry.get("stub", "")), "")
+        # Where: a JSON path, a text's line, or a condensed entry's lines; how many: a
+        # condensed entry stands for ``count`` values (20,000 read as one without it).
+        where = entry.get("path") or (f"line {entry['line']}" if "line" in entry
+                                      else f"lines {entry.get('lines', '')}")
+        table.add_row(safe_text(where), safe_text(f"withheld: {entry.get('reason', '')}"),
+                      safe_text(entry.get("stub", "")), safe_text(entry.get("count", "")))
     if table.row_count:
         console.print(table)
     else:
