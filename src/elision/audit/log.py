@@ -32,7 +32,7 @@ from elision.audit.checkpoint import (
     signer_from_key,
 )
 from elision.audit.walfold import FOLD_EVERY, WalFolder
-from elision.errors import AuditError
+from elision.errors import AuditError, InputError
 from elision.private import create_private_file, make_private_dir, place_problem
 
 LOG_ENV = "ELISION_AUDIT"
@@ -100,18 +100,19 @@ def default_log_path() -> Path:
 def dump_entry(entry: Mapping[str, Any]) -> str:
     """The stored (and ``audit show --json``) form of an entry: one compact JSON line.
 
-    An entry nested past orjson's 255 levels (a caller's own member) is written by the
-    standard library's ``json``: orjson's ``TypeError`` escaped ``append`` after the entry was
-    hashed, where every other failure of an append is an :class:`AuditError`."""
+    An entry nested past orjson's 255 levels (a caller's own member) is written by
+    :func:`elision.shape.jsondump.dumps_value`, the same bytes: orjson's ``TypeError``
+    escaped ``append`` after the entry was hashed, where every other failure of an append is
+    an :class:`AuditError`."""
     try:
         return orjson.dumps(dict(entry)).decode()
-    except orjson.JSONEncodeError as exc:
-        if "Recursion limit" not in str(exc):
-            raise AuditError(f"the audit entry is not JSON ({exc}); pass JSON values only"
-                             ) from None
-    import json
+    except orjson.JSONEncodeError:
+        from elision.shape.jsondump import dumps_value
 
-    return json.dumps(dict(entry), separators=(",", ":"), ensure_ascii=False)
+        try:
+            return dumps_value(dict(entry)).decode()
+        except InputError as exc:
+            raise AuditError(f"the audit entry is not JSON: {exc}") from None
 
 
 class CheckpointingLog:

@@ -39,6 +39,8 @@ from typing import Any
 
 import orjson
 
+from elision.shape.jsondump import dumps_value
+
 logger = logging.getLogger("elision.proxy")
 
 #: Whether clean bytes spare a message its redaction walk (off: the walk, as a differential
@@ -234,14 +236,15 @@ class Egress:
 
 
 def _dumps(value: Any) -> bytes:
-    """The JSON bytes of ``value``: orjson's, or past its 255 levels the standard library's (an
-    upstream may nest deeper: elision reads JSON to 10,000 levels, and a message it could not
-    measure was withheld whole as a gate failure)."""
+    """The JSON bytes of ``value``: orjson's, or past its 255 levels the same bytes written by
+    :func:`elision.shape.jsondump.dumps_value` (an upstream may nest deeper: elision reads
+    JSON to 10,000 levels, and a message it could not measure was withheld whole as a gate
+    failure)."""
     try:
         return orjson.dumps(value)
     except TypeError:
-        # A lone surrogate, which orjson refuses too, fails to encode here: withheld, as it was.
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+        # A lone surrogate, which orjson refuses too, is refused there: withheld, as it was.
+        return dumps_value(value)
 
 
 def _withheld(message: dict[str, Any]) -> bytes:
