@@ -22,7 +22,7 @@ from elision.redact.families import FAMILIES, sample
 from elision.shape import lazyjson
 from elision.shape.jsonparse import parse_json
 from support.before import assert_json_as_before
-from support.calls import counted_calls
+from support.calls import counted
 from support.lazy_json import assert_redacts_as, normalized, redact_lazily
 
 
@@ -80,15 +80,15 @@ def test_lazy_pieces_of_one_big_document_each_are_searched_once(
 def test_small_or_unequal_elements_are_searched_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """The split is asked only where it pays: elements of a few hundred bytes, or an array
     whose first and last documents differ, are one search, as before."""
-    calls = counted_calls(monkeypatch, walk, "json_triggers")
+    calls = counted(monkeypatch, walk, "json_triggers")
     small = orjson.dumps([{"NudHJ5dV": i} for i in range(50)])
     redact_value(parse_json(small), body=small)
-    assert calls[0] == 1
-    calls[0] = 0
+    assert len(calls) == 1
+    calls.clear()
     body = _wide(5)
     unequal = body.replace(b"3.39e16", b"3.39e17", 1)  # the first document differs
     redact_value(parse_json(unequal), body=unequal)
-    assert calls[0] == 1
+    assert len(calls) == 1
 
 
 _TOKENS = [sample(family)[0] for family in FAMILIES][:40]

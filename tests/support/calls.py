@@ -63,20 +63,6 @@ def python_lines(run: Callable[[], T]) -> tuple[int, T]:
     return _events(run, "line", sys.settrace)
 
 
-def counted_calls(monkeypatch: Any, owner: Any, name: str) -> list[int]:
-    """A counter (``[n]``) of the calls of ``owner.name``, wrapped for the rest of the test (a
-    method of a class counts the calls on every instance)."""
-    count = [0]
-    wrapped = getattr(owner, name)
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        count[0] += 1
-        return wrapped(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return count
-
-
 def counted(mp: Any, owner: Any, name: str) -> list[Any]:
     """The first argument of each call of ``owner.name`` for the rest of ``mp``'s context
     (the function is wrapped; what it returns is unchanged)."""
