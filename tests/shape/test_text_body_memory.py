@@ -19,6 +19,7 @@ from elision.redact import redact_text
 from elision.redact.bodyview import redact_body
 from elision.shape import shape
 from elision.shape.table import looks_like_csv
+from support.calls import counted
 from support.traced import peak
 
 MB = 1 << 20
@@ -156,3 +157,14 @@ def test_csv_sniff_reads_lines_as_stringio_does(parts: list[str]) -> None:
 
 def test_a_csv_with_carriage_returns_alone_is_csv() -> None:
     assert looks_like_csv(b"name,size\rfox,3\rdog,4\r")
+
+
+def test_a_clean_text_body_is_searched_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red before: the bytes path asked whether the body was clean, then handed it to
+    ``redact()``, which searched it again (a trigger pass of every clean text result)."""
+    import elision.redact as redact
+
+    calls = counted(monkeypatch, redact, "utf8_text_has_triggers")
+    body = _log(1 << 16, every=0)
+    assert shape(body, Budget(4096)).complete is False
+    assert len(calls) == 1

@@ -198,7 +198,11 @@ class RedactStage:
         go first (:mod:`elision.redact.bodyview`)."""
         from elision.pipeline import Redacted
 
-        if capture.is_json or _clean_text(capture.body) or not is_utf8(capture.body):
+        if capture.is_json:
+            return self.redact(capture)
+        if _clean_text(capture.body):  # asked once here: redact() searched the body again
+            return Redacted(capture.value, ())
+        if not is_utf8(capture.body):
             return self.redact(capture)
         from elision.redact.bodyview import redact_body
 
