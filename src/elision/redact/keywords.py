@@ -461,6 +461,8 @@ _SEEN_MOST = 32
 #: no more than one in this many chars (random base64 spells some 85 a MB by chance): past
 #: that, each a Python call, it is read another way.
 _WHOLE_SPACING = 1 << 12
+
+
 def _blocks_repeat(text: str) -> bool:
     """Whether the first or second block of ``text`` (as :func:`present` reads it) is read
     again within as many blocks as it keeps (lines of ``password=x``: their blocks, each
