@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elision.shape.lines import LineIndex, decode, iter_lines, line_ends
+from elision.shape.lines import LineIndex, decode, iter_lines, line_ends, line_start
 
 # Bytes that make line endings interesting, plus a multi-byte character.
 _BODIES = st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\r\n", "é".encode()]), max_size=80).map(
@@ -46,6 +46,36 @@ def test_index_agrees_whatever_the_chunk_and_order(body: bytes, chunk: int, rnd:
     for t in range(len(ends) + 1):
         assert index.tail_start(t) == (starts[len(ends) - t] if t else len(body))
         assert index.head_end(t) == (ends[t - 1] if t else 0)
+
+
+@given(_BODIES, _BODIES, _BODIES, st.integers(1, 6))
+def test_an_index_of_whole_lines_in_place_agrees_with_one_of_their_copy(
+    before: bytes, lines: bytes, after: bytes, chunk: int
+) -> None:
+    """A page's lines in the original (``ShapeContext.original_span``) are indexed where
+    they are; no window starts or ends between a \r and its \n, so none is drawn so."""
+    if before.endswith(b"\r") and lines.startswith(b"\n"):
+        before += b"\n"
+    if lines and not lines.endswith((b"\n", b"\r")):
+        lines += b"\n"
+    if lines.endswith(b"\r") and after.startswith(b"\n"):
+        lines += b"\n"
+    body = before + lines + after
+    start = len(before)
+    window, copy = LineIndex(body, start, start + len(lines)), LineIndex(lines)
+    window._head_chunk = window._tail_chunk = chunk
+    assert len(window) == len(copy) and window.size == len(lines)
+    for k in range(len(copy) + 1):
+        assert window.head_end(k) == copy.head_end(k)
+        assert window.tail_start(k) == copy.tail_start(k)
+
+
+@given(_BODIES, st.integers(0, 40), st.integers(0, 40))
+def test_line_start_is_where_the_line_ends_say(body: bytes, start_line: int, k: int) -> None:
+    ends = [0, *reference_ends(body)]
+    start = ends[min(start_line, len(ends) - 1)]
+    after = [e for e in ends if e >= start]
+    assert line_start(body, k, start) == (after[k] if k < len(after) else len(body))
 
 
 @given(_BODIES, st.integers(1, 8))

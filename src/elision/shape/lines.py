@@ -60,9 +60,10 @@ def is_utf8(body: bytes) -> bool:
     return True
 
 
-def chunks(data: bytes) -> Iterator[tuple[int, bytes]]:
-    r"""``data`` a chunk at a time, each ending just after a ``\n`` so no ``\r\n`` is torn."""
-    start, total = 0, len(data)
+def chunks(data: bytes, start: int = 0) -> Iterator[tuple[int, bytes]]:
+    r"""``data`` from ``start`` a chunk at a time, each ending just after a ``\n`` so no
+    ``\r\n`` is torn."""
+    total = len(data)
     while start < total:
         stop = data.find(b"\n", start + CHUNK)
         stop = total if stop < 0 else stop + 1
@@ -90,6 +91,21 @@ def iter_lines(data: bytes, newline_only: bool = False) -> Iterator[tuple[int, b
             start += len(line)
 
 
+def line_start(data: bytes, k: int, start: int = 0) -> int:
+    """Where the line after the first ``k`` lines from ``start`` starts (or ``len(data)``):
+    a chunk's lines at a time, never a list of every line's end."""
+    for at, chunk in chunks(data, start):
+        # Counted in C; split only the chunk the line starts in (or one with a \r in it).
+        count = -1 if b"\r" in chunk else chunk.count(b"\n") + (chunk[-1:] != b"\n")
+        if count < 0 or k < count:
+            pieces = _split(chunk, False)
+            if k < len(pieces):
+                return at + sum(map(len, pieces[:k]))
+            count = len(pieces)
+        k -= count
+    return len(data)
+
+
 def line_ends(data: bytes, newline_only: bool = False) -> list[int]:
     """Offsets just past each line (terminator included); a last unterminated line counts."""
     ends: list[int] = []
@@ -112,25 +128,36 @@ class LineIndex:
     100 MB body of empty lines costs the same as one of long ones.
     """
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, start: int = 0, stop: int | None = None) -> None:
+        """The lines of ``data[start:stop]`` (whole lines: ``start`` is where one starts),
+        read in place; offsets the methods give are from ``start``."""
         self.data = data
+        self.start, self.stop = start, len(data) if stop is None else stop
+        start, stop = self.start, self.stop
         # Most bodies hold no \r at all, which memchr tells at memory speed: then neither
         # count of \r (bytes.count is a slower loop, 0.06 s for 100 MB) is needed.
-        returns = data.count(b"\r") if b"\r" in data else 0
-        ends = data.count(b"\n") + (returns - data.count(b"\r\n") if returns else 0)
-        self.count = ends + (1 if data and data[-1:] not in (b"\n", b"\r") else 0)
+        returns = data.count(b"\r", start, stop) if data.find(b"\r", start, stop) >= 0 else 0
+        ends = data.count(b"\n", start, stop) + (
+            returns - data.count(b"\r\n", start, stop) if returns else 0)
+        last = data[stop - 1:stop] if stop > start else b""
+        self.count = ends + (1 if last and last not in (b"\n", b"\r") else 0)
         # Machine integers, 4 bytes a line where a list of ints took 36: a text of blank lines
         # (a withheld stretch's kept line breaks) has a line a byte.
         code = "I" if len(data) < 1 << 32 else "q"
         self._head: array[int] = array(code)  # ends of lines 0, 1, 2, …
         self._tail: array[int] = array(code)  # starts of lines count-1, count-2, …
-        self._head_at, self._tail_at = 0, len(data)
+        self._head_at, self._tail_at = start, stop
         # Doubling from a budget's worth: a first line (a cut, its byte range) or a 4 KB budget
         # reads about 4 KB an end, not 16 KB of lines it does not show.
         self._head_chunk = self._tail_chunk = _FIRST_CHUNK
 
     def __len__(self) -> int:
         return self.count
+
+    @property
+    def size(self) -> int:
+        """Bytes in all the lines."""
+        return self.stop - self.start
 
     def __getitem__(self, i: int) -> int:
         """The size of line ``i`` in bytes, terminator included."""
@@ -143,13 +170,13 @@ class LineIndex:
         """Bytes in the first ``k`` lines."""
         while len(self._head) < k:
             self._scan_head()
-        return self._head[k - 1] if k else 0
+        return self._head[k - 1] - self.start if k else 0
 
     def tail_start(self, t: int) -> int:
         """Where the last ``t`` lines start."""
         while len(self._tail) < t:
             self._scan_tail()
-        return self._tail[t - 1] if t else len(self.data)
+        return (self._tail[t - 1] if t else self.stop) - self.start
 
     def reach(self, budget: int) -> bool:
         """Index the lines ``budget`` bytes could hold from either end, and one more each side;
@@ -157,23 +184,23 @@ class LineIndex:
 
         When not, the lines indexed from each end already pass ``budget``.
         """
-        data, count, head, tail = self.data, self.count, self._head, self._tail
+        start, stop, count, head, tail = self.start, self.stop, self.count, self._head, self._tail
         # One scan an end: a chunk that reaches past ``budget`` bytes from that end.
-        while len(head) + len(tail) < count and (not head or head[-1] <= budget):
-            self._head_chunk = max(self._head_chunk, budget + 1 - self._head_at)
+        while len(head) + len(tail) < count and (not head or head[-1] - start <= budget):
+            self._head_chunk = max(self._head_chunk, budget + 1 - (self._head_at - start))
             self._scan_head()
-        while len(head) + len(tail) < count and (not tail or len(data) - tail[-1] <= budget):
-            self._tail_chunk = max(self._tail_chunk, budget + 1 - (len(data) - self._tail_at))
+        while len(head) + len(tail) < count and (not tail or stop - tail[-1] <= budget):
+            self._tail_chunk = max(self._tail_chunk, budget + 1 - (stop - self._tail_at))
             self._scan_tail()
         return len(head) + len(tail) >= count
 
     def _scan_head(self) -> None:
-        start, data = self._head_at, self.data
-        if start >= len(data):
+        start, data, end = self._head_at, self.data, self.stop
+        if start >= end:
             raise IndexError("line index out of range")
         # A chunk ends just after a \n, never between the \r and \n of one ending.
-        stop = data.find(b"\n", start + self._head_chunk)
-        stop = len(data) if stop < 0 else stop + 1
+        stop = data.find(b"\n", start + self._head_chunk, end)
+        stop = end if stop < 0 else stop + 1
         if start < self._tail_at < stop:
             stop = self._tail_at  # a line start: the tail's lines are indexed already
         # A piece at a time, so a chunk of a budget's worth of blank lines never stands as one
@@ -187,15 +214,15 @@ class LineIndex:
         self._head_at, self._head_chunk = stop, self._head_chunk * 2
 
     def _scan_tail(self) -> None:
-        stop, data = self._tail_at, self.data
-        if stop <= 0:
+        stop, data, begins = self._tail_at, self.data, self.start
+        if stop <= begins:
             raise IndexError("line index out of range")
         target = stop - self._tail_chunk
-        start = 0
-        if target > 0:
+        start = begins
+        if target > begins:
             # Start just after an ending: after a \n, or after a \r that no \n follows.
-            start = data.rfind(b"\n", 0, target) + 1
-            cr = data.rfind(b"\r", 0, target)
+            start = max(begins, data.rfind(b"\n", begins, target) + 1)
+            cr = data.rfind(b"\r", begins, target)
             if cr >= start and data[cr + 1:cr + 2] != b"\n":
                 start = cr + 1
         if start < self._head_at < stop:

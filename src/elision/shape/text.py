@@ -13,6 +13,11 @@ counts the bad bytes, so the result is honest rather than an error. Only when ne
 nor the last line fits is a line cut, at a character boundary, and the header says where. A
 byte-order mark is part of line 1, like any other byte of it.
 
+Byte counts are the original body's, as the header's total is: the marker counts the
+original's bytes of the lines it stands for, though the text shaped may be a redacted view of
+them (the same lines, stubs in place of values) or their decoding, so the shown lines and the
+elided add up to the total however redaction changed the sizes.
+
 A page (``ctx.page`` set; ``root_offset`` lines of the original before it, ``root_total`` in all)
 states the original's line numbers and total, and always carries a header, even when all of it
 fits: a page is never the complete body.
@@ -62,6 +67,8 @@ class _TextShaper:
         self.data = decoded.data
         self.bad_note = "; ".join(n for n in (ctx.reencoded, decoded.note) if n) or None
         self.lines = LineIndex(self.data)
+        self._given = body
+        self._original: LineIndex | None = None
         self.eol = first_eol(self.data)
         self.offset = ctx.root_offset
         n = len(self.lines)
@@ -102,7 +109,8 @@ class _TextShaper:
             big_line = widest(max(self.total_lines, self.offset + n))
             chars = widest(len(self.data))
             ranges = [(big_line - 1, big_line)] * 2  # "a-b": a range with two ends
-            shown, lines, nbytes = widest(len(self.data) + 4096), widest(n), widest(len(self.data))
+            shown, lines = widest(len(self.data) + 4096), widest(n)
+            nbytes = widest(max(len(self.data), self._original_lines().size))
             sizes = []
             for cut in (None, _Cut(big_line, 0, chars, chars)):
                 sizes.append(utf8_len(self._header(ranges, shown, cut))
@@ -150,6 +158,31 @@ class _TextShaper:
             how = missing_how(self._ref, self.ctx.stored, first, last)
         return f"[… {what} elided ({nbytes:,} bytes): {how} …]"
 
+    def _original_lines(self) -> LineIndex:
+        """The lines of what this text stands for in the original body, whose bytes the
+        header's total counts: the text itself, unless it is a redacted view (stubs in place
+        of values) or a decoding (U+FFFD, 3 bytes, for each bad byte)."""
+        if self._original is None:
+            ctx, index = self.ctx, self.lines
+            if ctx.original_span is not None:
+                index = LineIndex(ctx.body, *ctx.original_span)
+            elif ctx.page is None and ctx.body is not self._given:
+                index = LineIndex(ctx.body)
+            elif self.data is not self._given:
+                index = LineIndex(self._given)
+            # A view keeps the original's lines (each withheld value's line breaks follow its
+            # stub); one that did not could not be counted line for line.
+            self._original = index if len(index) == len(self.lines) else self.lines
+        return self._original
+
+    def _original_bytes(self, head: int, tail: int, cut: _Cut | None) -> int:
+        """The original's bytes in the lines between the ``head`` and the ``tail``, less
+        what a cut showed of the first: one unit with the header's total, so what is shown and
+        what is elided add up to it (a ``lines=`` fetch of them returns the view's bytes)."""
+        original = self._original_lines()
+        elided = original.tail_start(tail) - original.head_end(head)
+        return max(0, elided - cut.shown_bytes) if cut is not None else elided
+
     def _rest_of_cut(self, cut: _Cut | None) -> str | None:
         """The byte range, in the original, of what a cut line did not show.
 
@@ -182,7 +215,8 @@ class _TextShaper:
             first = off + head + 1
             last = off + n - tail
             whole = n - tail - head - (1 if cut is not None else 0)
-            marker = self._marker(whole, tail_start - head_end, first, last, cut) + eol
+            marker = self._marker(whole, self._original_bytes(head, tail, cut), first, last,
+                                  cut) + eol
         if tail and head + tail == n:
             ranges = [(off + 1, off + n)]  # everything shown: one range, not two that touch
         elif tail:
