@@ -52,7 +52,7 @@ def test_index_agrees_whatever_the_chunk_and_order(body: bytes, chunk: int, rnd:
 def test_an_index_of_whole_lines_in_place_agrees_with_one_of_their_copy(
     before: bytes, lines: bytes, after: bytes, chunk: int
 ) -> None:
-    """A page's lines in the original (``ShapeContext.original_span``) are indexed where
+    """A page's lines in the original (``ShapeContext.original_start``) are indexed where
     they are; no window starts or ends between a \r and its \n, so none is drawn so."""
     if before.endswith(b"\r") and lines.startswith(b"\n"):
         before += b"\n"

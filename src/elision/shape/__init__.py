@@ -104,9 +104,9 @@ class ShapeContext:
     header_row: bytes | None = None
     #: For text pages: the byte offset in the original body where the page body starts.
     root_byte_offset: int = 0
-    #: For a ``lines=`` page of a redacted text: where its lines are in ``body``, the
+    #: For a ``lines=`` page of a redacted text: where its first line starts in ``body``, the
     #: original, whose bytes its marker counts (the page's own are the redacted view's).
-    original_span: tuple[int, int] | None = None
+    original_start: int | None = None
     page: str | None = None
     #: For a page: the selector of what follows its selection in the original, where its
     #: ``next`` goes once the page shows all of the selection.

@@ -60,10 +60,9 @@ def is_utf8(body: bytes) -> bool:
     return True
 
 
-def chunks(data: bytes, start: int = 0) -> Iterator[tuple[int, bytes]]:
-    r"""``data`` from ``start`` a chunk at a time, each ending just after a ``\n`` so no
-    ``\r\n`` is torn."""
-    total = len(data)
+def chunks(data: bytes) -> Iterator[tuple[int, bytes]]:
+    r"""``data`` a chunk at a time, each ending just after a ``\n`` so no ``\r\n`` is torn."""
+    start, total = 0, len(data)
     while start < total:
         stop = data.find(b"\n", start + CHUNK)
         stop = total if stop < 0 else stop + 1
@@ -93,17 +92,21 @@ def iter_lines(data: bytes, newline_only: bool = False) -> Iterator[tuple[int, b
 
 def line_start(data: bytes, k: int, start: int = 0) -> int:
     """Where the line after the first ``k`` lines from ``start`` starts (or ``len(data)``):
-    a chunk's lines at a time, never a list of every line's end."""
-    for at, chunk in chunks(data, start):
-        # Counted in C; split only the chunk the line starts in (or one with a \r in it).
-        count = -1 if b"\r" in chunk else chunk.count(b"\n") + (chunk[-1:] != b"\n")
+    counted in C a chunk at a time, in place; only the chunk that line starts in is split."""
+    at, total = start, len(data)
+    while k > 0 and at < total:
+        stop = data.find(b"\n", at + CHUNK)  # never between a \r and its \n
+        stop = total if stop < 0 else stop + 1
+        count = -1
+        if data.find(b"\r", at, stop) < 0:
+            count = data.count(b"\n", at, stop) + (data[stop - 1] != 0x0A)
         if count < 0 or k < count:
-            pieces = _split(chunk, False)
+            pieces = data[at:stop].splitlines(True)
             if k < len(pieces):
                 return at + sum(map(len, pieces[:k]))
             count = len(pieces)
-        k -= count
-    return len(data)
+        k, at = k - count, stop
+    return min(at, total)
 
 
 def line_ends(data: bytes, newline_only: bool = False) -> list[int]:

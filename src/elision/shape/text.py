@@ -42,6 +42,7 @@ from elision.shape.lines import (
     LineIndex,
     decode,
     first_eol,
+    line_start,
     missing_how,
     range_text,
     select_lines,
@@ -164,8 +165,9 @@ class _TextShaper:
         of values) or a decoding (U+FFFD, 3 bytes, for each bad byte)."""
         if self._original is None:
             ctx, index = self.ctx, self.lines
-            if ctx.original_span is not None:
-                index = LineIndex(ctx.body, *ctx.original_span)
+            if ctx.original_start is not None:
+                start = ctx.original_start
+                index = LineIndex(ctx.body, start, line_start(ctx.body, len(index), start))
             elif ctx.page is None and ctx.body is not self._given:
                 index = LineIndex(ctx.body)
             elif self.data is not self._given:

@@ -20,7 +20,7 @@ A text's redacted view has the original's lines: a stub that replaces a value sp
 ``lines=`` selects, and a page's header and ``next`` number, the same lines as in the original
 the envelope describes. Byte offsets (``bytes=``) are offsets in the redacted view; byte
 counts (a header's total, a ``lines=`` page's marker) are the original's, found by those lines
-(``ShapeContext.original_span``), so a page's numbers add up as the first result's do.
+(``ShapeContext.original_start``), so a page's numbers add up as the first result's do.
 
 A JSON body that repeats a key has a view with each shadowed member withheld (reason
 ``duplicate-key``), so none of its pages - ``lines=`` and ``bytes=`` included - is ever cut
@@ -50,7 +50,7 @@ from elision.errors import BudgetError, InputError, SelectorError, quoted
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
 from elision.shape.lazyjson import OBJECTS, fresh, is_lazy, parse_document
-from elision.shape.lines import LineIndex, line_start
+from elision.shape.lines import line_start
 from elision.store.select import (
     VALID_PATH_FORMS,
     Key,
@@ -177,8 +177,7 @@ def shape_page(
             if text is not body and view_is_text and not selection.past_end:
                 # A redacted text has the original's lines: the page's marker counts their
                 # bytes in the original, the unit of its header's total.
-                start = line_start(body, selection.lines_before)
-                ctx.original_span = (start, line_start(body, len(LineIndex(selection.body)), start))
+                ctx.original_start = line_start(body, selection.lines_before)
         else:
             assert byte_range is not None
             selection = select_bytes(text, byte_range, one_line=one_line)
