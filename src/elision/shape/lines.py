@@ -322,7 +322,7 @@ def select_lines(lines: LineIndex, budget: int) -> tuple[int, int]:
     """
     n = len(lines)
     whole = lines.reach(budget)
-    ends, starts, size = lines._head, lines._tail, len(lines.data)
+    ends, starts, size = lines._head, lines._tail, len(lines.data)  # a whole body's index
 
     def head_bytes(i: int) -> float:
         if i <= len(ends):
