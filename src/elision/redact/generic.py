@@ -565,11 +565,12 @@ def _dead_stretch(
     in C (``re.split``); each distinct (text before, word, text after) is judged once by
     :func:`_dead_alone`, which says dead only where what the loop reads lies inside those
     three and the loop would withhold nothing and change no state it reads later. All dead:
-    where the block ends (where it starts for a block of name chars alone, which is not cut), where its last word ends and where its last name ends (``-1``,
-    ``-1`` for no word), so the loop goes on from there as if it had read them. ASCII only: a
-    lowered char of the window is the same char of the text, and the words are split in it (a
-    split that ignores case was 15 times slower), the text's own chars read back where its
-    case differs."""
+    where the block ends (where it starts for a block of name chars alone, which is not
+    cut), where its last word ends and where its last name ends (``-1``, ``-1`` for no
+    word), so the loop goes on from there as if it had read them. ASCII only: a lowered char
+    of the window is the same char of the text, and the words are split in it (a split that
+    ignores case was 15 times slower), the text's own chars read back where its case
+    differs."""
     hi = min(at + folding.LOWER_WINDOW, len(text), at + first + _DEAD_BLOCK)
     lo = max(resume, at + first - _LONGEST_NAME - 1, 0)
     stop = _THROUGH_NON_NAME.match(text, at + first, hi)
