@@ -96,7 +96,7 @@ def _closers_line(size: int) -> str:
 
 def test_a_dead_windows_candidates_are_not_a_python_call_each() -> None:
     """Red before: each of the 4,878 ``pwd=x)`` of 200 KB was a call of ``_plain_bare`` and
-    more, 4,922 calls in all; now 408, a few a block of 8 K, each distinct candidate judged
+    more, 4,922 calls in all; now 324, a few a block of 8 K, each distinct candidate judged
     once in it."""
     generic.find_assignments(_closers_line(5000))  # its patterns compiled (a lazy compile)
     text = _closers_line(200_000)

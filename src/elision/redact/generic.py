@@ -542,6 +542,8 @@ _DEAD_LEAST = 2048
 #: The chars a window's split reads at a time: its parts, and the distinct triples of them,
 #: are a block's at the peak (a window's were above half of a 1 MB line's).
 _DEAD_BLOCK = 8192
+#: How far past a block's cut its last word's separator and value are read.
+_DEAD_AHEAD = 256
 #: A name word as a group: ``re.split`` gives the text between words beside them.
 _NAME_WORD_SPLIT = lazy_compile(f"({_NAME_WORD.pattern})")
 #: The spacing and quote a separator may open with (what :data:`_SEP_BARE` reads before its
@@ -587,17 +589,25 @@ def _dead_stretch(
     if lowered != stretch:
         ends = list(accumulate(map(len, parts), initial=0))
         parts = list(map(stretch.__getitem__, map(slice, ends, ends[1:])))
-    # The first word's name may open the text itself; the others' are bounded in the stretch.
-    if _dead_alone("".join(parts[:3]), len(parts[0]), reach, strengths, lo == 0) is None:
+    # The first word's name may open the text itself; the others' are bounded in the block.
+    # The last word's value is read on past the block's cut (a cut may fall right after its
+    # separator): the piece is the text's own chars, so the loop reads there what it would.
+    last = len(parts) - 3
+    ahead = text[cut:cut + _DEAD_AHEAD]
+    name_end = _dead_alone("".join(parts[:3]) + (ahead if last == 0 else ""), len(parts[0]),
+                           reach, strengths, lo == 0)
+    if name_end is None:
         return None
-    for before, word, after in set(zip(parts[2:-1:2], parts[3::2], parts[4::2], strict=True)):
+    middle = zip(parts[2:last:2], parts[3:last:2], parts[4:last + 1:2], strict=True)
+    for before, word, after in set(middle):
         if _dead_alone(before + word + after, len(before), reach, strengths) is None:
             return None
-    before, word, after = parts[-3:]
+    before, word, after = parts[last:]
+    if last:
+        name_end = _dead_alone(before + word + after + ahead, len(before), reach, strengths)
+        if name_end is None:
+            return None
     word_end = cut - len(after)
-    name_end = _dead_alone(before + word + after, len(before), reach, strengths,
-                           lo == 0 and len(parts) == 3)
-    assert name_end is not None
     return cut, word_end, word_end + name_end - len(before) - len(word)
 
 
