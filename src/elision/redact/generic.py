@@ -466,9 +466,26 @@ def find_assignments(text: str) -> list[Span]:
     # The compiled pattern's own method: the lazy one's, held, would compile-check each call.
     name_chars, sep_bare, strength_of = _NAME_CHARS, _SEP_BARE.compiled().match, strengths.get
     by_regex, plain = _NAME_BY_REGEX, _plain_bare
+    tries = _DEAD_TRIES if _DEAD_WINDOWS else 0
     for at, low in _lowered_windows(text):
         commands = commands or any(command in low for command in PASSWORD_COMMANDS)
-        for hit in _NAME_WORD.finditer(low, max(0, resume - at)):
+        first = max(0, resume - at)
+        if tries and step - first >= _DEAD_LEAST and size - at - first >= _DEAD_LEAST:
+            # The window's dead stretches, a block at a time (its split's parts are a
+            # block's, not a window's, at the peak); at a live one, its candidates one by one.
+            hi = at + min(step, size - at)
+            while at + first < hi:
+                dead = _dead_stretch(text, low, at, first, resume, reach, strengths)
+                if dead is None:
+                    tries -= 1
+                    break
+                cut, last_word, last_name = dead
+                if cut == at + first:
+                    break
+                first = cut - at
+                if last_word >= 0:
+                    resume, done = last_word, last_name
+        for hit in _NAME_WORD.finditer(low, first):
             start, end = hit.span()
             if start >= step:
                 break  # the next window's, read there with its own reach
@@ -512,6 +529,131 @@ def find_assignments(text: str) -> list[Span]:
         for at in password_flags(text):
             _flag_value(text, STRONG, at, found, reach)
     return found
+
+
+#: Whether a window's candidates are first told dead together (:func:`_dead_stretch`); off,
+#: each is judged alone (the slow path the tests compare with).
+_DEAD_WINDOWS = True
+#: How many windows of a text may turn out to hold a live candidate before no more are tried
+#: (each try is a split of its window, wasted where one is live).
+_DEAD_TRIES = 2
+#: The fewest chars a window is tried for: a short piece's candidates are few.
+_DEAD_LEAST = 2048
+#: The chars a window's split reads at a time: its parts, and the distinct triples of them,
+#: are a block's at the peak (a window's were above half of a 1 MB line's).
+_DEAD_BLOCK = 8192
+#: How far past a block's cut its last word's separator and value are read.
+_DEAD_AHEAD = 256
+#: A name word as a group: ``re.split`` gives the text between words beside them.
+_NAME_WORD_SPLIT = lazy_compile(f"({_NAME_WORD.pattern})")
+#: The spacing and quote a separator may open with (what :data:`_SEP_BARE` reads before its
+#: ``=``, ``:=``, ``=>`` or ``:``).
+_SEP_LEAD = lazy_compile(r"""\\?["']?[ \t]*""")
+
+
+def _dead_stretch(
+    text: str, low: str, at: int, first: int, resume: int, reach: _Reach,
+    strengths: dict[str, int],
+) -> tuple[int, int, int] | None:
+    """Where the candidates of a block of the window at ``at`` (``low``, lowered), from
+    ``first`` on, are all told dead at once, or ``None``. No word starts between ``resume``
+    (where the last word read ended) and ``first``: the block is read from there, a name
+    back at most, so its first word's name is read back as the loop reads it.
+
+    A long line of one candidate repeated (``pwd=x)`` and 35 name chars, 25,000 a MB just under
+    the density bound, issue 23) was a name word's match, its name read, a separator's match
+    and a verdict's look-up a candidate, in Python, for nothing withheld. Here the block, up
+    to its last char that is in no name (no word reaches over it), is split at its name words
+    in C (``re.split``); each distinct (text before, word, text after) is judged once by
+    :func:`_dead_alone`, which says dead only where what the loop reads lies inside those
+    three and the loop would withhold nothing and change no state it reads later. All dead:
+    where the block ends (where it starts for a block of name chars alone, which is not
+    cut), where its last word ends and where its last name ends (``-1``, ``-1`` for no
+    word), so the loop goes on from there as if it had read them. ASCII only: a lowered char
+    of the window is the same char of the text, and the words are split in it (a split that
+    ignores case was 15 times slower), the text's own chars read back where its case
+    differs."""
+    hi = min(at + folding.LOWER_WINDOW, len(text), at + first + _DEAD_BLOCK)
+    lo = max(resume, at + first - _LONGEST_NAME - 1, 0)
+    stop = _THROUGH_NON_NAME.match(text, at + first, hi)
+    if stop is None:
+        return at + first, -1, -1  # all name chars: no block to cut, left to the loop
+    cut = stop.end()
+    stretch = text[lo:cut]
+    if not stretch.isascii():
+        return None
+    lowered = low[lo - at:cut - at] if lo >= at else text[lo:at].lower() + low[:cut - at]
+    parts = _NAME_WORD_SPLIT.split(lowered)
+    if len(parts) == 1:
+        return cut, -1, -1
+    if lowered != stretch:
+        ends = list(accumulate(map(len, parts), initial=0))
+        parts = list(map(stretch.__getitem__, map(slice, ends, ends[1:])))
+    # The first word's name may open the text itself; the others' are bounded in the block.
+    # The last word's value is read on past the block's cut (a cut may fall right after its
+    # separator): the piece is the text's own chars, so the loop reads there what it would.
+    last = len(parts) - 3
+    ahead = text[cut:cut + _DEAD_AHEAD]
+    name_end = _dead_alone("".join(parts[:3]) + (ahead if last == 0 else ""), len(parts[0]),
+                           reach, strengths, lo == 0)
+    if name_end is None:
+        return None
+    middle = zip(parts[2:last:2], parts[3:last:2], parts[4:last + 1:2], strict=True)
+    for before, word, after in set(middle):
+        if _dead_alone(before + word + after, len(before), reach, strengths) is None:
+            return None
+    before, word, after = parts[last:]
+    if last:
+        name_end = _dead_alone(before + word + after + ahead, len(before), reach, strengths)
+        if name_end is None:
+            return None
+    word_end = cut - len(after)
+    return cut, word_end, word_end + name_end - len(before) - len(word)
+
+
+def _dead_alone(
+    piece: str, start: int, reach: _Reach, strengths: dict[str, int], opens: bool = False
+) -> int | None:
+    """Where the name of the word at ``start`` of ``piece`` ends, if the loop of
+    :func:`find_assignments` would withhold nothing for it and leave ``bare_until``,
+    ``header_until`` and the bracketed reach as they were, reading nothing outside ``piece``;
+    else ``None``. Its name must be bounded inside ``piece`` by chars in no name, on both
+    sides (or, with ``opens``, by the text's start, where ``piece`` opens the text), so no
+    two words of a stretch share a name (none is skipped as inside another)."""
+    size = len(piece)
+    floor = start - _LONGEST_NAME if start > _LONGEST_NAME else 0
+    rest = _NAME_REST.match(piece, start)  # the word, and the name chars after it
+    assert rest is not None  # it matches the empty string
+    end = rest.end()
+    if start > floor and piece[start - 1] in _NAME_CHARS:
+        before = _THROUGH_NON_NAME.match(piece, floor, start)
+        start = floor if before is None else before.end()
+    if (start == 0 and not (opens and floor == 0)) or (start and piece[start - 1] in _NAME_CHARS):
+        return None  # read back to the piece's start, or cut at the longest
+    if end - start > 2 * _LONGEST_NAME or end >= size:
+        return None  # cut at the longest, or it may go on past the piece
+    if start and piece[start - 1] == "/":
+        return end
+    name = piece[start:end].strip(".-")
+    strength = strengths.get(name)
+    if strength is None:
+        strength = strengths[name] = name_strength(name)
+    if not strength:
+        return end
+    sep = _SEP_BARE.match(piece, end)
+    if sep is None:
+        lead = _SEP_LEAD.match(piece, end)
+        assert lead is not None  # it matches the empty string
+        if piece.startswith("-", start) or lead.end() + 3 >= size:
+            return None  # a flag's value, or a separator that may go on past the piece
+        return end
+    at, b = sep.end(1), sep.end(2)
+    if b < 0 or piece[at] in _QUOTES or b - at > _LONGEST_VALUE or b >= size:
+        return None  # not a short bare value, or one that may go on past the piece
+    parts = reach.name_words(name)
+    if parts[-1] in ("authorization", "cookie"):
+        return None
+    return end if reach.verdict(name, parts, strength, "bare", piece[at:b]) is False else None
 
 
 #: Each window (``folding.LOWER_WINDOW`` chars: one long line lowered whole was a second copy
