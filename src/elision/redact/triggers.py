@@ -80,10 +80,13 @@ _AT_GATES = ("@", "%40")
 # The regex passes' userinfo patterns with unbounded repeats: a superset that hyperscan
 # compiles in milliseconds (bounded to 256 chars, it takes over a second).
 _USERINFO_TAIL = r"""[^\s/?#@"'<>:]*(?::|%3a)[^\s/?#@"<>]*(?:@|%40)"""
-_USERINFO = ("://" + _USERINFO_TAIL, r"(?::\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL)
+# A "/" JSON-escaped (\/) at any depth of JSON-in-JSON: each level doubles the backslashes
+# and, spelled as PHP spells it, adds one (\/, \\/, \\\/, \\\\\\/, ...); a writer may
+# escape one "/" and not the next.
+_USERINFO = (r":\\*/\\*/" + _USERINFO_TAIL, "%3a%2f%2f" + _USERINFO_TAIL)
 #: The same, as one ``re`` pattern that must end where its search window does (at an "@").
 _USERINFO_BEFORE = re.compile(
-    (r"(?:://|:\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL + r"\Z").encode(), re.IGNORECASE
+    (r"(?::\\*/\\*/|%3a%2f%2f)" + _USERINFO_TAIL + r"\Z").encode(), re.IGNORECASE
 )
 #: How far before its "@" a userinfo the URL rules can withhold may start, in bytes: their
 #: pattern (``urls._USERINFO``) allows 256 chars of user and 256 of password, a char is at most
@@ -1211,17 +1214,37 @@ def json_triggers(
                         sorted(found[_DISPOSITION]), dense)
 
 
+#: A ``\\/`` escape: after no backslash or an even run of them (escaped backslashes).
+_SLASH_ESCAPE = lazy_compile(rb"(?<!\\)((?:\\\\)*)\\/")
+
+
+def orjson_slashes(body: bytes) -> bytes:
+    """``body`` (raw JSON) with each ``\\/`` escape written ``/``, as orjson writes it: the
+    same value, spelled as the serialization the triggers read is. ``body`` itself (no copy)
+    where it holds no ``\\/``; one ``bytes.replace`` where it holds no escaped backslash
+    either (then no ``\\/`` follows one)."""
+    if b"\\/" not in body:
+        return body
+    if b"\\\\" not in body:
+        return body.replace(b"\\/", b"/")
+    return _SLASH_ESCAPE.sub(rb"\1/", body)
+
+
 def body_may_need_redaction(body: bytes) -> bool | None:
     """Whether a raw JSON body, as a tool sent it (any spacing), may hold anything to withhold.
 
     ``False`` is certain: the value parsed from ``body`` needs no serialization and no walk.
     ``None`` when this cannot be told for the price of one pass: with the regex passes (the
     serialized value is searched instead), or when the body spells characters as ``\\u``
-    escapes, which may hide a trigger from a byte search.
+    escapes, which may hide a trigger from a byte search. A ``\\/`` escape (PHP's
+    ``json_encode`` writes every ``/`` so) is read as the ``/`` orjson writes
+    (:func:`orjson_slashes`): the triggers read the serialization's spelling, and read as it
+    was, ``:\\\\\\/`` (JSON-in-JSON's ``\\/``) hid a URL's userinfo from them.
     """
     current = engine()
     if not isinstance(current, _Hyperscan) or (b"\\" in body and b"\\u" in body):
         return None
+    body = orjson_slashes(body)
     if holds_folds(body):
         return None  # only the folded text can tell (folding)
     kinds = current.body_kinds(body)
