@@ -23,11 +23,13 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from elision import shape
+from elision.mcp.gate.egress import Egress
 from elision.redact import triggers
+from elision.redact.families import FAMILIES, sample
 from elision.shape import lazyjson
 from support.lazy_json import shrink
 
@@ -88,8 +90,15 @@ def _spelled(value: Any, rng: random.Random, slash: float, escape: float, space:
     return json.dumps(value)
 
 
+#: A sample of each family whose keyword holds a "/" (``1//0``, ``/api/webhooks/``): spelled
+#: ``1\\/\\/0``, the raw-body search read none of them, and the body was shown whole.
+FAMILY_SLASHED = [(*sample(f), f.id) for f in FAMILIES if any("/" in k for k in f.keywords)]
+#: Their secrets: in a text (NDJSON's lines) a keyword spelled with \/ is not read yet
+#: (test_a_family_keyword_with_a_slash_in_a_text_line, xfail).
+_FAMILY_SECRETS = {max(values, key=len) for _, values, _ in FAMILY_SLASHED}
 #: The cases whose credential holds a "/" of its own (a URL): drawn as often as all others.
-_SLASHED = [(text, secret) for text, secret in POSITIVE if "/" in text]
+_SLASHED = [(text, secret) for text, secret in POSITIVE if "/" in text] + [
+    (text, max(values, key=len)) for text, values, _ in FAMILY_SLASHED]
 _LEAVES = st.lists(
     st.sampled_from(_SLASHED) | st.sampled_from(POSITIVE)
     | st.sampled_from(BENIGN).map(lambda b: (b, None)), min_size=1, max_size=4)
@@ -221,6 +230,32 @@ def test_a_credential_url_is_withheld_at_any_depth_of_json_in_json(
     assert not _shows(shown, secret)
 
 
+_FAMILY_IDS = [family for _, _, family in FAMILY_SLASHED]
+
+
+@pytest.mark.parametrize("text, values, family", FAMILY_SLASHED, ids=_FAMILY_IDS)
+def test_a_family_keyword_with_a_slash_is_read_in_a_php_body(
+    text: str, values: tuple[str, ...], family: str
+) -> None:
+    """``{"t":"1\\/\\/0…"}``: a Google refresh token, a Discord, Teams, Zapier or IFTTT hook,
+    a Sentry DSN, each shown whole in a PHP body (found by this file's property): the raw-body
+    search read its keyword (``1//0``, ``/api/webhooks/``) only as orjson spells it."""
+    got, shown = _withheld(_php({"t": text}).encode())
+    assert got == [("$.t", family)]
+    assert not any(_shows(shown, value) for value in values)
+
+
+@pytest.mark.xfail(strict=True, reason="a text's search and rules read no \\/ in a keyword")
+def test_a_family_keyword_with_a_slash_in_a_text_line() -> None:
+    """Not fixed: NDJSON and other texts are judged as written, and a family keyword holding
+    a "/" (``1//0``) spelled ``1\\/\\/0`` in a line of PHP's JSON is read by neither the
+    text's trigger search nor the family's pattern: the line is shown."""
+    text, values, _ = FAMILY_SLASHED[0]
+    line = _php({"t": text})
+    _, shown = _withheld(f"{line}\n{line}".encode())
+    assert not any(_shows(shown, value) for value in values)
+
+
 _PHP = '{"x": "{\\"url\\":\\"https:\\\\\\/\\\\\\/user:pw0Fixture@host.example\\\\\\/x\\"}"}'
 _GIT = ("clone https://ci-bot:FIXTUREpat0123@git.example.com/team/repo.git", "FIXTUREpat0123")
 _ROUTES = ["small", "lazy", "repeated", "ndjson"]
@@ -259,6 +294,7 @@ def test_equal_values_spelled_apart_withhold_alike(
     route: str, document: tuple[Any, list[str]], seed: int
 ) -> None:
     value, secrets = document
+    assume(route != "ndjson" or not _FAMILY_SECRETS & set(secrets))
     body = _body(value, random.Random(seed), route)
     _assert_alike(body, secrets, ndjson=route == "ndjson")
 
@@ -291,3 +327,34 @@ def test_the_raw_body_search_reads_every_slash_spelling(spelled: bytes, needs: b
     if triggers.engine_name() != "hyperscan":
         pytest.skip("the raw-body search is hyperscan's own")
     assert triggers.body_may_need_redaction(spelled) is needs
+
+
+_ESCAPABLE = st.text(st.sampled_from(["/", "\\", "a", '"', ":", "é", "\n"]), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.recursive(_ESCAPABLE, lambda inner: st.lists(inner, max_size=3)
+                          | st.dictionaries(_ESCAPABLE, inner, max_size=3), max_leaves=8),
+       every=st.booleans())
+def test_orjson_slashes_spells_a_body_as_orjson_does(value: Any, every: bool) -> None:
+    """Each ``\\/`` escape, and no escaped backslash before a plain ``/``, is read as "/":
+    a compact body with its "/"s escaped (all, or one in two) is then orjson's own bytes."""
+    compact = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    spelled = compact.replace("/", "\\/") if every else _every_other_slash(compact)
+    assert triggers.orjson_slashes(spelled.encode()) == orjson.dumps(value)
+
+
+def _every_other_slash(text: str) -> str:
+    parts = text.split("/")
+    return "".join(part + ("\\/" if i % 2 else "/") for i, part in enumerate(parts[:-1])) + (
+        parts[-1])
+
+
+def test_the_proxy_withholds_a_token_a_php_server_escaped() -> None:
+    """The egress gate judged a message's raw bytes by the same search: a tool result from a
+    PHP server with a Google refresh token (``1\\/\\/0…``) went to the agent as it came."""
+    text, values, _ = FAMILY_SLASHED[0]
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}}
+    raw = _php(message).encode()
+    out = Egress().gate_bytes(raw, "result")
+    assert not any(_shows(out.decode(), value) for value in values)
