@@ -4,12 +4,15 @@ Found in review: ``{"x": "{\\"url\\":\\"https:\\\\\\/\\\\\\/user:pw@host\\"}"}``
 ``json_encode`` body, which writes every ``/`` as ``\\/``, holding a JSON-in-JSON string) was
 returned whole, password shown, where the same value spelled as orjson spells it withheld the
 URL: the raw-body search (``triggers.body_may_need_redaction``) was trusted on any body without
-a ``\\u`` escape, and its patterns read ``\\/`` and ``\\\\/`` but not ``\\\\\\/``. Nested two
-levels down, the orjson spelling itself (``\\\\\\\\\\\\/``) was read by neither the search nor
-the URL rules. The property: any body, its strings spelled with ``\\/``, ``\\uXXXX`` escapes
-of ASCII chars, JSON-in-JSON 1-3 levels deep and insignificant spaces, withholds exactly what
-its value serialized by orjson withholds, and no secret is left at any level of decoding; on
-each route a body takes (a small one, a lazily read one, one document repeated, NDJSON).
+a ``\\u`` escape, and its patterns read ``\\/`` and ``\\\\/`` but not ``\\\\\\/``. Nested a level
+further, the orjson spelling itself was read by neither the search nor the URL rules. The
+property found more: a family keyword that holds a "/" (``1//0``, ``/api/webhooks/``) in a PHP
+body, and a Slack hook written with ``\\/`` in a text line or JSON-in-JSON. The property: any
+body, its strings spelled with ``\\/`` (all, some, none, at each level), ``\\uXXXX`` escapes of
+ASCII chars (the outer level's), JSON-in-JSON 1-3 levels deep and insignificant spaces,
+withholds exactly what its value serialized by orjson withholds, and shows no secret at any
+level of decoding that the orjson spelling hides; on each route a body takes (a small one, a
+lazily read one, one document repeated, NDJSON).
 """
 
 from __future__ import annotations
