@@ -361,3 +361,12 @@ def test_the_proxy_withholds_a_token_a_php_server_escaped() -> None:
     raw = _php(message).encode()
     out = Egress().gate_bytes(raw, "result")
     assert not any(_shows(out.decode(), value) for value in values)
+
+
+def test_a_document_past_orjsons_depth_reads_its_raw_bytes_respelled() -> None:
+    """Past orjson's depth the walk asks the regex passes of the raw bytes whether anything is
+    there (``walk.may_need_redaction``): a PHP body's ``1\\/\\/0…`` 300 lists down was shown."""
+    text, values, _ = FAMILY_SLASHED[0]
+    body = ("[" * 300 + _php(text) + "]" * 300).encode()
+    _, shown = _withheld(body)
+    assert not any(value in shown.replace("\\/", "/") for value in values)
