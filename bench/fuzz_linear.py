@@ -279,6 +279,13 @@ SYSTEMATIC: list[Class] = [
     # to count 64 KB; --targets tokens). Redaction keeps it: nothing in it is a credential.
     Class("word-lower", _repeat("lorem")),
     Class("json-prose", _floor("json")),
+    # The same records as PHP's json_encode writes them (every "/" as "\/"), and as a
+    # JSON-in-JSON string of them (escaped backslashes too): the raw search reads each "\/"
+    # as "/" first (triggers.orjson_slashes).
+    Class("json-php-prose", lambda n: _floor("json")(n).replace(b"/", b"\\/")),
+    Class("json-php-nested", lambda n: orjson.dumps(
+        {"content": _floor("json")(n * 9 // 10).decode().replace("/", "\\/")}
+    ).replace(b"/", b"\\/")),
     Class("json-string-A", _json_string("A")),
     Class("json-string-b64-zeros", _json_string("QUFB")),
     Class("json-string-sk", _json_string("sk-")),

@@ -108,14 +108,15 @@ _LOWER_PATTERNS = (
     # Anchored on "cc" rather than on "s", which starts every other English word.
     r"cc(?:(?<=secret_acc)|(?<=secretacc))",
 )
-# scheme://user:password@, plain; then JSON-escaped (\/, or \\/ once serialized) or
+# scheme://user:password@, plain; then JSON-escaped (\/, \\/ once serialized, and more
+# backslashes a level of JSON-in-JSON deeper) or
 # percent-encoded, which only run when their gate literal is there at all.
 # The user part stops at the first ":" and the password at the first "@": no backtracking, so
 # the ordinary URLs that make up most hits fail within a few chars.
 # The password may hold a "'" (RFC 3986 allows it; urls.find_signed_urls decides).
 _USERINFO_TAIL = r"[^\s/?#@\"'<>:]{0,256}(?::|%3a)[^\s/?#@\"<>]{0,256}(?:@|%40)"
 _USERINFO_PLAIN = "://" + _USERINFO_TAIL
-_USERINFO_ODD = r"(?::\\{1,2}/\\{1,2}/|%3a%2f%2f)" + _USERINFO_TAIL
+_USERINFO_ODD = r"(?::\\*/\\*/|%3a%2f%2f)" + _USERINFO_TAIL
 _USERINFO_GATES = ("\\/", "%2f%2f")
 
 

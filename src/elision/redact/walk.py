@@ -56,7 +56,7 @@ from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans, stubbed
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
-from elision.redact.triggers import json_triggers
+from elision.redact.triggers import json_triggers, orjson_slashes
 
 CREDENTIAL_FIELD = "credential-field"
 #: The fewest siblings serialized and looked up together; a run with no trigger is skipped
@@ -131,8 +131,10 @@ def walk_parsed(
         return value
     # Too deep (or odd) for orjson, so every node would be walked: the raw bytes can still
     # say there is nothing to find. Not trusted when they spell characters as \u escapes,
-    # which may hide a trigger from a byte search.
-    if data is None and raw is not None and b"\\u" not in raw and not may_need_redaction(raw):
+    # which may hide a trigger from a byte search; read with each \/ written "/", as the
+    # patterns read a serialization (orjson_slashes).
+    if (data is None and raw is not None and b"\\u" not in raw
+            and not may_need_redaction(orjson_slashes(raw))):
         return value
     if data is None and raw is not None and split and isinstance(value, list) and len(value) > 1:
         from elision.redact.repeats import walk_elements
