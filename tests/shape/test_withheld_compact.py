@@ -151,5 +151,5 @@ def test_line_entries_read_as_their_dicts(
     joined = Chained([key])
     joined.extend(entries)
     joined.append(other)
-    assert list(joined) == [key, *dicts, other] and joined[len(dicts)] == (dicts or [other])[-1]
+    assert list(joined) == [key, *dicts, other] and joined[len(dicts)] == (dicts or [key])[-1]
     assert count_reasons(joined) == count_reasons(list(joined))
