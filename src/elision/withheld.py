@@ -24,7 +24,39 @@ from itertools import chain
 from typing import Any, overload
 
 
-class LineEntries(Sequence[dict[str, Any]]):
+class _Entries(Sequence[dict[str, Any]]):
+    """A sequence of withheld entries that reads as the list of them: indexed, sliced (a
+    list), equal to a list or tuple of the same entries. ``_entry(i)`` gives entry ``i``."""
+
+    __slots__ = ()
+
+    def _entry(self, i: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, at: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, at: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(at, slice):
+            return [self._entry(i) for i in range(*at.indices(len(self)))]
+        if at < 0:
+            at += len(self)
+        if not 0 <= at < len(self):
+            raise IndexError("withheld entry index out of range")
+        return self._entry(at)
+
+    def __eq__(self, other: object) -> bool:
+        # Equal to a list or tuple of the same entries, as the list it stands for was.
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return False
+        return len(self) == len(other) and all(
+            a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the list it stands for
+
+
+class LineEntries(_Entries):
     """One text's withheld entries, in order: each reads as ``{"line", "reason"}`` (and
     ``"bytes"`` for a credential-dense stretch), made when it is read."""
 
@@ -68,26 +100,8 @@ class LineEntries(Sequence[dict[str, Any]]):
             entry["bytes"] = size
         return entry
 
-    @overload
-    def __getitem__(self, at: int) -> dict[str, Any]: ...
-    @overload
-    def __getitem__(self, at: slice) -> list[dict[str, Any]]: ...
-    def __getitem__(self, at: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(at, slice):
-            return [self._entry(i) for i in range(*at.indices(len(self)))]
-        if at < 0:
-            at += len(self)
-        if not 0 <= at < len(self):
-            raise IndexError("withheld entry index out of range")
-        return self._entry(at)
-
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return map(self._entry, range(len(self)))
-
-    def __eq__(self, other: object) -> bool:
-        return _same(self, other)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, like the list it stands for
 
     def __repr__(self) -> str:
         return f"LineEntries({len(self)} entries: {self.counts()})"
@@ -112,7 +126,7 @@ class LineEntries(Sequence[dict[str, Any]]):
                 for i, name in enumerate(self._names) if i in low]
 
 
-class Chained(Sequence[dict[str, Any]]):
+class Chained(_Entries):
     """The withheld entries of several parts of one result, in order: a compact part
     (:class:`LineEntries`) is kept as it came, entry dicts are listed."""
 
@@ -143,29 +157,15 @@ class Chained(Sequence[dict[str, Any]]):
     def __len__(self) -> int:
         return sum(map(len, self._parts))
 
-    @overload
-    def __getitem__(self, at: int) -> dict[str, Any]: ...
-    @overload
-    def __getitem__(self, at: slice) -> list[dict[str, Any]]: ...
-    def __getitem__(self, at: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(at, slice):
-            return list(self)[at]
-        if at < 0:
-            at += len(self)
-        if at >= 0:
-            for part in self._parts:
-                if at < len(part):
-                    return part[at]
-                at -= len(part)
+    def _entry(self, i: int) -> dict[str, Any]:
+        for part in self._parts:
+            if i < len(part):
+                return part[i]
+            i -= len(part)
         raise IndexError("withheld entry index out of range")
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return chain.from_iterable(self._parts)
-
-    def __eq__(self, other: object) -> bool:
-        return _same(self, other)
-
-    __hash__ = None  # type: ignore[assignment]
 
     def counts(self) -> dict[str, int]:
         """How many entries each reason has (see :func:`count_reasons`)."""
@@ -178,7 +178,7 @@ class Chained(Sequence[dict[str, Any]]):
 def count_reasons(entries: Iterable[Any]) -> dict[str, int]:
     """How many of ``entries`` each reason has (an entry without one counts as
     ``"withheld"``; what is not an entry dict is not counted): what the audit log records."""
-    if isinstance(entries, LineEntries | Chained):
+    if isinstance(entries, LineEntries | Chained):  # counted from their numbers
         return entries.counts()
     return dict(Counter(
         str(w.get("reason", "withheld")) for w in entries if isinstance(w, dict)))
@@ -187,7 +187,7 @@ def count_reasons(entries: Iterable[Any]) -> dict[str, int]:
 def kept(entries: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
     """``entries`` to keep beyond the call that made them: a compact form as it is, any
     other sequence as a tuple (a caller's list may change after)."""
-    if isinstance(entries, LineEntries | Chained | tuple):
+    if isinstance(entries, _Entries | tuple):
         return entries
     return tuple(entries)
 
@@ -195,11 +195,5 @@ def kept(entries: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
 def is_compact(entries: object) -> bool:
     """Whether ``entries`` is a compact form, whose items are made as they are read (it must
     be listed before orjson, which serializes real lists only, is given it)."""
-    return isinstance(entries, LineEntries | Chained)
+    return isinstance(entries, _Entries)
 
-
-def _same(ours: Sequence[dict[str, Any]], other: object) -> bool:
-    # Equal to a list or tuple of the same entries, as the list it stands for was.
-    if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-        return False
-    return len(ours) == len(other) and all(a == b for a, b in zip(ours, other, strict=True))
