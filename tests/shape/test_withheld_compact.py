@@ -31,6 +31,7 @@ from elision.shape import shape
 from elision.store import fetch
 from elision.store.memory import MemoryStore
 from elision.withheld import Chained, LineEntries, count_reasons
+from support.spans import span_lists
 from support.traced import peak
 
 _TOKEN = "ghp_" + "a1B2c3D4e5" * 3 + "abcdef"
@@ -159,14 +160,7 @@ def test_line_entries_read_as_their_dicts(
 
 # ------------------------------------------------------------------ spans held as numbers
 
-_spans = st.lists(
-    st.builds(lambda a, n, rule: Span(a, a + n, rule), st.integers(0, 60), st.integers(0, 12),
-              st.sampled_from(["credential-assignment", "signed-url", "jwt"])),
-    max_size=14,
-)
-
-
-@given(_spans, st.booleans())
+@given(span_lists(14), st.booleans())
 def test_span_arrays_merge_as_the_list_does(spans: list[Span], by_start: bool) -> None:
     """In the order of their starts (as a long text's pieces find them, a span found twice
     where a line is judged twice) the arrays are merged in place; in another order they say
