@@ -15,6 +15,9 @@ elision, each in a process of its own, on the same inputs as ``bench/fuzz_linear
   timed), with ``N`` cut points spread over the text; timed: ``N + 1`` slices, ``N`` stubs,
   one ``join``, ``N`` entry dicts. No search, no judging: a lower bound on any redactor's work
   for that output, in CPython;
+- ``compact``: the same floor with the entries held as the pipeline now holds a text's
+  (:class:`elision.withheld.LineEntries`' layout): a line number in an ``array('I')`` and a
+  reason's index in an ``array('B')`` a value, no dict;
 - ``redact``: ``redact_text`` of the class (what ``bench/fuzz_linear.py`` times).
 
 CPU medians of ``--runs`` calls; peak is the first call's high-water mark over the input's
@@ -37,6 +40,7 @@ import json
 import statistics
 import sys
 import time
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +54,9 @@ STUB = "[credential withheld: credential-assignment]"
 DENSE = ["assign-under-limit"]
 
 
-def _floor_child(name: str, size: int, runs: int) -> dict[str, Any]:
-    """The floor for class ``name`` at ``size``, measured in this fresh process."""
+def _floor_child(name: str, size: int, runs: int, form: str = "dicts") -> dict[str, Any]:
+    """The floor for class ``name`` at ``size``, measured in this fresh process, with the
+    entries as dicts or (``form="compact"``) as numbers in arrays."""
     from elision.redact import redact_text
 
     payload = fuzz_linear._classes(0)[name].make(size)
@@ -75,7 +80,21 @@ def _floor_child(name: str, size: int, runs: int) -> dict[str, Any]:
         pieces.append(payload[start:])
         return "".join(pieces), withheld
 
-    floor()  # warm
+    def compact() -> tuple[str, tuple[array[int], array[int]]]:
+        pieces: list[str] = []
+        lines, reasons = array("I"), array("B")
+        start = 0
+        for line, cut in enumerate(cuts, 1):
+            pieces.append(payload[start:cut])
+            pieces.append(STUB)
+            lines.append(line)
+            reasons.append(0)  # the index of "credential-assignment" in a table of reasons
+            start = cut
+        pieces.append(payload[start:])
+        return "".join(pieces), (lines, reasons)
+
+    made: Any = compact if form == "compact" else floor
+    made()  # warm
     gc.collect()
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
@@ -88,7 +107,7 @@ def _floor_child(name: str, size: int, runs: int) -> dict[str, Any]:
     peak = 0
     for _ in range(runs):
         start = time.process_time()
-        floor()
+        made()
         cpu.append(time.process_time() - start)
         if not peak:
             with contextlib.suppress(OSError):
@@ -124,9 +143,10 @@ def _reports_child(payload: str, runs: int) -> dict[str, Any]:
     return {"len": len(data), "entries": 0, "reports": reports, "cpu": statistics.median(cpu)}
 
 
-def _floor(name: str, size: int, runs: int) -> dict[str, Any]:
-    return child_result([sys.executable, __file__, "--child", name, str(size), str(runs)],
-                        timeout=fuzz_linear.TIMEOUT)
+def _floor(name: str, size: int, runs: int, form: str = "dicts") -> dict[str, Any]:
+    return child_result(
+        [sys.executable, __file__, "--child", name, str(size), str(runs), form],
+        timeout=fuzz_linear.TIMEOUT)
 
 
 def main() -> None:
@@ -135,24 +155,26 @@ def main() -> None:
                         help="text classes of bench/fuzz_linear.py")
     parser.add_argument("--sizes", type=float, nargs="+", default=[1.0], help="MiB")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        name, size, runs = args.child
-        print(json.dumps(_floor_child(name, int(size), int(runs))))
+        name, size, runs, form = args.child
+        print(json.dumps(_floor_child(name, int(size), int(runs), form)))
         return
     fuzz_linear.warm_up()
     print(f"load {load()}; CPU medians of {args.runs}; peak over the input")
     print(f"{'size':>6} {'class':<22} {'entries':>8} {'prose':>9} {'floor':>9} "
           f"{'redact':>9} {'floor/prose':>11} {'redact/prose':>12} {'redact/floor':>12} "
-          f"{'floor peak':>10} {'redact peak':>11}")
+          f"{'floor peak':>10} {'redact peak':>11} {'compact':>9} {'compact/prose':>13} "
+          f"{'compact peak':>12}")
     for mb in args.sizes:
         size = int(mb * fuzz_linear.MIB)
         prose = fuzz_linear.measure("prose", size, "redact", args.runs)
         for name in args.classes:
             low = _floor(name, size, args.runs)
+            least = _floor(name, size, args.runs, "compact")
             got = fuzz_linear.measure(name, size, "redact", args.runs)
-            bad = [m["error"] for m in (prose, low, got) if "error" in m]
+            bad = [m["error"] for m in (prose, low, least, got) if "error" in m]
             if bad:
                 print(f"{mb:>5g}M {name:<22} error: {'; '.join(bad)}")
                 continue
@@ -172,7 +194,9 @@ def main() -> None:
                   f"{low['cpu'] * 1e3:>7.2f}ms {got['cpu'] * 1e3:>7.2f}ms "
                   f"{low['cpu'] / prose['cpu']:>10.1f}x {got['cpu'] / prose['cpu']:>11.1f}x "
                   f"{got['cpu'] / low['cpu']:>11.1f}x {(low['peak'] + n) / n:>9.2f}x "
-                  f"{(got['peak'] + n) / n:>10.2f}x", flush=True)
+                  f"{(got['peak'] + n) / n:>10.2f}x {least['cpu'] * 1e3:>7.2f}ms "
+                  f"{least['cpu'] / prose['cpu']:>12.1f}x {(least['peak'] + n) / n:>11.2f}x",
+                  flush=True)
 
 
 if __name__ == "__main__":

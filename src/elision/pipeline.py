@@ -35,6 +35,7 @@ from elision.shape import (
     shape_body,
 )
 from elision.shape.bom import from_bom
+from elision.withheld import LineEntries, is_compact, kept
 
 if TYPE_CHECKING:
     from elision.redact import RedactStage
@@ -282,20 +283,21 @@ class Pipeline:
         budget: Budget | int | None = None,
         scope: str | None = None,
         redacted: Redacted | None = None,
-    ) -> tuple[Shaped, tuple[dict[str, Any], ...]]:
+    ) -> tuple[Shaped, Sequence[dict[str, Any]]]:
         """Redact and shape; also every withheld entry, one per value (the envelope may list
         them condensed). A front end that audits a whole call at once runs this per part.
         ``redacted`` is the redact stage's result when the caller already has it (each value
-        is withheld, and its record kept, once)."""
+        is withheld, and its record kept, once). A text's entries may come compact
+        (:class:`elision.withheld.LineEntries`: each a dict only when read)."""
         limit = self.budget if budget is None else budget
         if not isinstance(limit, Budget):
             limit = Budget(limit)
         value: Any = capture.value
-        withheld: tuple[dict[str, Any], ...] = ()
+        withheld: Sequence[dict[str, Any]] = ()
         if self.redactor is not None or capture.shadowed:
             if redacted is None:
                 redacted = self.redact_capture(capture, scope=scope, text_as_bytes=True)
-            value, withheld = redacted.value, tuple(redacted.withheld)
+            value, withheld = redacted.value, kept(redacted.withheld)
         shaped = self._shape(capture, value, condense_withheld(withheld, limit), limit, scope)
         return shaped, withheld
 
@@ -308,12 +310,14 @@ class Pipeline:
     ) -> None:
         """Append one entry that binds the full and the shown digest (errors propagate, so an
         unaudited result is never delivered). ``withheld``, one entry per value, is what the
-        log counts by rule; by default the envelope's list."""
+        log counts by rule; by default the envelope's list. The record's envelope holds it as
+        given where it is compact (:func:`elision.withheld.is_compact`: ``list()`` it before
+        serializing it), else as a list: 25,000 entries a MB are not made dicts to be counted."""
         if withheld is not None and shaped is not None and (
             withheld or (shaped.envelope or {}).get("withheld")
         ):
-            shaped = replace(shaped, envelope={**(shaped.envelope or {}),
-                                               "withheld": list(withheld)})
+            listed = withheld if is_compact(withheld) else list(withheld)
+            shaped = replace(shaped, envelope={**(shaped.envelope or {}), "withheld": listed})
         self._audit(capture, shaped, decision)
 
     def _redactor_for(self, scope: str | None) -> Redactor | None:
@@ -408,17 +412,26 @@ def condense_withheld(
     thousand signed URLs still fits and still says what was withheld where. Stubs stay in
     the value itself; a page of the body lists its own entries one by one.
     """
-    entries = list(withheld)
     share = budget.limit // WITHHELD_SHARE
+    total = len(withheld)
     # Each entry takes two bytes and a comma at the least: past that, the list is not
     # serialized to be found too long (1.25 MB for a MB of dense assignments, issue 23).
-    if not entries or (3 * len(entries) < share and len(orjson.dumps(entries)) <= share):
-        return entries
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for entry in entries:
-        where = _INDEX.sub("[*]", str(entry["path"])) if "path" in entry else "lines"
-        groups.setdefault((where, str(entry.get("reason", "withheld"))), []).append(entry)
-    condensed = [_group_entry(where, reason, group) for (where, reason), group in groups.items()]
+    if not total or 3 * total < share:
+        entries = list(withheld)
+        if not entries or len(orjson.dumps(entries)) <= share:
+            return entries
+    if isinstance(withheld, LineEntries):
+        # Grouped from its numbers: the same entries, no dict a value made to be grouped.
+        condensed: list[dict[str, Any]] = [
+            {"lines": f"{low}-{high}", "reason": reason, "count": count}
+                     for reason, low, high, count in withheld.spans()]
+    else:
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for entry in withheld:
+            where = _INDEX.sub("[*]", str(entry["path"])) if "path" in entry else "lines"
+            groups.setdefault((where, str(entry.get("reason", "withheld"))), []).append(entry)
+        condensed = [_group_entry(where, reason, group)
+                     for (where, reason), group in groups.items()]
     if len(orjson.dumps(condensed)) <= share:
         return condensed
     by_reason: dict[str, int] = {}
@@ -428,7 +441,7 @@ def condense_withheld(
     if len(orjson.dumps(by_rule)) <= share:
         return by_rule
     # A budget this small has room for the count alone; the audit entry keeps the rules.
-    return [{"path": "$", "reason": "several", "count": len(entries)}]
+    return [{"path": "$", "reason": "several", "count": total}]
 
 
 def _group_entry(where: str, reason: str, group: list[dict[str, Any]]) -> dict[str, Any]:

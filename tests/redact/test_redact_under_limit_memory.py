@@ -19,6 +19,7 @@ from elision.pipeline import condense_withheld
 from elision.redact import redact_text
 from elision.redact.rules import Span
 from elision.redact.scan import _merge
+from support.spans import span_lists
 
 KB = 1 << 10
 
@@ -55,14 +56,7 @@ def _merge_as_before(spans: list[Span]) -> list[Span]:
     return merged
 
 
-_spans = st.lists(
-    st.builds(lambda a, n, rule: Span(a, a + n, rule), st.integers(0, 60), st.integers(0, 12),
-              st.sampled_from(["credential-assignment", "signed-url", "jwt"])),
-    max_size=12,
-)
-
-
-@given(_spans, st.booleans())
+@given(span_lists(), st.booleans())
 def test_spans_merge_as_before(spans: list[Span], in_order: bool) -> None:
     if in_order:
         spans = sorted(spans)  # the common case: found in order, the sort skipped

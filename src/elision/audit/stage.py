@@ -23,7 +23,6 @@ from __future__ import annotations
 import queue
 import threading
 import uuid
-from collections import Counter
 from contextlib import suppress
 
 from elision.audit.chain import tool_result_entry
@@ -31,6 +30,7 @@ from elision.audit.log import AuditLog
 from elision.errors import StoreError
 from elision.pipeline import AuditRecord
 from elision.store.base import Store
+from elision.withheld import count_reasons
 
 #: The scope the auditor keeps bodies in: no client's scope is ever this (client scopes are
 #: made by :mod:`elision.mcp.agent.scopes`), so no agent can fetch them; the store's owner
@@ -103,9 +103,8 @@ class LogAuditor:
     def record(self, record: AuditRecord) -> None:
         capture, shaped, decision = record.capture, record.shaped, record.decision
         listed = (shaped.envelope or {}).get("withheld") or ()
-        withheld = Counter(
-            str(w.get("reason", "withheld")) for w in listed if isinstance(w, dict)
-        ) if listed else {}
+        # Counted from a compact form's numbers (elision.withheld): no dict an entry.
+        withheld = count_reasons(listed) if listed else {}
         self.log.append(tool_result_entry(
             step_id=str(uuid.uuid4()),
             session_id=self.session_id,

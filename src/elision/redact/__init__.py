@@ -34,7 +34,7 @@ withheld value in the message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from elision._lazylog import DEBUG, get_logger
@@ -210,7 +210,9 @@ class RedactStage:
         _log(withheld)
         if not withheld:
             return Redacted(capture.value, ())
-        return Redacted(value, tuple(withheld))
+        # Kept compact, as made: a dict an entry was 5.5x the text just under the density
+        # bound (issue 23), and nothing on the pipeline's path reads the entries as dicts.
+        return Redacted(value, withheld)
 
     def keep(self, records: Mapping[str, dict[str, Any]]) -> None:
         """Put reference records where :meth:`lookup` will find them."""
@@ -234,8 +236,10 @@ def _clean_text(body: bytes) -> bool:
             and utf8_text_has_triggers(body) is False)
 
 
-def _log(withheld: list[dict[str, Any]]) -> None:
+def _log(withheld: Sequence[dict[str, Any]]) -> None:
     # Reasons and counts only: a path could be built from a credential-bearing key.
     if withheld and log.isEnabledFor(DEBUG):
-        reasons = sorted({entry["reason"] for entry in withheld})
+        from elision.withheld import count_reasons
+
+        reasons = sorted(count_reasons(withheld))
         log.debug("withheld %d value(s): %s", len(withheld), ", ".join(reasons))

@@ -16,11 +16,13 @@ its ``\\u`` and ``%XX`` escapes decoded, and each base64 run in it that decodes 
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from itertools import islice
-from operator import attrgetter, le, lt
+from operator import attrgetter, eq, le, lt
+from typing import TypeAlias, overload
 
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
@@ -107,12 +109,89 @@ _URL_MARKS = ("=", "%", "@")
 _START, _END, _RULE = attrgetter("start"), attrgetter("end"), attrgetter("rule")
 
 
-def find_spans(text: str, data: bytes | None = None) -> list[Span]:
+class SpanArrays:
+    """Spans held as numbers, for :func:`find_spans` with ``compact``: a start, an end and a
+    rule's index a span (17 bytes), where a :class:`Span` and its two offsets are some 130
+    (3.5x a MB just under the density bound, 25,000 spans, at the redaction's peak: issue
+    23). Iterated, it gives each span as a :class:`Span`, made then; it is filled by
+    ``append`` and ``extend`` as the list it stands in for is."""
+
+    __slots__ = ("_index", "_rules", "ends", "names", "starts")
+
+    def __init__(self) -> None:
+        self.starts = array("q")
+        self.ends = array("q")
+        self._rules = array("H")  # an index into names (rules are some hundreds at most)
+        self.names: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def append(self, span: Span) -> None:
+        at = self._index.get(span[2])
+        if at is None:
+            at = self._index[span[2]] = len(self.names)
+            self.names.append(span[2])
+        self.starts.append(span[0])
+        self.ends.append(span[1])
+        self._rules.append(at)
+
+    def extend(self, spans: Iterable[Span]) -> None:
+        for span in spans:
+            self.append(span)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __iter__(self) -> Iterator[Span]:
+        names = self.names
+        return map(make_span, zip(self.starts, self.ends, (names[i] for i in self._rules),
+                                  strict=True))
+
+    def merge(self) -> bool:
+        """Join overlapping spans in place as :func:`_merge` does (named by the one that
+        starts first, the longer on a tie, the first found of equals), where the spans are
+        found in the order of their starts, as a long text's pieces find them (a line judged
+        twice finds its span twice); False, nothing changed, where they are not."""
+        starts, ends, rules = self.starts, self.ends, self._rules
+        nexts = islice(starts, 1, None)
+        if all(map(lt, starts, nexts)) and all(map(le, ends, islice(starts, 1, None))):
+            return True  # none overlaps: told in C
+        if not all(map(le, starts, islice(starts, 1, None))) or any(map(eq, starts, ends)):
+            return False  # out of order, or an empty span (none is found): the list's merge
+        last = 0
+        for at in range(1, len(starts)):
+            start, end = starts[at], ends[at]
+            if start < ends[last]:  # as at one start: none is empty
+                if end > ends[last]:
+                    if start == starts[last]:
+                        rules[last] = rules[at]  # the longer of two at one start names them
+                    ends[last] = end
+            else:
+                last += 1
+                starts[last], ends[last], rules[last] = start, end, rules[at]
+        del starts[last + 1:], ends[last + 1:], rules[last + 1:]
+        return True
+
+
+#: What a long text's judging adds its spans to.
+_Found: TypeAlias = list[Span] | SpanArrays
+
+
+@overload
+def find_spans(text: str, data: bytes | None = None) -> list[Span]: ...
+@overload
+def find_spans(
+    text: str, data: bytes | None = None, *, compact: bool,
+) -> list[Span] | SpanArrays: ...
+def find_spans(
+    text: str, data: bytes | None = None, *, compact: bool = False,
+) -> list[Span] | SpanArrays:
     """The non-overlapping spans of ``text`` that must be withheld, in order (``data``, when
-    given, is ``text`` in UTF-8: the trigger search reads it)."""
+    given, is ``text`` in UTF-8: the trigger search reads it). With ``compact``, a long
+    text's spans may come as :class:`SpanArrays` (iterated, the same spans)."""
     folded = fold(text)  # a name spelled with a look-alike is that name; offsets stay
     if folded is not text:
         text, data = folded, None
+    positions: Sequence[int]
     positions, dense = dense_text_triggers(text, data=data)
     if not positions and not dense:
         if text[:4] not in B64_HEADS:
@@ -120,7 +199,10 @@ def find_spans(text: str, data: bytes | None = None) -> list[Span]:
         positions = [0]  # a string that is one base64 value opening with a keyword
     if len(text) <= PIECE:
         return _merge(_precise(text, 0))
-    found: list[Span] = []
+    # 8 bytes a trigger, not an int object and a list slot (36): a MB just under the density
+    # bound has 25,000, 0.9x the text held through the whole judging (issue 23).
+    positions = array("q", positions)
+    found: list[Span] | SpanArrays = SpanArrays() if compact else []
     heads: list[list[int]] = [[] for _ in _MULTILINE]
     lines = _Lines()
     lo, limit = 0, len(text)
@@ -134,11 +216,13 @@ def find_spans(text: str, data: bytes | None = None) -> list[Span]:
             _wrapping_out(text, a, b, found, heads)
         lo = b
     _multiline(text, heads, found)
-    return _merge(found)
+    if isinstance(found, list):
+        return _merge(found)
+    return found if found.merge() else _merge(list(found))
 
 
 def _judge(
-    text: str, lo: int, hi: int, found: list[Span], positions: list[int],
+    text: str, lo: int, hi: int, found: _Found, positions: Sequence[int],
     heads: list[list[int]], reach: int, lines: _Lines,
 ) -> None:
     """The spans in ``text[lo:hi]`` (whole lines), each piece read on to the end of the next
@@ -159,7 +243,7 @@ def _judge(
 
 
 def _whole(
-    text: str, a: int, b: int, found: list[Span], positions: list[int], reach: int,
+    text: str, a: int, b: int, found: _Found, positions: Sequence[int], reach: int,
     judged_on: bool,
 ) -> bool | None:
     """Add to ``found`` what the pieces of ``text[a:b]`` (whole lines) find, judged as one piece
@@ -212,7 +296,7 @@ def _dense_stretches(text: str, windows: list[tuple[int, int]]) -> list[tuple[in
 
 
 def _wrapping_out(
-    text: str, a: int, b: int, found: list[Span], heads: list[list[int]],
+    text: str, a: int, b: int, found: _Found, heads: list[list[int]],
 ) -> None:
     """The matches that open in the stretch ``text[a:b]`` and end past it: a line's (a
     ``Bearer`` on its last line and the token on the next), read from the last :data:`WRAP`
@@ -238,7 +322,7 @@ def _holds_escaped_key(piece: str) -> bool:
     )
 
 
-def _multiline(text: str, heads: list[list[int]], found: list[Span]) -> None:
+def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
     """The multi-line rules' matches over the whole text, as ``finditer`` gives them, tried
     only where the pieces found their keywords: each pattern opens with its keyword, and each
     keyword is a trigger, so a piece holds every keyword in it (searching the whole text for
@@ -256,13 +340,13 @@ def _multiline(text: str, heads: list[list[int]], found: list[Span]) -> None:
                     found.append(Span(match.start(), match.end(), rule.id))
 
 
-def _any(positions: list[int], start: int, end: int) -> bool:
+def _any(positions: Sequence[int], start: int, end: int) -> bool:
     i = bisect_left(positions, start)
     return i < len(positions) and positions[i] < end
 
 
 def _halve(
-    text: str, start: int, end: int, found: list[Span], positions: list[int],
+    text: str, start: int, end: int, found: _Found, positions: Sequence[int],
     heads: list[list[int]], escaped: list[int], reach: int, lines: _Lines, hi: int,
 ) -> None:
     # A trigger never spans a line end and every piece is whole lines, so a piece holds a
@@ -349,7 +433,7 @@ class _Lines:
         keyword search of a MB of one line was made twice)."""
         return self._holds if self._at == (start, end) else None
 
-    def pair(self, text: str, a: int, b: int, stop: int, found: list[Span]) -> bool:
+    def pair(self, text: str, a: int, b: int, stop: int, found: _Found) -> bool:
         """Add to ``found`` what ``_precise(text[a:stop], a)`` finds, where ``text[a:b]`` is
         one line (and its break) and ``text[b:stop]`` the next line or nothing, and say True;
         or add nothing and say False where the lines must be judged together."""

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +50,7 @@ from elision.errors import BudgetError, InputError, SelectorError, quoted
 from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
 from elision.shape.lazyjson import OBJECTS, fresh, is_lazy, parse_document
-from elision.shape.lines import line_start
+from elision.shape.lines import is_utf8, line_start
 from elision.store.select import (
     VALID_PATH_FORMS,
     Key,
@@ -63,6 +63,7 @@ from elision.store.select import (
     select_bytes,
     select_lines,
 )
+from elision.withheld import kept
 
 #: Walking the pages of one large body would redact it once per page; keep the last one (a
 #: JSON value only below lazyjson.LAZY_BYTES, see _worth_keeping).
@@ -88,7 +89,8 @@ class _View:
 
     text: bytes | None
     value: Any
-    withheld: tuple[dict[str, Any], ...]
+    #: A text's entries compact (elision.withheld.LineEntries), as the pipeline made them.
+    withheld: Sequence[dict[str, Any]]
     size: int
     json: bytes | None = None
 
@@ -106,7 +108,7 @@ def remember_view(
     ref: str,
     text: bytes | None,
     value: Any,
-    withheld: list[dict[str, Any]] | tuple[dict[str, Any], ...],
+    withheld: Sequence[dict[str, Any]],
     *,
     size: int,
 ) -> None:
@@ -118,7 +120,7 @@ def remember_view(
     lazy value (the redaction walk's copy of a lazily read body) is kept as it is: it views
     the body and holds only what the walk changed.
     """
-    view = _View(text, value, tuple(withheld), size)
+    view = _View(text, value, kept(withheld), size)
     if value is not None and size >= lazyjson.LAZY_BYTES and not is_lazy(value):
         from elision.shape.jsondump import dumps_value
 
@@ -229,6 +231,13 @@ def _view_of(body: bytes, *, ref: str, sha256: str, format: str, as_json: bool) 
         # and a view with anything withheld is never served from the raw bytes.
         withheld = (*duplicate_entries(shadowed), *done.withheld)
         view = _View(None, done.value, withheld, len(body))
+    elif is_utf8(body):
+        # Redacted as the pipeline redacts a text: as bytes, its entries compact (no dict
+        # a value: 5.5x the body just under the density bound, issue 23).
+        from elision.redact.bodyview import redact_body
+
+        data, entries = redact_body(body)
+        view = _View(data, None, entries, len(body))
     else:
         text = body.decode("utf-8", errors="replace")
         done = redact_text(text)

@@ -36,6 +36,7 @@ from elision.envelope import (
     text_header,
 )
 from elision.pipeline import Capture
+from elision.withheld import Chained
 
 if TYPE_CHECKING:
     from elision.mcp.gate.results import ResultShaper
@@ -63,7 +64,8 @@ class _Kept:
     #: Lines of the blocks kept, each with the seam a harness puts before it (a line cap).
     lines: int = 0
     envelopes: list[dict[str, Any]] = field(default_factory=list)
-    withheld: list[dict[str, Any]] = field(default_factory=list)
+    #: Compact parts kept as they came (a text's entries are no dict a value).
+    withheld: Chained = field(default_factory=Chained)
 
 
 def shape_as_array(
@@ -76,7 +78,7 @@ def shape_as_array(
     scope: str | None,
     tool: str | None,
     server: str | None,
-) -> tuple[types.CallToolResult, list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[types.CallToolResult, list[dict[str, Any]], Chained]:
     """The result with its content shaped as one array; also its envelopes and every
     withheld entry (for the audit)."""
     from elision.mcp.gate.results import _dumps, _structured_from
@@ -100,7 +102,7 @@ def shape_as_array(
     shown = len(kept.blocks)
     rest = kept.whole
     envelopes = list(kept.envelopes)
-    withheld = list(kept.withheld)
+    withheld = Chained(kept.withheld)
     blocks = list(kept.blocks)
     if shown < total or rest < total:
         notice = _notice(ref, call, rest, shown, total, kept.size, call.sha256)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,7 @@ from elision.pipeline import Capture, Decision, Pipeline, Redacted
 from elision.shape import Shaped, new_ref
 from elision.shape.jsonparse import parse_json
 from elision.shape.lazyjson import LazyObject, is_lazy
+from elision.withheld import Chained
 
 #: Base64 characters of one image or audio block kept inline by default (~192 KB decoded).
 DEFAULT_MEDIA_BUDGET = 256 * 1024
@@ -63,7 +65,7 @@ class _Piece:
     index: int | None = None
     shaped: Shaped | None = None
     #: One entry per value withheld from it (the envelope may list them condensed).
-    withheld: tuple[dict[str, Any], ...] = ()
+    withheld: Sequence[dict[str, Any]] = ()
 
 
 @dataclass
@@ -162,7 +164,8 @@ class ResultShaper:
                 return result
 
         envelopes: list[dict[str, Any]] = []
-        withheld: list[dict[str, Any]] = list(governed)
+        # A text's entries stay compact (elision.withheld): the audit counts them by reason.
+        withheld = Chained(governed)
         if governed:
             envelopes.append({"at": "content", **make_envelope(
                 sha256=call.sha256, shown_bytes=0, total_bytes=len(call.body), withheld=governed,
@@ -266,7 +269,7 @@ class ResultShaper:
 
     def _audited(
         self, out: types.CallToolResult, call: Capture, decision: Decision,
-        withheld: list[dict[str, Any]], *, simple: bool,
+        withheld: Sequence[dict[str, Any]], *, simple: bool,
     ) -> types.CallToolResult:
         """``out``, once its audit entry is written (binding what the agent gets)."""
         if self.pipeline.auditor is not None:
@@ -280,7 +283,7 @@ class ResultShaper:
     def _shape_wrapped(
         self, capture: Capture, key: str, limit: Budget, *, scope: str | None,
         redacted: Redacted | None,
-    ) -> tuple[Shaped, tuple[dict[str, Any], ...]]:
+    ) -> tuple[Shaped, Sequence[dict[str, Any]]]:
         """A text shaped so that ``{key: text}``, as JSON, fits ``limit`` too: a client that
         shows the model structuredContent gets the escaped form, which can be larger."""
         if redacted is None and self.pipeline.redactor is not None:
