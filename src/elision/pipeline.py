@@ -311,12 +311,17 @@ class Pipeline:
         """Append one entry that binds the full and the shown digest (errors propagate, so an
         unaudited result is never delivered). ``withheld``, one entry per value, is what the
         log counts by rule; by default the envelope's list. The record's envelope holds it as
-        given where it is compact (:func:`elision.withheld.is_compact`: ``list()`` it before
-        serializing it), else as a list: 25,000 entries a MB are not made dicts to be counted."""
+        a list, or as given where it is compact (:func:`elision.withheld.is_compact`) and the
+        auditor says it reads that form (``reads_compact``, as :class:`LogAuditor`, which counts
+        them by reason: 25,000 entries a MB are not made dicts to be counted). An auditor of
+        one's own gets the list it can hand to orjson."""
+        if self.auditor is None:
+            return
         if withheld is not None and shaped is not None and (
             withheld or (shaped.envelope or {}).get("withheld")
         ):
-            listed = withheld if is_compact(withheld) else list(withheld)
+            compact = is_compact(withheld) and getattr(self.auditor, "reads_compact", False)
+            listed = withheld if compact else list(withheld)
             shaped = replace(shaped, envelope={**(shaped.envelope or {}), "withheld": listed})
         self._audit(capture, shaped, decision)
 

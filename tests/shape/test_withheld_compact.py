@@ -17,13 +17,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from elision.audit.stage import LogAuditor
 from elision.budget import Budget
-from elision.pipeline import Pipeline, condense_withheld
+from elision.pipeline import Decision, Pipeline, condense_withheld
 from elision.redact import bodyview
 from elision.redact.rules import Span
 from elision.redact.scan import SpanArrays, _merge, find_spans
@@ -182,3 +183,34 @@ def test_span_arrays_merge_as_the_list_does(spans: list[Span], by_start: bool) -
 def test_compact_spans_are_the_spans(body: bytes) -> None:
     text = body.decode()
     assert list(find_spans(text, body, compact=True)) == find_spans(text, body)
+
+
+class _DumpingAuditor:
+    """An auditor of the user's own, which writes the record's envelope with orjson (a real
+    list only: it serializes no other sequence)."""
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+
+    def record(self, record: Any) -> None:
+        self.lines.append(orjson.dumps(record.shaped.envelope))
+
+
+def test_an_auditor_of_ones_own_gets_the_entries_as_a_list() -> None:
+    """Red on the first merge of the compact form: ``Pipeline.audit`` put the compact entries
+    into every auditor's record, and a user's auditor that wrote the envelope with orjson
+    raised TypeError (the front ends audit a call this way). Only the log's own auditor,
+    which counts them by reason, takes them compact."""
+    body = _under_limit(8192)
+    mine = _DumpingAuditor()
+    pipeline = Pipeline(budget=Budget(1024), auditor=mine)
+    capture = pipeline.capture(body)
+    shaped, withheld = pipeline.redact_and_shape(capture)
+    assert isinstance(withheld, LineEntries)
+    pipeline.audit(capture, shaped, Decision(), withheld)
+    listed = orjson.loads(mine.lines[0])["withheld"]
+    assert listed == [dict(entry) for entry in withheld]
+    log = _Log()
+    ours = Pipeline(budget=Budget(1024), auditor=LogAuditor(log))  # type: ignore[arg-type]
+    ours.audit(capture, shaped, Decision(), withheld)
+    assert log.entries[0]["withheld"] == dict(count_reasons(withheld))

@@ -92,6 +92,9 @@ class BodyKeeper:
 class LogAuditor:
     """Adapts an :class:`AuditLog` to the pipeline's ``Auditor`` protocol."""
 
+    #: Its records' withheld entries may come compact (elision.withheld): it only counts them.
+    reads_compact = True
+
     def __init__(
         self, log: AuditLog, *, session_id: str | None = None, store: Store | None = None
     ) -> None:
