@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from elision.mcp.gate import capping, egress
 from elision.mcp.gate.egress import NOTIFICATION_BUDGET_BYTES, Egress
+from support.calls import counted
 
 TOKEN = "ghp_S33d3dCh4nn3lT0k3nXyZ0123456789ab"
 
@@ -256,3 +257,16 @@ def test_the_gate_governs_every_message_as_the_gate_before_did(
 
 #: A cut key in a gated message: how many chars it kept.
 _KEY_CUT = re.compile(rb'\[elision: cut, shown ([0-9,]+) of [0-9,]+ chars\]":')
+
+
+def test_a_result_the_shaper_bounded_is_not_serialized_to_be_measured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its bound is none (the shaper held it to its budget), so a count of its bytes tells
+    nothing: 12,000 annotated blocks were dumped whole for it, a sixth of the gate's time
+    (``bench/fuzz_paths.py --families govern``)."""
+    measured = counted(monkeypatch, capping, "_dumps")
+    block = {"type": "text", "text": "ok", "annotations": {"audience": ["user"]}}
+    raw = orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [block] * 500}})
+    assert Egress().gate_bytes(raw) is raw
+    assert measured == []

@@ -39,6 +39,8 @@ def redact_seams(texts: list[str | None]) -> list[str | None]:
     for lo in range(0, len(at), _SEAMS_AT_ONCE):
         chunk = at[lo:lo + _SEAMS_AT_ONCE]
         told = _spans_of([_seam(texts, i) for i in chunk])
+        if not told and out[chunk[0]] is texts[chunk[0]]:
+            continue  # nothing found, nothing cut before: no seam of it changes
         for i in chunk:
             left, right = out[i], out[i + 1]
             assert left and right
