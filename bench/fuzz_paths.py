@@ -15,8 +15,9 @@ it does not drive, each with a floor of prose through the same path:
   every message an upstream sends) on ``_meta`` of many keys, content blocks with
   ``annotations`` (alike, or each its own text), a notification's long message, and an error
   whose ``data`` is long, escaped or deep;
-* ``audit``: the JCS bytes of an entry (``audit.jcs.canonical``) as its members grow, and an
-  append to a growing log (``AuditLog.append``; the size is the entries before it, a KB each);
+* ``audit``: the JCS bytes of an entry (``audit.jcs.canonical``) as its members grow, the
+  verifier's hash of one (``audit.verify.recompute_hash``), and an append to a growing log
+  (``AuditLog.append``; the size is the entries before it, a KB each);
 * ``envelope``: ``shape`` of JSON holding many distinct credentials, each a withheld entry.
 
 Each family and size is timed in this process (``--runs`` calls, median CPU time; a fresh
@@ -181,6 +182,16 @@ def _canonical(entry_of: Callable[[int], dict[str, Any]]) -> Make:
     return make
 
 
+def _verified(entry_of: Callable[[int], dict[str, Any]]) -> Make:
+    def make(size: int, run: int) -> tuple[Callable[[], object], int]:
+        from elision.audit.verify import recompute_hash
+
+        entry = {"entry_id": "1", **entry_of(size), "previous_hash": None}
+        return lambda: recompute_hash(entry), len(str(entry))
+
+    return make
+
+
 def _entry_floats(size: int) -> dict[str, Any]:
     # Halves: orjson and repr both write them as JCS does.
     return {"step_id": "s", "values": [i + 0.5 for i in range(size // 8)]}
@@ -272,6 +283,8 @@ FAMILIES: dict[str, dict[str, Make]] = {
         "canonical-whole-floats": _canonical(_entry_whole_floats),
         "canonical-long-tool": _canonical(_entry_long),
         "canonical-deep": _canonical(_entry_deep),
+        "verify-floats": _verified(_entry_floats),
+        "verify-whole-floats": _verified(_entry_whole_floats),
         "append-to-log": _appended,
     },
     "envelope": {
