@@ -3,7 +3,8 @@
 Governing the fields one was taught, one at a time, loses every race with the protocol: its
 messages grow members each release (``_meta``, ``annotations``, ``resultType``, task and
 extension fields). So the gate walks the whole JSON-RPC message as it goes onto the wire, on
-both transports (stdio and ``--listen``: :mod:`elision.mcp.gate.transports`) and in both
+both transports (stdio: ``LineWriter``'s egress hook, or :class:`GatedStream` around the SDK's;
+``--listen``: :func:`gated_app`; both of :mod:`elision.mcp.gate.transports`) and in both
 protocol eras, whatever its type:
 
 * **Redaction by default.** Every string in the message, keys included, at any depth, in any
