@@ -212,7 +212,8 @@ def test_tool_result_entries_hash_as_rfc8785_would(
 #: neighbours of each.
 _edge_floats = st.sampled_from(
     [1e-4, 9.999999999999999e-05, 1e16, 9999999999999998.0, 0.5, 1.0, -2.0, 2.0**53, 1e21,
-     1e-7, 5e-324, -0.0, 0.0, 1.5e-5, 123456.789]
+     1e-7, 5e-324, -0.0, 0.0, 1.5e-5, 123456.789, 9.999999999999999e20, 2.0**53 - 1, 2.0**53 + 2,
+     -(2.0**53) - 2, 1e17 + 64]
 ) | st.floats(1e-5, 1e17) | st.floats(-1e17, -1e-5)
 
 
@@ -234,6 +235,7 @@ def test_the_verifiers_own_jcs_writes_numbers_as_rfc8785(value: dict[str, Any]) 
         {"\ue000": 1, "\U0001f600": 2},  # UTF-16 order is not code point order here
         {"é": 1, "z": 2, "": 3},  # non-ASCII below U+D800, and an empty key: orders agree
         {"a": 1.0},  # whole: JCS writes 1, the standard library 1.0
+        {"a": [2.0**53, 9.999999999999999e20, -0.0]},  # whole past 2**53: shortest digits
         {"a": [1.5e-5, 2.5e-6, 1e16, 1e21, -0.0]},  # exponents and signs of ECMAScript's
         {"a": 2**53},  # past the exact integers: refused
         {"a": float("nan")},  # refused
