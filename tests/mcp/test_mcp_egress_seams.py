@@ -100,7 +100,7 @@ def _texts(draw: st.DrawFn) -> list[str | None]:
 
 
 @given(_texts(), st.sampled_from([5, 36, 4096]))
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_seams_judged_together_cut_as_seams_judged_one_by_one(
     texts: list[str | None], at_once: int
 ) -> None:
