@@ -13,10 +13,11 @@ it does not drive, each with a floor of prose through the same path:
   (``lines=``, ``bytes=``, ``$[i:]``, a member range of a dense object);
 * ``govern``: the proxy's per-message gate (``mcp.gate.egress.Egress.gate_bytes``, called on
   every message an upstream sends) on ``_meta`` of many keys, content blocks with
-  ``annotations``, a notification's long message, and an error whose ``data`` is long, escaped
-  or deep;
-* ``audit``: the JCS bytes of an entry (``audit.jcs.canonical``) as its members grow, and an
-  append to a growing log (``AuditLog.append``; the size is the entries before it, a KB each);
+  ``annotations`` (alike, or each its own text), a notification's long message, and an error
+  whose ``data`` is long, escaped or deep;
+* ``audit``: the JCS bytes of an entry (``audit.jcs.canonical``) as its members grow, the
+  verifier's hash of one (``audit.verify.recompute_hash``), and an append to a growing log
+  (``AuditLog.append``; the size is the entries before it, a KB each);
 * ``envelope``: ``shape`` of JSON holding many distinct credentials, each a withheld entry.
 
 Each family and size is timed in this process (``--runs`` calls, median CPU time; a fresh
@@ -146,6 +147,14 @@ def _annotated(size: int, run: int) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": run, "result": {"content": [block] * (size // 84)}}
 
 
+def _annotated_distinct(size: int, run: int) -> dict[str, Any]:
+    """As :func:`_annotated`, each block's text its own: no two seams alike."""
+    return {"jsonrpc": "2.0", "id": run, "result": {"content": [
+        {"type": "text", "text": f"ok {i}",
+         "annotations": {"audience": ["user", "assistant"], "priority": 0.5}}
+        for i in range(size // 90)]}}
+
+
 def _progress(size: int, run: int) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "method": "notifications/progress",
             "params": {"progressToken": run, "progress": 1, "message": _prose(size)}}
@@ -169,6 +178,16 @@ def _canonical(entry_of: Callable[[int], dict[str, Any]]) -> Make:
 
         entry = entry_of(size)
         return lambda: canonical(entry), len(str(entry))  # orjson stops at 255 levels
+
+    return make
+
+
+def _verified(entry_of: Callable[[int], dict[str, Any]]) -> Make:
+    def make(size: int, run: int) -> tuple[Callable[[], object], int]:
+        from elision.audit.verify import recompute_hash
+
+        entry = {"entry_id": "1", **entry_of(size), "previous_hash": None}
+        return lambda: recompute_hash(entry), len(str(entry))
 
     return make
 
@@ -252,6 +271,7 @@ FAMILIES: dict[str, dict[str, Make]] = {
         "prose": _gated(_result_prose),
         "meta-keys": _gated(_meta_keys),
         "annotations": _gated(_annotated),
+        "annotations-distinct": _gated(_annotated_distinct),
         "progress-message": _gated(_progress),
         "error-data-prose": _gated(_error_data(lambda n: _prose(n))),
         "error-data-controls": _gated(_error_data(lambda n: "\x01\x02\\\"" * (n // 4))),
@@ -263,6 +283,8 @@ FAMILIES: dict[str, dict[str, Make]] = {
         "canonical-whole-floats": _canonical(_entry_whole_floats),
         "canonical-long-tool": _canonical(_entry_long),
         "canonical-deep": _canonical(_entry_deep),
+        "verify-floats": _verified(_entry_floats),
+        "verify-whole-floats": _verified(_entry_whole_floats),
         "append-to-log": _appended,
     },
     "envelope": {

@@ -13,7 +13,10 @@ from hypothesis import strategies as st
 
 from elision.audit.chain import canonical_content, tool_result_entry
 from elision.audit.jcs import _fast_levels, _number, canonical
+from elision.audit.recheck import jcs_bytes
+from elision.audit.verify import recompute_hash
 from elision.errors import AuditError
+from support.calls import counted
 
 # Keys and strings over the whole of Unicode, lone surrogates included, with extra weight on
 # the characters where the two paths could part: controls, escapes, the U+E000-U+FFFF block
@@ -200,3 +203,68 @@ def test_tool_result_entries_hash_as_rfc8785_would(
     else:
         with pytest.raises(AuditError):
             canonical_content(entry)
+
+
+# The verifier's own JCS bytes (elision.audit.recheck: the standard library's encoder where it
+# writes JCS, else rfc8785), held to rfc8785 as the writer's are.
+
+#: Floats at the edges of the plain decimal range, whole ones, and the standard library's
+#: neighbours of each.
+_edge_floats = st.sampled_from(
+    [1e-4, 9.999999999999999e-05, 1e16, 9999999999999998.0, 0.5, 1.0, -2.0, 2.0**53, 1e21,
+     1e-7, 5e-324, -0.0, 0.0, 1.5e-5, 123456.789, 9.999999999999999e20, 2.0**53 - 1, 2.0**53 + 2,
+     -(2.0**53) - 2, 1e17 + 64]
+) | st.floats(1e-5, 1e17) | st.floats(-1e17, -1e-5)
+
+
+@given(values)
+@settings(max_examples=150)
+def test_the_verifiers_own_jcs_is_byte_identical_to_rfc8785(value: Any) -> None:
+    assert _outcome(jcs_bytes, value) == _outcome(rfc8785.dumps, value)
+
+
+@given(st.dictionaries(texts, st.lists(_edge_floats | integers, max_size=6), max_size=4))
+@settings(max_examples=150)
+def test_the_verifiers_own_jcs_writes_numbers_as_rfc8785(value: dict[str, Any]) -> None:
+    assert _outcome(jcs_bytes, value) == _outcome(rfc8785.dumps, value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"\ue000": 1, "\U0001f600": 2},  # UTF-16 order is not code point order here
+        {"é": 1, "z": 2, "": 3},  # non-ASCII below U+D800, and an empty key: orders agree
+        {"a": 1.0},  # whole: JCS writes 1, the standard library 1.0
+        {"a": [2.0**53, 9.999999999999999e20, -0.0]},  # whole past 2**53: shortest digits
+        {"a": [1.5e-5, 2.5e-6, 1e16, 1e21, -0.0]},  # exponents and signs of ECMAScript's
+        {"a": 2**53},  # past the exact integers: refused
+        {"a": float("nan")},  # refused
+        {"a": "\ud800"},  # a lone surrogate: refused
+        {"a": (1, 2)},  # a tuple: rfc8785's to write
+        {"a": _Color.RED},  # a subclass may write otherwise
+        {"a": "\x00\x1f\x7f\u2028\"\\/"},  # the escapes
+    ],
+)
+def test_the_verifiers_own_jcs_where_the_encoders_part(value: Any) -> None:
+    assert _outcome(jcs_bytes, value) == _outcome(rfc8785.dumps, value)
+
+
+@pytest.mark.parametrize("levels", [1, 199, 200, 201, 400])
+def test_the_verifiers_own_jcs_of_a_deep_value(levels: int) -> None:
+    value: Any = [0.5, "x"]
+    for _ in range(levels):
+        value = {"a": [value, 0.75]}
+    assert jcs_bytes(value) == bytes(rfc8785.dumps(value))
+
+
+def test_a_log_of_numbers_is_verified_without_rfc8785(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by ``bench/fuzz_paths.py --families audit``: the writer's JCS of an entry of
+    floats is orjson's, but the verifier spelled each float in rfc8785's Python (~1 us a
+    float), so a log of numbers took ten times as long to verify as to write."""
+    entry = {"entry_id": "1", "step_id": "s", "values": [i + 0.25 for i in range(500)],
+             "note": "é\n\x01\"", "count": 2**53 - 1, "previous_hash": None}
+    expected = hashlib.sha256(bytes(rfc8785.dumps(
+        {k: v for k, v in entry.items() if k != "previous_hash"}))).hexdigest()
+    calls = counted(monkeypatch, rfc8785, "dumps")
+    assert recompute_hash(entry) == expected
+    assert calls == []

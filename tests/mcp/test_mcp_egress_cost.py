@@ -22,8 +22,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from elision.mcp.gate import egress
+from elision.mcp.gate import capping, egress
 from elision.mcp.gate.egress import NOTIFICATION_BUDGET_BYTES, Egress
+from support.calls import counted
 
 TOKEN = "ghp_S33d3dCh4nn3lT0k3nXyZ0123456789ab"
 
@@ -47,7 +48,7 @@ def _meta_keys(count: int) -> bytes:
 def test_a_cut_tail_is_written_once_a_length_not_once_a_key(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(egress, "_CUT", _CountedTail(egress._CUT))
+    monkeypatch.setattr(capping, "_CUT", _CountedTail(capping._CUT))
     _CountedTail.calls = 0
     out = Egress().gate_bytes(_meta_keys(5_000), "notification")
     assert len(out) <= NOTIFICATION_BUDGET_BYTES
@@ -199,9 +200,9 @@ def _messages(draw: st.DrawFn) -> dict[str, Any]:
 @given(st.one_of(_JSON, _ladder(), _many(_JSON)), st.integers(0, 120))
 @settings(max_examples=200, deadline=None)
 def test_a_capper_cuts_as_the_plain_walk_does_at_every_cap(value: Any, cap: int) -> None:
-    capper = egress._Capper(value)
-    assert capper.longest == egress._longest(value)
-    assert orjson.dumps(capper.capped(value, cap)) == orjson.dumps(egress._capped(value, cap))
+    capper = capping._Capper(value)
+    assert capper.longest == capping._longest(value)
+    assert orjson.dumps(capper.capped(value, cap)) == orjson.dumps(capping._capped(value, cap))
 
 
 def _gated(message: dict[str, Any], kind: str | None) -> bytes:
@@ -249,10 +250,23 @@ def test_the_gate_governs_every_message_as_the_gate_before_did(
     kind = egress._kind(message) if told else None
     raw = orjson.dumps(message)
     old = before.Egress(keep=lambda body, scope: "el_kept").gate_bytes(raw, kind)
-    assume(not any(int(shown.replace(b",", b"")) < egress.KEY_FLOOR
+    assume(not any(int(shown.replace(b",", b"")) < capping.KEY_FLOOR
                    for shown in _KEY_CUT.findall(old)))
     assert _gated(message, kind) == old
 
 
 #: A cut key in a gated message: how many chars it kept.
 _KEY_CUT = re.compile(rb'\[elision: cut, shown ([0-9,]+) of [0-9,]+ chars\]":')
+
+
+def test_a_result_the_shaper_bounded_is_not_serialized_to_be_measured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its bound is none (the shaper held it to its budget), so a count of its bytes tells
+    nothing: 12,000 annotated blocks were dumped whole for it, a sixth of the gate's time
+    (``bench/fuzz_paths.py --families govern``)."""
+    measured = counted(monkeypatch, capping, "_dumps")
+    block = {"type": "text", "text": "ok", "annotations": {"audience": ["user"]}}
+    raw = orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [block] * 500}})
+    assert Egress().gate_bytes(raw) is raw
+    assert measured == []

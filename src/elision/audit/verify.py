@@ -2,7 +2,9 @@
 
 This module imports nothing from the writer (``chain``, ``log``, ``checkpoint``): it
 recomputes every ``entry_hash`` from the ACS §8.2 rule on its own, so a bug in the writer's
-hashing cannot hide itself by being repeated here (a test checks the imports).
+hashing cannot hide itself by being repeated here (a test checks the imports). Its JCS bytes are
+its own too (:mod:`elision.audit.recheck`: the standard library's encoder where it writes
+JCS, else ``rfc8785``), not the writer's fast path (:mod:`elision.audit.jcs`, orjson).
 
 It checks, for entry ``n`` (1-based): ``entry_id == str(n)`` (sequence), ``previous_hash``
 equals entry ``n-1``'s hash (link), and ``entry_hash`` recomputes (content). Against a signed
@@ -26,6 +28,7 @@ import orjson
 import rfc8785
 
 from elision.audit.keys import key_problem
+from elision.audit.recheck import jcs_bytes
 from elision.errors import AuditError, InputError
 
 
@@ -48,7 +51,7 @@ class VerifyResult:
 def recompute_hash(entry: Mapping[str, Any]) -> str:
     """ACS §8.2: SHA-256 of JCS(entry minus link fields) then the raw previous hash."""
     content = {k: v for k, v in entry.items() if k not in ("entry_hash", "previous_hash")}
-    digest = hashlib.sha256(bytes(rfc8785.dumps(content)))
+    digest = hashlib.sha256(jcs_bytes(content))
     previous = entry.get("previous_hash")
     if previous is not None:
         digest.update(bytes.fromhex(previous))

@@ -28,7 +28,7 @@ from elision._malloc import pin_mmap_threshold
 from elision.errors import ElisionError
 from elision.mcp.agent.arrivals import FALLBACK_SECONDS, Arrivals, falls_back, unconfirmed_since
 from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES, request_ceiling
-from elision.mcp.gate.egress import GatedStream, gated_app, kind_of_model
+from elision.mcp.gate.transports import GatedStream, gated_app, kind_of_model
 from elision.mcp.proxy import Proxy
 from elision.mcp.upstream.offer import Offer
 from elision.mcp.upstream.stdio import MessageReader, stdio_server_transport

@@ -3,7 +3,8 @@
 Governing the fields one was taught, one at a time, loses every race with the protocol: its
 messages grow members each release (``_meta``, ``annotations``, ``resultType``, task and
 extension fields). So the gate walks the whole JSON-RPC message as it goes onto the wire, on
-both transports (:class:`GatedLines` for stdio, :func:`gated_app` for ``--listen``) and in both
+both transports (stdio: ``LineWriter``'s egress hook, or :class:`GatedStream` around the SDK's;
+``--listen``: :func:`gated_app`; both of :mod:`elision.mcp.gate.transports`) and in both
 protocol eras, whatever its type:
 
 * **Redaction by default.** Every string in the message, keys included, at any depth, in any
@@ -27,6 +28,11 @@ Cheap on a clean message: the serialized bytes are searched once for trigger byt
 parsed nor serialized again. The result shaper (:mod:`elision.mcp.gate.results`) stays on top
 of the gate: it judges, redacts, shapes and audits a tool result first, so on a result the
 gate finds nothing left to change.
+
+Here: the bounds and the exempt members (policy), the walk of one message and its blobs.
+The cutting to a bound is :mod:`elision.mcp.gate.capping`, the seams
+:mod:`elision.mcp.gate.seams`, the wire :mod:`elision.mcp.gate.transports`; their public
+names are importable from here as they always were.
 """
 
 from __future__ import annotations
@@ -34,12 +40,20 @@ from __future__ import annotations
 import json
 import logging
 import unicodedata
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from elision.shape.jsondump import dumps_value
+from elision.mcp.gate.capping import _bounded, _cut, _dumps, _pop, _put, _shallow
+from elision.mcp.gate.seams import SEAM_CHARS, _seamed_content, redact_seams
+from elision.mcp.gate.transports import GatedStream, gated_app, kind_of_model
+
+__all__ = [
+    "ERROR_BUDGET_BYTES", "EXEMPT", "LISTING_BUDGET_BYTES", "NOTIFICATION_BUDGET_BYTES",
+    "REQUEST_BUDGET_BYTES", "SEAM_CHARS", "Egress", "GatedStream", "gated_app",
+    "kind_of_model", "redact_seams", "refused_name",
+]
 
 logger = logging.getLogger("elision.proxy")
 
@@ -57,6 +71,9 @@ REQUEST_BUDGET_BYTES = 64 * 1024
 #: are shaped to their budgets): lists and completions.
 LISTING_BUDGET_BYTES = 1024 * 1024
 
+#: The bound of a result the shaper held to its budget already (:func:`_shaped`): none here.
+_UNBOUNDED = 1 << 62
+
 #: Members left as they are, and why: each is a value the protocol needs verbatim, chosen by
 #: the agent or by the proxy itself, never a server's text for the model.
 EXEMPT: dict[tuple[str, ...], str] = {
@@ -69,8 +86,6 @@ EXEMPT: dict[tuple[str, ...], str] = {
     ("result", "nextCursor"): "a cursor the agent must hand back as it was given",
 }
 
-#: What a cut string ends with: how much of it was shown.
-_CUT = " … [elision: cut, shown {shown:,} of {total:,} chars]"
 _KINDS = ("result", "error", "notification", "request")
 
 
@@ -169,7 +184,10 @@ class Egress:
         out = self._redacted(message, blobs, clean) if self.redact else message
         if kind == "error":
             return self._bounded_error(out, scope)
-        return _bounded(out, _bound(kind, out))
+        bound = _bound(kind, out)
+        if bound == _UNBOUNDED:
+            return out  # not serialized to be measured: 3-4 ms a MB of small blocks, a sixth
+        return _bounded(out, bound, EXEMPT, fast=_FAST_CAPS)
 
     def _redacted(
         self, message: dict[str, Any], blobs: bool = True, clean: bool = False,
@@ -233,18 +251,6 @@ class Egress:
             if over <= 0 or room <= 0:
                 return out
             room -= max(over, 64)
-
-
-def _dumps(value: Any) -> bytes:
-    """The JSON bytes of ``value``: orjson's, or past its 255 levels the same bytes written by
-    :func:`elision.shape.jsondump.dumps_value` (an upstream may nest deeper: elision reads
-    JSON to 10,000 levels, and a message it could not measure was withheld whole as a gate
-    failure)."""
-    try:
-        return orjson.dumps(value)
-    except TypeError:
-        # A lone surrogate, which orjson refuses too, is refused there: withheld, as it was.
-        return dumps_value(value)
 
 
 def _withheld(message: dict[str, Any]) -> bytes:
@@ -330,45 +336,6 @@ def _redacted_blob(blob: str) -> str | None:
     return base64.b64encode(str(done.value).encode()).decode()
 
 
-# -- paths ----------------------------------------------------------------------------------
-
-
-def _pop(node: Any, path: tuple[str, ...], *, copy: bool) -> tuple[bool, Any]:
-    for key in path[:-1]:
-        if not isinstance(node, dict) or key not in node:
-            return False, None
-        node = node[key]
-    if not isinstance(node, dict) or path[-1] not in node:
-        return False, None
-    if copy:
-        return True, node[path[-1]]
-    return True, node.pop(path[-1])
-
-
-def _shallow(message: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
-    """``message`` with the dicts along ``path`` copied, so popping from it leaves the
-    original whole."""
-    top = dict(message)
-    node = top
-    for key in path[:-1]:
-        inner = node.get(key)
-        if not isinstance(inner, dict):
-            break
-        node[key] = dict(inner)
-        node = node[key]
-    return top
-
-
-def _put(node: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
-    out = dict(node)
-    if len(path) == 1:
-        out[path[0]] = value
-        return out
-    inner = out.get(path[0])
-    out[path[0]] = _put(inner if isinstance(inner, dict) else {}, path[1:], value)
-    return out
-
-
 # -- bounds ---------------------------------------------------------------------------------
 
 
@@ -381,7 +348,7 @@ def _bound(kind: str | None, message: dict[str, Any] | None) -> int:
     if kind == "request":
         return REQUEST_BUDGET_BYTES
     if kind == "result":
-        return LISTING_BUDGET_BYTES if message is None or not _shaped(message) else 1 << 62
+        return LISTING_BUDGET_BYTES if message is None or not _shaped(message) else _UNBOUNDED
     return min(ERROR_BUDGET_BYTES, NOTIFICATION_BUDGET_BYTES)
 
 
@@ -394,367 +361,7 @@ def _shaped(message: dict[str, Any]) -> bool:
     )
 
 
-def _bounded(message: dict[str, Any], bound: int) -> dict[str, Any]:
-    """``message`` within ``bound`` bytes of JSON: its longest strings cut, each saying how
-    much of it was shown; past that, every container but the exempt members summarized."""
-    if len(_dumps(message)) <= bound:
-        return message
-    held = {path: _pop(message, path, copy=True) for path in EXEMPT}
-    capper = _Capper(message) if _FAST_CAPS else None
-    lo, hi = 0, capper.longest if capper is not None else _longest(message)
-    best: dict[str, Any] | None = None
-    while lo <= hi:  # the largest cap on every string that fits
-        cap = (lo + hi) // 2
-        tried = capper.capped(message, cap) if capper is not None else _capped(message, cap)
-        for path, (found, value) in held.items():
-            if found:
-                tried = _put(tried, path, value)
-        if len(_dumps(tried)) <= bound:
-            best, lo = tried, cap + 1
-        else:
-            hi = cap - 1
-    if best is not None:
-        return best
-    return _summarized(message, bound)
-
-
 #: Whether :func:`_bounded` cuts with a :class:`_Capper` (off: the plain :func:`_capped`, the
 #: reference a differential test holds it to).
 _FAST_CAPS = True
 
-
-def _longest(value: Any, longest: dict[int, int] | None = None) -> int:
-    """The length of the longest string (key or value) in ``value``; each container's, by
-    its id, in ``longest`` when given."""
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, dict):
-        most = max((max(len(k), _longest(v, longest)) for k, v in value.items()), default=0)
-    elif isinstance(value, list):
-        most = max((_longest(v, longest) for v in value), default=0)
-    else:
-        return 0
-    if longest is not None:
-        longest[id(value)] = most
-    return most
-
-
-def _capped(value: Any, cap: int) -> Any:
-    if isinstance(value, str):
-        return _cut(value, cap) if len(value) > cap else value
-    if isinstance(value, dict):
-        out: dict[Any, Any] = {}
-        keys = max(cap, KEY_FLOOR)
-        for k, v in value.items():
-            out[_distinct(out, _cut(k, keys) if len(k) > keys else k)] = _capped(v, cap)
-        return out
-    if isinstance(value, list):
-        return [_capped(v, cap) for v in value]
-    return value
-
-
-#: The fewest chars a cut key keeps: the protocol's own names (``jsonrpc``, ``params``,
-#: ``_meta``, ``progressToken``) are never cut, so a message stays one its client reads; a
-#: message that only cutting them would fit is summarized instead (:func:`_summarized`).
-KEY_FLOOR = 64
-#: What follows a key that another of its object's, cut alike or written so, took first.
-_ALIKE = " [elision: key {n} cut alike]"
-
-
-def _distinct(out: dict[Any, Any], key: Any) -> Any:
-    """``key``, or, where ``out`` holds it already (two keys cut to the same first chars:
-    ``…/k10`` and ``…/k11`` at 14 chars), it marked as the n-th such key: the member is
-    shown, not silently replaced by the next."""
-    if key not in out:
-        return key
-    n = 2
-    while (again := key + _ALIKE.format(n=n)) in out:
-        n += 1
-    return again
-
-
-class _Capper:
-    """:func:`_capped` of one message at each cap of the bound's search, for less: a container
-    whose strings are all within the cap is the message's own (each container's longest
-    string is found once, by its id), and a cut's tail is written once a length, not once a
-    string. A notification of 47,000 short ``_meta`` keys was cut whole at each cap, a
-    ``str.format`` and a few calls a key: 115-175x the time of prose (issue 23)."""
-
-    def __init__(self, message: Any) -> None:
-        self._longest: dict[int, int] = {}
-        self.longest = _longest(message, self._longest)
-
-    def capped(self, value: Any, cap: int) -> Any:
-        longest = self._longest
-        tails: dict[int, str] = {}
-
-        keys = max(cap, KEY_FLOOR)
-
-        def cut(text: str) -> str:
-            tail = tails.get(len(text))
-            if tail is None:
-                tail = tails[len(text)] = _CUT.format(shown=cap, total=len(text))
-            return text[:cap] + tail
-
-        def walk(node: Any) -> Any:
-            if longest.get(id(node), cap + 1) <= cap:
-                return node
-            items = node.items() if isinstance(node, dict) else enumerate(node)
-            out: dict[Any, Any] = {}
-            for key, item in items:
-                if isinstance(key, str) and len(key) > keys:
-                    # Two keys cut alike stay two members.
-                    key = _distinct(out, _cut(key, keys) if keys > cap else cut(key))
-                elif key in out:
-                    key = _distinct(out, key)
-                if isinstance(item, str):
-                    if len(item) > cap:
-                        item = cut(item)
-                elif isinstance(item, dict | list):
-                    item = walk(item)
-                out[key] = item
-            return out if isinstance(node, dict) else list(out.values())
-
-        if isinstance(value, str):
-            return cut(value) if len(value) > cap else value
-        return walk(value) if isinstance(value, dict | list) else value
-
-
-def _cut(text: str, chars: int) -> str:
-    if len(text) <= chars:
-        return text
-    return text[:chars] + _CUT.format(shown=chars, total=len(text))
-
-
-def _summarized(message: dict[str, Any], bound: int) -> dict[str, Any]:
-    """The last resort of :func:`_bounded` (a message of thousands of small members): each
-    member of its payload that is a container becomes a sentence saying how big it was."""
-    out: dict[str, Any] = {}
-    for key, value in message.items():
-        if key in ("params", "result") and isinstance(value, dict):
-            out[key] = {
-                k: (v if not isinstance(v, dict | list) else (
-                    f"[elision: withheld, {len(_dumps(v)):,} bytes of JSON, over the "
-                    f"{bound:,}-byte bound of this message]"
-                )) for k, v in value.items()
-            }
-            out[key] = _capped(out[key], 256)
-        else:
-            out[key] = value
-    return out
-
-
-# -- seams between text blocks --------------------------------------------------------------
-
-#: How far either side of a seam between two text blocks a split credential is looked for.
-SEAM_CHARS = 1024
-
-
-def redact_seams(texts: list[str | None]) -> list[str | None]:
-    """``texts`` (adjacent content blocks' texts; ``None`` for a block that is not text) with
-    every credential that a seam between two adjacent texts splits withheld on both sides.
-
-    A client that joins the blocks would read the halves as one token, though neither half
-    alone matches a rule. The last :data:`SEAM_CHARS` of one text and the first of the next
-    are read together; a span that crosses the seam is replaced by its stub in the first text
-    (from where it starts) and its rest is taken out of the second.
-    """
-    from elision.redact.rules import credential_stub
-    from elision.redact.scan import find_spans
-
-    out = list(texts)
-    for i in range(len(out) - 1):
-        left, right = out[i], out[i + 1]
-        if not left or not right:
-            continue
-        tail, head = left[-SEAM_CHARS:], right[:SEAM_CHARS]
-        spans = [s for s in find_spans(tail + head) if s.start < len(tail) < s.end]
-        if not spans:
-            continue
-        start = min(s.start for s in spans)
-        end = max(s.end for s in spans)
-        stub = credential_stub(spans[0].rule)
-        out[i] = left[: len(left) - len(tail) + start] + stub
-        out[i + 1] = stub + right[end - len(tail):]
-    return out
-
-
-def _seamed_content(message: dict[str, Any]) -> dict[str, Any]:
-    """``message`` with :func:`redact_seams` applied to a result's ``content`` blocks."""
-    result = message.get("result")
-    content = result.get("content") if isinstance(result, dict) else None
-    if not isinstance(content, list) or len(content) < 2:
-        return message
-    texts = [
-        b.get("text") if isinstance(b, dict) and isinstance(b.get("text"), str) else None
-        for b in content
-    ]
-    seamed = redact_seams(texts)
-    if seamed == texts:
-        return message
-    blocks = [
-        dict(b, text=t) if t is not None and t != old else b
-        for b, t, old in zip(content, seamed, texts, strict=True)
-    ]
-    assert isinstance(result, dict)
-    return {**message, "result": {**result, "content": blocks}}
-
-
-# -- transports -----------------------------------------------------------------------------
-
-
-def kind_of_model(message: Any) -> str | None:
-    """The kind of a typed JSON-RPC message (its class), without serializing it."""
-    name = type(message).__name__
-    return {
-        "JSONRPCResponse": "result", "JSONRPCError": "error",
-        "JSONRPCNotification": "notification", "JSONRPCRequest": "request",
-    }.get(name)
-
-
-class GatedStream:
-    """A write stream of the SDK's (``SessionMessage`` in) whose messages pass the gate: for
-    the SDK's own stdio transport, which serializes them itself."""
-
-    def __init__(self, inner: Any, gate: Egress, scope: str | None) -> None:
-        self._inner = inner
-        self._gate = gate
-        self._scope = scope
-
-    async def send(self, item: Any, /) -> None:
-        from mcp.shared.message import SessionMessage
-        from mcp_types.jsonrpc import jsonrpc_message_adapter
-
-        message = item.message
-        data = message.model_dump_json(by_alias=True, exclude_unset=True).encode(
-            "utf-8", "replace"
-        )
-        gated = self._gate.gate_bytes(data, kind_of_model(message), self._scope)
-        if not gated:
-            return  # withheld whole
-        if gated is not data:
-            item = SessionMessage(
-                message=jsonrpc_message_adapter.validate_json(gated), metadata=item.metadata
-            )
-        await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> GatedStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-Scope = Callable[[MutableMapping[str, Any]], str | None]
-ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
-
-
-def gated_app(app: ASGIApp, gate: Egress, scope_of: Scope) -> ASGIApp:
-    """An ASGI app that sends every JSON-RPC message ``app`` answers with through ``gate``:
-    a JSON body whole, an SSE stream event by event (both protocol eras' forms)."""
-
-    async def gated(scope: Any, receive: Any, send: Any) -> None:
-        if scope.get("type") != "http":
-            await app(scope, receive, send)
-            return
-        client = scope_of(scope)
-        sender = _GatedSend(send, gate, client)
-        await app(scope, receive, sender)
-        await sender.flush()
-
-    return gated
-
-
-class _GatedSend:
-    """One HTTP response, its messages gated on their way out."""
-
-    def __init__(self, send: Any, gate: Egress, scope: str | None) -> None:
-        self._send = send
-        self._gate = gate
-        self._scope = scope
-        self._start: dict[str, Any] | None = None
-        self._mode = "pass"
-        self._body = bytearray()
-
-    async def __call__(self, message: MutableMapping[str, Any]) -> None:
-        kind = message.get("type")
-        if kind == "http.response.start":
-            headers = list(message.get("headers") or [])
-            ctype = next((v for k, v in headers if k.lower() == b"content-type"), b"")
-            if ctype.startswith(b"application/json"):
-                self._mode, self._start = "json", dict(message)
-                return
-            if ctype.startswith(b"text/event-stream"):
-                self._mode = "sse"
-            await self._send(message)
-            return
-        if kind != "http.response.body" or self._mode == "pass":
-            await self._send(message)
-            return
-        self._body += message.get("body", b"")
-        more = bool(message.get("more_body", False))
-        if self._mode == "json":
-            if more:
-                return
-            await self._send_json()
-            return
-        out = self._sse_events(final=not more)
-        if out or not more:
-            await self._send({"type": "http.response.body", "body": out, "more_body": more})
-
-    async def _send_json(self) -> None:
-        body = bytes(self._body)
-        self._body.clear()
-        gated = self._gate.gate_bytes(body, None, self._scope) if body.strip() else body
-        start = self._start or {"type": "http.response.start", "status": 200, "headers": []}
-        self._start = None
-        headers = [
-            (k, str(len(gated)).encode() if k.lower() == b"content-length" else v)
-            for k, v in start.get("headers") or []
-        ]
-        await self._send({**start, "headers": headers})
-        await self._send({"type": "http.response.body", "body": gated, "more_body": False})
-
-    def _sse_events(self, *, final: bool) -> bytes:
-        data = bytes(self._body)
-        out = bytearray()
-        pos = 0
-        while True:
-            end, sep = _event_end(data, pos)
-            if end < 0:
-                break
-            out += self._event(data[pos:end]) + sep
-            pos = end + len(sep)
-        rest = data[pos:]
-        self._body = bytearray(rest)
-        if final and rest:
-            out += self._event(rest)
-            self._body.clear()
-        return bytes(out)
-
-    def _event(self, event: bytes) -> bytes:
-        lines = event.splitlines()
-        data = [line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:")]
-        if not data:
-            return event
-        payload = b"\n".join(data)
-        gated = self._gate.gate_bytes(payload, None, self._scope)
-        if gated is payload:
-            return event
-        if not gated:
-            return b": withheld"  # an SSE comment: the event is withheld whole
-        kept = [line for line in lines if not line.startswith(b"data:")]
-        newline = b"\r\n" if b"\r\n" in event else b"\n"
-        return newline.join([*kept, b"data: " + gated])
-
-    async def flush(self) -> None:
-        if self._mode == "json" and self._start is not None:
-            await self._send_json()
-
-
-def _event_end(data: bytes, pos: int) -> tuple[int, bytes]:
-    found = [(i, sep) for sep in (b"\r\n\r\n", b"\n\n") if (i := data.find(sep, pos)) >= 0]
-    return min(found) if found else (-1, b"")

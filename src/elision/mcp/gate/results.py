@@ -418,8 +418,8 @@ def _governed_members(
 ) -> tuple[list[Any], list[dict[str, Any]]]:
     """``content`` with its text blocks' members (``_meta``, ``annotations``) redacted, and a
     credential that a seam between two adjacent text blocks splits withheld on both sides
-    (:func:`elision.mcp.gate.egress.redact_seams`); and an entry for each value withheld."""
-    from elision.mcp.gate.egress import redact_seams
+    (:func:`elision.mcp.gate.seams.redact_seams`); and an entry for each value withheld."""
+    from elision.mcp.gate.seams import redact_seams
     from elision.redact import redact_value
 
     out = list(content)

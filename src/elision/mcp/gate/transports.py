@@ -1,0 +1,170 @@
+"""The gate on the wire: both transports' messages pass :class:`~elision.mcp.gate.egress.Egress`.
+
+The SDK's stdio transport serializes what it is handed (:class:`GatedStream` wraps its write
+stream); ``--listen`` answers over HTTP, a JSON body or an SSE stream (:func:`gated_app`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from elision.mcp.gate.egress import Egress
+
+def kind_of_model(message: Any) -> str | None:
+    """The kind of a typed JSON-RPC message (its class), without serializing it."""
+    name = type(message).__name__
+    return {
+        "JSONRPCResponse": "result", "JSONRPCError": "error",
+        "JSONRPCNotification": "notification", "JSONRPCRequest": "request",
+    }.get(name)
+
+
+class GatedStream:
+    """A write stream of the SDK's (``SessionMessage`` in) whose messages pass the gate: for
+    the SDK's own stdio transport, which serializes them itself."""
+
+    def __init__(self, inner: Any, gate: Egress, scope: str | None) -> None:
+        self._inner = inner
+        self._gate = gate
+        self._scope = scope
+
+    async def send(self, item: Any, /) -> None:
+        from mcp.shared.message import SessionMessage
+        from mcp_types.jsonrpc import jsonrpc_message_adapter
+
+        message = item.message
+        data = message.model_dump_json(by_alias=True, exclude_unset=True).encode(
+            "utf-8", "replace"
+        )
+        gated = self._gate.gate_bytes(data, kind_of_model(message), self._scope)
+        if not gated:
+            return  # withheld whole
+        if gated is not data:
+            item = SessionMessage(
+                message=jsonrpc_message_adapter.validate_json(gated), metadata=item.metadata
+            )
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> GatedStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+Scope = Callable[[MutableMapping[str, Any]], str | None]
+ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
+
+
+def gated_app(app: ASGIApp, gate: Egress, scope_of: Scope) -> ASGIApp:
+    """An ASGI app that sends every JSON-RPC message ``app`` answers with through ``gate``:
+    a JSON body whole, an SSE stream event by event (both protocol eras' forms)."""
+
+    async def gated(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await app(scope, receive, send)
+            return
+        client = scope_of(scope)
+        sender = _GatedSend(send, gate, client)
+        await app(scope, receive, sender)
+        await sender.flush()
+
+    return gated
+
+
+class _GatedSend:
+    """One HTTP response, its messages gated on their way out."""
+
+    def __init__(self, send: Any, gate: Egress, scope: str | None) -> None:
+        self._send = send
+        self._gate = gate
+        self._scope = scope
+        self._start: dict[str, Any] | None = None
+        self._mode = "pass"
+        self._body = bytearray()
+
+    async def __call__(self, message: MutableMapping[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "http.response.start":
+            headers = list(message.get("headers") or [])
+            ctype = next((v for k, v in headers if k.lower() == b"content-type"), b"")
+            if ctype.startswith(b"application/json"):
+                self._mode, self._start = "json", dict(message)
+                return
+            if ctype.startswith(b"text/event-stream"):
+                self._mode = "sse"
+            await self._send(message)
+            return
+        if kind != "http.response.body" or self._mode == "pass":
+            await self._send(message)
+            return
+        self._body += message.get("body", b"")
+        more = bool(message.get("more_body", False))
+        if self._mode == "json":
+            if more:
+                return
+            await self._send_json()
+            return
+        out = self._sse_events(final=not more)
+        if out or not more:
+            await self._send({"type": "http.response.body", "body": out, "more_body": more})
+
+    async def _send_json(self) -> None:
+        body = bytes(self._body)
+        self._body.clear()
+        gated = self._gate.gate_bytes(body, None, self._scope) if body.strip() else body
+        start = self._start or {"type": "http.response.start", "status": 200, "headers": []}
+        self._start = None
+        headers = [
+            (k, str(len(gated)).encode() if k.lower() == b"content-length" else v)
+            for k, v in start.get("headers") or []
+        ]
+        await self._send({**start, "headers": headers})
+        await self._send({"type": "http.response.body", "body": gated, "more_body": False})
+
+    def _sse_events(self, *, final: bool) -> bytes:
+        data = bytes(self._body)
+        out = bytearray()
+        pos = 0
+        while True:
+            end, sep = _event_end(data, pos)
+            if end < 0:
+                break
+            out += self._event(data[pos:end]) + sep
+            pos = end + len(sep)
+        rest = data[pos:]
+        self._body = bytearray(rest)
+        if final and rest:
+            out += self._event(rest)
+            self._body.clear()
+        return bytes(out)
+
+    def _event(self, event: bytes) -> bytes:
+        lines = event.splitlines()
+        data = [line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:")]
+        if not data:
+            return event
+        payload = b"\n".join(data)
+        gated = self._gate.gate_bytes(payload, None, self._scope)
+        if gated is payload:
+            return event
+        if not gated:
+            return b": withheld"  # an SSE comment: the event is withheld whole
+        kept = [line for line in lines if not line.startswith(b"data:")]
+        newline = b"\r\n" if b"\r\n" in event else b"\n"
+        return newline.join([*kept, b"data: " + gated])
+
+    async def flush(self) -> None:
+        if self._mode == "json" and self._start is not None:
+            await self._send_json()
+
+
+def _event_end(data: bytes, pos: int) -> tuple[int, bytes]:
+    found = [(i, sep) for sep in (b"\r\n\r\n", b"\n\n") if (i := data.find(sep, pos)) >= 0]
+    return min(found) if found else (-1, b"")
+
