@@ -24,7 +24,6 @@ from elision.redact.rules import credential_stub
 from elision.shape.jsonparse import parse_json
 from redact.test_redact_prefilter_differential import _no_prefilter, _normalized
 from support.before import code_before, redacted
-from support.built import strategies_built
 from support.calls import counted
 
 _ALNUM = string.ascii_letters + string.digits
@@ -165,24 +164,22 @@ _LEAF = st.one_of(_any_of(_FAKE), st.sampled_from(["ok", "sk-", "the dog", ""]),
                   st.integers(0, 9))
 
 
-#: Arrays of strings, objects of strings and records with a token member, nested at random,
-#: credentials of several families repeated; arrays of more than a run of fakes whose blocks
-#: are told together (:func:`~elision.redact.batch.judged_together`). Built once, not at
-#: every draw (the same examples; a fifth less of the drawing, most of the property's CPU).
-_DOCUMENTS = st.recursive(
-    st.one_of(_LEAF, st.lists(_any_of(_FAKE), min_size=1, max_size=80),
-              st.lists(_any_of(_TOLD), min_size=walk.RUN + 1, max_size=120),
-              st.lists(st.builds(lambda i, key, fake: {"id": i, key: fake},
-                                 st.integers(0, 9), _KEYS, _any_of(_TOLD)),
-                       min_size=walk.RUN + 1, max_size=120)),
-    lambda inner: st.one_of(st.lists(inner, max_size=40),
-                            st.dictionaries(_KEYS, inner, max_size=8)),
-    max_leaves=100,
-)
-
-
-def _documents() -> st.SearchStrategy[Any]:
-    return _DOCUMENTS
+@st.composite
+def _documents(draw: st.DrawFn) -> Any:
+    """Arrays of strings, objects of strings and records with a token member, nested at
+    random, credentials of several families repeated; arrays of more than a run of fakes
+    whose blocks are told together (:func:`~elision.redact.batch.judged_together`)."""
+    leaves = st.one_of(_LEAF, st.lists(_any_of(_FAKE), min_size=1, max_size=80),
+                       st.lists(_any_of(_TOLD), min_size=walk.RUN + 1, max_size=120),
+                       st.lists(st.builds(lambda i, key, fake: {"id": i, key: fake},
+                                          st.integers(0, 9), _KEYS, _any_of(_TOLD)),
+                                min_size=walk.RUN + 1, max_size=120))
+    return draw(st.recursive(
+        leaves,
+        lambda inner: st.one_of(st.lists(inner, max_size=40),
+                                st.dictionaries(_KEYS, inner, max_size=8)),
+        max_leaves=100,
+    ))
 
 
 @settings(max_examples=80, deadline=None)
@@ -211,8 +208,3 @@ def test_a_token_array_is_withheld_as_the_code_before_did() -> None:
     with code_before() as before:
         assert redacted("json", body.decode()) == before("json", body.decode())
     assert len(redact_value(parse_json(body), body=body).withheld) == 5300
-
-
-def test_drawing_a_document_builds_no_strategy() -> None:
-    """Red before: each document built its strategies again (st.recursive and its leaves)."""
-    assert strategies_built(_documents(), examples=5) < 20
