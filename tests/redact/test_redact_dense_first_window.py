@@ -25,6 +25,7 @@ from elision import Budget, shape
 from elision.redact import triggers
 from elision.redact.families import FAMILIES, sample
 from support.before import redacted
+from support.built import strategies_built
 
 HYPERSCAN = triggers.engine_name() == "hyperscan"
 needs_hyperscan = pytest.mark.skipif(not HYPERSCAN, reason="hyperscan's dense windows")
@@ -78,6 +79,10 @@ def test_a_text_s_first_window_is_searched_as_before(forms_asked: list[int]) -> 
 
 
 _UNITS = st.sampled_from(["sk-", "password=", "token:", "ok", "the", "1", "x" * 30, "\\u0041"])
+# Built once, not for every item of every array (a list's sampled_from is not cached).
+_COUNT, _KIND, _FAKE, _NUMBER = (st.integers(0, 120), st.integers(0, 9), st.sampled_from(FAKES),
+                                 st.integers(0, 999))
+_NOTE, _WORD = st.lists(_UNITS, max_size=20), st.lists(_UNITS, min_size=1, max_size=4)
 
 
 @st.composite
@@ -85,15 +90,14 @@ def dense_arrays(draw: st.DrawFn) -> bytes:
     """An array of short strings, most of them spelling keywords (dense), some fakes of
     each family among them, some strings long enough to cross a window's end."""
     items: list[Any] = []
-    for _ in range(draw(st.integers(0, 120))):
-        kind = draw(st.integers(0, 9))
+    for _ in range(draw(_COUNT)):
+        kind = draw(_KIND)
         if kind == 0:
-            items.append(draw(st.sampled_from(FAKES)))
+            items.append(draw(_FAKE))
         elif kind == 1:
-            items.append({"note": "".join(draw(st.lists(_UNITS, max_size=20)))})
+            items.append({"note": "".join(draw(_NOTE))})
         else:
-            items.append("".join(draw(st.lists(_UNITS, min_size=1, max_size=4)))
-                         + str(draw(st.integers(0, 999))))
+            items.append("".join(draw(_WORD)) + str(draw(_NUMBER)))
     return orjson.dumps(items)
 
 
@@ -125,3 +129,8 @@ def test_dense_arrays_are_withheld_as_before(
     """Against the code before, after a primer that leaves the forms of ``sk-`` strings."""
     redacted("json", _numbered(1 << 14).decode())
     assert redacted("json", body.decode()) == code_before_answers("json", body.decode())
+
+
+def test_drawing_an_array_builds_no_strategy() -> None:
+    """Red before: each item of each array built its strategies again."""
+    assert strategies_built(dense_arrays(), examples=5) < 20

@@ -84,9 +84,9 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def test_drawing_a_document_builds_no_strategy() -> None:
-    """Red before: each key drawn built its strategy again (14,288 for 20 documents; the tests
-    below spent most of their CPU doing it, not testing)."""
-    assert strategies_built(documents()) < 20
+    """Red before: each key drawn built its strategy again (14,288 for 20 documents, 2,016
+    for the 5 drawn here; the tests below spent most of their CPU doing it, not testing)."""
+    assert strategies_built(documents(), examples=5) < 20
 
 
 def _ndjson(docs: list[dict[str, Any]]) -> str:
