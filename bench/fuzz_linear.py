@@ -260,6 +260,9 @@ SYSTEMATIC: list[Class] = [
     Class("url-token-closers", _repeat("pwd=x)" + "y" * 35)),
     # Lines of the base64 of "Authorization: Basic " (drawn-93 of --drawn 150): a head that
     # opens a run each 31 bytes, each a position of the heads' search.
+    # The base64 of a run of assignments with no space: each name's separator match read the
+    # rest of the decoded run (the regex passes judge it decoded; 2.3 s for 256 KB).
+    Class("b64-assign-run", _repeat("SE9ORVlCQURHRVJfQVBJX0tFWT1oYnBf")),
     Class("b64-auth-basic-lines", _repeat("QXV0aG9yaXphdGlvbjogQmFzaWMg \n\n")),
     Class("scheme-runs", _repeat("://")),
     Class("at-runs", _repeat("@")),
