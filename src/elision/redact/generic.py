@@ -62,6 +62,12 @@ _WEAK_ENDINGS = frozenset({
     "token", "auth", "oauth", "authorization", "credential", "credentials", "cookie", "jwt",
 })
 _FUSED = ("key", "token", "secret")
+#: What a name may carry after the word that says what it holds, which says which one of
+#: them it is: a number, a version, an age (``password_0``, ``secret_v2``, ``token-new``,
+#: ``client_secret_old``, ``passwd-backup``), as a word of its own or glued to the last.
+_AFFIXES = r"(?:[0-9]+|v[0-9]+|old|new|backup|bak|prev|previous|orig)+"
+_AFFIX = lazy_compile(_AFFIXES)
+_GLUED_AFFIX = lazy_compile(f"(.*?[a-z]){_AFFIXES}")
 _CAMEL = lazy_compile(r"([a-z0-9])([A-Z])")
 _WORDS = lazy_compile(r"[^a-z0-9]+")
 
@@ -77,6 +83,23 @@ TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :")
 FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
     {f"-{name}{gap}" for name in FIELD_SUFFIXES for gap in (" ", "\t")}
 ))
+#: The last word of every name in :data:`FIELD_SUFFIXES`, but one that another ends with
+#: (``oauth``'s affixes hold ``auth``'s).
+_LAST_WORDS = frozenset(name.replace("-", "_").rsplit("_")[-1] for name in FIELD_SUFFIXES)
+_AFFIXED_WORDS = frozenset(
+    word for word in _LAST_WORDS if not any(
+        other != word and word.endswith(other) for other in _LAST_WORDS)
+)
+#: How each affix opens (:data:`_AFFIXES`), after how it is joined to the name.
+_AFFIX_HEADS = (*"0123456789", *(f"v{d}" for d in "0123456789"),
+                "old", "new", "backup", "bak", "prev", "orig")
+#: A credential name's last word with the start of an affix after it (``password_0``,
+#: ``token2``, ``secret-v2``, ``passwd.old``): an affixed name's separator is past the affix,
+#: where no literal can reach it, so the trigger search looks for these wherever they are.
+AFFIX_TRIGGERS: tuple[str, ...] = tuple(sorted(
+    f"{word}{joint}{head}" for word in _AFFIXED_WORDS for joint in ("", "_", "-", ".")
+    for head in _AFFIX_HEADS
+))
 
 
 def words(name: str, *, camel: bool = True) -> list[str]:
@@ -86,7 +109,12 @@ def words(name: str, *, camel: bool = True) -> list[str]:
 
 def _split(spaced: str) -> tuple[str, ...]:
     parts = [w for w in _WORDS.split(spaced.lower()) if w]
+    while len(parts) > 1 and _AFFIX.fullmatch(parts[-1]):
+        del parts[-1]  # ``password_2``, ``secret_v2``: the word before names what it holds
     if parts:
+        glued = _GLUED_AFFIX.fullmatch(parts[-1])
+        if glued:
+            parts[-1] = glued[1]  # ``password2``, ``apikeyv2``, ``secretold``
         last = parts[-1]
         for end in _FUSED:
             if last.endswith(end) and len(last) > len(end):

@@ -4,7 +4,8 @@ Four sets, each a superset test for one kind of precise rule:
 
 * the families' own keywords (``ghp_``, ``glpat-``, ``postgres`` in any case, …);
 * credential names followed by what assigns them (``password=``, ``token:``, ``api_key"``),
-  for the generic rules (:mod:`elision.redact.generic`);
+  or by the start of an affix (``password_2``, ``token-v2``), for the generic rules
+  (:mod:`elision.redact.generic`);
 * escapes that may hide a keyword: ``\\u`` (a JSON escape) and a percent-encoded letter or
   digit (``%67hp_``), which no encoder writes for an ordinary token;
 * each keyword as it reads inside base64, at each of the three offsets a value can start at
@@ -38,7 +39,12 @@ from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
-from elision.redact.generic import FIELD_SUFFIXES, FLAG_TRIGGERS, TEXT_SEPARATORS
+from elision.redact.generic import (
+    AFFIX_TRIGGERS,
+    FIELD_SUFFIXES,
+    FLAG_TRIGGERS,
+    TEXT_SEPARATORS,
+)
 from elision.redact.textbytes import buffer, text_bytes
 from elision.shape.bom import MARKS
 
@@ -653,6 +659,8 @@ class Inputs(NamedTuple):
     password_commands: tuple[str, ...]
     #: The byte order marks (:data:`elision.shape.bom.MARKS`).
     marks: tuple[bytes, ...]
+    #: A credential name's last word with an affix's start (``password_2``).
+    affix_triggers: tuple[str, ...] = ()
 
 
 class Tables(NamedTuple):
@@ -676,7 +684,7 @@ def inputs() -> Inputs:
     return Inputs(
         tuple((f.keywords, f.any_case, f.shapes) for f in PATTERN_FAMILIES),
         FIELD_SUFFIXES, TEXT_SEPARATORS, FLAG_TRIGGERS, PASSWORD_COMMANDS,
-        tuple(mark for mark, _, _ in MARKS),
+        tuple(mark for mark, _, _ in MARKS), AFFIX_TRIGGERS,
     )
 
 
@@ -690,7 +698,7 @@ def derive(given: Inputs) -> Tables:
             table.setdefault(kw.lower() if caseless else kw, []).append(i)
     generic = tuple(sorted(
         {name + sep for name in given.field_suffixes for sep in given.separators}
-        | set(given.flag_triggers) | set(given.password_commands)
+        | set(given.flag_triggers) | set(given.affix_triggers) | set(given.password_commands)
     ))
     escapes = tuple(sorted(
         {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"}))
