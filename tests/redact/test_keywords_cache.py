@@ -62,7 +62,6 @@ _INPUTS = st.builds(
     st.lists(_WORD, max_size=3).map(tuple),
     st.lists(_WORD, max_size=2).map(tuple),
     st.sampled_from([INPUTS.marks, INPUTS.marks[2:], ()]),
-    st.lists(_WORD, max_size=3).map(tuple),
 )
 
 

@@ -65,7 +65,8 @@ _FUSED = ("key", "token", "secret")
 #: What a name may carry after the word that says what it holds, which says which one of
 #: them it is: a number, a version, an age (``password_0``, ``secret_v2``, ``token-new``,
 #: ``client_secret_old``, ``passwd-backup``), as a word of its own or glued to the last.
-_AFFIXES = r"(?:[0-9]+|v[0-9]+|old|new|backup|bak|prev|previous|orig)+"
+_AFFIX_WORDS = ("old", "new", "backup", "bak", "prev", "previous", "orig")
+_AFFIXES = f"(?:[0-9]+|v[0-9]+|{'|'.join(_AFFIX_WORDS)})+"
 _AFFIX = lazy_compile(_AFFIXES)
 _GLUED_AFFIX = lazy_compile(f"(.*?[a-z]){_AFFIXES}")
 _CAMEL = lazy_compile(r"([a-z0-9])([A-Z])")
@@ -86,20 +87,30 @@ FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
 #: The last word of every name in :data:`FIELD_SUFFIXES`, but one that another ends with
 #: (``oauth``'s affixes hold ``auth``'s).
 _LAST_WORDS = frozenset(name.replace("-", "_").rsplit("_")[-1] for name in FIELD_SUFFIXES)
-_AFFIXED_WORDS = frozenset(
-    word for word in _LAST_WORDS if not any(
-        other != word and word.endswith(other) for other in _LAST_WORDS)
-)
-#: How each affix opens (:data:`_AFFIXES`), after how it is joined to the name.
-_AFFIX_HEADS = (*"0123456789", *(f"v{d}" for d in "0123456789"),
-                "old", "new", "backup", "bak", "prev", "orig")
-#: A credential name's last word with the start of an affix after it (``password_0``,
-#: ``token2``, ``secret-v2``, ``passwd.old``): an affixed name's separator is past the affix,
-#: where no literal can reach it, so the trigger search looks for these wherever they are.
+_AFFIXED_WORDS = tuple(sorted(
+    word for word in _LAST_WORDS
+    if not any(other != word and word.endswith(other) for other in _LAST_WORDS)
+))
+#: How each affix opens: a digit, ``v`` and a digit, or a word (but one that another opens:
+#: ``previous``).
+_OPENING_WORDS = tuple(
+    w for w in _AFFIX_WORDS if not any(o != w and w.startswith(o) for o in _AFFIX_WORDS))
+_AFFIX_HEADS = (*"0123456789", *(f"v{d}" for d in "0123456789"), *_OPENING_WORDS)
+#: A credential name's last word, then how an affix is joined and opens (``password_0``,
+#: ``token2``, ``secret-v2``, ``passwd.old``): an affixed name's separator is past its affix,
+#: where no literal of a name and a separator reaches, so the trigger search looks for these
+#: wherever they are (hyperscan's literals).
 AFFIX_TRIGGERS: tuple[str, ...] = tuple(sorted(
     f"{word}{joint}{head}" for word in _AFFIXED_WORDS for joint in ("", "_", "-", ".")
     for head in _AFFIX_HEADS
 ))
+#: The same, a regex a word, for the passes without hyperscan (1,500 literals there were
+#: 1,500 ``in`` tests a text, or as many look-behinds at each ``_``): each opens with its
+#: word, which an ``in`` test tells is there before the search runs.
+AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
+    (word, f"{word}[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)})")
+    for word in _AFFIXED_WORDS
+)
 
 
 def words(name: str, *, camel: bool = True) -> list[str]:

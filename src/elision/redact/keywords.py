@@ -4,8 +4,8 @@ Four sets, each a superset test for one kind of precise rule:
 
 * the families' own keywords (``ghp_``, ``glpat-``, ``postgres`` in any case, …);
 * credential names followed by what assigns them (``password=``, ``token:``, ``api_key"``),
-  or by the start of an affix (``password_2``, ``token-v2``), for the generic rules
-  (:mod:`elision.redact.generic`);
+  or by an affix's start (``password_2``, ``token-v2``, :data:`~.generic.AFFIX_TRIGGERS`),
+  for the generic rules (:mod:`elision.redact.generic`);
 * escapes that may hide a keyword: ``\\u`` (a JSON escape) and a percent-encoded letter or
   digit (``%67hp_``), which no encoder writes for an ordinary token;
 * each keyword as it reads inside base64, at each of the three offsets a value can start at
@@ -40,6 +40,7 @@ from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import (
+    AFFIX_PATTERNS,
     AFFIX_TRIGGERS,
     FIELD_SUFFIXES,
     FLAG_TRIGGERS,
@@ -220,7 +221,7 @@ class _Hyperscan:
                 add(kw, 0, "family", tuple(fams))
         for kw, fams in FAMILY_ANY_CASE.items():
             add(kw, caseless, "family", tuple(fams))
-        for lit in GENERIC:
+        for lit in (*GENERIC, *AFFIX_TRIGGERS):
             add(lit, caseless, "generic")
         for lit in ESCAPE_EXACT:
             add(lit, 0, "escape")
@@ -407,7 +408,7 @@ class _Plain:
             if lit in low:
                 self._last_generic = lit
                 return True
-        return False
+        return any(word in low and pattern.search(low) for word, pattern in _AFFIXED)
 
     def present(self, text: str) -> Present:
         low = text.lower()
@@ -423,6 +424,10 @@ class _Plain:
             "%" in low and any(lit in low for lit in ESCAPE_ANY_CASE)
         )
         return Present(tuple(sorted(families)), generic, escapes, _holds_b64_form(text))
+
+
+#: :data:`~elision.redact.generic.AFFIX_PATTERNS`, each with its word.
+_AFFIXED = tuple((word, lazy_compile(pattern)) for word, pattern in AFFIX_PATTERNS)
 
 
 def _holds_b64_form(text: str) -> bool:
@@ -659,8 +664,6 @@ class Inputs(NamedTuple):
     password_commands: tuple[str, ...]
     #: The byte order marks (:data:`elision.shape.bom.MARKS`).
     marks: tuple[bytes, ...]
-    #: A credential name's last word with an affix's start (``password_2``).
-    affix_triggers: tuple[str, ...] = ()
 
 
 class Tables(NamedTuple):
@@ -684,7 +687,7 @@ def inputs() -> Inputs:
     return Inputs(
         tuple((f.keywords, f.any_case, f.shapes) for f in PATTERN_FAMILIES),
         FIELD_SUFFIXES, TEXT_SEPARATORS, FLAG_TRIGGERS, PASSWORD_COMMANDS,
-        tuple(mark for mark, _, _ in MARKS), AFFIX_TRIGGERS,
+        tuple(mark for mark, _, _ in MARKS),
     )
 
 
@@ -698,7 +701,7 @@ def derive(given: Inputs) -> Tables:
             table.setdefault(kw.lower() if caseless else kw, []).append(i)
     generic = tuple(sorted(
         {name + sep for name in given.field_suffixes for sep in given.separators}
-        | set(given.flag_triggers) | set(given.affix_triggers) | set(given.password_commands)
+        | set(given.flag_triggers) | set(given.password_commands)
     ))
     escapes = tuple(sorted(
         {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"}))

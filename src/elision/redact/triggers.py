@@ -34,6 +34,7 @@ from elision._lazyre import lazy_compile
 from elision.redact import density, keywords, rules
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
+from elision.redact.generic import AFFIX_TRIGGERS
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
 from elision.shape.lines import is_utf8
@@ -73,6 +74,7 @@ _ANY_CASE = tuple(sorted({
     "hooks.slack.com", "bearer", "basic", "secret_acc", "secretacc",
     *(f"{name}{eq}" for name in rules.PARAM_SUFFIXES for eq in ("=", "%3d", "%253d")),
     *keywords.FAMILY_ANY_CASE, *keywords.GENERIC, *keywords.ESCAPE_ANY_CASE,
+    *AFFIX_TRIGGERS,
 }))
 #: A userinfo match ends at an "@" (or "%40"): the literal search reports each, and the
 #: userinfo pattern is tried only on the bytes before them.
