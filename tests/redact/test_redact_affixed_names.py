@@ -132,3 +132,33 @@ def test_a_benign_name_with_an_affix_stays_shown(name: str, affix: str, joint: s
         value = hashlib.sha256(shown.encode()).hexdigest()
         assert redact_value({shown: value}).withheld == ()
         assert redact_text(f"{shown}={value}\n").withheld == ()
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
+@pytest.mark.parametrize("line", [
+    "cache:key_{i}",  # a store's key listing: no assignment after the affix
+    "sort_key_{i} = {i}",  # a key that names no credential (``sort_key = 1`` is none)
+    "monkey_{i} banana_{i}",  # a name word inside another word
+    "rotated token_{i} and password{i}-old today",  # credential words, nothing assigned
+])
+def test_a_listing_of_affixed_names_is_not_credential_dense(line: str, engine: Any) -> None:
+    """Found while fixing the affixes (the namegaps session): the affixed names' triggers, a
+    credential word and an affix's start, made these 200 KB listings one ``credential-dense``
+    stretch withheld whole. A trigger counts only where its name is then assigned, and an
+    affixed ``key`` only after a qualifier, as the names' own triggers do."""
+    text = "".join(line.format(i=i) + "\n" for i in range(12_000))
+    with using_engine(engine):
+        assert redact_text(text).withheld == ()
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
+def test_dense_affixed_assignments_are_bounded_as_bare_ones_are(engine: Any) -> None:
+    """Lines of ``password_N=x`` cost what lines of ``password=x`` do: withheld whole as one
+    credential-dense stretch (the last few lines, past its last dense window, judged one by
+    one), not judged one by one."""
+    for name in ("password", "password_{i}", "api_key_{i}"):
+        text = "".join(f"{name.format(i=i)}=x{i}\n" for i in range(12_000))
+        with using_engine(engine):
+            reasons = [w["reason"] for w in redact_text(text).withheld]
+        assert reasons[0] == "credential-dense"
+        assert len(reasons) < 20

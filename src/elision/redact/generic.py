@@ -27,9 +27,11 @@ from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
 from elision.redact.kept import LONGEST, kept
-from elision.redact.rules import Span, is_stub, make_span
+from elision.redact.rules import Span, is_stub, make_span, names_behind
 
 STRONG, WEAK = 2, 1
+#: The longest name read back from its word (a name is read on for twice this).
+_LONGEST_NAME = 96
 _CURSOR = -1  # a name that is certainly not a credential's
 ASSIGNMENT = "credential-assignment"
 AUTH_HEADER = "auth-header"
@@ -104,11 +106,23 @@ AFFIX_TRIGGERS: tuple[str, ...] = tuple(sorted(
     f"{word}{joint}{head}" for word in _AFFIXED_WORDS for joint in ("", "_", "-", ".")
     for head in _AFFIX_HEADS
 ))
-#: The same, a regex a word, for the passes without hyperscan (1,500 literals there were
-#: 1,500 ``in`` tests a text, or as many look-behinds at each ``_``): each opens with its
-#: word, which an ``in`` test tells is there before the search runs.
+#: What must follow one of :data:`AFFIX_TRIGGERS` for it to count: the rest of the name (read
+#: no further than a name is), then what assigns it. Without it ``cache:key_1`` lines and
+#: ``token_0 token_1 …`` were triggers dense enough to be withheld whole.
+AFFIX_ASSIGNED = (
+    f"[A-Za-z0-9_.-]{{0,{2 * _LONGEST_NAME}}}(?:{'|'.join(map(re.escape, TEXT_SEPARATORS))})"
+)
+#: What comes before an affixed ``key`` for it to count (``api_``, ``secret-``, ``app``): a
+#: ``key`` alone names nothing (``sort_key_1 = 1`` is no trigger, as ``sort_key = 1`` is none).
+KEY_QUALIFIED = tuple(sorted(
+    name[:-3] for name in FIELD_SUFFIXES if name.endswith("key") and len(name) > 3))
+#: The same triggers as a regex a word, followed by :data:`AFFIX_ASSIGNED` (and ``key``
+#: after one of :data:`KEY_QUALIFIED`), for the passes without hyperscan (1,500 literals
+#: there were 1,500 ``in`` tests a text, or as many look-behinds at each ``_``): each opens
+#: with its word, which an ``in`` test tells is there before the search runs.
 AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
-    (word, f"{word}[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)})")
+    (word, word + (names_behind(list(KEY_QUALIFIED), "key") if word == "key" else "")
+     + f"[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){AFFIX_ASSIGNED}")
     for word in _AFFIXED_WORDS
 )
 
@@ -405,7 +419,6 @@ _NAME_WORD = lazy_compile(
     r"|key|jwt"
 )
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-_LONGEST_NAME = 96
 #: Whether a name is read outwards from its word by the two regexes below (in C) or a char at
 #: a time (the slow path the tests compare with): ``pwd=x)`` and 35 name chars, 100 a 4 KB on
 #: one line, read 35 chars back a candidate in Python, most of what one cost (issue 23).
