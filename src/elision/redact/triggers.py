@@ -583,8 +583,9 @@ class _Hyperscan:
         costs one window's calls, not seventeen for each of its windows.
 
         With ``most``, the scan ends once ``keep`` has been asked that many times, and says
-        so (True): the caller reads the data another way. A match of one of ``affixed`` is
-        no match (neither counted nor kept) unless its name is then assigned."""
+        so (True): the caller reads the data another way. A match of one of ``affixed``
+        counts towards a dense window only where its name is then assigned (a trigger it
+        stays: the judging that follows reads the name)."""
         if scratch is None:
             scratch = self._scratch(name, db)
         view = memoryview(buffer(data))
@@ -604,22 +605,31 @@ class _Hyperscan:
         find: Callable[[Any, int], int] = data.find
         needle: str | bytes = stop
         counts, lengths = _affix_counts, self.lengths
+        checked = [0]  # how many of the window's marks were asked (the affixed ones)
         if isinstance(data, AsciiBytes):
             find, needle = data.text.find, stop.decode("ascii")
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             nonlocal hit, until, skipped, done, window, seen, resume, limit, asked
             pos = base + end - 1
-            if expr in affixed and not counts(view, pos + 1 - lengths[expr], pos + 1):
-                return False
             if dense is not None:
                 if pos // DENSE_WINDOW != window:
                     window, seen = pos // DENSE_WINDOW, 0
                     goes_on = dense and dense[-1][1] >= window * DENSE_WINDOW
                     limit = DENSE_GOES_ON if goes_on else DENSE_LIMIT
                     marks.clear()
+                    checked[0] = 0
                 seen += 1
                 marks.append((expr, pos))
+                if seen > limit and affixed:
+                    # An affixed name's literal counts only where its name is assigned:
+                    # asked here, of a window about to be dense, each match once, not at
+                    # every match (a set lookup a match was 4% of keys of ``A``).
+                    fresh = [m for m in marks[checked[0]:] if m[0] not in affixed
+                             or counts(view, m[1] + 1 - lengths[m[0]], m[1] + 1)]
+                    del marks[checked[0]:]
+                    marks.extend(fresh)
+                    seen = checked[0] = len(marks)
                 if seen > limit:
                     # The stretch is withheld to its line's end whatever the rest holds: the
                     # scan goes on from there.
