@@ -2,10 +2,12 @@
 
 One classifier (:func:`name_strength`) reads a name the way a person would: ``DB_PASSWORD``,
 ``dbPassword``, ``db-password`` and ``"db_password"`` are one name whose last word is a
-password; ``password_hash``, ``secret_name``, ``private_key_id``, ``sort_key`` and
-``page_token`` are not credentials. A strong name (a password, a secret, an API key) withholds
-any real value; a weak one (a bare ``token``, ``auth``, ``credentials``) only an opaque one,
-long and high in entropy, so that ``token: 4096`` and a shell's ``PWD=/home/ada`` stay.
+password, and so are ``DB_PASSWORD_2`` and ``db_password_old`` (an affix says which one of
+them it is: :data:`_AFFIXES`); ``password_hash``, ``secret_name``, ``private_key_id``,
+``sort_key`` and ``page_token`` are not credentials. A strong name (a password, a secret, an
+API key) withholds any real value; a weak one (a bare ``token``, ``auth``, ``credentials``)
+only an opaque one, long and high in entropy, so that ``token: 4096`` and a shell's
+``PWD=/home/ada`` stay.
 
 The same classifier serves JSON members (:func:`is_credential_value`) and text
 (:func:`find_assignments`): ``.env`` and INI lines, YAML, JSON written into a text, HTTP
@@ -120,10 +122,15 @@ KEY_QUALIFIED = tuple(sorted(
 #: after one of :data:`KEY_QUALIFIED`), for the passes without hyperscan (1,500 literals
 #: there were 1,500 ``in`` tests a text, or as many look-behinds at each ``_``): each opens
 #: with its word, which an ``in`` test tells is there before the search runs.
+#: A word that opens others is one pass with them (``pass``: ``password``, ``passwd``).
+_AFFIX_GATES = tuple(w for w in _AFFIXED_WORDS
+                     if not any(o != w and w.startswith(o) for o in _AFFIXED_WORDS))
 AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
-    (word, word + (names_behind(list(KEY_QUALIFIED), "key") if word == "key" else "")
+    (gate, gate + "(?:" + "|".join(sorted(
+        (w[len(gate):] for w in _AFFIXED_WORDS if w.startswith(gate)), key=len, reverse=True))
+     + ")" + (names_behind(list(KEY_QUALIFIED), "key") if gate == "key" else "")
      + f"[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){AFFIX_ASSIGNED}")
-    for word in _AFFIXED_WORDS
+    for gate in _AFFIX_GATES
 )
 
 
