@@ -221,8 +221,10 @@ class _Hyperscan:
                 add(kw, 0, "family", tuple(fams))
         for kw, fams in FAMILY_ANY_CASE.items():
             add(kw, caseless, "family", tuple(fams))
-        for lit in (*GENERIC, *AFFIX_TRIGGERS):
+        for lit in GENERIC:
             add(lit, caseless, "generic")
+        for lit in AFFIX_TRIGGERS:  # a generic name where it is assigned (_told asks)
+            add(lit, caseless, "affix")
         for lit in ESCAPE_EXACT:
             add(lit, 0, "escape")
         for lit in ESCAPE_ANY_CASE:
@@ -362,7 +364,11 @@ class _Hyperscan:
         for kw, fams in self._runs:
             if kw in text:
                 families.update(fams)
-        return Present(tuple(sorted(families)), "generic" in groups, "escape" in groups,
+        # An affixed name's literal (``key_1``, ``token2``) is a generic name only where it
+        # is assigned: a chance one in random base64 sent its whole block to be judged a
+        # string at a time.
+        generic = "generic" in groups or ("affix" in groups and _affixed_in(text.lower()))
+        return Present(tuple(sorted(families)), generic, "escape" in groups,
                        "base64" in groups)
 
     def present(self, text: str) -> Present:
@@ -408,7 +414,7 @@ class _Plain:
             if lit in low:
                 self._last_generic = lit
                 return True
-        return any(word in low and pattern.search(low) for word, pattern in _AFFIXED)
+        return _affixed_in(low)
 
     def present(self, text: str) -> Present:
         low = text.lower()
@@ -428,6 +434,11 @@ class _Plain:
 
 #: :data:`~elision.redact.generic.AFFIX_PATTERNS`, each with its word.
 _AFFIXED = tuple((word, lazy_compile(pattern)) for word, pattern in AFFIX_PATTERNS)
+
+
+def _affixed_in(low: str) -> bool:
+    """Whether the lower-cased ``low`` holds an affixed credential name that is assigned."""
+    return any(word in low and pattern.search(low) for word, pattern in _AFFIXED)
 
 
 def _holds_b64_form(text: str) -> bool:
