@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from elision.envelope import format_path
 from elision.redact import batch, redact_value
+from elision.shape import lazyjson
 from elision.shape.jsonparse import parse_json
 from redact.test_redact_withheld_tokens import _FAKE, _TOLD, _any_of, _tokens
 from support.before import redacted
@@ -121,3 +122,17 @@ def test_a_run_of_scalars_is_withheld_as_the_code_before_did(
 ) -> None:
     payload = orjson.dumps(doc).decode()
     assert redacted("json", payload) == code_before_answers("json", payload)
+
+
+def test_a_lazily_read_array_of_tokens_is_withheld_as_the_parsed_one() -> None:
+    # What shape() walks: the body read a piece at a time (redact/lazywalk.py), its changed
+    # items told in C (a generator's step an item before).
+    body = orjson.dumps([*_tokens(3000), 7, "ok", _tokens(1)[0]])
+    redact_value(lazyjson.parse_document(body), body=body)
+    document = lazyjson.parse_document(body)
+    assert lazyjson.is_lazy(document)
+    calls, done = python_calls(lambda: redact_value(document, body=body))
+    eager = redact_value(parse_json(body), body=body)
+    assert done.withheld == eager.withheld
+    assert lazyjson.materialize(done.value) == eager.value
+    assert calls < 5.5 * 3000  # the code before: 15.6 a token; 4.8 now

@@ -171,16 +171,6 @@ def _repeated(value: Any, raw: bytes) -> bool:
     return first is not None and (head is tail or first == serialized(tail))
 
 
-def _whole_stub(text: str, spans: list[Span]) -> str | None:
-    """The rule of ``spans`` when they are one that spans ``text`` whole (not a dense
-    stretch): ``text`` is then that rule's stub (:func:`~elision.redact.scan.stubbed`), the
-    same string for every such text."""
-    if len(spans) != 1:
-        return None
-    span = spans[0]
-    return span.rule if span.start == 0 and span.end == len(text) and span.rule != DENSE else None
-
-
 def _fragment(obj: Any) -> Any:
     raw = getattr(obj, "raw", None)
     if isinstance(raw, bytes):  # elision.shape.jsonparse.RawNumber, or anything shaped like it
@@ -924,10 +914,11 @@ class Walker:
                     (new, rules), _ = self._judge(text)
                 elif i in told:
                     spans = told[i]
-                    whole = _whole_stub(text, spans)
-                    if whole is not None:
-                        dirty[text] = shared.get(whole) or shared.setdefault(
-                            whole, (stubbed(text, spans), (whole,)))
+                    if (len(spans) == 1 and (span := spans[0]).start == 0
+                            and span.end == len(text) and span.rule != DENSE):
+                        # The text is its rule's stub (stubbed), one pair for all such.
+                        dirty[text] = shared.get(span.rule) or shared.setdefault(
+                            span.rule, (stubbed(text, spans), (span.rule,)))
                         continue
                     new, rules = stubbed(text, spans), tuple(dict.fromkeys(map(_RULE, spans)))
                 else:
