@@ -136,3 +136,20 @@ def test_a_lazily_read_array_of_tokens_is_withheld_as_the_parsed_one() -> None:
     assert done.withheld == eager.withheld
     assert lazyjson.materialize(done.value) == eager.value
     assert calls < 5.5 * 3000  # the code before: 15.6 a token; 4.8 now
+
+
+def test_a_lazily_read_array_of_tokens_peaks_lower() -> None:
+    # Traced peak over the input: 9.43x before, 8.90x now (the changed items' dict was
+    # copied into the redacted lazy copy, beside itself: LazyNode.with_children).
+    body = orjson.dumps(_tokens(3000))
+    redact_value(lazyjson.parse_document(body), body=body)
+    document = lazyjson.parse_document(body)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        done = redact_value(document, body=body)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(done.withheld) == 3000
+    assert peak < 9.1 * len(body)
