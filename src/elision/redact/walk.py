@@ -772,7 +772,7 @@ class Walker:
         hits = self._hits
         if span is not None and hits is not None and not hits.any_in(*span):
             return node
-        if _lazy(node):
+        if type(node) not in JSON_TYPES and _lazy(node):  # a JSON type's node is none: no call
             # The bottom of a deep spine (elision.shape.lazyspine): walked a piece at a time.
             from elision.redact.lazywalk import redact_lazy
 
@@ -976,14 +976,22 @@ class Walker:
                  for value in record.values()
                  if isinstance(value, str) and len(value) <= _KEY_CACHE_LONGEST}
         flagged = self._may_change(texts)
+        del texts
         if len(flagged) < BATCH:
             return
+        # A token that is one credential is its rule's stub: one answer pair for all such.
+        shared: dict[str, tuple[str | None, tuple[str, ...]]] = {}
         for lo, hi, told in judged_together(flagged):
             if told is None:
                 continue  # its records' strings are judged alone as they are walked
             for i in range(lo, hi):
                 text = flagged[i]
                 spans = told.get(i, [])
+                if (len(spans) == 1 and (span := spans[0]).start == 0
+                        and span.end == len(text) and span.rule != DENSE):
+                    self._told[text] = shared.get(span.rule) or shared.setdefault(
+                        span.rule, (stubbed(text, spans), (span.rule,)))
+                    continue
                 new = stubbed(text, spans)
                 self._told[text] = (None if new is text else new,
                                     tuple(dict.fromkeys(map(_RULE, spans))))
