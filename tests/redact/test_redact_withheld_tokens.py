@@ -25,6 +25,7 @@ from elision.shape.jsonparse import parse_json
 from redact.test_redact_prefilter_differential import _no_prefilter, _normalized
 from support.before import code_before, redacted
 from support.calls import counted
+from support.engines import hyperscan_only
 
 _ALNUM = string.ascii_letters + string.digits
 
@@ -32,6 +33,11 @@ _ALNUM = string.ascii_letters + string.digits
 def _tokens(count: int, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
     return ["ghp_" + "".join(rng.choice(_ALNUM) for _ in range(36)) for _ in range(count)]
+
+#: The walk's blocks told together are hyperscan's own.
+_TOGETHER = hyperscan_only(
+    "a block of strings is told together only where hyperscan's pass tells its base64 runs"
+    " quiet (triggers.quiet_runs); with the regex passes each string is judged alone")
 
 
 def _judged_alone(value: Any, together: bool) -> tuple[int, Any]:
@@ -43,7 +49,7 @@ def _judged_alone(value: Any, together: bool) -> tuple[int, Any]:
     return len(calls), done
 
 
-@pytest.mark.parametrize("together", [False, True])
+@pytest.mark.parametrize("together", [False, pytest.param(True, marks=_TOGETHER)])
 def test_tokens_in_many_records_are_judged_together(together: bool) -> None:
     records = [{"id": i, "note": token} for i, token in enumerate(_tokens(3000))]
     alone, done = _judged_alone(records, together)
@@ -52,6 +58,7 @@ def test_tokens_in_many_records_are_judged_together(together: bool) -> None:
     assert done.value[-1] == {"id": 2999, "note": credential_stub("github-token")}
 
 
+@_TOGETHER
 def test_a_string_judged_alone_sends_only_a_few_beside_it_alone() -> None:
     tokens = _tokens(1500)
     tokens[700] = "password=hunter2"  # a generic name: its block cannot be told together
@@ -60,7 +67,7 @@ def test_a_string_judged_alone_sends_only_a_few_beside_it_alone() -> None:
     assert len(done.withheld) == 1500
 
 
-@pytest.mark.parametrize("together", [False, True])
+@pytest.mark.parametrize("together", [False, pytest.param(True, marks=_TOGETHER)])
 def test_each_of_many_distinct_tokens_is_judged_once(together: bool) -> None:
     tokens = _tokens(walk._KEY_CACHE_LIMIT + 1000)
     alone, done = _judged_alone(tokens, together)
@@ -107,6 +114,7 @@ def _texts(draw: st.DrawFn) -> list[str]:
     return draw(st.lists(st.one_of(fakes, one), min_size=batch.BATCH, max_size=120))
 
 
+@_TOGETHER
 @settings(max_examples=150, deadline=None)
 @given(_texts())
 def test_strings_judged_together_are_judged_as_each_alone(texts: list[str]) -> None:
@@ -149,6 +157,7 @@ def _told(texts: list[str]) -> dict[int, list[Any]]:
             if told is not None for i in range(lo, hi)}
 
 
+@_TOGETHER
 def test_tokens_are_judged_together() -> None:
     tokens = _tokens(100)
     told = _told(tokens)
@@ -182,6 +191,7 @@ def _documents(draw: st.DrawFn) -> Any:
     ))
 
 
+@_TOGETHER
 @settings(max_examples=80, deadline=None)
 @given(_documents(), st.sampled_from([0, 3, walk._KEY_CACHE_LIMIT]))
 def test_many_credentials_are_withheld_as_the_simple_walk_does(doc: Any, cache: int) -> None:
@@ -194,6 +204,7 @@ def test_many_credentials_are_withheld_as_the_simple_walk_does(doc: Any, cache: 
         assert got == _normalized(redact_value(doc))
 
 
+@_TOGETHER
 @settings(max_examples=40, deadline=None)
 @given(_documents())
 def test_many_credentials_are_withheld_as_the_code_before_did(doc: Any) -> None:
