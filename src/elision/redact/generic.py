@@ -26,7 +26,7 @@ from elision.redact import folding
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
-from elision.redact.kept import LONGEST, kept
+from elision.redact.kept import LONGEST, keep, kept
 from elision.redact.rules import Span, is_stub, make_span
 
 STRONG, WEAK = 2, 1
@@ -566,34 +566,55 @@ def _shaped(
     count = len(parts) // 2
     if count < _SHAPED_FEWEST:
         return None
+    ends = list(accumulate(map(len, parts), initial=0))
     if lowered != text:
-        ends = list(accumulate(map(len, parts), initial=0))
         parts = list(map(text.__getitem__, map(slice, ends, ends[1:])))
     shapes = list(zip(parts[2:-1:2], parts[3::2], parts[4::2], strict=True))
     distinct = set(shapes)
     if 2 * len(distinct) > count:
         return None  # few repeats: the loop judges each anyway
-    first = _alone("".join(parts[:3]), len(parts[0]), reach, strengths, opens=True)
+    # Read from the table here, not by a call: a piece of a MB of dense lines is 16 entries.
+    key = (parts[0], parts[1], parts[2], True)
+    first = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
     if first is None:
         return None
     told: dict[tuple[str, str, str], tuple[int, int, int]] = {}
     for shape in distinct:
-        got = _alone("".join(shape), len(shape[0]), reach, strengths)
+        key = (*shape, False)
+        got = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
         if got is None:
             return None
         told[shape] = got
-    found: list[Span] = []
+    # Where each shape after the first opens (its text before the word), with what it finds.
+    found = [make_span((at + a, at + b, ASSIGNMENT))
+             for at, (_, a, b) in zip(ends[2:-2:2], map(told.__getitem__, shapes), strict=True)
+             if a >= 0]
     if first[1] >= 0:
-        found.append(make_span((first[1], first[2], ASSIGNMENT)))
-    at = len(parts[0]) + len(parts[1])  # where the second shape opens: its text before the word
-    for shape, (_, a, b) in zip(shapes, map(told.__getitem__, shapes), strict=True):
-        if a >= 0:
-            found.append(make_span((at + a, at + b, ASSIGNMENT)))
-        at += len(shape[0]) + len(shape[1])
+        found.insert(0, make_span((first[1], first[2], ASSIGNMENT)))
     for command in PASSWORD_COMMANDS:  # a loop, not a generator's step (a call) a command
         if command in lowered:
             return found, True
     return found, False
+
+
+#: What :func:`_alone` says of a shape (its text before the word, the word, its text after,
+#: whether it opens the text), kept for the process: a pure function of them (a name's
+#: strength and words and a value's verdict are), and a dense text's pieces repeat their
+#: shapes (each 1 KB piece of a MB of ``password=`` lines judged its one shape again).
+_SHAPES_KEPT: dict[tuple[str, str, str, bool], tuple[int, int, int] | None] = {}
+
+
+def _shape_alone(
+    before: str, word: str, after: str, opens: bool, reach: _Reach, strengths: dict[str, int],
+) -> tuple[int, int, int] | None:
+    """:func:`_alone` of a shape, kept in :data:`_SHAPES_KEPT` where it is short."""
+    key = (before, word, after, opens)
+    if key in _SHAPES_KEPT:
+        return _SHAPES_KEPT[key]
+    got = _alone(before + word + after, len(before), reach, strengths, opens)
+    if len(before) + len(word) + len(after) <= LONGEST:
+        keep(_SHAPES_KEPT, key, got)
+    return got
 
 
 #: Whether a window's candidates are first told dead together (:func:`_dead_stretch`); off,
