@@ -58,9 +58,10 @@ def test_an_assignment_under_the_density_bound_costs_fewer_python_calls_by_its_s
     """Red before (6.5 calls an entry): each word was read by the loop of
     ``generic.find_assignments``, a call of ``_plain_bare`` an entry. Now a text's words are
     judged a shape at a time (``generic._shaped``), each shape's answer kept for the process:
-    what is left is the trigger search's two calls a match and each piece's own (4.7)."""
+    what is left is the trigger search's two calls a match and each piece's own (4.7; the
+    regex passes 11.3, were 13.1)."""
     line = "password=hunter2 " + "x" * 23 + "\n"
-    assert _calls_per_entry(line * 3000) <= 5 + RE_MORE
+    assert _calls_per_entry(line * 3000) <= (5 if RE_MORE == 0 else 12)
 
 
 def test_a_piece_of_repeated_assignments_is_judged_a_shape_at_a_time() -> None:
