@@ -65,6 +65,7 @@ def _small_windows(window: int, least: int) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(folding, "LOWER_WINDOW", window)
         patch.setattr(generic, "_DEAD_LEAST", least)
+        patch.setattr(generic, "_SHAPES", False)  # the loop's windows, not a text's shapes
         yield
 
 

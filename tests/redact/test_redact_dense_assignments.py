@@ -225,6 +225,7 @@ def test_kept_verdicts_withhold_what_judging_each_did(text: str) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(generic, "_value", _judged_afresh)
         mp.setattr(generic, "_plain_bare", _never)
+        mp.setattr(generic, "_SHAPES", False)  # each value judged, none a shape's
         before = find_assignments(text)
     assert now == before
 
@@ -239,6 +240,7 @@ def test_dense_texts_are_redacted_as_before(keyword_engine: str, text: str) -> N
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(generic, "_value", _judged_afresh)
         mp.setattr(generic, "_plain_bare", _never)
+        mp.setattr(generic, "_SHAPES", False)  # each value judged, none a shape's
         before = redact_text(text)
     assert now.value == before.value
     assert now.withheld == before.withheld

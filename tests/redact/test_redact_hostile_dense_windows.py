@@ -68,6 +68,7 @@ def _slow(text: str) -> Any:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(generic, "_NAME_BY_REGEX", False)
         patch.setattr(generic, "_plain_bare", lambda *args: False)
+        patch.setattr(generic, "_SHAPES", False)
         patch.setattr(scan, "_QUIET_RUNS", False)
         return redacted("text", text)
 

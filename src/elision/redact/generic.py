@@ -28,7 +28,7 @@ from elision.redact import folding
 from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
-from elision.redact.kept import LONGEST, kept
+from elision.redact.kept import LONGEST, keep, kept
 from elision.redact.rules import Span, is_stub, make_span, names_behind
 
 STRONG, WEAK = 2, 1
@@ -513,12 +513,12 @@ class _Reach:
 
 def find_assignments(text: str) -> list[Span]:
     """Every credential value assigned to a credential-named name in ``text``."""
-    found: list[Span] = []
     reach = _Reach(text)
+    strengths: dict[str, int] = {}  # name_strength's, without its call: names repeat
+    shaped = _shaped(text, reach, strengths) if _SHAPES else None
+    found, commands = ([], False) if shaped is None else shaped
     done = 0
     size = len(text)
-    strengths: dict[str, int] = {}  # name_strength's, without its call: names repeat
-    commands = False
     step = folding.LOWER_WINDOW
     resume = 0  # where the last name word ended: each window's search goes on from there
     # Bound once a text, not looked up a candidate: a MB of assignments just under the
@@ -527,7 +527,7 @@ def find_assignments(text: str) -> list[Span]:
     name_chars, sep_bare, strength_of = _NAME_CHARS, _SEP_BARE.compiled().match, strengths.get
     by_regex, plain = _NAME_BY_REGEX, _plain_bare
     tries = _DEAD_TRIES if _DEAD_WINDOWS else 0
-    for at, low in _lowered_windows(text):
+    for at, low in _lowered_windows(text) if shaped is None else ():
         commands = commands or any(command in low for command in PASSWORD_COMMANDS)
         first = max(0, resume - at)
         if tries and step - first >= _DEAD_LEAST and size - at - first >= _DEAD_LEAST:
@@ -591,6 +591,89 @@ def find_assignments(text: str) -> list[Span]:
         for at in password_flags(text):
             _flag_value(text, STRONG, at, found, reach)
     return found
+
+
+#: Whether a text's candidates are first judged by their shapes together (:func:`_shaped`);
+#: off, each is judged by the loop (the slow path the tests compare with).
+_SHAPES = True
+#: The fewest name words a text's shapes are tried for, and the most chars: the split holds a
+#: copy of the text in parts, a piece's (``scan.PIECE``) or a few at most.
+_SHAPED_FEWEST = 8
+_SHAPED_LONGEST = 1 << 14
+
+
+def _shaped(
+    text: str, reach: _Reach, strengths: dict[str, int],
+) -> tuple[list[Span], bool] | None:
+    """What :func:`find_assignments`' loop finds in ``text``, and whether it names a password
+    command, told a shape at a time where the text repeats a few: ``None`` where it does not,
+    or where one shape's judging may read past its own chars (:func:`_alone`).
+
+    A MB of ``password=hunter2 xxx…`` lines just under the density bound is 25,000 of them,
+    each a name word's match, its name read, a separator's match and a verdict's look-up in
+    Python (a call of :func:`_plain_bare`), about 7 us an entry (issue 23). Here the text is
+    split at its name words in C (``re.split``, the loop's matches: an ASCII text lowers char
+    for char); each word is a shape, (the text since the last word, the word, the text to the
+    next), and each distinct shape is judged once by :func:`_alone`, which answers only where
+    the loop's reading of that word lies in those chars and its state after it is none that a
+    later word reads. The first word's shape opens the text (its name may start there); the
+    last one's ends with it. Then each word's value is its shape's, moved to where it is."""
+    if len(text) > _SHAPED_LONGEST or not text.isascii():
+        return None
+    lowered = text.lower()
+    parts = _NAME_WORD_SPLIT.split(lowered)
+    count = len(parts) // 2
+    if count < _SHAPED_FEWEST:
+        return None
+    ends = list(accumulate(map(len, parts), initial=0))
+    if lowered != text:
+        parts = list(map(text.__getitem__, map(slice, ends, ends[1:])))
+    shapes = list(zip(parts[2:-1:2], parts[3::2], parts[4::2], strict=True))
+    distinct = set(shapes)
+    if 2 * len(distinct) > count:
+        return None  # few repeats: the loop judges each anyway
+    # Read from the table here, not by a call: a piece of a MB of dense lines is 16 entries.
+    key = (parts[0], parts[1], parts[2], True)
+    first = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
+    if first is None:
+        return None
+    told: dict[tuple[str, str, str], tuple[int, int, int]] = {}
+    for shape in distinct:
+        key = (*shape, False)
+        got = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
+        if got is None:
+            return None
+        told[shape] = got
+    # Where each shape after the first opens (its text before the word), with what it finds.
+    found = [make_span((at + a, at + b, ASSIGNMENT))
+             for at, (_, a, b) in zip(ends[2:-2:2], map(told.__getitem__, shapes), strict=True)
+             if a >= 0]
+    if first[1] >= 0:
+        found.insert(0, make_span((first[1], first[2], ASSIGNMENT)))
+    for command in PASSWORD_COMMANDS:  # a loop, not a generator's step (a call) a command
+        if command in lowered:
+            return found, True
+    return found, False
+
+
+#: What :func:`_alone` says of a shape (its text before the word, the word, its text after,
+#: whether it opens the text), kept for the process: a pure function of them (a name's
+#: strength and words and a value's verdict are), and a dense text's pieces repeat their
+#: shapes (each 1 KB piece of a MB of ``password=`` lines judged its one shape again).
+_SHAPES_KEPT: dict[tuple[str, str, str, bool], tuple[int, int, int] | None] = {}
+
+
+def _shape_alone(
+    before: str, word: str, after: str, opens: bool, reach: _Reach, strengths: dict[str, int],
+) -> tuple[int, int, int] | None:
+    """:func:`_alone` of a shape, kept in :data:`_SHAPES_KEPT` where it is short."""
+    key = (before, word, after, opens)
+    if key in _SHAPES_KEPT:
+        return _SHAPES_KEPT[key]
+    got = _alone(before + word + after, len(before), reach, strengths, opens)
+    if len(before) + len(word) + len(after) <= LONGEST:
+        keep(_SHAPES_KEPT, key, got)
+    return got
 
 
 #: Whether a window's candidates are first told dead together (:func:`_dead_stretch`); off,
@@ -682,6 +765,21 @@ def _dead_alone(
     else ``None``. Its name must be bounded inside ``piece`` by chars in no name, on both
     sides (or, with ``opens``, by the text's start, where ``piece`` opens the text), so no
     two words of a stretch share a name (none is skipped as inside another)."""
+    got = _alone(piece, start, reach, strengths, opens)
+    return None if got is None or got[1] >= 0 else got[0]
+
+
+def _alone(
+    piece: str, start: int, reach: _Reach, strengths: dict[str, int], opens: bool = False
+) -> tuple[int, int, int] | None:
+    """What the loop of :func:`find_assignments` does for the word at ``start`` of
+    ``piece``, where it reads nothing outside ``piece``: where the word's name ends, and the
+    bare value it withholds (``-1, -1`` for none), or ``None`` where it may read outside, or
+    do anything else (withhold another kind of value, change ``header_until`` or the
+    bracketed reach). A value withheld is followed by a space, a tab or a line break inside
+    ``piece``: no name after it starts before that char, so ``bare_until`` (the value's end)
+    is behind every later name and changes nothing the loop reads next. The name is bounded
+    as :func:`_dead_alone` says."""
     size = len(piece)
     floor = start - _LONGEST_NAME if start > _LONGEST_NAME else 0
     rest = _NAME_REST.match(piece, start)  # the word, and the name chars after it
@@ -695,27 +793,34 @@ def _dead_alone(
     if end - start > 2 * _LONGEST_NAME or end >= size:
         return None  # cut at the longest, or it may go on past the piece
     if start and piece[start - 1] == "/":
-        return end
+        return end, -1, -1
     name = piece[start:end].strip(".-")
     strength = strengths.get(name)
     if strength is None:
         strength = strengths[name] = name_strength(name)
     if not strength:
-        return end
+        return end, -1, -1
     sep = _SEP_BARE.match(piece, end)
     if sep is None:
         lead = _SEP_LEAD.match(piece, end)
         assert lead is not None  # it matches the empty string
         if piece.startswith("-", start) or lead.end() + 3 >= size:
             return None  # a flag's value, or a separator that may go on past the piece
-        return end
+        return end, -1, -1
     at, b = sep.end(1), sep.end(2)
     if b < 0 or piece[at] in _QUOTES or b - at > _LONGEST_VALUE or b >= size:
         return None  # not a short bare value, or one that may go on past the piece
     parts = reach.name_words(name)
     if parts[-1] in ("authorization", "cookie"):
         return None
-    return end if reach.verdict(name, parts, strength, "bare", piece[at:b]) is False else None
+    verdict = reach.verdict(name, parts, strength, "bare", piece[at:b])
+    if verdict is False:
+        return end, -1, -1
+    if verdict is None or piece[b] not in " \t\r\n":
+        # A message's words, read on past the piece; a char after the value that may open a
+        # template (``<``, ``{{``: one that closes past the piece), which a space cannot.
+        return None
+    return end, at, b
 
 
 #: Each window (``folding.LOWER_WINDOW`` chars: one long line lowered whole was a second copy
