@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -75,3 +76,21 @@ def counted(mp: Any, owner: Any, name: str) -> list[Any]:
 
     mp.setattr(owner, name, counting)
     return calls
+
+
+def builtin_calls(run: Callable[[], T]) -> tuple[Counter[str], T]:
+    """The calls of builtins (``isinstance``, ``str.join``, …) made from Python code as
+    ``run()`` runs, by name; a builtin that C code calls (``map(isinstance, …)``) is one call
+    of ``map``."""
+    seen: Counter[str] = Counter()
+
+    def count(frame: Any, kind: str, arg: Any) -> None:
+        if kind == "c_call":
+            seen[getattr(arg, "__qualname__", repr(arg))] += 1
+
+    sys.setprofile(count)
+    try:
+        done = run()
+    finally:
+        sys.setprofile(None)
+    return seen, done

@@ -88,16 +88,19 @@ def may_withhold(
     blocks = iter(join_blocks(texts, JOIN_BLOCK) if blocks is None else blocks)
     lo, hi = next(blocks, (0, 0))
     if hi == len(texts):
-        return _may_withhold(texts)
+        return may_withhold_block(texts)
     hit: set[int] = set()
     while hi > lo:
-        hit.update(map(lo.__add__, _may_withhold(texts[lo:hi])))
+        hit.update(map(lo.__add__, may_withhold_block(texts[lo:hi])))
         lo, hi = next(blocks, (0, 0))
     return hit
 
 
-def _may_withhold(texts: Sequence[str]) -> set[int]:
-    joined = "\n".join(texts)
+def may_withhold_block(texts: Sequence[str], joined: str | None = None) -> set[int]:
+    """:func:`may_withhold` of one block; ``joined``: the block joined by line breaks, when
+    the caller has it."""
+    if joined is None:
+        joined = "\n".join(texts)
     longest = max(map(len, texts), default=0)
     if not joined.isascii() or longest > PIECE:
         # Rare in the documents this is for: those strings are judged alone.
