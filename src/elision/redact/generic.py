@@ -2,10 +2,12 @@
 
 One classifier (:func:`name_strength`) reads a name the way a person would: ``DB_PASSWORD``,
 ``dbPassword``, ``db-password`` and ``"db_password"`` are one name whose last word is a
-password; ``password_hash``, ``secret_name``, ``private_key_id``, ``sort_key`` and
-``page_token`` are not credentials. A strong name (a password, a secret, an API key) withholds
-any real value; a weak one (a bare ``token``, ``auth``, ``credentials``) only an opaque one,
-long and high in entropy, so that ``token: 4096`` and a shell's ``PWD=/home/ada`` stay.
+password, and so are ``DB_PASSWORD_2`` and ``db_password_old`` (an affix says which one of
+them it is: :data:`_AFFIXES`); ``password_hash``, ``secret_name``, ``private_key_id``,
+``sort_key`` and ``page_token`` are not credentials. A strong name (a password, a secret, an
+API key) withholds any real value; a weak one (a bare ``token``, ``auth``, ``credentials``)
+only an opaque one, long and high in entropy, so that ``token: 4096`` and a shell's
+``PWD=/home/ada`` stay.
 
 The same classifier serves JSON members (:func:`is_credential_value`) and text
 (:func:`find_assignments`): ``.env`` and INI lines, YAML, JSON written into a text, HTTP
@@ -27,9 +29,11 @@ from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
 from elision.redact.kept import LONGEST, kept
-from elision.redact.rules import Span, is_stub, make_span
+from elision.redact.rules import Span, is_stub, make_span, names_behind
 
 STRONG, WEAK = 2, 1
+#: The longest name read back from its word (a name is read on for twice this).
+_LONGEST_NAME = 96
 _CURSOR = -1  # a name that is certainly not a credential's
 ASSIGNMENT = "credential-assignment"
 AUTH_HEADER = "auth-header"
@@ -62,6 +66,13 @@ _WEAK_ENDINGS = frozenset({
     "token", "auth", "oauth", "authorization", "credential", "credentials", "cookie", "jwt",
 })
 _FUSED = ("key", "token", "secret")
+#: What a name may carry after the word that says what it holds, which says which one of
+#: them it is: a number, a version, an age (``password_0``, ``secret_v2``, ``token-new``,
+#: ``client_secret_old``, ``passwd-backup``), as a word of its own or glued to the last.
+_AFFIX_WORDS = ("old", "new", "backup", "bak", "prev", "previous", "orig")
+_AFFIXES = f"(?:[0-9]+|v[0-9]+|{'|'.join(_AFFIX_WORDS)})+"
+_AFFIX = lazy_compile(_AFFIXES)
+_GLUED_AFFIX = lazy_compile(f"(.*?[a-z]){_AFFIXES}")
 _CAMEL = lazy_compile(r"([a-z0-9])([A-Z])")
 _WORDS = lazy_compile(r"[^a-z0-9]+")
 
@@ -77,6 +88,50 @@ TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :")
 FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
     {f"-{name}{gap}" for name in FIELD_SUFFIXES for gap in (" ", "\t")}
 ))
+#: The last word of every name in :data:`FIELD_SUFFIXES`, but one that another ends with
+#: (``oauth``'s affixes hold ``auth``'s).
+_LAST_WORDS = frozenset(name.replace("-", "_").rsplit("_")[-1] for name in FIELD_SUFFIXES)
+_AFFIXED_WORDS = tuple(sorted(
+    word for word in _LAST_WORDS
+    if not any(other != word and word.endswith(other) for other in _LAST_WORDS)
+))
+#: How each affix opens: a digit, ``v`` and a digit, or a word (but one that another opens:
+#: ``previous``).
+_OPENING_WORDS = tuple(
+    w for w in _AFFIX_WORDS if not any(o != w and w.startswith(o) for o in _AFFIX_WORDS))
+_AFFIX_HEADS = (*"0123456789", *(f"v{d}" for d in "0123456789"), *_OPENING_WORDS)
+#: A credential name's last word, then how an affix is joined and opens (``password_0``,
+#: ``token2``, ``secret-v2``, ``passwd.old``): an affixed name's separator is past its affix,
+#: where no literal of a name and a separator reaches, so the trigger search looks for these
+#: wherever they are (hyperscan's literals).
+AFFIX_TRIGGERS: tuple[str, ...] = tuple(sorted(
+    f"{word}{joint}{head}" for word in _AFFIXED_WORDS for joint in ("", "_", "-", ".")
+    for head in _AFFIX_HEADS
+))
+#: What must follow one of :data:`AFFIX_TRIGGERS` for it to count: the rest of the name (read
+#: no further than a name is), then what assigns it. Without it ``cache:key_1`` lines and
+#: ``token_0 token_1 …`` were triggers dense enough to be withheld whole.
+AFFIX_ASSIGNED = (
+    f"[A-Za-z0-9_.-]{{0,{2 * _LONGEST_NAME}}}(?:{'|'.join(map(re.escape, TEXT_SEPARATORS))})"
+)
+#: What comes before an affixed ``key`` for it to count (``api_``, ``secret-``, ``app``): a
+#: ``key`` alone names nothing (``sort_key_1 = 1`` is no trigger, as ``sort_key = 1`` is none).
+KEY_QUALIFIED = tuple(sorted(
+    name[:-3] for name in FIELD_SUFFIXES if name.endswith("key") and len(name) > 3))
+#: The same triggers as a regex a word, followed by :data:`AFFIX_ASSIGNED` (and ``key``
+#: after one of :data:`KEY_QUALIFIED`), for the passes without hyperscan (1,500 literals
+#: there were 1,500 ``in`` tests a text, or as many look-behinds at each ``_``): each opens
+#: with its word, which an ``in`` test tells is there before the search runs.
+#: A word that opens others is one pass with them (``pass``: ``password``, ``passwd``).
+_AFFIX_GATES = tuple(w for w in _AFFIXED_WORDS
+                     if not any(o != w and w.startswith(o) for o in _AFFIXED_WORDS))
+AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
+    (gate, gate + "(?:" + "|".join(sorted(
+        (w[len(gate):] for w in _AFFIXED_WORDS if w.startswith(gate)), key=len, reverse=True))
+     + ")" + (names_behind(list(KEY_QUALIFIED), "key") if gate == "key" else "")
+     + f"[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){AFFIX_ASSIGNED}")
+    for gate in _AFFIX_GATES
+)
 
 
 def words(name: str, *, camel: bool = True) -> list[str]:
@@ -86,7 +141,12 @@ def words(name: str, *, camel: bool = True) -> list[str]:
 
 def _split(spaced: str) -> tuple[str, ...]:
     parts = [w for w in _WORDS.split(spaced.lower()) if w]
+    while len(parts) > 1 and _AFFIX.fullmatch(parts[-1]):
+        del parts[-1]  # ``password_2``, ``secret_v2``: the word before names what it holds
     if parts:
+        glued = _GLUED_AFFIX.fullmatch(parts[-1])
+        if glued:
+            parts[-1] = glued[1]  # ``password2``, ``apikeyv2``, ``secretold``
         last = parts[-1]
         for end in _FUSED:
             if last.endswith(end) and len(last) > len(end):
@@ -366,7 +426,6 @@ _NAME_WORD = lazy_compile(
     r"|key|jwt"
 )
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-_LONGEST_NAME = 96
 #: Whether a name is read outwards from its word by the two regexes below (in C) or a char at
 #: a time (the slow path the tests compare with): ``pwd=x)`` and 35 name chars, 100 a 4 KB on
 #: one line, read 35 chars back a candidate in Python, most of what one cost (issue 23).

@@ -4,6 +4,7 @@ Four sets, each a superset test for one kind of precise rule:
 
 * the families' own keywords (``ghp_``, ``glpat-``, ``postgres`` in any case, …);
 * credential names followed by what assigns them (``password=``, ``token:``, ``api_key"``),
+  or by an affix's start (``password_2``, ``token-v2``, :data:`~.generic.AFFIX_TRIGGERS`),
   for the generic rules (:mod:`elision.redact.generic`);
 * escapes that may hide a keyword: ``\\u`` (a JSON escape) and a percent-encoded letter or
   digit (``%67hp_``), which no encoder writes for an ordinary token;
@@ -38,7 +39,13 @@ from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
-from elision.redact.generic import FIELD_SUFFIXES, FLAG_TRIGGERS, TEXT_SEPARATORS
+from elision.redact.generic import (
+    AFFIX_PATTERNS,
+    AFFIX_TRIGGERS,
+    FIELD_SUFFIXES,
+    FLAG_TRIGGERS,
+    TEXT_SEPARATORS,
+)
 from elision.redact.textbytes import buffer, text_bytes
 from elision.shape.bom import MARKS
 
@@ -216,6 +223,8 @@ class _Hyperscan:
             add(kw, caseless, "family", tuple(fams))
         for lit in GENERIC:
             add(lit, caseless, "generic")
+        for lit in AFFIX_TRIGGERS:  # a generic name where it is assigned (_told asks)
+            add(lit, caseless, "affix")
         for lit in ESCAPE_EXACT:
             add(lit, 0, "escape")
         for lit in ESCAPE_ANY_CASE:
@@ -355,7 +364,11 @@ class _Hyperscan:
         for kw, fams in self._runs:
             if kw in text:
                 families.update(fams)
-        return Present(tuple(sorted(families)), "generic" in groups, "escape" in groups,
+        # An affixed name's literal (``key_1``, ``token2``) is a generic name only where it
+        # is assigned: a chance one in random base64 sent its whole block to be judged a
+        # string at a time.
+        generic = "generic" in groups or ("affix" in groups and _affixed_in(text.lower()))
+        return Present(tuple(sorted(families)), generic, "escape" in groups,
                        "base64" in groups)
 
     def present(self, text: str) -> Present:
@@ -401,7 +414,7 @@ class _Plain:
             if lit in low:
                 self._last_generic = lit
                 return True
-        return False
+        return _affixed_in(low)
 
     def present(self, text: str) -> Present:
         low = text.lower()
@@ -417,6 +430,15 @@ class _Plain:
             "%" in low and any(lit in low for lit in ESCAPE_ANY_CASE)
         )
         return Present(tuple(sorted(families)), generic, escapes, _holds_b64_form(text))
+
+
+#: :data:`~elision.redact.generic.AFFIX_PATTERNS`, each with its word.
+_AFFIXED = tuple((word, lazy_compile(pattern)) for word, pattern in AFFIX_PATTERNS)
+
+
+def _affixed_in(low: str) -> bool:
+    """Whether the lower-cased ``low`` holds an affixed credential name that is assigned."""
+    return any(word in low and pattern.search(low) for word, pattern in _AFFIXED)
 
 
 def _holds_b64_form(text: str) -> bool:

@@ -179,6 +179,7 @@ class _Prefilter:
             return conv(pattern[0]), re.compile(conv(pattern))
 
         from elision.redact import keywords
+        from elision.redact.generic import AFFIX_PATTERNS
 
         exact = anchored([*keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT])
         lower = anchored([*keywords.FAMILY_ANY_CASE, *keywords.GENERIC,
@@ -187,8 +188,11 @@ class _Prefilter:
         self.exact = tuple(gated(x) for x in _EXACT_PATTERNS) + tuple(
             (conv(a), re.compile(conv(p))) for a, p in exact)
         self.lower_literals = tuple((conv(x[0]), conv(x)) for x in _LOWER_LITERALS)
+        # An affixed name's own passes (``password_2``): each gated on its word, where its
+        # 104 literals among the others were as many look-behinds at each ``_`` or ``.``.
         self.lower = tuple(gated(x) for x in _LOWER_PATTERNS) + tuple(
-            (conv(a), re.compile(conv(p))) for a, p in lower)
+            (conv(a), re.compile(conv(p))) for a, p in lower) + tuple(
+            (conv(word), re.compile(conv(p))) for word, p in AFFIX_PATTERNS)
         # A base64 run that decodes to text may hide any keyword (one pass, then a probe of
         # each run's first bytes).
         self.b64 = re.compile(conv(keywords.B64_RUN.pattern))

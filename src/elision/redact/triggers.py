@@ -34,6 +34,7 @@ from elision._lazyre import lazy_compile
 from elision.redact import density, keywords, rules
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
+from elision.redact.generic import AFFIX_ASSIGNED, AFFIX_TRIGGERS, KEY_QUALIFIED
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
 from elision.shape.lines import is_utf8
@@ -69,11 +70,29 @@ _OWN_OPENINGS = frozenset({
 _EXACT = tuple(sorted({
     *_OWN_OPENINGS, *keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT, *keywords.BASE64,
 }))
-_ANY_CASE = tuple(sorted({
+_OWN_ANY_CASE = frozenset({
     "hooks.slack.com", "bearer", "basic", "secret_acc", "secretacc",
     *(f"{name}{eq}" for name in rules.PARAM_SUFFIXES for eq in ("=", "%3d", "%253d")),
     *keywords.FAMILY_ANY_CASE, *keywords.GENERIC, *keywords.ESCAPE_ANY_CASE,
-}))
+})
+_ANY_CASE = tuple(sorted(_OWN_ANY_CASE | set(AFFIX_TRIGGERS)))
+#: An affixed name's literals (``password_0``) that are no other trigger: each counts only
+#: where its name is then assigned (:data:`~.generic.AFFIX_ASSIGNED`, told in Python at each
+#: match), so a listing of ``cache:key_1`` lines is not credential-dense.
+_UNCONFIRMED = frozenset(AFFIX_TRIGGERS) - _OWN_ANY_CASE - set(_EXACT)
+_AFFIX_ASSIGNED = re.compile(AFFIX_ASSIGNED.encode())
+_KEY_QUALIFIED = tuple(q.encode() for q in KEY_QUALIFIED)
+_LONGEST_QUALIFIER = max(map(len, _KEY_QUALIFIED))
+
+
+def _affix_counts(data: memoryview, start: int, end: int) -> bool:
+    """Whether the affixed name's literal at ``data[start:end]`` counts as a trigger: its name
+    is then assigned, and a ``key`` has a qualifier before it (as :data:`AFFIX_PATTERNS`)."""
+    if _AFFIX_ASSIGNED.match(data, end) is None:
+        return False
+    if data[start] not in b"kK":
+        return True
+    return bytes(data[max(0, start - _LONGEST_QUALIFIER):start]).lower().endswith(_KEY_QUALIFIED)
 #: A userinfo match ends at an "@" (or "%40"): the literal search reports each, and the
 #: userinfo pattern is tried only on the bytes before them.
 _AT_GATES = ("@", "%40")
@@ -219,6 +238,9 @@ class _Hyperscan:
         self.kinds: list[int] = [kind for lits, _, kind in groups[:-1] for _ in lits]
         self.kinds += _KEY_NAMES.values()
         gates = len(_EXACT) + len(_ANY_CASE)
+        #: The expressions of :data:`_UNCONFIRMED` (a JSON or a text scan's literals).
+        self.affixed = frozenset(
+            expr for expr, lit in enumerate(self._literals[:gates]) if lit in _UNCONFIRMED)
         self.key_ids = gates + len(_AT_GATES) + len(_HEADS)
         self.heads: dict[int, str] = dict(enumerate(_HEADS, gates + len(_AT_GATES)))
         #: Reported once a scan, so never skipped: the first may be in a stretch already hit.
@@ -547,7 +569,7 @@ class _Hyperscan:
         self, db: Any, name: str, data: bytes | AsciiBytes, stop: bytes,
         keep: Callable[[int, int], bool], *, first: bool = False,
         gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
-        scratch: Any = None, most: int = 0,
+        scratch: Any = None, most: int = 0, affixed: frozenset[int] = frozenset(),
     ) -> bool:
         """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
         stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
@@ -565,7 +587,9 @@ class _Hyperscan:
         costs one window's calls, not seventeen for each of its windows.
 
         With ``most``, the scan ends once ``keep`` has been asked that many times, and says
-        so (True): the caller reads the data another way."""
+        so (True): the caller reads the data another way. A match of one of ``affixed``
+        counts towards a dense window only where its name is then assigned (a trigger it
+        stays: the judging that follows reads the name)."""
         if scratch is None:
             scratch = self._scratch(name, db)
         view = memoryview(buffer(data))
@@ -584,6 +608,8 @@ class _Hyperscan:
         # MB of assignments just under the density bound is 25,000 matches, issue 23).
         find: Callable[[Any, int], int] = data.find
         needle: str | bytes = stop
+        counts, lengths = _affix_counts, self.lengths
+        checked = [0]  # how many of the window's marks were asked (the affixed ones)
         if isinstance(data, AsciiBytes):
             find, needle = data.text.find, stop.decode("ascii")
 
@@ -596,8 +622,18 @@ class _Hyperscan:
                     goes_on = dense and dense[-1][1] >= window * DENSE_WINDOW
                     limit = DENSE_GOES_ON if goes_on else DENSE_LIMIT
                     marks.clear()
+                    checked[0] = 0
                 seen += 1
                 marks.append((expr, pos))
+                if seen > limit and affixed:
+                    # An affixed name's literal counts only where its name is assigned:
+                    # asked here, of a window about to be dense, each match once, not at
+                    # every match (a set lookup a match was 4% of keys of ``A``).
+                    fresh = [m for m in marks[checked[0]:] if m[0] not in affixed
+                             or counts(view, m[1] + 1 - lengths[m[0]], m[1] + 1)]
+                    del marks[checked[0]:]
+                    marks.extend(fresh)
+                    seen = checked[0] = len(marks)
                 if seen > limit:
                     # The stretch is withheld to its line's end whatever the rest holds: the
                     # scan goes on from there.
@@ -884,7 +920,7 @@ class _Hyperscan:
 
         db = self.literals if keys else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
-                        gates=self.gates, dense=dense)
+                        gates=self.gates, dense=dense, affixed=self.affixed)
         secrets = found[_SECRET]
         if first and secrets:
             return found
