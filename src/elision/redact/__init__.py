@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from elision._lazylog import DEBUG, get_logger
 from elision._record import field, record_class
+from elision.redact.columns import body_may_name_columns
 from elision.redact.keywords import B64_HEADS
 from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
@@ -129,7 +130,7 @@ def redact_text(text: str, *, data: bytes | None = None) -> Redaction:
     ``data``, when given, must be ``text`` in UTF-8 (the body it was decoded from): the
     trigger search reads it rather than a copy of its own.
     """
-    new, spans = redact_spans(text, keep_lines=True, data=data)
+    new, spans = redact_spans(text, keep_lines=True, data=data, columns=True)
     if not spans:
         return Redaction(text)
     withheld: list[dict[str, Any]] = []
@@ -230,10 +231,12 @@ class RedactStage:
 
 def _clean_text(body: bytes) -> bool:
     """Whether ``redact_text(body.decode())`` would withhold nothing, told without decoding:
-    no trigger in the bytes, and no base64 value opening the text (``find_spans``). A head
+    no trigger in the bytes, no base64 value opening the text (``find_spans``), and no first
+    line that may name a credential column (:mod:`elision.redact.columns`). A head
     that is not ASCII opens with a char no base64 head holds, decoded or replaced."""
     return (body[:4].decode("ascii", "replace") not in B64_HEADS
-            and utf8_text_has_triggers(body) is False)
+            and utf8_text_has_triggers(body) is False
+            and not body_may_name_columns(body))
 
 
 def _log(withheld: Sequence[dict[str, Any]]) -> None:
