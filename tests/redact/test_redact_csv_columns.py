@@ -167,3 +167,10 @@ def test_every_cell_under_a_credential_column_is_withheld(
                 assert shown.rstrip("\r\n") == STUB and shown.count("\n") == cell.count("\n")
             else:
                 assert shown == cell
+
+
+def test_the_first_line_is_read_as_far_as_the_sniff_reads() -> None:
+    from elision.redact.columns import HEADER_MOST
+    from elision.shape.table import SNIFF_BYTES
+
+    assert HEADER_MOST == SNIFF_BYTES

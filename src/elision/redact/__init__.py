@@ -25,6 +25,8 @@ What is withheld, and the stub shown in its place:
   classifier; under a strong name, a number, and every string and number inside an object or
   an array, the structure kept: :mod:`elision.redact.fields`). Such a number becomes a stub,
   a string.
+* in a text that is a CSV or TSV table, a cell under a column named like a credential, judged
+  as that member's value (:mod:`elision.redact.columns`).
 
 Stub ids are random, never derived from the value. :func:`lookup_reference` finds a record
 and :func:`read_plan` says how it may be resolved; resolution never connects to an address

@@ -29,12 +29,15 @@ from functools import cache
 
 from elision.redact.generic import is_credential_value, name_strength, names_nothing
 from elision.redact.rules import Span, make_span
-from elision.shape.table import SNIFF_BYTES, table_header
 
 #: The reason a withheld cell gives: the JSON member rule's, whose judgement it is.
 CREDENTIAL_FIELD = "credential-field"
 #: Tab first: a TSV's names may hold commas; a CSV's hold no tab where it sniffs as a table.
 DELIMITERS = ("\t", ",")
+#: The most of a first line read for a header: :data:`elision.shape.table.SNIFF_BYTES`, the
+#: head a table is sniffed in (the module, and the csv module, are imported only for a text
+#: whose first line may name a column: not on every text's path).
+HEADER_MOST = 64 * 1024
 _FIRST_LINE = re.compile(r"[^\r\n]*")
 _FIRST_LINE_BYTES = re.compile(rb"[^\r\n]*")
 _EOL = re.compile(r"\r\n?|\n")
@@ -54,7 +57,7 @@ def may_name_columns(first_line: str) -> bool:
 
 def body_may_name_columns(body: bytes) -> bool:
     """:func:`may_name_columns` of a UTF-8 ``body``'s first line, told from its bytes."""
-    line = _FIRST_LINE_BYTES.match(body, 0, SNIFF_BYTES)
+    line = _FIRST_LINE_BYTES.match(body, 0, HEADER_MOST)
     head = line.group() if line else b""
     # A byte that is not ASCII decodes to a char no core holds: names_nothing says False.
     return may_name_columns(head.decode("utf-8", "replace"))
@@ -63,10 +66,12 @@ def body_may_name_columns(body: bytes) -> bool:
 def column_spans(text: str) -> list[Span]:
     """The spans of the cells of ``text`` under a credential-named column, in order; none
     where ``text`` is not a table with a header row."""
-    line = _FIRST_LINE.match(text, 0, SNIFF_BYTES)
+    line = _FIRST_LINE.match(text, 0, HEADER_MOST)
     first = line.group() if line else ""
     if not may_name_columns(first):
         return []
+    from elision.shape.table import SNIFF_BYTES, table_header
+
     end = len(text) if len(text) <= SNIFF_BYTES else text.rfind("\n", 0, SNIFF_BYTES) + 1
     head = text[:end]
     for delimiter in DELIMITERS:
