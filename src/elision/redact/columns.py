@@ -75,9 +75,10 @@ def column_spans(text: str) -> list[Span]:
     end = len(text) if len(text) <= SNIFF_BYTES else text.rfind("\n", 0, SNIFF_BYTES) + 1
     head = text[:end]
     for delimiter in DELIMITERS:
-        header = table_header(head, delimiter, min_rows=2) if delimiter in first else None
-        if header is not None:
-            break
+        if delimiter in first:
+            header = table_header(head, delimiter, min_rows=2, strict=False)
+            if header is not None:
+                break
     else:
         return []
     del head

@@ -35,16 +35,17 @@ def looks_like_csv(body: bytes) -> bool:
 
 
 def table_header(
-    head: str, delimiter: str = ",", *, min_rows: int = MIN_ROWS,
+    head: str, delimiter: str = ",", *, min_rows: int = MIN_ROWS, strict: bool = True,
 ) -> list[str] | None:
     """The header row's names when ``head`` (whole lines) reads as a table of ``delimiter``
     separated fields by the rules above, with ``min_rows`` rows at least; else ``None``.
-    The redaction asks it with two rows (:mod:`elision.redact.columns`): a header and one
-    row are enough to name what the row holds."""
+    The redaction asks it with two rows, not ``strict`` (:mod:`elision.redact.columns`): a
+    header and one row are enough to name what the row holds, and a cell that reopens after
+    its closing quote (``"a"b``) must not spare the table's other cells."""
     try:
         # Lines as StringIO(newline="") gives them: ended by \r\n, \r or \n only.
         lines = (line.group() for line in _LINE.finditer(head))
-        rows = list(islice(csv.reader(lines, delimiter=delimiter, strict=True), MAX_ROWS))
+        rows = list(islice(csv.reader(lines, delimiter=delimiter, strict=strict), MAX_ROWS))
     except csv.Error:
         return None
     while rows and not rows[-1]:
