@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Protocol, TypeVar
 
 from elision.redact.generic import is_credential_value, name_strength, names_nothing
 from elision.redact.rules import Span, make_span
@@ -42,6 +43,16 @@ _FIRST_LINE = re.compile(r"[^\r\n]*")
 _FIRST_LINE_BYTES = re.compile(rb"[^\r\n]*")
 _EOL = re.compile(r"\r\n?|\n")
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
+
+
+class SpanSink(Protocol):
+    """Where spans go: a list, or :class:`elision.redact.scan.SpanArrays` (a span a cell of
+    a 1 MB table was 4x the text as a list of spans)."""
+
+    def append(self, span: Span, /) -> None: ...
+
+
+Sink = TypeVar("Sink", bound=SpanSink)
 
 
 @cache
@@ -63,13 +74,13 @@ def body_may_name_columns(body: bytes) -> bool:
     return may_name_columns(head.decode("utf-8", "replace"))
 
 
-def column_spans(text: str) -> list[Span]:
-    """The spans of the cells of ``text`` under a credential-named column, in order; none
-    where ``text`` is not a table with a header row."""
+def column_spans(text: str, into: Sink) -> Sink:
+    """``into``, with the spans of the cells of ``text`` under a credential-named column
+    added in order; none where ``text`` is not a table with a header row."""
     line = _FIRST_LINE.match(text, 0, HEADER_MOST)
     first = line.group() if line else ""
     if not may_name_columns(first):
-        return []
+        return into
     from elision.shape.table import SNIFF_BYTES, table_header
 
     end = len(text) if len(text) <= SNIFF_BYTES else text.rfind("\n", 0, SNIFF_BYTES) + 1
@@ -80,24 +91,18 @@ def column_spans(text: str) -> list[Span]:
             if header is not None:
                 break
     else:
-        return []
+        return into
     del head
     named = {i: name for i, name in enumerate(header) if name_strength(name)}
-    if not named:
-        return []
-    return _cells_under(text, delimiter, named)
-
-
-def _cells_under(text: str, delimiter: str, named: dict[int, str]) -> list[Span]:
-    spans: list[Span] = []
-    pos = _record(text, 0, delimiter, {}, spans)  # the header row
-    while pos < len(text):
-        pos = _record(text, pos, delimiter, named, spans)
-    return spans
+    if named:
+        pos = _record(text, 0, delimiter, {}, into)  # the header row
+        while pos < len(text):
+            pos = _record(text, pos, delimiter, named, into)
+    return into
 
 
 def _record(
-    text: str, pos: int, delimiter: str, named: dict[int, str], spans: list[Span],
+    text: str, pos: int, delimiter: str, named: dict[int, str], spans: SpanSink,
 ) -> int:
     """Judge the record at ``pos`` (its withheld cells added to ``spans``); where the next
     record starts."""
@@ -118,7 +123,7 @@ def _record(
 
 
 def _quoted_record(
-    text: str, pos: int, delimiter: str, named: dict[int, str], spans: list[Span],
+    text: str, pos: int, delimiter: str, named: dict[int, str], spans: SpanSink,
 ) -> int:
     """:func:`_record` of a record with a quote in it: read a cell at a time, as the csv
     module reads it (a quoted cell may hold delimiters, line breaks and doubled quotes)."""

@@ -15,6 +15,7 @@ its ``\\u`` and ``%XX`` escapes decoded, and each base64 run in it that decodes 
 
 from __future__ import annotations
 
+import heapq
 import re
 from array import array
 from bisect import bisect_left
@@ -194,7 +195,10 @@ def find_spans(
     folded = fold(text)  # a name spelled with a look-alike is that name; offsets stay
     if folded is not text:
         text, data = folded, None
-    cells = column_spans(text) if columns else []
+    # Compact where the rest is: a span a cell of a 1 MB table was 4x the text as a list.
+    cells: list[Span] | SpanArrays = SpanArrays() if compact else []
+    if columns:
+        column_spans(text, cells)
     positions: Sequence[int]
     positions, dense = dense_text_triggers(text, data=data)
     if not positions and not dense:
@@ -202,7 +206,7 @@ def find_spans(
             return cells
         positions = [0]  # a string that is one base64 value opening with a keyword
     if len(text) <= PIECE:
-        return _merge(_precise(text, 0) + cells)
+        return _merge(_precise(text, 0) + list(cells))
     # 8 bytes a trigger, not an int object and a list slot (36): a MB just under the density
     # bound has 25,000, 0.9x the text held through the whole judging (issue 23).
     positions = array("q", positions)
@@ -220,10 +224,17 @@ def find_spans(
             _wrapping_out(text, a, b, found, heads)
         lo = b
     _multiline(text, heads, found)
-    found.extend(cells)  # after the rest: out of order, so merged as a list
     if isinstance(found, list):
+        found.extend(cells)
         return _merge(found)
-    return found if found.merge() else _merge(list(found))
+    if not found.merge():
+        return _merge([*found, *cells])
+    if not cells:
+        return found
+    # Two runs in order: interleaved in order, then merged in place.
+    both = SpanArrays()
+    both.extend(heapq.merge(found, cells, key=_START))
+    return both if both.merge() else _merge(list(both))
 
 
 def _judge(
