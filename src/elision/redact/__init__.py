@@ -25,6 +25,8 @@ What is withheld, and the stub shown in its place:
   classifier; under a strong name, a number, and every string and number inside an object or
   an array, the structure kept: :mod:`elision.redact.fields`). Such a number becomes a stub,
   a string.
+* in a text that is a CSV or TSV table, a cell under a column named like a credential, judged
+  as that member's value (:mod:`elision.redact.columns`).
 
 Stub ids are random, never derived from the value. :func:`lookup_reference` finds a record
 and :func:`read_plan` says how it may be resolved; resolution never connects to an address
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from elision._lazylog import DEBUG, get_logger
 from elision._record import field, record_class
+from elision.redact.columns import body_may_name_columns
 from elision.redact.keywords import B64_HEADS
 from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
@@ -129,7 +132,7 @@ def redact_text(text: str, *, data: bytes | None = None) -> Redaction:
     ``data``, when given, must be ``text`` in UTF-8 (the body it was decoded from): the
     trigger search reads it rather than a copy of its own.
     """
-    new, spans = redact_spans(text, keep_lines=True, data=data)
+    new, spans = redact_spans(text, keep_lines=True, data=data, columns=True)
     if not spans:
         return Redaction(text)
     withheld: list[dict[str, Any]] = []
@@ -230,10 +233,12 @@ class RedactStage:
 
 def _clean_text(body: bytes) -> bool:
     """Whether ``redact_text(body.decode())`` would withhold nothing, told without decoding:
-    no trigger in the bytes, and no base64 value opening the text (``find_spans``). A head
+    no trigger in the bytes, no base64 value opening the text (``find_spans``), and no first
+    line that may name a credential column (:mod:`elision.redact.columns`). A head
     that is not ASCII opens with a char no base64 head holds, decoded or replaced."""
     return (body[:4].decode("ascii", "replace") not in B64_HEADS
-            and utf8_text_has_triggers(body) is False)
+            and utf8_text_has_triggers(body) is False
+            and not body_may_name_columns(body))
 
 
 def _log(withheld: Sequence[dict[str, Any]]) -> None:

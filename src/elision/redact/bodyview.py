@@ -33,7 +33,7 @@ def redact_body(body: bytes, text: str | None = None) -> tuple[bytes, LineEntrie
         text = body.decode("utf-8")
     # Compact: a Span and its offsets a value were 3.5x the body just under the density
     # bound, held while the text is judged (issue 23); iterated, each is made and let go.
-    spans = find_spans(text, body, compact=True)
+    spans = find_spans(text, body, compact=True, columns=True)
     if not spans:
         return body, LineEntries()
     # Byte offsets, two a span (16 bytes each, not a tuple's 100): in ASCII they are the chars'.

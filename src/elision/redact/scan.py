@@ -15,6 +15,7 @@ its ``\\u`` and ``%XX`` escapes decoded, and each base64 run in it that decodes 
 
 from __future__ import annotations
 
+import heapq
 import re
 from array import array
 from bisect import bisect_left
@@ -24,6 +25,7 @@ from itertools import islice
 from operator import attrgetter, eq, le, lt
 from typing import TypeAlias, overload
 
+from elision.redact.columns import column_spans
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
 from elision.redact.families import BY_ID, PATTERN_FAMILIES
@@ -177,28 +179,34 @@ _Found: TypeAlias = list[Span] | SpanArrays
 
 
 @overload
-def find_spans(text: str, data: bytes | None = None) -> list[Span]: ...
+def find_spans(text: str, data: bytes | None = None, *, columns: bool = False) -> list[Span]: ...
 @overload
 def find_spans(
-    text: str, data: bytes | None = None, *, compact: bool,
+    text: str, data: bytes | None = None, *, compact: bool, columns: bool = False,
 ) -> list[Span] | SpanArrays: ...
 def find_spans(
-    text: str, data: bytes | None = None, *, compact: bool = False,
+    text: str, data: bytes | None = None, *, compact: bool = False, columns: bool = False,
 ) -> list[Span] | SpanArrays:
     """The non-overlapping spans of ``text`` that must be withheld, in order (``data``, when
     given, is ``text`` in UTF-8: the trigger search reads it). With ``compact``, a long
-    text's spans may come as :class:`SpanArrays` (iterated, the same spans)."""
+    text's spans may come as :class:`SpanArrays` (iterated, the same spans). With
+    ``columns`` (a whole text: a body, not a JSON string), the cells under a table's
+    credential-named columns too (:mod:`elision.redact.columns`)."""
     folded = fold(text)  # a name spelled with a look-alike is that name; offsets stay
     if folded is not text:
         text, data = folded, None
+    # Compact where the rest is: a span a cell of a 1 MB table was 4x the text as a list.
+    cells: list[Span] | SpanArrays = SpanArrays() if compact else []
+    if columns:
+        column_spans(text, cells)
     positions: Sequence[int]
     positions, dense = dense_text_triggers(text, data=data)
     if not positions and not dense:
         if text[:4] not in B64_HEADS:
-            return []
+            return cells
         positions = [0]  # a string that is one base64 value opening with a keyword
     if len(text) <= PIECE:
-        return _merge(_precise(text, 0))
+        return _merge(_precise(text, 0) + list(cells))
     # 8 bytes a trigger, not an int object and a list slot (36): a MB just under the density
     # bound has 25,000, 0.9x the text held through the whole judging (issue 23).
     positions = array("q", positions)
@@ -217,8 +225,16 @@ def find_spans(
         lo = b
     _multiline(text, heads, found)
     if isinstance(found, list):
+        found.extend(cells)
         return _merge(found)
-    return found if found.merge() else _merge(list(found))
+    if not found.merge():
+        return _merge([*found, *cells])
+    if not cells:
+        return found
+    # Two runs in order: interleaved in order, then merged in place.
+    both = SpanArrays()
+    both.extend(heapq.merge(found, cells, key=_START))
+    return both if both.merge() else _merge(list(both))
 
 
 def _judge(
@@ -486,7 +502,7 @@ def _line_local(index: int) -> bool:
 
 
 def redact_spans(
-    text: str, *, keep_lines: bool = False, data: bytes | None = None,
+    text: str, *, keep_lines: bool = False, data: bytes | None = None, columns: bool = False,
 ) -> tuple[str, list[Span]]:
     """``text`` with each withheld span replaced by its stub, and the spans (input offsets).
 
@@ -495,7 +511,7 @@ def redact_spans(
     number: a text's pages, selected by ``lines=`` from its redacted view, then number lines as
     the original does, which is what the envelope and its ``next`` describe.
     """
-    spans = find_spans(text, data)
+    spans = find_spans(text, data, columns=columns)
     return stubbed(text, spans, keep_lines=keep_lines), spans
 
 

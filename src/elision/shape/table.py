@@ -31,23 +31,34 @@ def looks_like_csv(body: bytes) -> bool:
         text = body[:end].decode("utf-8")  # whole lines only
     except UnicodeDecodeError:
         return False
+    return table_header(text) is not None
+
+
+def table_header(
+    head: str, delimiter: str = ",", *, min_rows: int = MIN_ROWS, strict: bool = True,
+) -> list[str] | None:
+    """The header row's names when ``head`` (whole lines) reads as a table of ``delimiter``
+    separated fields by the rules above, with ``min_rows`` rows at least; else ``None``.
+    The redaction asks it with two rows, not ``strict`` (:mod:`elision.redact.columns`): a
+    header and one row are enough to name what the row holds, and a cell that reopens after
+    its closing quote (``"a"b``) must not spare the table's other cells."""
     try:
         # Lines as StringIO(newline="") gives them: ended by \r\n, \r or \n only.
-        lines = (line.group() for line in _LINE.finditer(text))
-        rows = list(islice(csv.reader(lines, strict=True), MAX_ROWS))
+        lines = (line.group() for line in _LINE.finditer(head))
+        rows = list(islice(csv.reader(lines, delimiter=delimiter, strict=strict), MAX_ROWS))
     except csv.Error:
-        return False
+        return None
     while rows and not rows[-1]:
         rows.pop()
-    if len(rows) < MIN_ROWS:
-        return False
+    if len(rows) < min_rows:
+        return None
     header, width = rows[0], len(rows[0])
     if width < 2 or any(len(row) != width for row in rows):
-        return False
+        return None
     names = [name for name in header if name and name == name.strip() and len(name) <= MAX_NAME]
     if len(names) != width or len(set(names)) != width:
-        return False
-    return not all(_is_number(name) for name in names)
+        return None
+    return None if all(_is_number(name) for name in names) else header
 
 
 def header_row(body: bytes, *, most: int = 1024 * 1024) -> bytes | None:

@@ -1,0 +1,160 @@
+"""CSV and TSV columns named like credentials: the cells under them withheld.
+
+A JSON member ``"password": "hunter2"`` is withheld by its name
+(:func:`elision.redact.secrets.is_credential_field`); a table's header names its columns the
+same way. A text that reads as a table (:func:`elision.shape.table.table_header`: comma or
+tab separated, a header row and one row at least, within its first
+:data:`~elision.shape.table.SNIFF_BYTES`) has each name of its header judged once
+(:func:`~elision.redact.generic.name_strength`, affixes read past: ``api_key_2``), and each
+cell under a credential name judged as that member's value would be
+(:func:`~elision.redact.generic.is_credential_value`: an empty, masked or placeholder cell, a
+message or a path is shown). A withheld cell's text becomes a ``credential-field`` stub: inside
+the quotes of a quoted cell (one that spans lines stays one quoted field, its line breaks kept
+after the stub), the whole cell otherwise. The stub holds no delimiter, quote or line break,
+so the table still reads with the same rows and columns, and a page of it (``lines=``, cut
+from the redacted whole) shows the stubs though the header is not in it.
+
+A table with no header row is not read so: nothing names its columns. A cell that reopens
+after its closing quote (``"a"b``, which the csv module reads as ``ab``) is withheld whole,
+quotes and all, by a bare stub (a line break inside it would then end the row).
+
+A text whose first line holds no delimiter, or no name's core (:func:`names_nothing`), costs
+one search of that line.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Protocol, TypeVar
+
+from elision.redact.generic import is_credential_value, name_strength, names_nothing
+from elision.redact.rules import Span, make_span
+
+#: The reason a withheld cell gives: the JSON member rule's, whose judgement it is.
+CREDENTIAL_FIELD = "credential-field"
+#: Tab first: a TSV's names may hold commas; a CSV's hold no tab where it sniffs as a table.
+DELIMITERS = ("\t", ",")
+#: The most of a first line read for a header: :data:`elision.shape.table.SNIFF_BYTES`, the
+#: head a table is sniffed in (the module, and the csv module, are imported only for a text
+#: whose first line may name a column: not on every text's path).
+HEADER_MOST = 64 * 1024
+_FIRST_LINE = re.compile(r"[^\r\n]*")
+_FIRST_LINE_BYTES = re.compile(rb"[^\r\n]*")
+_EOL = re.compile(r"\r\n?|\n")
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"')
+
+
+class SpanSink(Protocol):
+    """Where spans go: a list, or :class:`elision.redact.scan.SpanArrays` (a span a cell of
+    a 1 MB table was 4x the text as a list of spans)."""
+
+    def append(self, span: Span, /) -> None: ...
+
+
+Sink = TypeVar("Sink", bound=SpanSink)
+
+
+@cache
+def _unquoted(delimiter: str) -> re.Pattern[str]:
+    return re.compile(f"[^{re.escape(delimiter)}\\r\\n]*")
+
+
+def may_name_columns(first_line: str) -> bool:
+    """Whether a text's ``first_line`` may be a header that names a credential column: it
+    holds a delimiter and a name's core. ``False`` is certain."""
+    return ("," in first_line or "\t" in first_line) and not names_nothing(first_line)
+
+
+def body_may_name_columns(body: bytes) -> bool:
+    """:func:`may_name_columns` of a UTF-8 ``body``'s first line, told from its bytes."""
+    line = _FIRST_LINE_BYTES.match(body, 0, HEADER_MOST)
+    head = line.group() if line else b""
+    # A byte that is not ASCII decodes to a char no core holds: names_nothing says False.
+    return may_name_columns(head.decode("utf-8", "replace"))
+
+
+def column_spans(text: str, into: Sink) -> Sink:
+    """``into``, with the spans of the cells of ``text`` under a credential-named column
+    added in order; none where ``text`` is not a table with a header row."""
+    line = _FIRST_LINE.match(text, 0, HEADER_MOST)
+    first = line.group() if line else ""
+    if not may_name_columns(first):
+        return into
+    from elision.shape.table import SNIFF_BYTES, table_header
+
+    end = len(text) if len(text) <= SNIFF_BYTES else text.rfind("\n", 0, SNIFF_BYTES) + 1
+    head = text[:end]
+    for delimiter in DELIMITERS:
+        if delimiter in first:
+            header = table_header(head, delimiter, min_rows=2, strict=False)
+            if header is not None:
+                break
+    else:
+        return into
+    del head
+    named = {i: name for i, name in enumerate(header) if name_strength(name)}
+    if named:
+        pos = _record(text, 0, delimiter, {}, into)  # the header row
+        while pos < len(text):
+            pos = _record(text, pos, delimiter, named, into)
+    return into
+
+
+def _record(
+    text: str, pos: int, delimiter: str, named: dict[int, str], spans: SpanSink,
+) -> int:
+    """Judge the record at ``pos`` (its withheld cells added to ``spans``); where the next
+    record starts."""
+    eol = _EOL.search(text, pos)
+    stop, after = (eol.start(), eol.end()) if eol else (len(text), len(text))
+    if text.find('"', pos, stop) < 0:
+        # No quote: the line is the record, its cells split in C.
+        cells = text[pos:stop].split(delimiter)
+        if named:
+            at = pos
+            for i, cell in enumerate(cells):
+                name = named.get(i)
+                if name is not None and is_credential_value(name, cell):
+                    spans.append(make_span((at, at + len(cell), CREDENTIAL_FIELD)))
+                at += len(cell) + 1
+        return after
+    return _quoted_record(text, pos, delimiter, named, spans)
+
+
+def _quoted_record(
+    text: str, pos: int, delimiter: str, named: dict[int, str], spans: SpanSink,
+) -> int:
+    """:func:`_record` of a record with a quote in it: read a cell at a time, as the csv
+    module reads it (a quoted cell may hold delimiters, line breaks and doubled quotes)."""
+    size = len(text)
+    bare = _unquoted(delimiter)
+    i = 0
+    while True:
+        start = pos
+        quoted = _QUOTED.match(text, pos) if pos < size and text[pos] == '"' else None
+        if quoted is None:
+            # An unquoted cell, or an opening quote never closed (read to the line's end).
+            opened = pos < size and text[pos] == '"'
+            cell = bare.match(text, pos + opened)
+            assert cell is not None  # a pattern of * always matches
+            pos = cell.end()
+            value, inner = text[start + opened:pos], (start, pos)
+        else:
+            pos = quoted.end()
+            value, inner = quoted.group(1).replace('""', '"'), (start + 1, pos - 1)
+            if pos < size and text[pos] not in (delimiter, "\r", "\n"):
+                rest = bare.match(text, pos)
+                assert rest is not None
+                value += rest.group()
+                pos = rest.end()
+                inner = (start, pos)  # "a"b: the whole of it, quotes and all
+        name = named.get(i)
+        if name is not None and is_credential_value(name, value):
+            spans.append(make_span((*inner, CREDENTIAL_FIELD)))
+        i += 1
+        if pos < size and text[pos] == delimiter:
+            pos += 1
+            continue
+        eol = _EOL.match(text, pos)
+        return eol.end() if eol else pos
