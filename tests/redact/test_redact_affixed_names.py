@@ -13,10 +13,10 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import redact_text, redact_value
+from elision.redact import keywords, redact_text, redact_value
 from elision.redact.generic import FIELD_SUFFIXES
 from support.engines import trigger_engines, using_engine
 
@@ -162,3 +162,27 @@ def test_dense_affixed_assignments_are_bounded_as_bare_ones_are(engine: Any) -> 
             reasons = [w["reason"] for w in redact_text(text).withheld]
         assert reasons[0] == "credential-dense"
         assert len(reasons) < 20
+
+
+_AFFIX_PIECES = st.sampled_from([
+    "api_key_2=", "password_0: ", "token2 =", "secret_v2=", "sort_key_1 = ", "app_key_old=",
+    "x", "A", "9", "_", "-", ".", " ", "\n", "key1", "Pass2", "jwt9", "=", ":",
+    "QUFB" * 8, "a" * 50, "api_", "secret-",
+])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_AFFIX_PIECES, min_size=1, max_size=120), st.integers(0, 200))
+@example(["password_0" + "x" * 20 + "="], 60)  # the name in one window, its "=" in the next
+@example(["y" * 100, "app_key_old=", "y" * 100, "secret_v2="], 3)
+def test_affixed_names_are_found_a_window_at_a_time_as_in_the_whole(
+    pieces: list[str], pad: int
+) -> None:
+    """Red before (a memory test: test_redact_text_memory's image-base64-line): a chance
+    ``key1`` in a 1 MB base64 line made the keyword search lower all of it. It now reads a
+    window at a time, each read on past its end; windows of 64 chars here, so the matches
+    fall across their ends: it answers what the whole lowered text does."""
+    text = "y" * pad + "".join(pieces)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(keywords, "_AFFIX_WINDOW", 64)
+        assert keywords.affixed_in_windows(text) == keywords._affixed_in(text.lower())
