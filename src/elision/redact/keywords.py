@@ -27,7 +27,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -50,8 +50,17 @@ _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._
 #: member written into a query, and an encoded ``=`` (``access_token%3D…``: with no other
 #: escape near it, it was never decoded).
 ESCAPE_EXACT = ("\\u",)
+#: Escapes that no trigger is (a PHP text of JSON writes every "/" so) but that send a piece a
+#: trigger flagged to be read decoded too (``encodings.decode_escapes``): a URL family's
+#: pattern reads "/" (``…/webhooks/123\\/token``).
+_VIEWED = ("\\/",)
 _B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "api-key", "apikey",
               "private_key", "PRIVATE KEY", "authorization", "credential", "cookie")
+#: The backslashes before a "/" that a keyword is looked for with, escaped (:func:`_slashed`):
+#: 1, 3, 7 and 15 a level of JSON-in-JSON down from PHP's spelling each, as many plus one
+#: doubled in a serialized string that holds it, even runs where an inner level wrote "/"
+#: plain: any run up to three levels down.
+_SLASH_RUNS = tuple("\\" * n for n in range(1, 16))
 #: Shortest base64 form kept: at four chars, random base64 spells one every ~16 MB per form.
 B64_SHORTEST = 5
 
@@ -216,7 +225,7 @@ class _Hyperscan:
             add(kw, caseless, "family", tuple(fams))
         for lit in GENERIC:
             add(lit, caseless, "generic")
-        for lit in ESCAPE_EXACT:
+        for lit in (*ESCAPE_EXACT, *_VIEWED):
             add(lit, 0, "escape")
         for lit in ESCAPE_ANY_CASE:
             add(lit, caseless, "escape")
@@ -413,7 +422,7 @@ class _Plain:
             if kw in low:
                 families.update(fams)
         generic = self._generic(low)
-        escapes = any(lit in text for lit in ESCAPE_EXACT) or (
+        escapes = any(lit in text for lit in (*ESCAPE_EXACT, *_VIEWED)) or (
             "%" in low and any(lit in low for lit in ESCAPE_ANY_CASE)
         )
         return Present(tuple(sorted(families)), generic, escapes, _holds_b64_form(text))
@@ -693,7 +702,8 @@ def derive(given: Inputs) -> Tables:
         | set(given.flag_triggers) | set(given.password_commands)
     ))
     escapes = tuple(sorted(
-        {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"}))
+        {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"}
+        | set(_slashed([*exact, *any_case]))))
     heads = frozenset(_heads(exact, any_case) | _marked_heads(given.marks))
     shapes = [shape for _, _, family_shapes in given.families for shape in family_shapes]
     forms = tuple(sorted(
@@ -703,6 +713,22 @@ def derive(given: Inputs) -> Tables:
                                        *forms])
     return Tables(exact, any_case, generic, escapes, heads, forms, windows,
                   "|".join(_literal_first(p) for p in windows), longest)
+
+
+def _slashed(keywords: Iterable[str]) -> Iterator[str]:
+    """Each keyword that holds a "/" (``1//0``, ``/api/webhooks/``) as a text of JSON may spell
+    it: from its first "/" written with backslashes before it (``\\/`` in PHP's
+    ``json_encode``, :data:`_SLASH_RUNS` a level or more of JSON-in-JSON down), up to the next
+    "/", whose spelling, as each after it, is the escape view's to read
+    (``encodings.decode_escapes``): each "/" of ``1//0`` may be escaped or not."""
+    for kw in keywords:
+        slash = kw.find("/")
+        while slash >= 0:
+            after = kw.find("/", slash + 1)
+            head, tail = kw[:slash].lower(), kw[slash + 1:None if after < 0 else after].lower()
+            for run in _SLASH_RUNS:
+                yield head + run + "/" + tail
+            slash = after
 
 
 #: Part of the cache key: a change to what a kept file holds must not meet an older file.
