@@ -9,10 +9,11 @@ further, the orjson spelling itself was read by neither the search nor the URL r
 property found more: a family keyword that holds a "/" (``1//0``, ``/api/webhooks/``) in a PHP
 body, and a Slack hook written with ``\\/`` in a text line or JSON-in-JSON. The property: any
 body, its strings spelled with ``\\/`` (all, some, none, at each level), ``\\uXXXX`` escapes of
-ASCII chars (the outer level's), JSON-in-JSON 1-3 levels deep and insignificant spaces,
+ASCII chars (at each level), JSON-in-JSON 1-3 levels deep and insignificant spaces,
 withholds exactly what its value serialized by orjson withholds, and shows no secret at any
-level of decoding that the orjson spelling hides; on each route a body takes (a small one, a
-lazily read one, one document repeated, NDJSON).
+level of decoding (nor does the orjson spelling: a private key's escaped line breaks a level
+down are read); on each route a body takes (a small one, a lazily read one, one document
+repeated, NDJSON).
 """
 
 from __future__ import annotations
