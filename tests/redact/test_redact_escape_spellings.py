@@ -32,9 +32,10 @@ from hypothesis import strategies as st
 
 from elision import shape
 from elision.mcp.gate.egress import Egress
-from elision.redact import triggers
+from elision.redact import redact_text, triggers
 from elision.redact.families import FAMILIES, sample
 from elision.shape import lazyjson
+from support.engines import trigger_engines, using_engine
 from support.lazy_json import shrink
 
 _CASES = tomllib.loads((Path(__file__).parent / "fixtures" / "rules.toml").read_text("utf-8"))
@@ -420,3 +421,18 @@ def test_a_document_past_orjsons_depth_reads_its_raw_bytes_respelled() -> None:
     body = ("[" * 300 + _php(text) + "]" * 300).encode()
     _, shown = _withheld(body)
     assert not any(value in shown.replace("\\/", "/") for value in values)
+
+
+@pytest.mark.parametrize("engine", trigger_engines(), ids=lambda e: type(e).__name__.strip("_"))
+def test_a_log_of_php_json_with_api_urls_is_no_dense_stretch(engine: Any) -> None:
+    """A keyword's escaped spellings (``\\/api`` of ``/api/webhooks/``) are triggers, so a log
+    of PHP's JSON lines holds one a line: counted, 70 to a 4 KB window, with the others a
+    line holds, they withheld the clean log whole as credential-dense. They count in no
+    window, and each line is judged and found clean."""
+    line = '{"url":"https:\\/\\/example.com\\/api\\/v1\\/items\\/%d","ok":true}'
+    text = "\n".join(line % i for i in range(6 * triggers.DENSE_WINDOW // 60))
+    positions, dense = triggers.dense_text_triggers(text, engine)
+    assert positions
+    assert dense == []
+    with using_engine(engine):
+        assert redact_text(text).value == text

@@ -702,8 +702,7 @@ def derive(given: Inputs) -> Tables:
         | set(given.flag_triggers) | set(given.password_commands)
     ))
     escapes = tuple(sorted(
-        {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"}
-        | set(_slashed([*exact, *any_case]))))
+        {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"}))
     heads = frozenset(_heads(exact, any_case) | _marked_heads(given.marks))
     shapes = [shape for _, _, family_shapes in given.families for shape in family_shapes]
     forms = tuple(sorted(
@@ -790,6 +789,10 @@ FAMILY_ANY_CASE: dict[str, list[int]] = _TABLES.family_any_case
 #: A credential name right before what assigns it (any case).
 GENERIC: tuple[str, ...] = _TABLES.generic
 ESCAPE_ANY_CASE: tuple[str, ...] = _TABLES.escape_any_case
+#: The family keywords that hold a "/" as a text of JSON may spell them (:func:`_slashed`,
+#: lower-cased: looked for in any case). Triggers that no credential-dense window counts: a
+#: log of PHP's JSON lines holds ``\\/api`` on each.
+SLASHED: tuple[str, ...] = tuple(sorted(set(_slashed([*FAMILY_EXACT, *FAMILY_ANY_CASE]))))
 #: The base64 of the first three chars of each keyword: what a run opens with when its value
 #: opens with the keyword; and of each byte order mark that names UTF-16 or UTF-32.
 B64_HEADS: frozenset[str] = _TABLES.b64_heads
