@@ -424,13 +424,13 @@ def test_a_document_past_orjsons_depth_reads_its_raw_bytes_respelled() -> None:
 
 
 @pytest.mark.parametrize("engine", trigger_engines(), ids=lambda e: type(e).__name__.strip("_"))
-def test_a_log_of_php_json_with_api_urls_is_no_dense_stretch(engine: Any) -> None:
-    """A keyword's escaped spellings (``\\/api`` of ``/api/webhooks/``) are triggers, so a log
-    of PHP's JSON lines holds one a line: counted, 70 to a 4 KB window, with the others a
-    line holds, they withheld the clean log whole as credential-dense. They count in no
+def test_a_log_of_php_json_naming_a_hook_path_is_no_dense_stretch(engine: Any) -> None:
+    """A keyword's escaped spellings (``\\/api\\/webhooks`` of ``/api/webhooks/``) are
+    triggers: a log of PHP's JSON lines that each name the path, 128 to a 4 KB window, was
+    withheld whole as credential-dense where nothing in it is a credential. They count in no
     window, and each line is judged and found clean."""
-    line = '{"url":"https:\\/\\/example.com\\/api\\/v1\\/items\\/%d","ok":true}'
-    text = "\n".join(line % i for i in range(6 * triggers.DENSE_WINDOW // 60))
+    line = '{"d":"\\/api\\/webhooks\\/","n":%d}'
+    text = "\n".join(line % i for i in range(6 * triggers.DENSE_WINDOW // 30))
     positions, dense = triggers.dense_text_triggers(text, engine)
     assert positions
     assert dense == []

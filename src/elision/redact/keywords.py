@@ -718,15 +718,25 @@ def _slashed(keywords: Iterable[str]) -> Iterator[str]:
     """Each keyword that holds a "/" (``1//0``, ``/api/webhooks/``) as a text of JSON may spell
     it: from its first "/" written with backslashes before it (``\\/`` in PHP's
     ``json_encode``, :data:`_SLASH_RUNS` a level or more of JSON-in-JSON down), up to the next
-    "/", whose spelling, as each after it, is the escape view's to read
-    (``encodings.decode_escapes``): each "/" of ``1//0`` may be escaped or not."""
+    "/" (through it, spelled alike or plain, where two meet: ``1\\/\\/0``, ``1\\//0``).
+    The spelling of each "/" after it is the escape view's to read
+    (``encodings.decode_escapes``). A keyword that opens with "/" has no form from it: the
+    keyword after that backslash is the keyword, or holds a later "/" escaped (``\\/api``
+    alone, on every line of a PHP API's log, named no credential)."""
     for kw in keywords:
-        slash = kw.find("/")
+        kw = kw.lower()
+        slash = kw.find("/", 1)
         while slash >= 0:
             after = kw.find("/", slash + 1)
-            head, tail = kw[:slash].lower(), kw[slash + 1:None if after < 0 else after].lower()
+            head, tail = kw[:slash], kw[slash + 1:None if after < 0 else after]
             for run in _SLASH_RUNS:
-                yield head + run + "/" + tail
+                if after == slash + 1:  # "//": the next "/" spelled alike, or plain
+                    end = kw.find("/", after + 1)
+                    rest = kw[after + 1:None if end < 0 else end]
+                    yield head + run + "/" + run + "/" + rest
+                    yield head + run + "//" + rest
+                else:
+                    yield head + run + "/" + tail
             slash = after
 
 
