@@ -289,6 +289,11 @@ SYSTEMATIC: list[Class] = [
     Class("json-php-nested", lambda n: orjson.dumps(
         {"content": _floor("json")(n * 9 // 10).decode().replace("/", "\\/")}
     ).replace(b"/", b"\\/")),
+    # A log of PHP's JSON lines with API URLs: "\/api" is a trigger (a Discord hook's
+    # "/api/webhooks/" escaped), so each line is judged, decoded, and found clean.
+    Class("text-php-api", lambda n: "\n".join(
+        f'{{"url":"https:\\/\\/example.com\\/api\\/v1\\/items\\/{i}","ok":true}}'
+        for i in range(max(1, n // 60)))),
     Class("json-string-A", _json_string("A")),
     Class("json-string-b64-zeros", _json_string("QUFB")),
     Class("json-string-sk", _json_string("sk-")),

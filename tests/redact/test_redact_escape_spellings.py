@@ -9,10 +9,11 @@ further, the orjson spelling itself was read by neither the search nor the URL r
 property found more: a family keyword that holds a "/" (``1//0``, ``/api/webhooks/``) in a PHP
 body, and a Slack hook written with ``\\/`` in a text line or JSON-in-JSON. The property: any
 body, its strings spelled with ``\\/`` (all, some, none, at each level), ``\\uXXXX`` escapes of
-ASCII chars (the outer level's), JSON-in-JSON 1-3 levels deep and insignificant spaces,
+ASCII chars (at each level), JSON-in-JSON 1-3 levels deep and insignificant spaces,
 withholds exactly what its value serialized by orjson withholds, and shows no secret at any
-level of decoding that the orjson spelling hides; on each route a body takes (a small one, a
-lazily read one, one document repeated, NDJSON).
+level of decoding (nor does the orjson spelling: a private key's escaped line breaks a level
+down are read); on each route a body takes (a small one, a lazily read one, one document
+repeated, NDJSON).
 """
 
 from __future__ import annotations
@@ -26,14 +27,15 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from elision import shape
 from elision.mcp.gate.egress import Egress
-from elision.redact import triggers
+from elision.redact import redact_text, triggers
 from elision.redact.families import FAMILIES, sample
 from elision.shape import lazyjson
+from support.engines import trigger_engines, using_engine
 from support.lazy_json import shrink
 
 _CASES = tomllib.loads((Path(__file__).parent / "fixtures" / "rules.toml").read_text("utf-8"))
@@ -70,10 +72,10 @@ def _string(text: str, rng: random.Random, slash: float, escape: float) -> str:
 
 def spell(value: Any, rng: random.Random, *, outer: bool = True) -> str:
     """``value`` as a JSON text whose every level of JSON-in-JSON is spelled its own way:
-    ``/`` as ``\\/`` (all, some or none), spaces; and at the ``outer`` level some ASCII chars
-    as ``\\u`` escapes (an inner level's are the judge's to read: not this test's)."""
+    ``/`` as ``\\/`` (all, some or none), spaces, and some ASCII chars as ``\\u`` escapes
+    (at an inner level, fewer: a ``\\u`` escape a level down is the judge's to read)."""
     slash = rng.choice([0.0, 1.0, 1.0, 0.5])
-    escape = rng.choice([0.0, 0.0, 0.0, 0.1]) if outer else 0.0
+    escape = rng.choice([0.0, 0.0, 0.0, 0.1] if outer else [0.0, 0.0, 0.05])
     space = rng.choice(["", "", " ", "\n  "])
     return _spelled(value, rng, slash, escape, space)
 
@@ -96,9 +98,6 @@ def _spelled(value: Any, rng: random.Random, slash: float, escape: float, space:
 #: A sample of each family whose keyword holds a "/" (``1//0``, ``/api/webhooks/``): spelled
 #: ``1\\/\\/0``, the raw-body search read none of them, and the body was shown whole.
 FAMILY_SLASHED = [(*sample(f), f.id) for f in FAMILIES if any("/" in k for k in f.keywords)]
-#: Their secrets: in a text (NDJSON's lines) a keyword spelled with \/ is not read yet
-#: (test_a_family_keyword_with_a_slash_in_a_text_line, xfail).
-_FAMILY_SECRETS = {max(values, key=len) for _, values, _ in FAMILY_SLASHED}
 #: The cases whose credential holds a "/" of its own (a URL): drawn as often as all others.
 _SLASHED = [(text, secret) for text, secret in POSITIVE if "/" in text] + [
     (text, max(values, key=len)) for text, values, _ in FAMILY_SLASHED]
@@ -183,11 +182,10 @@ def _assert_alike(body: bytes, secrets: list[str], *, ndjson: bool = False) -> N
     expected, shown_ref = _withheld(canonical)
     got, shown = _withheld(body)
     for secret in secrets:
-        # A secret the orjson spelling shows is no spelling's doing (a private key's line
-        # breaks read as the two chars \n a level of JSON-in-JSON down are not read as one):
-        # the URL rules' own depth is asked below.
-        if not _shows(shown_ref, secret):
-            assert not _shows(shown, secret), (secret, body, shown)
+        # A private key's line breaks a level of JSON-in-JSON down are the two chars \n: they
+        # are read as breaks, so no spelling, orjson's included, shows any secret.
+        assert not _shows(shown_ref, secret), (secret, canonical, shown_ref)
+        assert not _shows(shown, secret), (secret, body, shown)
     if ndjson:
         # A line is judged as the text it is (its escapes as written), so the rule that
         # names a credential may differ with them; which lines withhold may not.
@@ -248,15 +246,70 @@ def test_a_family_keyword_with_a_slash_is_read_in_a_php_body(
     assert not any(_shows(shown, value) for value in values)
 
 
-@pytest.mark.xfail(strict=True, reason="a text's search and rules read no \\/ in a keyword")
-def test_a_family_keyword_with_a_slash_in_a_text_line() -> None:
-    """Not fixed: NDJSON and other texts are judged as written, and a family keyword holding
-    a "/" (``1//0``) spelled ``1\\/\\/0`` in a line of PHP's JSON is read by neither the
-    text's trigger search nor the family's pattern: the line is shown."""
-    text, values, _ = FAMILY_SLASHED[0]
-    line = _php({"t": text})
-    _, shown = _withheld(f"{line}\n{line}".encode())
+def _php_in(dumps: Any) -> Any:
+    return lambda value: dumps([_php(value)])
+
+
+#: A line of PHP's JSON (``\\/``), it inside a string of orjson's (``\\\\/``) or of PHP's
+#: (``\\\\\\/``): the backslashes a text holds before a keyword's "/" at each level.
+_LINES = {"php": _php, "php-in-json": _php_in(json.dumps), "php-in-php": _php_in(_php)}
+
+
+@pytest.mark.parametrize("spelling", list(_LINES))
+@pytest.mark.parametrize("text, values, family", FAMILY_SLASHED, ids=_FAMILY_IDS)
+def test_a_family_keyword_with_a_slash_in_a_text_line(
+    text: str, values: tuple[str, ...], family: str, spelling: str
+) -> None:
+    """NDJSON and other texts are judged as written: a family keyword holding a "/"
+    (``1//0``) spelled ``1\\/\\/0`` in a line of PHP's JSON was read by neither the text's
+    trigger search nor the family's pattern, and the line was shown. The keyword's escaped
+    spellings are triggers now, and the escape view reads ``\\/`` as "/"."""
+    line = _LINES[spelling]({"t": text})
+    got, shown = _withheld(f"{line}\n{line}".encode())
+    assert {n for n, _ in got} == {1, 2}
     assert not any(_shows(shown, value) for value in values)
+
+
+def _multiline_keys() -> list[tuple[str, str]]:
+    """A PEM, PuTTY and SSH2 key across real line breaks, and the part never to be shown."""
+    pem = [(c["text"], c["secret"]) for c in _CASES["case"] if c["rule"] == "private-key"]
+    families = [sample(f) for f in FAMILIES if f.id in ("putty-private-key", "ssh2-private-key")]
+    return pem + [(text, max(values, key=len)) for text, values in families]
+
+
+_KEYS_ACROSS_LINES = _multiline_keys()
+
+
+@pytest.mark.parametrize("where", ["json-in-json", "json-in-json-in-json", "ndjson", "log"])
+@pytest.mark.parametrize("key, secret", _KEYS_ACROSS_LINES,
+                         ids=[s[:12] for _, s in _KEYS_ACROSS_LINES])
+def test_a_private_key_in_a_text_of_json_is_withheld(key: str, secret: str, where: str) -> None:
+    """A key's line breaks in a string of JSON-in-JSON, or in a text (a log line, NDJSON)
+    that prints JSON, are the two chars ``\\n``: its PEM header then follows a ``\\n``,
+    whose "n" the rule's boundary read as a letter, and PuTTY's pattern read real line
+    breaks alone; each was shown, in every spelling."""
+    value: Any = {"key": key}
+    if where == "json-in-json":
+        body = json.dumps({"x": json.dumps(value)})
+    elif where == "json-in-json-in-json":
+        body = json.dumps({"x": json.dumps([json.dumps(value)])})
+    elif where == "ndjson":
+        body = f"{json.dumps(value)}\n{json.dumps([1])}"
+    else:
+        body = f"2026-12-04 INFO loaded {json.dumps(value)}\nINFO done"
+    got, shown = _withheld(body.encode())
+    assert got
+    assert not _shows(shown, secret)
+
+
+def test_a_percent_escape_spelled_in_a_u_escape_is_read_in_a_text() -> None:
+    """``%6\\u0037hp_…``: a ``\\u`` escape inside a percent-escape (the text's escapes read
+    once: ``%67`` was no escape to it), in an NDJSON line, showed the token."""
+    token = "ghp_" + "FIXTURE0token0Ab1Cd2Ef3Gh4Ij5Kl6Mn7"[:36]
+    line = '{"t": "%6\\u0037' + token[1:] + '"}'
+    got, shown = _withheld(f"{line}\n{line}".encode())
+    assert {n for n, _ in got} == {1, 2}
+    assert token[1:] not in shown
 
 
 _PHP = '{"x": "{\\"url\\":\\"https:\\\\\\/\\\\\\/user:pw0Fixture@host.example\\\\\\/x\\"}"}'
@@ -280,8 +333,10 @@ def _body(value: Any, rng: random.Random, route: str) -> bytes:
         one = spell({"pad": "p" * 4200, "v": value}, rng)
         return ("[" + ",".join([one] * 3) + "]").encode()
     if route == "ndjson":
-        # Lines are judged as text: a \u escape of a letter is read where the text's escape
-        # decoding reads it (one pass: "%2\u0046" is no "%2F" to it), not this test's.
+        # Lines are judged as text: each inner level's escapes read by the text's escape
+        # decoding. Not the outer level's: a PEM block's END armour spelled in \u escapes
+        # is not read as written, so the key is withheld to the end of the text (every line
+        # after it, which then names none of its own).
         lines = (spell(value, rng, outer=False).replace("\n", "") for _ in range(3))
         return "\n".join(lines).encode()
     return spell(value, rng).encode()
@@ -297,7 +352,6 @@ def test_equal_values_spelled_apart_withhold_alike(
     route: str, document: tuple[Any, list[str]], seed: int
 ) -> None:
     value, secrets = document
-    assume(route != "ndjson" or not _FAMILY_SECRETS & set(secrets))
     body = _body(value, random.Random(seed), route)
     _assert_alike(body, secrets, ndjson=route == "ndjson")
 
@@ -370,3 +424,18 @@ def test_a_document_past_orjsons_depth_reads_its_raw_bytes_respelled() -> None:
     body = ("[" * 300 + _php(text) + "]" * 300).encode()
     _, shown = _withheld(body)
     assert not any(value in shown.replace("\\/", "/") for value in values)
+
+
+@pytest.mark.parametrize("engine", trigger_engines(), ids=lambda e: type(e).__name__.strip("_"))
+def test_a_log_of_php_json_naming_a_hook_path_is_no_dense_stretch(engine: Any) -> None:
+    """A keyword's escaped spellings (``\\/api\\/webhooks`` of ``/api/webhooks/``) are
+    triggers: a log of PHP's JSON lines that each name the path, 128 to a 4 KB window, was
+    withheld whole as credential-dense where nothing in it is a credential. They count in no
+    window, and each line is judged and found clean."""
+    line = '{"d":"\\/api\\/webhooks\\/","n":%d}'
+    text = "\n".join(line % i for i in range(6 * triggers.DENSE_WINDOW // 30))
+    positions, dense = triggers.dense_text_triggers(text, engine)
+    assert positions
+    assert dense == []
+    with using_engine(engine):
+        assert redact_text(text).value == text

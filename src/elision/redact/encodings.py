@@ -23,8 +23,12 @@ from elision.shape.bom import decode_marked
 
 _ESCAPE = lazy_compile(
     r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
-    r"|%([0-7][0-9a-fA-F])"
+    r"|%([0-7][0-9a-fA-F])|\\([/\\])"
 )
+#: The most levels of escapes read through (:func:`decode_escapes`): a PHP ``\\/`` three
+#: levels of JSON-in-JSON down (15 backslashes: 7, 3, 1, none), or a percent-escape spelled in
+#: a ``\\u`` escape (``%2\\u0046``).
+_LEVELS = 4
 #: Bytes read to tell a text from binary data before a run is decoded whole.
 _PROBE = 96
 
@@ -35,6 +39,9 @@ class View:
 
     text: str
     source: str
+    #: The view ``source`` is the text of, where it is itself decoded from a text (a level
+    #: of escapes read beneath another).
+    under: View | None = None
 
     def original(self, start: int, end: int) -> tuple[int, int]:
         """The original span of ``text[start:end]``: an escape is kept whole."""
@@ -64,7 +71,8 @@ class View:
                 out[i][is_end] = orig_start
             else:
                 out[i][is_end] = orig_end + (pos - dec - 1)
-        return [(a, b) for a, b in out]
+        mapped = [(a, b) for a, b in out]
+        return mapped if self.under is None else self.under.originals(mapped)
 
 
 def _marks(source: str) -> Iterator[tuple[int, int, int]]:
@@ -82,7 +90,9 @@ def _marks(source: str) -> Iterator[tuple[int, int, int]]:
 def _char(escape: str) -> str:
     match = _ESCAPE.fullmatch(escape)
     assert match is not None
-    high, low, single, pct = match.groups()
+    high, low, single, pct, char = match.groups()
+    if char is not None:
+        return char
     if high is not None:
         return (chr(int(high, 16)) + chr(int(low, 16))).encode(
             "utf-16", "surrogatepass").decode("utf-16")
@@ -90,10 +100,18 @@ def _char(escape: str) -> str:
 
 
 def decode_escapes(text: str) -> View | None:
-    """``text`` with ``\\uXXXX`` and ASCII ``%XX`` escapes decoded, or ``None`` if it has none."""
-    if _ESCAPE.search(text) is None:
-        return None
-    return View(_ESCAPE.sub(lambda match: _char(match.group()), text), text)
+    """``text`` with ``\\uXXXX``, ASCII ``%XX``, ``\\/`` and ``\\\\`` escapes decoded, or
+    ``None`` if it has none. What a decoding spells in escapes again (JSON-in-JSON's
+    ``\\\\/``, ``\\\\u0067``, or ``%2\\u0046``) is decoded in turn, up to :data:`_LEVELS`
+    levels: each level's escape is one char of the level above, so spans map back through
+    each."""
+    view: View | None = None
+    for _ in range(_LEVELS):
+        source = text if view is None else view.text
+        if _ESCAPE.search(source) is None:
+            break
+        view = View(_ESCAPE.sub(lambda match: _char(match.group()), source), source, view)
+    return view
 
 
 def blob_text(raw: bytes) -> str:

@@ -107,7 +107,8 @@ class Family:
         """Whether a pattern match is this family's credential (boundary, entropy, check)."""
         start = match.start()
         before = text[start - 1] if start > 0 else " "
-        if self.boundary and (before.isalnum() or before in _BEFORE):
+        if self.boundary and (before.isalnum() or before in _BEFORE) and not _escaped_break(
+                text, start - 1):
             return False
         a, b = self.secret_span(match)
         value = text[a:b]
@@ -127,7 +128,8 @@ class Family:
             # No word char, nor one of _BEFORE, right before the match (what accepts asks).
             matches = [m for m in matches
                        if not ((at := m.start()) and ((before := text[at - 1]).isalnum()
-                                                      or before in _BEFORE))]
+                                                      or before in _BEFORE)
+                               and not _escaped_break(text, at - 1))]
         spans = [(m, *(m.span("secret") if group else m.span())) for m in matches]
         # A stub this stage wrote, or a template (``<your key>``), is no credential.
         values = [(m, a, b, text[a:b]) for m, a, b in spans
@@ -168,6 +170,14 @@ class Family:
         # the any-case rows, cost a third more on a line of nothing but such matches.
         flags = re.IGNORECASE | re.ASCII if self.any_case else 0
         return re.compile("|".join(map(re.escape, self.keywords)), flags)
+
+
+def _escaped_break(text: str, at: int) -> bool:
+    """Whether ``text[at]`` is the letter of a line break or tab a text of JSON holds as an
+    escape (``\\n``, ``\\r``, ``\\t``; a level of JSON-in-JSON down ``\\\\\\n``): what
+    precedes a match so is a break, no letter (a key's line in JSON-in-JSON,
+    ``"…\\n-----BEGIN…"``)."""
+    return at > 0 and text[at] in "nrt" and text[at - 1] == "\\"
 
 
 def entropy(value: str) -> float:

@@ -28,7 +28,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -57,8 +57,17 @@ _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._
 #: member written into a query, and an encoded ``=`` (``access_token%3D…``: with no other
 #: escape near it, it was never decoded).
 ESCAPE_EXACT = ("\\u",)
+#: Escapes that no trigger is (a PHP text of JSON writes every "/" so) but that send a piece a
+#: trigger flagged to be read decoded too (``encodings.decode_escapes``): a URL family's
+#: pattern reads "/" (``…/webhooks/123\\/token``).
+_VIEWED = ("\\/",)
 _B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "api-key", "apikey",
               "private_key", "PRIVATE KEY", "authorization", "credential", "cookie")
+#: The backslashes before a "/" that a keyword is looked for with, escaped (:func:`_slashed`):
+#: 1, 3, 7 and 15 a level of JSON-in-JSON down from PHP's spelling each, as many plus one
+#: doubled in a serialized string that holds it, even runs where an inner level wrote "/"
+#: plain: any run up to three levels down.
+_SLASH_RUNS = tuple("\\" * n for n in range(1, 16))
 #: Shortest base64 form kept: at four chars, random base64 spells one every ~16 MB per form.
 B64_SHORTEST = 5
 
@@ -225,7 +234,7 @@ class _Hyperscan:
             add(lit, caseless, "generic")
         for lit in AFFIX_TRIGGERS:  # a generic name where it is assigned (_told asks)
             add(lit, caseless, "affix")
-        for lit in ESCAPE_EXACT:
+        for lit in (*ESCAPE_EXACT, *_VIEWED):
             add(lit, 0, "escape")
         for lit in ESCAPE_ANY_CASE:
             add(lit, caseless, "escape")
@@ -426,7 +435,7 @@ class _Plain:
             if kw in low:
                 families.update(fams)
         generic = self._generic(low)
-        escapes = any(lit in text for lit in ESCAPE_EXACT) or (
+        escapes = any(lit in text for lit in (*ESCAPE_EXACT, *_VIEWED)) or (
             "%" in low and any(lit in low for lit in ESCAPE_ANY_CASE)
         )
         return Present(tuple(sorted(families)), generic, escapes, _holds_b64_form(text))
@@ -745,6 +754,32 @@ def derive(given: Inputs) -> Tables:
                   "|".join(_literal_first(p) for p in windows), longest)
 
 
+def _slashed(keywords: Iterable[str]) -> Iterator[str]:
+    """Each keyword that holds a "/" (``1//0``, ``/api/webhooks/``) as a text of JSON may spell
+    it: from its first "/" written with backslashes before it (``\\/`` in PHP's
+    ``json_encode``, :data:`_SLASH_RUNS` a level or more of JSON-in-JSON down), up to the next
+    "/" (through it, spelled alike or plain, where two meet: ``1\\/\\/0``, ``1\\//0``).
+    The spelling of each "/" after it is the escape view's to read
+    (``encodings.decode_escapes``). A keyword that opens with "/" has no form from it: the
+    keyword after that backslash is the keyword, or holds a later "/" escaped (``\\/api``
+    alone, on every line of a PHP API's log, named no credential)."""
+    for kw in keywords:
+        kw = kw.lower()
+        slash = kw.find("/", 1)
+        while slash >= 0:
+            after = kw.find("/", slash + 1)
+            head, tail = kw[:slash], kw[slash + 1:None if after < 0 else after]
+            for run in _SLASH_RUNS:
+                if after == slash + 1:  # "//": the next "/" spelled alike, or plain
+                    end = kw.find("/", after + 1)
+                    rest = kw[after + 1:None if end < 0 else end]
+                    yield head + run + "/" + run + "/" + rest
+                    yield head + run + "//" + rest
+                else:
+                    yield head + run + "/" + tail
+            slash = after
+
+
 #: Part of the cache key: a change to what a kept file holds must not meet an older file.
 _KEPT_FORM = b"keywords-v1\0"
 
@@ -804,6 +839,10 @@ FAMILY_ANY_CASE: dict[str, list[int]] = _TABLES.family_any_case
 #: A credential name right before what assigns it (any case).
 GENERIC: tuple[str, ...] = _TABLES.generic
 ESCAPE_ANY_CASE: tuple[str, ...] = _TABLES.escape_any_case
+#: The family keywords that hold a "/" as a text of JSON may spell them (:func:`_slashed`,
+#: lower-cased: looked for in any case). Triggers that no credential-dense window counts: a
+#: log of PHP's JSON lines holds ``\\/api`` on each.
+SLASHED: tuple[str, ...] = tuple(sorted(set(_slashed([*FAMILY_EXACT, *FAMILY_ANY_CASE]))))
 #: The base64 of the first three chars of each keyword: what a run opens with when its value
 #: opens with the keyword; and of each byte order mark that names UTF-16 or UTF-32.
 B64_HEADS: frozenset[str] = _TABLES.b64_heads

@@ -199,6 +199,8 @@ class _Prefilter:
         self.b64_text = keywords.b64_probe(encode)
         self.heads = frozenset(conv(h) for h in keywords.B64_HEADS)
         self.backslash = conv("\\")
+        # Passes of their own, outside the keyword passes: no density counts them.
+        self.slashed = re.compile(conv("|".join(map(re.escape, keywords.SLASHED))))
         self.at = ((conv("@"), conv("@")), (conv("%"), conv("%40")))
         self.userinfo = re.compile(conv(_USERINFO_PLAIN))
         self.userinfo_gates = tuple((conv(x[0]), conv(x)) for x in _USERINFO_GATES)
@@ -216,6 +218,8 @@ class _Prefilter:
         if any(g in low and p.search(low) for g, p in self.lower):
             return True
         if any(self._b64_hit(text, m) for m in self.b64.finditer(text)):
+            return True
+        if self.backslash in low and self.slashed.search(low):
             return True
         if not any(g in low and a in low for g, a in self.at):
             return False
@@ -275,6 +279,8 @@ class _Prefilter:
         from elision.redact.triggers import first_per_stretch
 
         found = self._b64_positions(text, stop)
+        if self.backslash in low:
+            found.extend(first_per_stretch(self.slashed, low, stop))
         if any(g in low and a in low for g, a in self.at):
             found.extend(first_per_stretch(self.userinfo, low, stop))
             if any(g in low and lit in low for g, lit in self.userinfo_gates):

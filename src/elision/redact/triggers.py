@@ -228,6 +228,7 @@ class _Hyperscan:
         # A group at a time, not a call per literal: 4,581 calls cost a short command's start
         # about 3 ms (issue 24).
         groups = [(_EXACT, 0, _SECRET), (_ANY_CASE, caseless, _SECRET),
+                  (keywords.SLASHED, caseless, _SECRET),
                   (_AT_GATES, caseless | once, _AT), (_HEADS, once, _HEAD),
                   # a key, at its ":" in compact output, any case
                   ([f'{name}":' for name in _KEY_NAMES], caseless, -1)]
@@ -241,6 +242,9 @@ class _Hyperscan:
         #: The expressions of :data:`_UNCONFIRMED` (a JSON or a text scan's literals).
         self.affixed = frozenset(
             expr for expr, lit in enumerate(self._literals[:gates]) if lit in _UNCONFIRMED)
+        #: The escaped spellings of keywords with a "/": no density count (keywords.SLASHED).
+        self.uncounted = range(gates, gates + len(keywords.SLASHED))
+        gates += len(keywords.SLASHED)
         self.key_ids = gates + len(_AT_GATES) + len(_HEADS)
         self.heads: dict[int, str] = dict(enumerate(_HEADS, gates + len(_AT_GATES)))
         #: Reported once a scan, so never skipped: the first may be in a stretch already hit.
@@ -555,6 +559,7 @@ class _Hyperscan:
                 once, caseless = self.hs.HS_FLAG_SINGLEMATCH, self.hs.HS_FLAG_CASELESS
                 spec = [(lit, once, _SECRET) for lit in _EXACT]
                 spec += [(lit, once | caseless, _SECRET) for lit in _ANY_CASE]
+                spec += [(lit, once | caseless, _SECRET) for lit in keywords.SLASHED]
                 spec += [(lit, once | caseless, _AT) for lit in _AT_GATES]
                 spec += [(lit, once, _HEAD) for lit in _HEADS]
                 spec += [("\\/", once, _SLASH)]  # a body orjson did not write (orjson_slashes)
@@ -600,6 +605,7 @@ class _Hyperscan:
         window = resume = -1
         seen, limit = 0, DENSE_LIMIT
         marks: list[tuple[int, int]] = []  # a window's matches, while it may turn dense
+        uncounted = self.uncounted
         asked = 0
         base = self._dense_first(data, name, stop, dense) if dense is not None else 0
         if base >= size:
@@ -616,7 +622,7 @@ class _Hyperscan:
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             nonlocal hit, until, skipped, done, window, seen, resume, limit, asked
             pos = base + end - 1
-            if dense is not None:
+            if dense is not None and expr not in uncounted:
                 if pos // DENSE_WINDOW != window:
                     window, seen = pos // DENSE_WINDOW, 0
                     goes_on = dense and dense[-1][1] >= window * DENSE_WINDOW
