@@ -86,9 +86,9 @@ def _judgements() -> tuple[list[Any], Any]:
     calls: list[Any] = []
     real = scan.find_spans
 
-    def counting(text: str, data: Any = None) -> Any:
+    def counting(text: str, data: Any = None, **options: Any) -> Any:
         calls.append(text)
-        return real(text, data)
+        return real(text, data, **options)
 
     return calls, counting
 
