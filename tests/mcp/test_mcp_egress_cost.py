@@ -270,3 +270,23 @@ def test_a_result_the_shaper_bounded_is_not_serialized_to_be_measured(
     raw = orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [block] * 500}})
     assert Egress().gate_bytes(raw) is raw
     assert measured == []
+
+
+def test_an_error_s_data_is_written_once_to_be_measured_and_to_be_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Red before: twice, the message whole to measure it and its data to keep it; past
+    orjson's 255 levels each is the slow writer's (``error-data-deep``, 200x prose)."""
+    written = counted(monkeypatch, egress, "_dumps")
+    data = [{"n": i, "note": "failed here"} for i in range(2_000)]
+    message = {"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "x", "data": data}}
+    kept: list[bytes] = []
+    out = Egress(keep=lambda body, scope: kept.append(body) or "el_kept").gate_message(message)
+    assert "el_kept" in out["error"]["message"]
+    assert kept == [b"x\n\ndata: " + orjson.dumps(data)]
+
+    def holds_data(value: Any) -> bool:
+        error = value.get("error") if isinstance(value, dict) else None
+        return value is data or (isinstance(error, dict) and error.get("data") is data)
+
+    assert sum(map(holds_data, written)) == 1
