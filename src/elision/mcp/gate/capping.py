@@ -107,6 +107,7 @@ def _bounded(
 def _longest(value: Any, reach: _Reach | None = None) -> int:
     """The length of the longest string (key or value) in ``value``; what a cut reaches of
     each container in ``reach`` when given."""
+    items: Iterable[Any]
     if isinstance(value, str):
         return len(value)
     if isinstance(value, dict):
@@ -118,11 +119,11 @@ def _longest(value: Any, reach: _Reach | None = None) -> int:
         return 0
     added = reach.added if reach is not None else 0
     lengths = [len(v) if isinstance(v, str) else _longest(v, reach) for v in items]
-    most = max(keys, max(lengths, default=0))
+    values = max(lengths, default=0)
     if reach is not None:
         # No container among its members: their lengths are what a cut reaches.
-        reach.add(value, keys, max(lengths, default=0) if reach.added == added else None)
-    return most
+        reach.add(value, keys, values if reach.added == added else None)
+    return max(keys, values)
 
 
 class _Reach:
