@@ -270,3 +270,46 @@ def test_a_result_the_shaper_bounded_is_not_serialized_to_be_measured(
     raw = orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [block] * 500}})
     assert Egress().gate_bytes(raw) is raw
     assert measured == []
+
+
+def test_an_error_s_data_is_written_once_to_be_measured_and_to_be_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Red before: twice, the message whole to measure it and its data to keep it; past
+    orjson's 255 levels each is the slow writer's (``error-data-deep``, 200x prose)."""
+    written = counted(monkeypatch, egress, "_dumps")
+    data = [{"n": i, "note": "failed here"} for i in range(2_000)]
+    message = {"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "x", "data": data}}
+    kept: list[bytes] = []
+    out = Egress(keep=lambda body, scope: kept.append(body) or "el_kept").gate_message(message)
+    assert "el_kept" in out["error"]["message"]
+    assert kept == [b"x\n\ndata: " + orjson.dumps(data)]
+
+    def holds_data(value: Any) -> bool:
+        error = value.get("error") if isinstance(value, dict) else None
+        return value is data or (isinstance(error, dict) and error.get("data") is data)
+
+    assert sum(map(holds_data, written)) == 1
+
+
+def test_a_message_its_short_keys_alone_put_over_its_bound_is_not_cut_at_each_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Keys within ``KEY_FLOOR`` are never cut, so no cap fits 5,000 of them in 8 KB: it is
+    summarized at once. Red before: cut at each of 4 caps, the last walking every key
+    (``meta-keys``, 20x prose)."""
+    cuts = counted(monkeypatch, capping._Capper, "capped")
+    out = Egress().gate_bytes(_meta_keys(5_000), "notification")
+    assert len(out) <= NOTIFICATION_BUDGET_BYTES
+    assert b"[elision: withheld," in out
+    assert cuts == []
+
+
+def test_a_container_whose_keys_no_cut_reaches_is_the_message_s_own_below_their_length() -> None:
+    """Red before: its longest key (20 chars, never cut) counted as what a cut reaches, so
+    at each cap below it its 2,000 members were copied unchanged."""
+    meta = {f"com.example/k{i:07d}": "v" for i in range(2_000)}
+    message = {"jsonrpc": "2.0", "method": "x", "params": {"_meta": meta, "note": "n" * 30}}
+    capped = capping._Capper(message).capped(message, 5)
+    assert capped["params"]["note"] != "n" * 30  # cut
+    assert capped["params"]["_meta"] is meta

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from elision.redact import flagged, redact_value, walk
 from elision.redact.families import FAMILIES, sample
+from elision.redact.kept import LONGEST
 from elision.shape.jsonparse import parse_json
 from support.before import assert_json_as_before
 from support.built import strategies_built
@@ -155,3 +156,52 @@ def test_keys_that_each_name_something_are_asked_about_a_bounded_number_of_times
 def test_drawing_a_document_builds_no_strategy() -> None:
     """Red before: a new sampled_from at every node of every document, 2.4x the drawing."""
     assert strategies_built(_document(), examples=5) < 20
+
+
+def test_a_long_value_of_escaped_quotes_is_not_read_back_a_quote_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Red before: 85,000 reads of a quote's backslashes (each trigger's string read back to
+    its start, a quote at a time). Found by ``bench/fuzz_paths.py --families govern``
+    (``error-data-controls``, an error's data of ``\\x01\\x02\\\\"`` a million times: 90x
+    prose through the egress gate, issue 23)."""
+    read = counted(monkeypatch, flagged, "_escaped")
+    value = {"data": "\x01\x02\\\"" * 5_000, "/\x1f": 1}
+    body = orjson.dumps(value)
+    assert redact_value(parse_json(body), body=body).withheld == ()
+    assert len(read) <= 2 * LONGEST, len(read)
+
+
+_QUOTED = st.text(st.sampled_from(['"', "\\", "a", "\x01", "\u00e9", ":", "K"]), max_size=12)
+
+
+@st.composite
+def _quoted_documents(draw: st.DrawFn) -> tuple[bytes, list[int]]:
+    """Keys and values of quotes, backslashes and control chars, some about
+    :data:`~elision.redact.kept.LONGEST` bytes long written, and positions in them."""
+    def text() -> str:
+        return draw(_QUOTED) * draw(st.sampled_from([1, 2, 5, 11, 20, 40]))
+
+    value = {text(): [text(), {text(): text()}] for _ in range(draw(st.integers(1, 6)))}
+    data = orjson.dumps(value)
+    positions = draw(st.sets(st.integers(0, len(data) - 1), max_size=40))
+    return data, sorted(positions)
+
+
+@given(_quoted_documents())
+@settings(max_examples=200, deadline=None)
+def test_a_trigger_s_string_is_found_as_the_quotes_read_whole_find_it(
+    drawn: tuple[bytes, list[int]],
+) -> None:
+    data, positions = drawn
+
+    def read_whole(data: bytes, pos: int) -> tuple[int, int]:
+        start, end = flagged.last_quote(data, pos), flagged.next_quote(data, pos)
+        if start < 0 or end < 0 or end - start - 1 > LONGEST:
+            return -1, -1
+        return start, end
+
+    fast = flagged.judged_flags(data, positions)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(flagged, "_short_string", read_whole)
+        assert flagged.judged_flags(data, positions) == fast

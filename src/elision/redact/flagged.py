@@ -67,10 +67,8 @@ def judged_flags(data: bytes, positions: list[int]) -> list[int]:
         if not _in_string(data, pos):
             out.append(pos)
             continue
-        start = last_quote(data, pos)
-        end = next_quote(data, pos)
-        if (start < 0 or end < 0 or end - start - 1 > LONGEST or end + 1 >= size
-                or data[end + 1] != _COLON):
+        start, end = _short_string(data, pos)
+        if start < 0 or end + 1 >= size or data[end + 1] != _COLON:
             out.append(pos)  # a value (compact JSON: a key alone is followed by ":")
             continue
         if _judged_inert(data[start:end + 1], key_inert):
@@ -90,6 +88,28 @@ def _in_string(data: bytes, pos: int) -> bool:
     if here not in _OUTSIDE:
         return True
     return pos > 0 and data[pos - 1] != _QUOTE and data[pos - 1] not in _OUTSIDE
+
+
+def _short_string(data: bytes, pos: int) -> tuple[int, int]:
+    """The quotes around ``pos`` (in a string of ``data``, compact JSON) when the string
+    holds :data:`~elision.redact.kept.LONGEST` bytes or fewer, else ``(-1, -1)``: its quotes
+    are looked for that far either side only. Found as :func:`last_quote` and
+    :func:`next_quote` find them, a value of a million escaped quotes was read back to its
+    start a quote at a time, for each trigger in it (``error-data-controls`` through the
+    egress gate: 90x prose, issue 23)."""
+    lo = max(0, pos - LONGEST - 1)
+    # Inside a string every quote is escaped, and its opening quote follows one of "{[,:":
+    # the last quote before pos with no backslash before it opens the string.
+    start = data.rfind(b'"', lo, pos)
+    while start > 0 and data[start - 1] == _BACKSLASH:
+        start = data.rfind(b'"', lo, start)
+    if start < 0:
+        return -1, -1
+    hi = start + LONGEST + 2
+    end = data.find(b'"', pos, hi)
+    while end > 0 and data[end - 1] == _BACKSLASH and _escaped(data, end):
+        end = data.find(b'"', end + 1, hi)
+    return (start, end) if end >= 0 else (-1, -1)
 
 
 def _judged_inert(raw: bytes, key_inert: Callable[[str], bool]) -> bool:

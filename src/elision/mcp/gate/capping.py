@@ -85,6 +85,8 @@ def _bounded(
         return message
     held = {path: _pop(message, path, copy=True) for path in exempt}
     capper = _Capper(message) if fast else None
+    if capper is not None and capper.kept > bound:
+        return _summarized(message, bound)  # no cap fits: its keys alone are over the bound
     lo, hi = 0, capper.longest if capper is not None else _longest(message)
     best: dict[str, Any] | None = None
     while lo <= hi:  # the largest cap on every string that fits
@@ -102,20 +104,56 @@ def _bounded(
     return _summarized(message, bound)
 
 
-def _longest(value: Any, longest: dict[int, int] | None = None) -> int:
-    """The length of the longest string (key or value) in ``value``; each container's, by
-    its id, in ``longest`` when given."""
+def _longest(value: Any, reach: _Reach | None = None) -> int:
+    """The length of the longest string (key or value) in ``value``; what a cut reaches of
+    each container in ``reach`` when given."""
+    items: Iterable[Any]
     if isinstance(value, str):
         return len(value)
     if isinstance(value, dict):
-        most = max((max(len(k), _longest(v, longest)) for k, v in value.items()), default=0)
+        keys = max(map(len, value), default=0)
+        items = value.values()
     elif isinstance(value, list):
-        most = max((_longest(v, longest) for v in value), default=0)
+        keys, items = 0, value
     else:
         return 0
-    if longest is not None:
-        longest[id(value)] = most
-    return most
+    added = reach.added if reach is not None else 0
+    lengths = [len(v) if isinstance(v, str) else _longest(v, reach) for v in items]
+    values = max(lengths, default=0)
+    if reach is not None:
+        # No container among its members: their lengths are what a cut reaches.
+        reach.add(value, keys, values if reach.added == added else None)
+    return max(keys, values)
+
+
+class _Reach:
+    """Of each container of a message (by its id), the largest cap at which a cut changes
+    it: its longest string value, its longest key past :data:`KEY_FLOOR` (a key within it is
+    never cut), its containers' reach. And ``kept``: the bytes its keys within the floor
+    take at any cap (each with its quotes and colon), which no cut makes fewer."""
+
+    def __init__(self) -> None:
+        self.of: dict[int, int] = {}
+        self.kept = 0
+        self.added = 0
+
+    def add(self, node: dict[str, Any] | list[Any], keys: int, values: int | None) -> None:
+        """``node``, its longest key, and its values' longest string when none of them is a
+        container (``None``: look)."""
+        self.added += 1
+        of = self.of
+        if values is None:
+            items = node.values() if isinstance(node, dict) else node
+            values = max((len(v) if isinstance(v, str) else of.get(id(v), 0) for v in items),
+                         default=0)
+        if isinstance(node, dict):
+            if keys <= KEY_FLOOR:
+                self.kept += sum(map(len, node)) + 3 * len(node)
+            else:
+                kept = [len(k) for k in node if len(k) <= KEY_FLOOR]
+                self.kept += sum(kept) + 3 * len(kept)
+                values = max(values, keys)
+        of[id(node)] = values
 
 
 def _capped(value: Any, cap: int) -> Any:
@@ -160,11 +198,13 @@ class _Capper:
     ``str.format`` and a few calls a key: 115-175x the time of prose (issue 23)."""
 
     def __init__(self, message: Any) -> None:
-        self._longest: dict[int, int] = {}
-        self.longest = _longest(message, self._longest)
+        reach = _Reach()
+        self.longest = _longest(message, reach)
+        self.kept = reach.kept
+        self._reach = reach.of
 
     def capped(self, value: Any, cap: int) -> Any:
-        longest = self._longest
+        reach = self._reach
         tails: dict[int, str] = {}
 
         keys = max(cap, KEY_FLOOR)
@@ -176,8 +216,8 @@ class _Capper:
             return text[:cap] + tail
 
         def walk(node: Any) -> Any:
-            if longest.get(id(node), cap + 1) <= cap:
-                return node
+            if reach.get(id(node), cap + 1) <= cap:
+                return node  # nothing in it is cut at this cap
             items = node.items() if isinstance(node, dict) else enumerate(node)
             out: dict[Any, Any] = {}
             for key, item in items:

@@ -224,14 +224,23 @@ class Egress:
         return out
 
     def _bounded_error(self, message: dict[str, Any], scope: str | None) -> dict[str, Any]:
-        size = len(_dumps(message))
+        error = message.get("error")
+        data: bytes | None = None
+        if isinstance(error, dict) and "data" in error:
+            # The data written once, to be measured and to be kept: compact JSON is written
+            # member by member, so the message is its frame's bytes and the data's (a deep
+            # error's data was written twice, most of its cost; issue 23).
+            data = _dumps(error["data"])
+            rest = dict(message, error=dict(error, data=0))
+            size = len(_dumps(rest)) - 1 + len(data)
+        else:
+            size = len(_dumps(message))
         if size <= ERROR_BUDGET_BYTES:
             return message
-        error = message.get("error")
         error = error if isinstance(error, dict) else {}
         text = str(error.get("message", ""))
-        if "data" in error:
-            text += "\n\ndata: " + _dumps(error["data"]).decode()
+        if data is not None:
+            text += "\n\ndata: " + data.decode()
         full = text.encode("utf-8", "replace")
         ref = self.keep(full, scope) if self.keep is not None else None
         where = (
