@@ -187,27 +187,52 @@ def ranges(draw: st.DrawFn, size: int) -> list[tuple[int, int]]:
 def test_the_heads_outside_skipped_ranges_are_found_as_without_them(
     data: st.DataObject, text: str, block: int,
 ) -> None:
-    """Every head the search finds in a line that no skipped range (widened to whole lines)
-    touches is found with the ranges skipped, and no other there: blocks made small, so
-    ranges and heads cross their ends."""
+    """Each line that no skipped range (widened to whole lines) touches, and that holds a head
+    the search finds without the ranges, has one found with them skipped, and only heads
+    are found: blocks made small, so ranges and heads cross their ends."""
+    raw = text.encode()
+    if not {head for head in triggers._HEADS if head in text}:
+        return
+    _heads_outside_found(text, data.draw(ranges(len(raw))), block)
+
+
+@needs_hyperscan
+def test_a_line_of_many_heads_before_a_skipped_char_keeps_a_head_in_each_line() -> None:
+    """The counterexample Hypothesis found (see _heads_outside_found)."""
+    _heads_outside_found(AUTH * 32 + "\nQUtJQU9CU1BEVDhZSFkyMjI3Uk0=" + AUTH, [(0, 1)], 8)
+
+
+def _heads_outside_found(text: str, skip: list[tuple[int, int]], block: int) -> None:
     engine: Any = triggers.engine()
     raw = text.encode()
     heads = {head for head in triggers._HEADS if head in text}
-    if not heads:
-        return
-    skip = data.draw(ranges(len(raw)))
     outside = _widened(raw, skip)
 
     def kept(found: list[int]) -> list[int]:
         return sorted(p for p in found if not any(a <= p < b for a, b in outside))
 
+    def lines(found: list[int]) -> set[int]:
+        return {raw.count(b"\n", 0, p) for p in found}
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(triggers, "_HEAD_BLOCK", block)
+        every: set[int] = set()  # the heads either path finds, unskipped
+        for few in (True, False):
+            mp.setattr(triggers, "FEW_HEADS_FIRST", few)
+            every.update(engine._opening_heads(raw, heads, b"\n", first=False))
         for few in (True, False):
             mp.setattr(triggers, "FEW_HEADS_FIRST", few)
             whole = engine._opening_heads(raw, heads, b"\n", first=False)
             left = engine._opening_heads(raw, heads, b"\n", first=False, skip=skip)
-            assert kept(left) == kept(whole)
+            # What the search promises: a head in each line (stretch) that holds one, and
+            # only heads. Which of a line's heads depends on the path a search takes (the
+            # heads' own places, one a line, or the translated blocks, one a line a block),
+            # and a skipped range may change it: with (0, 1) skipped, a line of 32 heads of
+            # the base64 of "Authorization: Basic " had 63 places, not 65, so the second
+            # line's second head (900) was not reported (found by Hypothesis: the test
+            # asked for the same heads, which the search never promised).
+            assert lines(kept(left)) == lines(kept(whole))
+            assert set(kept(left)) <= every
 
 
 @pytest.mark.parametrize(("skip", "lo", "hi", "want"), [
