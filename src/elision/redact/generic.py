@@ -70,7 +70,10 @@ _FUSED = ("key", "token", "secret")
 #: them it is: a number, a version, an age (``password_0``, ``secret_v2``, ``token-new``,
 #: ``client_secret_old``, ``passwd-backup``), as a word of its own or glued to the last.
 _AFFIX_WORDS = ("old", "new", "backup", "bak", "prev", "previous", "orig")
-_AFFIXES = f"(?:[0-9]+|v[0-9]+|{'|'.join(_AFFIX_WORDS)})+"
+# One char a repeat where a run of digits is one affix: ``(?:[0-9]+|…)+`` nests a repeat in a
+# repeat, which backtracks exponentially where it fails (a JSON key ``a111…1v``: 0.2 s at 22
+# digits, 4x each two more, found by test_redact_foreign_values at 14 s). The same names.
+_AFFIXES = f"(?:[0-9]|v[0-9]|{'|'.join(_AFFIX_WORDS)})+"
 _AFFIX = lazy_compile(_AFFIXES)
 _GLUED_AFFIX = lazy_compile(f"(.*?[a-z]){_AFFIXES}")
 _CAMEL = lazy_compile(r"([a-z0-9])([A-Z])")
@@ -143,10 +146,13 @@ def _split(spaced: str) -> tuple[str, ...]:
     parts = [w for w in _WORDS.split(spaced.lower()) if w]
     while len(parts) > 1 and _AFFIX.fullmatch(parts[-1]):
         del parts[-1]  # ``password_2``, ``secret_v2``: the word before names what it holds
-    if parts:
+    # A glued affix is looked for in a word no longer than a name is read (its lazy prefix
+    # makes a failing match quadratic in the word): ``password2``, not a 100 KB key.
+    if parts and len(parts[-1]) <= 2 * _LONGEST_NAME:
         glued = _GLUED_AFFIX.fullmatch(parts[-1])
         if glued:
             parts[-1] = glued[1]  # ``password2``, ``apikeyv2``, ``secretold``
+    if parts:
         last = parts[-1]
         for end in _FUSED:
             if last.endswith(end) and len(last) > len(end):
