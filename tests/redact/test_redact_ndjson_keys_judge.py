@@ -26,8 +26,9 @@ from support.calls import redaction_calls, window_searches
 from support.engines import hyperscan_only
 
 
-def _per_match(self: Family, text: str, matches: Any) -> list[tuple[int, int]]:
-    # The judge before: a call of ``accepts`` a match.
+def _per_match(self: Family, text: str, matches: Any, *_: Any) -> list[tuple[int, int]]:
+    # The judge before: a call of ``accepts`` a match (what a match is glued to is not
+    # asked: no text here holds a credential right before another).
     return [self.secret_span(m) for m in matches if self.accepts(text, m)]
 
 

@@ -228,10 +228,11 @@ def _judge_block(texts: Sequence[str], lo: int, hi: int) -> dict[int, list[Span]
     found: dict[int, list[Span]] = {}
     for family in families:
         assert family.pattern is not None
-        for a, b in family.accepted(joined, family.pattern.finditer(joined)):
+        glued: list[tuple[int, int, str]] = []
+        accepted = family.accepted(joined, family.pattern.finditer(joined), glued)
+        for a, b, rule in [(a, b, family.id) for a, b in accepted] + glued:
             i = bisect_right(starts, a) - 1
-            found.setdefault(lo + i, []).append(make_span((a - starts[i], b - starts[i],
-                                                           family.id)))
+            found.setdefault(lo + i, []).append(make_span((a - starts[i], b - starts[i], rule)))
     # One span (a string that is one token) needs no merge: a call a string, issue 23.
     return {i: spans if len(spans) < 2 else _merge(spans) for i, spans in found.items()}
 

@@ -59,8 +59,18 @@ SPECIAL = ("jwt", "uuid", "basicpair")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9]+)(?::(\d+))?\}")
 #: No word char (or one of these) right before a token: it would be the tail of something else,
 #: a base64 image's bytes say. Checked in Python: a leading look behind stops the regex engine
-#: from searching for the literal prefix.
-_BEFORE = frozenset("_-+/")
+#: from searching for the literal prefix. Not ``/``: it opens a token in a path or a URL
+#: (``https://host/ghp_…``, ``s3://bucket/AKIA…``), and 197 of the families' shapes were shown
+#: after one; a base64 run's ``/`` before a whole match is as rare as any other place in it.
+_BEFORE = frozenset("_-+")
+#: How far before a token the credential it is glued to (:func:`_glued_to`) is looked for.
+_GLUE_REACH = 1024
+#: How many credentials glued end to end are followed back; a longer chain is withheld whole
+#: (a chain is of matches that each pass their family's tests).
+_GLUE_DEPTH = 32
+#: What :func:`_glued_to` found at each place of one text: the spans of the credentials that
+#: end there (from, to, family id, and where the match opens: the next link back), or None.
+Glue = dict[int, list[tuple[int, int, str, int]] | None]
 _TAIL = r"(?![A-Za-z0-9_])"
 _STUB_HEADS = ("[credential", "[withheld", "[ref_")
 #: How far before a match its keyword may be, on the match's line (a secret scanner ties a
@@ -108,8 +118,8 @@ class Family:
         start = match.start()
         before = text[start - 1] if start > 0 else " "
         if self.boundary and (before.isalnum() or before in _BEFORE) and not _escaped_break(
-                text, start - 1):
-            return False
+                text, start - 1) and not _glued_to(text, start, 0, self.id, {}):
+            return False  # unless a credential ends right there (see accepted)
         a, b = self.secret_span(match)
         value = text[a:b]
         if value.startswith(_STUB_HEADS) or _TEMPLATE.search(text, a, b + 1):
@@ -118,18 +128,33 @@ class Family:
             return False
         return (self.check is None or self.check(value)) and self.keyword_near(text, match)
 
-    def accepted(self, text: str, matches: Iterable[re.Match[str]]) -> list[tuple[int, int]]:
+    def accepted(
+        self, text: str, matches: Iterable[re.Match[str]],
+        glued: list[tuple[int, int, str]] | None = None, depth: int = 0, ahead: bool = True,
+        bounded: bool = True, memo: Glue | None = None,
+    ) -> list[tuple[int, int]]:
         """The secret spans of those of ``matches`` (this family's, in ``text``) that
         :meth:`accepts`, in their order: its tests asked in comprehensions over all of them,
         the entropy of all the values at once, no call a match but the family's check (NDJSON
-        with a key a line was some ten Python calls a key here, issue 23)."""
+        with a key a line was some ten Python calls a key here, issue 23).
+
+        A match after a word char is still this family's where a credential of any family
+        ends right there (``ghp_…ghp_…``: two tokens pasted together, where the first one's
+        tail and the second one's boundary refused both): that credential's spans, and those
+        it is glued to in turn, are added to ``glued`` (span and family id), when given;
+        ``ahead``: and the tokens of this row glued after an accepted match too;
+        ``bounded`` off: the boundary is not asked (a match glued to one already accepted);
+        ``memo``: what :func:`_glued_to` found at each place, for the matches of one text."""
         group = self.pattern is not None and "secret" in self.pattern.groupindex
-        if self.boundary:
-            # No word char, nor one of _BEFORE, right before the match (what accepts asks).
+        memo = {} if memo is None else memo
+        if self.boundary and bounded:
+            # No word char, nor one of _BEFORE, right before the match (what accepts asks),
+            # unless a credential ends there (asked only of a match so refused).
             matches = [m for m in matches
                        if not ((at := m.start()) and ((before := text[at - 1]).isalnum()
                                                       or before in _BEFORE)
-                               and not _escaped_break(text, at - 1))]
+                               and not _escaped_break(text, at - 1)
+                               and not _glued_to(text, at, depth, self.id, memo))]
         spans = [(m, *(m.span("secret") if group else m.span())) for m in matches]
         # A stub this stage wrote, or a template (``<your key>``), is no credential.
         values = [(m, a, b, text[a:b]) for m, a, b in spans
@@ -148,10 +173,105 @@ class Family:
             values = [item for item in values if check(item[3])]
         # keyword_near, read from each match's own line within KEYWORD_REACH chars before it.
         keyword = self._keyword
-        return [(a, b) for m, a, b, _ in values
-                if keyword.search(text, max(
-                    lo := max(0, (at := m.start()) - KEYWORD_REACH),
-                    text.rfind("\n", lo, at) + 1, text.rfind("\r", lo, at) + 1), m.end())]
+        found = [(a, b) for m, a, b, _ in values
+                 if keyword.search(text, max(
+                     lo := max(0, (at := m.start()) - KEYWORD_REACH),
+                     text.rfind("\n", lo, at) + 1, text.rfind("\r", lo, at) + 1), m.end())]
+        # Whether anything may be glued on, told of the values before the keyword test (a
+        # superset) with no Python call an accepted match (24,000 distinct ``ghp_`` tokens in
+        # an array; NDJSON's keys, one a judgement: issue 23).
+        if glued is not None and found and (memo or (not self.boundary and any([
+                (at := m.start()) and ((before := text[at - 1]).isalnum() or before in _BEFORE)
+                for m, _, _, _ in values])) or (ahead and self._takes_in_next and (
+                    # Its keyword inside a match: one match without a comprehension's frame.
+                    (hit := keyword.search(text, (one := values[0][0]).start() + 1,
+                                           one.end() + self._longest)) is not None
+                    and hit.start() < one.end() if len(values) == 1 else any([
+                        (hit := keyword.search(text, m.start() + 1, m.end() + self._longest))
+                        is not None and hit.start() < m.end() for m, _, _, _ in values])))):
+            kept = set(found)
+            self._glue(text, [m for m, a, b, _ in values if (a, b) in kept], glued, depth,
+                       ahead, memo)
+        return found
+
+    def _glue(
+        self, text: str, matches: list[re.Match[str]], glued: list[tuple[int, int, str]],
+        depth: int, ahead: bool, memo: Glue,
+    ) -> None:
+        """Add to ``glued`` the credentials that the accepted ``matches`` are glued to: the
+        ones a refused boundary found (in ``memo``); for a row whose boundary lets a word
+        char stand before it, those ending right at an accepted match after a letter, a digit
+        or one of ``_-+`` (``…4_-9918771875:AA…``, two Telegram tokens); and tokens of this
+        row whose head the greedy match before it took in (``ya29.…ya29.…``: the first match
+        ends at the second's ``.``, and a search goes on after it)."""
+        longest = self._longest
+        keyword = self._keyword
+        reach = -1  # how far the steps ahead have read: a match before it was read by them
+        back: list[int] = []
+        for m in matches:
+            start, end = m.span()
+            if start in memo:
+                back.append(start)
+            elif not self.boundary and _word_before(text, start):
+                _glued_to(text, start, depth, self.id, memo)
+                back.append(start)
+            # A step a token glued on ahead: glued to the match before it, so its boundary is
+            # not asked (a search back from each link read the chain again, N² of it).
+            stepping = ahead and start >= reach and self._takes_in_next
+            while stepping and (taken := self._taken_in(text, start, end, keyword, longest)):
+                inner, spans = taken
+                glued.extend([(a, b, self.id) for a, b in spans])
+                start, end = inner.span()
+                reach = end
+        # Each chain back read once: a link's own spans, then the links before it.
+        seen: set[int] = set()
+        while back:
+            at = back.pop()
+            if at in seen:
+                continue
+            seen.add(at)
+            for a, b, rule, link in memo.get(at) or ():
+                glued.append((a, b, rule))
+                back.append(link)
+
+    def _taken_in(
+        self, text: str, start: int, end: int, keyword: re.Pattern[str], longest: int,
+    ) -> tuple[re.Match[str], list[tuple[int, int]]] | None:
+        """The first match of this row that opens at one of its keywords inside the match
+        ``start:end``, reads past its end and is accepted (glued to that one: its boundary is
+        not asked), and its spans (a JWT's signature took in the next one's header; the match
+        its own payload's ``eyJ`` opens is no JWT)."""
+        assert self.pattern is not None
+        pos = start + 1
+        while (hit := keyword.search(text, pos, end + longest)) is not None and hit.start() < end:
+            inner = self.pattern.match(text, hit.start())
+            if inner is not None and inner.end() > end and (
+                    spans := self.accepted(text, [inner], ahead=False, bounded=False)):
+                return inner, spans
+            pos = hit.start() + 1
+        return None
+
+    @cached_property
+    def _longest(self) -> int:
+        return max(map(len, self.keywords))
+
+    @cached_property
+    def _takes_in_next(self) -> bool:
+        """Whether a match of this row can take in the head of one of its tokens glued after
+        it (``ya29.…ya29``: its class holds the keyword's chars), asked of each shape filled
+        flat twice over; a shape with a placeholder filled by code is taken to. A row that
+        cannot (``ghp_``: no ``_`` in its body) costs no step ahead: a keyword search an
+        accepted match was 4% of judging 24,000 distinct ``ghp_`` tokens."""
+        if self.pattern is None:
+            return False
+        for shape in self.shapes:
+            if any("{" + special in shape for special in SPECIAL):
+                return True
+            one = flat(shape)
+            match = self.pattern.search(one + one)
+            if match is not None and match.start() < len(one) < match.end():
+                return True
+        return False
 
     def keyword_near(self, text: str, match: re.Match[str]) -> bool:
         """Whether one of the keywords is in the match or in the :data:`KEYWORD_REACH` chars
@@ -170,6 +290,49 @@ class Family:
         # the any-case rows, cost a third more on a line of nothing but such matches.
         flags = re.IGNORECASE | re.ASCII if self.any_case else 0
         return re.compile("|".join(map(re.escape, self.keywords)), flags)
+
+
+def _glued_to(text: str, at: int, depth: int, rule: str, memo: Glue) -> bool:
+    """Whether a credential of some family ends at ``at`` (a match of its pattern read as if
+    the text ended there, that its family accepts): its spans, family ids and starts (the
+    links back, asked in turn) are put in ``memo[at]``, so a chain is followed back once, not
+    again from each of its links. Asked only of a match its boundary refused: a token in a
+    word or a base64 run has none. A chain followed back :data:`_GLUE_DEPTH` links is
+    withheld (as ``rule``) from its run's first char (its last space's next)."""
+    if at in memo:
+        return memo[at] is not None
+    if depth >= _GLUE_DEPTH:
+        run = max(text.rfind(space, 0, at) for space in " \t\n\r") + 1
+        memo[at] = [(run, at, rule, run)]
+        return True
+    from elision.redact.keywords import present  # keywords reads this module's table
+
+    lo = max(0, at - _GLUE_REACH)
+    lo = max(lo, text.rfind("\n", lo, at) + 1, text.rfind("\r", lo, at) + 1)
+    found: list[tuple[int, int, str, int]] = []
+    for index in present(text[max(0, lo - KEYWORD_REACH):at]).families:
+        family = PATTERN_FAMILIES[index]
+        assert family.pattern is not None
+        # The pattern's tail reads the end of the text at ``at``: what follows is the token.
+        # Searched from each match's next char, not after it: the one ending at ``at`` may
+        # open inside another (``hvs.…hvs.…hvs.…``: the first match takes in the second head).
+        pos = lo
+        while (m := family.pattern.search(text, pos, at)) is not None:
+            if m.end() == at:
+                spans = family.accepted(text, [m], depth=depth + 1, ahead=False, memo=memo)
+                found.extend([(a, b, family.id, m.start()) for a, b in spans])
+                if spans and not family.boundary and _word_before(text, m.start()):
+                    # Its boundary asked for nothing: what it is glued to is asked here.
+                    _glued_to(text, m.start(), depth + 1, family.id, memo)
+                break
+            pos = m.start() + 1
+    memo[at] = found or None
+    return bool(found)
+
+
+def _word_before(text: str, at: int) -> bool:
+    """Whether a word char, or one of :data:`_BEFORE`, is right before ``at``."""
+    return at > 0 and (text[at - 1].isalnum() or text[at - 1] in _BEFORE)
 
 
 def _escaped_break(text: str, at: int) -> bool:

@@ -96,7 +96,9 @@ def find_credentials(
             matches = (match for lo, hi in _lines(text, near[index])
                        for match in family.pattern.finditer(text, lo, hi))
         rule = family.id
-        found.extend([make_span((a, b, rule)) for a, b in family.accepted(text, matches)])
+        glued: list[tuple[int, int, str]] = []
+        found.extend([make_span((a, b, rule)) for a, b in family.accepted(text, matches, glued)])
+        found.extend(map(make_span, glued))
     if holds.generic:
         found.extend(find_assignments(text))
     return found
