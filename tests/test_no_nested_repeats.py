@@ -1,0 +1,86 @@
+"""No pattern of the package repeats something that itself repeats, unless it is read one way.
+
+Found this session: the affixed names' pattern ``(?:[0-9]+|v[0-9]+|…)+`` backtracked
+exponentially where it failed, so one JSON key (``a`` + 22 digits + ``v``) took 0.2 s to judge
+and four times more each two digits more, and a tool could hold the proxy's loop with one
+member. A repeat inside a repeat is where such inputs live (``(a+)+``); this walks every
+module-level pattern of ``elision`` (compiled, or ``lazy_compile``'d) and names the ones that
+hold one, so a new one is looked at before an attacker finds it. Told by the patterns' parse
+trees, not a clock.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
+from typing import Any
+
+import elision
+
+#: Each read one way only, so no input backtracks through them (each with why).
+READ_ONE_WAY = {
+    # each repeat opens with "]", which the repeat before it cannot hold
+    "elision.install.tomlcfg._HEADER",
+    # only ever .match()ed with nothing after it: its greedy first reading is the answer
+    "elision.redact.generic._MESSAGE",
+}
+
+
+def _nested(items: Any, inside: bool = False) -> bool:
+    for op, arg in items:
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+            _, most, sub = arg
+            if inside and most > 1:
+                return True
+            if _nested(sub, inside or most > 1):
+                return True
+            continue
+        if op == sre.SUBPATTERN:
+            held = [arg[3]]
+        elif op == sre.BRANCH:
+            held = arg[1]
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):
+            held = [arg[1]]
+        else:
+            held = []
+        if any(_nested(sub, inside) for sub in held):
+            return True
+    return False
+
+
+def _patterns() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for info in pkgutil.walk_packages(elision.__path__, "elision."):
+        if info.name.endswith("__main__"):
+            continue  # runs the CLI
+        try:
+            module = importlib.import_module(info.name)
+        except ModuleNotFoundError as missing:  # an optional extra's (elision[fastmcp])
+            if (missing.name or "").startswith("elision"):
+                raise
+            continue
+        for name, value in vars(module).items():
+            pattern = getattr(value, "pattern", None)
+            if not (isinstance(value, re.Pattern) or hasattr(value, "compiled")):
+                continue
+            if isinstance(pattern, bytes):
+                pattern = pattern.decode("latin-1")
+            if isinstance(pattern, str):
+                found[f"{info.name}.{name}"] = pattern
+    return found
+
+
+def test_no_pattern_repeats_a_repeat() -> None:
+    patterns = _patterns()
+    assert "elision.redact.generic._GLUED_AFFIX" in patterns  # the walk reaches lazy ones
+    nested = sorted(name for name, pattern in patterns.items()
+                    if _nested(_parser.parse(pattern)))
+    assert nested == sorted(READ_ONE_WAY)
+
+
+def test_the_check_finds_the_pattern_that_was_exponential() -> None:
+    assert _nested(_parser.parse("(.*?[a-z])(?:[0-9]+|v[0-9]+|old)+"))
+    assert not _nested(_parser.parse("(.*?[a-z])(?:[0-9]|v[0-9]|old)+"))
