@@ -1,0 +1,35 @@
+"""The shape of a regex where inputs backtrack exponentially: a repeat inside a repeat."""
+
+from __future__ import annotations
+
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
+from typing import Any
+
+
+def repeats_a_repeat(pattern: str) -> bool:
+    """Whether ``pattern`` repeats (more than once) something that itself repeats
+    (``(a+)+``, ``(?:[0-9]+|v[0-9]+)+``), in a group, a branch or a look-around."""
+    return _nested(_parser.parse(pattern))
+
+
+def _nested(items: Any, inside: bool = False) -> bool:
+    for op, arg in items:
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+            _, most, sub = arg
+            if inside and most > 1:
+                return True
+            if _nested(sub, inside or most > 1):
+                return True
+            continue
+        if op == sre.SUBPATTERN:
+            held = [arg[3]]
+        elif op == sre.BRANCH:
+            held = arg[1]
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):
+            held = [arg[1]]
+        else:
+            held = []
+        if any(_nested(sub, inside) for sub in held):
+            return True
+    return False
