@@ -135,6 +135,17 @@ AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
      + f"[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){AFFIX_ASSIGNED}")
     for gate in _AFFIX_GATES
 )
+#: A superset of :data:`AFFIX_PATTERNS`' matches as hyperscan's regex mode reads them, one a
+#: credential word, any case: the word, an affix's start, any name chars and what assigns it
+#: (no bound and no look-behind, which :data:`AFFIX_PATTERNS` then read around where each
+#: match ends). The keyword search's databases hold these 15 where they held the 1,560
+#: literals of :data:`AFFIX_TRIGGERS` (200 KB a database), and a chance ``key1`` in random
+#: base64 or inside an ``sk-`` key, which nothing assigns, is no match (issue 23).
+AFFIX_ASSIGNED_ANYWHERE: tuple[str, ...] = tuple(
+    f"{word}[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)})[A-Za-z0-9_.-]*"
+    f"(?:{'|'.join(map(re.escape, TEXT_SEPARATORS))})"
+    for word in _AFFIXED_WORDS
+)
 
 
 def words(name: str, *, camel: bool = True) -> list[str]:

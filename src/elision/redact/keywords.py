@@ -4,7 +4,8 @@ Four sets, each a superset test for one kind of precise rule:
 
 * the families' own keywords (``ghp_``, ``glpat-``, ``postgres`` in any case, …);
 * credential names followed by what assigns them (``password=``, ``token:``, ``api_key"``),
-  or by an affix's start (``password_2``, ``token-v2``, :data:`~.generic.AFFIX_TRIGGERS`),
+  or with an affix and then assigned (``password_2=``, ``token-v2:``,
+  :data:`~.generic.AFFIX_ASSIGNED_ANYWHERE`),
   for the generic rules (:mod:`elision.redact.generic`);
 * escapes that may hide a keyword: ``\\u`` (a JSON escape) and a percent-encoded letter or
   digit (``%67hp_``), which no encoder writes for an ordinary token;
@@ -40,8 +41,8 @@ from elision._lazyre import lazy_compile
 from elision.redact.commands import PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import (
+    AFFIX_ASSIGNED_ANYWHERE,
     AFFIX_PATTERNS,
-    AFFIX_TRIGGERS,
     FIELD_SUFFIXES,
     FLAG_TRIGGERS,
     TEXT_SEPARATORS,
@@ -205,6 +206,13 @@ class Present:
 
 
 _GROUPS = ("family", "generic", "escape", "base64")
+_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _as_regex(literal: str) -> bytes:
+    """``literal`` as a hyperscan regex that matches its bytes alone: every byte but a
+    letter or a digit as a ``\\xHH`` escape (a database of regexes holds the literals too)."""
+    return b"".join(bytes([c]) if c in _ALNUM else b"\\x%02x" % c for c in literal.encode())
 
 
 class _Hyperscan:
@@ -215,8 +223,9 @@ class _Hyperscan:
         flags: list[int] = []
         self.meaning: list[tuple[str, tuple[int, ...]]] = []
 
-        def add(literal: str, flag: int, group: str, families: tuple[int, ...] = ()) -> None:
-            exprs.append(literal.encode())
+        def add(literal: str, flag: int, group: str, families: tuple[int, ...] = (), *,
+                pattern: bool = False) -> None:
+            exprs.append(literal.encode() if pattern else _as_regex(literal))
             flags.append(flag | hs.HS_FLAG_SINGLEMATCH)
             self.meaning.append((group, families))
 
@@ -232,15 +241,18 @@ class _Hyperscan:
             add(kw, caseless, "family", tuple(fams))
         for lit in GENERIC:
             add(lit, caseless, "generic")
-        for lit in AFFIX_TRIGGERS:  # a generic name where it is assigned (_told asks)
-            add(lit, caseless, "affix")
+        # An affixed name where it is assigned (_told asks): a regex each credential word,
+        # so the databases are regexes, each literal escaped (a set of literals and
+        # regexes compiles in a tenth of a second, and scans as fast).
+        for pattern in AFFIX_ASSIGNED_ANYWHERE:
+            add(pattern, caseless, "affix", pattern=True)
         for lit in (*ESCAPE_EXACT, *_VIEWED):
             add(lit, 0, "escape")
         for lit in ESCAPE_ANY_CASE:
             add(lit, caseless, "escape")
         for lit in BASE64:
             add(lit, 0, "base64")
-        self.db = database(hs, exprs, flags, literal=True)
+        self.db = database(hs, exprs, flags)
         self._runs = [(kw, tuple(fams)) for kw, fams in runs.items()]
         for kw, fams in runs.items():
             add(kw, 0, "family", tuple(fams))
@@ -254,16 +266,20 @@ class _Hyperscan:
     def _every(self) -> Any:
         # The same literals, each reported wherever it ends: a family's keyword at every
         # line that holds it (a base64 form once is enough). Built on first use.
-        # The URL rules' marks end the search too (see :data:`LINE_STOPS`).
+        # The URL rules' marks end the search too (see :data:`LINE_STOPS`), but those of one
+        # char, which located() asks for first: in a set of regexes they took the database
+        # from 433 KB to 683.
         once = self.hs.HS_FLAG_SINGLEMATCH
         flags = [f if group == "base64" else f & ~once
                  for f, (group, _) in zip(self._flags, self.meaning, strict=True)]
-        stops = [mark.encode() for mark in LINE_STOPS]
+        stops = [_as_regex(mark) for mark in LINE_STOPS if len(mark) > 1]
         flags += [self.hs.HS_FLAG_CASELESS | once] * len(stops)
         self._stops = frozenset(range(len(self.meaning), len(self.meaning) + len(stops)))
-        return database(self.hs, self._exprs + stops, flags, literal=True)
+        return database(self.hs, self._exprs + stops, flags)
 
     def located(self, data: bytes, most: int) -> Located | None:
+        if any(mark in data for mark in _ONE_CHAR_STOPS):
+            return None
         every = self._every
         scratch = getattr(self._local, "every", None)
         if scratch is None:
@@ -281,6 +297,14 @@ class _Hyperscan:
             if group == "base64":
                 b64 = True
                 return False
+            if group == "affix":
+                # A generic name only where AFFIX_PATTERNS confirm it: a chance ``key7"``
+                # inside one record's ``sk-`` key sent its 64 KB piece to be judged a line
+                # at a time (issue 23).
+                if _affixed_in(data[max(end - _AFFIX_BACK, 0):end].decode("ascii").lower()):
+                    return True
+                hits += 1
+                return hits > most
             if group != "family":
                 return True  # a generic name or an escape: read across lines, stop here
             for index in fams:
@@ -335,8 +359,7 @@ class _Hyperscan:
         # a Python call a match bounds (:meth:`present_whole`). Built on first use.
         once = self.hs.HS_FLAG_SINGLEMATCH
         count = len(self._exprs) - len(self._runs)
-        return database(self.hs, self._exprs[:count], [f & ~once for f in self._flags[:count]],
-                        literal=True)
+        return database(self.hs, self._exprs[:count], [f & ~once for f in self._flags[:count]])
 
     def present_whole(self, text: str, most: int) -> Present | int:
         """:meth:`present` of all of ``text`` in one pass that reports every match; or, past
@@ -382,17 +405,17 @@ class _Hyperscan:
 
     @cached_property
     def _affix_ends(self) -> Any:
-        # The affixed names' literals alone, each reported wherever it ends (built on first use).
+        # The affixed names' regexes alone, each reported wherever it ends (built on first use).
         caseless = self.hs.HS_FLAG_CASELESS
-        return database(self.hs, [lit.encode() for lit in AFFIX_TRIGGERS],
-                        [caseless] * len(AFFIX_TRIGGERS), literal=True)
+        return database(self.hs, [p.encode() for p in AFFIX_ASSIGNED_ANYWHERE],
+                        [caseless] * len(AFFIX_ASSIGNED_ANYWHERE))
 
     def _affixed(self, text: str) -> bool:
-        """:func:`affixed_in_windows` of ``text``, read only around where an affixed name's
-        literal ends: every match of :data:`_AFFIXED` opens with one (a credential word, how
-        an affix is joined, how it opens), so the windows around them hold every match. A
+        """:func:`affixed_in_windows` of ``text``, read only before where a match of
+        :data:`~.generic.AFFIX_ASSIGNED_ANYWHERE` ends: each match of :data:`_AFFIXED` is
+        one, ending where it ends, so the windows before those ends hold every match. A
         chance ``key1`` in a MB of random base64 lowered and searched all of it (2.5 ms a MB
-        to 8.5); past :data:`_AFFIX_HITS` literals (a hostile run of them), all of it is."""
+        to 8.5); past :data:`_AFFIX_HITS` matches (a hostile run of them), all of it is."""
         if not text.isascii():
             return affixed_in_windows(text)
         db = self._affix_ends
@@ -409,8 +432,7 @@ class _Hyperscan:
             db.scan(buffer(text_bytes(text)), match_event_handler=on_match, scratch=scratch)
         except self.hs.ScanTerminated:
             return affixed_in_windows(text)
-        return any(_affixed_in(text[max(end - _AFFIX_BEHIND, 0):end + _AFFIX_REACH].lower())
-                   for end in ends)
+        return any(_affixed_in(text[max(end - _AFFIX_BACK, 0):end].lower()) for end in ends)
 
     def present(self, text: str) -> Present:
         scratch = getattr(self._local, "scratch", None)
@@ -496,9 +518,10 @@ def affixed_in_windows(text: str) -> bool:
 _AFFIX_WINDOW = 1 << 16
 #: How many affixed names' literals a text may hold before all of it is searched for them.
 _AFFIX_HITS = 64
-#: Read back from where a literal ends: the literal (a word, a joint, an opening word) and a
-#: qualified ``key``'s look-behind before it.
-_AFFIX_BEHIND = 256
+#: Read back from where a match of :data:`~.generic.AFFIX_ASSIGNED_ANYWHERE` ends: an
+#: affixed name's match (its word, an affix's head, up to ``2 * _LONGEST_NAME`` name chars
+#: and a separator, some 220 chars) and a qualified ``key``'s look-behind before it.
+_AFFIX_BACK = 512
 #: An affixed name's match is its word, an affix's head, up to ``2 * _LONGEST_NAME`` name
 #: chars and a separator (generic.AFFIX_ASSIGNED); a qualified ``key``'s look-behind reads a
 #: qualifier before it.
@@ -635,6 +658,7 @@ def openings(text: str, literals: Openings, most: int) -> dict[int, list[int]] |
 #: What the URL rules (:func:`elision.redact.urls.find_signed_urls`) start from, ``hooks.slack.com``
 #: in any case: a piece with none of them holds no URL's credential.
 LINE_STOPS = ("=", "%", "@", "hooks.slack.com")
+_ONE_CHAR_STOPS = tuple(mark.encode() for mark in LINE_STOPS if len(mark) == 1)
 
 
 def located(text: str, most: int) -> Located | None:

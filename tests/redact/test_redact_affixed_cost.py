@@ -1,0 +1,112 @@
+"""A chance affixed name (``key7`` inside an ``sk-`` key, ``jwT1`` in random base64) costs
+nothing it does not withhold.
+
+Found profiling issue 23's worst cases (the ndjcost session): after the affixed names came in,
+NDJSON with an ``sk-`` key a line went 5.5x -> 8.2x prose and a random base64 line 3.8x ->
+4.9x. One ``key7`` in one record's key made the keyword search refuse its whole 64 KB piece
+(``keywords.located``: an affixed literal was a generic name wherever it was), which was then
+judged a line at a time; eleven chance literals in a MB of base64 each sent the keyword search
+back over all of it. Now a match is an affixed name, then its assignment; and where one is
+found that :data:`~elision.redact.generic.AFFIX_PATTERNS` do not confirm, the piece goes on.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from elision.redact import generic, keywords
+from support.engines import hyperscan_only
+
+pytestmark = hyperscan_only("the keyword search's databases are hyperscan's")
+
+
+@pytest.mark.parametrize(
+    ("piece", "located"),
+    [
+        # a chance affixed literal inside a key, which nothing assigns: read on
+        ('{"id":1,"key":"sk-4hvk2l5ykey7a8e5"}\n{"id":2,"note":"plain"}\n', True),
+        # the same after a JSON string's quote: a bare ``key`` is no credential's name
+        ('{"id":1,"note":"x key7"}\n{"id":2,"note":"plain"}\n', True),
+        ('{"sort_key_1":"x"}\n', True),  # a key no qualifier names
+        ('{"password_2":"x"}\n', False),  # an affixed name assigned by its quote
+        ('{"api_key_v2":"x"}\n', False),  # a qualified key
+        ("token_1: abc\n", False),  # assigned by a colon
+        ("token_1 abc\n", True),  # not assigned
+    ],
+)
+def test_a_piece_is_located_unless_it_assigns_an_affixed_name(
+    piece: str,
+    located: bool,
+) -> None:
+    assert (keywords.located(piece, 64) is not None) is located
+
+
+_PIECES = st.sampled_from(
+    [
+        "api_key_2=",
+        "password_0: ",
+        "token2 ",
+        "secret_v2",
+        "sort_key_1 : ",
+        'app_key_old"',
+        "key7",
+        "Pass2",
+        "jwt9'",
+        '"',
+        ":",
+        " ",
+        "\n",
+        "x",
+        "A",
+        "_",
+        "sk-",
+        "ghp_",
+        "AKIA",
+        "api_",
+        "secret-",
+        "a" * 40,
+        "QUFB" * 4,
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_PIECES, min_size=1, max_size=80))
+@example(["sk-", "key7", '"'])
+@example(["y" * 300, "api_key_2", '"'])  # a qualified key's look-behind reads "api_"
+@example(["password_0", "a" * 40, "a" * 40, "a" * 40, '"'])  # its quote far past its word
+def test_what_located_says_is_what_present_says(pieces: list[str]) -> None:
+    """Wherever a piece is located, its families and its generic names are those
+    :func:`keywords.present` finds: an affixed name read on is one that is not assigned."""
+    text = "".join(pieces)
+    where = keywords.located(text, 1 << 20)
+    if where is not None:
+        assert where.present() == keywords.present(text)
+
+
+def test_random_base64_sends_no_chance_affixed_literal_to_be_read() -> None:
+    """Red before: the 11 chance literals of a MB of random base64 (``jwT1``, ``KEY3``) sent
+    the keyword search over all of it again, for nothing assigned."""
+    text = base64.b64encode(random.Random(5).randbytes(3 << 18)).decode()
+    engine = keywords._engine()
+    asked: list[int] = []
+    real = engine._affixed
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "_affixed", lambda t: asked.append(len(t)) or real(t))
+        assert keywords.present(text).generic is False
+    assert asked == []
+
+
+def test_one_expression_a_credential_word_holds_the_affixes() -> None:
+    """Red before: 1,560 literals (a credential word, a joint, an affix's head), some 200 KB
+    in each of the keyword search's databases and 270 KB in one of their own; now one regex a
+    word, each a superset of what :data:`~.generic.AFFIX_PATTERNS` match."""
+    engine = keywords._engine()
+    affixes = [group for group, _ in engine.meaning if group == "affix"]
+    assert 0 < len(affixes) <= 2 * len(generic.AFFIX_PATTERNS)
+    assert len(affixes) == len(generic.AFFIX_ASSIGNED_ANYWHERE)
