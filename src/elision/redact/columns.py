@@ -39,8 +39,6 @@ DELIMITERS = ("\t", ",")
 #: head a table is sniffed in (the module, and the csv module, are imported only for a text
 #: whose first line may name a column: not on every text's path).
 HEADER_MOST = 64 * 1024
-_FIRST_LINE = re.compile(r"[^\r\n]*")
-_FIRST_LINE_BYTES = re.compile(rb"[^\r\n]*")
 _EOL = re.compile(r"\r\n?|\n")
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
 
@@ -53,6 +51,7 @@ class SpanSink(Protocol):
 
 
 Sink = TypeVar("Sink", bound=SpanSink)
+T = TypeVar("T", str, bytes)
 
 
 @cache
@@ -66,10 +65,22 @@ def may_name_columns(first_line: str) -> bool:
     return ("," in first_line or "\t" in first_line) and not names_nothing(first_line)
 
 
+def _first_line(text: T) -> T:
+    """The first line of ``text`` (``str`` or ``bytes``), no line break, no longer than
+    :data:`HEADER_MOST`: found by a search for each break, in C at memchr speed, where a regex
+    of the chars no line break is read a char at a time (0.8 ms of a 1 MB line of base64, a
+    quarter of its redaction: issue 23)."""
+    end = min(len(text), HEADER_MOST)
+    for brk in ("\n", "\r") if isinstance(text, str) else (b"\n", b"\r"):
+        at = text.find(brk, 0, end)
+        if at >= 0:
+            end = at
+    return text[:end]
+
+
 def body_may_name_columns(body: bytes) -> bool:
     """:func:`may_name_columns` of a UTF-8 ``body``'s first line, told from its bytes."""
-    line = _FIRST_LINE_BYTES.match(body, 0, HEADER_MOST)
-    head = line.group() if line else b""
+    head = _first_line(body)
     # A byte that is not ASCII decodes to a char no core holds: names_nothing says False.
     return may_name_columns(head.decode("utf-8", "replace"))
 
@@ -77,8 +88,7 @@ def body_may_name_columns(body: bytes) -> bool:
 def column_spans(text: str, into: Sink) -> Sink:
     """``into``, with the spans of the cells of ``text`` under a credential-named column
     added in order; none where ``text`` is not a table with a header row."""
-    line = _FIRST_LINE.match(text, 0, HEADER_MOST)
-    first = line.group() if line else ""
+    first = _first_line(text)
     if not may_name_columns(first):
         return into
     from elision.shape.table import SNIFF_BYTES, table_header
