@@ -110,3 +110,36 @@ def test_one_expression_a_credential_word_holds_the_affixes() -> None:
     affixes = [group for group, _ in engine.meaning if group == "affix"]
     assert 0 < len(affixes) <= 2 * len(generic.AFFIX_PATTERNS)
     assert len(affixes) == len(generic.AFFIX_ASSIGNED_ANYWHERE)
+
+
+@pytest.mark.parametrize(
+    ("line", "trigger"),
+    [
+        ("abc jwT1+xyz\n", False),  # a chance literal in base64, ended by a "+"
+        ("KEY3\n", False),  # ended by a line break (wrapped base64)
+        ("password_2" + "a" * 200 + "=x\n", False),  # its "=" past any name's length
+        ("password_2 = hunter2\n", True),  # assigned
+        ("token_1: x\n", True),
+        ("password_2" + "a" * 150 + "=x\n", True),  # a long name, assigned
+        ("password_2\u00e9=x\n", True),  # ended by a char past ASCII: the judge reads on
+    ],
+)
+def test_an_affixed_literal_in_a_text_is_a_trigger_only_where_it_may_be_assigned(
+    line: str, trigger: bool
+) -> None:
+    """Red before for the first three: the chance ones of random base64 (11 a MB) made a
+    piece of wrapped base64 crowded enough to be located, which loaded a database of 433 KB
+    on a first call that needed none (bench/redact.py b64-random-wrapped, peak 1.25x the
+    input before the affixed names, 2.47x after)."""
+    from elision.redact import triggers
+
+    assert bool(triggers.text_triggers(line)) is trigger
+
+
+def test_an_affixed_json_key_is_a_trigger_however_it_goes_on() -> None:
+    """A member's name is read whole, whatever follows its affix (``password_2 (old)``)."""
+    from elision.redact import redact_value, triggers
+
+    assert triggers.json_triggers(b'{"password_2 (old)":"x"}').secrets
+    doc = {"password_2 (old)": "q7Vh2LmX9pR4sT8wK3nZ6bY1cD5fG0jA"}
+    assert "q7Vh2" not in str(redact_value(doc).value)

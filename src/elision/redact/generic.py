@@ -117,6 +117,8 @@ AFFIX_TRIGGERS: tuple[str, ...] = tuple(sorted(
 AFFIX_ASSIGNED = (
     f"[A-Za-z0-9_.-]{{0,{2 * _LONGEST_NAME}}}(?:{'|'.join(map(re.escape, TEXT_SEPARATORS))})"
 )
+#: The most name chars :data:`AFFIX_ASSIGNED` reads before what assigns the name.
+AFFIX_NAME_MOST = 2 * _LONGEST_NAME
 #: What comes before an affixed ``key`` for it to count (``api_``, ``secret-``, ``app``): a
 #: ``key`` alone names nothing (``sort_key_1 = 1`` is no trigger, as ``sort_key = 1`` is none).
 KEY_QUALIFIED = tuple(sorted(

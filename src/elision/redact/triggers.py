@@ -34,7 +34,12 @@ from elision._lazyre import lazy_compile
 from elision.redact import density, keywords, rules
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
-from elision.redact.generic import AFFIX_ASSIGNED, AFFIX_TRIGGERS, KEY_QUALIFIED
+from elision.redact.generic import (
+    AFFIX_ASSIGNED,
+    AFFIX_NAME_MOST,
+    AFFIX_TRIGGERS,
+    KEY_QUALIFIED,
+)
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
 from elision.shape.lines import is_utf8
@@ -93,6 +98,24 @@ def _affix_counts(data: memoryview, start: int, end: int) -> bool:
     if data[start] not in b"kK":
         return True
     return bytes(data[max(0, start - _LONGEST_QUALIFIER):start]).lower().endswith(_KEY_QUALIFIED)
+
+
+_NAME_RUN = re.compile(rb"[A-Za-z0-9_.-]*")
+
+
+def unassigned(data: memoryview, end: int) -> bool:
+    """Whether the affixed name's literal that ends at ``end`` of ``data`` is certainly not
+    assigned (:data:`AFFIX_ASSIGNED` does not match after it, and the char that ends its
+    name is ASCII: a char past ASCII may lower to a name's letter where the judge reads it).
+    Then no affixed name's pattern matches from it, and in a text it is no trigger: chance
+    ones in random base64 (``jwT1``, ``KEY3``, some 11 a MB, each ended by a ``+``, a ``/``
+    or a line break) made a piece of wrapped base64 crowded enough to be located, which
+    loaded a database of 433 KB for nothing (issue 23)."""
+    if _AFFIX_ASSIGNED.match(data, end) is not None:
+        return False
+    run = _NAME_RUN.match(data, end, end + AFFIX_NAME_MOST + 1)
+    stop = end if run is None else run.end()
+    return stop >= len(data) or stop > end + AFFIX_NAME_MOST or data[stop] < 0x80
 #: A userinfo match ends at an "@" (or "%40"): the literal search reports each, and the
 #: userinfo pattern is tried only on the bytes before them.
 _AT_GATES = ("@", "%40")
@@ -900,6 +923,9 @@ class _Hyperscan:
         at = [False]
 
         stop = JSON_STOP if keys else TEXT_STOP
+        # A JSON key's affixed name counts unassigned too (``"password_2 (old)"`` is one).
+        affixed = frozenset() if keys else self.affixed
+        view = memoryview(buffer(data))
         chance = self._chance if CHANCE_CHECK else None
         told = self.chance_families
         searched: dict[tuple[int, tuple[int, ...]], bool] = {}
@@ -911,6 +937,8 @@ class _Hyperscan:
                 return False
             if kind == _AT:
                 at[0] = True
+                return False
+            if expr in affixed and unassigned(view, pos + 1):
                 return False
             if chance is None:
                 families = None
