@@ -239,6 +239,10 @@ SYSTEMATIC: list[Class] = [
     Class("run-b64-short-heads", _repeat("=//4I=\n")),
     Class("b64-random-line", _b64_random(0)),
     Class("b64-random-wrapped", _b64_random(76)),
+    # An affixed name's literal that nothing assigns, again and again: each a Python call in
+    # the trigger search's density count (found by the ndjcost session, issue 23).
+    Class("affix-unassigned", _repeat("key1 ")),
+    Class("affix-unassigned-lines", _repeat("key1\n")),
     Class("run-hex", _repeat("0123456789abcdef")),
     Class("run-pct", _repeat("%41")),
     Class("run-pct-of-pct", _repeat("%2541")),

@@ -143,3 +143,18 @@ def test_an_affixed_json_key_is_a_trigger_however_it_goes_on() -> None:
     assert triggers.json_triggers(b'{"password_2 (old)":"x"}').secrets
     doc = {"password_2 (old)": "q7Vh2LmX9pR4sT8wK3nZ6bY1cD5fG0jA"}
     assert "q7Vh2" not in str(redact_value(doc).value)
+
+
+def test_a_run_of_unassigned_literals_is_asked_a_bounded_number_of_times() -> None:
+    """Each literal asked would be a Python call a match more on a run of them (``key1 key1
+    …``: 262,144 a MB, 165 -> 359 ms): past a few a scan, one each 16 KB, they are triggers
+    again, as they were before anything asked."""
+    from elision.redact import redact_text, triggers
+
+    text = "key1 " * (1 << 16)
+    asked: list[int] = []
+    real = triggers.unassigned
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "unassigned", lambda view, end: asked.append(end) or real(view, end))
+        assert redact_text(text).withheld == ()
+    assert len(asked) <= 64 + len(text) // (1 << 14)

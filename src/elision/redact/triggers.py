@@ -101,6 +101,10 @@ def _affix_counts(data: memoryview, start: int, end: int) -> bool:
 
 
 _NAME_RUN = re.compile(rb"[A-Za-z0-9_.-]*")
+#: A text's scan asks :func:`unassigned` of at most this many affixed literals, and one more
+#: every this many bytes (random base64 spells about 11 a MB by chance).
+_DROPPED_LEAST = 64
+_DROPPED_SPACING = 1 << 14
 
 
 def unassigned(data: memoryview, end: int) -> bool:
@@ -926,6 +930,9 @@ class _Hyperscan:
         # A JSON key's affixed name counts unassigned too (``"password_2 (old)"`` is one).
         affixed = frozenset() if keys else self.affixed
         view = memoryview(buffer(data))
+        # Past this many, an unassigned literal is a trigger again, as before it was asked:
+        # a run of them (``key1 key1 …``) costs no Python call a match more than it did.
+        droppable = [_DROPPED_LEAST + len(data) // _DROPPED_SPACING]
         chance = self._chance if CHANCE_CHECK else None
         told = self.chance_families
         searched: dict[tuple[int, tuple[int, ...]], bool] = {}
@@ -938,7 +945,8 @@ class _Hyperscan:
             if kind == _AT:
                 at[0] = True
                 return False
-            if expr in affixed and unassigned(view, pos + 1):
+            if expr in affixed and droppable[0] > 0 and unassigned(view, pos + 1):
+                droppable[0] -= 1
                 return False
             if chance is None:
                 families = None
