@@ -26,9 +26,11 @@ from support.calls import redaction_calls, window_searches
 from support.engines import hyperscan_only
 
 
-def _per_match(self: Family, text: str, matches: Any, *_: Any) -> list[tuple[int, int]]:
+def _per_match(self: Family, text: str, matches: Any, *_: Any, **__: Any) -> list[tuple[int, int]]:
     # The judge before: a call of ``accepts`` a match (what a match is glued to is not
-    # asked: no text here holds a credential right before another).
+    # asked: no text here holds a credential right before another). It takes what a glued
+    # match's search back passes (``depth``, ``memo``): a key after ``x`` is asked whether a
+    # credential ends before it (Hypothesis found a record whose ``x`` follows a cut key).
     return [self.secret_span(m) for m in matches if self.accepts(text, m)]
 
 
