@@ -137,8 +137,8 @@ async def _stdio(
     scope = proxy.stdio_scope()
     proxy.serves_owner = True
 
-    def gate(message: Any, data: bytes) -> bytes:
-        return proxy.egress.gate_bytes(data, kind_of_model(message), scope)
+    async def gate(message: Any, data: bytes) -> bytes:
+        return await proxy.egress.gate_bytes_off_loop(data, kind_of_model(message), scope)
 
     if _stdin_is_a_pipe():
         read_first = None if arrivals is None else arrivals.receive

@@ -2,12 +2,20 @@
 
 The SDK's stdio transport serializes what it is handed (:class:`GatedStream` wraps its write
 stream); ``--listen`` answers over HTTP, a JSON body or an SSE stream (:func:`gated_app`).
+
+A large message is gated off the event loop (:meth:`Egress.gate_bytes_off_loop`), so a sender
+may wait for it: each stream here lets one message through at a time, in the order they came
+(a fair lock), so a later, smaller message never overtakes an earlier one to the same client.
+Over HTTP that order is a response's own (its SSE events); separate responses (another
+request's, the GET stream) were never ordered among themselves by the SDK either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 if TYPE_CHECKING:
     from elision.mcp.gate.egress import Egress
@@ -29,6 +37,7 @@ class GatedStream:
         self._inner = inner
         self._gate = gate
         self._scope = scope
+        self._turn = anyio.Lock(fast_acquire=True)
 
     async def send(self, item: Any, /) -> None:
         from mcp.shared.message import SessionMessage
@@ -38,14 +47,18 @@ class GatedStream:
         data = message.model_dump_json(by_alias=True, exclude_unset=True).encode(
             "utf-8", "replace"
         )
-        gated = self._gate.gate_bytes(data, kind_of_model(message), self._scope)
-        if not gated:
-            return  # withheld whole
-        if gated is not data:
-            item = SessionMessage(
-                message=jsonrpc_message_adapter.validate_json(gated), metadata=item.metadata
+        async with self._turn:
+            gated = await self._gate.gate_bytes_off_loop(
+                data, kind_of_model(message), self._scope
             )
-        await self._inner.send(item)
+            if not gated:
+                return  # withheld whole
+            if gated is not data:
+                item = SessionMessage(
+                    message=jsonrpc_message_adapter.validate_json(gated),
+                    metadata=item.metadata,
+                )
+            await self._inner.send(item)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -87,8 +100,14 @@ class _GatedSend:
         self._start: dict[str, Any] | None = None
         self._mode = "pass"
         self._body = bytearray()
+        # An SSE response's pings come from a task of their own: one message at a time.
+        self._turn = anyio.Lock(fast_acquire=True)
 
     async def __call__(self, message: MutableMapping[str, Any]) -> None:
+        async with self._turn:
+            await self._forward(message)
+
+    async def _forward(self, message: MutableMapping[str, Any]) -> None:
         kind = message.get("type")
         if kind == "http.response.start":
             headers = list(message.get("headers") or [])
@@ -110,14 +129,17 @@ class _GatedSend:
                 return
             await self._send_json()
             return
-        out = self._sse_events(final=not more)
+        out = await self._sse_events(final=not more)
         if out or not more:
             await self._send({"type": "http.response.body", "body": out, "more_body": more})
 
     async def _send_json(self) -> None:
         body = bytes(self._body)
         self._body.clear()
-        gated = self._gate.gate_bytes(body, None, self._scope) if body.strip() else body
+        gated = (
+            await self._gate.gate_bytes_off_loop(body, None, self._scope) if body.strip()
+            else body
+        )
         start = self._start or {"type": "http.response.start", "status": 200, "headers": []}
         self._start = None
         headers = [
@@ -127,7 +149,7 @@ class _GatedSend:
         await self._send({**start, "headers": headers})
         await self._send({"type": "http.response.body", "body": gated, "more_body": False})
 
-    def _sse_events(self, *, final: bool) -> bytes:
+    async def _sse_events(self, *, final: bool) -> bytes:
         data = bytes(self._body)
         out = bytearray()
         pos = 0
@@ -135,22 +157,22 @@ class _GatedSend:
             end, sep = _event_end(data, pos)
             if end < 0:
                 break
-            out += self._event(data[pos:end]) + sep
+            out += await self._event(data[pos:end]) + sep
             pos = end + len(sep)
         rest = data[pos:]
         self._body = bytearray(rest)
         if final and rest:
-            out += self._event(rest)
+            out += await self._event(rest)
             self._body.clear()
         return bytes(out)
 
-    def _event(self, event: bytes) -> bytes:
+    async def _event(self, event: bytes) -> bytes:
         lines = event.splitlines()
         data = [line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:")]
         if not data:
             return event
         payload = b"\n".join(data)
-        gated = self._gate.gate_bytes(payload, None, self._scope)
+        gated = await self._gate.gate_bytes_off_loop(payload, None, self._scope)
         if gated is payload:
             return event
         if not gated:
@@ -160,8 +182,9 @@ class _GatedSend:
         return newline.join([*kept, b"data: " + gated])
 
     async def flush(self) -> None:
-        if self._mode == "json" and self._start is not None:
-            await self._send_json()
+        async with self._turn:
+            if self._mode == "json" and self._start is not None:
+                await self._send_json()
 
 
 def _event_end(data: bytes, pos: int) -> tuple[int, bytes]:

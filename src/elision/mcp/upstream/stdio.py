@@ -224,18 +224,21 @@ def _line_id(head: bytes, tail: bytes) -> str | int | None:
 class LineWriter(_ClosesOnExit):
     """The session's write stream: each message is written to the pipe by its sender.
 
-    A write is one ``write`` of the whole line, so concurrent senders never interleave.
+    A write is one ``write`` of the whole line, so concurrent senders never interleave. An
+    ``egress`` may wait (a large message is gated off the event loop): senders then take
+    turns, in the order they came, so no message overtakes an earlier one.
     """
 
     def __init__(
         self, write: Callable[[bytes], Awaitable[None]],
-        egress: Callable[[Any, bytes], bytes] | None = None,
+        egress: Callable[[Any, bytes], Awaitable[bytes]] | None = None,
     ) -> None:
         self._write = write
         self._closed = False
         #: What every line passes before it is written (the proxy's egress gate), given the
         #: message and its serialized bytes.
         self._egress = egress
+        self._turn = anyio.Lock(fast_acquire=True)
 
     async def send(self, message: SessionMessage, /) -> None:
         if self._closed:
@@ -243,10 +246,15 @@ class LineWriter(_ClosesOnExit):
         data = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode(
             "utf-8", "replace"
         )
-        if self._egress is not None:
-            data = self._egress(message.message, data)
-            if not data:
-                return  # withheld whole by the gate
+        if self._egress is None:
+            await self._written(data)
+            return
+        async with self._turn:
+            data = await self._egress(message.message, data)
+            if data:  # else withheld whole by the gate
+                await self._written(data)
+
+    async def _written(self, data: bytes) -> None:
         try:
             await self._write(data + b"\n")
         except _GONE as exc:
@@ -430,7 +438,7 @@ def _refused(request_id: str | int | None, code: int, message: str) -> Refused:
 
 @asynccontextmanager
 async def stdio_server_transport(
-    egress: Callable[[Any, bytes], bytes] | None = None,
+    egress: Callable[[Any, bytes], Awaitable[bytes]] | None = None,
     read_first: Callable[[], Awaitable[bytes | None]] | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Serve MCP on this process's stdin and stdout without a thread or task hop per message.
