@@ -26,8 +26,9 @@ gated: each proxy (default mode) listens on HTTP, and N times one client asks fo
 of 100 values, 8 MB of records that each hold tokens amid prose (no shaper cuts it first: the
 egress gate governs all of it), while a second client calls ``small`` back to back until it is
 answered. It reports the median and the longest of those small calls, the small call's median
-alone, and the proxy's CPU time per big message (a big call alone, medians), each proxy side
-by side, round-robin.
+alone, the proxy's CPU time per big message (a big call alone, medians), each proxy side by
+side, round-robin, and each proxy's peak RSS while ``--at-once`` (4) big messages are in
+flight together.
 
 ``--baseline SRC`` adds a ``baseline`` path: the default proxy run from another copy of the
 source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
@@ -284,9 +285,10 @@ async def measure(
 
 
 async def measure_beside_big(
-    rounds: int, budget: int, workdir: str, baseline: str | None = None,
+    rounds: int, budget: int, workdir: str, baseline: str | None = None, at_once: int = 4,
 ) -> list[dict[str, Any]]:
-    """For each proxy: its small calls' latency while another client's big message is gated."""
+    """For each proxy: its small calls' latency while another client's big message is gated,
+    and its peak RSS while ``at_once`` big messages are in flight together."""
     from mcp_types import PromptReference
 
     runs: list[tuple[str, str | None]] = [("default", None)]
@@ -338,11 +340,20 @@ async def measure_beside_big(
                         started = time.perf_counter()
                         await other.call_tool("small", {})
                         beside[key].append((time.perf_counter() - started) * 1000)
+        peak: dict[str, tuple[int, int]] = {}
+        for key, (big, _) in pairs.items():  # memory: at_once big messages in flight together
+            Path(f"/proc/{pids[key]}/clear_refs").write_text("5")
+            before_kb = _proc_kb(pids[key], "VmRSS")
+            async with anyio.create_task_group() as tg:
+                for _ in range(at_once):
+                    tg.start_soon(big.complete, ref, {"name": "big", "value": ""})
+            peak[key] = (before_kb, _proc_kb(pids[key], "VmHWM"))
         for key in urls:
             rows.append({"path": key, "alone_ms": statistics.median(alone[key]),
                          "beside_ms": statistics.median(beside[key]),
                          "longest_ms": max(beside[key]), "calls": len(beside[key]),
-                         "cpu_ms": statistics.median(cpu[key]) if cpu[key] else None})
+                         "cpu_ms": statistics.median(cpu[key]) if cpu[key] else None,
+                         "rss_mb": peak[key][0] // 1024, "peak_mb": peak[key][1] // 1024})
     return rows
 
 
@@ -380,6 +391,9 @@ def main() -> None:
     parser.add_argument("--beside-big", type=int, metavar="N",
                         help="instead: small calls while another client's 8 MB message is "
                         "gated, N times")
+    parser.add_argument("--at-once", type=int, default=4, metavar="N",
+                        help="--beside-big: how many big messages are in flight together "
+                        "while the peak RSS is measured")
     parser.add_argument("--peak", type=float, nargs="+", metavar="MB",
                         help="instead: how far one result of MB raises each proxy's peak RSS")
     args = parser.parse_args()
@@ -394,13 +408,14 @@ def main() -> None:
         print(f"load before: {load()}")
         with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
             beside = anyio.run(measure_beside_big, args.beside_big, args.budget, workdir,
-                               args.baseline)
+                               args.baseline, args.at_once)
         print(f"load after:  {load()}")
         for r in beside:
             cpu = f"{r['cpu_ms']:.0f}" if r["cpu_ms"] is not None else "-"
             print(f"{r['path']:<9} small call alone {r['alone_ms']:.1f} ms median; beside a "
                   f"big message {r['beside_ms']:.1f} ms median, {r['longest_ms']:.0f} ms "
-                  f"longest ({r['calls']} calls); proxy CPU {cpu} ms a big message")
+                  f"longest ({r['calls']} calls); proxy CPU {cpu} ms a big message; peak RSS "
+                  f"{r['peak_mb']} MB from {r['rss_mb']} MB with {args.at_once} at once")
         return
     if args.peak:
         with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:

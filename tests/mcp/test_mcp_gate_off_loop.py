@@ -107,7 +107,8 @@ def test_no_more_than_gates_at_once_messages_are_gated_together() -> None:
 
 
 class _Held(Egress):
-    """A gate that holds each message whose bytes hold ``b"big"`` until ``release`` is set."""
+    """A gate that holds each message of :data:`OFF_LOOP_BYTES` or more (one the real gate
+    sends to a thread) until ``release`` is set."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -117,7 +118,7 @@ class _Held(Egress):
     async def gate_bytes_off_loop(
         self, raw: bytes, kind: str | None = None, scope: str | None = None,
     ) -> bytes:
-        if b"big" in raw:
+        if len(raw) >= OFF_LOOP_BYTES:
             self.holding.set()
             await self.release.wait()
         return self.gate_bytes(raw, kind, scope)
@@ -130,10 +131,18 @@ def _message(text: str) -> SessionMessage:
     ))
 
 
+BIG = "big " + "x" * OFF_LOOP_BYTES
+
+
+def _named(data: str) -> str:
+    """Which message ``data`` is (the big one is cut to its bound on the way)."""
+    return data.split(" ", 1)[0]
+
+
 async def _in_order(send: Any, gate: _Held) -> None:
     """Send a big message, and a small one while the big one is being gated."""
     async with anyio.create_task_group() as tg:
-        tg.start_soon(send, _message("big"))
+        tg.start_soon(send, _message(BIG))
         await gate.holding.wait()
         tg.start_soon(send, _message("small"))
         await anyio.wait_all_tasks_blocked()  # the small one is as far as it can get
@@ -151,8 +160,8 @@ def test_stdio_a_small_message_never_overtakes_a_big_one_being_gated() -> None:
     async def egress(message: Any, data: bytes) -> bytes:
         return await gate.gate_bytes_off_loop(data, "notification", "scope")
 
-    anyio.run(_in_order, LineWriter(write, egress).send, gate)
-    assert [orjson.loads(line)["params"]["data"] for line in written] == ["big", "small"]
+    anyio.run(_in_order, LineWriter(write, egress, OFF_LOOP_BYTES).send, gate)
+    assert [_named(orjson.loads(line)["params"]["data"]) for line in written] == ["big", "small"]
 
 
 def test_sdk_stdio_a_small_message_never_overtakes_a_big_one_being_gated() -> None:
@@ -167,13 +176,25 @@ def test_sdk_stdio_a_small_message_never_overtakes_a_big_one_being_gated() -> No
 
     gate = _Held()
     anyio.run(_in_order, GatedStream(Inner(), gate, "scope").send, gate)
-    assert [item.message.params["data"] for item in sent] == ["big", "small"]  # type: ignore[union-attr]
+    data = [item.message.params["data"] for item in sent]  # type: ignore[union-attr]
+    assert [_named(text) for text in data] == ["big", "small"]
 
 
-def test_an_sse_ping_while_an_event_is_gated_off_the_loop_follows_it_whole() -> None:
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        None,  # the event in one body message
+        OFF_LOOP_BYTES // 4,  # in chunks each under the threshold: the event, whole, is not
+    ],
+    ids=["whole", "in-small-chunks"],
+)
+def test_an_sse_ping_while_an_event_is_gated_off_the_loop_follows_it_whole(
+    chunk: int | None,
+) -> None:
     """An SSE response's pings come from a task of their own: one sent while a large event
     is on a thread must neither overtake it nor see its bytes again (it was sent twice)."""
     event = b"event: message\r\ndata: " + note(prose(OFF_LOOP_BYTES * 2, 5)) + b"\r\n\r\n"
+    step = chunk or len(event)
     ping = b": ping\r\n\r\n"
     sent: list[dict[str, Any]] = []
     gate = Egress()
@@ -199,7 +220,9 @@ def test_an_sse_ping_while_an_event_is_gated_off_the_loop_follows_it_whole() -> 
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(pinger)
-            await send({"type": "http.response.body", "body": event, "more_body": True})
+            for at in range(0, len(event), step):
+                await send({"type": "http.response.body", "body": event[at:at + step],
+                            "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def record(message: dict[str, Any]) -> None:
@@ -235,7 +258,7 @@ def test_a_send_cancelled_while_gated_leaves_the_stream_whole_and_usable() -> No
     async def egress(message: Any, data: bytes) -> bytes:
         return await gate.gate_bytes_off_loop(data, "notification", "scope")
 
-    writer = LineWriter(write, egress)
+    writer = LineWriter(write, egress, OFF_LOOP_BYTES)
     big = _message(" ".join(prose(OFF_LOOP_BYTES * 2, 5)))
 
     async def main() -> None:

@@ -54,7 +54,7 @@ import orjson
 
 from elision.mcp.gate.capping import _bounded, _cut, _dumps, _pop, _put, _shallow
 from elision.mcp.gate.seams import SEAM_CHARS, _seamed_content, redact_seams
-from elision.mcp.gate.transports import GatedStream, gated_app, kind_of_model
+from elision.mcp.gate.transports import OFF_LOOP_BYTES, GatedStream, gated_app, kind_of_model
 
 __all__ = [
     "ERROR_BUDGET_BYTES", "EXEMPT", "GATES_AT_ONCE", "LISTING_BUDGET_BYTES",
@@ -78,10 +78,6 @@ REQUEST_BUDGET_BYTES = 64 * 1024
 #: are shaped to their budgets): lists and completions.
 LISTING_BUDGET_BYTES = 1024 * 1024
 
-#: The size from which a message is gated on a worker thread, not on the event loop: a hop
-#: costs ~0.1 ms, the gating of a clean message this size about as much (the shaper's
-#: threshold too, elision.mcp.proxy).
-OFF_LOOP_BYTES = 64 * 1024
 #: How many messages are gated on threads at once. Each holds its parse tree while it is
 #: governed (several times its bytes): more would multiply the peak, not the speed (the
 #: walk holds the GIL). The rest wait their turn, each holding only its own bytes.
