@@ -14,13 +14,12 @@ Two tools drive it. ``emit``'s arguments:
   (``resources/read``, ``prompts/get``, ``completion/complete``, the lists): each is answered
   with its scripted answer until the script changes.
 
-``big`` answers with a credential-dense body of about ``bytes`` bytes (default 8 MB): JSON
-records, each holding tokens, as one text block; a ``completion/complete`` of an argument named
-``big`` answers with the same records as its values (a message no shaper cuts first: the
-egress gate governs all of it). With ``hold`` set (a completion's argument value ``"hold"``),
-it first waits for the next ``tools/call`` (another client's, say), then writes its own answer
-and at once that call's: both reach the proxy back to back, the big one first, whatever the
-timing.
+A ``completion/complete`` of an argument named ``big`` answers with 8 MB of records that each
+hold tokens amid prose, as its 100 values: a message no shaper cuts first (a tool result is
+shaped to its budget, on a thread, before the gate sees it), so the egress gate governs all
+8 MB. With the argument's value ``"hold"`` it first waits for the next ``tools/call`` (another
+client's, say), then writes its own answer and at once that call's: both reach the proxy back
+to back, the big one first, whatever the timing.
 
 Every message the proxy sent it is appended, as a line, to ``$EGRESS_SEEN`` when set.
 """
@@ -38,16 +37,14 @@ _ids = iter(range(1, 1 << 30))
 TOOLS = [
     {"name": "emit", "description": "Sends the messages it is given.",
      "inputSchema": {"type": "object"}},
-    {"name": "big", "description": "Answers with a large credential-dense body.",
-     "inputSchema": {"type": "object"}},
 ]
-#: The size of ``big``'s body, in bytes.
+#: The size of the big completion, in bytes.
 BIG = 8 << 20
-#: What ``big`` says on stderr while it holds its answer.
+#: What the big completion says on stderr while it holds its answer.
 HOLDING = "egress_server: big is holding its answer until the next tools/call"
 #: The most values a completion may have (the protocol's bound).
 VALUES = 100
-#: One record of ``big``'s body: a token of each of two families amid prose, sparse enough
+#: One record of the big completion: a token of each of two families amid prose, sparse enough
 #: that each is withheld where it stands (not the whole text as credential-dense).
 RECORD = {"token": "ghp_B1gB0dyT0k3nXyZ0123456789abcdEFGH", "aws": "AKIAIOSFODNN7BIGBODY",
           "note": "a row of an export that holds credentials; " + "lorem ipsum dolor " * 50}
@@ -116,17 +113,12 @@ def emit(request: dict[str, Any]) -> None:
     answer(request, args.get("answer") or {"result": {"content": []}})
 
 
-def big(request: dict[str, Any], size: int, hold: bool, as_values: bool) -> None:
-    """Answer ``request`` with about ``size`` bytes of records that each hold credentials: a
-    tool result's one text block, or (``as_values``) a completion's values, as many as the
-    protocol allows, each a run of records."""
+def big(request: dict[str, Any], hold: bool) -> None:
+    """Answer the completion ``request`` with :data:`BIG` bytes of records that each hold
+    credentials: as many values as the protocol allows, each a run of records."""
     record = json.dumps(RECORD)
-    per_value = max(1, size // VALUES // (len(record) + 1))
-    value = ",".join([record] * per_value)
-    result: dict[str, Any] = (
-        {"completion": {"values": [value] * VALUES, "hasMore": False}} if as_values
-        else {"content": [{"type": "text", "text": "[" + ",".join([value] * VALUES) + "]"}]}
-    )
+    value = ",".join([record] * max(1, BIG // VALUES // (len(record) + 1)))
+    result = {"completion": {"values": [value] * VALUES, "hasMore": False}}
     held = None
     if hold:
         # Said on stderr (the proxy's, which the upstream shares): a test starts the call
@@ -176,13 +168,9 @@ def handle(message: dict[str, Any]) -> None:
         }})
     elif method == "tools/call" and (message.get("params") or {}).get("name") == "emit":
         emit(message)
-    elif method == "tools/call" and (message.get("params") or {}).get("name") == "big":
-        args = message["params"].get("arguments") or {}
-        big(message, int(args.get("bytes", BIG)), bool(args.get("hold")), as_values=False)
     elif method == "completion/complete" and _argument(message).get("name") == "big":
         # Asked for values of an argument named "big": its value is "hold" or "".
-        hold = _argument(message).get("value") == "hold"
-        big(message, BIG, hold, as_values=True)
+        big(message, hold=_argument(message).get("value") == "hold")
     elif method in SCRIPT or method in DEFAULTS:
         answer(message, SCRIPT.get(method) or DEFAULTS[method])
     else:
