@@ -3,6 +3,7 @@
     .venv/bin/python bench/proxy.py [--calls 200] [--big-calls 40] [--budget 8192]
                                     [--modes default,no-audit,bare] [--baseline SRC]
     .venv/bin/python bench/proxy.py --peak 10 100 [--modes default,bare]
+    .venv/bin/python bench/proxy.py --beside-big 5 [--baseline SRC]
 
 Starts this file as an MCP server (``--serve``) once for direct calls and once behind each
 proxy mode: ``default`` (guard, redact and audit on, as a user runs it; the audit log is a
@@ -19,6 +20,15 @@ the bare proxy's is printed too: what guard, redact, shape and audit cost, witho
 array, then a log, each kind in proxies of its own) raises each proxy's peak RSS (its
 high-water mark reset just before the call), over the result's size. Each proxy keeps cut
 bodies in a SQLite file, as a user's does; ``--baseline SRC`` works here too.
+
+``--beside-big N`` measures one client's small calls while another client's large message is
+gated: each proxy (default mode) listens on HTTP, and N times one client asks for a completion
+of 100 values, 8 MB of records that each hold tokens amid prose (no shaper cuts it first: the
+egress gate governs all of it), while a second client calls ``small`` back to back until it is
+answered. It reports the median and the longest of those small calls, the small call's median
+alone, the proxy's CPU time per big message (a big call alone, medians), each proxy side by
+side, round-robin, and each proxy's peak RSS while ``--at-once`` (4) big messages are in
+flight together.
 
 ``--baseline SRC`` adds a ``baseline`` path: the default proxy run from another copy of the
 source (``git archive <commit> src | tar -x -C /tmp/base``, then ``--baseline /tmp/base/src``),
@@ -37,10 +47,12 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +92,21 @@ def serve() -> None:
                 break
         return json.dumps({"rows": out, "warnings": ["searched 528 of 22,933 rows"],
                            "total_rows": 22933})
+
+    @server.completion()
+    async def big(ref: Any, argument: Any, context: Any) -> Any:
+        """100 values, 8 MB of records that each hold tokens amid prose (for --beside-big)."""
+        from mcp_types import Completion
+
+        record = json.dumps({"token": "ghp_B3s1d3B1gT0k3nXyZ0123456789abcdEF",
+                             "note": "a row of an export; " + "lorem ipsum dolor " * 50})
+        value = ",".join([record] * (80_000 // len(record)))
+        return Completion(values=[value] * 100, has_more=False)
+
+    @server.prompt()
+    def brief() -> str:
+        """A prompt, so a completion has something to name (for --beside-big)."""
+        return "brief"
 
     @server.tool()
     def blob(megabytes: float = 10, text: bool = False) -> str:
@@ -257,6 +284,96 @@ async def measure(
     return rows
 
 
+async def measure_beside_big(
+    rounds: int, budget: int, workdir: str, baseline: str | None = None, at_once: int = 4,
+) -> list[dict[str, Any]]:
+    """For each proxy: its small calls' latency while another client's big message is gated,
+    and its peak RSS while ``at_once`` big messages are in flight together."""
+    from mcp_types import PromptReference
+
+    runs: list[tuple[str, str | None]] = [("default", None)]
+    if baseline is not None:
+        runs.append(("baseline", baseline))
+    upstream = [sys.executable, str(HERE), "--serve"]
+    rows = []
+    async with AsyncExitStack() as stack:
+        urls = {}
+        for key, source in runs:
+            env = {**os.environ, "XDG_DATA_HOME": workdir}
+            if source is not None:
+                env["PYTHONPATH"] = source
+            urls[key] = await stack.enter_async_context(_listening(
+                [sys.executable, "-c", f"from elision.cli import main; main()  #path={key}",
+                 "proxy", "--budget", str(budget), "--store", ":memory:",
+                 "--audit", str(Path(workdir) / f"audit-{key}.db"),
+                 "--listen", "127.0.0.1:0", "--", *upstream], env))
+        pids = _server_pids()
+        ref = PromptReference(type="ref/prompt", name="brief")
+        pairs = {key: (await stack.enter_async_context(Client(url)),
+                       await stack.enter_async_context(Client(url)))
+                 for key, url in urls.items()}
+        alone: dict[str, list[float]] = {key: [] for key in urls}
+        beside: dict[str, list[float]] = {key: [] for key in urls}
+        cpu: dict[str, list[float]] = {key: [] for key in urls}
+
+        async def big_call(big: Client, done: anyio.Event) -> None:
+            await big.complete(ref, {"name": "big", "value": ""})
+            done.set()
+
+        for big, _ in pairs.values():
+            await big.complete(ref, {"name": "big", "value": ""})  # warm up
+        for _ in range(rounds):  # round-robin over the proxies: the machine's noise hits all
+            for key, (big, other) in pairs.items():
+                for _ in range(5):
+                    started = time.perf_counter()
+                    await other.call_tool("small", {})
+                    alone[key].append((time.perf_counter() - started) * 1000)
+                before = _cpu_ms(pids[key])
+                await big.complete(ref, {"name": "big", "value": ""})  # alone: its CPU
+                after = _cpu_ms(pids[key])
+                if before is not None and after is not None:
+                    cpu[key].append(after - before)
+                done = anyio.Event()
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(big_call, big, done)
+                    while not done.is_set():
+                        started = time.perf_counter()
+                        await other.call_tool("small", {})
+                        beside[key].append((time.perf_counter() - started) * 1000)
+        peak: dict[str, tuple[int, int]] = {}
+        for key, (big, _) in pairs.items():  # memory: at_once big messages in flight together
+            Path(f"/proc/{pids[key]}/clear_refs").write_text("5")
+            before_kb = _proc_kb(pids[key], "VmRSS")
+            async with anyio.create_task_group() as tg:
+                for _ in range(at_once):
+                    tg.start_soon(big.complete, ref, {"name": "big", "value": ""})
+            peak[key] = (before_kb, _proc_kb(pids[key], "VmHWM"))
+        for key in urls:
+            rows.append({"path": key, "alone_ms": statistics.median(alone[key]),
+                         "beside_ms": statistics.median(beside[key]),
+                         "longest_ms": max(beside[key]), "calls": len(beside[key]),
+                         "cpu_ms": statistics.median(cpu[key]) if cpu[key] else None,
+                         "rss_mb": peak[key][0] // 1024, "peak_mb": peak[key][1] // 1024})
+    return rows
+
+
+@asynccontextmanager
+async def _listening(command: list[str], env: dict[str, str]) -> AsyncIterator[str]:
+    """Run a proxy on HTTP until the block ends; its URL once it listens."""
+    process = await anyio.open_process(command, env=env, stdout=subprocess.DEVNULL)
+    try:
+        assert process.stderr is not None
+        seen = b""
+        while b"listening on " not in seen or not seen.endswith(b"\n"):
+            chunk = await process.stderr.receive()
+            seen += chunk
+        url = seen.split(b"listening on ", 1)[1].split()[0].decode()
+        yield url
+    finally:
+        process.terminate()
+        await process.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -271,6 +388,12 @@ def main() -> None:
                         help="the mode the --baseline proxy runs in (bare: compare the hop)")
     parser.add_argument("--legacy-client", action="store_true",
                         help="also call a default proxy from a client of the handshake era")
+    parser.add_argument("--beside-big", type=int, metavar="N",
+                        help="instead: small calls while another client's 8 MB message is "
+                        "gated, N times")
+    parser.add_argument("--at-once", type=int, default=4, metavar="N",
+                        help="--beside-big: how many big messages are in flight together "
+                        "while the peak RSS is measured")
     parser.add_argument("--peak", type=float, nargs="+", metavar="MB",
                         help="instead: how far one result of MB raises each proxy's peak RSS")
     args = parser.parse_args()
@@ -281,6 +404,19 @@ def main() -> None:
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         parser.error(f"unknown mode(s) {unknown!r}; choose from {', '.join(MODES)}")
+    if args.beside_big:
+        print(f"load before: {load()}")
+        with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
+            beside = anyio.run(measure_beside_big, args.beside_big, args.budget, workdir,
+                               args.baseline, args.at_once)
+        print(f"load after:  {load()}")
+        for r in beside:
+            cpu = f"{r['cpu_ms']:.0f}" if r["cpu_ms"] is not None else "-"
+            print(f"{r['path']:<9} small call alone {r['alone_ms']:.1f} ms median; beside a "
+                  f"big message {r['beside_ms']:.1f} ms median, {r['longest_ms']:.0f} ms "
+                  f"longest ({r['calls']} calls); proxy CPU {cpu} ms a big message; peak RSS "
+                  f"{r['peak_mb']} MB from {r['rss_mb']} MB with {args.at_once} at once")
+        return
     if args.peak:
         with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
             peaks = anyio.run(measure_peak, args.peak, args.budget, modes, workdir,

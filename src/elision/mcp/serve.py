@@ -28,7 +28,7 @@ from elision._malloc import pin_mmap_threshold
 from elision.errors import ElisionError
 from elision.mcp.agent.arrivals import FALLBACK_SECONDS, Arrivals, falls_back, unconfirmed_since
 from elision.mcp.agent.requestbound import DEFAULT_MAX_REQUEST_BYTES, request_ceiling
-from elision.mcp.gate.transports import GatedStream, gated_app, kind_of_model
+from elision.mcp.gate.transports import OFF_LOOP_BYTES, GatedStream, gated_app, kind_of_model
 from elision.mcp.proxy import Proxy
 from elision.mcp.upstream.offer import Offer
 from elision.mcp.upstream.stdio import MessageReader, stdio_server_transport
@@ -137,12 +137,12 @@ async def _stdio(
     scope = proxy.stdio_scope()
     proxy.serves_owner = True
 
-    def gate(message: Any, data: bytes) -> bytes:
-        return proxy.egress.gate_bytes(data, kind_of_model(message), scope)
+    async def gate(message: Any, data: bytes) -> bytes:
+        return await proxy.egress.gate_bytes_off_loop(data, kind_of_model(message), scope)
 
     if _stdin_is_a_pipe():
         read_first = None if arrivals is None else arrivals.receive
-        async with stdio_server_transport(gate, read_first) as (read, write):
+        async with stdio_server_transport(gate, read_first, OFF_LOOP_BYTES) as (read, write):
             yield read, write, True
     else:
         async with stdio_server() as (read, write):

@@ -29,6 +29,12 @@ parsed nor serialized again. The result shaper (:mod:`elision.mcp.gate.results`)
 of the gate: it judges, redacts, shapes and audits a tool result first, so on a result the
 gate finds nothing left to change.
 
+Off the event loop when it is large: a message of :data:`OFF_LOOP_BYTES` or more is gated on
+a worker thread (:meth:`Egress.gate_bytes_off_loop`), at most :data:`GATES_AT_ONCE` at a time,
+so one client's 8 MB message (hundreds of ms to govern) never holds up another client's calls;
+a smaller one is gated inline, where a thread hop would cost more than its gating. The
+transports keep each client's messages in the order they were sent.
+
 Here: the bounds and the exempt members (policy), the walk of one message and its blobs.
 The cutting to a bound is :mod:`elision.mcp.gate.capping`, the seams
 :mod:`elision.mcp.gate.seams`, the wire :mod:`elision.mcp.gate.transports`; their public
@@ -43,16 +49,17 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import orjson
 
 from elision.mcp.gate.capping import _bounded, _cut, _dumps, _pop, _put, _shallow
 from elision.mcp.gate.seams import SEAM_CHARS, _seamed_content, redact_seams
-from elision.mcp.gate.transports import GatedStream, gated_app, kind_of_model
+from elision.mcp.gate.transports import OFF_LOOP_BYTES, GatedStream, gated_app, kind_of_model
 
 __all__ = [
-    "ERROR_BUDGET_BYTES", "EXEMPT", "LISTING_BUDGET_BYTES", "NOTIFICATION_BUDGET_BYTES",
-    "REQUEST_BUDGET_BYTES", "SEAM_CHARS", "Egress", "GatedStream", "gated_app",
-    "kind_of_model", "redact_seams", "refused_name",
+    "ERROR_BUDGET_BYTES", "EXEMPT", "GATES_AT_ONCE", "LISTING_BUDGET_BYTES",
+    "NOTIFICATION_BUDGET_BYTES", "OFF_LOOP_BYTES", "REQUEST_BUDGET_BYTES", "SEAM_CHARS", "Egress",
+    "GatedStream", "gated_app", "kind_of_model", "redact_seams", "refused_name",
 ]
 
 logger = logging.getLogger("elision.proxy")
@@ -70,6 +77,11 @@ REQUEST_BUDGET_BYTES = 64 * 1024
 #: The bound of a result that is neither a tool result nor a resource read or prompt (those
 #: are shaped to their budgets): lists and completions.
 LISTING_BUDGET_BYTES = 1024 * 1024
+
+#: How many messages are gated on threads at once. Each holds its parse tree while it is
+#: governed (several times its bytes): more would multiply the peak, not the speed (the
+#: walk holds the GIL). The rest wait their turn, each holding only its own bytes.
+GATES_AT_ONCE = 2
 
 #: The bound of a result the shaper held to its budget already (:func:`_shaped`): none here.
 _UNBOUNDED = 1 << 62
@@ -128,6 +140,7 @@ class Egress:
     ) -> None:
         self.redact = redact
         self.keep = keep
+        self._threads: anyio.CapacityLimiter | None = None
 
     # -- bytes on the wire --------------------------------------------------------------
 
@@ -161,6 +174,21 @@ class Egress:
                            type(exc).__name__)
             return _withheld(message)
         return raw if gated is message else _dumps(gated)
+
+    async def gate_bytes_off_loop(
+        self, raw: bytes, kind: str | None = None, scope: str | None = None,
+    ) -> bytes:
+        """:meth:`gate_bytes`, on a worker thread when ``raw`` is :data:`OFF_LOOP_BYTES` or
+        more. A cancellation waits for the thread to finish, as it waited for the gating on
+        the loop before: a half-governed message is never sent, and no thread is left
+        running unseen."""
+        if len(raw) < OFF_LOOP_BYTES:
+            return self.gate_bytes(raw, kind, scope)
+        if self._threads is None:  # made in the event loop that uses it
+            self._threads = anyio.CapacityLimiter(GATES_AT_ONCE)
+        return await anyio.to_thread.run_sync(
+            self.gate_bytes, raw, kind, scope, limiter=self._threads
+        )
 
     def _may_need_redaction(self, raw: bytes) -> bool:
         if not self.redact:

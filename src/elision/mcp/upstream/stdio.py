@@ -43,6 +43,7 @@ from elision.mcp.upstream.adopted import adopted
 from elision.mcp.upstream.early import check_runnable, take_early, warden_command, watch_pipe
 from elision.mcp.upstream.longtext import has_rounded_integer, read_long_text
 from elision.mcp.upstream.reap import stop_process_group
+from elision.mcp.upstream.turns import Turn
 from elision.pipeline import GC_PAUSE_BYTES
 
 #: Bytes asked of the pipe per read.
@@ -224,18 +225,23 @@ def _line_id(head: bytes, tail: bytes) -> str | int | None:
 class LineWriter(_ClosesOnExit):
     """The session's write stream: each message is written to the pipe by its sender.
 
-    A write is one ``write`` of the whole line, so concurrent senders never interleave.
+    A write is one ``write`` of the whole line, so concurrent senders never interleave. An
+    ``egress`` may wait for a message of ``egress_waits_from`` bytes or more (the gate's, off
+    the event loop): senders then take turns, in the order they came, so no message
+    overtakes an earlier one (:class:`~elision.mcp.upstream.turns.Turn`).
     """
 
     def __init__(
         self, write: Callable[[bytes], Awaitable[None]],
-        egress: Callable[[Any, bytes], bytes] | None = None,
+        egress: Callable[[Any, bytes], Awaitable[bytes]] | None = None,
+        egress_waits_from: int = 0,
     ) -> None:
         self._write = write
         self._closed = False
         #: What every line passes before it is written (the proxy's egress gate), given the
         #: message and its serialized bytes.
         self._egress = egress
+        self._turn = Turn(egress_waits_from)
 
     async def send(self, message: SessionMessage, /) -> None:
         if self._closed:
@@ -243,10 +249,18 @@ class LineWriter(_ClosesOnExit):
         data = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode(
             "utf-8", "replace"
         )
-        if self._egress is not None:
-            data = self._egress(message.message, data)
-            if not data:
-                return  # withheld whole by the gate
+        if self._egress is None:
+            await self._written(data)
+            return
+        await self._turn.run(len(data), self._gated, message.message, data)
+
+    async def _gated(self, message: Any, data: bytes) -> None:
+        assert self._egress is not None
+        data = await self._egress(message, data)
+        if data:  # else withheld whole by the gate
+            await self._written(data)
+
+    async def _written(self, data: bytes) -> None:
         try:
             await self._write(data + b"\n")
         except _GONE as exc:
@@ -430,8 +444,9 @@ def _refused(request_id: str | int | None, code: int, message: str) -> Refused:
 
 @asynccontextmanager
 async def stdio_server_transport(
-    egress: Callable[[Any, bytes], bytes] | None = None,
+    egress: Callable[[Any, bytes], Awaitable[bytes]] | None = None,
     read_first: Callable[[], Awaitable[bytes | None]] | None = None,
+    egress_waits_from: int = 0,
 ) -> AsyncIterator[TransportStreams]:
     """Serve MCP on this process's stdin and stdout without a thread or task hop per message.
 
@@ -439,7 +454,8 @@ async def stdio_server_transport(
     pipes the event loop can do both itself. While serving, fd 1 points at stderr so stray
     prints cannot corrupt the wire. stdout may be anything (:func:`_wire_writer`). Raises
     ``ValueError`` when stdin is not a pipe, socket or terminal (a regular file): use the
-    SDK's transport then. Every line written goes through ``egress`` first, when given.
+    SDK's transport then. Every line written goes through ``egress`` first, when given (it
+    may wait for a line of ``egress_waits_from`` bytes or more: :class:`LineWriter`).
 
     With ``read_first`` (stdin read by a thread since the process began:
     :meth:`elision.mcp.agent.arrivals.Arrivals.receive`), what it gives comes first, and the
@@ -472,7 +488,7 @@ async def stdio_server_transport(
     write, close_wire = await _wire_writer(loop)
     saved_stdout = os.dup(1)
     os.dup2(2, 1)
-    writer = LineWriter(write, egress)
+    writer = LineWriter(write, egress, egress_waits_from)
 
     async def answer(error: types.JSONRPCError) -> None:
         await writer.send(SessionMessage(error))
