@@ -117,6 +117,11 @@ AFFIX_TRIGGERS: tuple[str, ...] = tuple(sorted(
 AFFIX_ASSIGNED = (
     f"[A-Za-z0-9_.-]{{0,{2 * _LONGEST_NAME}}}(?:{'|'.join(map(re.escape, TEXT_SEPARATORS))})"
 )
+#: Or, where a ``-`` opens the word (``--password_2 VALUE``, ``--secret-v2 VALUE``,
+#: ``--api-key-2 VALUE``), the rest of the name and the gap before a flag's value: a flag's
+#: name is followed by a space, which no literal of a name and a flag's gap reaches past an
+#: affix (``-password `` does not).
+AFFIX_FLAG = f"[A-Za-z0-9_.-]{{0,{2 * _LONGEST_NAME}}}[ \\t]"
 #: What comes before an affixed ``key`` for it to count (``api_``, ``secret-``, ``app``): a
 #: ``key`` alone names nothing (``sort_key_1 = 1`` is no trigger, as ``sort_key = 1`` is none).
 KEY_QUALIFIED = tuple(sorted(
@@ -128,12 +133,15 @@ KEY_QUALIFIED = tuple(sorted(
 #: A word that opens others is one pass with them (``pass``: ``password``, ``passwd``).
 _AFFIX_GATES = tuple(w for w in _AFFIXED_WORDS
                      if not any(o != w and w.startswith(o) for o in _AFFIXED_WORDS))
+#: Each word's flag form is a pattern of its own, opening with ``-`` and the word: a search
+#: for that literal is as fast as for the word alone (an optional look-behind before the word
+#: would try every position).
 AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
-    (gate, gate + "(?:" + "|".join(sorted(
+    (gate, opening + gate + "(?:" + "|".join(sorted(
         (w[len(gate):] for w in _AFFIXED_WORDS if w.startswith(gate)), key=len, reverse=True))
      + ")" + (names_behind(list(KEY_QUALIFIED), "key") if gate == "key" else "")
-     + f"[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){AFFIX_ASSIGNED}")
-    for gate in _AFFIX_GATES
+     + f"[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){then}")
+    for gate in _AFFIX_GATES for opening, then in (("", AFFIX_ASSIGNED), ("-", AFFIX_FLAG))
 )
 
 
@@ -495,11 +503,12 @@ class _Reach:
         self.header_until = -1
         #: Where the last bare value withheld ends.
         self.bare_until = -1
-        #: Each name's words, and each (name, how written, value)'s verdict (:func:`_verdict`):
-        #: a dense text repeats both (a log's every line has its ``password=…``), and the
-        #: judging of one value was most of what a candidate cost.
+        #: Each name's words, and each (name, strength read, how written, value)'s verdict
+        #: (:func:`_verdict`): a dense text repeats both (a log's every line has its
+        #: ``password=…``), and the judging of one value was most of what a candidate cost.
+        #: The strength is a name's own but after a path (:func:`_in_path`).
         self.words: dict[str, list[str]] = {}
-        self.verdicts: dict[tuple[str, str, str], bool | None] = {}
+        self.verdicts: dict[tuple[str, int, str, str], bool | None] = {}
 
     def name_words(self, name: str) -> list[str]:
         """:func:`words` of ``name``, read once a text."""
@@ -512,7 +521,7 @@ class _Reach:
                 ) -> bool | None:
         """:func:`_verdict` of a value after ``name`` (its words ``parts``), held for the rest
         of the text where the value is short: a long value is judged each time, not held."""
-        key = (name, group, value)
+        key = (name, strength, group, value)
         got = self.verdicts.get(key, _UNJUDGED)
         if got is _UNJUDGED:
             got = _verdict(parts, strength, group, value)
@@ -583,8 +592,6 @@ def find_assignments(text: str) -> list[Span]:
                 while end < size and end - start < 2 * _LONGEST_NAME and text[end] in name_chars:
                     end += 1
             done = end
-            if start and text[start - 1] == "/":
-                continue  # a path's or a URL's last part (/etc/passwd: …) names a file, not a value
             name = text[start:end].strip(".-")
             strength = strength_of(name)
             if strength is None:
@@ -595,8 +602,11 @@ def find_assignments(text: str) -> list[Span]:
                 continue
             sep = sep_bare(text, end)
             if sep is not None:
+                in_path = _in_path(text, start, sep)
+                if in_path:
+                    strength = WEAK  # a path's last part, a colon after it (_in_path)
                 if not plain(text, name, strength, sep, found, reach):
-                    _value(text, name, strength, sep.end(1), found, reach)
+                    _value(text, name, strength, sep.end(1), found, reach, in_path=in_path)
             elif text.startswith("-", start):
                 gap = _FLAG_GAP.match(text, end)
                 if gap is not None:
@@ -807,8 +817,6 @@ def _alone(
         return None  # read back to the piece's start, or cut at the longest
     if end - start > 2 * _LONGEST_NAME or end >= size:
         return None  # cut at the longest, or it may go on past the piece
-    if start and piece[start - 1] == "/":
-        return end, -1, -1
     name = piece[start:end].strip(".-")
     strength = strengths.get(name)
     if strength is None:
@@ -825,6 +833,8 @@ def _alone(
     at, b = sep.end(1), sep.end(2)
     if b < 0 or piece[at] in _QUOTES or b - at > _LONGEST_VALUE or b >= size:
         return None  # not a short bare value, or one that may go on past the piece
+    if _in_path(piece, start, sep):
+        strength = WEAK  # a path's last part, a colon after it (_in_path)
     parts = reach.name_words(name)
     if parts[-1] in ("authorization", "cookie"):
         return None
@@ -925,10 +935,14 @@ def _withhold(a: int, b: int, group: str, found: list[Span], reach: _Reach) -> N
 
 
 def _value(
-    text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach
+    text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach,
+    *, in_path: bool = False,
 ) -> None:
     parts = reach.name_words(name)
     last = parts[-1]
+    if last == "authorization" and in_path:
+        _path_header(text, at, found)
+        return
     if last == "authorization":
         quoted = _QUOTED.match(text, at)
         if quoted is not None:  # "Authorization": "Token …" written as JSON or a string
@@ -982,6 +996,35 @@ def _value(
     _withhold(a, b, group, found, reach)
 
 
+#: What a header's name after a path and a colon may hold (:func:`_path_header`): a scheme,
+#: then the credential, read no further than a bare value is judged.
+_PATH_HEADER = lazy_compile(
+    rf"""\\?["']?([A-Za-z][A-Za-z0-9_-]*[ \t]+)?([^\s"'\\]{{1,{_LONGEST_VALUE}}})"""
+)
+
+
+def _in_path(text: str, start: int, sep: re.Match[str]) -> bool:
+    """Whether the name at ``start`` is a path's or a URL's last part with a colon after it
+    (``/etc/passwd: …``, ``GET /api/v1/password: 405 Method Not Allowed``): a file or an
+    endpoint that a message names, read as a weak name (only a generated value after it is a
+    credential: ``/x/api_key: 8f14e45f…``). An ``=`` after one assigns it still, at its own
+    strength (``/DB_PASSWORD=hunter2``, ``path/API_KEY=…``)."""
+    return start > 0 and text[start - 1] == "/" and "=" not in sep[1]
+
+
+def _path_header(text: str, at: int, found: list[Span]) -> None:
+    """``GET /x/Authorization: Token …``: a request line glued to its header, or an endpoint a
+    message names (``GET /api/authorization: 405 Method Not Allowed``). Only a generated
+    credential after the scheme is withheld, alone; Bearer and Basic are their rules'. One
+    past the longest is withheld as read (fail closed)."""
+    match = _PATH_HEADER.match(text, at)
+    if match is None or (match[1] or "").lower().startswith(("bearer", "basic")):
+        return
+    credential = match[2]
+    if len(credential) == _LONGEST_VALUE or (opaque(credential) and not placeholder(credential)):
+        found.append(Span(match.start(2), match.end(2), AUTH_HEADER))
+
+
 _UNJUDGED = object()
 #: The chars that open a value other than a bare one.
 _QUOTES = frozenset("\\\"'")
@@ -1026,7 +1069,7 @@ def _plain_bare(
         _withhold(at, b, "bare", found, reach)
         return True
     value = text[at:b]
-    verdict = reach.verdicts.get((name, "bare", value), _UNJUDGED)
+    verdict = reach.verdicts.get((name, strength, "bare", value), _UNJUDGED)
     if verdict is _UNJUDGED:
         verdict = reach.verdict(name, parts, strength, "bare", value)
     if verdict is False or sep.start(3) >= 0 or (verdict is None and _bare_prose(text, at, b)):

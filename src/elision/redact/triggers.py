@@ -34,7 +34,7 @@ from elision._lazyre import lazy_compile
 from elision.redact import density, keywords, rules
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
-from elision.redact.generic import AFFIX_ASSIGNED, AFFIX_TRIGGERS, KEY_QUALIFIED
+from elision.redact.generic import AFFIX_ASSIGNED, AFFIX_FLAG, AFFIX_TRIGGERS, KEY_QUALIFIED
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
 from elision.shape.lines import is_utf8
@@ -81,14 +81,17 @@ _ANY_CASE = tuple(sorted(_OWN_ANY_CASE | set(AFFIX_TRIGGERS)))
 #: match), so a listing of ``cache:key_1`` lines is not credential-dense.
 _UNCONFIRMED = frozenset(AFFIX_TRIGGERS) - _OWN_ANY_CASE - set(_EXACT)
 _AFFIX_ASSIGNED = re.compile(AFFIX_ASSIGNED.encode())
+_AFFIX_FLAG = re.compile(AFFIX_FLAG.encode())
 _KEY_QUALIFIED = tuple(q.encode() for q in KEY_QUALIFIED)
 _LONGEST_QUALIFIER = max(map(len, _KEY_QUALIFIED))
 
 
 def _affix_counts(data: memoryview, start: int, end: int) -> bool:
     """Whether the affixed name's literal at ``data[start:end]`` counts as a trigger: its name
-    is then assigned, and a ``key`` has a qualifier before it (as :data:`AFFIX_PATTERNS`)."""
-    if _AFFIX_ASSIGNED.match(data, end) is None:
+    is then assigned, or a ``-`` opens it and a flag's gap follows it, and a ``key`` has a
+    qualifier before it (as :data:`AFFIX_PATTERNS`)."""
+    if _AFFIX_ASSIGNED.match(data, end) is None and not (
+            start and data[start - 1] == 45 and _AFFIX_FLAG.match(data, end)):  # 45: "-"
         return False
     if data[start] not in b"kK":
         return True
