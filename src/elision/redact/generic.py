@@ -602,11 +602,15 @@ def find_assignments(text: str) -> list[Span]:
                 continue
             sep = sep_bare(text, end)
             if sep is not None:
-                in_path = _in_path(text, start, sep)
+                # Inline, not a call: a MB of assignments is 25,000 of them (issue 23).
+                in_path = start and text[start - 1] == "/" and "=" not in sep[1]
                 if in_path:
                     strength = WEAK  # a path's last part, a colon after it (_in_path)
                 if not plain(text, name, strength, sep, found, reach):
-                    _value(text, name, strength, sep.end(1), found, reach, in_path=in_path)
+                    if in_path and reach.name_words(name)[-1] == "authorization":
+                        _path_header(text, sep.end(1), found)
+                    else:
+                        _value(text, name, strength, sep.end(1), found, reach)
             elif text.startswith("-", start):
                 gap = _FLAG_GAP.match(text, end)
                 if gap is not None:
@@ -935,14 +939,10 @@ def _withhold(a: int, b: int, group: str, found: list[Span], reach: _Reach) -> N
 
 
 def _value(
-    text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach,
-    *, in_path: bool = False,
+    text: str, name: str, strength: int, at: int, found: list[Span], reach: _Reach
 ) -> None:
     parts = reach.name_words(name)
     last = parts[-1]
-    if last == "authorization" and in_path:
-        _path_header(text, at, found)
-        return
     if last == "authorization":
         quoted = _QUOTED.match(text, at)
         if quoted is not None:  # "Authorization": "Token …" written as JSON or a string
@@ -1008,7 +1008,8 @@ def _in_path(text: str, start: int, sep: re.Match[str]) -> bool:
     (``/etc/passwd: …``, ``GET /api/v1/password: 405 Method Not Allowed``): a file or an
     endpoint that a message names, read as a weak name (only a generated value after it is a
     credential: ``/x/api_key: 8f14e45f…``). An ``=`` after one assigns it still, at its own
-    strength (``/DB_PASSWORD=hunter2``, ``path/API_KEY=…``)."""
+    strength (``/DB_PASSWORD=hunter2``, ``path/API_KEY=…``). :func:`find_assignments` asks
+    the same inline."""
     return start > 0 and text[start - 1] == "/" and "=" not in sep[1]
 
 
