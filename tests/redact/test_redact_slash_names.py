@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from elision import shape
 from elision.mcp.gate.egress import Egress
-from elision.redact import redact_text, redact_value
+from elision.redact import generic, redact_text, redact_value
+from elision.redact.generic import find_assignments
 from support.engines import trigger_engines, using_engine
 
 ENGINES = trigger_engines()
@@ -100,6 +101,19 @@ def test_a_long_text_finds_them_a_block_at_a_time(text: str, secret: str, engine
         assert secret not in redact_text("log line\n" * 4096 + text + "\n").value
 
 
+@pytest.mark.parametrize("engine", ENGINES, ids=ENGINE_IDS)
+@pytest.mark.parametrize("flag", ["--password", "--password_{i}", "--secret-v{i}", "--api-key-{i}"])
+def test_dense_affixed_flags_are_bounded_as_bare_ones_are(flag: str, engine: Any) -> None:
+    """Lines of ``--password_N x`` count towards the density bound as lines of ``--password
+    x`` do, on each engine: withheld whole as one credential-dense stretch, not judged one by
+    one (hyperscan's literal of an affixed name counts where a flag's gap follows it)."""
+    text = "".join(f"run {flag.format(i=i)} x{i}q\n" for i in range(12_000))
+    with using_engine(engine):
+        reasons = [w["reason"] for w in redact_text(text).withheld]
+    assert reasons[0] == "credential-dense"
+    assert len(reasons) < 20
+
+
 BENIGN = [
     # a path's last part and a colon: a file or an endpoint a message names
     "Error processing file file:///etc/passwd: Unsupported URL protocol",
@@ -125,11 +139,29 @@ BENIGN = [
 ]
 
 
+@pytest.mark.usefixtures("unbounded")  # a log of 600 is past the density bound: judged here
 @pytest.mark.parametrize("text", BENIGN)
 def test_a_path_prose_or_word_is_kept_exactly(text: str) -> None:
     assert redact_text(text).withheld == ()
     assert redact_text(text).value == text
     assert redact_value({"log": text}).withheld == ()
+    # a log of it: judged a shape at a time (generic._shaped), or a block of dead ones
+    # (generic._dead_stretch), not a line at a time
+    for lines in (12, 600):
+        assert redact_text(f"{text}\n" * lines).withheld == ()
+
+
+@pytest.mark.parametrize("line", [*BENIGN, *(text for text, _ in SECRETS)])
+def test_a_log_of_them_is_judged_as_each_line_is(line: str) -> None:
+    """A text that repeats a few shapes is judged a shape at a time, a long one a block of
+    dead candidates at a time: each reads a name after a path as the loop does."""
+    for lines in (12, 600):
+        text = f"{line}\n" * lines
+        now = find_assignments(text)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(generic, "_SHAPES", False)
+            mp.setattr(generic, "_DEAD_WINDOWS", False)
+            assert now == find_assignments(text)
 
 
 # -- the property -----------------------------------------------------------------------------
