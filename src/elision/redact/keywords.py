@@ -496,12 +496,12 @@ def affixed_in_windows(text: str) -> bool:
 _AFFIX_WINDOW = 1 << 16
 #: How many affixed names' literals a text may hold before all of it is searched for them.
 _AFFIX_HITS = 64
-#: Read back from where a literal ends: the literal (a word, a joint, an opening word) and a
-#: qualified ``key``'s look-behind before it.
+#: Read back from where a literal ends: the literal (a word, a joint, an opening word), the
+#: ``-`` before a flag's word, and a qualified ``key``'s look-behind before it.
 _AFFIX_BEHIND = 256
 #: An affixed name's match is its word, an affix's head, up to ``2 * _LONGEST_NAME`` name
-#: chars and a separator (generic.AFFIX_ASSIGNED); a qualified ``key``'s look-behind reads a
-#: qualifier before it.
+#: chars and a separator (generic.AFFIX_ASSIGNED) or a flag's gap (generic.AFFIX_FLAG); a
+#: qualified ``key``'s look-behind reads a qualifier before it.
 _AFFIX_REACH = 1024
 
 
