@@ -258,6 +258,15 @@ SYSTEMATIC: list[Class] = [
     # whole, each value a withheld entry.
     Class("assign-under-limit", _repeat("password=hunter2 " + "x" * 23 + "\n")),
     Class("login-words", _repeat("password=x login ")),
+    # A header's name inside the value of one withheld to the line's end: each name's
+    # separator match read the rest of the run (quadratic: 0.9 s for 128 KB). And the same
+    # after a path, whose names were passed over before they were read (the slashnames work).
+    Class("header-in-header", _repeat(":authorization:" + "x" * 26)),
+    Class("path-header-run", _repeat("/a/authorization:" + "x" * 24)),
+    # A path's last part and a colon, then a message: a weak name's reading each.
+    Class("path-name-colon", _repeat("GET /api/v1/password: 405 ")),
+    # A flag with an affix (``--password_2 VALUE``): a trigger where a flag's gap follows.
+    Class("flag-affixed", _repeat("--password_2 x ")),
     Class("bracket-unclosed", _repeat('secret={"a": "b", ')),
     Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),
     # ")" closes a token and opens none: one token of candidates, just under the bound.

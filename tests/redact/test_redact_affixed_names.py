@@ -169,6 +169,7 @@ _AFFIX_PIECES = st.sampled_from([
     "api_key_2=", "password_0: ", "token2 =", "secret_v2=", "sort_key_1 = ", "app_key_old=",
     "x", "A", "9", "_", "-", ".", " ", "\n", "key1", "Pass2", "jwt9", "=", ":",
     "QUFB" * 8, "a" * 50, "api_", "secret-",
+    "--password_2 ", "-secret-v2\t", "--api-key-1 ",  # flags: a gap after the affix
 ])
 
 

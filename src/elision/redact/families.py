@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from elision._cache import kept_json
+from elision._lazyre import lazy_compile
 from elision._record import record_class
 
 if TYPE_CHECKING:
@@ -447,12 +448,25 @@ def _jwt_header(token: str) -> bool:
 
 
 def _basic_pair(value: str) -> bool:
-    # "Basic authentication" is prose; a real Basic value decodes to "user:password".
+    # "Basic authentication" is prose; a real Basic value decodes to "user:password". One
+    # glued to the next header with no line break between (``…OA==Host:``: the padding ends
+    # it; ``…OAHost:``: the run takes in the header's first word) is read without that word.
+    if _decodes_to_pair(value):
+        return True
+    glued = _HEADER_WORD.search(value)
+    return glued is not None and glued.start() > 0 and _decodes_to_pair(value[:glued.start()])
+
+
+def _decodes_to_pair(value: str) -> bool:
     try:
         text = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
     except (binascii.Error, ValueError):
         return False
     return ":" in text and text.isprintable()
+
+
+#: A header name's first word at the end of a Basic value's run (``Host``, ``User``, ``X``).
+_HEADER_WORD = lazy_compile(r"[A-Z][a-z]*\Z")
 
 
 def _mixed(value: str) -> bool:

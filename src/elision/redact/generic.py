@@ -119,6 +119,11 @@ AFFIX_ASSIGNED = (
 )
 #: The most name chars :data:`AFFIX_ASSIGNED` reads before what assigns the name.
 AFFIX_NAME_MOST = 2 * _LONGEST_NAME
+#: Or, where a ``-`` opens the word (``--password_2 VALUE``, ``--secret-v2 VALUE``,
+#: ``--api-key-2 VALUE``), the rest of the name and the gap before a flag's value: a flag's
+#: name is followed by a space, which no literal of a name and a flag's gap reaches past an
+#: affix (``-password `` does not).
+AFFIX_FLAG = f"[A-Za-z0-9_.-]{{0,{2 * _LONGEST_NAME}}}[ \\t]"
 #: What comes before an affixed ``key`` for it to count (``api_``, ``secret-``, ``app``): a
 #: ``key`` alone names nothing (``sort_key_1 = 1`` is no trigger, as ``sort_key = 1`` is none).
 KEY_QUALIFIED = tuple(sorted(
@@ -130,12 +135,15 @@ KEY_QUALIFIED = tuple(sorted(
 #: A word that opens others is one pass with them (``pass``: ``password``, ``passwd``).
 _AFFIX_GATES = tuple(w for w in _AFFIXED_WORDS
                      if not any(o != w and w.startswith(o) for o in _AFFIXED_WORDS))
+#: Each word's flag form is a pattern of its own, opening with ``-`` and the word: a search
+#: for that literal is as fast as for the word alone (an optional look-behind before the word
+#: would try every position).
 AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
-    (gate, gate + "(?:" + "|".join(sorted(
+    (gate, opening + gate + "(?:" + "|".join(sorted(
         (w[len(gate):] for w in _AFFIXED_WORDS if w.startswith(gate)), key=len, reverse=True))
      + ")" + (names_behind(list(KEY_QUALIFIED), "key") if gate == "key" else "")
-     + f"[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){AFFIX_ASSIGNED}")
-    for gate in _AFFIX_GATES
+     + f"[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){then}")
+    for gate in _AFFIX_GATES for opening, then in (("", AFFIX_ASSIGNED), ("-", AFFIX_FLAG))
 )
 #: A superset of :data:`AFFIX_PATTERNS`' matches as hyperscan's regex mode reads them, one a
 #: credential word, any case: the word, an affix's start, any name chars and what assigns it
@@ -144,9 +152,11 @@ AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
 #: literals of :data:`AFFIX_TRIGGERS` (200 KB a database), and a chance ``key1`` in random
 #: base64 or inside an ``sk-`` key, which nothing assigns, is no match (issue 23).
 AFFIX_ASSIGNED_ANYWHERE: tuple[str, ...] = tuple(
-    f"{word}[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)})[A-Za-z0-9_.-]*"
-    f"(?:{'|'.join(map(re.escape, TEXT_SEPARATORS))})"
+    f"{opening}{word}[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)})[A-Za-z0-9_.-]*{then}"
     for word in _AFFIXED_WORDS
+    # A flag's form too (``--password_2 VALUE``): a ``-`` opens it and a gap ends it.
+    for opening, then in (("", f"(?:{'|'.join(map(re.escape, TEXT_SEPARATORS))})"),
+                          ("-", "[ \\t]"))
 )
 
 
@@ -508,11 +518,12 @@ class _Reach:
         self.header_until = -1
         #: Where the last bare value withheld ends.
         self.bare_until = -1
-        #: Each name's words, and each (name, how written, value)'s verdict (:func:`_verdict`):
-        #: a dense text repeats both (a log's every line has its ``password=…``), and the
-        #: judging of one value was most of what a candidate cost.
+        #: Each name's words, and each (name, strength read, how written, value)'s verdict
+        #: (:func:`_verdict`): a dense text repeats both (a log's every line has its
+        #: ``password=…``), and the judging of one value was most of what a candidate cost.
+        #: The strength is a name's own but after a path (:func:`_in_path`).
         self.words: dict[str, list[str]] = {}
-        self.verdicts: dict[tuple[str, str, str], bool | None] = {}
+        self.verdicts: dict[tuple[str, int, str, str], bool | None] = {}
 
     def name_words(self, name: str) -> list[str]:
         """:func:`words` of ``name``, read once a text."""
@@ -525,7 +536,7 @@ class _Reach:
                 ) -> bool | None:
         """:func:`_verdict` of a value after ``name`` (its words ``parts``), held for the rest
         of the text where the value is short: a long value is judged each time, not held."""
-        key = (name, group, value)
+        key = (name, strength, group, value)
         got = self.verdicts.get(key, _UNJUDGED)
         if got is _UNJUDGED:
             got = _verdict(parts, strength, group, value)
@@ -553,7 +564,7 @@ def find_assignments(text: str) -> list[Span]:
     # density bound is 25,000 of them, each a few global and attribute lookups (issue 23).
     # The compiled pattern's own method: the lazy one's, held, would compile-check each call.
     name_chars, sep_bare, strength_of = _NAME_CHARS, _SEP_BARE.compiled().match, strengths.get
-    by_regex, plain = _NAME_BY_REGEX, _plain_bare
+    by_regex, plain, in_headers = _NAME_BY_REGEX, _plain_bare, _SKIP_IN_HEADERS
     tries = _DEAD_TRIES if _DEAD_WINDOWS else 0
     for at, low in _lowered_windows(text) if shaped is None else ():
         commands = commands or any(command in low for command in PASSWORD_COMMANDS)
@@ -596,8 +607,6 @@ def find_assignments(text: str) -> list[Span]:
                 while end < size and end - start < 2 * _LONGEST_NAME and text[end] in name_chars:
                     end += 1
             done = end
-            if start and text[start - 1] == "/":
-                continue  # a path's or a URL's last part (/etc/passwd: …) names a file, not a value
             name = text[start:end].strip(".-")
             strength = strength_of(name)
             if strength is None:
@@ -606,8 +615,18 @@ def find_assignments(text: str) -> list[Span]:
                 continue
             if end < reach.bare_until and _inside_withheld(text, end, name, reach):
                 continue
+            if in_headers and end < reach.header_until and _assigned_bare(text, end):
+                # Inside a header's value withheld to its line's end, as its bare value is: the
+                # separator's match read that value to the end of a run at each such name
+                # (``:authorization:`` and 26 ``x``, a MB of them: quadratic, 0.9 s for 128 KB).
+                continue
+            if start and text[start - 1] == "/" and _path_header(text, name, end, found, reach):
+                continue
             sep = sep_bare(text, end)
             if sep is not None:
+                # Inline, not a call: a MB of assignments is 25,000 of them (issue 23).
+                if start and text[start - 1] == "/" and "=" not in sep[1]:
+                    strength = WEAK  # a path's last part, a colon after it (_in_path)
                 if not plain(text, name, strength, sep, found, reach):
                     _value(text, name, strength, sep.end(1), found, reach)
             elif text.startswith("-", start):
@@ -621,6 +640,9 @@ def find_assignments(text: str) -> list[Span]:
     return found
 
 
+#: Whether a name inside a header's value withheld to its line's end is passed over unread;
+#: off, each is read (the slow path the tests compare with).
+_SKIP_IN_HEADERS = True
 #: Whether a text's candidates are first judged by their shapes together (:func:`_shaped`);
 #: off, each is judged by the loop (the slow path the tests compare with).
 _SHAPES = True
@@ -820,8 +842,6 @@ def _alone(
         return None  # read back to the piece's start, or cut at the longest
     if end - start > 2 * _LONGEST_NAME or end >= size:
         return None  # cut at the longest, or it may go on past the piece
-    if start and piece[start - 1] == "/":
-        return end, -1, -1
     name = piece[start:end].strip(".-")
     strength = strengths.get(name)
     if strength is None:
@@ -838,6 +858,8 @@ def _alone(
     at, b = sep.end(1), sep.end(2)
     if b < 0 or piece[at] in _QUOTES or b - at > _LONGEST_VALUE or b >= size:
         return None  # not a short bare value, or one that may go on past the piece
+    if _in_path(piece, start, sep):
+        strength = WEAK  # a path's last part, a colon after it (_in_path)
     parts = reach.name_words(name)
     if parts[-1] in ("authorization", "cookie"):
         return None
@@ -995,9 +1017,63 @@ def _value(
     _withhold(a, b, group, found, reach)
 
 
+#: What a header's name after a path and a colon may hold (:func:`_path_header`): a scheme,
+#: then the credential as RFC 7235 writes one (``token68``), read no further than a bare
+#: value is judged. No ``:`` is in it, so a run of ``/a/authorization:`` with no space reads
+#: each name's value to the next name's colon (any char but a space read the rest of the
+#: run, 4 KB at most, at each name: 9.4 s for 256 KB).
+_PATH_HEADER = lazy_compile(
+    rf"""\\?["']?([A-Za-z][A-Za-z0-9_-]*[ \t]+)?([A-Za-z0-9._~+/-]{{1,{_LONGEST_VALUE}}}=*)"""
+)
+
+
+def _in_path(text: str, start: int, sep: re.Match[str]) -> bool:
+    """Whether the name at ``start`` is a path's or a URL's last part with a colon after it
+    (``/etc/passwd: …``, ``GET /api/v1/password: 405 Method Not Allowed``): a file or an
+    endpoint that a message names, read as a weak name (only a generated value after it is a
+    credential: ``/x/api_key: 8f14e45f…``). An ``=`` after one assigns it still, at its own
+    strength (``/DB_PASSWORD=hunter2``, ``path/API_KEY=…``). :func:`find_assignments` asks
+    the same inline."""
+    return start > 0 and text[start - 1] == "/" and "=" not in sep[1]
+
+
+def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reach) -> bool:
+    """Whether the name ending at ``end``, a path's last part, is a header's with a colon after
+    it (``GET /x/Authorization: Token …``: a request line glued to its header, or an endpoint
+    a message names, ``GET /api/authorization: 405 Method Not Allowed``), which is judged here
+    (:func:`_in_path`): only a generated credential after the scheme is withheld, alone;
+    Bearer and Basic are their rules'. One as long as the longest read is withheld as read
+    (fail closed). Its separator is matched alone: the one of other names reads a bare value,
+    which here is the rest of a run of ``/a/authorization:`` at each name."""
+    if reach.name_words(name)[-1] != "authorization":
+        return False
+    sep = _SEP_ONLY.match(text, end)
+    if sep is None or "=" in sep.group():
+        return False
+    match = _PATH_HEADER.match(text, sep.end())
+    if match is None or (match[1] or "").lower().startswith(("bearer", "basic")):
+        return True
+    credential = match[2]
+    if len(credential) >= _LONGEST_VALUE or (opaque(credential) and not placeholder(credential)):
+        found.append(Span(match.start(2), match.end(2), AUTH_HEADER))
+    return True
+
+
 _UNJUDGED = object()
 #: The chars that open a value other than a bare one.
 _QUOTES = frozenset("\\\"'")
+
+
+def _assigned_bare(text: str, end: int) -> bool:
+    """Whether the name ending at ``end`` is assigned a bare value, which ends on its line; told
+    by the separator alone. Not an object or an array (``secret={…``, which
+    :func:`_bracketed` reads past its line), nor a quoted value, nor a flag's."""
+    sep = _SEP_ONLY.match(text, end)
+    return sep is not None and not text.startswith(_OPENS_NO_BARE, sep.end())
+
+
+#: What opens a value that is not bare: a container, a quote, an escaped quote.
+_OPENS_NO_BARE = ("[", "{", '"', "'", "\\")
 
 
 def _inside_withheld(text: str, end: int, name: str, reach: _Reach) -> bool:
@@ -1039,7 +1115,7 @@ def _plain_bare(
         _withhold(at, b, "bare", found, reach)
         return True
     value = text[at:b]
-    verdict = reach.verdicts.get((name, "bare", value), _UNJUDGED)
+    verdict = reach.verdicts.get((name, strength, "bare", value), _UNJUDGED)
     if verdict is _UNJUDGED:
         verdict = reach.verdict(name, parts, strength, "bare", value)
     if verdict is False or sep.start(3) >= 0 or (verdict is None and _bare_prose(text, at, b)):

@@ -520,11 +520,12 @@ _AFFIX_WINDOW = 1 << 16
 _AFFIX_HITS = 64
 #: Read back from where a match of :data:`~.generic.AFFIX_ASSIGNED_ANYWHERE` ends: an
 #: affixed name's match (its word, an affix's head, up to ``2 * _LONGEST_NAME`` name chars
-#: and a separator, some 220 chars) and a qualified ``key``'s look-behind before it.
+#: and a separator or a flag's gap, some 220 chars), the ``-`` before a flag's word, and a
+#: qualified ``key``'s look-behind before it.
 _AFFIX_BACK = 512
 #: An affixed name's match is its word, an affix's head, up to ``2 * _LONGEST_NAME`` name
-#: chars and a separator (generic.AFFIX_ASSIGNED); a qualified ``key``'s look-behind reads a
-#: qualifier before it.
+#: chars and a separator (generic.AFFIX_ASSIGNED) or a flag's gap (generic.AFFIX_FLAG); a
+#: qualified ``key``'s look-behind reads a qualifier before it.
 _AFFIX_REACH = 1024
 
 

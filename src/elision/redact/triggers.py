@@ -36,6 +36,7 @@ from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
 from elision.redact.generic import (
     AFFIX_ASSIGNED,
+    AFFIX_FLAG,
     AFFIX_NAME_MOST,
     AFFIX_TRIGGERS,
     KEY_QUALIFIED,
@@ -86,14 +87,17 @@ _ANY_CASE = tuple(sorted(_OWN_ANY_CASE | set(AFFIX_TRIGGERS)))
 #: match), so a listing of ``cache:key_1`` lines is not credential-dense.
 _UNCONFIRMED = frozenset(AFFIX_TRIGGERS) - _OWN_ANY_CASE - set(_EXACT)
 _AFFIX_ASSIGNED = re.compile(AFFIX_ASSIGNED.encode())
+_AFFIX_FLAG = re.compile(AFFIX_FLAG.encode())
 _KEY_QUALIFIED = tuple(q.encode() for q in KEY_QUALIFIED)
 _LONGEST_QUALIFIER = max(map(len, _KEY_QUALIFIED))
 
 
 def _affix_counts(data: memoryview, start: int, end: int) -> bool:
     """Whether the affixed name's literal at ``data[start:end]`` counts as a trigger: its name
-    is then assigned, and a ``key`` has a qualifier before it (as :data:`AFFIX_PATTERNS`)."""
-    if _AFFIX_ASSIGNED.match(data, end) is None:
+    is then assigned, or a ``-`` opens it and a flag's gap follows it, and a ``key`` has a
+    qualifier before it (as :data:`AFFIX_PATTERNS`)."""
+    if _AFFIX_ASSIGNED.match(data, end) is None and not (
+            start and data[start - 1] == 45 and _AFFIX_FLAG.match(data, end)):  # 45: "-"
         return False
     if data[start] not in b"kK":
         return True
@@ -107,15 +111,17 @@ _DROPPED_LEAST = 64
 _DROPPED_SPACING = 1 << 14
 
 
-def unassigned(data: memoryview, end: int) -> bool:
-    """Whether the affixed name's literal that ends at ``end`` of ``data`` is certainly not
-    assigned (:data:`AFFIX_ASSIGNED` does not match after it, and the char that ends its
+def unassigned(data: memoryview, start: int, end: int) -> bool:
+    """Whether the affixed name's literal at ``data[start:end]`` is certainly not assigned
+    (:data:`AFFIX_ASSIGNED` does not match after it, nor is it a flag's name with its gap
+    after it, as :func:`_affix_counts` reads one, and the char that ends its
     name is ASCII: a char past ASCII may lower to a name's letter where the judge reads it).
     Then no affixed name's pattern matches from it, and in a text it is no trigger: chance
     ones in random base64 (``jwT1``, ``KEY3``, some 11 a MB, each ended by a ``+``, a ``/``
     or a line break) made a piece of wrapped base64 crowded enough to be located, which
     loaded a database of 433 KB for nothing (issue 23)."""
-    if _AFFIX_ASSIGNED.match(data, end) is not None:
+    if _AFFIX_ASSIGNED.match(data, end) is not None or (
+            start and data[start - 1] == 45 and _AFFIX_FLAG.match(data, end)):  # 45: "-"
         return False
     run = _NAME_RUN.match(data, end, end + AFFIX_NAME_MOST + 1)
     stop = end if run is None else run.end()
@@ -945,7 +951,8 @@ class _Hyperscan:
             if kind == _AT:
                 at[0] = True
                 return False
-            if expr in affixed and droppable[0] > 0 and unassigned(view, pos + 1):
+            if (expr in affixed and droppable[0] > 0
+                    and unassigned(view, pos + 1 - self.lengths[expr], pos + 1)):
                 droppable[0] -= 1
                 return False
             if chance is None:
