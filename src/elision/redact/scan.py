@@ -28,7 +28,7 @@ from typing import TypeAlias, overload
 from elision.redact.columns import column_spans
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
-from elision.redact.families import BY_ID, PATTERN_FAMILIES
+from elision.redact.families import BY_ID, PATTERN_FAMILIES, Glue
 from elision.redact.folding import fold
 from elision.redact.keywords import (
     B64_HEADS,
@@ -346,14 +346,25 @@ def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
     for rule, starts in zip(_MULTILINE, heads, strict=True):
         assert rule.pattern is not None
         covered = 0
+        memo: Glue = {}
         for at in sorted(set(starts)):
             if at < covered:
                 continue  # inside the last match: finditer would not look here either
             match = rule.pattern.match(text, at)
             if match is not None:
                 covered = match.end()
-                if rule.accepts(text, match):
+                if rule.accepts(text, match, memo):
                     found.append(Span(match.start(), match.end(), rule.id))
+                    _glued_after(text, covered, found)
+
+
+def _glued_after(text: str, end: int, found: _Found) -> None:
+    """What is glued to a key's last line right after it, judged from there to its line's
+    end as a text of its own: its piece refused the token's boundary (the key's ``-`` or
+    hex before it), and the key's header, lines back, was in no piece with it."""
+    if end < len(text) and (text[end].isalnum() or text[end] in "_-+"):
+        stop = text.find("\n", end)
+        found.extend(_precise(text[end:len(text) if stop < 0 else stop], end))
 
 
 def _any(positions: Sequence[int], start: int, end: int) -> bool:
