@@ -45,9 +45,11 @@ NOT_YET = frozenset({
 STILL_SHOWN = frozenset({
     # A header's value then a space and more: the value is shown.
     ("auth-header", " ", "*"),
-    # A Slack hook then ":" or "\\" and a URL: read as one URL, the hook is shown.
+    # A Slack hook then ":" or "\\" and a DSN (read as one URL: the hook is shown), and
+    # an Azure DevOps connection string's password before a hook so (the hook is shown).
     *(("slack-webhook-url", glue, f.id) for glue in (":", "\\") for f in FAMILIES
-      if f.category == "databases"),
+      if f.id.endswith("dsn-password") or f.id == "jdbc-password"),
+    *(("ado-connection-string-password", glue, "slack-webhook-url") for glue in (":", "\\")),
     # "csk-…sk-…": the OpenAI match opens inside the Cerebras key and is refused.
     ("cerebras-api-key", "", "openai-key"),
     # A ClickUp key's last "A"s open the X bearer token's run of "A"s early.

@@ -343,10 +343,11 @@ def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
     only where the pieces found their keywords: each pattern opens with its keyword, and each
     keyword is a trigger, so a piece holds every keyword in it (searching the whole text for
     each one took more than the trigger search did)."""
+    every = sorted({at for starts in heads for at in starts})
     for rule, starts in zip(_MULTILINE, heads, strict=True):
         assert rule.pattern is not None
         covered = 0
-        memo: Glue = {}
+        memo: Glue = {}  # keys glued end to end: each followed back once
         for at in sorted(set(starts)):
             if at < covered:
                 continue  # inside the last match: finditer would not look here either
@@ -355,16 +356,27 @@ def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
                 covered = match.end()
                 if rule.accepts(text, match, memo):
                     found.append(Span(match.start(), match.end(), rule.id))
-                    _glued_after(text, covered, found)
+                    # A key glued on next is glued to this one: told, not searched back for.
+                    memo.setdefault(covered, [(match.start(), covered, rule.id, match.start())])
+                    _glued_after(text, match.start(), covered, every, found)
 
 
-def _glued_after(text: str, end: int, found: _Found) -> None:
-    """What is glued to a key's last line right after it, judged from there to its line's
-    end as a text of its own: its piece refused the token's boundary (the key's ``-`` or
-    hex before it), and the key's header, lines back, was in no piece with it."""
-    if end < len(text) and (text[end].isalnum() or text[end] in "_-+"):
+def _glued_after(text: str, start: int, end: int, every: list[int], found: _Found) -> None:
+    """What is glued to the last line of a key that spans lines (``start:end``), judged as a
+    text of its own from the key's end to its line's end or the next key's keyword, whichever
+    is first: its piece refused the token's boundary (the key's ``-`` or hex before it), and
+    the key's header, lines back, was in no piece with it. A key's keyword ends it: that
+    key is this pass's own, so keys glued end to end add nothing to judge."""
+    # A char a family's boundary refuses before a token (families._BEFORE and word chars).
+    if end < len(text) and (text[end].isalnum() or text[end] in "_-+") and (
+            text.find("\n", start, end) >= 0 or text.find("\r", start, end) >= 0):
         stop = text.find("\n", end)
-        found.extend(_precise(text[end:len(text) if stop < 0 else stop], end))
+        stop = len(text) if stop < 0 else stop
+        after = bisect_left(every, end)
+        if after < len(every):
+            stop = min(stop, every[after])
+        if stop > end:
+            found.extend(_precise(text[end:stop], end))
 
 
 def _any(positions: Sequence[int], start: int, end: int) -> bool:
