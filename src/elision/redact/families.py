@@ -245,8 +245,8 @@ class Family:
     def _taken_in(
         self, text: str, start: int, end: int, head: re.Pattern[str], longest: int,
     ) -> tuple[re.Match[str], list[tuple[int, int]]] | None:
-        """The first match of this row that opens at one of its keywords inside the match
-        ``start:end``, reads past its end and is accepted (glued to that one: its boundary is
+        """The first match of this row that opens at one of its heads (:attr:`_head`) inside
+        the match ``start:end``, reads past its end and is accepted (glued to that one: its boundary is
         not asked), and its spans (a JWT's signature took in the next one's header; the match
         its own payload's ``eyJ`` opens is no JWT)."""
         assert self.pattern is not None
@@ -289,7 +289,7 @@ class Family:
     def _takes_in_next(self) -> bool:
         """Whether a match of this row can take in the head of one of its tokens glued after
         it (``ya29.…ya29``: its class holds the keyword's chars), asked of each shape filled
-        flat twice over; a shape with a placeholder filled by code is taken to. A row that
+        flat before each; a shape with a placeholder filled by code is taken to. A row that
         cannot (``ghp_``: no ``_`` in its body) costs no step ahead: a keyword search an
         accepted match was 4% of judging 24,000 distinct ``ghp_`` tokens."""
         if self.pattern is None:
