@@ -246,9 +246,9 @@ class Family:
         self, text: str, start: int, end: int, head: re.Pattern[str], longest: int,
     ) -> tuple[re.Match[str], list[tuple[int, int]]] | None:
         """The first match of this row that opens at one of its heads (:attr:`_head`) inside
-        the match ``start:end``, reads past its end and is accepted (glued to that one: its boundary is
-        not asked), and its spans (a JWT's signature took in the next one's header; the match
-        its own payload's ``eyJ`` opens is no JWT)."""
+        the match ``start:end``, reads past its end and is accepted (glued to that one: its
+        boundary is not asked), and its spans (a JWT's signature took in the next one's
+        header; the match its own payload's ``eyJ`` opens is no JWT)."""
         assert self.pattern is not None
         pos = start + 1
         while (hit := head.search(text, pos, end + longest)) is not None and hit.start() < end:

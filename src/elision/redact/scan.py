@@ -343,7 +343,6 @@ def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
     only where the pieces found their keywords: each pattern opens with its keyword, and each
     keyword is a trigger, so a piece holds every keyword in it (searching the whole text for
     each one took more than the trigger search did)."""
-    every = sorted({at for starts in heads for at in starts})
     for rule, starts in zip(_MULTILINE, heads, strict=True):
         assert rule.pattern is not None
         covered = 0
@@ -358,10 +357,10 @@ def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
                     found.append(Span(match.start(), match.end(), rule.id))
                     # A key glued on next is glued to this one: told, not searched back for.
                     memo.setdefault(covered, [(match.start(), covered, rule.id, match.start())])
-                    _glued_after(text, match.start(), covered, every, found)
+                    _glued_after(text, match.start(), covered, found)
 
 
-def _glued_after(text: str, start: int, end: int, every: list[int], found: _Found) -> None:
+def _glued_after(text: str, start: int, end: int, found: _Found) -> None:
     """What is glued to the last line of a key that spans lines (``start:end``), judged as a
     text of its own from the key's end to its line's end or the next key's keyword, whichever
     is first: its piece refused the token's boundary (the key's ``-`` or hex before it), and
@@ -372,9 +371,8 @@ def _glued_after(text: str, start: int, end: int, every: list[int], found: _Foun
             text.find("\n", start, end) >= 0 or text.find("\r", start, end) >= 0):
         stop = text.find("\n", end)
         stop = len(text) if stop < 0 else stop
-        after = bisect_left(every, end)
-        if after < len(every):
-            stop = min(stop, every[after])
+        # The next key's keyword on that line, looked for no further than what is judged.
+        stop = min([stop, *[at for at in (text.find(k, end, stop) for k in _KEYWORDS) if at >= 0]])
         if stop > end:
             found.extend(_precise(text[end:stop], end))
 
