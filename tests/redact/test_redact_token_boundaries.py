@@ -122,7 +122,7 @@ def glued(draw: st.DrawFn) -> tuple[list[str], tuple[str, ...]]:
     return parts, secrets
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(glued())
 def test_no_secret_is_shown_beside_a_boundary_char_or_another_credential(
     case: tuple[list[str], tuple[str, ...]],
