@@ -228,6 +228,15 @@ def _pem(size: int) -> str:
     return _repeat("-----BEGIN PRIVATE KEY-----\nMIIE\n")(size)
 
 
+#: A fake key's body line (base64 of bytes 0-47): real keys are its lines, 64 chars each.
+_KEY_LINE = base64.b64encode(bytes(range(48))).decode()
+#: Keys glued end to end, a chain as long as the input (each after the last one's armour or
+#: MAC: its boundary refused, the key it is glued to found lines back).
+_PEM_GLUED = "-----BEGIN PRIVATE KEY-----\n" + f"{_KEY_LINE}\n" * 4 + "-----END PRIVATE KEY-----"
+_PPK_GLUED = ("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 1\n"
+              f"{_KEY_LINE}\nPrivate-Lines: 1\n{_KEY_LINE}\nPrivate-MAC: {'0a' * 32}")
+
+
 SYSTEMATIC: list[Class] = [
     Class("prose", _floor("text")),
     Class("prose-one-line", lambda n: _prose(n, " ")),
@@ -283,6 +292,12 @@ SYSTEMATIC: list[Class] = [
     Class("userinfo-runs", _repeat("https://u:p@")),
     Class("pem-armour", _pem),
     Class("pem-one-line", _repeat("-----BEGIN ")),
+    Class("pem-glued", _repeat(_PEM_GLUED)),
+    Class("ppk-glued", _repeat(_PPK_GLUED)),
+    # FCM keys glued end to end: each match takes in the next one's head (a step ahead each).
+    Class("fcm-glued", _repeat("AAAA" + "b" * 7 + ":APA91b" + _KEY_LINE * 3)),
+    # The glued keys in one JSON string: one line, each key's breaks a "\\n" escape.
+    Class("json-string-pem-glued", _json_string(_PEM_GLUED)),
     Class("jwt-dots", _repeat("eyJ.")),
     Class("jwt-heads", _repeat("eyJhbGciOiJIUzI1NiJ9.")),
     Class("bearer", _repeat("Bearer ")),

@@ -11,17 +11,18 @@ a token inside a word (``xghp_…``) is still no match, and the benign corpora s
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from elision import shape
 from elision.redact import batch, families, redact_text, redact_value
 from elision.redact.batch import BATCH
-from elision.redact.families import FAMILIES, Family, sample
+from elision.redact.families import BY_ID, FAMILIES, Family, fill, sample
 
 GHP = "ghp_" + "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA3bC5"
 SECRET = GHP[4:]
@@ -34,15 +35,29 @@ AFTER = ["é", "ß", "日", ")", "'", '"', ",", ":", "\\", " ", ""]
 #: Between two credentials: what may stand both before and after one.
 BETWEEN = [c for c in BEFORE if c in AFTER]
 #: Shapes still shown glued to a copy of themselves, or after a ``/``, left for later
-#: (docs/design.md): multi-line keys, a hook or FCM key whose pattern reads past the first
-#: one's end, a Basic value glued to the next header, and the name-based finders (an
+#: (docs/design.md): a Basic value glued to the next header, and the name-based finders (an
 #: assignment, a header, a cookie) after ``/``.
 NOT_YET = frozenset({
-    "firebase-cloud-messaging-key", "teams-webhook-url", "ifttt-webhook-key", "private-key",
-    "ssh2-private-key", "basic-auth", "credential-assignment", "auth-header", "session-cookie",
+    "basic-auth", "credential-assignment", "auth-header", "session-cookie",
 })
-SHAPES = [(f, i) for f in FAMILIES if f.id not in NOT_YET for i in range(len(f.shapes))
-          if sample(f, i)[1]]
+#: Pairs still shown glued (the first's family, the glue, the second's or any), left for
+#: later (docs/design.md).
+STILL_SHOWN = frozenset({
+    # A header's value then a space and more: the value is shown.
+    ("auth-header", " ", "*"),
+    # A Slack hook then ":" or "\\" and a DSN (read as one URL: the hook is shown), and
+    # an Azure DevOps connection string's password before a hook so (the hook is shown).
+    *(("slack-webhook-url", glue, f.id) for glue in (":", "\\") for f in FAMILIES
+      if f.id.endswith("dsn-password") or f.id == "jdbc-password"),
+    *(("ado-connection-string-password", glue, "slack-webhook-url") for glue in (":", "\\")),
+    # "csk-…sk-…": the OpenAI match opens inside the Cerebras key and is refused.
+    ("cerebras-api-key", "", "openai-key"),
+    # A ClickUp key's last "A"s open the X bearer token's run of "A"s early.
+    ("clickup-api-token", "", "twitter-bearer-token"),
+})
+#: Every family's shapes that hold a random value.
+ALL = [(f, i) for f in FAMILIES for i in range(len(f.shapes)) if sample(f, i)[1]]
+SHAPES = [(f, i) for f, i in ALL if f.id not in NOT_YET]
 
 
 def _shown(out: str, secrets: tuple[str, ...]) -> list[str]:
@@ -81,8 +96,9 @@ def _bare(family: Family, index: int) -> bool:
 
 @st.composite
 def glued(draw: st.DrawFn) -> tuple[list[str], tuple[str, ...]]:
-    """One to three samples (the same family or not), back to back or with a boundary char
-    between, and a boundary char before the first and after the last. Only samples that are
+    """One to three samples (the same family or not, every family's but the name-based
+    finders', multi-line keys too), back to back or with a boundary char between, and a
+    boundary char before the first and after the last. Only samples that are
     their match and nothing more are put back to back: a name or a path that a sample holds
     beside its match would be read as a word the token is part of (``AKIA…X-Postmark-…``)."""
     picks = draw(st.lists(st.sampled_from(SHAPES), min_size=1, max_size=3))
@@ -90,12 +106,16 @@ def glued(draw: st.DrawFn) -> tuple[list[str], tuple[str, ...]]:
     parts = [draw(st.sampled_from(BEFORE))]
     secrets: tuple[str, ...] = ()
     bare = False
+    last = ""
     for family, index in picks:
         text, values = sample(family, index, seed)
         if secrets:
             glue = bare and _bare(family, index)
             parts.append(draw(st.sampled_from(["", *BETWEEN] if glue else BETWEEN)))
+            assume((last, parts[-1], family.id) not in STILL_SHOWN
+                   and (last, parts[-1], "*") not in STILL_SHOWN)
         parts.append(text)
+        last = family.id
         secrets += values
         bare = _bare(family, index)
     parts.append(draw(st.sampled_from(AFTER)))
@@ -152,7 +172,10 @@ def test_an_array_of_glued_tokens_told_in_one_pass(family: str) -> None:
     assert not [s for _, values in pairs for s in values if s in out]
 
 
-@pytest.mark.parametrize("family", ["google-oauth-access-token", "telegram-bot-token"])
+@pytest.mark.parametrize("family", [
+    "google-oauth-access-token", "telegram-bot-token",
+    # Keys glued end to end, read as a whole text's multi-line matches (scan._multiline).
+    "private-key", "putty-private-key"])
 def test_a_long_chain_is_followed_back_once(family: str) -> None:
     """Two hundred tokens glued end to end are all withheld, each link asked about a few
     times, not once from each link after it (a first version read 10,000 ``ya29.`` tokens
@@ -170,7 +193,9 @@ def test_a_long_chain_is_followed_back_once(family: str) -> None:
         mp.setattr(families, "_glued_to", counting)
         out = redact_text(text * 200).value
     assert not _shown(out, values)
-    assert len(asked) <= 3 * 200
+    # A key's link is asked from its piece, the whole text's multi-line pass and the judge of
+    # what is glued after the key before it: once more than a token's.
+    assert len(asked) <= (4 if family.endswith("private-key") else 3) * 200
 
 
 @pytest.mark.parametrize("family", ["jwt", "google-oauth-access-token", "vault-service-token"])
@@ -181,3 +206,92 @@ def test_tokens_whose_match_takes_in_the_next_head(family: str, count: int) -> N
     row = next(f for f in FAMILIES if f.id == family)
     text, values = sample(row)
     assert not _shown(redact_text("/" + text * count + "é").value, values)
+
+
+# --- Every family glued to a copy of itself and to every other family's sample (gluedself).
+
+#: The rows whose match spans lines: a private key's armour and body.
+KEYS = [BY_ID[id] for id in ("private-key", "ssh2-private-key", "putty-private-key")]
+
+
+def _glue(*parts: tuple[str, tuple[str, ...]]) -> tuple[str, tuple[str, ...]]:
+    return "".join(text for text, _ in parts), tuple(s for _, values in parts for s in values)
+
+
+def _key(family: Family, index: int = 0, seed: object = 0, lines: int = 1) -> tuple[
+        str, tuple[str, ...]]:
+    """A fake key of ``family``, its body ``lines`` lines of 64 more than its shape's (a
+    real RSA key is some 1.7 KB: longer than the line window the glue is looked for in)."""
+    text, secrets = sample(family, index, seed)
+    if lines > 1:
+        rng = random.Random(f"{family.id}/{seed}")
+        body = [fill("{b64:64}", rng) for _ in range(lines)]
+        cut = text.index("\n") + 1
+        text = text[:cut] + "\n".join(body) + "\n" + text[cut:]
+        secrets += tuple(body)
+    return text, secrets
+
+
+@pytest.mark.parametrize(("text", "secrets"), [
+    # Two PEM keys glued end to end: the second's header after the first's "-----".
+    pytest.param(*_glue(_key(BY_ID["private-key"], 1), _key(BY_ID["private-key"], 1, 1)),
+                 id="pem-pem"),
+    # The same, keys of real length (2 KB a body: past the 1 KB the glue read back).
+    pytest.param(*_glue(_key(BY_ID["private-key"], 1, lines=32),
+                        _key(BY_ID["private-key"], 1, 1, lines=32)), id="pem-pem-2kb"),
+    # SSH2 and PuTTY keys glued to a copy of themselves (the MAC's hex meets the next head).
+    pytest.param(*_glue(_key(BY_ID["ssh2-private-key"]), _key(BY_ID["ssh2-private-key"], 0, 1)),
+                 id="ssh2-ssh2"),
+    pytest.param(*_glue(_key(BY_ID["putty-private-key"]),
+                        _key(BY_ID["putty-private-key"], 0, 1)), id="ppk-ppk"),
+    # A token glued after a key's last line, and one before its header.
+    pytest.param(*_glue(_key(BY_ID["private-key"], 0, lines=32), sample(BY_ID["github-token"])),
+                 id="pem-2kb-ghp"),
+    pytest.param(*_glue(_key(BY_ID["putty-private-key"]), sample(BY_ID["github-token"])),
+                 id="ppk-ghp"),
+    pytest.param(*_glue(sample(BY_ID["github-token"]), _key(BY_ID["ssh2-private-key"])),
+                 id="ghp-ssh2"),
+    # An FCM key's body reads the next key's head; a Teams hook's path reads the next "https".
+    pytest.param(*_glue(sample(BY_ID["firebase-cloud-messaging-key"]),
+                        sample(BY_ID["firebase-cloud-messaging-key"], 0, 1)), id="fcm-fcm"),
+    pytest.param(*_glue(sample(BY_ID["teams-webhook-url"]),
+                        sample(BY_ID["teams-webhook-url"], 0, 1)), id="teams-teams"),
+    # An IFTTT key's fixed length meets the next hook's "https": its tail refused it.
+    pytest.param(*_glue(sample(BY_ID["ifttt-webhook-key"]),
+                        sample(BY_ID["ifttt-webhook-key"], 0, 1)), id="ifttt-ifttt"),
+    # Datadog's any-case hex reads the "DD" of the next assignment's name.
+    pytest.param(*_glue(sample(BY_ID["datadog-api-key"], 0),
+                        sample(BY_ID["datadog-api-key"], 1, 1)), id="datadog-datadog"),
+])
+def test_keys_and_hooks_glued_to_a_copy_of_themselves(text: str, secrets: tuple[str, ...]) -> None:
+    """Found by the gluedself helper (present on cb8c067), extending the pairs above to every
+    family: the second of two glued keys was shown, and whatever followed a key's last line;
+    a hook or an FCM key whose match read the next one's head showed its rest."""
+    assert not _shown(redact_text(text).value, secrets), text
+    # In a JSON string: the key's line breaks are "\n" escapes, one line of the body.
+    body = orjson.dumps({"k": text})
+    assert not _shown(shape(body, budget=100_000).text, secrets), text
+    # And the body judged as text (a log that prints the JSON), and a level of JSON-in-JSON
+    # down ("\\n"): every key on one line.
+    assert not _shown(redact_text(body.decode()).value, secrets), text
+    nested = orjson.dumps({"outer": body.decode()})
+    assert not _shown(shape(nested, budget=100_000).text, secrets), text
+
+
+@pytest.mark.parametrize("key", KEYS, ids=[f.id for f in KEYS])
+def test_every_shape_glued_before_and_after_a_key(key: Family) -> None:
+    """Each family's sample glued right after a key's last line and right before its header
+    (a sample that is more than its match, a name or a path beside it, a space before the
+    key: a key glued to a word stays shown): what followed a key was shown (its boundary
+    refused, and the key's keyword was lines back, out of the line the glue was looked for
+    in)."""
+    text, secrets = _key(key)
+    shown = []
+    for family, index in ALL:
+        if family.id == "auth-header":
+            continue  # a header's value then a space and more is shown: left (docs/design.md)
+        other, values = sample(family, index, 1)
+        for case in (text + other, other + ("" if _bare(family, index) else " ") + text):
+            if _shown(redact_text(" " + case + " ").value, secrets + values):
+                shown.append((family.id, index, case.startswith(text)))
+    assert not shown

@@ -66,6 +66,9 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9]+)(?::(\d+))?\}")
 _BEFORE = frozenset("_-+")
 #: How far before a token the credential it is glued to (:func:`_glued_to`) is looked for.
 _GLUE_REACH = 1024
+#: How far before its closing armour a key's header is looked for (:func:`_key_before`): an
+#: RSA key of 8192 bits is some 6.5 KB, a PGP key block with its subkeys more.
+_KEY_REACH = 1 << 14
 #: How many credentials glued end to end are followed back; a longer chain is withheld whole
 #: (a chain is of matches that each pass their family's tests).
 _GLUE_DEPTH = 32
@@ -100,6 +103,8 @@ class Family:
     boundary: bool
     broad: bool
     finder: str | None
+    #: A match that spans lines: literals its last line holds (a key's closing armour).
+    closing: tuple[str, ...]
 
     @cached_property
     def pattern(self) -> re.Pattern[str] | None:
@@ -114,12 +119,15 @@ class Family:
             return match.span("secret")
         return match.span()
 
-    def accepts(self, text: str, match: re.Match[str]) -> bool:
-        """Whether a pattern match is this family's credential (boundary, entropy, check)."""
+    def accepts(self, text: str, match: re.Match[str], memo: Glue | None = None) -> bool:
+        """Whether a pattern match is this family's credential (boundary, entropy, check);
+        ``memo``: what :func:`_glued_to` found at each place, for the matches of one text
+        (keys glued end to end: each followed back once, not 32 links a key)."""
         start = match.start()
         before = text[start - 1] if start > 0 else " "
         if self.boundary and (before.isalnum() or before in _BEFORE) and not _escaped_break(
-                text, start - 1) and not _glued_to(text, start, 0, self.id, {}):
+                text, start - 1) and not _glued_to(text, start, 0, self.id,
+                                                   {} if memo is None else memo):
             return False  # unless a credential ends right there (see accepted)
         a, b = self.secret_span(match)
         value = text[a:b]
@@ -184,11 +192,11 @@ class Family:
         if glued is not None and found and (memo or (not self.boundary and any([
                 (at := m.start()) and ((before := text[at - 1]).isalnum() or before in _BEFORE)
                 for m, _, _, _ in values])) or (ahead and self._takes_in_next and (
-                    # Its keyword inside a match: one match without a comprehension's frame.
-                    (hit := keyword.search(text, (one := values[0][0]).start() + 1,
-                                           one.end() + self._longest)) is not None
+                    # A head inside a match: one match without a comprehension's frame.
+                    (hit := self._head.search(text, (one := values[0][0]).start() + 1,
+                                              one.end() + self._longest)) is not None
                     and hit.start() < one.end() if len(values) == 1 else any([
-                        (hit := keyword.search(text, m.start() + 1, m.end() + self._longest))
+                        (hit := self._head.search(text, m.start() + 1, m.end() + self._longest))
                         is not None and hit.start() < m.end() for m, _, _, _ in values])))):
             kept = set(found)
             self._glue(text, [m for m, a, b, _ in values if (a, b) in kept], glued, depth,
@@ -206,7 +214,7 @@ class Family:
         row whose head the greedy match before it took in (``ya29.…ya29.…``: the first match
         ends at the second's ``.``, and a search goes on after it)."""
         longest = self._longest
-        keyword = self._keyword
+        head = self._head
         reach = -1  # how far the steps ahead have read: a match before it was read by them
         back: list[int] = []
         for m in matches:
@@ -219,7 +227,7 @@ class Family:
             # A step a token glued on ahead: glued to the match before it, so its boundary is
             # not asked (a search back from each link read the chain again, N² of it).
             stepping = ahead and start >= reach and self._takes_in_next
-            while stepping and (taken := self._taken_in(text, start, end, keyword, longest)):
+            while stepping and (taken := self._taken_in(text, start, end, head, longest)):
                 inner, spans = taken
                 glued.extend([(a, b, self.id) for a, b in spans])
                 start, end = inner.span()
@@ -236,15 +244,15 @@ class Family:
                 back.append(link)
 
     def _taken_in(
-        self, text: str, start: int, end: int, keyword: re.Pattern[str], longest: int,
+        self, text: str, start: int, end: int, head: re.Pattern[str], longest: int,
     ) -> tuple[re.Match[str], list[tuple[int, int]]] | None:
-        """The first match of this row that opens at one of its keywords inside the match
-        ``start:end``, reads past its end and is accepted (glued to that one: its boundary is
-        not asked), and its spans (a JWT's signature took in the next one's header; the match
-        its own payload's ``eyJ`` opens is no JWT)."""
+        """The first match of this row that opens at one of its heads (:attr:`_head`) inside
+        the match ``start:end``, reads past its end and is accepted (glued to that one: its
+        boundary is not asked), and its spans (a JWT's signature took in the next one's
+        header; the match its own payload's ``eyJ`` opens is no JWT)."""
         assert self.pattern is not None
         pos = start + 1
-        while (hit := keyword.search(text, pos, end + longest)) is not None and hit.start() < end:
+        while (hit := head.search(text, pos, end + longest)) is not None and hit.start() < end:
             inner = self.pattern.match(text, hit.start())
             if inner is not None and inner.end() > end and (
                     spans := self.accepted(text, [inner], ahead=False, bounded=False)):
@@ -253,14 +261,36 @@ class Family:
         return None
 
     @cached_property
+    def _opening(self) -> tuple[str, ...] | None:
+        """The literals a match opens with, where its keyword is inside it rather than its
+        head (an FCM key's ``:APA91b`` after ``AAAA`` and 7 chars, a Teams hook's host
+        after ``https://``): what a match that took in the next one's head holds of it."""
+        head = self._keyword
+        if self.pattern is None or all(head.match(flat(shape)) for shape in self.shapes):
+            return None
+        from elision.redact.secrets import leading_runs  # secrets reads this module's table
+
+        # As short as a keyword may be at least: a shorter one opens too many tries.
+        runs = leading_runs(self.pattern)
+        return tuple(runs) if runs and min(map(len, runs)) >= 3 else None
+
+    @cached_property
+    def _head(self) -> re.Pattern[str]:
+        """What a match opens with: its keyword, or its :attr:`_opening` literals."""
+        if self._opening is None:
+            return self._keyword
+        return re.compile("|".join(map(re.escape, self._opening)), self.pattern.flags & re.I
+                          if self.pattern is not None else 0)
+
+    @cached_property
     def _longest(self) -> int:
-        return max(map(len, self.keywords))
+        return max(map(len, self._opening or self.keywords))
 
     @cached_property
     def _takes_in_next(self) -> bool:
         """Whether a match of this row can take in the head of one of its tokens glued after
         it (``ya29.…ya29``: its class holds the keyword's chars), asked of each shape filled
-        flat twice over; a shape with a placeholder filled by code is taken to. A row that
+        flat before each; a shape with a placeholder filled by code is taken to. A row that
         cannot (``ghp_``: no ``_`` in its body) costs no step ahead: a keyword search an
         accepted match was 4% of judging 24,000 distinct ``ghp_`` tokens."""
         if self.pattern is None:
@@ -268,10 +298,12 @@ class Family:
         for shape in self.shapes:
             if any("{" + special in shape for special in SPECIAL):
                 return True
-            one = flat(shape)
-            match = self.pattern.search(one + one)
-            if match is not None and match.start() < len(one) < match.end():
-                return True
+        # Each shape before each (Datadog's any-case hex reads the ``DD`` of the next name).
+        for first in map(flat, self.shapes):
+            for then in map(flat, self.shapes):
+                match = self.pattern.search(first + then)
+                if match is not None and match.start() < len(first) < match.end():
+                    return True
         return False
 
     def keyword_near(self, text: str, match: re.Match[str]) -> bool:
@@ -327,8 +359,35 @@ def _glued_to(text: str, at: int, depth: int, rule: str, memo: Glue) -> bool:
                     _glued_to(text, m.start(), depth + 1, family.id, memo)
                 break
             pos = m.start() + 1
+    if not found:
+        found = _key_before(text, lo, at, depth, memo)
     memo[at] = found or None
     return bool(found)
+
+
+def _key_before(
+    text: str, lo: int, at: int, depth: int, memo: Glue,
+) -> list[tuple[int, int, str, int]]:
+    """The spans of a key (a row whose match spans lines) that ends at ``at``, where its
+    closing armour is on the line ``lo:at``: its keyword is lines back, out of that line
+    (``…-----END RSA PRIVATE KEY----------BEGIN RSA PRIVATE KEY-----``: both keys were
+    shown). Its header is the last one of its keywords within :data:`_KEY_REACH` before the
+    armour: a key holds one."""
+    found: list[tuple[int, int, str, int]] = []
+    for family in _SPANNING:
+        closes = max(text.rfind(closing, lo, at) for closing in family.closing)
+        if closes < 0:
+            continue
+        bound = max(0, at - _KEY_REACH)
+        opens = max(text.rfind(keyword, bound, closes) for keyword in family.keywords)
+        if opens < 0:
+            continue
+        assert family.pattern is not None
+        m = family.pattern.match(text, opens, at)
+        if m is not None and m.end() == at:
+            spans = family.accepted(text, [m], depth=depth + 1, ahead=False, memo=memo)
+            found.extend([(a, b, family.id, m.start()) for a, b in spans])
+    return found
 
 
 def _word_before(text: str, at: int) -> bool:
@@ -556,6 +615,7 @@ def _row(entry: dict[str, Any]) -> Family:
         boundary=entry.get("boundary", True),
         broad=entry.get("broad", False),
         finder=entry.get("finder"),
+        closing=tuple(entry.get("closing", ())),
     )
 
 
@@ -572,6 +632,8 @@ FAMILIES: tuple[Family, ...] = _load()
 #: The families matched by their pattern (the rest have a ``finder``).
 PATTERN_FAMILIES: tuple[Family, ...] = tuple(f for f in FAMILIES if f.source is not None)
 BY_ID: dict[str, Family] = {f.id: f for f in FAMILIES}
+#: The rows whose match spans lines (a private key's), looked for past a line by _key_before.
+_SPANNING: tuple[Family, ...] = tuple(f for f in PATTERN_FAMILIES if f.closing)
 
 
 def fill(shape: str, rng: random.Random) -> str:

@@ -28,7 +28,7 @@ from typing import TypeAlias, overload
 from elision.redact.columns import column_spans
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
-from elision.redact.families import BY_ID, PATTERN_FAMILIES
+from elision.redact.families import BY_ID, PATTERN_FAMILIES, Glue
 from elision.redact.folding import fold
 from elision.redact.keywords import (
     B64_HEADS,
@@ -346,14 +346,35 @@ def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
     for rule, starts in zip(_MULTILINE, heads, strict=True):
         assert rule.pattern is not None
         covered = 0
+        memo: Glue = {}  # keys glued end to end: each followed back once
         for at in sorted(set(starts)):
             if at < covered:
                 continue  # inside the last match: finditer would not look here either
             match = rule.pattern.match(text, at)
             if match is not None:
                 covered = match.end()
-                if rule.accepts(text, match):
+                if rule.accepts(text, match, memo):
                     found.append(Span(match.start(), match.end(), rule.id))
+                    # A key glued on next is glued to this one: told, not searched back for.
+                    memo.setdefault(covered, [(match.start(), covered, rule.id, match.start())])
+                    _glued_after(text, match.start(), covered, found)
+
+
+def _glued_after(text: str, start: int, end: int, found: _Found) -> None:
+    """What is glued to the last line of a key that spans lines (``start:end``), judged as a
+    text of its own from the key's end to its line's end or the next key's keyword, whichever
+    is first: its piece refused the token's boundary (the key's ``-`` or hex before it), and
+    the key's header, lines back, was in no piece with it. A key's keyword ends it: that
+    key is this pass's own, so keys glued end to end add nothing to judge."""
+    # A char a family's boundary refuses before a token (families._BEFORE and word chars).
+    if end < len(text) and (text[end].isalnum() or text[end] in "_-+") and (
+            text.find("\n", start, end) >= 0 or text.find("\r", start, end) >= 0):
+        stop = text.find("\n", end)
+        stop = len(text) if stop < 0 else stop
+        # The next key's keyword on that line, looked for no further than what is judged.
+        stop = min([stop, *[at for at in (text.find(k, end, stop) for k in _KEYWORDS) if at >= 0]])
+        if stop > end:
+            found.extend(_precise(text[end:stop], end))
 
 
 def _any(positions: Sequence[int], start: int, end: int) -> bool:

@@ -120,7 +120,7 @@ def _opening_literals(index: int) -> tuple[tuple[str, ...], bool] | None:
         pattern = PATTERN_FAMILIES[index].pattern
         assert pattern is not None
         caseless = bool(pattern.flags & re.IGNORECASE)
-        runs = _leading_runs(pattern)
+        runs = leading_runs(pattern)
         _literals[index] = (
             (tuple(sorted({run.lower() if caseless else run for run in runs})), caseless)
             if runs and all(len(run) >= _PREFIX_LEAST and (run.isascii() or not caseless)
@@ -183,7 +183,7 @@ def prefixes(index: int) -> tuple[tuple[str, ...], bool] | None:
     family = PATTERN_FAMILIES[index]
     assert family.pattern is not None
     caseless = bool(family.pattern.flags & re.IGNORECASE)
-    runs = _leading_runs(family.pattern)
+    runs = leading_runs(family.pattern)
     got: tuple[tuple[str, ...], bool] | None = None
     if runs is None or (len(runs) == 1 and not caseless):
         pass  # one literal that heeds case: the regex engine's own search skips to it, in C
@@ -193,7 +193,7 @@ def prefixes(index: int) -> tuple[tuple[str, ...], bool] | None:
     return got
 
 
-def _leading_runs(pattern: re.Pattern[str]) -> list[str] | None:
+def leading_runs(pattern: re.Pattern[str]) -> list[str] | None:
     """The literal chars (as written) ``pattern`` opens with, one run for each alternative
     of a leading branch, else the one; None where CPython's private regex parser is not as
     read here."""
@@ -271,7 +271,7 @@ def _opening(index: int) -> tuple[int, ...] | None:
     if index not in _openings:
         family = PATTERN_FAMILIES[index]
         assert family.pattern is not None
-        runs = _leading_runs(family.pattern)
+        runs = leading_runs(family.pattern)
         _openings[index] = tuple(sorted({len(k) for k in family.keywords})) if (
             runs is not None and len(runs) == 1 and runs[0]
             and not family.pattern.flags & re.IGNORECASE
