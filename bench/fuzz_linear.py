@@ -316,6 +316,11 @@ SYSTEMATIC: list[Class] = [
     Class("json-deep-long-keys", _json_wide_deep_keys),
     Class("json-deep-wide-keys", _json_deep_wide_keys),
     Class("json-deep-escaped-keys", _json_deep_escaped_keys),
+    # Name/value pairs of credential names (elision.redact.pairs): a Kubernetes env listing
+    # as JSON (each pair's value judged by its sibling's name), and as NDJSON text.
+    Class("json-pairs", lambda n: orjson.dumps(
+        [{"name": f"DB_PASSWORD_{i}", "value": f"v{i}x"} for i in range(max(1, n // 40))])),
+    Class("text-pairs", _repeat('{"name":"api_key","value":"abc"}\n')),
 ]
 
 

@@ -11,6 +11,7 @@ a member with the pair's name.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -19,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elision import shape
-from elision.redact import redact_value
+from elision.redact import redact_text, redact_value
 
 SECRET = "Zq8vN3xK7pL2mR9tW4yB6cH1"
 
@@ -121,3 +122,75 @@ def test_property_no_paired_credential_is_shown(
     rows.insert(at, pair)
     assert (secret in _shown({"items": rows})) == as_member
     assert (secret in shape(orjson.dumps({"items": rows}), 2048).text) == as_member
+
+
+def _text_shown(text: str) -> str:
+    return str(redact_text(text).value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an NDJSON line of an environment listing
+        '{"name":"PORT","value":"8080"}\n{"name":"DB_PASSWORD","value":"' + SECRET + '"}\n',
+        # a log line that prints a container spec's JSON, with spaces
+        'INFO spec {"env": [{"name": "STRIPE_API_KEY", "value": "' + SECRET + '"}]} ok\n',
+        # pretty-printed JSON read as text: the value on the line after the name
+        '{\n  "Name": "/prod/db/password",\n  "Value": "' + SECRET + '"\n}\n',
+        # Jackson's pretty printer: a space before each colon
+        '{\n  "name" : "DB_PASSWORD",\n  "value" : "' + SECRET + '"\n}\n',
+        # a string value with an escaped quote in it: withheld to its closing quote
+        '{"key": "api_secret", "value": "' + SECRET + '\\"x"}',
+        # a number under a strong name (a PIN)
+        '{"name": "admin_pin_password", "value": 83710466}',
+    ],
+)
+def test_a_pair_written_as_json_in_a_text_withholds_its_value(text: str) -> None:
+    shown = _text_shown(text)
+    assert SECRET not in shown and "83710466" not in shown
+    assert "[credential withheld" in shown
+    assert SECRET not in shape(text, 100_000, format="text").text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # names of no credential, a cursor's, a schema's
+        '{"name": "USER", "value": "' + SECRET + '"}',
+        '{"name": "page_token", "value": "' + SECRET + '"}',
+        '{"name": "password_policy", "value": "strict"}',
+        # a placeholder and a masked value
+        '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}',
+        '{"name": "DB_PASSWORD", "value": "********"}',
+        # a number under a weak name
+        '{"name": "max_tokens", "value": 4096}',
+    ],
+)
+def test_a_pair_in_a_text_that_names_no_credential_keeps_its_value(text: str) -> None:
+    assert _text_shown(text) == text
+
+
+def test_a_text_pair_longer_than_the_read_is_withheld_unread() -> None:
+    """A value past 4 KB is withheld to its closing quote, not shown from its 4,097th char."""
+    value = SECRET * 400
+    shown = _text_shown('{"name": "DB_PASSWORD", "value": "' + value + '"} tail')
+    assert SECRET not in shown
+    assert shown.endswith('"} tail')
+
+
+@settings(max_examples=60, deadline=None)
+@given(_NAMES, _PAIR_KEYS, _SECRETS, st.integers(0, 20), st.booleans())
+def test_property_a_text_pair_withholds_what_the_parsed_pair_does(
+    name: str, keys: tuple[str, str], secret: str, at: int, pretty: bool,
+) -> None:
+    """NDJSON (or pretty JSON read as text) of pairs shows a value exactly when the walk of
+    the parsed pair shows it."""
+    name_key, value_key = keys
+    rows: list[Any] = [{name_key: f"OPTION_{i}", value_key: f"o{i}"} for i in range(20)]
+    rows.insert(at, {name_key: name, value_key: secret})
+    if pretty:
+        text = json.dumps(rows, indent=2)
+    else:
+        text = "\n".join(json.dumps(row) for row in rows) + "\n"
+    parsed = secret in _shown(rows)
+    assert (secret in _text_shown(text)) == parsed

@@ -17,6 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from elision._lazyre import lazy_compile
+from elision.redact.generic import ASSIGNMENT, STRONG, is_credential_value, name_strength
+from elision.redact.rules import Span, make_span
+
 #: The key that names the pair, and the key of its value, as formats spell them.
 PAIRS = (("name", "value"), ("key", "value"), ("Name", "Value"), ("Key", "Value"))
 
@@ -32,3 +36,37 @@ def paired_value(node: dict[Any, Any]) -> tuple[str, str] | None:
         if isinstance(name, str) and value_key in node:
             return value_key, name
     return None
+
+
+#: The same pair written as JSON in a text (NDJSON, a log that prints JSON, a JSON body shaped
+#: as text), name first as the formats above write it: the name (a name is at most 96 chars,
+#: as the text finder reads one), then the value, a string (up to 4 KB read) or a number.
+#: Each repeat holds no repeat, and its two branches open with different chars.
+_TEXT_PAIR = lazy_compile(
+    r'"(?:name|key|Name|Key)"[ \t\r\n]*:[ \t\r\n]*"([^"\\\r\n]{1,96})"[ \t\r\n]*,[ \t\r\n]*'
+    r'"(?:value|Value)"[ \t\r\n]*:[ \t\r\n]*(?:"((?:[^"\\\r\n]|\\.){1,4096})|(-?[0-9][0-9.eE+-]{0,63}))'
+)
+_LONGEST_VALUE = 4096
+_VALUE_END = lazy_compile(r'(?:[^"\\\r\n]|\\.)*')
+
+
+def find_pairs(text: str) -> list[Span]:
+    """The value of each name/value pair written as JSON in ``text`` whose name withholds it,
+    as a member so named would be withheld (a number only under a strong name). A string
+    value longer than 4 KB is withheld to its closing quote unread (fail closed)."""
+    if '"' not in text:
+        return []
+    found: list[Span] = []
+    for match in _TEXT_PAIR.finditer(text):
+        name, value, number = match.group(1, 2, 3)
+        if number is not None:
+            if name_strength(name) == STRONG:
+                found.append(make_span((match.start(3), match.end(3), ASSIGNMENT)))
+            continue
+        start, end = match.span(2)
+        if len(value) >= _LONGEST_VALUE and text[end:end + 1] != '"':
+            tail = _VALUE_END.match(text, end)
+            found.append(make_span((start, tail.end() if tail else end, ASSIGNMENT)))
+        elif is_credential_value(name, value):
+            found.append(make_span((start, end, ASSIGNMENT)))
+    return found

@@ -30,6 +30,7 @@ from elision.redact.generic import (
     name_strength,
 )
 from elision.redact.keywords import Openings, Present, openings, present
+from elision.redact.pairs import find_pairs
 from elision.redact.rules import Span, is_stub, make_span, without_stubs
 
 #: The families matched by a pattern, in the order they are tried (the name is kept for the
@@ -101,6 +102,7 @@ def find_credentials(
         found.extend(map(make_span, glued))
     if holds.generic:
         found.extend(find_assignments(text))
+        found.extend(find_pairs(text))
     return found
 
 
