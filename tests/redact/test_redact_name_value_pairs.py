@@ -141,6 +141,11 @@ def _text_shown(text: str) -> str:
         '{\n  "name" : "DB_PASSWORD",\n  "value" : "' + SECRET + '"\n}\n',
         # a string value with an escaped quote in it: withheld to its closing quote
         '{"key": "api_secret", "value": "' + SECRET + '\\"x"}',
+        # JSON-in-JSON: a tool's text block that holds a document whose string holds the pair
+        '{"items":[{"note":"{\\"name\\": \\"DB_PASSWORD\\", \\"value\\": \\"' + SECRET
+        + '\\"}"}]}',
+        # a value with an escape in it is withheld to its closing quote
+        '{"name":"DB_PASSWORD","value":"ab\\/' + SECRET + '"}',
         # a number under a strong name (a PIN)
         '{"name": "admin_pin_password", "value": 83710466}',
     ],
@@ -162,6 +167,8 @@ def test_a_pair_written_as_json_in_a_text_withholds_its_value(text: str) -> None
         # a placeholder and a masked value
         '{"name": "DB_PASSWORD", "value": "${DB_PASSWORD}"}',
         '{"name": "DB_PASSWORD", "value": "********"}',
+        # a long value under a name of no credential is read no differently
+        '{"name": "USER", "value": "' + "x" * 5000 + '"}',
         # a number under a weak name
         '{"name": "max_tokens", "value": 4096}',
     ],

@@ -39,34 +39,39 @@ def paired_value(node: dict[Any, Any]) -> tuple[str, str] | None:
 
 
 #: The same pair written as JSON in a text (NDJSON, a log that prints JSON, a JSON body shaped
-#: as text), name first as the formats above write it: the name (a name is at most 96 chars,
-#: as the text finder reads one), then the value, a string (up to 4 KB read) or a number.
-#: Each repeat holds no repeat, and its two branches open with different chars.
+#: as text, JSON-in-JSON with its quotes escaped), name first as the formats above write it:
+#: the name (at most 96 chars, as the text finder reads one), then where the value opens, a
+#: string's first char or a number. Each repeat holds no repeat.
 _TEXT_PAIR = lazy_compile(
-    r'"(?:name|key|Name|Key)"[ \t\r\n]*:[ \t\r\n]*"([^"\\\r\n]{1,96})"[ \t\r\n]*,[ \t\r\n]*'
-    r'"(?:value|Value)"[ \t\r\n]*:[ \t\r\n]*(?:"((?:[^"\\\r\n]|\\.){1,4096})|(-?[0-9][0-9.eE+-]{0,63}))'
+    r'"(?:name|key|Name|Key)\\{0,16}"[ \t\r\n]*:[ \t\r\n]*\\{0,16}"([^"\\\r\n]{1,96})'
+    r'\\{0,16}"[ \t\r\n]*,[ \t\r\n]*\\{0,16}"(?:value|Value)\\{0,16}"[ \t\r\n]*:[ \t\r\n]*'
+    r'(?:\\{0,16}"(?=[^"\\\r\n])|(-?[0-9][0-9.eE+-]{0,63}))'
 )
+#: A string value: to its closing quote (the backslashes that escape that quote left out),
+#: or to the line's end.
+_STRING_VALUE = lazy_compile(r'[^"\r\n]*')
 _LONGEST_VALUE = 4096
-_VALUE_END = lazy_compile(r'(?:[^"\\\r\n]|\\.)*')
 
 
 def find_pairs(text: str) -> list[Span]:
     """The value of each name/value pair written as JSON in ``text`` whose name withholds it,
     as a member so named would be withheld (a number only under a strong name). A string
-    value longer than 4 KB is withheld to its closing quote unread (fail closed)."""
+    value longer than 4 KB under a credential's name is withheld unread (fail closed)."""
     if '"' not in text:
         return []
     found: list[Span] = []
     for match in _TEXT_PAIR.finditer(text):
-        name, value, number = match.group(1, 2, 3)
+        name, number = match.group(1, 2)
         if number is not None:
             if name_strength(name) == STRONG:
-                found.append(make_span((match.start(3), match.end(3), ASSIGNMENT)))
+                found.append(make_span((match.start(2), match.end(2), ASSIGNMENT)))
             continue
-        start, end = match.span(2)
-        if len(value) >= _LONGEST_VALUE and text[end:end + 1] != '"':
-            tail = _VALUE_END.match(text, end)
-            found.append(make_span((start, tail.end() if tail else end, ASSIGNMENT)))
-        elif is_credential_value(name, value):
+        start = match.end()
+        tail = _STRING_VALUE.match(text, start)
+        end = tail.end() if tail is not None else start
+        while end > start and text[end - 1] == "\\":
+            end -= 1
+        if (name_strength(name) if end - start > _LONGEST_VALUE
+                else is_credential_value(name, text[start:end])):
             found.append(make_span((start, end, ASSIGNMENT)))
     return found
