@@ -321,6 +321,11 @@ SYSTEMATIC: list[Class] = [
     Class("json-pairs", lambda n: orjson.dumps(
         [{"name": f"DB_PASSWORD_{i}", "value": f"v{i}x"} for i in range(max(1, n // 40))])),
     Class("text-pairs", _repeat('{"name":"api_key","value":"abc"}\n')),
+    # YAML block scalars under credential names (elision.redact.blocks): flat, and each
+    # header nested inside the block before it (each line is read once, not once a header).
+    Class("yaml-blocks", _repeat("password: |\n  abc\n")),
+    Class("yaml-blocks-nested", lambda n: "".join(
+        " " * i + "password: |\n" for i in range(int((2 * n) ** 0.5)))),
 ]
 
 

@@ -20,6 +20,7 @@ try:  # CPython's private regex parser: see literal_runs
 except ImportError:  # pragma: no cover - a Python that moved it
     sre = _parser = None
 
+from elision.redact.blocks import find_blocks
 from elision.redact.families import PATTERN_FAMILIES, Family
 from elision.redact.fields import is_number
 from elision.redact.generic import (
@@ -103,6 +104,7 @@ def find_credentials(
     if holds.generic:
         found.extend(find_assignments(text))
         found.extend(find_pairs(text))
+        found.extend(find_blocks(text))
     return found
 
 
