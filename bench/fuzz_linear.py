@@ -326,6 +326,8 @@ SYSTEMATIC: list[Class] = [
     Class("yaml-blocks", _repeat("password: |\n  abc\n")),
     Class("yaml-blocks-nested", lambda n: "".join(
         " " * i + "password: |\n" for i in range(int((2 * n) ** 0.5)))),
+    # netrc passwords (elision.redact.netrc): each looks back for its entry's opening.
+    Class("netrc-passwords", _repeat("default login x password y ")),
 ]
 
 

@@ -31,6 +31,7 @@ from elision.redact.generic import (
     name_strength,
 )
 from elision.redact.keywords import Openings, Present, openings, present
+from elision.redact.netrc import find_netrc
 from elision.redact.pairs import find_pairs
 from elision.redact.rules import Span, is_stub, make_span, without_stubs
 
@@ -105,6 +106,7 @@ def find_credentials(
         found.extend(find_assignments(text))
         found.extend(find_pairs(text))
         found.extend(find_blocks(text))
+        found.extend(find_netrc(text))
     return found
 
 
