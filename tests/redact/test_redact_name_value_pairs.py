@@ -148,6 +148,10 @@ def _text_shown(text: str) -> str:
         '{"name":"DB_PASSWORD","value":"ab\\/' + SECRET + '"}',
         # a number under a strong name (a PIN)
         '{"name": "admin_pin_password", "value": 83710466}',
+        # a .NET appSettings entry: the pair as a tag's attributes
+        '<appSettings><add key="StripeApiKey" value="' + SECRET + '" /></appSettings>',
+        # an HTML form's hidden field, another attribute between, single quotes
+        "<input name='api_key' type='hidden' value='" + SECRET + "'>",
     ],
 )
 def test_a_pair_written_as_json_in_a_text_withholds_its_value(text: str) -> None:
@@ -169,6 +173,10 @@ def test_a_pair_written_as_json_in_a_text_withholds_its_value(text: str) -> None
         '{"name": "DB_PASSWORD", "value": "********"}',
         # a long value under a name of no credential is read no differently
         '{"name": "USER", "value": "' + "x" * 5000 + '"}',
+        # a tag's pair of no credential, an empty password field, a template's placeholder
+        '<add key="Theme" value="' + SECRET + '" />',
+        '<input type="password" name="password" value="">',
+        '<input name="password" value="{{ password }}">',
         # a number under a weak name
         '{"name": "max_tokens", "value": 4096}',
     ],

@@ -15,6 +15,7 @@ a pair's keys are a format's, written one way by the tool that writes it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from elision._lazyre import lazy_compile
@@ -47,6 +48,15 @@ _TEXT_PAIR = lazy_compile(
     r'\\{0,16}"[ \t\r\n]*,[ \t\r\n]*\\{0,16}"(?:value|Value)\\{0,16}"[ \t\r\n]*:[ \t\r\n]*'
     r'(?:\\{0,16}"(?=[^"\\\r\n])|(-?[0-9][0-9.eE+-]{0,63}))'
 )
+#: The same pair as an XML or HTML element's attributes: ``<add key="ApiKey" value="…"/>`` (a
+#: .NET ``appSettings`` entry), ``<input name="api_key" value="…">``, ``<param name=…
+#: value=…>``: the name's attribute, other attributes of the same tag (up to 256 chars, no
+#: ``<`` or ``>``), then ``value``, quoted either way.
+_TAG_PAIR = lazy_compile(
+    r"""(?<![\w-])(?:name|key)[ \t]*=[ \t]*(["'])([^"'<>\r\n]{1,96})\1"""
+    r"""[^<>]{0,256}?(?<![\w-])value[ \t]*=[ \t]*(["'])([^"'<>\r\n]{0,4096})\3""",
+    re.IGNORECASE,
+)
 #: A string value: to its closing quote (the backslashes that escape that quote left out),
 #: or to the line's end.
 _STRING_VALUE = lazy_compile(r'[^"\r\n]*')
@@ -54,13 +64,12 @@ _LONGEST_VALUE = 4096
 
 
 def find_pairs(text: str) -> list[Span]:
-    """The value of each name/value pair written as JSON in ``text`` whose name withholds it,
-    as a member so named would be withheld (a number only under a strong name). A string
-    value longer than 4 KB under a credential's name is withheld unread (fail closed)."""
-    if '"' not in text:
-        return []
+    """The value of each name/value pair written as JSON in ``text``, or as a tag's
+    attributes, whose name withholds it, as a member so named would be withheld (a number
+    only under a strong name). A JSON string value longer than 4 KB under a credential's
+    name is withheld unread (fail closed)."""
     found: list[Span] = []
-    for match in _TEXT_PAIR.finditer(text):
+    for match in _TEXT_PAIR.finditer(text) if '"' in text else ():
         name, number = match.group(1, 2)
         if number is not None:
             if name_strength(name) == STRONG:
@@ -74,4 +83,8 @@ def find_pairs(text: str) -> list[Span]:
         if (name_strength(name) if end - start > _LONGEST_VALUE
                 else is_credential_value(name, text[start:end])):
             found.append(make_span((start, end, ASSIGNMENT)))
+    if "=" in text:
+        for match in _TAG_PAIR.finditer(text):
+            if is_credential_value(match.group(2), match.group(4)):
+                found.append(make_span((match.start(4), match.end(4), ASSIGNMENT)))
     return found
