@@ -137,6 +137,9 @@ def _text_shown(text: str) -> str:
         'INFO spec {"env": [{"name": "STRIPE_API_KEY", "value": "' + SECRET + '"}]} ok\n',
         # pretty-printed JSON read as text: the value on the line after the name
         '{\n  "Name": "/prod/db/password",\n  "Value": "' + SECRET + '"\n}\n',
+        # AWS SSM's parameter printed in a log: two members between the name and the value
+        'got {"Name": "/prod/db/password", "Type": "SecureString", "Version": 3, "Value": "'
+        + SECRET + '"}',
         # Jackson's pretty printer: a space before each colon
         '{\n  "name" : "DB_PASSWORD",\n  "value" : "' + SECRET + '"\n}\n',
         # a string value with an escaped quote in it: withheld to its closing quote

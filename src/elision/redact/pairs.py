@@ -41,11 +41,14 @@ def paired_value(node: dict[Any, Any]) -> tuple[str, str] | None:
 
 #: The same pair written as JSON in a text (NDJSON, a log that prints JSON, a JSON body shaped
 #: as text, JSON-in-JSON with its quotes escaped), name first as the formats above write it:
-#: the name (at most 96 chars, as the text finder reads one), then where the value opens, a
-#: string's first char or a number. Each repeat holds no repeat.
+#: the name (at most 96 chars, as the text finder reads one), up to two short members between
+#: (SSM's ``"Type": "SecureString"``), then where the value opens, a string's first char or a
+#: number. Each repeat holds no repeat (a member between is an optional, read once or not).
 _TEXT_PAIR = lazy_compile(
     r'"(?:name|key|Name|Key)\\{0,16}"[ \t\r\n]*:[ \t\r\n]*\\{0,16}"([^"\\\r\n]{1,96})'
-    r'\\{0,16}"[ \t\r\n]*,[ \t\r\n]*\\{0,16}"(?:value|Value)\\{0,16}"[ \t\r\n]*:[ \t\r\n]*'
+    r'\\{0,16}"' + 2 * (r'(?:[ \t\r\n]*,[ \t\r\n]*\\{0,16}"[A-Za-z_]{1,32}\\{0,16}"[ \t\r\n]*:'
+                       r'[ \t\r\n]*(?:\\{0,16}"[^"\\\r\n]{0,128}\\{0,16}"|[0-9a-z.]{1,32}))?')
+    + r'[ \t\r\n]*,[ \t\r\n]*\\{0,16}"(?:value|Value)\\{0,16}"[ \t\r\n]*:[ \t\r\n]*'
     r'(?:\\{0,16}"(?=[^"\\\r\n])|(-?[0-9][0-9.eE+-]{0,63}))'
 )
 #: The same pair as an XML or HTML element's attributes: ``<add key="ApiKey" value="…"/>`` (a
