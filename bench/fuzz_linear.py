@@ -344,6 +344,18 @@ SYSTEMATIC: list[Class] = [
     Class("json-deep-long-keys", _json_wide_deep_keys),
     Class("json-deep-wide-keys", _json_deep_wide_keys),
     Class("json-deep-escaped-keys", _json_deep_escaped_keys),
+    # Name/value pairs of credential names (elision.redact.pairs): a Kubernetes env listing
+    # as JSON (each pair's value judged by its sibling's name), and as NDJSON text.
+    Class("json-pairs", lambda n: orjson.dumps(
+        [{"name": f"DB_PASSWORD_{i}", "value": f"v{i}x"} for i in range(max(1, n // 40))])),
+    Class("text-pairs", _repeat('{"name":"api_key","value":"abc"}\n')),
+    # YAML block scalars under credential names (elision.redact.blocks): flat, and each
+    # header nested inside the block before it (each line is read once, not once a header).
+    Class("yaml-blocks", _repeat("password: |\n  abc\n")),
+    Class("yaml-blocks-nested", lambda n: "".join(
+        " " * i + "password: |\n" for i in range(int((2 * n) ** 0.5)))),
+    # netrc passwords (elision.redact.netrc): each looks back for its entry's opening.
+    Class("netrc-passwords", _repeat("default login x password y ")),
 ]
 
 

@@ -65,6 +65,9 @@ SEEDS: tuple[Seed, ...] = (
          "sk_live_51SeededChannelKey0123456789"),
     # A Slack bot token.
     Seed("slack-token", "bot xoxb-1234567890-seededChannelTok", "xoxb-1234567890-seededChannelTok"),
+    # A password named by its sibling member, as a Kubernetes env entry prints it.
+    Seed("name-value-pair", '{"name": "DB_PASSWORD", "value": "Pa1rS33dedChannelV4lue"}',
+         "Pa1rS33dedChannelV4lue"),
 )
 
 

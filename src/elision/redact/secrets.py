@@ -20,6 +20,7 @@ try:  # CPython's private regex parser: see literal_runs
 except ImportError:  # pragma: no cover - a Python that moved it
     sre = _parser = None
 
+from elision.redact.blocks import find_blocks
 from elision.redact.families import PATTERN_FAMILIES, Family
 from elision.redact.fields import is_number
 from elision.redact.generic import (
@@ -30,6 +31,8 @@ from elision.redact.generic import (
     name_strength,
 )
 from elision.redact.keywords import Openings, Present, openings, present
+from elision.redact.netrc import find_netrc
+from elision.redact.pairs import find_pairs
 from elision.redact.rules import Span, is_stub, make_span, without_stubs
 
 #: The families matched by a pattern, in the order they are tried (the name is kept for the
@@ -101,6 +104,9 @@ def find_credentials(
         found.extend(map(make_span, glued))
     if holds.generic:
         found.extend(find_assignments(text))
+        found.extend(find_pairs(text))
+        found.extend(find_blocks(text))
+        found.extend(find_netrc(text))
     return found
 
 

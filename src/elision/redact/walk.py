@@ -64,6 +64,7 @@ from elision.redact.generic import (
     naming_block,
 )
 from elision.redact.kept import keep
+from elision.redact.pairs import paired_value
 from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans, stubbed
@@ -823,6 +824,11 @@ class Walker:
                     # "password"); a tuple writes as the array it stands for: the spans hold.
                     node = members_as_json(node)
                 node, moved = self._named(node, path)
+            paired = paired_value(node)
+            if paired is not None:
+                withheld = self._paired(node, path, *paired)
+                if withheld is not None:
+                    node, moved = withheld, True
             if lane_kind(node) in LANE_TYPES or "disposition" in node:
                 outcome = govern_lane(node, server=self.server)
                 if outcome is not None:
@@ -892,6 +898,25 @@ class Walker:
             node = {**node, **inside}
             moved = True
         return node, moved
+
+    def _paired(
+        self, node: dict[Any, Any], path: _Path, value_key: str, name: str,
+    ) -> dict[Any, Any] | None:
+        """``node`` with the value of its name/value pair (:mod:`elision.redact.pairs`)
+        withheld as the value of a member so named would be, or ``None`` when it is not."""
+        value = node[value_key]
+        if isinstance(value, dict | list):
+            new, rels = withhold_inside(name, value, credential_stub(CREDENTIAL_FIELD))
+            if not rels:
+                return None
+            for rel in rels:
+                self._entry(path, (value_key, *rel), CREDENTIAL_FIELD, None)
+        elif is_credential_field(name, value):
+            new = credential_stub(CREDENTIAL_FIELD)
+            self._entry(path, (value_key,), CREDENTIAL_FIELD, None)
+        else:
+            return None
+        return {**node, value_key: new}
 
     def _scalars(self, frame: _Frame) -> bool:
         """Walk the rest of an array, or of an object's members, without offsets at once when

@@ -1,0 +1,84 @@
+"""A credential's value written as a YAML block scalar: ``password: |`` and the lines below it.
+
+A Helm values file, a Kubernetes manifest or an Ansible vars file may write any string as a
+block (``|`` keeps its line breaks, ``>`` folds them; ``-``, ``+`` and a digit after either say
+how): the value is the lines under the key indented deeper than it. The name rules read a
+name's value on its own line, where they found ``|`` and kept it, so the password on the next
+line reached the model. Here such a block under a credential's name is judged as that
+member's value would be (:func:`elision.redact.generic.is_credential_value`, its lines joined
+as the block style joins them) and withheld from its first char to its last line's end; the
+line breaks inside stay (a stub over lines keeps them, so a text keeps its line numbers).
+
+A block ends at the first line that is not indented deeper than its key, or at the end of
+the text read. A text is judged in pieces of about 1 KB around the name's trigger, each read
+one line on (:mod:`elision.redact.scan`), so a block's first line is always read with its
+header; lines of a block that run past its piece are not (a multi-line secret that is no
+PEM or SSH key, over a KB: not yet withheld).
+"""
+
+from __future__ import annotations
+
+from elision._lazyre import lazy_compile
+from elision.redact.generic import ASSIGNMENT, is_credential_value, name_strength
+from elision.redact.rules import Span, make_span
+
+#: A key (at most 96 name chars, as the text finder reads a name; after a list's ``- ``),
+#: then a block indicator and its modifiers, an optional comment, and the line's end.
+_HEADER = lazy_compile(
+    r"(?m)^[ \t]*(?:-[ \t]+)?([A-Za-z0-9_.-]{1,96})[ \t]*:[ \t]*([|>])[-+0-9]{0,2}[ \t]*"
+    r"(?:#[^\r\n]*)?\r?$"
+)
+
+_LONGEST_VALUE = 4096
+
+
+def find_blocks(text: str) -> list[Span]:
+    """The value of each YAML block scalar in ``text`` whose key's name withholds it."""
+    if "|" not in text and ">" not in text:
+        return []
+    found: list[Span] = []
+    read_to = 0  # a header inside a block already read is that block's text: each line once
+    for match in _HEADER.finditer(text):
+        name = match.group(1)
+        if match.start() < read_to or not name_strength(name):
+            continue
+        key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
+        start, end, lines = _block(text, match.end() + 1, key_column)
+        if start < 0:
+            continue
+        read_to = end
+        # A block longer than a value is read is withheld unread (fail closed), as a bare
+        # value over 4 KB is (elision.redact.generic).
+        if lines is None or is_credential_value(
+                name, ("\n" if match.group(2) == "|" else " ").join(lines)):
+            found.append(make_span((start, end, ASSIGNMENT)))
+    return found
+
+
+def _block(text: str, at: int, key_column: int) -> tuple[int, int, list[str] | None]:
+    """The block's first char, its last line's end and its lines (stripped) from ``at``,
+    each line indented deeper than ``key_column`` or blank; ``-1`` for an empty block, and
+    ``None`` for lines past :data:`_LONGEST_VALUE` chars (not kept: only its end is read)."""
+    start = end = -1
+    lines: list[str] | None = []
+    held = 0
+    while at < len(text):
+        stop = text.find("\n", at)
+        if stop < 0:
+            stop = len(text)
+        line = text[at:stop].rstrip("\r")
+        content = line.lstrip(" \t")
+        if content:
+            if len(line) - len(content) <= key_column:
+                break
+            if start < 0:
+                start = at + len(line) - len(content)
+            end = at + len(line)
+            if lines is not None:
+                held += len(content)
+                if held > _LONGEST_VALUE:
+                    lines = None
+                else:
+                    lines.append(content.rstrip(" \t"))
+        at = stop + 1
+    return start, end, lines
