@@ -155,6 +155,7 @@ def test_a_run_of_unassigned_literals_is_asked_a_bounded_number_of_times() -> No
     asked: list[int] = []
     real = triggers.unassigned
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(triggers, "unassigned", lambda view, start, end: asked.append(end) or real(view, start, end))
+        mp.setattr(triggers, "unassigned",
+                   lambda view, start, end: asked.append(end) or real(view, start, end))
         assert redact_text(text).withheld == ()
     assert len(asked) <= 64 + len(text) // (1 << 14)
