@@ -59,8 +59,10 @@ _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._
 ESCAPE_EXACT = ("\\u",)
 #: Escapes that no trigger is (a PHP text of JSON writes every "/" so) but that send a piece a
 #: trigger flagged to be read decoded too (``encodings.decode_escapes``): a URL family's
-#: pattern reads "/" (``…/webhooks/123\\/token``).
-_VIEWED = ("\\/",)
+#: pattern reads "/" (``…/webhooks/123\\/token``), and a quote written two levels of
+#: JSON-in-JSON down or more (``\\\\\\"``: the text finder reads ``\\"`` itself) is read
+#: plain (``{"db_password": …}``).
+_VIEWED = ("\\/", '\\\\"')
 _B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "api-key", "apikey",
               "private_key", "PRIVATE KEY", "authorization", "credential", "cookie")
 #: The backslashes before a "/" that a keyword is looked for with, escaped (:func:`_slashed`):
@@ -68,6 +70,10 @@ _B64_NAMES = ("password", "passwd", "secret", "token", "api_key", "api-key", "ap
 #: doubled in a serialized string that holds it, even runs where an inner level wrote "/"
 #: plain: any run up to three levels down.
 _SLASH_RUNS = tuple("\\" * n for n in range(1, 16))
+#: A run of more, four levels down or deeper (31, 63, …): a literal cannot hold a run of any
+#: length between a keyword's head and its "/", so past :data:`_SLASH_RUNS` a keyword is looked
+#: for from the last 16 backslashes of its run on, with what follows the "/" (:func:`_slashed`).
+_DEEP_RUN = "\\" * 16
 #: Shortest base64 form kept: at four chars, random base64 spells one every ~16 MB per form.
 B64_SHORTEST = 5
 
@@ -806,6 +812,7 @@ def _slashed(keywords: Iterable[str]) -> Iterator[str]:
         while slash >= 0:
             after = kw.find("/", slash + 1)
             head, tail = kw[:slash], kw[slash + 1:None if after < 0 else after]
+            rest = ""
             for run in _SLASH_RUNS:
                 if after == slash + 1:  # "//": the next "/" spelled alike, or plain
                     end = kw.find("/", after + 1)
@@ -814,7 +821,18 @@ def _slashed(keywords: Iterable[str]) -> Iterator[str]:
                     yield head + run + "//" + rest
                 else:
                     yield head + run + "/" + tail
+            yield from _deep(head, tail or ("/" + rest if rest else ""))
             slash = after
+
+
+def _deep(head: str, tail: str) -> Iterator[str]:
+    """A keyword's forms with :data:`_DEEP_RUN` before a "/" written ``head``, a run of any
+    length, then "/" and ``tail``: from the run's end on, where ``tail`` names something
+    (``\\…\\/webhooks``), else from the head to the run's last 16 (``sentry.io\\…``)."""
+    if tail:
+        yield _DEEP_RUN + "/" + tail
+    else:
+        yield head + _DEEP_RUN
 
 
 #: Part of the cache key: a change to what a kept file holds must not meet an older file.
