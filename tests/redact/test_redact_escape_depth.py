@@ -24,10 +24,9 @@ from hypothesis import strategies as st
 from elision import shape
 from elision.redact import redact_text
 from elision.redact.encodings import decode_escapes
-from elision.shape import lazyjson
 from redact.test_redact_escape_spellings import FAMILY_SLASHED, POSITIVE, _decoded, _php
 from support.engines import trigger_engines, using_engine
-from support.lazy_json import shrink
+from support.lazy_json import lazy_route
 
 #: The deepest level the tests wrap a secret to: 255 backslashes before a quote, 511 before a
 #: PHP "/". The reading has no depth of its own (a run is read whole, whatever its length).
@@ -70,10 +69,7 @@ def _shown(value: str, route: str) -> str:
 
 @pytest.fixture(params=_ROUTES)
 def route(request: pytest.FixtureRequest) -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp:
-        if request.param == "lazy":
-            shrink(mp)
-            mp.setattr(lazyjson, "LAZY_BYTES", 0)
+    with lazy_route(request.param):
         yield request.param
 
 
