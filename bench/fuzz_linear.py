@@ -82,6 +82,13 @@ def _repeat(unit: str) -> Callable[[int], str]:
     return lambda size: unit * max(1, size // len(unit))
 
 
+def _deep_assignment(levels: int = 8) -> str:
+    text = '{"db_password": "s3cr3t-value-123"}'
+    for _ in range(levels):
+        text = json.dumps(text)
+    return text
+
+
 def _prose(size: int, sep: str = "\n") -> str:
     rng = random.Random(5)
     out: list[str] = []
@@ -322,6 +329,16 @@ SYSTEMATIC: list[Class] = [
     Class("text-php-api", lambda n: "\n".join(
         f'{{"url":"https:\\/\\/example.com\\/api\\/v1\\/items\\/{i}","ok":true}}'
         for i in range(max(1, n // 60)))),
+    # Escapes of escapes, many levels down: a run of backslashes; an assignment eight levels
+    # of JSON-in-JSON down (255 backslashes before each quote), each read plain in one pass of
+    # the escape view (encodings.decode_escapes); a Google refresh token's "1//0" five levels
+    # of PHP down (31 before each "/": keywords.SLASHED's deep forms); and the assignments as
+    # one JSON string (each run twice as long again).
+    Class("run-backslash", _repeat("\\")),
+    Class("text-deep-escapes", _repeat(_deep_assignment() + "\n")),
+    Class("run-deep-slash", _repeat("1" + "\\" * 31 + "/" + "\\" * 31 + "/0 ")),
+    Class("json-deep-escapes", lambda n: orjson.dumps(
+        {"content": _repeat(_deep_assignment() + "\n")(n * 2 // 5)})),
     Class("json-string-A", _json_string("A")),
     Class("json-string-b64-zeros", _json_string("QUFB")),
     Class("json-string-sk", _json_string("sk-")),

@@ -34,9 +34,8 @@ from elision import shape
 from elision.mcp.gate.egress import Egress
 from elision.redact import redact_text, triggers
 from elision.redact.families import FAMILIES, sample
-from elision.shape import lazyjson
 from support.engines import trigger_engines, using_engine
-from support.lazy_json import shrink
+from support.lazy_json import lazy_route
 
 _CASES = tomllib.loads((Path(__file__).parent / "fixtures" / "rules.toml").read_text("utf-8"))
 #: Every true positive of the rules' corpus, with the part that must never be shown.
@@ -319,10 +318,7 @@ _ROUTES = ["small", "lazy", "repeated", "ndjson"]
 
 @pytest.fixture(params=_ROUTES)
 def route(request: pytest.FixtureRequest) -> Iterator[str]:
-    with pytest.MonkeyPatch.context() as mp:
-        if request.param == "lazy":
-            shrink(mp)
-            mp.setattr(lazyjson, "LAZY_BYTES", 0)
+    with lazy_route(request.param):
         yield request.param
 
 

@@ -4,6 +4,8 @@ thresholds that make a few KB of them take every lazy route."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -106,6 +108,17 @@ def shrink(patch: pytest.MonkeyPatch, *, every_key_collides: bool = True) -> Non
     if every_key_collides:
         patch.setattr(lazyjson, "BITMAP_BYTES", 1)
         patch.setattr(lazyjson, "_bitmap_bytes", lambda length: 1)
+
+
+@contextmanager
+def lazy_route(route: str) -> Iterator[None]:
+    """Where ``route`` is ``"lazy"``, every body read lazily (:func:`shrink`'s thresholds, and
+    no size too small for the lazy read) for the block; any other route, as it is."""
+    with pytest.MonkeyPatch.context() as mp:
+        if route == "lazy":
+            shrink(mp)
+            mp.setattr(lazyjson, "LAZY_BYTES", 0)
+        yield
 
 
 def redact_lazily(body: bytes) -> Any:

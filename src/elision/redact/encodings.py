@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 
@@ -23,11 +24,14 @@ from elision.shape.bom import decode_marked
 
 _ESCAPE = lazy_compile(
     r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
-    r"|%([0-7][0-9a-fA-F])|\\([/\\])"
+    r"|%([0-7][0-9a-fA-F])|(?<!\\)\\(?:\\*(/)|\\+(\"))|\\(\\)"
 )
-#: The most levels of escapes read through (:func:`decode_escapes`): a PHP ``\\/`` three
-#: levels of JSON-in-JSON down (15 backslashes: 7, 3, 1, none), or a percent-escape spelled in
-#: a ``\\u`` escape (``%2\\u0046``).
+#: The most levels of escapes read through (:func:`decode_escapes`): a ``\\u`` escape three
+#: levels of JSON-in-JSON down (``\\\\\\\\u0067``: 4, 2, 1, none), or a percent-escape spelled
+#: in a ``\\u`` escape (``%2\\u0046``). A run before a quote or a "/" is read whole in one
+#: level, however deep. No more: a ``%XX`` decoded may spell one again only two chars shorter
+#: (``%2525…41``), so a level more is a pass more over nearly all of it, and unbounded a
+#: text of them cost time quadratic in its length.
 _LEVELS = 4
 #: Bytes read to tell a text from binary data before a run is decoded whole.
 _PROBE = 96
@@ -86,13 +90,18 @@ def _marks(source: str) -> Iterator[tuple[int, int, int]]:
         pos = match.end()
 
 
+def _spelled(match: re.Match[str]) -> str:
+    """The one char an escape ``match`` spells. A run of backslashes is read here, never
+    cached: its length is the text's to choose (a MB of them was a MB-long key)."""
+    char = match.group(5) or match.group(6) or match.group(7)
+    return char if char is not None else _char(match.group())
+
+
 @lru_cache(maxsize=4096)
 def _char(escape: str) -> str:
     match = _ESCAPE.fullmatch(escape)
     assert match is not None
-    high, low, single, pct, char = match.groups()
-    if char is not None:
-        return char
+    high, low, single, pct, *_ = match.groups()
     if high is not None:
         return (chr(int(high, 16)) + chr(int(low, 16))).encode(
             "utf-16", "surrogatepass").decode("utf-16")
@@ -100,17 +109,24 @@ def _char(escape: str) -> str:
 
 
 def decode_escapes(text: str) -> View | None:
-    """``text`` with ``\\uXXXX``, ASCII ``%XX``, ``\\/`` and ``\\\\`` escapes decoded, or
-    ``None`` if it has none. What a decoding spells in escapes again (JSON-in-JSON's
-    ``\\\\/``, ``\\\\u0067``, or ``%2\\u0046``) is decoded in turn, up to :data:`_LEVELS`
-    levels: each level's escape is one char of the level above, so spans map back through
-    each."""
+    """``text`` with ``\\uXXXX``, ASCII ``%XX`` and ``\\\\`` escapes decoded, and a run of
+    backslashes before a "/" (or of two or more before a quote) read as that char; or
+    ``None`` if it has none. Such a run is every level of JSON-in-JSON at once (``\\\\\\"``
+    is ``\\"`` a level down, then ``"``; 2**k - 1 backslashes k levels down): the char is
+    itself at every level, so a quote or a "/" is read plain however deep it was written. A
+    ``\\"`` alone is kept: the text finder reads a name's quote so itself, and read as ``"``
+    it would end a value where a quoted one ends (``\\"hunter2, x="``). Any other run is
+    read a pair a level (JSON's own pairing): which level an escape after it is at, and so
+    what it spells with the escapes beside it, is told by the run's length. What a decoding
+    spells in escapes again (``\\\\u0067``, or ``%2\\u0046``) is decoded in turn, up to
+    :data:`_LEVELS` levels: each level's escape is one char of the level above, so spans map
+    back through each."""
     view: View | None = None
     for _ in range(_LEVELS):
         source = text if view is None else view.text
         if _ESCAPE.search(source) is None:
             break
-        view = View(_ESCAPE.sub(lambda match: _char(match.group()), source), source, view)
+        view = View(_ESCAPE.sub(_spelled, source), source, view)
     return view
 
 

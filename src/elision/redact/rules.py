@@ -200,7 +200,10 @@ class _Prefilter:
         self.heads = frozenset(conv(h) for h in keywords.B64_HEADS)
         self.backslash = conv("\\")
         # Passes of their own, outside the keyword passes: no density counts them.
-        self.slashed = re.compile(conv("|".join(map(re.escape, keywords.SLASHED))))
+        slashed, deep = keywords.slashed_patterns()
+        self.slashed = re.compile(conv(slashed))
+        self.deep_run = conv(keywords.DEEP_RUN)
+        self.slashed_deep = re.compile(conv(deep))
         self.at = ((conv("@"), conv("@")), (conv("%"), conv("%40")))
         self.userinfo = re.compile(conv(_USERINFO_PLAIN))
         self.userinfo_gates = tuple((conv(x[0]), conv(x)) for x in _USERINFO_GATES)
@@ -219,7 +222,8 @@ class _Prefilter:
             return True
         if any(self._b64_hit(text, m) for m in self.b64.finditer(text)):
             return True
-        if self.backslash in low and self.slashed.search(low):
+        if self.backslash in low and (self.slashed.search(low) or (
+                self.deep_run in low and self.slashed_deep.search(low))):
             return True
         if not any(g in low and a in low for g, a in self.at):
             return False
@@ -281,6 +285,8 @@ class _Prefilter:
         found = self._b64_positions(text, stop)
         if self.backslash in low:
             found.extend(first_per_stretch(self.slashed, low, stop))
+            if self.deep_run in low:
+                found.extend(first_per_stretch(self.slashed_deep, low, stop))
         if any(g in low and a in low for g, a in self.at):
             found.extend(first_per_stretch(self.userinfo, low, stop))
             if any(g in low and lit in low for g, lit in self.userinfo_gates):
