@@ -735,12 +735,12 @@ class _Hyperscan:
         # A stretch searched without the affixed names: [floor, plain) (plain -1: none).
         floor, plain, ahead_from, ahead_to = base, -1, -1, -1
         run_window = run_seen = retry = 0
-        ahead = _Unassignable(data, view) if unconfirmed else None
+        ahead: _Unassignable | None = None  # made at the first run of them
         droppable = _DROPPED_LEAST + size // _DROPPED_SPACING
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             nonlocal hit, until, skipped, done, window, seen, resume, limit, asked
-            nonlocal run_window, run_seen, retry, ahead_from, ahead_to, droppable
+            nonlocal run_window, run_seen, retry, ahead_from, ahead_to, droppable, ahead
             pos = base + end - 1
             if pos < floor:
                 return False  # a match before where this search took over, found already
@@ -750,7 +750,8 @@ class _Hyperscan:
                     run_window, run_seen = pos // DENSE_WINDOW, 0
                 run_seen += 1
                 if run_seen > _UNASSIGNED_RUN and pos >= retry and UNASSIGNED_RUNS:
-                    assert ahead is not None
+                    if ahead is None:
+                        ahead = _Unassignable(data, view)
                     ahead_to = ahead.until(pos + 1)
                     if ahead_to >= 0:
                         ahead_from = pos + 1
