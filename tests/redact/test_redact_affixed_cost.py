@@ -170,6 +170,8 @@ def test_a_run_of_unassigned_literals_is_asked_a_bounded_number_of_times() -> No
         "secret-v2 ",  # a version
         "api_key_1 ",  # a qualified key
         "the key1 of the password1 is a token_2 word ",  # mixed with prose
+        "cache:key_1\n",  # a ":" a line, before each name: no byte search reaches far
+        '"id": 7, "note": "key1 token_2 password1 done"\n',  # quoted, none assigned
     ],
 )
 def test_a_run_of_unassigned_affixed_literals_costs_no_python_call_each(unit: str) -> None:
@@ -216,15 +218,17 @@ def _both_ways(text: str) -> tuple[object, object]:
     ],
 )
 @pytest.mark.parametrize("gap", [" ", "\n", ""])  # the run's own, a line's, none
+# a run with nothing that could assign; one with a ":" a line (its look-ahead is a search)
+@pytest.mark.parametrize("run", [_RUN, "cache:key_1\n" * 100])
 def test_what_follows_a_run_of_unassigned_names_is_read_as_without_it(
-    tail: str, withheld: bool, gap: str
+    tail: str, withheld: bool, gap: str, run: str
 ) -> None:
     """A run searched without the affixed names ends where one could next be assigned, and
     the search with them takes over reading back a literal's length: whatever sits at
     either end is found as it is alone."""
     from elision.redact import redact_text
 
-    text = _RUN + gap + tail + gap + _RUN
+    text = run + gap + tail + gap + run
     fast, slow = _both_ways(text)
     assert fast == slow
     assert bool(redact_text(tail).withheld) is withheld

@@ -36,6 +36,7 @@ from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
 from elision.redact.generic import (
     AFFIX_ASSIGNED,
+    AFFIX_ASSIGNED_ANYWHERE,
     AFFIX_NAME_MOST,
     AFFIX_TRIGGERS,
     KEY_QUALIFIED,
@@ -136,6 +137,8 @@ def unassigned(data: memoryview, end: int) -> bool:
     run = _NAME_RUN.match(data, end, end + AFFIX_NAME_MOST + 1)
     stop = end if run is None else run.end()
     return stop >= len(data) or stop > end + AFFIX_NAME_MOST or data[stop] < 0x80
+
+
 class _Unassignable:
     """How far on from a position of a text no affixed name's literal can be assigned: up
     to the first byte that could assign a name (:data:`_ASSIGNING`, or one past ASCII, which
@@ -144,10 +147,17 @@ class _Unassignable:
     the literals that need no assignment alone, in C.
 
     Each byte's next place is kept, and looked for only past where it was looked for last
-    (the positions asked only grow): the look-aheads of one text read it once a byte."""
+    (the positions asked only grow): the look-aheads of one text read it once a byte. Where
+    such a byte is too near (``cache:key_1`` lines: a ":" a line), ``first_assigned`` tells
+    where the first name that may be assigned ends (:meth:`_Hyperscan.first_assigned`)."""
 
-    def __init__(self, data: bytes | AsciiBytes, view: memoryview) -> None:
+    def __init__(
+        self, data: bytes | AsciiBytes, view: memoryview,
+        first_assigned: Callable[[memoryview, int], int],
+    ) -> None:
         self._view = view
+        self._first_assigned = first_assigned
+        self._assigned = -1
         self._size = len(data)
         self._hay: str | bytes
         needles: list[Any]
@@ -180,13 +190,24 @@ class _Unassignable:
                 self._past = (at, limit if at < 0 else at)
             if at >= start:
                 end = min(end, at)
-        if end < self._size:
-            # A literal counts where its name's run ends at ``end`` (or at a space before
-            # it: " ="), so the search stops where the last run before there began.
-            low = max(start, end - 1 - AFFIX_NAME_MOST)
-            space = bytes(self._view[low:end - 1]).translate(_NAME_BYTES).rfind(b" ")
-            end = low + space + 1 if space >= 0 else start
+        end = self._run_start(start, end)
+        if end - start < _UNASSIGNABLE_LEAST:
+            if self._assigned < start:
+                self._assigned = self._first_assigned(self._view, start)
+            # The match's separator opens at most two bytes before where it ends (" =").
+            at = self._assigned
+            end = self._run_start(start, at if at >= self._size else at - 2)
         return end if end - start >= _UNASSIGNABLE_LEAST else -1
+
+    def _run_start(self, start: int, end: int) -> int:
+        """``end``, a byte that may assign a name, less the name run it may end: a literal
+        counts where its run ends at ``end`` (or at a space before it: " ="), so the search
+        stops where the last run before there began (``start`` where none did)."""
+        if end >= self._size:
+            return end
+        low = max(start, end - 1 - AFFIX_NAME_MOST)
+        space = bytes(self._view[low:end - 1]).translate(_NAME_BYTES).rfind(b" ")
+        return low + space + 1 if space >= 0 else start
 
 
 #: A userinfo match ends at an "@" (or "%40"): the literal search reports each, and the
@@ -383,6 +404,34 @@ class _Hyperscan:
         ids = [expr for expr in range(self.key_ids) if expr not in self.affixed]
         return database(self.hs, [self._literals[expr].encode() for expr in ids],
                         [self._flags[expr] for expr in ids], literal=True, ids=ids)
+
+    @cached_property
+    def _may_assign(self) -> Any:
+        """An affixed name's word, affix and name, then what assigns it or a byte past ASCII
+        (:func:`unassigned` lets one count): a superset of the affixed literals that count,
+        each reported where its separator ends. 25 KB, compiled when first used."""
+        exprs = [f"{pattern[:-1]}|[\\x80-\\xff])".encode()
+                 for pattern in AFFIX_ASSIGNED_ANYWHERE]
+        return database(self.hs, exprs, [self.hs.HS_FLAG_CASELESS] * len(exprs))
+
+    def first_assigned(self, view: memoryview, start: int) -> int:
+        """Where the first name of :attr:`_may_assign` that ends past ``start`` in ``view``
+        ends, or ``len(view)``: the scan starts a literal's length back, so a literal that
+        ends past ``start`` is read whole."""
+        db = self._may_assign
+        base = max(0, start - self.longest)
+        ends: list[int] = []
+
+        def on_match(expr: int, begin: int, end: int, flags: int, ctx: object) -> bool:
+            if base + end <= start:
+                return False
+            ends.append(base + end)
+            return True
+
+        with contextlib.suppress(self.hs.ScanTerminated):
+            db.scan(view[base:], match_event_handler=on_match,
+                    scratch=self._scratch("may_assign", db))
+        return ends[0] if ends else len(view)
 
     def _compile(self, exprs: list[bytes], flags: list[int], *, literal: bool) -> Any:
         return database(self.hs, exprs, flags, literal=literal)
@@ -751,7 +800,7 @@ class _Hyperscan:
                 run_seen += 1
                 if run_seen > _UNASSIGNED_RUN and pos >= retry and UNASSIGNED_RUNS:
                     if ahead is None:
-                        ahead = _Unassignable(data, view)
+                        ahead = _Unassignable(data, view, self.first_assigned)
                     ahead_to = ahead.until(pos + 1)
                     if ahead_to >= 0:
                         ahead_from = pos + 1
