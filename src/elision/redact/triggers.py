@@ -806,7 +806,7 @@ class _Hyperscan:
                         ahead_from = pos + 1
                         droppable += run_seen  # a run's asks, each told in C now
                         return True
-                    retry = pos + _UNASSIGNABLE_LEAST
+                    retry = (run_window + 1) * DENSE_WINDOW  # one look-ahead a window
                 return False
             if dense is not None and expr not in uncounted:
                 if pos // DENSE_WINDOW != window:
