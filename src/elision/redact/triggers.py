@@ -112,7 +112,8 @@ _UNASSIGNED_RUN = 8
 _UNASSIGNABLE_REACH = 1 << 20
 _UNASSIGNABLE_LEAST = 256
 #: A text's scan asks :func:`unassigned` of at most this many affixed literals, and one more
-#: every this many bytes: past them one is a trigger again, as before it was asked.
+#: every this many bytes (those of a run a look-ahead then searched past are given back):
+#: past them one is a trigger again, as before it was asked.
 _DROPPED_LEAST = 64
 _DROPPED_SPACING = 1 << 14
 #: The bytes that can follow an affixed name's run and so assign it (:data:`AFFIX_ASSIGNED`'s
