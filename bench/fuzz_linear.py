@@ -259,6 +259,8 @@ SYSTEMATIC: list[Class] = [
     # the trigger search's density count (found by the ndjcost session, issue 23).
     Class("affix-unassigned", _repeat("key1 ")),
     Class("affix-unassigned-lines", _repeat("key1\n")),
+    # The same broken by a ":" before each name: every look-ahead ends a line on (affixrun).
+    Class("affix-unassigned-listing", _repeat("cache:key_1\n")),
     Class("run-hex", _repeat("0123456789abcdef")),
     Class("run-pct", _repeat("%41")),
     Class("run-pct-of-pct", _repeat("%2541")),

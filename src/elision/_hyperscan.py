@@ -35,7 +35,10 @@ def built_with_hyperscan(build: Callable[[Any], T], log: LazyLogger | logging.Lo
         return None
 
 
-def database(hs: Any, expressions: list[bytes], flags: list[int], *, literal: bool = False) -> Any:
+def database(
+    hs: Any, expressions: list[bytes], flags: list[int], *, literal: bool = False,
+    ids: list[int] | None = None,
+) -> Any:
     """A block-mode hyperscan database of ``expressions``, read from the cache where one was
     compiled before (by any process) and compiled (then kept) where not.
 
@@ -44,6 +47,7 @@ def database(hs: Any, expressions: list[bytes], flags: list[int], *, literal: bo
     named by the SHA-256 of hyperscan's version and everything compiled into it, and holds
     the SHA-256 of its own bytes: a torn, altered or foreign file is compiled again, never
     loaded, and so is one that another user could have written (:mod:`elision._cache`).
+    A match reports its expression's place in ``expressions``, or its entry in ``ids``.
     """
     import platform  # a few ms of every short command's start when imported at the top
 
@@ -51,6 +55,7 @@ def database(hs: Any, expressions: list[bytes], flags: list[int], *, literal: bo
     # machines), and then it is compiled again here.
     key = hashlib.sha256(repr((
         getattr(hs, "__version__", ""), platform.machine(), expressions, flags, literal,
+        *(() if ids is None else (ids,)),
     )).encode()).hexdigest()
     path = cache_path("hyperscan", key, ".hs")
     if path is not None:
@@ -58,7 +63,7 @@ def database(hs: Any, expressions: list[bytes], flags: list[int], *, literal: bo
         if db is not None:
             return db
     db = hs.Database()
-    db.compile(expressions=expressions, ids=list(range(len(expressions))),
+    db.compile(expressions=expressions, ids=list(range(len(expressions))) if ids is None else ids,
                elements=len(expressions), flags=flags, literal=literal)
     if path is not None:
         _keep(hs, db, path)

@@ -159,3 +159,116 @@ def test_a_run_of_unassigned_literals_is_asked_a_bounded_number_of_times() -> No
                    lambda view, start, end: asked.append(end) or real(view, start, end))
         assert redact_text(text).withheld == ()
     assert len(asked) <= 64 + len(text) // (1 << 14)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "key1 ",  # the issue's run: a literal every 5 bytes on one line
+        "key1\n",  # a literal a line: each line its own stretch
+        "password1 ",  # a strong word, a digit glued
+        "token_2 ",  # a weak word, a joint and a digit
+        "secret-v2 ",  # a version
+        "api_key_1 ",  # a qualified key
+        "the key1 of the password1 is a token_2 word ",  # mixed with prose
+        "cache:key_1\n",  # a ":" a line, before each name: no byte search reaches far
+        '"id": 7, "note": "key1 token_2 password1 done"\n',  # quoted, none assigned
+    ],
+)
+def test_a_run_of_unassigned_affixed_literals_costs_no_python_call_each(unit: str) -> None:
+    """Issue 23: a MB of ``key1 `` took 150 ms where prose takes 0.6 ms, each literal a
+    Python call in the trigger search (found by the ndjcost session). A stretch where nothing
+    could assign a name is searched with the literals that need no assignment, in C."""
+    from support.calls import redaction_calls
+
+    literals = 1 << 14
+    text = unit * (literals // max(1, unit.count("1") + unit.count("2")))
+    calls, done = redaction_calls(text)
+    assert done.withheld == ()
+    assert calls < literals // 16, calls
+
+
+_RUN = "key1 " * 300  # a run long enough to be searched without the affixed names
+_VALUE = "q7Vh2LmX9pR4sT8wK3nZ6bY1cD5fG0jA"
+
+
+def _both_ways(text: str) -> tuple[object, object]:
+    """What ``redact_text`` gives with runs of unassigned names searched without them, and
+    asked one at a time (the slow path)."""
+    from elision.redact import redact_text, triggers
+
+    fast = redact_text(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "UNASSIGNED_RUNS", False)
+        slow = redact_text(text)
+    return (fast.value, fast.withheld), (slow.value, slow.withheld)
+
+
+@pytest.mark.parametrize(
+    ("tail", "withheld"),
+    [
+        (f"password_2={_VALUE}", True),  # an affixed name assigned where the run ends
+        (f"password_2 = {_VALUE}", True),  # assigned after a space (" =")
+        ("AKIAZ7Q2M4X9K3L8P5W1", True),  # a literal that needs no assignment, mid-run
+        (f"sk-proj-4hvk2l5y8a8e5{_VALUE}xx", True),  # a key that opens with its own literal
+        # a token whose literal ("Bot M") straddles where the search with the names takes
+        # over (after the space before the ":"'s name): read back a literal's length
+        ("Bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs:x", True),
+        (f"password_2{'a' * 150}={_VALUE}", False),  # a long name: judged, not withheld
+        (f"password_2\u00e9={_VALUE}", False),  # ended past ASCII: judged
+    ],
+)
+@pytest.mark.parametrize("gap", [" ", "\n", ""])  # the run's own, a line's, none
+# a run with nothing that could assign; one with a ":" a line (its look-ahead is a search)
+@pytest.mark.parametrize("run", [_RUN, "cache:key_1\n" * 100])
+def test_what_follows_a_run_of_unassigned_names_is_read_as_without_it(
+    tail: str, withheld: bool, gap: str, run: str
+) -> None:
+    """A run searched without the affixed names ends where one could next be assigned, and
+    the search with them takes over reading back a literal's length: whatever sits at
+    either end is found as it is alone."""
+    from elision.redact import redact_text
+
+    text = run + gap + tail + gap + run
+    fast, slow = _both_ways(text)
+    assert fast == slow
+    assert bool(redact_text(tail).withheld) is withheld
+    if gap:  # glued to the run after it, an AKIA key is no longer one
+        assert bool(fast[1]) is withheld
+
+
+_PIECES = [
+    "key1 ", "token_2 ", "secret-v2\n", "api_key_1 ", "cache:key_1\n", "password1",
+    " ", "\n", "=", ":", " =", "'", "\\", "\u00e9", "x", "the quick fox ",
+    f"password_2={_VALUE}\n", f"password_2 : {_VALUE} ", "AKIAZ7Q2M4X9K3L8P5W1 ",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_PIECES), st.integers(1, 120)), max_size=8))
+def test_a_run_searched_without_the_affixed_names_withholds_what_asking_each_does(
+    parts: list[tuple[str, int]],
+) -> None:
+    """Runs of unassigned names of any length, broken anywhere by what assigns a name, a
+    secret or a char past ASCII: the same is withheld as when each name is asked."""
+    fast, slow = _both_ways("".join(piece * count for piece, count in parts))
+    assert fast == slow
+
+
+@pytest.mark.parametrize("run, flag", [
+    ("key1 ", "run --password_2 {} "),        # a run of spaces' names, a flag in it
+    ("key1\n", "--secret-v2\t{}\n"),           # a line a name, a flag on a line of its own
+    ("secret-v2 ", "--api-key-2 {} "),         # a run whose names hold a "-" themselves
+    ("token_2 ", "cmd -password_1 {} "),       # a single "-"
+])
+def test_a_flag_inside_a_run_of_unassigned_names_is_withheld(run: str, flag: str) -> None:
+    """A run's look-ahead searched past it without the affixed literals up to the next byte
+    that could assign a name, and a flag's gap (a space) assigns one: ``--password_2 V`` in a
+    run of ``key1 `` was shown (the merge of the affixed flags and the runs' look-ahead)."""
+    from elision.redact import redact_text
+
+    secret = "Zq8vR2mT9xLp4Kd7xW3n"
+    text = run * 400 + flag.format(secret) + run * 400
+    done = redact_text(text)
+    assert secret not in done.value
+    assert len(done.withheld) == 1

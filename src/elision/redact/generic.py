@@ -98,6 +98,8 @@ _AFFIXED_WORDS = tuple(sorted(
     word for word in _LAST_WORDS
     if not any(other != word and word.endswith(other) for other in _LAST_WORDS)
 ))
+#: The credential words an affix may follow (a flag's ``-`` opens one of them).
+AFFIXED_WORDS = _AFFIXED_WORDS
 #: How each affix opens: a digit, ``v`` and a digit, or a word (but one that another opens:
 #: ``previous``).
 _OPENING_WORDS = tuple(
@@ -156,7 +158,7 @@ AFFIX_ASSIGNED_ANYWHERE: tuple[str, ...] = tuple(
     for word in _AFFIXED_WORDS
     # A flag's form too (``--password_2 VALUE``): a ``-`` opens it and a gap ends it.
     for opening, then in (("", f"(?:{'|'.join(map(re.escape, TEXT_SEPARATORS))})"),
-                          ("-", "[ \\t]"))
+                          ("-", "(?:[ \\t])"))  # each ends in a group: see _may_assign
 )
 
 

@@ -36,10 +36,13 @@ from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
 from elision.redact.generic import (
     AFFIX_ASSIGNED,
+    AFFIX_ASSIGNED_ANYWHERE,
     AFFIX_FLAG,
     AFFIX_NAME_MOST,
     AFFIX_TRIGGERS,
+    AFFIXED_WORDS,
     KEY_QUALIFIED,
+    TEXT_SEPARATORS,
 )
 from elision.redact.secrets import CREDENTIAL_FIELDS
 from elision.redact.textbytes import AsciiBytes, buffer, text_bytes
@@ -105,10 +108,31 @@ def _affix_counts(data: memoryview, start: int, end: int) -> bool:
 
 
 _NAME_RUN = re.compile(rb"[A-Za-z0-9_.-]*")
+#: Past this many unassigned affixed literals in a window of :data:`DENSE_WINDOW` bytes, a
+#: text's scan looks ahead for where a name could next be assigned (:class:`_Unassignable`)
+#: and searches up to there without the affixed literals: a run of them (``key1 key1 …``)
+#: was a Python call each, 250x prose (issue 23); random base64 spells about 11 a MB.
+_UNASSIGNED_RUN = 8
+#: The farthest one look-ahead reaches, and the least worth a search of its own.
+_UNASSIGNABLE_REACH = 1 << 20
+_UNASSIGNABLE_LEAST = 256
 #: A text's scan asks :func:`unassigned` of at most this many affixed literals, and one more
-#: every this many bytes (random base64 spells about 11 a MB by chance).
+#: every this many bytes (those of a run a look-ahead then searched past are given back):
+#: past them one is a trigger again, as before it was asked.
 _DROPPED_LEAST = 64
 _DROPPED_SPACING = 1 << 14
+#: The bytes that can follow an affixed name's run and so assign it (:data:`AFFIX_ASSIGNED`'s
+#: separators but the space that opens two of them).
+_ASSIGNING = sorted({c for sep in TEXT_SEPARATORS for c in sep.encode() if c != 0x20})
+#: A ``-`` before an affixed word's first letter may open a flag's name, which a gap assigns
+#: (``--password_2 VALUE``, :data:`AFFIX_FLAG`): a look-ahead stops there too (a ``-`` alone
+#: would stop it inside ``secret-v2``, 17x as slow on a run of them).
+_FLAG_OPEN = re.compile(
+    b"-[" + bytes(sorted({ord(w[0]) for w in AFFIXED_WORDS})) + b"]", re.IGNORECASE)
+_PAST_ASCII = re.compile(rb"[\x80-\xff]")
+#: A name's bytes made ``n``, any other a space: the last space is where a name last began.
+_NAME_BYTES = bytes(0x6E if re.fullmatch(rb"[A-Za-z0-9_.-]", bytes([c])) else 0x20
+                    for c in range(256))
 
 
 def unassigned(data: memoryview, start: int, end: int) -> bool:
@@ -126,6 +150,88 @@ def unassigned(data: memoryview, start: int, end: int) -> bool:
     run = _NAME_RUN.match(data, end, end + AFFIX_NAME_MOST + 1)
     stop = end if run is None else run.end()
     return stop >= len(data) or stop > end + AFFIX_NAME_MOST or data[stop] < 0x80
+
+
+class _Unassignable:
+    """How far on from a position of a text no affixed name's literal can be assigned: up
+    to the first byte that could assign a name (:data:`_ASSIGNING`, or one past ASCII, which
+    :func:`unassigned` lets count), less the name run that byte may end. Every literal that
+    ends before there is one :func:`unassigned` drops, so a scan searches up to there with
+    the literals that need no assignment alone, in C.
+
+    Each byte's next place is kept, and looked for only past where it was looked for last
+    (the positions asked only grow): the look-aheads of one text read it once a byte. Where
+    such a byte is too near (``cache:key_1`` lines: a ":" a line), ``first_assigned`` tells
+    where the first name that may be assigned ends (:meth:`_Hyperscan.first_assigned`)."""
+
+    def __init__(
+        self, data: bytes | AsciiBytes, view: memoryview,
+        first_assigned: Callable[[memoryview, int], int],
+    ) -> None:
+        self._view = view
+        self._first_assigned = first_assigned
+        self._assigned = -1
+        self._size = len(data)
+        self._hay: str | bytes
+        needles: list[Any]
+        if isinstance(data, AsciiBytes):
+            self._hay, needles = data.text, [chr(c) for c in _ASSIGNING]
+        else:
+            self._hay, needles = data, [bytes([c]) for c in _ASSIGNING]
+        #: The next place of each, and how far it was looked for (the place, or the end of
+        #: the range looked in where it was not there).
+        self._looked: dict[Any, tuple[int, int]] = dict.fromkeys(needles, (-1, -1))
+        self._ascii = isinstance(data, AsciiBytes) or data.isascii()
+        self._past: tuple[int, int] = (-1, -1)
+        self._flag: tuple[int, int] = (-1, -1)
+
+    def until(self, start: int) -> int:
+        """Where, from ``start`` on, an affixed literal that ends before it is certainly
+        unassigned, or -1 where that is too near to be worth a search of its own."""
+        limit = min(self._size, start + _UNASSIGNABLE_REACH)
+        end = limit
+        for needle, (at, looked) in self._looked.items():
+            if at < start and looked < limit:
+                at = self._hay.find(needle, max(start, looked), limit)
+                self._looked[needle] = (at, limit if at < 0 else at)
+            if at >= start:
+                end = min(end, at)
+        if not self._ascii:
+            self._past, end = self._next(_PAST_ASCII, self._past, start, limit, end)
+        self._flag, end = self._next(_FLAG_OPEN, self._flag, start, limit, end)
+        end = self._run_start(start, end)
+        if end - start < _UNASSIGNABLE_LEAST:
+            if self._assigned < start:
+                self._assigned = self._first_assigned(self._view, start)
+            # The match's separator opens at most two bytes before where it ends (" =").
+            at = self._assigned
+            end = self._run_start(start, at if at >= self._size else at - 2)
+        return end if end - start >= _UNASSIGNABLE_LEAST else -1
+
+    def _next(
+        self, pattern: re.Pattern[bytes], state: tuple[int, int], start: int, limit: int,
+        end: int,
+    ) -> tuple[tuple[int, int], int]:
+        """``pattern``'s next place from ``start`` (searched past where it was last looked
+        for), kept as ``state``, and ``end`` lowered to it."""
+        at, looked = state
+        if at < start and looked < limit:
+            found = pattern.search(self._view, max(start, looked), limit)
+            at = -1 if found is None else found.start()
+            state = (at, limit if at < 0 else at)
+        return state, min(end, at) if at >= start else end
+
+    def _run_start(self, start: int, end: int) -> int:
+        """``end``, a byte that may assign a name, less the name run it may end: a literal
+        counts where its run ends at ``end`` (or at a space before it: " ="), so the search
+        stops where the last run before there began (``start`` where none did)."""
+        if end >= self._size:
+            return end
+        low = max(start, end - 1 - AFFIX_NAME_MOST)
+        space = bytes(self._view[low:end - 1]).translate(_NAME_BYTES).rfind(b" ")
+        return low + space + 1 if space >= 0 else start
+
+
 #: A userinfo match ends at an "@" (or "%40"): the literal search reports each, and the
 #: userinfo pattern is tried only on the bytes before them.
 _AT_GATES = ("@", "%40")
@@ -275,6 +381,9 @@ class _Hyperscan:
         #: The expressions of :data:`_UNCONFIRMED` (a JSON or a text scan's literals).
         self.affixed = frozenset(
             expr for expr, lit in enumerate(self._literals[:gates]) if lit in _UNCONFIRMED)
+        #: The longest literal's bytes: how far before its end a search that takes over
+        #: from another starts reading, so that no match crosses the place it took over.
+        self.longest = max(self.lengths)
         #: The escaped spellings of keywords with a "/": no density count (keywords.SLASHED).
         self.uncounted = range(gates, gates + len(keywords.SLASHED))
         gates += len(keywords.SLASHED)
@@ -308,6 +417,43 @@ class _Hyperscan:
         checked when first scanned: a short result needs one of them."""
         return self._compile([lit.encode() for lit in self._literals[:self.key_ids]],
                              self._flags[:self.key_ids], literal=True)
+
+    @cached_property
+    def assigned_literals(self) -> Any:
+        """A text's literals but the affixed names' (each reported as its place in
+        :attr:`text_literals`): what a stretch where no name can be assigned is searched
+        with (:class:`_Unassignable`). Compiled when first such a stretch is met."""
+        ids = [expr for expr in range(self.key_ids) if expr not in self.affixed]
+        return database(self.hs, [self._literals[expr].encode() for expr in ids],
+                        [self._flags[expr] for expr in ids], literal=True, ids=ids)
+
+    @cached_property
+    def _may_assign(self) -> Any:
+        """An affixed name's word, affix and name, then what assigns it or a byte past ASCII
+        (:func:`unassigned` lets one count): a superset of the affixed literals that count,
+        each reported where its separator ends. 25 KB, compiled when first used."""
+        exprs = [f"{pattern[:-1]}|[\\x80-\\xff])".encode()
+                 for pattern in AFFIX_ASSIGNED_ANYWHERE]
+        return database(self.hs, exprs, [self.hs.HS_FLAG_CASELESS] * len(exprs))
+
+    def first_assigned(self, view: memoryview, start: int) -> int:
+        """Where the first name of :attr:`_may_assign` that ends past ``start`` in ``view``
+        ends, or ``len(view)``: the scan starts a literal's length back, so a literal that
+        ends past ``start`` is read whole."""
+        db = self._may_assign
+        base = max(0, start - self.longest)
+        ends: list[int] = []
+
+        def on_match(expr: int, begin: int, end: int, flags: int, ctx: object) -> bool:
+            if base + end <= start:
+                return False
+            ends.append(base + end)
+            return True
+
+        with contextlib.suppress(self.hs.ScanTerminated):
+            db.scan(view[base:], match_event_handler=on_match,
+                    scratch=self._scratch("may_assign", db))
+        return ends[0] if ends else len(view)
 
     def _compile(self, exprs: list[bytes], flags: list[int], *, literal: bool) -> Any:
         return database(self.hs, exprs, flags, literal=literal)
@@ -608,6 +754,7 @@ class _Hyperscan:
         keep: Callable[[int, int], bool], *, first: bool = False,
         gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
         scratch: Any = None, most: int = 0, affixed: frozenset[int] = frozenset(),
+        unconfirmed: frozenset[int] = frozenset(),
     ) -> bool:
         """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
         stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
@@ -627,7 +774,12 @@ class _Hyperscan:
         With ``most``, the scan ends once ``keep`` has been asked that many times, and says
         so (True): the caller reads the data another way. A match of one of ``affixed``
         counts towards a dense window only where its name is then assigned (a trigger it
-        stays: the judging that follows reads the name)."""
+        stays: the judging that follows reads the name).
+
+        A match of one of ``unconfirmed`` (a text's affixed names) that :func:`unassigned`
+        drops is no match at all; past :data:`_UNASSIGNED_RUN` of them in a window, the
+        scan goes on without them (:attr:`assigned_literals`) as far as no name can be
+        assigned (:class:`_Unassignable`), then with them again."""
         if scratch is None:
             scratch = self._scratch(name, db)
         view = memoryview(buffer(data))
@@ -651,10 +803,34 @@ class _Hyperscan:
         checked = [0]  # how many of the window's marks were asked (the affixed ones)
         if isinstance(data, AsciiBytes):
             find, needle = data.text.find, stop.decode("ascii")
+        # A stretch searched without the affixed names: [floor, plain) (plain -1: none).
+        floor, plain, ahead_from, ahead_to = base, -1, -1, -1
+        run_window = run_seen = retry = 0
+        ahead: _Unassignable | None = None  # made at the first run of them
+        droppable = _DROPPED_LEAST + size // _DROPPED_SPACING
 
         def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> bool:
             nonlocal hit, until, skipped, done, window, seen, resume, limit, asked
+            nonlocal run_window, run_seen, retry, ahead_from, ahead_to, droppable, ahead
             pos = base + end - 1
+            if pos < floor:
+                return False  # a match before where this search took over, found already
+            if (expr in unconfirmed and droppable > 0
+                    and unassigned(view, pos + 1 - lengths[expr], pos + 1)):
+                droppable -= 1
+                if pos // DENSE_WINDOW != run_window:
+                    run_window, run_seen = pos // DENSE_WINDOW, 0
+                run_seen += 1
+                if run_seen > _UNASSIGNED_RUN and pos >= retry and UNASSIGNED_RUNS:
+                    if ahead is None:
+                        ahead = _Unassignable(data, view, self.first_assigned)
+                    ahead_to = ahead.until(pos + 1)
+                    if ahead_to >= 0:
+                        ahead_from = pos + 1
+                        droppable += run_seen  # a run's asks, each told in C now
+                        return True
+                    retry = (run_window + 1) * DENSE_WINDOW  # one look-ahead a window
+                return False
             if dense is not None and expr not in uncounted:
                 if pos // DENSE_WINDOW != window:
                     window, seen = pos // DENSE_WINDOW, 0
@@ -699,26 +875,44 @@ class _Hyperscan:
                     until = size
             return False
 
+        overlap = self.longest - 1  # a search that takes over reads this much before it
         while True:
             try:
-                db.scan(view[base:], match_event_handler=on_match, scratch=scratch)
-                return False
+                if plain < 0:
+                    db.scan(view[base:], match_event_handler=on_match, scratch=scratch)
+                    return False
+                self.assigned_literals.scan(
+                    view[base:plain], match_event_handler=on_match,
+                    scratch=self._scratch("assigned", self.assigned_literals))
+                # On with every literal from where a name may be assigned again.
+                floor, base, plain = plain, max(0, plain - overlap), -1
+                retry = floor + _UNASSIGNABLE_LEAST
+                continue
             except self.hs.ScanTerminated:
                 if done:
                     return most > 0 and asked > most
+                if ahead_from >= 0:  # a run of unassigned names: on without them
+                    floor, base, plain = ahead_from, max(0, ahead_from - overlap), ahead_to
+                    ahead_from = -1
+                    continue
                 if resume >= 0:  # a dense window: on from the next one, in the same stretch
                     assert dense is not None
                     forms = self._forms(data, marks, gates)
                     self._dense_forms()[name] = forms
-                    base = self._goes_on(data, stop, resume, forms, dense)
+                    base = floor = self._goes_on(data, stop, resume, forms, dense)
                     resume = -1
                     if base >= size:
                         return False
+                    if plain <= base:
+                        plain = -1
                     continue
                 if until >= size:
                     return False
                 # Every match that ends before ``until`` was in the stretch already hit.
                 base, hit, until, skipped = until, -1, -1, 0
+                floor = base
+                if plain <= base:
+                    plain = -1
 
     def _forms(
         self, data: bytes | AsciiBytes, marks: list[tuple[int, int]], gates: frozenset[int],
@@ -934,11 +1128,7 @@ class _Hyperscan:
 
         stop = JSON_STOP if keys else TEXT_STOP
         # A JSON key's affixed name counts unassigned too (``"password_2 (old)"`` is one).
-        affixed = frozenset() if keys else self.affixed
-        view = memoryview(buffer(data))
-        # Past this many, an unassigned literal is a trigger again, as before it was asked:
-        # a run of them (``key1 key1 …``) costs no Python call a match more than it did.
-        droppable = [_DROPPED_LEAST + len(data) // _DROPPED_SPACING]
+        unconfirmed = frozenset() if keys else self.affixed
         chance = self._chance if CHANCE_CHECK else None
         told = self.chance_families
         searched: dict[tuple[int, tuple[int, ...]], bool] = {}
@@ -950,10 +1140,6 @@ class _Hyperscan:
                 return False
             if kind == _AT:
                 at[0] = True
-                return False
-            if (expr in affixed and droppable[0] > 0
-                    and unassigned(view, pos + 1 - self.lengths[expr], pos + 1)):
-                droppable[0] -= 1
                 return False
             if chance is None:
                 families = None
@@ -969,7 +1155,8 @@ class _Hyperscan:
 
         db = self.literals if keys else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
-                        gates=self.gates, dense=dense, affixed=self.affixed)
+                        gates=self.gates, dense=dense, affixed=self.affixed,
+                        unconfirmed=unconfirmed)
         secrets = found[_SECRET]
         if first and secrets:
             return found
@@ -1057,6 +1244,9 @@ def _pattern(index: int) -> re.Pattern[str]:
 
 #: The longest stretch a chance keyword's families are searched in (else it counts).
 _CHANCE_REACH = 1 << 16
+#: Whether a run of unassigned affixed names is searched without them (a test turns it off
+#: to compare: the slow path).
+UNASSIGNED_RUNS = True
 #: Whether chance keywords inside base64 runs are checked (a test turns it off: the slow path).
 CHANCE_CHECK = True
 #: Whether a chance keyword at a line's edge in wrapped base64 is checked as one mid-run is
