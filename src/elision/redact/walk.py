@@ -69,6 +69,7 @@ from elision.redact.rules import Span, credential_stub, may_match_bytes, without
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans, stubbed
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
 from elision.redact.triggers import json_triggers, orjson_slashes
+from elision.withheld import PathEntries
 
 CREDENTIAL_FIELD = "credential-field"
 #: The fewest siblings serialized and looked up together; a run with no trigger is skipped
@@ -518,7 +519,8 @@ class Walker:
         #: The value may hold a Python caller's tuples, sets and mappings
         #: (:mod:`elision.redact.foreign`): each is read as the JSON it stands for.
         self.foreign = foreign
-        self.withheld: list[dict[str, Any]] = []
+        #: Compact: an element's entry is its array's path and its index, no dict (issue 23).
+        self.withheld = PathEntries()
         self.references: dict[str, dict[str, Any]] = {}
         self._hits: Hits | None = None
         self._data: bytes | None = None
@@ -983,9 +985,11 @@ class Walker:
                 new = self._string(item, (path, part))
             else:
                 new, rules = known
-                if rules:
-                    where = (f"{above}[{i + frame.first}]" if keys is None
-                             else format_path((keys[i],), root=above))
+                if rules and keys is None:  # an element's: its array's path and index
+                    for rule in rules:
+                        withheld.add(above, i + frame.first, rule)
+                elif rules and keys is not None:
+                    where = format_path((keys[i],), root=above)
                     for rule in rules:
                         withheld.append({"path": where, "reason": rule})
             out.append(new)
@@ -1114,6 +1118,12 @@ class Walker:
         self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None,
         size: int | None = None,
     ) -> None:
+        if not rel and stub_id is None and size is None and path is not None and (
+            type(path[1]) is int
+        ):
+            # An element's: its array's path and its index (no dict, no path of its own).
+            self.withheld.add(self._where(path[0], ()), path[1], reason)
+            return
         entry: dict[str, Any] = {"path": self._where(path, rel), "reason": reason}
         if stub_id is not None:
             entry["stub"] = stub_id
