@@ -63,6 +63,8 @@ from measuring import child_result, load
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "result", "status",
          "ok", "error", "partition", "shard", "replica", "latency", "request", "cache")
 TIMEOUT = 300.0
+#: A slope's child makes a 16 MB input and calls twice, the second traced (a few times slower).
+SLOPE_TIMEOUT = 1200.0
 MIB = 1 << 20
 
 
@@ -532,10 +534,10 @@ def measure_slope(name: str, size: int, target: str, src: str | None = None) -> 
     env = {**os.environ, "PYTHONPATH": src} if src else None
     args = [sys.executable, __file__, "--slope-child", name, str(size), target]
     try:
-        done = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT,
+        done = subprocess.run(args, capture_output=True, text=True, timeout=SLOPE_TIMEOUT,
                               check=False, env=env)
     except subprocess.TimeoutExpired:
-        return {"error": f"timeout after {TIMEOUT:.0f} s"}
+        return {"error": f"timeout after {SLOPE_TIMEOUT:.0f} s"}
     if done.returncode != 0:
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "died"}
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])

@@ -22,7 +22,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any, overload
 
 
@@ -162,21 +162,44 @@ class PathEntries(_Entries):
             self._names.append(reason)
         self._put(parent, index, at)
 
+    def add_run(self, above: str, indexes: list[int], reasons: list[str]) -> None:
+        """:meth:`add` each ``(indexes[k], reasons[k])`` under ``above``: one call for a run of
+        an array's elements (a call an entry was a Python call a token of 24,000)."""
+        parent = self._above_at.get(above)
+        if parent is None:
+            parent = self._above_at[above] = len(self._aboves) + 1
+            self._aboves.append(above)
+        for reason in set(reasons).difference(self._reason_at):
+            self._reason_at[reason] = len(self._names)
+            self._names.append(reason)
+        at = len(self._parents)
+        try:
+            self._parents.extend(repeat(parent, len(indexes)))
+            self._index.extend(indexes)
+            self._reasons.extend(map(self._reason_at.__getitem__, reasons))
+        except OverflowError:
+            del self._parents[at:], self._index[at:], self._reasons[at:]
+            self._widen()
+            self.add_run(above, indexes, reasons)
+
     def append(self, entry: dict[str, Any]) -> None:
         """Add ``entry`` as it is."""
         self._put(0, len(self._others), 0)
         self._others.append(entry)
+
+    def _widen(self) -> None:
+        # Every column takes any value from then on.
+        self._parents, self._index, self._reasons = (
+            array("q", self._parents), array("q", self._index), array("q", self._reasons))
 
     def _put(self, parent: int, index: int, reason: int) -> None:
         try:
             self._parents.append(parent)
             self._index.append(index)
             self._reasons.append(reason)
-        except OverflowError:
-            # The entry goes in whole or not at all; then every column takes any value.
+        except OverflowError:  # the entry goes in whole or not at all
             del self._parents[len(self._reasons):], self._index[len(self._reasons):]
-            self._parents, self._index, self._reasons = (
-                array("q", self._parents), array("q", self._index), array("q", self._reasons))
+            self._widen()
             self._put(parent, index, reason)
 
     def __len__(self) -> int:
@@ -198,7 +221,17 @@ class PathEntries(_Entries):
                 "reason": self._names[self._reasons[i]]}
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return map(self._entry, range(len(self)))
+        # A chunk of dicts at a time, each made in one comprehension: a call an entry was a
+        # Python call a token for redact_value(), which lists them all.
+        return chain.from_iterable(map(self._chunk, range(0, len(self), _CHUNK)))
+
+    def _chunk(self, start: int) -> list[dict[str, Any]]:
+        aboves, names, others = self._aboves, self._names, self._others
+        end = start + _CHUNK
+        return [others[index] if not parent else
+                {"path": f"{aboves[parent - 1]}[{index}]", "reason": names[reason]}
+                for parent, index, reason in zip(self._parents[start:end], self._index[start:end],
+                                                 self._reasons[start:end], strict=True)]
 
     def __repr__(self) -> str:
         return f"PathEntries({len(self)} entries: {self.counts()})"
@@ -233,6 +266,10 @@ class PathEntries(_Entries):
                 key = (where, self._names[reason])
             out[key] = out.get(key, 0) + 1
         return out
+
+
+#: Entries a :class:`PathEntries` makes dicts of at a time, as it is iterated.
+_CHUNK = 4096
 
 
 class Chained(_Entries):

@@ -975,6 +975,9 @@ class Walker:
         above = self._where(path, ())
         keys = frame.keys if frame.is_dict else None
         changed = frame.changed
+        # An element's entries: its index and rule, added to the walk's in one call a run.
+        indexes: list[int] = []
+        reasons: list[str] = []
         for i, item in enumerate(rest, start):
             if not (isinstance(item, str) and item in dirty):
                 out.append(item)
@@ -982,18 +985,24 @@ class Walker:
             known = dirty[item]
             if known is None:  # a long string: judged as it is delivered
                 part = keys[i] if keys is not None else i + frame.first
+                if indexes:  # the entries stay in the order they were made
+                    withheld.add_run(above, indexes, reasons)
+                    indexes, reasons = [], []
                 new = self._string(item, (path, part))
             else:
                 new, rules = known
-                if rules and keys is None:  # an element's: its array's path and index
+                if rules and keys is None:
                     for rule in rules:
-                        withheld.add(above, i + frame.first, rule)
+                        indexes.append(i + frame.first)
+                        reasons.append(rule)
                 elif rules and keys is not None:
                     where = format_path((keys[i],), root=above)
                     for rule in rules:
                         withheld.append({"path": where, "reason": rule})
             out.append(new)
             changed = changed or new is not item
+        if indexes:
+            withheld.add_run(above, indexes, reasons)
         frame.changed = changed
         frame.index = start + len(rest)
 
