@@ -443,18 +443,7 @@ def _child(name: str, size: int, target: str, runs: int, drawn_count: int, json_
     holds above the input, with no page a parent touched or freed in it."""
     cls = (_classes(drawn_count, json_count)[name] if unit is None
            else Class(name, _repeat(unit) if isinstance(unit, str) else _elements(unit)))
-    warm_up()
-    _target(target, cls.make(64 << 10))()
-    payload = cls.make(size)
-    call = _target(target, payload)
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)  # what warming up freed is not reused unseen
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        base = _status_kb("VmRSS")
-    except OSError:
-        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    payload, call, base = _warmed(cls, size, target)
     times = []
     cpu = []  # CPU time: steadier than wall time on a machine other work loads
     peak = 0
@@ -464,16 +453,39 @@ def _child(name: str, size: int, target: str, runs: int, drawn_count: int, json_
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
         if not peak:  # the first call's: a later one may reuse what the first freed
-            try:
-                peak = _status_kb("VmHWM")
-            except OSError:
-                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            peak = _high_water()
     times.sort()
     cpu.sort()
     n = len(payload if isinstance(payload, bytes) else payload.encode())
     return {"s": times[0], "median": times[len(times) // 2], "cpu": cpu[len(cpu) // 2],
             "peak": max(0, peak - base) * 1024,
             "len": n, "json": isinstance(payload, bytes)}
+
+
+def _warmed(cls: Class, size: int, target: str) -> tuple[str | bytes, Callable[[], Any], int]:
+    """``cls`` at ``size`` made, and its call through ``target``, in a process warmed up by a
+    call on 64 KB of the same class; the high-water mark reset last: the RSS (KB) it starts
+    from."""
+    warm_up()
+    _target(target, cls.make(64 << 10))()
+    payload = cls.make(size)
+    call = _target(target, payload)
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)  # what warming up freed is not reused unseen
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return payload, call, _status_kb("VmRSS")
+    except OSError:
+        return payload, call, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _high_water() -> int:
+    """The process's peak RSS (KB), since the last reset."""
+    try:
+        return _status_kb("VmHWM")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _slope_child(name: str, size: int, target: str) -> dict[str, Any]:
@@ -485,24 +497,9 @@ def _slope_child(name: str, size: int, target: str) -> dict[str, Any]:
     import hashlib
     import tracemalloc
 
-    cls = _classes(0)[name]
-    warm_up()
-    _target(target, cls.make(64 << 10))()
-    payload = cls.make(size)
-    call = _target(target, payload)
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        base = _status_kb("VmRSS")
-    except OSError:
-        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    payload, call, base = _warmed(_classes(0)[name], size, target)
     got = call()
-    try:
-        peak = _status_kb("VmHWM")
-    except OSError:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = _high_water()
     digest = hashlib.sha256(_output(got)).hexdigest()[:16]
     del got
     gc.collect()
