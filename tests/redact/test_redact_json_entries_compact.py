@@ -76,8 +76,14 @@ def _made(draw: st.DrawFn) -> tuple[PathEntries, list[dict[str, Any]]]:
     """Entries added both ways, and taken back as a walk takes them back (``del e[n:]``)."""
     entries, dicts = PathEntries(), []
     for _ in range(draw(st.integers(0, 40))):
-        step = draw(st.sampled_from(["add", "add", "append", "undo"]))
-        if step == "add":
+        step = draw(st.sampled_from(["add", "add", "run", "append", "undo"]))
+        if step == "run":  # a run of an array's elements, as the walk adds them
+            above = draw(st.sampled_from(_ABOVES))
+            made = draw(st.lists(st.tuples(st.one_of(st.integers(0, 99), st.just(1 << 33)),
+                                           st.sampled_from(_REASONS)), max_size=5))
+            entries.add_run(above, [i for i, _ in made], [r for _, r in made])
+            dicts.extend({"path": f"{above}[{i}]", "reason": r} for i, r in made)
+        elif step == "add":
             above = draw(st.sampled_from(_ABOVES))
             index = draw(st.one_of(st.integers(0, 99), st.just(1 << 33)))  # past "I": widens
             reason = draw(st.sampled_from(_REASONS))  # past 255 reasons: "B" widens
