@@ -63,6 +63,8 @@ from measuring import child_result, load
 WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "result", "status",
          "ok", "error", "partition", "shard", "replica", "latency", "request", "cache")
 TIMEOUT = 300.0
+#: A slope's child makes a 16 MB input and calls twice, the second traced (a few times slower).
+SLOPE_TIMEOUT = 1200.0
 MIB = 1 << 20
 
 
@@ -500,18 +502,7 @@ def _child(name: str, size: int, target: str, runs: int, drawn_count: int, json_
     holds above the input, with no page a parent touched or freed in it."""
     cls = (_classes(drawn_count, json_count)[name] if unit is None
            else Class(name, _repeat(unit) if isinstance(unit, str) else _elements(unit)))
-    warm_up()
-    _target(target, cls.make(64 << 10))()
-    payload = cls.make(size)
-    call = _target(target, payload)
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)  # what warming up freed is not reused unseen
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        base = _status_kb("VmRSS")
-    except OSError:
-        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    payload, call, base = _warmed(cls, size, target)
     times = []
     cpu = []  # CPU time: steadier than wall time on a machine other work loads
     peak = 0
@@ -521,16 +512,92 @@ def _child(name: str, size: int, target: str, runs: int, drawn_count: int, json_
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
         if not peak:  # the first call's: a later one may reuse what the first freed
-            try:
-                peak = _status_kb("VmHWM")
-            except OSError:
-                peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            peak = _high_water()
     times.sort()
     cpu.sort()
     n = len(payload if isinstance(payload, bytes) else payload.encode())
     return {"s": times[0], "median": times[len(times) // 2], "cpu": cpu[len(cpu) // 2],
             "peak": max(0, peak - base) * 1024,
             "len": n, "json": isinstance(payload, bytes)}
+
+
+def _warmed(cls: Class, size: int, target: str) -> tuple[str | bytes, Callable[[], Any], int]:
+    """``cls`` at ``size`` made, and its call through ``target``, in a process warmed up by a
+    call on 64 KB of the same class; the high-water mark reset last: the RSS (KB) it starts
+    from."""
+    warm_up()
+    _target(target, cls.make(64 << 10))()
+    payload = cls.make(size)
+    call = _target(target, payload)
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)  # what warming up freed is not reused unseen
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return payload, call, _status_kb("VmRSS")
+    except OSError:
+        return payload, call, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _high_water() -> int:
+    """The process's peak RSS (KB), since the last reset."""
+    try:
+        return _status_kb("VmHWM")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _slope_child(name: str, size: int, target: str) -> dict[str, Any]:
+    """One class at one size for ``bench/redact.py --slope``: warmed up as ``_child`` is (a
+    first small call of the same class: databases built, code faulted in), then one call's RSS
+    growth above the input, then a second call's ``tracemalloc`` peak (Python's allocations
+    alone, no allocator slack), and a digest of what the call gave (the shaped text; the
+    redacted value and entries), so two codes can be told to agree."""
+    import hashlib
+    import tracemalloc
+
+    payload, call, base = _warmed(_classes(0)[name], size, target)
+    got = call()
+    peak = _high_water()
+    digest = hashlib.sha256(_output(got)).hexdigest()[:16]
+    del got
+    gc.collect()
+    tracemalloc.start()
+    call()
+    traced = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    n = len(payload if isinstance(payload, bytes) else payload.encode())
+    return {"rss": max(0, peak - base) * 1024, "traced": traced, "len": n,
+            "json": isinstance(payload, bytes), "out": digest}
+
+
+def _output(got: Any) -> bytes:
+    # What a call gave, as bytes: a Shaped's text and envelope; a Redacted's value and entries.
+    if hasattr(got, "text"):
+        return orjson.dumps([got.text, got.envelope], default=str)
+    value = got.value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        value = bytes(value).decode("utf-8", "surrogatepass")
+    try:
+        return orjson.dumps([value, [dict(e) for e in got.withheld]])
+    except TypeError:  # a lazily read value: its entries alone
+        return orjson.dumps([dict(e) for e in got.withheld])
+
+
+def measure_slope(name: str, size: int, target: str, src: str | None = None) -> dict[str, Any]:
+    """``_slope_child`` in a fresh process, with ``src`` (another checkout's ``src/``) first
+    on the path when given."""
+    env = {**os.environ, "PYTHONPATH": src} if src else None
+    args = [sys.executable, __file__, "--slope-child", name, str(size), target]
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=SLOPE_TIMEOUT,
+                              check=False, env=env)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {SLOPE_TIMEOUT:.0f} s"}
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "died"}
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def _classes(drawn_count: int, json_count: int = 0) -> dict[str, Class]:
@@ -684,6 +751,10 @@ def main() -> None:
                              "wall time: on a loaded machine a wall time counts the waits for a "
                              "core (a class flagged by wall time alone is worth a --cpu run)")
     parser.add_argument("--engine", help=argparse.SUPPRESS)  # set in the per-engine child
+    if sys.argv[1:2] == ["--slope-child"]:
+        name, size, target = sys.argv[2:5]
+        print(json.dumps(_slope_child(name, int(size), target)))
+        return
     if sys.argv[1:2] == ["--child"]:
         name, size, target, runs, drawn_count = sys.argv[2:7]
         json_count = sys.argv[7] if len(sys.argv) > 7 else "0"

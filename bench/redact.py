@@ -64,6 +64,17 @@ first on each line: prose, the code before, this code.
 With ``--cpu`` the worst cases show each one's median CPU time (``time.process_time`` in its
 child) in place of its wall time: on a machine that other work loads, wall time counts the
 waits for a core too, and CPU time moves far less from one run to the next.
+
+``--slope`` measures memory only, as the bounded-memory targets state it (JSON 3x the input,
+text and NDJSON 1.5x): each worst case at 1, 4 and 16 MB (``--sizes`` to change), through
+both targets, each in a fresh process warmed up by a first small call of its class (the
+trigger databases built, the modules imported: a fixed cost, the same at any size), then one
+call's RSS growth above the input and a second call's ``tracemalloc`` peak. The slope of
+each through the sizes (least squares: bytes held a byte of input) is what grows with the
+input; ``x in`` is 1 + the RSS slope, beside the bound. With ``--before SRC`` both codes run
+each size in turn, and the outputs' digests say whether they agree.
+
+    .venv/bin/python bench/redact.py --slope --before /work/base/src --worst assign-under-limit
 """
 
 from __future__ import annotations
@@ -74,6 +85,7 @@ import gc
 import hashlib
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -333,6 +345,65 @@ def _before(src: str, mb: float, rounds: int, names: list[str]) -> dict[str, Any
     return result
 
 
+def linear_slope(xs: list[int], ys: list[int]) -> tuple[float, float]:
+    """Least-squares slope and intercept of ``ys`` over ``xs``: bytes held a byte of input,
+    and the bytes held whatever the input (what a line through the sizes meets at zero)."""
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    k = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
+    return k, my - k * mx
+
+
+#: The issue-23 bounded-memory targets, the input included: JSON, and text and NDJSON.
+TARGET = {"json": 3.0, "text": 1.5}
+
+
+def slope_rows(sizes: list[float], names: list[str], before: str | None) -> None:
+    """Per class and target, what a warm process holds above the input at each size (RSS of
+    the first call, and a second call's ``tracemalloc`` peak), and the slope through the
+    sizes: the bytes held a byte of input, which the targets are about; a fixed cost (a
+    database built, a module imported) moves the intercept, not the slope. ``before``: the
+    same by the code under that ``src/``, each size run by both in turn."""
+    from fuzz_linear import MIB, measure_slope
+
+    runs = (("before", before), ("now", None)) if before else (("now", None),)
+    head = " ".join(f"{run + ' rss':>10} {'traced':>7}" for run, _ in runs)
+    print(f"{'worst case':<26} {'target':<7} {head} {'x in':>6} {'bound':>5}  (slope: bytes held "
+          f"a byte of input, {', '.join(_mb(mb) for mb in sizes)}; x in: 1 + the RSS slope; "
+          f"load {_load()})", flush=True)
+    for name in names:
+        for target in ("redact", "shape"):
+            got: dict[str, list[dict[str, Any]]] = {run: [] for run, _ in runs}
+            for mb in sizes:
+                for run, src in runs:
+                    got[run].append(measure_slope(name, int(mb * MIB), target, src))
+            errors = [m["error"] for ms in got.values() for m in ms if "error" in m]
+            if errors:
+                print(f"{name:<26} {target:<7} error: {errors[0]}", flush=True)
+                continue
+            cells = []
+            for run, _ in runs:
+                lens = [m["len"] for m in got[run]]
+                rss = linear_slope(lens, [m["rss"] for m in got[run]])[0]
+                traced = linear_slope(lens, [m["traced"] for m in got[run]])[0]
+                cells.append(f"{rss:>10.2f} {traced:>7.2f}")
+            kind = "json" if got["now"][0]["json"] else "text"
+            now = 1 + linear_slope([m["len"] for m in got["now"]],
+                                   [m["rss"] for m in got["now"]])[0]
+            same = "" if not before else (
+                "  same output" if all(a["out"] == b["out"] for a, b in
+                                       zip(got["before"], got["now"], strict=True))
+                else "  OUTPUT DIFFERS")
+            print(f"{name:<26} {target:<7} {' '.join(cells)} {now:>6.2f} {TARGET[kind]:>5.1f}"
+                  f"{'' if now <= TARGET[kind] else ' over'}{same}", flush=True)
+
+
+def _load() -> str:
+    from measuring import load
+
+    return load()
+
+
 def _mb(mb: float) -> str:
     return f"{mb * 1000:g}KB" if mb < 1 else f"{mb:g}MB"
 
@@ -354,8 +425,15 @@ def main() -> None:
     parser.add_argument("--cpu", action="store_true",
                         help="worst cases: the median CPU time of each, not its wall time "
                              "(steadier on a loaded machine)")
+    parser.add_argument("--slope", action="store_true",
+                        help="worst cases: memory held a byte of input, through --sizes (1 4 16 "
+                             "unless given), beside --before's; no times")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # for --before
     args = parser.parse_args()
+    if args.slope:
+        sizes = args.sizes if "--sizes" in sys.argv else [1, 4, 16]
+        slope_rows(sizes, args.worst, args.before)
+        return
     from elision.redact.triggers import engine_name
 
     if args.json:  # the worst rows of one size, as data, for another checkout's run

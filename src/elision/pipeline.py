@@ -35,7 +35,7 @@ from elision.shape import (
     shape_body,
 )
 from elision.shape.bom import from_bom
-from elision.withheld import LineEntries, is_compact, kept
+from elision.withheld import LineEntries, PathEntries, is_compact, kept
 
 if TYPE_CHECKING:
     from elision.redact import RedactStage
@@ -425,15 +425,20 @@ def condense_withheld(
         entries = list(withheld)
         if not entries or len(orjson.dumps(entries)) <= share:
             return entries
+    counted = withheld.groups(_where) if isinstance(withheld, PathEntries) else None
     if isinstance(withheld, LineEntries):
         # Grouped from its numbers: the same entries, no dict a value made to be grouped.
         condensed: list[dict[str, Any]] = [
             {"lines": f"{low}-{high}", "reason": reason, "count": count}
                      for reason, low, high, count in withheld.spans()]
+    elif counted is not None:
+        # The same, an array's pattern written once: no dict or path an entry.
+        condensed = [{"path": where, "reason": reason, "count": count}
+                     for (where, reason), count in counted.items()]
     else:
         groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for entry in withheld:
-            where = _INDEX.sub("[*]", str(entry["path"])) if "path" in entry else "lines"
+            where = _where(str(entry["path"])) if "path" in entry else "lines"
             groups.setdefault((where, str(entry.get("reason", "withheld"))), []).append(entry)
         condensed = [_group_entry(where, reason, group)
                      for (where, reason), group in groups.items()]
@@ -447,6 +452,12 @@ def condense_withheld(
         return by_rule
     # A budget this small has room for the count alone; the audit entry keeps the rules.
     return [{"path": "$", "reason": "several", "count": total}]
+
+
+def _where(path: str) -> str:
+    # An element's path is its array's and its own "[i]", which this reads on its own: a
+    # "[" ends any index before it, so PathEntries may write an array's pattern once.
+    return _INDEX.sub("[*]", path)
 
 
 def _group_entry(where: str, reason: str, group: list[dict[str, Any]]) -> dict[str, Any]:

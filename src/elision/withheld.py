@@ -1,4 +1,4 @@
-"""A text's withheld entries, held as numbers: no dict a value.
+"""Withheld entries held as numbers: no dict a value.
 
 Just under the density bound a MB of text withholds 25,000 values, one entry
 ``{"line": N, "reason": r}`` each. As dicts those were ~220 bytes an entry, 5.5x the text,
@@ -9,6 +9,8 @@ pipeline's path reads an entry as a dict: the envelope lists them condensed
 and the ``bytes`` of the rare credential-dense stretch beside them; an entry is made as a
 dict when it is read, so every consumer reads it as it read the list. Its fast paths are
 what the consumers do: :meth:`LineEntries.counts` and :meth:`LineEntries.spans`.
+:class:`PathEntries` does the same for a JSON walk's entries: an array element's path is its
+array's (one string for all its elements) and an index.
 
 :class:`Chained` joins the entries of several parts of one result (the proxy's blocks),
 keeping each compact part as it is; :func:`count_reasons` counts either, or any sequence of
@@ -19,8 +21,8 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, repeat
 from typing import Any, overload
 
 
@@ -126,9 +128,153 @@ class LineEntries(_Entries):
                 for i, name in enumerate(self._names) if i in low]
 
 
+class PathEntries(_Entries):
+    """One JSON walk's withheld entries, in order. An array element's entry
+    ``{"path": f"{above}[{i}]", "reason": r}`` is held as three numbers (its array's path,
+    written once for all its elements; its index; its reason); any other entry as its dict.
+
+    A MB of distinct tokens in an array withholds 24,000 elements: as dicts and path strings
+    their entries were 5.6x the body, the most ``shape()`` held at its peak (issue 23)."""
+
+    __slots__ = ("_above_at", "_aboves", "_index", "_names", "_others", "_parents", "_reason_at",
+                 "_reasons")
+
+    def __init__(self) -> None:
+        self._aboves: list[str] = []  # the paths of the arrays whose elements have entries
+        self._above_at: dict[str, int] = {}
+        # 9 bytes an entry (a value past their types widens all three, see _put):
+        self._parents = array("I")  # 1 + an index into _aboves; 0: the entry is in _others
+        self._index = array("I")  # the element's index; under 0, the entry's in _others
+        self._reasons = array("B")  # an index into _names (0 under 0: unread)
+        self._names: list[str] = []
+        self._reason_at: dict[str, int] = {}
+        self._others: list[dict[str, Any]] = []
+
+    def add(self, above: str, index: int, reason: str) -> None:
+        """Add the entry ``{"path": f"{above}[{index}]", "reason": reason}``."""
+        parent = self._above_at.get(above)
+        if parent is None:
+            parent = self._above_at[above] = len(self._aboves) + 1
+            self._aboves.append(above)
+        at = self._reason_at.get(reason)
+        if at is None:
+            at = self._reason_at[reason] = len(self._names)
+            self._names.append(reason)
+        self._put(parent, index, at)
+
+    def add_run(self, above: str, indexes: list[int], reasons: list[str]) -> None:
+        """:meth:`add` each ``(indexes[k], reasons[k])`` under ``above``: one call for a run of
+        an array's elements (a call an entry was a Python call a token of 24,000)."""
+        parent = self._above_at.get(above)
+        if parent is None:
+            parent = self._above_at[above] = len(self._aboves) + 1
+            self._aboves.append(above)
+        for reason in set(reasons).difference(self._reason_at):
+            self._reason_at[reason] = len(self._names)
+            self._names.append(reason)
+        at = len(self._parents)
+        try:
+            self._parents.extend(repeat(parent, len(indexes)))
+            self._index.extend(indexes)
+            self._reasons.extend(map(self._reason_at.__getitem__, reasons))
+        except OverflowError:
+            del self._parents[at:], self._index[at:], self._reasons[at:]
+            self._widen()
+            self.add_run(above, indexes, reasons)
+
+    def append(self, entry: dict[str, Any]) -> None:
+        """Add ``entry`` as it is."""
+        self._put(0, len(self._others), 0)
+        self._others.append(entry)
+
+    def _widen(self) -> None:
+        # Every column takes any value from then on.
+        self._parents, self._index, self._reasons = (
+            array("q", self._parents), array("q", self._index), array("q", self._reasons))
+
+    def _put(self, parent: int, index: int, reason: int) -> None:
+        try:
+            self._parents.append(parent)
+            self._index.append(index)
+            self._reasons.append(reason)
+        except OverflowError:  # the entry goes in whole or not at all
+            del self._parents[len(self._reasons):], self._index[len(self._reasons):]
+            self._widen()
+            self._put(parent, index, reason)
+
+    def __len__(self) -> int:
+        return len(self._parents)
+
+    def __delitem__(self, at: slice) -> None:
+        """``del entries[n:]``: what a walk took back (the only deletion a walk makes)."""
+        start, stop, step = at.indices(len(self))
+        if stop != len(self) or step != 1:
+            raise IndexError("only the entries from one on can be taken back")
+        del self._others[len(self._others) - self._parents[start:].count(0):]
+        del self._parents[start:], self._index[start:], self._reasons[start:]
+
+    def _entry(self, i: int) -> dict[str, Any]:
+        parent = self._parents[i]
+        if not parent:
+            return self._others[self._index[i]]
+        return {"path": f"{self._aboves[parent - 1]}[{self._index[i]}]",
+                "reason": self._names[self._reasons[i]]}
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        # A chunk of dicts at a time, each made in one comprehension: a call an entry was a
+        # Python call a token for redact_value(), which lists them all.
+        return chain.from_iterable(map(self._chunk, range(0, len(self), _CHUNK)))
+
+    def _chunk(self, start: int) -> list[dict[str, Any]]:
+        aboves, names, others = self._aboves, self._names, self._others
+        end = start + _CHUNK
+        return [others[index] if not parent else
+                {"path": f"{aboves[parent - 1]}[{index}]", "reason": names[reason]}
+                for parent, index, reason in zip(self._parents[start:end], self._index[start:end],
+                                                 self._reasons[start:end], strict=True)]
+
+    def __repr__(self) -> str:
+        return f"PathEntries({len(self)} entries: {self.counts()})"
+
+    def counts(self) -> dict[str, int]:
+        """How many entries each reason has (see :func:`count_reasons`)."""
+        total: Counter[str] = Counter()
+        for parent, reason, index in zip(self._parents, self._reasons, self._index, strict=True):
+            if not parent:
+                total[str(self._others[index].get("reason", "withheld"))] += 1
+            else:
+                total[self._names[reason]] += 1
+        return dict(total)
+
+    def groups(self, pattern: Callable[[str], str]) -> dict[tuple[str, str], int] | None:
+        """How many entries each ``(pattern(path), reason)`` has, in the order they first come,
+        each array's ``pattern`` written once: an element's path is its array's and
+        ``[i]``, and ``pattern`` must read that ``[i]`` on its own (as ``[*]``). ``None`` when
+        an entry has no path."""
+        wheres: dict[int, str] = {}
+        out: dict[tuple[str, str], int] = {}
+        for parent, reason, index in zip(self._parents, self._reasons, self._index, strict=True):
+            if not parent:
+                entry = self._others[index]
+                if "path" not in entry:
+                    return None
+                key = (pattern(str(entry["path"])), str(entry.get("reason", "withheld")))
+            else:
+                where = wheres.get(parent)
+                if where is None:
+                    where = wheres[parent] = pattern(self._aboves[parent - 1]) + "[*]"
+                key = (where, self._names[reason])
+            out[key] = out.get(key, 0) + 1
+        return out
+
+
+#: Entries a :class:`PathEntries` makes dicts of at a time, as it is iterated.
+_CHUNK = 4096
+
+
 class Chained(_Entries):
     """The withheld entries of several parts of one result, in order: a compact part
-    (:class:`LineEntries`) is kept as it came, entry dicts are listed."""
+    (:class:`LineEntries`, :class:`PathEntries`) is kept as it came, entry dicts are listed."""
 
     __slots__ = ("_parts",)
 
@@ -137,7 +283,7 @@ class Chained(_Entries):
         self.extend(entries)
 
     def extend(self, entries: Iterable[dict[str, Any]]) -> None:
-        if isinstance(entries, LineEntries):
+        if isinstance(entries, LineEntries | PathEntries):
             if entries:
                 self._parts.append(entries)
         elif isinstance(entries, Chained):
@@ -178,7 +324,7 @@ class Chained(_Entries):
 def count_reasons(entries: Iterable[Any]) -> dict[str, int]:
     """How many of ``entries`` each reason has (an entry without one counts as
     ``"withheld"``; what is not an entry dict is not counted): what the audit log records."""
-    if isinstance(entries, LineEntries | Chained):  # counted from their numbers
+    if isinstance(entries, LineEntries | PathEntries | Chained):  # counted from their numbers
         return entries.counts()
     return dict(Counter(
         str(w.get("reason", "withheld")) for w in entries if isinstance(w, dict)))

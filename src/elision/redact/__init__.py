@@ -101,8 +101,19 @@ def redact_value(
     of it can tell that a document holds nothing to withhold (sparing its serialization), and
     it spares a clean document too deep for orjson (over 255 levels) a walk of every node.
     """
+    redacted, walker = _walked(value, path_root=path_root, server=server, body=body)
+    if walker is None:
+        return Redaction(value)
+    return Redaction(redacted, tuple(walker.withheld), walker.references)
+
+
+def _walked(
+    value: Any, *, path_root: str = "$", server: str | None = None, body: bytes | None = None
+) -> tuple[Any, Walker | None]:
+    """:func:`redact_value`'s walk: the redacted value and the walker, whose entries are held
+    compact (:class:`~elision.withheld.PathEntries`); no walker when nothing can be withheld."""
     if body is not None and body_may_need_redaction(body) is False:
-        return Redaction(value)  # one pass over the raw body said so: nothing to serialize
+        return value, None  # one pass over the raw body said so: nothing to serialize
     from elision.shape import lazyjson  # not on a text's path (issue 24)
 
     # Without the bytes it was parsed from, the value may be a Python caller's: its tuples,
@@ -120,7 +131,7 @@ def redact_value(
         whole = lazyjson.materialize(value) if lazyjson.is_lazy(value) else value
         redacted = walk_parsed(walker, whole, raw=body)
     _log(walker.withheld)
-    return Redaction(redacted, tuple(walker.withheld), walker.references)
+    return redacted, walker
 
 
 def redact_text(text: str, *, data: bytes | None = None) -> Redaction:
@@ -176,8 +187,13 @@ class RedactStage:
 
         server = capture.server or self.server
         if capture.is_json:
-            result = redact_value(capture.value, server=server, body=capture.body)
-        elif _clean_text(capture.body):
+            value, walker = _walked(capture.value, server=server, body=capture.body)
+            if walker is None or not walker.withheld:
+                return Redacted(capture.value, ())
+            self.keep(walker.references)
+            # Kept compact, as walked: nothing on the pipeline's path reads them as dicts.
+            return Redacted(value, walker.withheld)
+        if _clean_text(capture.body):
             # A 100 MB log was decoded (one copy) and re-encoded for the scan (another) only
             # to find nothing: the proxy's peak for one text result was 6x its size.
             return Redacted(capture.value, ())

@@ -20,14 +20,18 @@ value, and walked as one - only that object, which the body's other pieces never
 from __future__ import annotations
 
 from functools import partial
-from itertools import compress, count
-from operator import is_not
 from typing import Any
 
 from elision.redact.repeats import REMEMBER_BYTES, known_clean
 from elision.redact.walk import Walker, names_inert, walk_parsed
 from elision.shape import lazyjson
-from elision.shape.lazyjson import ChunkedObject, LazyArray, is_lazy, materialize
+from elision.shape.lazyjson import (
+    ChunkedObject,
+    IndexChanges,
+    LazyArray,
+    is_lazy,
+    materialize,
+)
 
 __all__ = ["redact_lazy"]
 
@@ -47,7 +51,7 @@ def redact_lazy(node: Any, walker: Walker, path: _Path = None) -> Any:
 
 
 def _array(node: LazyArray, walker: Walker, path: _Path) -> Any:
-    changed: dict[int, Any] = {}
+    changed = IndexChanges()  # two columns, not a dict an element (issue 23)
     clean = partial(known_clean, walker)
     for first, raw, piece in node.pieces(lazyjson.PIECE_BYTES, skip=clean):
         if is_lazy(piece):
@@ -59,7 +63,7 @@ def _array(node: LazyArray, walker: Walker, path: _Path) -> Any:
             marks = (len(walker.withheld), len(walker.references))
             got = redact_lazy(piece, walker, (path, first))
             if got is not piece:
-                changed[first] = got
+                changed.add(first, got)
             elif (marks == (len(walker.withheld), len(walker.references))
                   and walker.clean_bytes + len(whole) <= REMEMBER_BYTES):
                 walker.clean_elements.add(whole)
@@ -67,9 +71,7 @@ def _array(node: LazyArray, walker: Walker, path: _Path) -> Any:
             continue
         new = walk_parsed(walker, piece, raw=raw, path=path, first=first, piece=True)
         if new is not piece:
-            # The changed items by index, told in C (a generator's step an item was a call
-            # a token of 24,000 distinct ones, issue 23).
-            changed.update(compress(zip(count(first), new), map(is_not, new, piece)))
+            changed.add_piece(first, new, piece)
     return node.with_children(changed) if changed else node
 
 

@@ -70,6 +70,7 @@ from elision.redact.rules import Span, credential_stub, may_match_bytes, without
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans, stubbed
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
 from elision.redact.triggers import json_triggers, orjson_slashes
+from elision.withheld import PathEntries
 
 CREDENTIAL_FIELD = "credential-field"
 #: The fewest siblings serialized and looked up together; a run with no trigger is skipped
@@ -519,7 +520,8 @@ class Walker:
         #: The value may hold a Python caller's tuples, sets and mappings
         #: (:mod:`elision.redact.foreign`): each is read as the JSON it stands for.
         self.foreign = foreign
-        self.withheld: list[dict[str, Any]] = []
+        #: Compact: an element's entry is its array's path and its index, no dict (issue 23).
+        self.withheld = PathEntries()
         self.references: dict[str, dict[str, Any]] = {}
         self._hits: Hits | None = None
         self._data: bytes | None = None
@@ -998,6 +1000,9 @@ class Walker:
         above = self._where(path, ())
         keys = frame.keys if frame.is_dict else None
         changed = frame.changed
+        # An element's entries: its index and rule, added to the walk's in one call a run.
+        indexes: list[int] = []
+        reasons: list[str] = []
         for i, item in enumerate(rest, start):
             if not (isinstance(item, str) and item in dirty):
                 out.append(item)
@@ -1005,16 +1010,24 @@ class Walker:
             known = dirty[item]
             if known is None:  # a long string: judged as it is delivered
                 part = keys[i] if keys is not None else i + frame.first
+                if indexes:  # the entries stay in the order they were made
+                    withheld.add_run(above, indexes, reasons)
+                    indexes, reasons = [], []
                 new = self._string(item, (path, part))
             else:
                 new, rules = known
-                if rules:
-                    where = (f"{above}[{i + frame.first}]" if keys is None
-                             else format_path((keys[i],), root=above))
+                if rules and keys is None:
+                    for rule in rules:
+                        indexes.append(i + frame.first)
+                        reasons.append(rule)
+                elif rules and keys is not None:
+                    where = format_path((keys[i],), root=above)
                     for rule in rules:
                         withheld.append({"path": where, "reason": rule})
             out.append(new)
             changed = changed or new is not item
+        if indexes:
+            withheld.add_run(above, indexes, reasons)
         frame.changed = changed
         frame.index = start + len(rest)
 
@@ -1139,6 +1152,12 @@ class Walker:
         self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None,
         size: int | None = None,
     ) -> None:
+        if not rel and stub_id is None and size is None and path is not None and (
+            type(path[1]) is int
+        ):
+            # An element's: its array's path and its index (no dict, no path of its own).
+            self.withheld.add(self._where(path[0], ()), path[1], reason)
+            return
         entry: dict[str, Any] = {"path": self._where(path, rel), "reason": reason}
         if stub_id is not None:
             entry["stub"] = stub_id
