@@ -635,8 +635,13 @@ def find_assignments(text: str) -> list[Span]:
                     _flag_value(text, strength, gap.end(), found, reach)
     if commands:
         reach.bare_until = -1  # a second pass, from the start
-        for at in password_flags(text):
-            _flag_value(text, STRONG, at, found, reach)
+        for flag in password_flags(text):
+            if flag.stop >= 0:
+                _bounded_value(text, flag.at, flag.stop, found)
+            elif flag.name is None:
+                _flag_value(text, STRONG, flag.at, found, reach)
+            elif strength := strength_of(flag.name) or name_strength(flag.name):
+                _value(text, flag.name, strength, flag.at, found, reach)
     return found
 
 
@@ -934,6 +939,12 @@ def _flag_value(text: str, strength: int, at: int, found: list[Span], reach: _Re
         return
     if (strength == STRONG and len(value) >= 3) or opaque(value):
         _withhold(a, b, group, found, reach)
+
+
+def _bounded_value(text: str, a: int, b: int, found: list[Span]) -> None:
+    """A password whose place says where it ends (Oracle's ``user/VALUE@host``)."""
+    if b > a and not placeholder(text[a:b]):
+        found.append(Span(a, b, ASSIGNMENT))
 
 
 def _written(
