@@ -51,7 +51,7 @@ _SQL_FLAG = re.compile(r"[ \t](?i:password[ \t]+(?=[\"'])|identified[ \t]+by[ \t
 #: An HCL variable's ``default =``, before the ``}`` that closes it.
 _HCL_FLAG = re.compile(r"\bdefault[ \t]*=[ \t]*")
 _HCL_END = re.compile(r"\}")
-_NEWLINE = re.compile(r"[\r\n]")
+_NEWLINE = re.compile("\n")
 
 
 class Flag(NamedTuple):
