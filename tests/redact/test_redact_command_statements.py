@@ -139,3 +139,18 @@ def test_a_json_strings_command_is_withheld() -> None:
     out = redact_value(doc)
     assert S not in json.dumps(out.value)
     assert out.value["cmd"] == f"curl -u admin:{STUB} https://x"
+
+
+_LOG = "".join(f"line {i} of an ordinary build log with nothing in it\n" for i in range(2000))
+
+
+@pytest.mark.parametrize("body", [
+    f"curl -u admin:{S} https://x\n",
+    f"CREATE USER bob WITH PASSWORD '{S}';\n",
+    f"define('DB_PASSWORD', '{S}');\n",
+    f'variable "api_key" {{\n  type        = string\n  description = "k"\n  default = "{S}"\n}}\n',
+    f"jdbc:oracle:thin:scott/{S}@db:1521:orcl\n",
+])
+def test_a_long_texts_command_is_withheld(body: str, keyword_engine: str) -> None:
+    # judged in a piece around its trigger, far from the text's start and end
+    assert S not in redact_text(_LOG + body + _LOG).value
