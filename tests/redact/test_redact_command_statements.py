@@ -16,6 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import redact_text, redact_value
+from elision.redact.families import entropy
 from elision.redact.rules import credential_stub
 
 STUB = credential_stub("credential-assignment")
@@ -154,3 +155,49 @@ _LOG = "".join(f"line {i} of an ordinary build log with nothing in it\n" for i i
 def test_a_long_texts_command_is_withheld(body: str, keyword_engine: str) -> None:
     # judged in a piece around its trigger, far from the text's start and end
     assert S not in redact_text(_LOG + body + _LOG).value
+
+
+# -- a token as a URL's user, with no password -------------------------------------------
+
+USERINFO = credential_stub("url-userinfo")
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    # a generated user alone is a token (GitHub, GitLab, Azure DevOps take one so)
+    (f"git clone https://{S}@github.com/org/repo.git",
+     f"git clone https://{USERINFO}@github.com/org/repo.git"),
+    (f"https://{S}@github.com/org/repo.git", f"https://{USERINFO}@github.com/org/repo.git"),
+    (f"origin\thttps://{S}@github.com/o/r.git (fetch)",
+     f"origin\thttps://{USERINFO}@github.com/o/r.git (fetch)"),  # git remote -v
+    (f'url = "https://{S}@dev.azure.com/org"', f'url = "https://{USERINFO}@dev.azure.com/org"'),
+])
+def test_a_token_as_a_urls_user_is_withheld(text: str, shown: str, keyword_engine: str) -> None:
+    assert redact_text(text).value == shown
+
+
+@pytest.mark.parametrize("text", [
+    "git clone git@github.com:org/repo.git",  # ssh's user, not a token
+    "https://alice@example.com/x",  # a person's name
+    "ssh://git@github.com/org/repo.git",
+    "https://deploybotaccountname@host/x",  # letters alone: a name
+    "https://build-robot-account-2024@host/x",  # a "-": a name's, no token's
+    "https://aaaaaaaaaaaaaaaa1@host/x",  # one char repeated: no entropy
+    "mail me at first.last2024@example.com",
+])
+def test_a_urls_user_that_is_a_name_is_shown(text: str, keyword_engine: str) -> None:
+    assert redact_text(text).value == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789", min_size=16,
+               max_size=60).filter(  # generated: 3 bits a char, as a weak name's value
+    lambda s: entropy(s) >= 3.0 and sum(c.isdigit() for c in s) >= 2
+    and sum(c.isalpha() for c in s) >= 2),
+       st.sampled_from(["https", "http", "git+https"]),
+       st.sampled_from(["github.com/o/r.git", "gitlab.example.com:8443/g/p", "h"]),
+       st.sampled_from(["", "git clone ", "url = ", '"', "origin\t"]))
+def test_a_generated_urls_user_is_withheld(user: str, scheme: str, rest: str, before: str) -> None:
+    text = f"{before}{scheme}://{user}@{rest}"
+    out = redact_text(text).value
+    assert user not in out
+    assert out.endswith(f"{USERINFO}@{rest}")  # the host and the path stay
