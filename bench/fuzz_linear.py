@@ -278,6 +278,9 @@ SYSTEMATIC: list[Class] = [
     Class("php-defines", _repeat("define('DB_PASSWORD', 'hunter2x');")),
     Class("hcl-openings", _repeat('variable "db_password" { ')),
     Class("oracle-urls", _repeat("jdbc:oracle:thin:a/")),
+    # A URL's user alone, generated (withheld) and a run of letters after "://" with no "@".
+    Class("url-users", _repeat("https://Xq7vR2mK9pL4wT8n@h/ ")),
+    Class("url-user-runs", _repeat("://" + "a1" * 12)),
     # A header's name inside the value of one withheld to the line's end: each name's
     # separator match read the rest of the run (quadratic: 0.9 s for 128 KB). And the same
     # after a path, whose names were passed over before they were read (the slashnames work).
