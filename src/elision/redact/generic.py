@@ -567,7 +567,11 @@ def find_assignments(text: str) -> list[Span]:
     by_regex, plain, in_headers = _NAME_BY_REGEX, _plain_bare, _SKIP_IN_HEADERS
     tries = _DEAD_TRIES if _DEAD_WINDOWS else 0
     for at, low in _lowered_windows(text) if shaped is None else ():
-        commands = commands or any(command in low for command in PASSWORD_COMMANDS)
+        if not commands:
+            for command in PASSWORD_COMMANDS:  # a loop, not a generator's step (a call) each
+                if command in low:
+                    commands = True
+                    break
         first = max(0, resume - at)
         if tries and step - first >= _DEAD_LEAST and size - at - first >= _DEAD_LEAST:
             # The window's dead stretches, a block at a time (its split's parts are a
