@@ -278,6 +278,20 @@ SYSTEMATIC: list[Class] = [
     # whole, each value a withheld entry.
     Class("assign-under-limit", _repeat("password=hunter2 " + "x" * 23 + "\n")),
     Class("login-words", _repeat("password=x login ")),
+    # The commands and statements whose place says a password (commands.py): each read, and
+    # each opening with no password after it on its line (or before its "}"), whose search
+    # for one must not read the rest of the text again at each.
+    Class("curl-users", _repeat("curl -u admin:hunter2x ")),
+    Class("curl-words", _repeat("curl -u x ")),
+    Class("sql-users", _repeat("CREATE USER a PASSWORD 'hunter2x' ")),
+    Class("sql-openings", _repeat("alter role ")),
+    Class("identified-by", _repeat("identified by 'hunter2x' ")),
+    Class("php-defines", _repeat("define('DB_PASSWORD', 'hunter2x');")),
+    Class("hcl-openings", _repeat('variable "db_password" { ')),
+    Class("oracle-urls", _repeat("jdbc:oracle:thin:a/")),
+    # A URL's user alone, generated (withheld) and a run of letters after "://" with no "@".
+    Class("url-users", _repeat("https://Xq7vR2mK9pL4wT8n@h/ ")),
+    Class("url-user-runs", _repeat("://" + "a1" * 12)),
     # A header's name inside the value of one withheld to the line's end: each name's
     # separator match read the rest of the run (quadratic: 0.9 s for 128 KB). And the same
     # after a path, whose names were passed over before they were read (the slashnames work).

@@ -95,6 +95,11 @@ SLOW_BEFORE = [
     "authorization: Token abcdefgh12 ",
     "password=x login ",
     "password=x mysql ",
+    # commands.py's openings with no password after them, and one read at each
+    "password=x curl -u x ",
+    "password=x alter role ",
+    'password=x variable "db_password" { ',
+    "curl -u admin:hunter2x ",
     'secret={"a": "b", ',
     "\\u0070assword=hunter2 ",
     "SE9ORVlCQURHRVJfQVBJX0tFWT1oYnBf",  # base64 of HONEYBADGER_API_KEY=hbp_
@@ -154,18 +159,32 @@ def test_one_repeated_assignment_costs_work_linear_in_its_size(
 
 _BEFORE = re.compile(
     r"""(?:\blogin\b[^\n]*?[ \t]-p[ \t]+|\bsshpass[ \t]+-p[ \t]*"""
-    r"""|\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t]-p(?=[^\s-]))"""
+    r"""|\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t]-p(?=[^\s-])"""
+    # curl's user and password, SQL's, PHP's define, HCL's variable, Oracle's URL
+    r"""|\bcurl\b[^\n]*?[ \t](?:-[uU][ \t]*|--(?:proxy-)?user(?:[ \t]+|=))["']?[^\s:"']*:"""
+    r"""|\b(?i:create|alter)[ \t]+(?i:user|role)\b[^\n]*?"""
+    r"""[ \t](?i:password[ \t]+(?=["'])|identified[ \t]+by[ \t]+)"""
+    r"""|\b(?i:identified)[ \t]+(?i:by)[ \t]+(?=["'])"""
+    r"""|\bdefine\([ \t]*["'](?P<dname>[A-Za-z0-9_.-]{1,96})["'][ \t]*,[ \t]*(?=["'])"""
+    r"""|\bvariable[ \t]+"(?P<vname>[A-Za-z0-9_.-]{1,96})"[ \t]*\{[^}]*?\bdefault[ \t]*=[ \t]*"""
+    r"""|\bjdbc:oracle:[A-Za-z0-9]{1,16}:[^\s/@:"']{1,256}/(?=[^\s/@"']{1,256}(?P<at>@)))"""
 )
 _PIECES = st.sampled_from([
     "login", "sshpass", "mysql", "mysqldump", "mariadb", "xlogin", "loginx", " ", "\t", "\n",
     "-p", "-p ", "-px", "-p-", "x", "docker ", "-u me ", "\r\n", "mysqladmin", "logins",
+    "curl", "curlx", "-u", "-U", "--user", "--user=", "--proxy-user ", "a:", ":", '"', "'",
+    "CREATE", "alter", "user", "Role", "password", "PASSWORD '", "identified by ", "by",
+    "define(", "'DB_PASSWORD'", ", ", "variable", ' "db_password" ', "{", "}", "default = ",
+    "jdbc:oracle:thin:", "scott/", "@", "/",
 ])
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_PIECES, max_size=30).map("".join))
 def test_password_flags_are_where_the_regex_found_them(text: str) -> None:
-    assert list(password_flags(text)) == [m.end() for m in _BEFORE.finditer(text)]
+    assert [tuple(flag) for flag in password_flags(text)] == [
+        (m.end(), m.group("dname") or m.group("vname"), m.start("at"))
+        for m in _BEFORE.finditer(text)]
 
 
 # -- fail closed: past what may be read, more is withheld, never less --------------------

@@ -1,29 +1,71 @@
-"""Where a command's short ``-p`` flag is a password: ``docker login -p VALUE``,
-``sshpass -p VALUE``, ``mysql -pVALUE``.
+"""Where a command's argument, or a statement's, is a password: ``docker login -p VALUE``,
+``sshpass -p VALUE``, ``mysql -pVALUE``, ``curl -u user:VALUE``, SQL's ``CREATE USER bob
+WITH PASSWORD 'VALUE'`` and ``IDENTIFIED BY 'VALUE'``, PHP's ``define('DB_PASSWORD',
+'VALUE')``, HCL's ``variable "db_password" { default = "VALUE" }`` and Oracle's
+``jdbc:oracle:thin:scott/VALUE@db``.
 
 Elsewhere ``-p`` is a port or a parent directory, so the flag counts only after one of these
-commands' names on its line. The search reads each stretch of a line once: a regex that
-looks from each ``login`` to the first ``-p`` after it read to the end of the line from every
-``login`` in it, so a line of ``login login …`` cost its length squared (137 s for 256 KB).
+commands' names on its line (``-u`` a user, after ``curl`` only; SQL's ``PASSWORD 'x'`` only
+on a ``CREATE`` or ``ALTER`` of a user or a role; HCL's ``default`` only before its
+variable's ``}``). The search reads each stretch of a line once: a regex that looks from each
+``login`` to the first ``-p`` after it read to the end of the line from every ``login`` in it,
+so a line of ``login login …`` cost its length squared (137 s for 256 KB).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
-#: Commands whose short ``-p`` is a password (the trigger search looks for them).
-PASSWORD_COMMANDS = ("sshpass", " login ", "mysql", "mariadb")
+#: Literals of the commands and statements below (the trigger search looks for them). curl's
+#: are its flags' (its name is on every line of a transcript of it, most with no user).
+PASSWORD_COMMANDS = (
+    "sshpass", " login ", "mysql", "mariadb", " -u", "--user", "proxy-user", "identified",
+    "create user", "alter user",
+    "create role", "alter role", "password '", 'password "', "password\t'", 'password\t"',
+    "define(", 'variable "', "jdbc:oracle:",
+)
 
-#: A command's name; ``sshpass`` only with its ``-p`` right after it.
+#: A command's name or a statement's opening; ``sshpass`` only with its ``-p`` right after it,
+#: and the ones that name their value where they open (``identified by '``, ``define(``,
+#: Oracle's URL up to its password) ended where the value starts.
 _COMMAND = re.compile(
-    r"\b(?:(?P<login>login)\b|(?P<sshpass>sshpass[ \t]+-p[ \t]*)"
-    r"|(?P<mysql>(?:mysqldump|mysqladmin|mysql|mariadb))\b)"
+    # The first chars, before the "\b": a search passes over the others without trying each
+    # alternative at each (half the time on prose).
+    r"(?=[lsmcaidvjLCAIDVJ])\b(?:(?P<login>login)\b|(?P<sshpass>sshpass[ \t]+-p[ \t]*)"
+    r"|(?P<mysql>(?:mysqldump|mysqladmin|mysql|mariadb))\b"
+    r"|(?P<curl>curl)\b"
+    r"|(?P<sql>(?i:create|alter)[ \t]+(?i:user|role))\b"
+    r"|(?P<identified>(?i:identified)[ \t]+(?i:by)[ \t]+)(?=[\"'])"
+    r"|(?P<define>define\([ \t]*[\"'](?P<dname>[A-Za-z0-9_.-]{1,96})[\"'][ \t]*,[ \t]*)(?=[\"'])"
+    r"|(?P<hcl>variable[ \t]+\"(?P<vname>[A-Za-z0-9_.-]{1,96})\"[ \t]*\{)"
+    r"|(?P<oracle>jdbc:oracle:[A-Za-z0-9]{1,16}:[^\s/@:\"']{1,256}/)(?=[^\s/@\"']{1,256}@))"
 )
 #: ``login``'s ``-p``, then its gap; mysql's is written joined to the value (``-p app`` names
 #: the database and prompts).
 _LOGIN_FLAG = re.compile(r"[ \t]-p[ \t]+")
 _MYSQL_FLAG = re.compile(r"[ \t]-p(?=[^\s-])")
+#: curl's ``-u``/``--user`` (and its proxy's), then the user's name up to its ``:``: the
+#: password follows it (a user with no ``:`` is asked for one).
+_CURL_FLAG = re.compile(r"""[ \t](?:-[uU][ \t]*|--(?:proxy-)?user(?:[ \t]+|=))["']?[^\s:"']*:""")
+#: A user's or a role's ``PASSWORD`` (quoted: ``PASSWORD NULL`` is none) or ``IDENTIFIED BY``
+#: (Oracle's may be bare).
+_SQL_FLAG = re.compile(r"[ \t](?i:password[ \t]+(?=[\"'])|identified[ \t]+by[ \t]+)")
+#: An HCL variable's ``default =``, before the ``}`` that closes it.
+_HCL_FLAG = re.compile(r"\bdefault[ \t]*=[ \t]*")
+_HCL_END = re.compile(r"\}")
+_NEWLINE = re.compile("\n")
+
+
+class Flag(NamedTuple):
+    """Where a password's value starts; the name that holds it where one does (``None``: the
+    place says it is a password), and where the value ends where the place says (else -1:
+    read it as a flag's value)."""
+
+    at: int
+    name: str | None = None
+    stop: int = -1
 
 
 class NextMatch:
@@ -44,28 +86,41 @@ class NextMatch:
         return self.match
 
 
-def password_flags(text: str) -> Iterator[int]:
-    """Where the value of each password ``-p`` starts, in order: the ends of the matches of
-    ``\\blogin\\b[^\\n]*?[ \\t]-p[ \\t]+``, ``\\bsshpass[ \\t]+-p[ \\t]*`` and
-    ``\\b(?:mysql|mysqldump|mysqladmin|mariadb)\\b[^\\n]*?[ \\t]-p(?=[^\\s-])`` as one
-    ``finditer`` gives them, found in time linear in ``text``."""
-    flags = {"login": NextMatch(_LOGIN_FLAG, text), "mysql": NextMatch(_MYSQL_FLAG, text)}
-    newline = NextMatch(re.compile("\n"), text)
+def password_flags(text: str) -> Iterator[Flag]:
+    """Each password value the commands and statements above hold, in order, found in time
+    linear in ``text``: the ends of the matches of ``\\blogin\\b[^\\n]*?[ \\t]-p[ \\t]+``,
+    ``\\bsshpass[ \\t]+-p[ \\t]*``, ``\\bcurl\\b[^\\n]*?`` and :data:`_CURL_FLAG`, and so on,
+    as one ``finditer`` gives them."""
+    flags = {
+        "login": NextMatch(_LOGIN_FLAG, text), "mysql": NextMatch(_MYSQL_FLAG, text),
+        "curl": NextMatch(_CURL_FLAG, text), "sql": NextMatch(_SQL_FLAG, text),
+        "hcl": NextMatch(_HCL_FLAG, text),
+    }
+    newline = NextMatch(_NEWLINE, text)
+    brace = NextMatch(_HCL_END, text)
     pos = 0
     while True:
         command = _COMMAND.search(text, pos)
         if command is None:
             return
         kind = command.lastgroup
-        assert kind is not None
-        if kind == "sshpass":
+        assert kind is not None  # the outer group: it closes after the name inside it
+        if kind in ("sshpass", "identified"):
             pos = command.end()
-            yield pos
+            yield Flag(pos)
+            continue
+        if kind == "define":
+            pos = command.end()
+            yield Flag(pos, command.group("dname"))
+            continue
+        if kind == "oracle":
+            pos = command.end()
+            yield Flag(pos, None, text.index("@", pos))
             continue
         flag = flags[kind].at_or_after(command.end())
-        line_end = newline.at_or_after(command.end())
-        if flag is not None and (line_end is None or flag.start() < line_end.start()):
+        end = (brace if kind == "hcl" else newline).at_or_after(command.end())
+        if flag is not None and (end is None or flag.start() < end.start()):
             pos = flag.end()
-            yield pos
+            yield Flag(pos, command.group("vname") if kind == "hcl" else None)
         else:
             pos = command.start() + 1  # no flag on this command's line: try the next name

@@ -569,7 +569,11 @@ def find_assignments(text: str) -> list[Span]:
     by_regex, plain, in_headers = _NAME_BY_REGEX, _plain_bare, _SKIP_IN_HEADERS
     tries = _DEAD_TRIES if _DEAD_WINDOWS else 0
     for at, low in _lowered_windows(text) if shaped is None else ():
-        commands = commands or any(command in low for command in PASSWORD_COMMANDS)
+        if not commands:
+            for command in PASSWORD_COMMANDS:  # a loop, not a generator's step (a call) each
+                if command in low:
+                    commands = True
+                    break
         first = max(0, resume - at)
         if tries and step - first >= _DEAD_LEAST and size - at - first >= _DEAD_LEAST:
             # The window's dead stretches, a block at a time (its split's parts are a
@@ -637,8 +641,13 @@ def find_assignments(text: str) -> list[Span]:
                     _flag_value(text, strength, gap.end(), found, reach)
     if commands:
         reach.bare_until = -1  # a second pass, from the start
-        for at in password_flags(text):
-            _flag_value(text, STRONG, at, found, reach)
+        for flag in password_flags(text):
+            if flag.stop >= 0:
+                _bounded_value(text, flag.at, flag.stop, found)
+            elif flag.name is None:
+                _flag_value(text, STRONG, flag.at, found, reach)
+            elif strength := strength_of(flag.name) or name_strength(flag.name):
+                _value(text, flag.name, strength, flag.at, found, reach)
     return found
 
 
@@ -936,6 +945,12 @@ def _flag_value(text: str, strength: int, at: int, found: list[Span], reach: _Re
         return
     if (strength == STRONG and len(value) >= 3) or opaque(value):
         _withhold(a, b, group, found, reach)
+
+
+def _bounded_value(text: str, a: int, b: int, found: list[Span]) -> None:
+    """A password whose place says where it ends (Oracle's ``user/VALUE@host``)."""
+    if b > a and not placeholder(text[a:b]):
+        found.append(Span(a, b, ASSIGNMENT))
 
 
 def _written(

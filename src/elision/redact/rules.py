@@ -114,7 +114,9 @@ _LOWER_PATTERNS = (
 # The user part stops at the first ":" and the password at the first "@": no backtracking, so
 # the ordinary URLs that make up most hits fail within a few chars.
 # The password may hold a "'" (RFC 3986 allows it; urls.find_signed_urls decides).
-_USERINFO_TAIL = r"[^\s/?#@\"'<>:]{0,256}(?::|%3a)[^\s/?#@\"<>]{0,256}(?:@|%40)"
+# A user alone (no ":"), a token's 16 letters and digits or more (urls.classify_url judges it).
+_USERINFO_TAIL = (r"(?:[^\s/?#@\"'<>:]{0,256}(?::|%3a)[^\s/?#@\"<>]{0,256}|[a-z0-9]{16,256})"
+                  r"(?:@|%40)")
 _USERINFO_PLAIN = "://" + _USERINFO_TAIL
 _USERINFO_ODD = r"(?::\\*/\\*/|%3a%2f%2f)" + _USERINFO_TAIL
 _USERINFO_GATES = ("\\/", "%2f%2f")

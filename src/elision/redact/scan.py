@@ -622,6 +622,11 @@ def _precise(
     # move it, were two calls of the ~14 an entry of a MB of assignments took (issue 23).
     if not _DSN.isdisjoint(map(_RULE, spans)):
         spans = [s for s in spans if not _yields_to_dsn(text, s, spans)]
+    if len(spans) > 1 and _USERINFO_RULE in map(_RULE, spans):
+        # A URL's user that a family names (a Sentry DSN's key) is that family's: the same
+        # chars, named by the rule that knows them.
+        named = {(s.start, s.end) for s in spans if s.rule != _USERINFO_RULE}
+        spans = [s for s in spans if s.rule != _USERINFO_RULE or (s.start, s.end) not in named]
     if offset:
         spans = [make_span((s[0] + offset, s[1] + offset, s[2])) for s in spans]
     return spans
@@ -920,6 +925,7 @@ def _yields_to_dsn(text: str, span: Span, spans: list[Span]) -> bool:
 
 
 _URL_YIELDS = frozenset({"url-userinfo", "credential-param-url"})
+_USERINFO_RULE = "url-userinfo"
 
 
 def _merge(spans: list[Span]) -> list[Span]:

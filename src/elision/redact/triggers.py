@@ -237,7 +237,8 @@ class _Unassignable:
 _AT_GATES = ("@", "%40")
 # The regex passes' userinfo patterns with unbounded repeats: a superset that hyperscan
 # compiles in milliseconds (bounded to 256 chars, it takes over a second).
-_USERINFO_TAIL = r"""[^\s/?#@"'<>:]*(?::|%3a)[^\s/?#@"<>]*(?:@|%40)"""
+# A user alone (no ":") is one only where it may be a token: 16 letters and digits or more.
+_USERINFO_TAIL = r"""(?:[^\s/?#@"'<>:]*(?::|%3a)[^\s/?#@"<>]*|[a-z0-9]{16,})(?:@|%40)"""
 # A "/" JSON-escaped (\/) at any depth of JSON-in-JSON: each level doubles the backslashes
 # and, spelled as PHP spells it, adds one (\/, \\/, \\\/, \\\\\\/, ...); a writer may
 # escape one "/" and not the next.

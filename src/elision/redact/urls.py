@@ -21,6 +21,7 @@ import re
 from urllib.parse import unquote
 
 from elision._lazyre import lazy_compile
+from elision.redact.families import entropy
 from elision.redact.folding import holds_lowered
 from elision.redact.kept import kept
 from elision.redact.rules import Span, names_behind
@@ -53,7 +54,8 @@ _TRIGGERS = (
 # A password may hold a "'" (RFC 3986 allows it in userinfo); a user name may not, and in a
 # URL that a "'" opens, the quote closes it (find_signed_urls).
 _USERINFO = lazy_compile(
-    r"(?::\\*/\\*/|%3a%2f%2f)[^\s/?#@\"'<>]{0,256}?(?::|%3a)[^\s/?#@\"<>]{1,256}?(?:@|%40)",
+    r"(?::\\*/\\*/|%3a%2f%2f)(?:[^\s/?#@\"'<>]{0,256}?(?::|%3a)[^\s/?#@\"<>]{1,256}?"
+    r"|[a-z0-9]{16,256})(?:@|%40)",
     re.IGNORECASE,
 )
 # Its "/"s may be JSON-escaped at any depth (a log line of JSON, JSON-in-JSON): read as the
@@ -74,6 +76,8 @@ _GENERIC = frozenset({
 _AZURE_COMPANIONS = frozenset({"sv", "se", "sp", "spr", "srt", "ss", "st", "sr", "skoid"})
 _PAIR = lazy_compile(r"[?&;#]([a-z0-9_.-]+)=([^&;#?\s]*)")
 _USERINFO_PLAIN = lazy_compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@")
+#: A user alone, where a token may be (``https://<token>@github.com/…``): group 1.
+_USERINFO_USER = lazy_compile(r"[A-Za-z][A-Za-z0-9+.-]*://([A-Za-z0-9]{16,256})@")
 #: Where a URL starts: its scheme, plain or JSON-escaped (``:\\/\\/``, at any depth of
 #: JSON-in-JSON ``:\\\\\\/\\\\\\/`` and so on).
 _SCHEME = lazy_compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\\*/\\*/")
@@ -211,13 +215,21 @@ def _narrowed(text: str, start: int, end: int, trigger: int, rule: str) -> tuple
             start = scheme.start()
     if rule != "url-userinfo":
         return start, end
-    userinfo = _USERINFO_PASSWORD.match(text, start, end)
+    userinfo = _USERINFO_PASSWORD.match(text, start, end) or _USERINFO_USER.match(
+        text, start, end)
     if userinfo is None:
         return start, end
     pw_start, pw_end = userinfo.span(1)
     if classify_url(text[start:pw_start] + text[pw_end:end]) is not None:
         return start, end  # the rest holds a credential too: the URL goes whole
     return pw_start, pw_end
+
+
+def _generated(user: str) -> bool:
+    """A user's name that looks generated, as a weak name's value must (``generic.opaque``):
+    letters and digits both, 3 bits of entropy a char (``alice``, ``deploybot`` are names)."""
+    return (any(c.isdigit() for c in user) and any(c.isalpha() for c in user)
+            and entropy(user) >= 3.0)
 
 
 @kept
@@ -241,6 +253,10 @@ def classify_url(url: str) -> str | None:
     if "key-pair-id" in params and ("signature" in params or "policy" in params):
         return "cloudfront-signed-url"
     if _USERINFO_PLAIN.search(norm):
+        return "url-userinfo"
+    # Judged as written (lower-cased, a mixed-case token loses entropy); escaped, as read.
+    user = _USERINFO_USER.search(url) or _USERINFO_USER.search(norm)
+    if user is not None and _generated(user.group(1)):
         return "url-userinfo"
     if "signature" in params or "sig" in params:
         return "signed-url"
