@@ -273,3 +273,66 @@ def test_a_send_cancelled_while_gated_leaves_the_stream_whole_and_usable() -> No
     lines = [orjson.loads(line) for line in written]  # each a whole message
     assert lines[-1]["params"]["data"] == "after"
     assert all(TOKEN[4:16] not in str(line) for line in lines)
+
+
+@pytest.mark.parametrize("session", [b"s-1", None])
+def test_a_sessions_small_result_does_not_overtake_its_large_notification(
+    session: bytes | None,
+) -> None:
+    """A large notification on a session's GET stream is gated on a thread; the small result
+    the server wrote after it, on a request's own stream, went out first (the egress
+    channels' 1.1 MB log message was missing from what an agent had read after its next
+    call, in a full run at load 10). A session's responses take turns, as on the loop."""
+    event = b"event: message\r\ndata: " + note(prose(OFF_LOOP_BYTES * 2, 5)) + b"\r\n\r\n"
+    answer = b'{"jsonrpc":"2.0","id":7,"result":{"content":[]}}'
+    order: list[str] = []
+    gate = Egress()
+    inline = gate.gate_bytes
+    on_thread = threading.Event()
+    answering = threading.Event()
+
+    def waits_for_the_answer(*args: Any) -> bytes:
+        on_thread.set()
+        answering.wait(timeout=5)  # the answer's send is on its way (or the test is red)
+        time.sleep(0.05)
+        return inline(*args)
+
+    gate.gate_bytes = waits_for_the_answer  # type: ignore[method-assign]
+
+    async def stream(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"text/event-stream")]})
+        await send({"type": "http.response.body", "body": event, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def reply(scope: Any, receive: Any, send: Any) -> None:
+        await anyio.to_thread.run_sync(on_thread.wait)
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"application/json")]})
+        answering.set()
+        await send({"type": "http.response.body", "body": answer, "more_body": False})
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await (stream if scope["path"] == "/get" else reply)(scope, receive, send)
+
+    def recorder(name: str) -> Any:
+        async def record(message: dict[str, Any]) -> None:
+            if message.get("body"):
+                order.append(name)
+        return record
+
+    headers = [] if session is None else [(b"mcp-session-id", session)]
+    gated = gated_app(app, gate, lambda scope: None)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(gated, {"type": "http", "path": "/get", "headers": headers}, None,
+                          recorder("notification"))
+            tg.start_soon(gated, {"type": "http", "path": "/post", "headers": headers}, None,
+                          recorder("result"))
+
+    anyio.run(main)
+    if session is None:  # no session to share: each response its own turn, as before
+        assert sorted(order) == ["notification", "result"]
+    else:
+        assert order == ["notification", "result"]

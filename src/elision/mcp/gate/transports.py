@@ -8,12 +8,15 @@ may wait for it: each stream here then lets one message through at a time, in th
 came (a fair lock), so a later, smaller message never overtakes an earlier one to the same
 client. A small message while none waits takes no turn: its gating never waits, so nothing
 can come between it and its send (the lock's ~5 µs was most of a small response's cost here).
-Over HTTP that order is a response's own (its SSE events); separate responses (another
-request's, the GET stream) were never ordered among themselves by the SDK either.
+Over HTTP a session's responses (its GET stream and each request's) share one such turn: a
+large notification on the GET stream, gated on a thread, is not overtaken by the small result
+the server wrote after it on a request's stream (an agent read its log after the result, or
+not at all before its next look). A response of no session yet (``initialize``) has its own.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
@@ -86,12 +89,24 @@ def gated_app(app: ASGIApp, gate: Egress, scope_of: Scope) -> ASGIApp:
     """An ASGI app that sends every JSON-RPC message ``app`` answers with through ``gate``:
     a JSON body whole, an SSE stream event by event (both protocol eras' forms)."""
 
+    # One turn a session, shared by its responses (its GET stream and each POST's): a message
+    # the server sent before another reaches the client first, whichever stream each takes.
+    # A turn lives while a response of its session does.
+    turns: weakref.WeakValueDictionary[bytes, Turn] = weakref.WeakValueDictionary()
+
     async def gated(scope: Any, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
             await app(scope, receive, send)
             return
         client = scope_of(scope)
-        sender = _GatedSend(send, gate, client)
+        session = next((v for k, v in scope.get("headers") or () if k == b"mcp-session-id"),
+                       None)
+        turn = None
+        if session is not None:
+            turn = turns.get(session)
+            if turn is None:
+                turn = turns[session] = Turn(OFF_LOOP_BYTES)
+        sender = _GatedSend(send, gate, client, turn)
         await app(scope, receive, sender)
         await sender.flush()
 
@@ -101,15 +116,18 @@ def gated_app(app: ASGIApp, gate: Egress, scope_of: Scope) -> ASGIApp:
 class _GatedSend:
     """One HTTP response, its messages gated on their way out."""
 
-    def __init__(self, send: Any, gate: Egress, scope: str | None) -> None:
+    def __init__(self, send: Any, gate: Egress, scope: str | None,
+                 turn: Turn | None = None) -> None:
         self._send = send
         self._gate = gate
         self._scope = scope
         self._start: dict[str, Any] | None = None
         self._mode = "pass"
         self._body = bytearray()
-        # An SSE response's pings come from a task of their own: one message at a time.
-        self._turn = Turn(OFF_LOOP_BYTES)
+        # An SSE response's pings come from a task of their own: one message at a time; and
+        # a session's responses take turns (``turn``, shared), as the loop made them when
+        # every message was gated on it.
+        self._turn = Turn(OFF_LOOP_BYTES) if turn is None else turn
 
     async def __call__(self, message: MutableMapping[str, Any]) -> None:
         # What may be gated is the body held so far and this chunk (an event may span many).
