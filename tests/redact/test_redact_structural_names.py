@@ -101,6 +101,9 @@ def test_structural_credentials_in_json_are_withheld(value: Any) -> None:
         ("<password>${DB_PASSWORD}</password>", "${DB_PASSWORD}"),
         ("<password>********</password>", "********"),
         ("<password>must be at least 12 characters</password>", "must be at least 12"),
+        # what a collection under a credential's name says of its secrets: names, files
+        ("secrets:\n  - name: db-creds\n    type: Opaque\n", "db-creds"),
+        ("secrets:\n  db_password:\n    file: ./db_password.txt\n", "./db_password.txt"),
         # an element of another name
         (f"<username>{PLAIN}</username>", PLAIN),
         # LLM usage counts and a tokenizer's output stay readable

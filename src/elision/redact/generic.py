@@ -83,10 +83,13 @@ _WORDS = lazy_compile(r"[^a-z0-9]+")
 #: the plurals of the strong ones (``passwords``, ``api_keys``, ``access_tokens``: a
 #: container of them, :func:`_singular`). Not a bare ``tokens``: an LLM API's usage counts
 #: (``"prompt_tokens":``, ``"total_tokens":``) made a log of them credential-dense.
-FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
+_SINGULAR_SUFFIXES = frozenset(
     {*_STRONG_ENDINGS, *_WEAK_ENDINGS, "pass", "api_key", "apikey", "api-key"}
     | {f"{q}{sep}key" for q in STRONG_KEY_QUALIFIERS | WEAK_KEY_QUALIFIERS
        for sep in ("", "_", "-") if "_" not in q}
+)
+FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
+    _SINGULAR_SUFFIXES
     | {"passwords", "passwds", "passphrases", "pwds", "api_keys", "apikeys", "api-keys"}
     | {f"{q}{sep}keys" for q in STRONG_KEY_QUALIFIERS for sep in ("", "_", "-") if "_" not in q}
     | {f"{q}{sep}tokens" for q in _STRONG_TOKEN_QUALIFIERS for sep in ("", "_", "-")}
@@ -95,8 +98,10 @@ FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
 #: XML element's open tag, ``<password>``, :mod:`elision.redact.elements`).
 TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :", ">")
 #: A name written as a command-line flag, then its value after a space (``--password x``).
+#: Not a plural's (``--passwords``): each flag is a branch the regex passes try at every
+#: ``-`` (a log's dates), and the plurals tripled that pass's time on prose.
 FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
-    {f"-{name}{gap}" for name in FIELD_SUFFIXES for gap in (" ", "\t")}
+    {f"-{name}{gap}" for name in _SINGULAR_SUFFIXES for gap in (" ", "\t")}
 ))
 #: The last word of every name in :data:`FIELD_SUFFIXES`, but one that another ends with
 #: (``oauth``'s affixes hold ``auth``'s).
@@ -146,8 +151,11 @@ _AFFIX_GATES = tuple(w for w in _AFFIXED_WORDS
 #: for that literal is as fast as for the word alone (an optional look-behind before the word
 #: would try every position).
 AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
-    # A ``key``'s qualifier is asked right after the word, before its plural's ``s``.
-    (gate, opening + gate + (names_behind(list(KEY_QUALIFIED), "key") if gate == "key" else "")
+    # A ``key``'s qualifier is asked right after the word, before its plural's ``s``, once
+    # what follows is known to be an affix (a ``key`` in prose asks no look-behind).
+    (gate, opening + gate + (
+        f"(?=s?[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}))"
+        + names_behind(list(KEY_QUALIFIED), "key") if gate == "key" else "")
      + "(?:" + "|".join(sorted(
         (w[len(gate):] for w in _AFFIXED_WORDS if w.startswith(gate)), key=len, reverse=True))
      + ")"
