@@ -14,11 +14,11 @@ import string
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import redact_text, redact_value
-from elision.redact.generic import STRONG, WEAK, name_strength
+from elision.redact.generic import STRONG, WEAK, is_credential_value, name_strength
 
 S = "Xk9mQ2zT7vLp4RwB8nYc3HdF"  # a random 24-char secret (opaque)
 PLAIN = "hunter2xyz"  # a password that is not opaque: only a strong name withholds it
@@ -206,3 +206,91 @@ def test_a_log_of_usage_counts_is_not_credential_dense() -> None:
         for i in range(300)
     )
     assert redact_text(log).withheld == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a column named like a credential, over a delimiter row
+        (f"| name | password |\n|---|---|\n| bob | {PLAIN} |\n", PLAIN),
+        # aligned delimiters, prose around the table, a weak name's opaque cell
+        (f"Intro\n\n| user | token |\n| :--- | ---: |\n| ann | {S} |\n\nAfter\n", S),
+        # a key/value table: the row's first cell names the second
+        (f"| Key | Value |\n|---|---|\n| user | bob |\n| password | {PLAIN} |\n", PLAIN),
+        (f"| Setting | Value |\n| - | - |\n| DB_PASSWORD_2 | {PLAIN} |\n", PLAIN),
+    ],
+)
+def test_markdown_table_credentials_are_withheld(text: str, secret: str) -> None:
+    redacted = redact_text(text).value
+    assert secret not in redacted
+    # the stub holds no pipe: the table keeps its rows and columns
+    assert [line.count("|") for line in redacted.splitlines()] == [
+        line.count("|") for line in text.splitlines()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # a policy's column, a weak name's short value, a placeholder
+        ("| name | password_policy |\n|---|---|\n| bob | strict-mode-12chars |\n", "strict"),
+        ("| user | token |\n|---|---|\n| bob | abc |\n", "abc"),
+        ("| name | password |\n|---|---|\n| bob | ******** |\n", "********"),
+        # a schema's table: its cells say what a field is
+        (
+            "| Field | Type | Description |\n|---|---|---|\n"
+            "| password | string | The user's pass |\n",
+            "The user's pass",
+        ),
+        (
+            "| Option | Description |\n|---|---|\n| password | The password to log in with |\n",
+            "The password to log in with",
+        ),
+        # no delimiter row: no table
+        (f"| name | password |\n| bob | {PLAIN} |\n", PLAIN),
+    ],
+)
+def test_benign_markdown_tables_stay_shown(text: str, shown: str) -> None:
+    assert text_shows(text, shown)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(_STRONG_NAMES),
+    secret=_SECRET,
+    column=st.integers(0, 3),
+    rows=st.integers(1, 4),
+    pad=st.sampled_from(["", " ", "  "]),
+)
+def test_any_strong_column_of_a_markdown_table_is_withheld(
+    name: str, secret: str, column: int, rows: int, pad: str
+) -> None:
+    """Wherever the credential's column is, however many rows and however padded, each of its
+    cells is withheld and the table keeps its shape."""
+    heads = ["id", "user", "note"]
+    heads.insert(column, name)
+
+    def row(cells: list[str]) -> str:
+        return "|" + "|".join(f"{pad}{c}{pad}" for c in cells) + "|\n"
+
+    body = [[str(r), "bob", "ok"] for r in range(rows)]
+    for cells in body:
+        cells.insert(column, f"{secret}{cells[0]}")
+        # the JSON member rule's verdict is the cell's (a run of one char is a placeholder)
+        assume(is_credential_value(name, cells[column]))
+    text = row(heads) + row(["---"] * 4) + "".join(row(c) for c in body)
+    redacted = redact_text(text).value
+    assert secret not in redacted
+    assert [line.count("|") for line in redacted.splitlines()] == [5] * (rows + 2)
+
+
+def test_shape_of_a_markdown_table_withholds_the_column() -> None:
+    """Through ``shape()`` of the bytes, whose pipeline skips a text it can tell is clean: a
+    table with no trigger in it (``password |`` is none) was such a text."""
+    from elision.budget import Budget
+    from elision.shape import shape
+
+    body = f"# Users\n\n| name | password |\n|---|---|\n| bob | {PLAIN} |\n".encode()
+    shaped = shape(body, Budget(4096))
+    assert PLAIN not in shaped.text
+    assert "| name | password |" in shaped.text
