@@ -285,6 +285,11 @@ SYSTEMATIC: list[Class] = [
     # header over a list as long as the text (each line read once).
     Class("yaml-plural-lists", _repeat("passwords:\n  - hunter2x\n")),
     Class("yaml-plural-long", lambda n: "passwords:\n" + _repeat("  - hunter2x\n")(n)),
+    # Markdown tables (elision.redact.mdtables): one table's rows under a credential column,
+    # and runs of a delimiter cell's opening on no delimiter row.
+    Class("md-table-rows", lambda n: "| name | password |\n|---|---|\n"
+          + _repeat("| bob | hunter2x |\n")(n)),
+    Class("md-pipe-dashes", _repeat("x |- ")),
     Class("json-plural-keys", lambda n: _elements(b'{"api_keys":["hunter2x"]}')(n)),
     Class("bracket-unclosed", _repeat('secret={"a": "b", ')),
     Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),

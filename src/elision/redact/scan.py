@@ -200,9 +200,12 @@ def find_spans(
     cells: list[Span] | SpanArrays = SpanArrays() if compact else []
     if columns:
         column_spans(text, cells)
-        piped: list[Span] = []
+        # Compact too: a span a row of a 1 MB Markdown table was 18x the text as a list.
+        piped: list[Span] | SpanArrays = SpanArrays() if compact else []
         table_spans(text, piped)
-        if piped:  # in order with a CSV's cells, where a text read as both holds any
+        if piped and not cells:
+            cells = piped
+        elif piped:  # in order with a CSV's cells, where a text read as both holds any
             joined: list[Span] | SpanArrays = SpanArrays() if compact else []
             joined.extend(heapq.merge(cells, piped, key=_START))
             cells = joined
