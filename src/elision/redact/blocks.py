@@ -18,6 +18,8 @@ PEM or SSH key, over a KB: not yet withheld).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from elision._lazyre import lazy_compile
 from elision.redact.fields import is_metadata_key
 from elision.redact.generic import ASSIGNMENT, STRONG, is_credential_value, name_strength
@@ -79,19 +81,28 @@ def find_collections(text: str) -> list[Span]:
         if not strength:
             continue
         key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
-        at = read_to = match.end() + 1
-        while at < len(text):
-            stop = text.find("\n", at)
-            if stop < 0:
-                stop = len(text)
-            line = text[at:stop].rstrip("\r")
-            content = line.lstrip(" \t")
+        read_to = match.end() + 1
+        for at, stop, line, content in _deeper(text, read_to, key_column):
             if content:
-                if len(line) - len(content) <= key_column:
-                    break
                 _entry(text, at, line, name, strength, found)
-            at = read_to = stop + 1
+            read_to = stop + 1
     return found
+
+
+def _deeper(text: str, at: int, key_column: int) -> Iterator[tuple[int, int, str, str]]:
+    """Each line from ``at`` (where it starts and ends, it without its ``\r``, and it without
+    its indent) up to the first that is not blank and is indented no deeper than
+    ``key_column``: the lines under a key."""
+    while at < len(text):
+        stop = text.find("\n", at)
+        if stop < 0:
+            stop = len(text)
+        line = text[at:stop].rstrip("\r")
+        content = line.lstrip(" \t")
+        if content and len(line) - len(content) <= key_column:
+            return
+        yield at, stop, line, content
+        at = stop + 1
 
 
 def _entry(text: str, at: int, line: str, name: str, strength: int, found: list[Span]) -> None:
@@ -123,23 +134,15 @@ def _block(text: str, at: int, key_column: int) -> tuple[int, int, list[str] | N
     start = end = -1
     lines: list[str] | None = []
     held = 0
-    while at < len(text):
-        stop = text.find("\n", at)
-        if stop < 0:
-            stop = len(text)
-        line = text[at:stop].rstrip("\r")
-        content = line.lstrip(" \t")
+    for line_at, _, line, content in _deeper(text, at, key_column):
         if content:
-            if len(line) - len(content) <= key_column:
-                break
             if start < 0:
-                start = at + len(line) - len(content)
-            end = at + len(line)
+                start = line_at + len(line) - len(content)
+            end = line_at + len(line)
             if lines is not None:
                 held += len(content)
                 if held > _LONGEST_VALUE:
                     lines = None
                 else:
                     lines.append(content.rstrip(" \t"))
-        at = stop + 1
     return start, end, lines
