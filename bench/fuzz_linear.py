@@ -301,6 +301,21 @@ SYSTEMATIC: list[Class] = [
     Class("path-name-colon", _repeat("GET /api/v1/password: 405 ")),
     # A flag with an affix (``--password_2 VALUE``): a trigger where a flag's gap follows.
     Class("flag-affixed", _repeat("--password_2 x ")),
+    # XML elements named like credentials (elision.redact.elements): closed, opened and never
+    # closed (each "<" reads to the next), and close tags alone.
+    Class("xml-elements", _repeat("<password>hunter2x</password>\n")),
+    Class("xml-open-unclosed", _repeat("<password>" + "x" * 30)),
+    Class("xml-close-only", _repeat("</password>")),
+    # YAML collections under a plural name (elision.redact.blocks): a header a line, and one
+    # header over a list as long as the text (each line read once).
+    Class("yaml-plural-lists", _repeat("passwords:\n  - hunter2x\n")),
+    Class("yaml-plural-long", lambda n: "passwords:\n" + _repeat("  - hunter2x\n")(n)),
+    # Markdown tables (elision.redact.mdtables): one table's rows under a credential column,
+    # and runs of a delimiter cell's opening on no delimiter row.
+    Class("md-table-rows", lambda n: "| name | password |\n|---|---|\n"
+          + _repeat("| bob | hunter2x |\n")(n)),
+    Class("md-pipe-dashes", _repeat("x |- ")),
+    Class("json-plural-keys", lambda n: _elements(b'{"api_keys":["hunter2x"]}')(n)),
     Class("bracket-unclosed", _repeat('secret={"a": "b", ')),
     Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),
     # ")" closes a token and opens none: one token of candidates, just under the bound.

@@ -43,6 +43,7 @@ from elision._lazylog import DEBUG, get_logger
 from elision._record import field, record_class
 from elision.redact.columns import body_may_name_columns
 from elision.redact.keywords import B64_HEADS
+from elision.redact.mdtables import body_may_hold_tables
 from elision.redact.resolve import ReadPlan, lookup_reference, read_plan
 from elision.redact.rules import is_stub
 from elision.redact.scan import DENSE, dense_bytes, redact_spans
@@ -250,11 +251,13 @@ class RedactStage:
 def _clean_text(body: bytes) -> bool:
     """Whether ``redact_text(body.decode())`` would withhold nothing, told without decoding:
     no trigger in the bytes, no base64 value opening the text (``find_spans``), and no first
-    line that may name a credential column (:mod:`elision.redact.columns`). A head
+    line that may name a credential column (:mod:`elision.redact.columns`), and no
+    Markdown table's delimiter row (:mod:`elision.redact.mdtables`). A head
     that is not ASCII opens with a char no base64 head holds, decoded or replaced."""
     return (body[:4].decode("ascii", "replace") not in B64_HEADS
             and utf8_text_has_triggers(body) is False
-            and not body_may_name_columns(body))
+            and not body_may_name_columns(body)
+            and not body_may_hold_tables(body))
 
 
 def _log(withheld: Sequence[dict[str, Any]]) -> None:

@@ -18,8 +18,11 @@ PEM or SSH key, over a KB: not yet withheld).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from elision._lazyre import lazy_compile
-from elision.redact.generic import ASSIGNMENT, is_credential_value, name_strength
+from elision.redact.fields import is_metadata_key
+from elision.redact.generic import ASSIGNMENT, STRONG, is_credential_value, name_strength
 from elision.redact.rules import Span, make_span
 
 #: A key (at most 96 name chars, as the text finder reads a name; after a list's ``- ``),
@@ -55,6 +58,75 @@ def find_blocks(text: str) -> list[Span]:
     return found
 
 
+#: A key with nothing after it on its line: a mapping or a list is under it.
+_COLLECTION = lazy_compile(
+    r"(?m)^[ \t]*(?:-[ \t]+)?([A-Za-z0-9_.-]{1,96})[ \t]*:[ \t]*(?:#[^\r\n]*)?\r?$"
+)
+#: A line of a collection: an item (``- value``), a member (``key: value``), or both.
+_ENTRY = lazy_compile(r"[ \t]*(-[ \t]+)?(?:([A-Za-z0-9_.-]{1,96})[ \t]*:(?:[ \t]+|$))?")
+
+
+def find_collections(text: str) -> list[Span]:
+    """Each scalar of a YAML list or mapping under a credential's name (``passwords:`` over
+    ``- S``, ``api_keys:`` over ``prod: S``) that the JSON walk withholds in the same
+    structure (:func:`elision.redact.fields.withhold_inside`): under a strong name every
+    value but a metadata member's (``name:``, ``type:``), under a weak one an opaque item."""
+    found: list[Span] = []
+    read_to = 0  # a key inside a collection already read is read with it: each line once
+    for match in _COLLECTION.finditer(text):
+        name = match.group(1)
+        if match.start() < read_to:
+            continue
+        strength = name_strength(name)
+        if not strength:
+            continue
+        key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
+        read_to = match.end() + 1
+        for at, stop, line, content in _deeper(text, read_to, key_column):
+            if content:
+                _entry(text, at, line, name, strength, found)
+            read_to = stop + 1
+    return found
+
+
+def _deeper(text: str, at: int, key_column: int) -> Iterator[tuple[int, int, str, str]]:
+    """Each line from ``at`` (where it starts and ends, it without its ``\r``, and it without
+    its indent) up to the first that is not blank and is indented no deeper than
+    ``key_column``: the lines under a key."""
+    while at < len(text):
+        stop = text.find("\n", at)
+        if stop < 0:
+            stop = len(text)
+        line = text[at:stop].rstrip("\r")
+        content = line.lstrip(" \t")
+        if content and len(line) - len(content) <= key_column:
+            return
+        yield at, stop, line, content
+        at = stop + 1
+
+
+def _entry(text: str, at: int, line: str, name: str, strength: int, found: list[Span]) -> None:
+    """The value of one line of a collection under ``name``, added to ``found`` where the
+    JSON walk would withhold it."""
+    entry = _ENTRY.match(line)
+    assert entry is not None  # every part is optional
+    item, key = entry.group(1), entry.group(2)
+    if key is not None and (strength != STRONG or is_metadata_key(key)):
+        return  # a weak name's mapping is left to its own keys; metadata says what it is
+    if item is None and key is None:
+        return  # a continuation, a comment: no entry of its own
+    value = line[entry.end():]
+    comment = value.find(" #")
+    if comment >= 0:
+        value = value[:comment]
+    value = value.rstrip(" \t")
+    start = at + entry.end()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value, start = value[1:-1], start + 1
+    if value and value[0] not in "[{&*|>!" and is_credential_value(name, value):
+        found.append(make_span((start, start + len(value), ASSIGNMENT)))
+
+
 def _block(text: str, at: int, key_column: int) -> tuple[int, int, list[str] | None]:
     """The block's first char, its last line's end and its lines (stripped) from ``at``,
     each line indented deeper than ``key_column`` or blank; ``-1`` for an empty block, and
@@ -62,23 +134,15 @@ def _block(text: str, at: int, key_column: int) -> tuple[int, int, list[str] | N
     start = end = -1
     lines: list[str] | None = []
     held = 0
-    while at < len(text):
-        stop = text.find("\n", at)
-        if stop < 0:
-            stop = len(text)
-        line = text[at:stop].rstrip("\r")
-        content = line.lstrip(" \t")
+    for line_at, _, line, content in _deeper(text, at, key_column):
         if content:
-            if len(line) - len(content) <= key_column:
-                break
             if start < 0:
-                start = at + len(line) - len(content)
-            end = at + len(line)
+                start = line_at + len(line) - len(content)
+            end = line_at + len(line)
             if lines is not None:
                 held += len(content)
                 if held > _LONGEST_VALUE:
                     lines = None
                 else:
                     lines.append(content.rstrip(" \t"))
-        at = stop + 1
     return start, end, lines

@@ -79,17 +79,29 @@ _GLUED_AFFIX = lazy_compile(f"(.*?[a-z]){_AFFIXES}")
 _CAMEL = lazy_compile(r"([a-z0-9])([A-Z])")
 _WORDS = lazy_compile(r"[^a-z0-9]+")
 
-#: Suffixes of the JSON member names the trigger search looks for (at their ``":``).
-FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
+#: Suffixes of the JSON member names the trigger search looks for (at their ``":``), and
+#: the plurals of the strong ones (``passwords``, ``api_keys``, ``access_tokens``: a
+#: container of them, :func:`_singular`). Not a bare ``tokens``: an LLM API's usage counts
+#: (``"prompt_tokens":``, ``"total_tokens":``) made a log of them credential-dense.
+_SINGULAR_SUFFIXES = frozenset(
     {*_STRONG_ENDINGS, *_WEAK_ENDINGS, "pass", "api_key", "apikey", "api-key"}
     | {f"{q}{sep}key" for q in STRONG_KEY_QUALIFIERS | WEAK_KEY_QUALIFIERS
        for sep in ("", "_", "-") if "_" not in q}
+)
+FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
+    _SINGULAR_SUFFIXES
+    | {"passwords", "passwds", "passphrases", "pwds", "api_keys", "apikeys", "api-keys"}
+    | {f"{q}{sep}keys" for q in STRONG_KEY_QUALIFIERS for sep in ("", "_", "-") if "_" not in q}
+    | {f"{q}{sep}tokens" for q in _STRONG_TOKEN_QUALIFIERS for sep in ("", "_", "-")}
 ))
-#: What a name must be followed by, in a text, for the trigger search to flag it.
-TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :")
+#: What a name must be followed by, in a text, for the trigger search to flag it (``>``: an
+#: XML element's open tag, ``<password>``, :mod:`elision.redact.elements`).
+TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :", ">")
 #: A name written as a command-line flag, then its value after a space (``--password x``).
+#: Not a plural's (``--passwords``): each flag is a branch the regex passes try at every
+#: ``-`` (a log's dates), and the plurals tripled that pass's time on prose.
 FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
-    {f"-{name}{gap}" for name in FIELD_SUFFIXES for gap in (" ", "\t")}
+    {f"-{name}{gap}" for name in _SINGULAR_SUFFIXES for gap in (" ", "\t")}
 ))
 #: The last word of every name in :data:`FIELD_SUFFIXES`, but one that another ends with
 #: (``oauth``'s affixes hold ``auth``'s).
@@ -141,21 +153,29 @@ _AFFIX_GATES = tuple(w for w in _AFFIXED_WORDS
 #: for that literal is as fast as for the word alone (an optional look-behind before the word
 #: would try every position).
 AFFIX_PATTERNS: tuple[tuple[str, str], ...] = tuple(
-    (gate, opening + gate + "(?:" + "|".join(sorted(
+    # A ``key``'s qualifier is asked right after the word, before its plural's ``s``, once
+    # what follows is known to be an affix (a ``key`` in prose asks no look-behind).
+    (gate, opening + gate + (
+        f"(?=s?[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}))"
+        + names_behind(list(KEY_QUALIFIED), "key") if gate == "key" else "")
+     + "(?:" + "|".join(sorted(
         (w[len(gate):] for w in _AFFIXED_WORDS if w.startswith(gate)), key=len, reverse=True))
-     + ")" + (names_behind(list(KEY_QUALIFIED), "key") if gate == "key" else "")
+     + ")"
      + f"[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){then}")
     for gate in _AFFIX_GATES for opening, then in (("", AFFIX_ASSIGNED), ("-", AFFIX_FLAG))
 )
 #: A superset of :data:`AFFIX_PATTERNS`' matches as hyperscan's regex mode reads them, one a
 #: credential word, any case: the word, an affix's start, any name chars and what assigns it
 #: (no bound and no look-behind, which :data:`AFFIX_PATTERNS` then read around where each
-#: match ends). The keyword search's databases hold these 15 where they held the 1,560
+#: match ends). The keyword search's databases hold these 18 where they held the 1,560
 #: literals of :data:`AFFIX_TRIGGERS` (200 KB a database), and a chance ``key1`` in random
 #: base64 or inside an ``sk-`` key, which nothing assigns, is no match (issue 23).
 AFFIX_ASSIGNED_ANYWHERE: tuple[str, ...] = tuple(
-    f"{opening}{word}[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)})[A-Za-z0-9_.-]*{then}"
-    for word in _AFFIXED_WORDS
+    # A gate a pattern, its words (a plural's too: ``password``, ``passwords``) alternatives.
+    f"{opening}{gate}(?:" + "|".join(sorted(
+        (w[len(gate):] for w in _AFFIXED_WORDS if w.startswith(gate)), key=len, reverse=True))
+    + f")[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)})[A-Za-z0-9_.-]*{then}"
+    for gate in _AFFIX_GATES
     # A flag's form too (``--password_2 VALUE``): a ``-`` opens it and a gap ends it.
     for opening, then in (("", f"(?:{'|'.join(map(re.escape, TEXT_SEPARATORS))})"),
                           ("-", "(?:[ \\t])"))  # each ends in a group: see _may_assign
@@ -178,12 +198,27 @@ def _split(spaced: str) -> tuple[str, ...]:
         if glued:
             parts[-1] = glued[1]  # ``password2``, ``apikeyv2``, ``secretold``
     if parts:
+        parts[-1] = _singular(parts[-1])
         last = parts[-1]
         for end in _FUSED:
             if last.endswith(end) and len(last) > len(end):
                 parts[-1:] = [last[: -len(end)], end]
                 break
     return tuple(parts)
+
+
+#: The words whose plural names a container of what they name: ``passwords``, ``api_keys``,
+#: ``tokens`` are read as ``password``, ``api_key``, ``token`` (a bare ``keys`` is a ``key``:
+#: nothing; ``passes`` no ``pass``).
+_PLURALS = (*_STRONG_ENDINGS, "key", "token", "cookie", "jwt", "credential", "auth",
+            "authorization")
+
+
+def _singular(word: str) -> str:
+    """``word`` without the ``s`` of a plural of a credential's word, or ``word``."""
+    if word.endswith("s") and word[:-1].endswith(_PLURALS):
+        return word[:-1]
+    return word
 
 
 @kept

@@ -122,7 +122,7 @@ _USERINFO_ODD = r"(?::\\*/\\*/|%3a%2f%2f)" + _USERINFO_TAIL
 _USERINFO_GATES = ("\\/", "%2f%2f")
 
 
-_PUNCT_ANCHORS = "_-.:=/\"'\\~$!%"
+_PUNCT_ANCHORS = "_-.:=/\"'\\~$!%>"
 #: Letters from the most to the least frequent in English text.
 _BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"
 

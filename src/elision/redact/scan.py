@@ -41,6 +41,7 @@ from elision.redact.keywords import (
     present,
 )
 from elision.redact.keywords import window_local as _window_local
+from elision.redact.mdtables import table_spans
 from elision.redact.rules import Span, credential_stub, make_span
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import dense_text_triggers, quiet_runs, run_end
@@ -199,6 +200,15 @@ def find_spans(
     cells: list[Span] | SpanArrays = SpanArrays() if compact else []
     if columns:
         column_spans(text, cells)
+        # Compact too: a span a row of a 1 MB Markdown table was 18x the text as a list.
+        piped: list[Span] | SpanArrays = SpanArrays() if compact else []
+        table_spans(text, piped)
+        if piped and not cells:
+            cells = piped
+        elif piped:  # in order with a CSV's cells, where a text read as both holds any
+            joined: list[Span] | SpanArrays = SpanArrays() if compact else []
+            joined.extend(heapq.merge(cells, piped, key=_START))
+            cells = joined
     positions: Sequence[int]
     positions, dense = dense_text_triggers(text, data=data)
     if not positions and not dense:

@@ -20,7 +20,8 @@ try:  # CPython's private regex parser: see literal_runs
 except ImportError:  # pragma: no cover - a Python that moved it
     sre = _parser = None
 
-from elision.redact.blocks import find_blocks
+from elision.redact.blocks import find_blocks, find_collections
+from elision.redact.elements import find_elements
 from elision.redact.families import PATTERN_FAMILIES, Family
 from elision.redact.fields import is_number
 from elision.redact.generic import (
@@ -106,7 +107,9 @@ def find_credentials(
         found.extend(find_assignments(text))
         found.extend(find_pairs(text))
         found.extend(find_blocks(text))
+        found.extend(find_collections(text))
         found.extend(find_netrc(text))
+        found.extend(find_elements(text))
     return found
 
 

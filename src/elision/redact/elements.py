@@ -1,0 +1,59 @@
+"""An XML element named like a credential: ``<password>S</password>``.
+
+Maven's ``settings.xml`` (``<server><id>…</id><password>…</password></server>``), a Spring or
+.NET config, a SOAP envelope: a credential there is an element's text, and its name is the
+element's. The trigger search flags a credential name before a ``>``
+(:data:`elision.redact.generic.TEXT_SEPARATORS`, ``password>``); here each element in a
+piece so flagged whose name withholds its value (:func:`~elision.redact.generic.name_strength`
+of the whole name, a namespace's prefix read as a word: ``db:password``, ``apiKey``,
+``password2``; ``password_policy`` names no credential) has its text judged as that JSON
+member's value would be (:func:`~elision.redact.generic.is_credential_value`: empty, masked,
+a placeholder or a message is shown; a weak name's only when opaque), with XML's entities
+read as the chars they stand for. The element's text is withheld, the white space around it
+and the tags kept; a ``CDATA`` section's content in place of it.
+
+An element is read from its open tag to its close tag: a text with no ``<`` inside (an
+element of elements, ``<credentials><user>…``, is its children's to judge) and at most
+:data:`LONGEST_VALUE` chars. A close tag may escape its ``/`` as a JSON text does
+(``<\\/password>``, PHP's ``json_encode``). Not read so: an element whose ``<`` is
+escaped as a JSON string's ``\\u003c``, or as HTML's ``&lt;``.
+"""
+
+from __future__ import annotations
+
+import html
+
+from elision._lazyre import lazy_compile
+from elision.redact.generic import ASSIGNMENT, is_credential_value, name_strength
+from elision.redact.rules import Span, make_span
+
+#: The most chars of an element's text that are read; a longer one is not judged.
+LONGEST_VALUE = 4096
+#: An open tag (a name of at most 96 chars, as the text finder reads one, and its attributes
+#: on one tag), the text up to the next ``<`` or a CDATA section, then the same name closed.
+#: Each repeat is of one class, none inside another (tests/test_no_nested_repeats.py).
+_ELEMENT = lazy_compile(
+    r"<([A-Za-z_][A-Za-z0-9_.:-]{0,95})(?:\s[^<>]{0,1024})?>"
+    r"(?:<!\[CDATA\[([^\]]{0,4096})\]\]>|([^<]{0,4096}))"
+    r"<\\?/\1\s{0,64}>"
+)
+
+
+def find_elements(text: str) -> list[Span]:
+    """The text of each element of ``text`` whose name withholds its value."""
+    if "</" not in text and "<\\/" not in text:
+        return []  # told in C: no element closes here
+    found: list[Span] = []
+    for match in _ELEMENT.finditer(text):
+        name = match.group(1)
+        if not name_strength(name):
+            continue
+        group = 2 if match.start(2) >= 0 else 3
+        start, end = match.span(group)
+        raw = match.group(group)
+        # The white space around the text is the document's layout, not the value's.
+        start += len(raw) - len(raw.lstrip())
+        end -= len(raw) - len(raw.rstrip())
+        if start < end and is_credential_value(name, html.unescape(text[start:end])):
+            found.append(make_span((start, end, ASSIGNMENT)))
+    return found
