@@ -38,6 +38,7 @@ from elision.redact.generic import (
     AFFIX_ASSIGNED,
     AFFIX_ASSIGNED_ANYWHERE,
     AFFIX_FLAG,
+    AFFIX_IN_JSON,
     AFFIX_NAME_MOST,
     AFFIX_TRIGGERS,
     AFFIXED_WORDS,
@@ -107,6 +108,8 @@ def _affix_counts(data: memoryview, start: int, end: int) -> bool:
     return bytes(data[max(0, start - _LONGEST_QUALIFIER):start]).lower().endswith(_KEY_QUALIFIED)
 
 
+#: How far before a :data:`AFFIX_IN_JSON` match's last byte its position is, by expression.
+_JSON_AFFIX_BACKS = tuple(back for _, back in AFFIX_IN_JSON)
 _NAME_RUN = re.compile(rb"[A-Za-z0-9_.-]*")
 #: Past this many unassigned affixed literals in a window of :data:`DENSE_WINDOW` bytes, a
 #: text's scan looks ahead for where a name could next be assigned (:class:`_Unassignable`)
@@ -426,6 +429,36 @@ class _Hyperscan:
         ids = [expr for expr in range(self.key_ids) if expr not in self.affixed]
         return database(self.hs, [self._literals[expr].encode() for expr in ids],
                         [self._flags[expr] for expr in ids], literal=True, ids=ids)
+
+    @cached_property
+    def json_literals(self) -> Any:
+        """A JSON serialization's literals but the affixed names' (each reported as its
+        place in :attr:`literals`): those are told apart by :attr:`_json_affixed`."""
+        ids = [expr for expr in range(len(self._literals)) if expr not in self.affixed]
+        return database(self.hs, [self._literals[expr].encode() for expr in ids],
+                        [self._flags[expr] for expr in ids], literal=True, ids=ids)
+
+    @cached_property
+    def _json_affixed(self) -> Any:
+        """:data:`AFFIX_IN_JSON`: the affixed names that count in a JSON serialization, each
+        reported where its match ends. Compiled when first used."""
+        exprs = [pattern.encode() for pattern, _ in AFFIX_IN_JSON]
+        return database(self.hs, exprs, [self.hs.HS_FLAG_CASELESS] * len(exprs))
+
+    def _json_affixed_in(
+        self, data: bytes | AsciiBytes, *, first: bool = False,
+    ) -> list[int]:
+        """A position in each string of ``data`` (a JSON serialization) that holds an
+        affixed name that counts there (:data:`AFFIX_IN_JSON`), one a stretch at most."""
+        hits: list[int] = []
+        backs = _JSON_AFFIX_BACKS
+
+        def keep(expr: int, pos: int) -> bool:
+            hits.append(pos - backs[expr])
+            return True
+
+        self._stretches(self._json_affixed, "json_affixed", data, JSON_STOP, keep, first=first)
+        return hits
 
     @cached_property
     def _may_assign(self) -> Any:
@@ -1127,8 +1160,11 @@ class _Hyperscan:
         at = [False]
 
         stop = JSON_STOP if keys else TEXT_STOP
-        # A JSON key's affixed name counts unassigned too (``"password_2 (old)"`` is one).
+        # A JSON key's affixed name counts unassigned too (``"password_2 (old)"`` is one):
+        # a JSON scan tells the affixed names that count in a pass of their own, in C
+        # (:data:`AFFIX_IN_JSON`), or counts each of them.
         unconfirmed = frozenset() if keys else self.affixed
+        json_affixed = keys and JSON_AFFIX_PASS
         chance = self._chance if CHANCE_CHECK else None
         told = self.chance_families
         searched: dict[tuple[int, tuple[int, ...]], bool] = {}
@@ -1153,7 +1189,8 @@ class _Hyperscan:
             adds[kind](pos)
             return kind == _SECRET
 
-        db = self.literals if keys else self.text_literals
+        db = (self.json_literals if json_affixed else self.literals) if keys \
+            else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
                         gates=self.gates, dense=dense, affixed=self.affixed,
                         unconfirmed=unconfirmed)
@@ -1169,6 +1206,10 @@ class _Hyperscan:
             secrets.extend(self._opening_heads(data, heads, stop, first=first, skip=skip))
         if first and secrets:
             return found
+        if json_affixed:
+            secrets.extend(self._json_affixed_in(data, first=first))
+            if first and secrets:
+                return found
         secrets.extend(self._windows_in(data, stop, first=first))
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
@@ -1247,6 +1288,9 @@ _CHANCE_REACH = 1 << 16
 #: Whether a run of unassigned affixed names is searched without them (a test turns it off
 #: to compare: the slow path).
 UNASSIGNED_RUNS = True
+#: Whether a JSON scan tells the affixed names apart in C (:data:`AFFIX_IN_JSON`; off: each
+#: affixed literal is a trigger wherever it is, as before, the tests' differential).
+JSON_AFFIX_PASS = True
 #: Whether chance keywords inside base64 runs are checked (a test turns it off: the slow path).
 CHANCE_CHECK = True
 #: Whether a chance keyword at a line's edge in wrapped base64 is checked as one mid-run is
