@@ -355,6 +355,8 @@ SYSTEMATIC: list[Class] = [
     # ``password_N`` a search and a name's judging each.
     Class("json-string-affix", _json_string("key1 ")),
     Class("json-strings-affix", _json_strings("key1")),
+    # Each assigned (a credential-dense array), told by the affixed pass's density count.
+    Class("json-strings-affix-assigned", _json_strings("password_1=x")),
     Class("json-keys-affix-unqualified", lambda n: orjson.dumps(
         {f"key1_{i}": 1 for i in range(max(1, n // 15))})),
     Class("json-keys-affix-strong", lambda n: orjson.dumps(

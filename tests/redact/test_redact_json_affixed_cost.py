@@ -143,3 +143,35 @@ def test_a_big_objects_names_are_judged_once_a_shape(keys: list[str], inert: boo
         assert walk.names_inert(dict.fromkeys(keys, 1)) is inert
     if "\n" not in keys[0]:
         assert len(judged) < 16, len(judged)
+
+
+_ASSIGNED = ["password_1=x"] * _COUNT  # an assigned name an element, as dense as can be
+
+
+@hyperscan_only("the JSON scan's affixed pass is hyperscan's")
+def test_an_array_of_assigned_names_costs_no_python_call_each() -> None:
+    """Red before: a Python call a string in the affixed pass (10x the literal scan's
+    density count, which had told these in C)."""
+    _redacted(_ASSIGNED)
+    body = orjson.dumps(_ASSIGNED)
+    calls, _ = python_calls(lambda: redact_value(parse_json(body), body=body))
+    assert calls < _COUNT // 4, calls  # a first window's hundred, then counts in C
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        # a real one amid the dense run, after it, and in a dense object's member
+        [*_ASSIGNED, f"password_2={_VALUE}", *_ASSIGNED],
+        [*_ASSIGNED, f"password_2={_VALUE}"],
+        [*_ASSIGNED, {"password_2": _VALUE}],
+        {**{f"password_{i}": "x" for i in range(_COUNT)}, "secret_v2": _VALUE},
+        # the dense run of strings broken by keys whose ":" a form must not count
+        [{"password_1": "x"}] * _COUNT + [f"password_2={_VALUE}"],
+    ],
+    ids=["amid", "after", "member-after", "dense-object", "keys-then-one"],
+)
+def test_a_dense_run_of_affixed_names_hides_no_credential(doc: object) -> None:
+    value, entries = _redacted(doc)
+    assert _VALUE not in orjson.dumps(value).decode()
+    assert entries

@@ -447,17 +447,25 @@ class _Hyperscan:
 
     def _json_affixed_in(
         self, data: bytes | AsciiBytes, *, first: bool = False,
+        dense: list[tuple[int, int]] | None = None,
     ) -> list[int]:
         """A position in each string of ``data`` (a JSON serialization) that holds an
-        affixed name that counts there (:data:`AFFIX_IN_JSON`), one a stretch at most."""
+        affixed name that counts there (:data:`AFFIX_IN_JSON`), one a stretch at most; with
+        ``dense``, its credential-dense windows joined to those in it (as :meth:`scan`'s),
+        each next one told by a count of the strings its matches were in (:func:`_strings`):
+        an array of ``"password_1=x"`` was a Python call a string, 10x the literal scan's."""
         hits: list[int] = []
         backs = _JSON_AFFIX_BACKS
+        own: list[tuple[int, int]] | None = None if dense is None else []
 
         def keep(expr: int, pos: int) -> bool:
             hits.append(pos - backs[expr])
             return True
 
-        self._stretches(self._json_affixed, "json_affixed", data, JSON_STOP, keep, first=first)
+        self._stretches(self._json_affixed, "json_affixed", data, JSON_STOP, keep, first=first,
+                        dense=own, forms_of=_strings)
+        if dense is not None and own:
+            dense[:] = _joined_ranges(dense, own)
         return hits
 
     @cached_property
@@ -788,6 +796,8 @@ class _Hyperscan:
         gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
         scratch: Any = None, most: int = 0, affixed: frozenset[int] = frozenset(),
         unconfirmed: frozenset[int] = frozenset(),
+        forms_of: Callable[[bytes | AsciiBytes, list[tuple[int, int]]], list[bytes]]
+        | None = None,
     ) -> bool:
         """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
         stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
@@ -930,7 +940,8 @@ class _Hyperscan:
                     continue
                 if resume >= 0:  # a dense window: on from the next one, in the same stretch
                     assert dense is not None
-                    forms = self._forms(data, marks, gates)
+                    forms = (self._forms(data, marks, gates) if forms_of is None
+                             else forms_of(data, marks))
                     self._dense_forms()[name] = forms
                     base = floor = self._goes_on(data, stop, resume, forms, dense)
                     resume = -1
@@ -1207,7 +1218,7 @@ class _Hyperscan:
         if first and secrets:
             return found
         if json_affixed:
-            secrets.extend(self._json_affixed_in(data, first=first))
+            secrets.extend(self._json_affixed_in(data, first=first, dense=dense))
             if first and secrets:
                 return found
         secrets.extend(self._windows_in(data, stop, first=first))
@@ -1217,6 +1228,36 @@ class _Hyperscan:
 
 
 _UNTOLD: Any = object()
+
+
+def _strings(data: bytes | AsciiBytes, marks: list[tuple[int, int]]) -> list[bytes]:
+    """The JSON strings (quotes included) that a dense window's :data:`AFFIX_IN_JSON`
+    matches end in, the most frequent first (at most :data:`_FORMS`), as the forms
+    :meth:`_Hyperscan._goes_on` counts: each copy of one holds a match of the pattern that
+    matched in it, at its own end, so a count of them counts no more matches than the scan
+    reports. A match that ends past its string (a key's ``":``), or in one longer than a
+    name is read, gives none."""
+    counts: Counter[bytes] = Counter()
+    if not isinstance(data, bytes):
+        return []  # a JSON serialization is bytes: no form, the scan counts on
+    for expr, pos in marks:
+        if _JSON_AFFIX_BACKS[expr]:
+            continue  # its last byte is the ":" after its key
+        start = data.rfind(b'"', max(0, pos - 2 * AFFIX_NAME_MOST), pos)
+        end = data.find(b'"', pos, pos + 2 * AFFIX_NAME_MOST)
+        if 0 <= start < end and data[start - 1:start] != b"\\":
+            counts[bytes(data[start:end + 1])] += 1
+    return [form for form, _ in counts.most_common(_FORMS)]
+
+
+def _joined_ranges(
+    one: list[tuple[int, int]], other: list[tuple[int, int]],
+) -> list[tuple[int, int]]:
+    """Two sorted lists of ranges as one, those that meet joined (:func:`.density.join`)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(one + other):
+        density.join(out, start, end)
+    return out
 
 
 @cache
