@@ -108,6 +108,9 @@ def _affix_counts(data: memoryview, start: int, end: int) -> bool:
     return bytes(data[max(0, start - _LONGEST_QUALIFIER):start]).lower().endswith(_KEY_QUALIFIED)
 
 
+#: The scans of a JSON serialization whose first window may be told dense by the forms of
+#: the last dense window they met (:meth:`_Hyperscan._dense_first`).
+_JSON_SCANS = frozenset({"keys", "json_affixed"})
 #: How far before a :data:`AFFIX_IN_JSON` match's last byte its position is, by expression.
 _JSON_AFFIX_BACKS = tuple(back for _, back in AFFIX_IN_JSON)
 _NAME_RUN = re.compile(rb"[A-Za-z0-9_.-]*")
@@ -987,7 +990,7 @@ class _Hyperscan:
         before their first window turned dense (issue 23: 11,700 a MB through ``shape()``)."""
         # A JSON serialization's only: its dense ranges are judged (a trigger at every byte),
         # where a text's, within the allowance or not, decide what is withheld unread.
-        forms = self._dense_forms().get(name) if DENSE_FIRST and name == "keys" else None
+        forms = self._dense_forms().get(name) if DENSE_FIRST and name in _JSON_SCANS else None
         size = len(data)
         end = min(DENSE_WINDOW, size)
         if not forms or not density.more_than(data, forms, 0, end, DENSE_LIMIT):
