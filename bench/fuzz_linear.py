@@ -381,6 +381,17 @@ SYSTEMATIC: list[Class] = [
     Class("json-strings-ghp-distinct", _json_ghp_distinct),
     Class("json-raw-u-escape", _json_raw_string("\\u0041")),
     Class("json-long-key", _json_long_key),
+    # Affixed names in JSON (issue 23, the jsonaffix session): a value's ``key1``, every 5
+    # bytes or an element each, was a Python call in the JSON scan; keys ``key1_N`` and
+    # ``password_N`` a search and a name's judging each.
+    Class("json-string-affix", _json_string("key1 ")),
+    Class("json-strings-affix", _json_strings("key1")),
+    # Each assigned (a credential-dense array), told by the affixed pass's density count.
+    Class("json-strings-affix-assigned", _json_strings("password_1=x")),
+    Class("json-keys-affix-unqualified", lambda n: orjson.dumps(
+        {f"key1_{i}": 1 for i in range(max(1, n // 15))})),
+    Class("json-keys-affix-strong", lambda n: orjson.dumps(
+        {f"password_{i}": "x" for i in range(max(1, n // 21))})),
     Class("json-keys-A", _json_keys),
     Class("json-deep", _json_deep),
     Class("text-four-lines", lambda n: "\n".join(_prose(n // 4, " ") for _ in range(4))),

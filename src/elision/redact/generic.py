@@ -181,6 +181,29 @@ AFFIX_ASSIGNED_ANYWHERE: tuple[str, ...] = tuple(
                           ("-", "(?:[ \\t])"))  # each ends in a group: see _may_assign
 )
 
+#: The affixed names that count in a JSON serialization (orjson's compact output), as
+#: hyperscan regexes, any case, each with how many bytes before its match's last its position
+#: is (inside the string that holds the name): a value's ``key1`` is no name (``["key1"]``,
+#: ``{"a": "token_1 token_2 …"}``), only a key or an assignment inside a string names one.
+#: A ``key`` counts after a qualifier only (:data:`KEY_QUALIFIED`, read as part of the match).
+#: Told by the JSON scan in C where each affixed literal was a Python call (issue 23).
+AFFIX_IN_JSON: tuple[tuple[str, int], ...] = tuple(
+    (f"{opening}{qualified}{word}[_.-]?(?:[0-9]|v[0-9]|{'|'.join(_OPENING_WORDS)}){then}", back)
+    for word in _AFFIXED_WORDS
+    for qualified in ([f"(?:{'|'.join(map(re.escape, KEY_QUALIFIED))})"] if word == "key"
+                      else [""])
+    for opening, then, back in (
+        # assigned inside its string (a separator but the quote that closes the string),
+        # or ended by a char past ASCII (as :func:`unassigned` lets count): the last byte
+        ("", "[A-Za-z0-9_.-]*(?:=|:|'|\\\\| =| :|[\\x80-\\xff])", 0),
+        ("-", "[A-Za-z0-9_.-]*[ \\t]", 0),  # a flag's name, then its gap
+        # a key, whatever follows the name in it: the byte before its closing quote
+        ("", '[^"]*":', 2),
+        # an escaped quote first: the string may be a key, so the name counts (that quote)
+        ("", '[^"]*\\\\"', 0),
+    )
+)
+
 
 def words(name: str, *, camel: bool = True) -> list[str]:
     """``dbPassword`` -> ``["db", "password"]``; a fused ``apikey`` -> ``["api", "key"]``."""
@@ -226,13 +249,40 @@ def _camel_words(name: str) -> tuple[str, ...]:
     return _split(_CAMEL.sub(r"\1_\2", name))
 
 
-@kept
+#: Each ASCII digit made ``0``: a name's shape (:func:`name_shape`).
+_ZEROED = str.maketrans("123456789", "0" * 9)
+_strengths: dict[str, int] = {}
+
+
+def name_shape(name: str) -> str:
+    """``name`` with each ASCII digit made ``0`` (``password_17`` -> ``password_00``): the
+    judges of a name read every ASCII digit alike (``[0-9]``, ``[a-z0-9]``) and no word they
+    look for holds one, so a name and its shape are judged alike. 60,000 keys
+    ``password_N`` were each judged afresh, a name a key (issue 23); they have 5 shapes."""
+    return name.translate(_ZEROED)
+
+
 def name_strength(name: str) -> int:
-    """:data:`STRONG`, :data:`WEAK` or 0 for a name that does not hold a credential.
+    """:data:`STRONG`, :data:`WEAK` or 0 for a name that does not hold a credential, judged
+    once a shape (:func:`name_shape`) and kept by name for short names.
 
     Read with its camel case split (``apiKey``), and, when that finds no credential and no
     cursor either, without it (``ACCESS-keY``).
     """
+    known = _strengths.get(name)
+    if known is None:
+        known = _shape_strength(name_shape(name) if NAME_SHAPES else name)
+        if len(name) <= LONGEST:
+            keep(_strengths, name, known)
+    return known
+
+
+#: Whether names are judged by their shape (off: each name afresh, the tests' differential).
+NAME_SHAPES = True
+
+
+@kept
+def _shape_strength(name: str) -> int:
     name = fold(name)  # a look-alike letter is its letter (elision.redact.folding)
     strength = _strength(words(name))
     if strength == 0:
@@ -483,7 +533,7 @@ def is_credential_value(name: str, value: str) -> bool:
     strength = name_strength(name)
     if not strength or placeholder(value) or prose(value) or is_location(value):
         return False
-    parts = words(name)
+    parts = words(name_shape(name))
     if parts[-1] == "authorization" and value.lower().startswith(("bearer ", "basic ")):
         return False  # the scheme stays readable; the token rules take the value itself
     if parts[-1] in ("cookie", "authorization"):

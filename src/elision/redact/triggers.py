@@ -38,6 +38,7 @@ from elision.redact.generic import (
     AFFIX_ASSIGNED,
     AFFIX_ASSIGNED_ANYWHERE,
     AFFIX_FLAG,
+    AFFIX_IN_JSON,
     AFFIX_NAME_MOST,
     AFFIX_TRIGGERS,
     AFFIXED_WORDS,
@@ -107,6 +108,11 @@ def _affix_counts(data: memoryview, start: int, end: int) -> bool:
     return bytes(data[max(0, start - _LONGEST_QUALIFIER):start]).lower().endswith(_KEY_QUALIFIED)
 
 
+#: The scans of a JSON serialization whose first window may be told dense by the forms of
+#: the last dense window they met (:meth:`_Hyperscan._dense_first`).
+_JSON_SCANS = frozenset({"keys", "json_affixed"})
+#: How far before a :data:`AFFIX_IN_JSON` match's last byte its position is, by expression.
+_JSON_AFFIX_BACKS = tuple(back for _, back in AFFIX_IN_JSON)
 _NAME_RUN = re.compile(rb"[A-Za-z0-9_.-]*")
 #: Past this many unassigned affixed literals in a window of :data:`DENSE_WINDOW` bytes, a
 #: text's scan looks ahead for where a name could next be assigned (:class:`_Unassignable`)
@@ -427,6 +433,44 @@ class _Hyperscan:
         ids = [expr for expr in range(self.key_ids) if expr not in self.affixed]
         return database(self.hs, [self._literals[expr].encode() for expr in ids],
                         [self._flags[expr] for expr in ids], literal=True, ids=ids)
+
+    @cached_property
+    def json_literals(self) -> Any:
+        """A JSON serialization's literals but the affixed names' (each reported as its
+        place in :attr:`literals`): those are told apart by :attr:`_json_affixed`."""
+        ids = [expr for expr in range(len(self._literals)) if expr not in self.affixed]
+        return database(self.hs, [self._literals[expr].encode() for expr in ids],
+                        [self._flags[expr] for expr in ids], literal=True, ids=ids)
+
+    @cached_property
+    def _json_affixed(self) -> Any:
+        """:data:`AFFIX_IN_JSON`: the affixed names that count in a JSON serialization, each
+        reported where its match ends. Compiled when first used."""
+        exprs = [pattern.encode() for pattern, _ in AFFIX_IN_JSON]
+        return database(self.hs, exprs, [self.hs.HS_FLAG_CASELESS] * len(exprs))
+
+    def _json_affixed_in(
+        self, data: bytes | AsciiBytes, *, first: bool = False,
+        dense: list[tuple[int, int]] | None = None,
+    ) -> list[int]:
+        """A position in each string of ``data`` (a JSON serialization) that holds an
+        affixed name that counts there (:data:`AFFIX_IN_JSON`), one a stretch at most; with
+        ``dense``, its credential-dense windows joined to those in it (as :meth:`scan`'s),
+        each next one told by a count of the strings its matches were in (:func:`_strings`):
+        an array of ``"password_1=x"`` was a Python call a string, 10x the literal scan's."""
+        hits: list[int] = []
+        backs = _JSON_AFFIX_BACKS
+        own: list[tuple[int, int]] | None = None if dense is None else []
+
+        def keep(expr: int, pos: int) -> bool:
+            hits.append(pos - backs[expr])
+            return True
+
+        self._stretches(self._json_affixed, "json_affixed", data, JSON_STOP, keep, first=first,
+                        dense=own, forms_of=_strings)
+        if dense is not None and own:
+            dense[:] = _joined_ranges(dense, own)
+        return hits
 
     @cached_property
     def _may_assign(self) -> Any:
@@ -756,6 +800,8 @@ class _Hyperscan:
         gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
         scratch: Any = None, most: int = 0, affixed: frozenset[int] = frozenset(),
         unconfirmed: frozenset[int] = frozenset(),
+        forms_of: Callable[[bytes | AsciiBytes, list[tuple[int, int]]], list[bytes]]
+        | None = None,
     ) -> bool:
         """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
         stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
@@ -898,7 +944,8 @@ class _Hyperscan:
                     continue
                 if resume >= 0:  # a dense window: on from the next one, in the same stretch
                     assert dense is not None
-                    forms = self._forms(data, marks, gates)
+                    forms = (self._forms(data, marks, gates) if forms_of is None
+                             else forms_of(data, marks))
                     self._dense_forms()[name] = forms
                     base = floor = self._goes_on(data, stop, resume, forms, dense)
                     resume = -1
@@ -944,7 +991,7 @@ class _Hyperscan:
         before their first window turned dense (issue 23: 11,700 a MB through ``shape()``)."""
         # A JSON serialization's only: its dense ranges are judged (a trigger at every byte),
         # where a text's, within the allowance or not, decide what is withheld unread.
-        forms = self._dense_forms().get(name) if DENSE_FIRST and name == "keys" else None
+        forms = self._dense_forms().get(name) if DENSE_FIRST and name in _JSON_SCANS else None
         size = len(data)
         end = min(DENSE_WINDOW, size)
         if not forms or not density.more_than(data, forms, 0, end, DENSE_LIMIT):
@@ -1128,8 +1175,11 @@ class _Hyperscan:
         at = [False]
 
         stop = JSON_STOP if keys else TEXT_STOP
-        # A JSON key's affixed name counts unassigned too (``"password_2 (old)"`` is one).
+        # A JSON key's affixed name counts unassigned too (``"password_2 (old)"`` is one):
+        # a JSON scan tells the affixed names that count in a pass of their own, in C
+        # (:data:`AFFIX_IN_JSON`), or counts each of them.
         unconfirmed = frozenset() if keys else self.affixed
+        json_affixed = keys and JSON_AFFIX_PASS
         chance = self._chance if CHANCE_CHECK else None
         told = self.chance_families
         searched: dict[tuple[int, tuple[int, ...]], bool] = {}
@@ -1154,7 +1204,8 @@ class _Hyperscan:
             adds[kind](pos)
             return kind == _SECRET
 
-        db = self.literals if keys else self.text_literals
+        db = (self.json_literals if json_affixed else self.literals) if keys \
+            else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
                         gates=self.gates, dense=dense, affixed=self.affixed,
                         unconfirmed=unconfirmed)
@@ -1170,6 +1221,10 @@ class _Hyperscan:
             secrets.extend(self._opening_heads(data, heads, stop, first=first, skip=skip))
         if first and secrets:
             return found
+        if json_affixed:
+            secrets.extend(self._json_affixed_in(data, first=first, dense=dense))
+            if first and secrets:
+                return found
         secrets.extend(self._windows_in(data, stop, first=first))
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
@@ -1177,6 +1232,36 @@ class _Hyperscan:
 
 
 _UNTOLD: Any = object()
+
+
+def _strings(data: bytes | AsciiBytes, marks: list[tuple[int, int]]) -> list[bytes]:
+    """The JSON strings (quotes included) that a dense window's :data:`AFFIX_IN_JSON`
+    matches end in, the most frequent first (at most :data:`_FORMS`), as the forms
+    :meth:`_Hyperscan._goes_on` counts: each copy of one holds a match of the pattern that
+    matched in it, at its own end, so a count of them counts no more matches than the scan
+    reports. A match that ends past its string (a key's ``":``), or in one longer than a
+    name is read, gives none."""
+    counts: Counter[bytes] = Counter()
+    if not isinstance(data, bytes):
+        return []  # a JSON serialization is bytes: no form, the scan counts on
+    for expr, pos in marks:
+        if _JSON_AFFIX_BACKS[expr]:
+            continue  # its last byte is the ":" after its key
+        start = data.rfind(b'"', max(0, pos - 2 * AFFIX_NAME_MOST), pos)
+        end = data.find(b'"', pos, pos + 2 * AFFIX_NAME_MOST)
+        if 0 <= start < end and data[start - 1:start] != b"\\":
+            counts[bytes(data[start:end + 1])] += 1
+    return [form for form, _ in counts.most_common(_FORMS)]
+
+
+def _joined_ranges(
+    one: list[tuple[int, int]], other: list[tuple[int, int]],
+) -> list[tuple[int, int]]:
+    """Two sorted lists of ranges as one, those that meet joined (:func:`.density.join`)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(one + other):
+        density.join(out, start, end)
+    return out
 
 
 @cache
@@ -1248,6 +1333,9 @@ _CHANCE_REACH = 1 << 16
 #: Whether a run of unassigned affixed names is searched without them (a test turns it off
 #: to compare: the slow path).
 UNASSIGNED_RUNS = True
+#: Whether a JSON scan tells the affixed names apart in C (:data:`AFFIX_IN_JSON`; off: each
+#: affixed literal is a trigger wherever it is, as before, the tests' differential).
+JSON_AFFIX_PASS = True
 #: Whether chance keywords inside base64 runs are checked (a test turns it off: the slow path).
 CHANCE_CHECK = True
 #: Whether a chance keyword at a line's edge in wrapped base64 is checked as one mid-run is
