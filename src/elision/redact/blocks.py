@@ -72,6 +72,8 @@ def find_collections(text: str) -> list[Span]:
     structure (:func:`elision.redact.fields.withhold_inside`): under a strong name every
     value but a metadata member's (``name:``, ``type:``), under a weak one an opaque item."""
     found: list[Span] = []
+    if ":" not in text:
+        return found  # told in C: no key (the search tries each char for a line's start)
     read_to = 0  # a key inside a collection already read is read with it: each line once
     for match in _COLLECTION.finditer(text):
         name = match.group(1)

@@ -86,7 +86,10 @@ def find_pairs(text: str) -> list[Span]:
         if (name_strength(name) if end - start > _LONGEST_VALUE
                 else is_credential_value(name, text[start:end])):
             found.append(make_span((start, end, ASSIGNMENT)))
-    if "=" in text:
+    # Told in C first (the search, case-insensitive with a look-behind, reads 15 ms a MB: a
+    # line of URL candidates took 60% longer with it): a tag's "<", or a value attribute as
+    # it is written (``value``, ``Value``, ``VALUE``) where no tag is.
+    if "=" in text and ("<" in text or "alue" in text or "ALUE" in text):
         for match in _TAG_PAIR.finditer(text):
             if is_credential_value(match.group(2), match.group(4)):
                 found.append(make_span((match.start(4), match.end(4), ASSIGNMENT)))
