@@ -201,3 +201,14 @@ def test_a_generated_urls_user_is_withheld(user: str, scheme: str, rest: str, be
     out = redact_text(text).value
     assert user not in out
     assert out.endswith(f"{USERINFO}@{rest}")  # the host and the path stay
+
+
+def test_a_log_of_users_created_with_no_password_is_not_read_line_by_line() -> None:
+    """A migration's log of ``CREATE USER``/``ALTER ROLE`` lines holds no password, yet each
+    line was a trigger and read (1 MB: 0.6 -> 167 ms, 250x prose): the statement's opening is
+    no trigger; its ``PASSWORD '`` (or ``IDENTIFIED``) is."""
+    from elision.redact import keywords
+
+    line = "12:00:01Z migrate: CREATE USER app_1 WITH LOGIN; ALTER ROLE app_1 SET x = y\n"
+    assert not keywords.present(line * 40).generic
+    assert keywords.present(line.replace("WITH LOGIN", "WITH PASSWORD 'S3cr3t-val'")).generic

@@ -22,8 +22,10 @@ from typing import NamedTuple
 #: are its flags' (its name is on every line of a transcript of it, most with no user).
 PASSWORD_COMMANDS = (
     "sshpass", " login ", "mysql", "mariadb", " -u", "--user", "proxy-user", "identified",
-    "create user", "alter user",
-    "create role", "alter role", "password '", 'password "', "password\t'", 'password\t"',
+    # A user's or a role's password is its PASSWORD and a quote (or IDENTIFIED), on the line
+    # of its CREATE or ALTER: those are the triggers, not the statement's opening (a
+    # migration's log of CREATE USER lines with no password was 250x prose, each line read).
+    "password '", 'password "', "password\t'", 'password\t"', "password  '", 'password  "',
     "define(", 'variable "', "jdbc:oracle:",
 )
 
