@@ -293,8 +293,8 @@ def test_a_sessions_small_result_does_not_overtake_its_large_notification(
 
     def waits_for_the_answer(*args: Any) -> bytes:
         on_thread.set()
-        answering.wait(timeout=5)  # the answer's send is on its way (or the test is red)
-        time.sleep(0.05)
+        answering.wait(timeout=5)
+        time.sleep(0.05)  # the answer's sends go first here, unless they wait their turn
         return inline(*args)
 
     gate.gate_bytes = waits_for_the_answer  # type: ignore[method-assign]
@@ -307,9 +307,9 @@ def test_a_sessions_small_result_does_not_overtake_its_large_notification(
 
     async def reply(scope: Any, receive: Any, send: Any) -> None:
         await anyio.to_thread.run_sync(on_thread.wait)
+        answering.set()  # its sends are on their way while the notification is gated
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-type", b"application/json")]})
-        answering.set()
         await send({"type": "http.response.body", "body": answer, "more_body": False})
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
