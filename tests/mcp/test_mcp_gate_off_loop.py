@@ -180,6 +180,30 @@ def test_sdk_stdio_a_small_message_never_overtakes_a_big_one_being_gated() -> No
     assert [_named(text) for text in data] == ["big", "small"]
 
 
+def _big_event() -> bytes:
+    """An SSE event over the off-loop threshold: gated on a thread."""
+    return b"event: message\r\ndata: " + note(prose(OFF_LOOP_BYTES * 2, 5)) + b"\r\n\r\n"
+
+
+def _held_gate(
+    release: threading.Event, *, timeout: float, pause: float = 0.0,
+) -> tuple[Egress, threading.Event]:
+    """A gate whose gating, once on its thread (the event it returns is set), waits for
+    ``release`` and then ``pause`` seconds before it governs as the real gate does."""
+    gate = Egress()
+    inline = gate.gate_bytes
+    on_thread = threading.Event()
+
+    def held(*args: Any) -> bytes:
+        on_thread.set()
+        release.wait(timeout=timeout)
+        time.sleep(pause)
+        return inline(*args)
+
+    gate.gate_bytes = held  # type: ignore[method-assign]
+    return gate, on_thread
+
+
 @pytest.mark.parametrize(
     "chunk",
     [
@@ -193,21 +217,12 @@ def test_an_sse_ping_while_an_event_is_gated_off_the_loop_follows_it_whole(
 ) -> None:
     """An SSE response's pings come from a task of their own: one sent while a large event
     is on a thread must neither overtake it nor see its bytes again (it was sent twice)."""
-    event = b"event: message\r\ndata: " + note(prose(OFF_LOOP_BYTES * 2, 5)) + b"\r\n\r\n"
+    event = _big_event()
     step = chunk or len(event)
     ping = b": ping\r\n\r\n"
     sent: list[dict[str, Any]] = []
-    gate = Egress()
-    inline = gate.gate_bytes
-    on_thread = threading.Event()
     pinged = threading.Event()
-
-    def waits_for_the_ping(*args: Any) -> bytes:
-        on_thread.set()
-        pinged.wait(timeout=30)
-        return inline(*args)
-
-    gate.gate_bytes = waits_for_the_ping  # type: ignore[method-assign]
+    gate, on_thread = _held_gate(pinged, timeout=30)
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": [
@@ -283,21 +298,12 @@ def test_a_sessions_small_result_does_not_overtake_its_large_notification(
     the server wrote after it, on a request's own stream, went out first (the egress
     channels' 1.1 MB log message was missing from what an agent had read after its next
     call, in a full run at load 10). A session's responses take turns, as on the loop."""
-    event = b"event: message\r\ndata: " + note(prose(OFF_LOOP_BYTES * 2, 5)) + b"\r\n\r\n"
+    event = _big_event()
     answer = b'{"jsonrpc":"2.0","id":7,"result":{"content":[]}}'
     order: list[str] = []
-    gate = Egress()
-    inline = gate.gate_bytes
-    on_thread = threading.Event()
     answering = threading.Event()
-
-    def waits_for_the_answer(*args: Any) -> bytes:
-        on_thread.set()
-        answering.wait(timeout=5)
-        time.sleep(0.05)  # the answer's sends go first here, unless they wait their turn
-        return inline(*args)
-
-    gate.gate_bytes = waits_for_the_answer  # type: ignore[method-assign]
+    # The answer's sends go first while the gate pauses, unless they wait their turn.
+    gate, on_thread = _held_gate(answering, timeout=5, pause=0.05)
 
     async def stream(scope: Any, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": [
