@@ -342,3 +342,92 @@ def test_a_sessions_small_result_does_not_overtake_its_large_notification(
         assert sorted(order) == ["notification", "result"]
     else:
         assert order == ["notification", "result"]
+
+
+def _concurrency(gate: Egress, sizes: list[int]) -> tuple[int, list[int]]:
+    """Gate one message of each size (bytes) off the loop, all started at once: the most
+    gated together, and the order they started being gated in (by index)."""
+    held = {"now": 0, "most": 0}
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def slow(raw: bytes, kind: str | None = None, scope: str | None = None) -> bytes:
+        with lock:
+            held["now"] += 1
+            held["most"] = max(held["most"], held["now"])
+            started.append(int(raw[:8]))
+        time.sleep(0.05)  # long enough for every other thread to have started
+        with lock:
+            held["now"] -= 1
+        return raw
+
+    gate.gate_bytes = slow  # type: ignore[method-assign]
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for i, size in enumerate(sizes):
+                tg.start_soon(gate.gate_bytes_off_loop, b"%08d" % i + b" " * (size - 8),
+                              "notification", "scope")
+                for _ in range(3):  # it runs to its room or its place in line: in order
+                    await anyio.sleep(0)
+
+    anyio.run(main)
+    return held["most"], started
+
+
+def test_messages_over_the_byte_room_together_are_gated_one_at_a_time() -> None:
+    """Each message gated holds several times its bytes: two that are together over
+    GATE_BYTES_AT_ONCE are not gated at once (four 8 MB messages peaked at 230 MB where one at
+    a time held 138 MB), and a message over it alone is still gated."""
+    from elision.mcp.gate.egress import GATE_BYTES_AT_ONCE
+
+    over = GATE_BYTES_AT_ONCE // 2 + 1
+    most, started = _concurrency(Egress(), [over, over, over])
+    assert most == 1 and started == [0, 1, 2]
+    most, _ = _concurrency(Egress(), [GATE_BYTES_AT_ONCE * 2])
+    assert most == 1
+    # Small ones still share: the room bounds bytes, GATES_AT_ONCE the threads.
+    most, _ = _concurrency(Egress(), [OFF_LOOP_BYTES] * (3 * GATES_AT_ONCE))
+    assert most == GATES_AT_ONCE
+
+
+def test_a_big_message_waiting_for_the_room_is_not_overtaken_by_small_ones() -> None:
+    """First come, first gated: small messages that would fit beside the one being gated do
+    not pass a big one waiting for room, so a stream of them can never starve it."""
+    from elision.mcp.gate.egress import GATE_BYTES_AT_ONCE
+
+    sizes = [GATE_BYTES_AT_ONCE // 2, GATE_BYTES_AT_ONCE, OFF_LOOP_BYTES, OFF_LOOP_BYTES]
+    _, started = _concurrency(Egress(), sizes)
+    assert started.index(1) < started.index(2) and started.index(1) < started.index(3)
+
+
+def test_a_message_cancelled_while_waiting_for_room_gives_its_place_up() -> None:
+    """A send cancelled in the line leaves it: the ones behind it are gated, and the room is
+    whole afterwards (a later message is gated at once)."""
+    from elision.mcp.gate.egress import GATE_BYTES_AT_ONCE
+
+    gate = Egress()
+    release = threading.Event()
+    inline = gate.gate_bytes
+
+    def held(raw: bytes, kind: str | None = None, scope: str | None = None) -> bytes:
+        if raw.startswith(b"first"):
+            release.wait(5)
+        return inline(raw, kind, scope)
+
+    gate.gate_bytes = held  # type: ignore[method-assign]
+    big = GATE_BYTES_AT_ONCE - 16
+
+    async def main() -> bytes:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(gate.gate_bytes_off_loop, b"first" + b"x" * big, None, "s")
+            await anyio.wait_all_tasks_blocked()
+            with anyio.CancelScope() as scope:
+                scope.cancel()  # cancelled while it waits in line
+                await gate.gate_bytes_off_loop(b"second" + b"x" * big, None, "s")
+            release.set()
+        with anyio.fail_after(5):  # the room is empty again: no wait
+            return await gate.gate_bytes_off_loop(note(prose(OFF_LOOP_BYTES, 5)), None, "s")
+
+    out = anyio.run(main)
+    assert TOKEN[4:16].encode() not in out

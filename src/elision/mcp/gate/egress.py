@@ -30,7 +30,8 @@ of the gate: it judges, redacts, shapes and audits a tool result first, so on a 
 gate finds nothing left to change.
 
 Off the event loop when it is large: a message of :data:`OFF_LOOP_BYTES` or more is gated on
-a worker thread (:meth:`Egress.gate_bytes_off_loop`), at most :data:`GATES_AT_ONCE` at a time,
+a worker thread (:meth:`Egress.gate_bytes_off_loop`), at most :data:`GATES_AT_ONCE` at a time
+and :data:`GATE_BYTES_AT_ONCE` bytes together (a larger message alone),
 so one client's 8 MB message (hundreds of ms to govern) never holds up another client's calls;
 a smaller one is gated inline, where a thread hop would cost more than its gating. The
 transports keep each client's messages in the order they were sent.
@@ -46,6 +47,7 @@ from __future__ import annotations
 import json
 import logging
 import unicodedata
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -57,7 +59,7 @@ from elision.mcp.gate.seams import SEAM_CHARS, _seamed_content, redact_seams
 from elision.mcp.gate.transports import OFF_LOOP_BYTES, GatedStream, gated_app, kind_of_model
 
 __all__ = [
-    "ERROR_BUDGET_BYTES", "EXEMPT", "GATES_AT_ONCE", "LISTING_BUDGET_BYTES",
+    "ERROR_BUDGET_BYTES", "EXEMPT", "GATES_AT_ONCE", "GATE_BYTES_AT_ONCE", "LISTING_BUDGET_BYTES",
     "NOTIFICATION_BUDGET_BYTES", "OFF_LOOP_BYTES", "REQUEST_BUDGET_BYTES", "SEAM_CHARS", "Egress",
     "GatedStream", "gated_app", "kind_of_model", "redact_seams", "refused_name",
 ]
@@ -82,6 +84,11 @@ LISTING_BUDGET_BYTES = 1024 * 1024
 #: governed (several times its bytes): more would multiply the peak, not the speed (the
 #: walk holds the GIL). The rest wait their turn, each holding only its own bytes.
 GATES_AT_ONCE = 2
+#: How many bytes of messages are gated at once, all threads together: two 8 MB messages
+#: gated side by side held both parse trees (four such in flight peaked at 230 MB where one
+#: at a time held 138 MB), so a message waits until its bytes fit beside the ones being
+#: gated; one larger than this is gated alone. First come, first gated.
+GATE_BYTES_AT_ONCE = 8 * 1024 * 1024
 
 #: The bound of a result the shaper held to its budget already (:func:`_shaped`): none here.
 _UNBOUNDED = 1 << 62
@@ -127,6 +134,46 @@ def _kind(message: dict[str, Any]) -> str:
     return "error" if "error" in message else "result"
 
 
+class _ByteRoom:
+    """Room for :data:`GATE_BYTES_AT_ONCE` bytes of messages being gated, handed out in the
+    order asked for: a message enters when its bytes fit beside those inside (or nothing is
+    inside), and none passes one waiting before it. Used from one event loop only."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._inside = 0
+        self._line: deque[tuple[int, anyio.Event]] = deque()
+
+    async def enter(self, nbytes: int) -> None:
+        if not self._line and self._fits(nbytes):
+            self._inside += nbytes
+            return
+        place = (nbytes, anyio.Event())
+        self._line.append(place)
+        try:
+            await place[1].wait()
+        except BaseException:
+            if place[1].is_set():  # let in as it was cancelled: give the room back
+                self.leave(nbytes)
+            else:
+                self._line.remove(place)
+                self._admit()  # the ones behind it may fit now
+            raise
+
+    def leave(self, nbytes: int) -> None:
+        self._inside -= nbytes
+        self._admit()
+
+    def _fits(self, nbytes: int) -> bool:
+        return self._inside == 0 or self._inside + nbytes <= self._size
+
+    def _admit(self) -> None:
+        while self._line and self._fits(self._line[0][0]):
+            nbytes, entered = self._line.popleft()
+            self._inside += nbytes
+            entered.set()
+
+
 class Egress:
     """The gate. ``keep(body, scope)`` keeps an error's full text and gives its ref (or
     ``None`` when there is no store); ``redact`` is off under ``--no-redact`` (the bounds
@@ -141,6 +188,7 @@ class Egress:
         self.redact = redact
         self.keep = keep
         self._threads: anyio.CapacityLimiter | None = None
+        self._room: _ByteRoom | None = None
 
     # -- bytes on the wire --------------------------------------------------------------
 
@@ -184,11 +232,17 @@ class Egress:
         running unseen."""
         if len(raw) < OFF_LOOP_BYTES:
             return self.gate_bytes(raw, kind, scope)
-        if self._threads is None:  # made in the event loop that uses it
+        if self._threads is None or self._room is None:  # made in the loop that uses them
             self._threads = anyio.CapacityLimiter(GATES_AT_ONCE)
-        return await anyio.to_thread.run_sync(
-            self.gate_bytes, raw, kind, scope, limiter=self._threads
-        )
+            self._room = _ByteRoom(GATE_BYTES_AT_ONCE)
+        room = self._room
+        await room.enter(len(raw))
+        try:
+            return await anyio.to_thread.run_sync(
+                self.gate_bytes, raw, kind, scope, limiter=self._threads
+            )
+        finally:
+            room.leave(len(raw))
 
     def _may_need_redaction(self, raw: bytes) -> bool:
         if not self.redact:
