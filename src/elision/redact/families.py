@@ -454,6 +454,13 @@ def at_least(floor: float, values: list[str]) -> list[bool]:
     return told  # type: ignore[return-value]  # each None was filled just above
 
 
+def enough(floor: float, value: str) -> bool:
+    """``not entropy(value) < floor``, told as :func:`at_least` tells each of its values: one
+    value without the lists (a URL's user a URL, issue 23)."""
+    told = _told(len(value), len(set(value)), floor) if _BOUNDED else None
+    return not entropy(value) < floor if told is None else told
+
+
 #: Whether :func:`at_least` tells a value by its distinct chars (the tests turn it off to
 #: compare with every value's entropy).
 _BOUNDED = True
