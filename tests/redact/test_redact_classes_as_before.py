@@ -1,0 +1,85 @@
+"""Every text class of ``bench/fuzz_linear.py`` is redacted as the code before the perftext work
+(issue 23) redacted it, byte for byte: the redacted text and its withheld entries.
+
+The perftext session made the worst text classes' redaction cheaper (fewer Python calls a
+candidate); none of it may change a verdict. Each digest in ``fixtures/classes_as_before.json``
+was written by the code before it, at 3294623, once a trigger search (the two tell a few
+base64 runs apart otherwise, as they did before), with::
+
+    PYTHONPATH=<checkout before>/src .venv/bin/python tests/redact/test_redact_classes_as_before.py
+    ELISION_REDACT_ENGINE=re PYTHONPATH=<checkout before>/src .venv/bin/python tests/redact/…
+
+Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
+line of candidates to fill the density windows, small enough that all of them take a second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from elision.redact import redact_text
+from elision.redact.triggers import engine_name
+
+FIXTURE = Path(__file__).parent / "fixtures" / "classes_as_before.json"
+SIZE = 48 * 1024
+BENCH = Path(__file__).parents[2] / "bench"
+
+
+def _fuzz_linear() -> ModuleType:
+    # By its path, with bench/ importable as it is when run from there (measuring, corpus).
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_fuzz_linear", BENCH / "fuzz_linear.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCH))
+    return module
+
+
+def text_classes() -> dict[str, str]:
+    """Each text class's payload at :data:`SIZE` (a JSON class, bytes, is left out)."""
+    made: dict[str, str] = {}
+    for each in _fuzz_linear().SYSTEMATIC:
+        try:
+            payload = each.make(SIZE)
+        except (ModuleNotFoundError, AttributeError):
+            # Made from bench/redact.py's prose ("redact" is this test package under pytest):
+            # test_redact_same_as_before reads those corpora.
+            continue
+        if isinstance(payload, str):
+            made[each.name] = payload
+    return made
+
+
+def digest(text: str) -> str:
+    done = redact_text(text)
+    seen = json.dumps([done.value, list(done.withheld)], sort_keys=True)
+    return hashlib.sha256(seen.encode()).hexdigest()[:16]
+
+
+def _engine() -> str:
+    return engine_name()
+
+
+def test_each_text_class_is_redacted_as_before() -> None:
+    before: dict[str, str] = json.loads(FIXTURE.read_text())[_engine()]
+    now = {name: digest(text) for name, text in text_classes().items()}
+    changed = sorted(name for name in before if now.get(name) != before[name])
+    assert not changed, f"redacted otherwise than before: {changed}"
+    assert set(now) >= set(before), "a class the fixture names is gone from bench/fuzz_linear.py"
+
+
+if __name__ == "__main__":
+    # A digest a class a trigger search: the two read four runs of base64 classes otherwise.
+    record = json.loads(FIXTURE.read_text()) if FIXTURE.exists() else {}
+    record[_engine()] = {name: digest(text) for name, text in text_classes().items()}
+    FIXTURE.write_text(json.dumps(record, indent=0, sort_keys=True) + "\n")
+    print(f"{len(record[_engine()])} digests of {_engine()} written to {FIXTURE}")
