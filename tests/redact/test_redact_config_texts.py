@@ -142,7 +142,7 @@ def test_property_a_netrc_entry_shows_no_password(
     """Whatever the order of its pairs and its layout (one line, or a token a line indented),
     and other entries before it, an entry shows its password only where a password so
     valued is no credential (a run of one digit); the login stays. A token a line
-    unindented is not read yet (design.md, "A password in a .netrc")."""
+    unindented or after a tab: test_redact_config_leaks."""
     values = {"login": user, "password": secret, "account": "acct"}
     pairs = gap.join(f"{name} {values[name]}" for name in order)
     others = "".join(f"machine other{i}.example.com login u{i}\n" for i in range(before))
