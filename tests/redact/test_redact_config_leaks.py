@@ -253,3 +253,15 @@ def test_property_a_commands_password_however_written_is_withheld(
 ) -> None:
     assume(is_credential_value("password", secret))  # not one char over and over
     assert secret not in _shown(command.format(secret) + "\n")
+
+
+def test_a_yaml_list_after_a_credential_dense_stretch_is_withheld_to_its_last_item() -> None:
+    """Found by a search over crowded texts: 481 ``api_key:`` lines are withheld whole, unread
+    (credential-dense), the ``passwords:`` header after them with them; only a stretch's last
+    4 KB is read on past it (``scan._wrapping_out``), so items past that were shown (20 of 300,
+    and the one at the cut in part)."""
+    dense = "".join(f"api_key: abcdefghijklmnopqrstu{i:05d}\n" for i in range(481))
+    items = "".join(f"  - {SECRET[:16]}{i:05d}\n" for i in range(300))
+    shown = _shown(f"{dense}passwords:\n{items}done: 1\n")
+    assert SECRET[:16] not in shown
+    assert shown.endswith("done: 1\n")

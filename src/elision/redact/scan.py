@@ -233,7 +233,7 @@ def find_spans(
                lines, tails)
         if a < b:
             found.append(Span(a, b, DENSE))
-            _wrapping_out(text, a, b, found, heads)
+            _wrapping_out(text, a, b, found, heads, tails)
         lo = b
     _multiline(text, heads, found)
     _read_on(text, tails, found)
@@ -327,6 +327,7 @@ def _dense_stretches(text: str, windows: list[tuple[int, int]]) -> list[tuple[in
 
 def _wrapping_out(
     text: str, a: int, b: int, found: _Found, heads: list[list[int]],
+    tails: list[tuple[int, int]],
 ) -> None:
     """The matches that open in the stretch ``text[a:b]`` and end past it: a line's (a
     ``Bearer`` on its last line and the token on the next), read from the last :data:`WRAP`
@@ -335,7 +336,13 @@ def _wrapping_out(
     if b >= len(text):
         return
     tail = max(a, b - WRAP)
-    found.extend(s for s in _precise(text[tail:min(len(text), b + WRAP)], tail) if s.end > b)
+    stop = min(len(text), b + WRAP)
+    found.extend(s for s in _precise(text[tail:stop], tail) if s.end > b)
+    # A list whose header is in the stretch runs on past what was read here (to its last
+    # whole line): read on as a piece's is (a header a stretch's last line, 300 items after).
+    end = text.rfind("\n", tail, stop) if stop < len(text) else -1
+    if end > b:
+        _tail(text, tail, end, tails)
     for rule, starts in zip(_MULTILINE, heads, strict=True):
         at = text.rfind(rule.keywords[0], a, b)
         if at >= 0:
@@ -443,7 +450,9 @@ def _halve(
 def _tail(text: str, a: int, stop: int, tails: list[tuple[int, int]]) -> None:
     """Keep the piece ``text[a:stop]`` for :func:`_read_on` where the line after it is
     indented (told in C): a YAML list's or block's lines may run on past it."""
-    if (stop < len(text) - 1 and text[stop] == "\n" and text[stop + 1] in " \t"
+    # The piece ends at its last line's break, or after it (a crowded piece judged alone).
+    after = stop + 1 if stop < len(text) and text[stop] == "\n" else stop
+    if (after < len(text) and text[after] in " \t" and text[after - 1] == "\n"
             and text.find(":", a, stop) >= 0):
         tails.append((a, stop))
 
