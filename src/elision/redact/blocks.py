@@ -12,8 +12,8 @@ line breaks inside stay (a stub over lines keeps them, so a text keeps its line 
 A block ends at the first line that is not indented deeper than its key, or at the end of
 the text read. A text is judged in pieces of about 1 KB around the name's trigger, each read
 one line on (:mod:`elision.redact.scan`), so a block's first line is always read with its
-header; lines of a block that run past its piece are not (a multi-line secret that is no
-PEM or SSH key, over a KB: not yet withheld).
+header; a block or a collection that runs past its piece is read on from it once the pieces
+are judged (:func:`continued`).
 """
 
 from __future__ import annotations
