@@ -417,6 +417,25 @@ SYSTEMATIC: list[Class] = [
         " " * i + "password: |\n" for i in range(int((2 * n) ** 0.5)))),
     # netrc passwords (elision.redact.netrc): each looks back for its entry's opening.
     Class("netrc-passwords", _repeat("default login x password y ")),
+    # The cfgleak session's triggers: a netrc a token a line (a trigger each "\nlogin " and
+    # "\npassword "); YAML name/value pairs, name or value first (a line-end name each); one
+    # pair key over a list of key lines that are no pair's (each looks a few lines on); a list
+    # under a credential's name past its piece, header after header nested (each piece read
+    # on: each line past a piece read once); a block the same; key/value rows outside a
+    # table, and rows of pipes with a name's word and no value; SQL's PASSWORD at a line's
+    # end; curl's combined flags.
+    Class("netrc-lines", _repeat("machine h\nlogin u\npassword hunter2x\n")),
+    Class("yaml-pairs", _repeat("- name: DB_PASSWORD\n  value: hunter2x\n")),
+    Class("yaml-pairs-value-first", _repeat("- value: hunter2x\n  name: DB_PASSWORD\n")),
+    Class("yaml-pair-keys", lambda n: "- name: DB_PASSWORD\n" + _repeat("  name: x\n")(n)),
+    Class("yaml-plural-nested", lambda n: "".join(
+        " " * i + "passwords:\n" + " " * i + "  - hunter2x\n"
+        for i in range(int((n / 2) ** 0.5)))),
+    Class("yaml-block-long", lambda n: "password: |\n" + _repeat("  hunter2x\n")(n)),
+    Class("md-loose-rows", _repeat("| password | hunter2x |\n")),
+    Class("md-loose-names", _repeat("| password_key_token |\n")),
+    Class("sql-line-ends", _repeat("CREATE USER a PASSWORD\n'hunter2x'\n")),
+    Class("curl-combined", _repeat("curl -su admin:hunter2x ")),
 ]
 
 

@@ -135,14 +135,13 @@ _TOKEN = st.text(alphabet="abcdefghijkmnpqrstuvwxyz0123456789.-", min_size=3, ma
 
 @settings(max_examples=80, deadline=None)
 @given(_TOKEN, _TOKEN, _SECRETS, st.permutations(["login", "password", "account"]),
-       st.sampled_from([" ", "\n  ", "\n    "]), st.integers(0, 3))
+       st.sampled_from([" ", "\n  ", "\n    ", "\n", "\n\t"]), st.integers(0, 3))
 def test_property_a_netrc_entry_shows_no_password(
     host: str, user: str, secret: str, order: list[str], gap: str, before: int,
 ) -> None:
-    """Whatever the order of its pairs and its layout (one line, or a token a line indented),
-    and other entries before it, an entry shows its password only where a password so
-    valued is no credential (a run of one digit); the login stays. A token a line
-    unindented is not read yet (design.md, "A password in a .netrc")."""
+    """Whatever the order of its pairs and its layout (one line, or a token a line indented,
+    with a tab or not at all), and other entries before it, an entry shows its password only
+    where a password so valued is no credential (a run of one digit); the login stays."""
     values = {"login": user, "password": secret, "account": "acct"}
     pairs = gap.join(f"{name} {values[name]}" for name in order)
     others = "".join(f"machine other{i}.example.com login u{i}\n" for i in range(before))

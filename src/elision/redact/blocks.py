@@ -12,12 +12,13 @@ line breaks inside stay (a stub over lines keeps them, so a text keeps its line 
 A block ends at the first line that is not indented deeper than its key, or at the end of
 the text read. A text is judged in pieces of about 1 KB around the name's trigger, each read
 one line on (:mod:`elision.redact.scan`), so a block's first line is always read with its
-header; lines of a block that run past its piece are not (a multi-line secret that is no
-PEM or SSH key, over a KB: not yet withheld).
+header; a block or a collection that runs past its piece is read on from it once the pieces
+are judged (:func:`continued`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from elision._lazyre import lazy_compile
@@ -45,17 +46,26 @@ def find_blocks(text: str) -> list[Span]:
         name = match.group(1)
         if match.start() < read_to or not name_strength(name):
             continue
-        key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
-        start, end, lines = _block(text, match.end() + 1, key_column)
-        if start < 0:
-            continue
-        read_to = end
-        # A block longer than a value is read is withheld unread (fail closed), as a bare
-        # value over 4 KB is (elision.redact.generic).
-        if lines is None or is_credential_value(
-                name, ("\n" if match.group(2) == "|" else " ").join(lines)):
-            found.append(make_span((start, end, ASSIGNMENT)))
+        end = _judge_block(text, match, found)
+        if end >= 0:
+            read_to = end
     return found
+
+
+def _judge_block(text: str, match: re.Match[str], found: list[Span]) -> int:
+    """Withhold the block under the header ``match`` (:data:`_HEADER`'s) where its name
+    withholds it; where the block ends (-1: an empty one)."""
+    name = match.group(1)
+    key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
+    start, end, lines = _block(text, match.end() + 1, key_column)
+    if start < 0:
+        return -1
+    # A block longer than a value is read is withheld unread (fail closed), as a bare
+    # value over 4 KB is (elision.redact.generic).
+    if lines is None or is_credential_value(
+            name, ("\n" if match.group(2) == "|" else " ").join(lines)):
+        found.append(make_span((start, end, ASSIGNMENT)))
+    return end
 
 
 #: A key with nothing after it on its line: a mapping or a list is under it.
@@ -82,13 +92,64 @@ def find_collections(text: str) -> list[Span]:
         strength = name_strength(name)
         if not strength:
             continue
-        key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
-        read_to = match.end() + 1
-        for at, stop, line, content in _deeper(text, read_to, key_column):
-            if content:
-                _entry(text, at, line, name, strength, found)
-            read_to = stop + 1
+        read_to = _judge_collection(text, match, strength, found)
     return found
+
+
+def _judge_collection(text: str, match: re.Match[str], strength: int, found: list[Span]) -> int:
+    """Withhold what the JSON walk would of the collection under the key ``match``
+    (:data:`_COLLECTION`'s, its name of ``strength``); where its lines end."""
+    name = match.group(1)
+    key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
+    read_to = match.end() + 1
+    for at, stop, line, content in _deeper(text, read_to, key_column):
+        if content:
+            _entry(text, at, line, name, strength, found)
+        read_to = stop + 1
+    return read_to
+
+
+#: A line's indent, where the line holds more than white space.
+_INDENT = lazy_compile(r"(?m)^[ \t]*(?=[^ \t\r\n])")
+
+
+def continued(text: str, lo: int, hi: int, found: list[Span]) -> int:
+    """Where the first collection or block in the piece ``text[lo:hi]`` (whole lines) under a
+    credential's name that runs on past ``hi`` ends, its values past the piece added to
+    ``found`` as the piece's own were (:func:`find_collections`, :func:`find_blocks`); ``hi``
+    where none does. A piece is judged alone (:mod:`elision.redact.scan`), so a list of 200
+    passwords showed each one past its header's piece. Only the first such key is read on:
+    a later one is inside it (each runs to ``hi``), and read with it. Each line of the piece
+    is read once: a key whose lines end at a line is passed with every key before that line
+    (they are inside it, or end there too)."""
+    if text.find(":", lo, hi) < 0:
+        return hi
+    heads = sorted([*_HEADER.finditer(text, lo, hi), *_COLLECTION.finditer(text, lo, hi)],
+                   key=lambda match: match.start())
+    closed_to = lo
+    for match in heads:
+        if match.start() < closed_to:
+            continue  # inside a key whose lines end before the piece does: so do its own
+        strength = name_strength(match.group(1))
+        if not strength:
+            continue
+        key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
+        closed_to = _shallower(text, match.end() + 1, hi, key_column)
+        if closed_to < hi:
+            continue  # ends inside the piece: judged with it
+        if match.re is _HEADER.compiled():
+            return max(hi, _judge_block(text, match, found))
+        return max(hi, _judge_collection(text, match, strength, found))
+    return hi
+
+
+def _shallower(text: str, at: int, hi: int, key_column: int) -> int:
+    """Where the first line in ``text[at:hi]`` that holds more than white space and is
+    indented no deeper than ``key_column`` starts; ``hi`` where none is."""
+    for line in _INDENT.finditer(text, at, hi):
+        if line.end() - line.start() <= key_column:
+            return line.start()
+    return hi
 
 
 def _deeper(text: str, at: int, key_column: int) -> Iterator[tuple[int, int, str, str]]:

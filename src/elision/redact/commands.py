@@ -18,15 +18,35 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-#: Literals of the commands and statements below (the trigger search looks for them). curl's
-#: are its flags' (its name is on every line of a transcript of it, most with no user).
-PASSWORD_COMMANDS = (
+#: curl's short flags that take no value, so may stand before ``-u`` in one group: ``-su``
+#: (silent), ``-ku`` (insecure), ``-vu`` (verbose), ``-sLku``.
+_CURL_SWITCHES = "sSkvLiIfgGnNqjOJR046#"
+#: Literals of the commands and statements below, each of which a piece must hold for them
+#: to be looked for in it (:func:`password_flags`). curl's are its flags' (its name is on
+#: every line of a transcript of it, most with no user), and ``curl`` for a ``-u`` in a group
+#: of its switches (the trigger is :data:`PASSWORD_COMMANDS`' own: a literal each switch).
+COMMAND_GATES = (
     "sshpass", " login ", "mysql", "mariadb", " -u", "--user", "proxy-user", "identified",
+    "curl",
     # A user's or a role's password is its PASSWORD and a quote (or IDENTIFIED), on the line
     # of its CREATE or ALTER: those are the triggers, not the statement's opening (a
     # migration's log of CREATE USER lines with no password was 250x prose, each line read).
-    "password '", 'password "', "password\t'", 'password\t"', "password  '", 'password  "',
+    # Any other white space before the quote, a line's end among it (the quote on the next
+    # line): two spaces (an aligned migration), a tab, a line end, a space then either.
+    "password '", 'password "', "password  ", "password\t", "password\n", "password\r",
+    "password \t", "password \n", "password \r",
     "define(", 'variable "', "jdbc:oracle:",
+)
+#: What the trigger search looks for: the gates but ``curl`` (on every line of a transcript
+#: of it), ``-u`` after curl's switches in one group (:data:`_CURL_SWITCHES`: ``-su``,
+#: ``-ku``, ``-vu``; three or more, ``-sku``, are found only where another trigger is in
+#: their piece), and a netrc's tokens a line (:mod:`elision.redact.netrc`): its ``login`` and
+#: ``password`` opening their lines, or a tab before each (`` login `` flags an entry on one
+#: line, or indented with spaces).
+PASSWORD_COMMANDS = (
+    *(gate for gate in COMMAND_GATES if gate != "curl"),
+    *sorted({f" -{switch.lower()}u" for switch in _CURL_SWITCHES}),
+    "\nlogin ", "\tlogin ", "\npassword ", "\tpassword ",
 )
 
 #: A command's name or a statement's opening; ``sshpass`` only with its ``-p`` right after it,
@@ -50,10 +70,14 @@ _LOGIN_FLAG = re.compile(r"[ \t]-p[ \t]+")
 _MYSQL_FLAG = re.compile(r"[ \t]-p(?=[^\s-])")
 #: curl's ``-u``/``--user`` (and its proxy's), then the user's name up to its ``:``: the
 #: password follows it (a user with no ``:`` is asked for one).
-_CURL_FLAG = re.compile(r"""[ \t](?:-[uU][ \t]*|--(?:proxy-)?user(?:[ \t]+|=))["']?[^\s:"']*:""")
+_CURL_FLAG = re.compile(
+    r"""[ \t](?:-[""" + _CURL_SWITCHES + r"""]{0,8}[uU][ \t]*|--(?:proxy-)?user(?:[ \t]+|=))"""
+    r"""["']?[^\s:"']*:"""
+)
 #: A user's or a role's ``PASSWORD`` (quoted: ``PASSWORD NULL`` is none) or ``IDENTIFIED BY``
 #: (Oracle's may be bare).
-_SQL_FLAG = re.compile(r"[ \t](?i:password[ \t]+(?=[\"'])|identified[ \t]+by[ \t]+)")
+_SQL_FLAG = re.compile(
+    r"[ \t](?i:password(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?=[\"'])|identified[ \t]+by[ \t]+)")
 #: An HCL variable's ``default =``, before the ``}`` that closes it.
 _HCL_FLAG = re.compile(r"\bdefault[ \t]*=[ \t]*")
 _HCL_END = re.compile(r"\}")

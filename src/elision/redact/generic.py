@@ -25,7 +25,7 @@ from itertools import accumulate
 
 from elision._lazyre import lazy_compile
 from elision.redact import folding
-from elision.redact.commands import PASSWORD_COMMANDS, NextMatch, password_flags
+from elision.redact.commands import COMMAND_GATES, NextMatch, password_flags
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
 from elision.redact.kept import LONGEST, keep, kept
@@ -103,6 +103,12 @@ TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :", ">")
 FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
     {f"-{name}{gap}" for name in _SINGULAR_SUFFIXES for gap in (" ", "\t")}
 ))
+#: A name that ends its line: a YAML pair's name (``- name: DB_PASSWORD`` over ``value: …``,
+#: :mod:`elision.redact.pairs`), SQL's ``PASSWORD`` over its quoted value. Not ``pass``
+#: (a Python block's), nor the names of a header or a scheme (``auth``, ``cookie``): a
+#: listing of code was a trigger a line.
+_LINE_END_NAMES = _SINGULAR_SUFFIXES - {"pass", "auth", "oauth", "authorization", "cookie"}
+LINE_END_TRIGGERS = tuple(sorted({f"{name}{end}" for name in _LINE_END_NAMES for end in "\r\n"}))
 #: The last word of every name in :data:`FIELD_SUFFIXES`, but one that another ends with
 #: (``oauth``'s affixes hold ``auth``'s).
 _LAST_WORDS = frozenset(name.replace("-", "_").rsplit("_")[-1] for name in FIELD_SUFFIXES)
@@ -456,7 +462,7 @@ PROSE_WORDS = frozenset({
 _PROSE_SHARE = 0.4
 #: The most words a message may have.
 _PROSE_LONGEST = 60
-_WORD_EDGE = ".,;:!?'\"()[]"
+WORD_EDGE = ".,;:!?'\"()[]"
 
 
 @kept
@@ -469,7 +475,7 @@ def prose(value: str) -> bool:
     words_ = value.split()
     if not words_ or len(words_) > _PROSE_LONGEST:
         return False
-    low = [w.strip(_WORD_EDGE).lower() for w in words_]
+    low = [w.strip(WORD_EDGE).lower() for w in words_]
     known = sum(w in PROSE_WORDS for w in low)
     if len(low) == 1:
         return known == 1
@@ -655,7 +661,7 @@ def find_assignments(text: str) -> list[Span]:
     tries = _DEAD_TRIES if _DEAD_WINDOWS else 0
     for at, low in _lowered_windows(text) if shaped is None else ():
         if not commands:
-            for command in PASSWORD_COMMANDS:  # a loop, not a generator's step (a call) each
+            for command in COMMAND_GATES:  # a loop, not a generator's step (a call) each
                 if command in low:
                     commands = True
                     break
@@ -796,7 +802,7 @@ def _shaped(
              if a >= 0]
     if first[1] >= 0:
         found.insert(0, make_span((first[1], first[2], ASSIGNMENT)))
-    for command in PASSWORD_COMMANDS:  # a loop, not a generator's step (a call) a command
+    for command in COMMAND_GATES:  # a loop, not a generator's step (a call) a command
         if command in lowered:
             return found, True
     return found, False
@@ -972,7 +978,7 @@ def _alone(
 #: Each window (``folding.LOWER_WINDOW`` chars: one long line lowered whole was a second copy
 #: of it beside the text, ``url-token-closers``' 1 MB line: peak 2.0x the input, where a
 #: text's target is 1.5x; issue 23) is read this far past its end: longer than any name word
-#: (``authorization``) and any of ``PASSWORD_COMMANDS``, so a word that opens in a window
+#: (``authorization``) and any of ``COMMAND_GATES``, so a word that opens in a window
 #: ends in its read.
 _WORD_REACH = 16
 
@@ -992,7 +998,7 @@ def _lowered_windows(text: str) -> Iterator[tuple[int, str]]:
 
 
 # After a flag: spaces, or the quote, comma and quote of an argv written as a list.
-_FLAG_GAP = lazy_compile(r"""[ \t]+|["'],[ \t]*(?=["'])""")
+_FLAG_GAP = lazy_compile(r"""(?:[ \t]|\\t)+|["'],[ \t]*(?=["'])""")
 #: Words that follow a flag named in prose: "the --password flag", "--secret is read…".
 _PROSE_AFTER_FLAG = frozenset({
     "flag", "flags", "option", "options", "argument", "arguments", "parameter", "parameters",
@@ -1245,7 +1251,7 @@ def _verdict(parts: list[str], strength: int, group: str, value: str) -> bool | 
         return True
     # A word that is not letters alone is no message's first word, and alone it is none of
     # PROSE_WORDS (all letters): _bare_prose says no whatever follows it.
-    return None if value.strip(_WORD_EDGE).lower().replace("-", "").isalpha() else True
+    return None if value.strip(WORD_EDGE).lower().replace("-", "").isalpha() else True
 
 
 #: How far an object or array under a credential's name is read (it may span lines).
@@ -1339,7 +1345,7 @@ def _bare_prose(text: str, a: int, b: int) -> bool:
     value = text[a:b]
     if _MORE_WORDS.match(text, b) is None:
         return prose(value)
-    if not value.strip(_WORD_EDGE).lower().replace("-", "").isalpha():
+    if not value.strip(WORD_EDGE).lower().replace("-", "").isalpha():
         return False
     message = _MESSAGE.match(text, a)
     assert message is not None  # the value itself is a word

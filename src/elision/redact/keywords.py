@@ -45,6 +45,7 @@ from elision.redact.generic import (
     AFFIX_PATTERNS,
     FIELD_SUFFIXES,
     FLAG_TRIGGERS,
+    LINE_END_TRIGGERS,
     TEXT_SEPARATORS,
 )
 from elision.redact.textbytes import buffer, text_bytes
@@ -792,7 +793,7 @@ def inputs() -> Inputs:
     """The inputs as this process has them."""
     return Inputs(
         tuple((f.keywords, f.any_case, f.shapes) for f in PATTERN_FAMILIES),
-        FIELD_SUFFIXES, TEXT_SEPARATORS, FLAG_TRIGGERS, PASSWORD_COMMANDS,
+        FIELD_SUFFIXES, TEXT_SEPARATORS, FLAG_TRIGGERS + LINE_END_TRIGGERS, PASSWORD_COMMANDS,
         tuple(mark for mark, _, _ in MARKS),
     )
 

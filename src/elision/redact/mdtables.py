@@ -20,28 +20,47 @@ from __future__ import annotations
 
 from elision._lazyre import lazy_compile
 from elision.redact.columns import CREDENTIAL_FIELD, SpanSink
-from elision.redact.generic import is_credential_value, name_strength, names_nothing
+from elision.redact.generic import (
+    PROSE_WORDS,
+    WORD_EDGE,
+    is_credential_value,
+    name_shape,
+    name_strength,
+    names_nothing,
+    words,
+)
 from elision.redact.rules import make_span
 
 #: How a delimiter row's first cell opens: a ``|``, white space, then ``-`` or ``:``.
 _DELIMITER_OPENING = lazy_compile(r"\|[ \t]{0,64}[-:]")
-_DELIMITER_CHARS = frozenset("|-: \t")
+#: A delimiter row: ``|``, ``-``, ``:`` and white space alone (its ``|-`` found already);
+#: told in C, where a set of the line's chars read all of a long line (``x |- `` a MB).
+_DELIMITER_ROW = lazy_compile(r"[ \t|:-]*\r?")
+_PIPED = lazy_compile(r"[ \t]*\|")
 _DELIMITER_OPENING_BYTES = lazy_compile(rb"\|[ \t]{0,64}[-:]")
 
 
 def body_may_hold_tables(body: bytes) -> bool:
-    """Whether a UTF-8 ``body`` may hold a pipe table's delimiter row; ``False`` is certain
-    (a ``|`` searched in C, then the opening of a delimiter's cell)."""
-    return b"|" in body and _DELIMITER_OPENING_BYTES.search(body) is not None
+    """Whether a UTF-8 ``body`` may hold a pipe table's delimiter row or a credential's row
+    outside a table; ``False`` is certain (a ``|`` searched in C, then the opening of a
+    delimiter's cell, then such a row)."""
+    return b"|" in body and (
+        _DELIMITER_OPENING_BYTES.search(body) is not None
+        or ((_ROW_OPENING_BYTES.search(body) is not None
+            or body[:_ROW_INDENT + 1].lstrip(b" ")[:1] == b"|")
+        and _LOOSE_ROW_BYTES.search(body) is not None))
 
 
 def table_spans(text: str, into: SpanSink) -> SpanSink:
     """``into``, with the spans of the cells of ``text``'s pipe tables that a credential's
     name withholds added in order."""
-    if "|" not in text or "-" not in text:
-        return into  # told in C: no delimiter row
+    if "|" not in text:
+        return into  # told in C: no row
+    if "-" not in text:
+        return _loose_rows(text, 0, len(text), into)  # told in C: no delimiter row
     pos = 0
     size = len(text)
+    loose = 0  # where the text outside the tables found resumes
     while pos < size:
         opening = _DELIMITER_OPENING.search(text, pos)
         if opening is None:
@@ -49,13 +68,19 @@ def table_spans(text: str, into: SpanSink) -> SpanSink:
         at = opening.start()
         start = text.rfind("\n", 0, at) + 1
         end = _line_end(text, at)
-        row = text[start:end].strip()
-        if not row.startswith("|") or not set(row) <= _DELIMITER_CHARS or start == 0:
+        if start == 0 or _DELIMITER_ROW.fullmatch(text, start, end) is None:
             pos = end + 1
             continue
+        # ``a | b`` over ``--|--``: a table whose rows need not open with a pipe.
+        piped = _PIPED.match(text, start) is not None
         head_start = text.rfind("\n", 0, start - 1) + 1
-        header = _cells(text, head_start, start - 1)
-        pos = _rows(text, end + 1, header, into)
+        header = _cells(text, head_start, start - 1, piped)
+        if loose < head_start:
+            _loose_rows(text, loose, head_start, into)
+        loose = _rows(text, end + 1, header, into, piped)
+        pos = loose
+    if loose < size:
+        _loose_rows(text, loose, size, into)
     return into
 
 
@@ -64,14 +89,18 @@ def _line_end(text: str, at: int) -> int:
     return len(text) if end < 0 else end
 
 
-def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def _cells(text: str, start: int, end: int, piped: bool = True) -> list[tuple[int, int]]:
     """The cells of the row ``text[start:end]`` as ranges of their text (white space off),
-    the outer pipes dropped; none where the line does not open with a ``|``."""
+    the outer pipes dropped; none where the line does not open with a ``|`` (where
+    ``piped``, as its table's delimiter row does) or holds none (where not)."""
     line = text[start:end].rstrip("\r")
     stripped = line.lstrip()
-    if not stripped.startswith("|"):
+    if stripped.startswith("|"):
+        at = start + len(line) - len(stripped) + 1
+    elif piped or "|" not in stripped:
         return []
-    at = start + len(line) - len(stripped) + 1
+    else:
+        at = start + len(line) - len(stripped)
     stop = start + len(line.rstrip())
     cells: list[tuple[int, int]] = []
     while at < stop:
@@ -89,7 +118,9 @@ def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return cells
 
 
-def _rows(text: str, pos: int, header: list[tuple[int, int]], into: SpanSink) -> int:
+def _rows(
+    text: str, pos: int, header: list[tuple[int, int]], into: SpanSink, piped: bool,
+) -> int:
     """Judge the rows from ``pos`` under ``header``; where the table ends."""
     names = [text[a:b] for a, b in header]
     named = {
@@ -98,7 +129,7 @@ def _rows(text: str, pos: int, header: list[tuple[int, int]], into: SpanSink) ->
     pairs = len(header) == 2
     while pos < len(text):
         end = _line_end(text, pos)
-        cells = _cells(text, pos, end)
+        cells = _cells(text, pos, end, piped)
         if not cells:
             return pos
         for i, (a, b) in enumerate(cells):
@@ -117,3 +148,60 @@ def _rows(text: str, pos: int, header: list[tuple[int, int]], into: SpanSink) ->
                 into.append(make_span((a, b, CREDENTIAL_FIELD)))
         pos = end + 1
     return pos
+
+
+#: A row of two cells outside any table (no header and delimiter above it): ``| password |
+#: S |``. Group 1 is the first cell (a name), 2 the second (white space off). It opens with
+#: its ``|``, a literal the search skips to in C, its name with a letter (a ``^`` first was
+#: tried at every char, 16 ms a MB of YAML blocks; a name that may open with ``-`` at each
+#: ``|-``, 4 ms a MB of ``x |-``, 7x the code before). That its line opens with it (three
+#: spaces before it at most) is told after, and that some line does before any search
+#: (:data:`_ROW_OPENING`). Possessive where nothing after can give back: a name's row with
+#: no value failed once a char of the name.
+_LOOSE_ROW_SOURCE = (
+    r"(?m)\|[ \t]*+([A-Za-z_][A-Za-z0-9_.-]{0,95}+)[ \t]*+\|[ \t]*+([^|\r\n]{1,4096}?)"
+    r"[ \t]*\|?[ \t]*\r?$"
+)
+_LOOSE_ROW = lazy_compile(_LOOSE_ROW_SOURCE)
+#: How far a row outside a table may be indented: CommonMark reads four spaces as code.
+_ROW_INDENT = 3
+#: A line that opens with a pipe, from the break before it: a search led by a line break (a
+#: ``str.find`` of each opening was 0.7 ms a MB, the regex 0.3 ms to 1.3 ms by the lines).
+_ROW_OPENING = lazy_compile(r"\n {0,3}\|")
+_ROW_OPENING_BYTES = lazy_compile(rb"\n {0,3}\|")
+_ROW_AT_START = lazy_compile(r" {0,3}\|")
+_LOOSE_ROW_BYTES = lazy_compile(_LOOSE_ROW_SOURCE.encode())
+
+
+def _loose_rows(text: str, start: int, end: int, into: SpanSink) -> SpanSink:
+    """``into``, with each row of ``text[start:end]`` (whole lines) that is no table's and
+    holds a credential's name and its value (``| password | S |``) added; a phrase that
+    describes (``| password | The user's password |``) is shown."""
+    if not (_ROW_AT_START.match(text, start) or _ROW_OPENING.search(text, max(0, start - 1), end)):
+        return into  # told in C: no line opens with a pipe
+    named: dict[str, bool] = {}  # each name judged once: a list's rows repeat theirs
+    for match in _LOOSE_ROW.finditer(text, start, end):
+        opens = text.rfind("\n", 0, match.start()) + 1
+        if match.start() - opens > _ROW_INDENT or text[opens:match.start()].strip(" "):
+            continue  # not its row's first cell
+        name = match.group(1)
+        names = named.get(name)
+        if names is None:
+            names = named[name] = not names_nothing(name) and bool(name_strength(name))
+        value = match.group(2)
+        if names and not _describes(name, value) and is_credential_value(name, value):
+            into.append(make_span((match.start(2), match.end(2), CREDENTIAL_FIELD)))
+    return into
+
+
+def _describes(name: str, value: str) -> bool:
+    """Whether a cell of words says what ``name`` is rather than holding it: words that open
+    with a plain word and hold a word of a message (:data:`PROSE_WORDS`: ``The user's
+    password``) or of the name itself (``Your API key``). A passphrase
+    (``correct horse battery staple``) holds neither."""
+    parts = value.split()
+    if len(parts) < 2 or not parts[0].strip(WORD_EDGE).replace("-", "").isalpha():
+        return False
+    named = set(words(name_shape(name)))
+    low = {part.strip(WORD_EDGE).lower().removesuffix("'s") for part in parts}
+    return not low.isdisjoint(PROSE_WORDS) or not low.isdisjoint(named)

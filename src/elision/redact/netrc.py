@@ -2,10 +2,11 @@
 
 A netrc names its tokens with words and separates them with whitespace, no ``=`` or ``:``, so
 the name rules read no assignment in it, and ``cat ~/.netrc`` showed every password. The
-trigger search flags a `` login `` (a command's, for ``-p``: a space before it), and a piece
-is read one line on, so an entry on one line, or indented a token a line, is judged; one
-whose ``login`` opens its line unindented or after a tab holds no trigger and is not
-(not yet). Here a ``password`` token is a
+trigger search flags a `` login `` (a command's, for ``-p``: a space before it), and a
+``login`` or a ``password`` that opens its line or follows a tab
+(:data:`~elision.redact.commands.PASSWORD_COMMANDS`: ``machine h`` / ``login u`` /
+``password p``, as GitHub's docs write it), and a piece is read one line on, so an entry on
+one line or a token a line is judged. Here a ``password`` token is a
 netrc's when the tokens before it, back to ``machine HOST`` or ``default`` at a line's start,
 are netrc pairs (``login``, ``account``, ``port`` and a value each): ``the machine room login
 and password policy`` is prose, not a netrc. Its value is then judged as a password's.

@@ -122,7 +122,9 @@ _USERINFO_ODD = r"(?::\\*/\\*/|%3a%2f%2f)" + _USERINFO_TAIL
 _USERINFO_GATES = ("\\/", "%2f%2f")
 
 
-_PUNCT_ANCHORS = "_-.:=/\"'\\~$!%>"
+#: White space too: a name at its line's end (``password\n``) anchored on a letter of it was a
+#: pass at each ``p``, ``k``, ``c`` of the text (prose 33% slower without hyperscan).
+_PUNCT_ANCHORS = "_-.:=/\"'\\~$!%>\n\r\t"
 #: Letters from the most to the least frequent in English text.
 _BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"
 

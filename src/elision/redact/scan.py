@@ -25,6 +25,7 @@ from itertools import islice
 from operator import attrgetter, eq, le, lt
 from typing import TypeAlias, overload
 
+from elision.redact.blocks import continued
 from elision.redact.columns import column_spans
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
@@ -222,18 +223,20 @@ def find_spans(
     positions = array("q", positions)
     found: list[Span] | SpanArrays = SpanArrays() if compact else []
     heads: list[list[int]] = [[] for _ in _MULTILINE]
+    tails: list[tuple[int, int]] = []
     lines = _Lines()
     lo, limit = 0, len(text)
     for a, b in [*_dense_stretches(text, dense), (limit, limit)]:
         # A stretch is left unread: what is around it is read up to it (and a line into it,
         # for a match that wraps one), and what wraps out of it is read from its last line.
         _judge(text, lo, a, found, positions, heads, min(limit, a + WRAP) if a < limit else a,
-               lines)
+               lines, tails)
         if a < b:
             found.append(Span(a, b, DENSE))
-            _wrapping_out(text, a, b, found, heads)
+            _wrapping_out(text, a, b, found, heads, tails)
         lo = b
     _multiline(text, heads, found)
+    _read_on(text, tails, found)
     if isinstance(found, list):
         found.extend(cells)
         return _merge(found)
@@ -249,7 +252,7 @@ def find_spans(
 
 def _judge(
     text: str, lo: int, hi: int, found: _Found, positions: Sequence[int],
-    heads: list[list[int]], reach: int, lines: _Lines,
+    heads: list[list[int]], reach: int, lines: _Lines, tails: list[tuple[int, int]],
 ) -> None:
     """The spans in ``text[lo:hi]`` (whole lines), each piece read on to the end of the next
     line but never past ``reach``."""
@@ -259,7 +262,7 @@ def _judge(
         end = text.find("\n", start + CHUNK, hi)
         end = hi if end < 0 else end + 1
         if _any(positions, start, end):
-            _halve(text, start, end, found, positions, heads, escaped, reach, lines, hi)
+            _halve(text, start, end, found, positions, heads, escaped, reach, lines, hi, tails)
         start = end
     if escaped:
         # A private key spelled in escapes (%2D----BEGIN, P\u0075TTY-…) over real line
@@ -270,7 +273,7 @@ def _judge(
 
 def _whole(
     text: str, a: int, b: int, found: _Found, positions: Sequence[int], reach: int,
-    judged_on: bool,
+    judged_on: bool, tails: list[tuple[int, int]],
 ) -> bool | None:
     """Add to ``found`` what the pieces of ``text[a:b]`` (whole lines) find, judged as one piece
     (read on to the end of the next line, as its last piece is), and say True; or add
@@ -305,6 +308,7 @@ def _whole(
     # No multi-line rule's keyword is here: its family's pattern reads across lines, so
     # where.ends holding it had stopped short of this.
     found.extend(_precise(piece, a, holds=where.present(), near=near))
+    _tail(text, a, a + len(piece), tails)
     return True
 
 
@@ -323,6 +327,7 @@ def _dense_stretches(text: str, windows: list[tuple[int, int]]) -> list[tuple[in
 
 def _wrapping_out(
     text: str, a: int, b: int, found: _Found, heads: list[list[int]],
+    tails: list[tuple[int, int]],
 ) -> None:
     """The matches that open in the stretch ``text[a:b]`` and end past it: a line's (a
     ``Bearer`` on its last line and the token on the next), read from the last :data:`WRAP`
@@ -331,7 +336,13 @@ def _wrapping_out(
     if b >= len(text):
         return
     tail = max(a, b - WRAP)
-    found.extend(s for s in _precise(text[tail:min(len(text), b + WRAP)], tail) if s.end > b)
+    stop = min(len(text), b + WRAP)
+    found.extend(s for s in _precise(text[tail:stop], tail) if s.end > b)
+    # A list whose header is in the stretch runs on past what was read here (to its last
+    # whole line): read on as a piece's is (a header a stretch's last line, 300 items after).
+    end = text.rfind("\n", tail, stop) if stop < len(text) else -1
+    if end > b:
+        _tail(text, tail, end, tails)
     for rule, starts in zip(_MULTILINE, heads, strict=True):
         at = text.rfind(rule.keywords[0], a, b)
         if at >= 0:
@@ -395,6 +406,7 @@ def _any(positions: Sequence[int], start: int, end: int) -> bool:
 def _halve(
     text: str, start: int, end: int, found: _Found, positions: Sequence[int],
     heads: list[list[int]], escaped: list[int], reach: int, lines: _Lines, hi: int,
+    tails: list[tuple[int, int]],
 ) -> None:
     # A trigger never spans a line end and every piece is whole lines, so a piece holds a
     # match only if it holds a trigger's position.
@@ -406,7 +418,7 @@ def _halve(
         if PIECE < b - a <= WHOLE and not tried:
             # Once a lineage, but where a mark refused a piece over _RETRY_ABOVE (a URL in one
             # record of a chunk), whose halves may not hold it.
-            verdict = _whole(text, a, b, found, positions, reach, b < hi)
+            verdict = _whole(text, a, b, found, positions, reach, b < hi, tails)
             if verdict:
                 continue
             tried = verdict is None or b - a <= _RETRY_ABOVE
@@ -428,10 +440,34 @@ def _halve(
                 found.extend(_precise(piece, a, holds=lines.holds(a, stop)))
                 if not escaped and _holds_escaped_key(piece):
                     escaped.append(a)
+                _tail(text, a, stop, tails)
             _heads(text, a, b, heads)
         else:
             pending.append((cut + 1, b, tried))
             pending.append((a, cut + 1, tried))
+
+
+def _tail(text: str, a: int, stop: int, tails: list[tuple[int, int]]) -> None:
+    """Keep the piece ``text[a:stop]`` for :func:`_read_on` where the line after it is
+    indented (told in C): a YAML list's or block's lines may run on past it."""
+    # The piece ends at its last line's break, or after it (a crowded piece judged alone).
+    after = stop + 1 if stop < len(text) and text[stop] == "\n" else stop
+    if (after < len(text) and text[after] in " \t" and text[after - 1] == "\n"
+            and text.find(":", a, stop) >= 0):
+        tails.append((a, stop))
+
+
+def _read_on(text: str, tails: list[tuple[int, int]], found: _Found) -> None:
+    """The values of the YAML lists and blocks under a credential's name that open in a
+    judged piece and run on past it (:func:`elision.redact.blocks.continued`), each line
+    past its piece read once: a piece inside a list already read on is not asked again."""
+    read_to = 0
+    for a, stop in sorted(tails):
+        if stop <= read_to:
+            continue
+        spans: list[Span] = []
+        read_to = continued(text, max(a, read_to), stop, spans)
+        found.extend(spans)
 
 
 def _heads(text: str, a: int, b: int, heads: list[list[int]]) -> None:
