@@ -9,6 +9,14 @@ base64 runs apart otherwise, as they did before), with::
     PYTHONPATH=<checkout before>/src .venv/bin/python tests/redact/test_redact_classes_as_before.py
     ELISION_REDACT_ENGINE=re PYTHONPATH=<checkout before>/src .venv/bin/python tests/redact/…
 
+A fix that withholds more on purpose rewrites the digests of the classes it changes (the same
+two commands on the fixed code) and names them here, with what changed:
+
+- cfgleak (YAML lists and blocks read past their piece): ``yaml-plural-long`` withholds each
+  of its list's items (61 before, 3,780 now); ``yaml-blocks-nested``'s first ``password: |``
+  holds every line after it (each is indented more), so it is one block withheld whole (71
+  values before, each block judged in its own piece).
+
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
 """
