@@ -50,6 +50,22 @@ for _name in ("ELISION_STORE", "ELISION_AUDIT", "ELISION_AUDIT_KEY", "ELISION_CA
     os.environ.pop(_name, None)
 atexit.register(shutil.rmtree, _DATA_HOME, ignore_errors=True)
 
+# -- one cache of derived files for the whole run ---------------------------------------------
+#
+# What elision keeps between processes (hyperscan databases, the families table, keyword sets:
+# elision._cache) is named by a digest of what it was derived from, so a process reading one
+# another process kept behaves as if it had derived it. Each worker's HOME, and each fresh HOME
+# a test gives the processes it starts (support.kept.share_cache), reaches the one folder the
+# first process (the xdist controller) made: a database is compiled once a run, not once a
+# worker and again in every process of a fresh HOME (a proxy of a harness test compiled up to
+# 14, ~5 s of CPU). The tests of the cache itself point it elsewhere (support.kept.use_cache).
+SHARED_CACHE_ENV = "ELISION_TEST_SHARED_CACHE"
+if not os.path.isdir(os.environ.get(SHARED_CACHE_ENV, "")):
+    os.environ[SHARED_CACHE_ENV] = os.path.join(_DATA_HOME, "cache")
+    os.makedirs(os.environ[SHARED_CACHE_ENV], mode=0o700)
+os.makedirs(os.path.join(os.environ["HOME"], ".cache"))
+os.symlink(os.environ[SHARED_CACHE_ENV], os.path.join(os.environ["HOME"], ".cache", "elision"))
+
 
 # -- bytecode for the processes tests start ---------------------------------------------------
 #

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from elision.demo.run import head_view
+from support.kept import share_cache
 
 ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 
@@ -19,7 +20,7 @@ ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 def test_demo_shows_what_a_head_slice_loses_and_what_elision_keeps(tmp_path: Path) -> None:
     # The SDK starts servers with a trimmed environment (HOME and PATH pass, XDG_DATA_HOME does
     # not), so the demo names its store to the proxy itself.
-    home = tmp_path / "home"
+    home = share_cache(tmp_path / "home")
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "HOME": str(home),
            "XDG_DATA_HOME": str(tmp_path / "data")}
     env.pop("ELISION_STORE", None)

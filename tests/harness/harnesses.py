@@ -23,6 +23,7 @@ from typing import Any
 
 from elision.install.harnesses import HARNESSES
 from harness.received import handed_as_json
+from support.kept import share_cache
 
 HERE = Path(__file__).resolve().parent
 PINNED = HERE / "node_modules"
@@ -52,6 +53,7 @@ class Ctx:
         self.work = self.root / "work"
         self.home.mkdir(parents=True, exist_ok=True)
         self.work.mkdir(parents=True, exist_ok=True)
+        share_cache(self.home)  # the proxy's hyperscan databases: compiled once a run
 
     @property
     def bin(self) -> Path:

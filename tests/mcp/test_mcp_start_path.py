@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,25 +48,42 @@ def at_initialize(tmp_path: Path, entry: str, *options: str) -> dict[str, Any]:
     return report_in(stderr)
 
 
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, Any]]:
+    """``report(entry)``: the probe's report for ``entry``, one proxy an entry for the module.
+    Each test here reads another part of the same report, from a proxy started the same way;
+    one proxy a test started the same process three times."""
+    taken: dict[str, dict[str, Any]] = {}
+
+    def report(entry: str) -> dict[str, Any]:
+        if entry not in taken:
+            taken[entry] = at_initialize(tmp_path_factory.mktemp("start-path"), entry)
+        return taken[entry]
+
+    return report
+
+
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_initialize_is_answered_without_the_config_checker_or_the_installer(
-    tmp_path: Path, entry: str
+    reports: Callable[[str], dict[str, Any]], entry: str
 ) -> None:
     """Red before: elision.mcp.upstream.config imported its checker (and difflib) for every
     proxy, and elision.install loaded its planner and every file editor (difflib again) with
     the budget table the proxy reads."""
-    modules = at_initialize(tmp_path, entry)["modules"]
+    modules = reports(entry)["modules"]
     assert [m for m in UNNEEDED if m in modules] == []
     assert "elision.install.harnesses" in modules  # the table itself is read, as before
 
 
 @pytest.mark.parametrize("entry", ENTRIES)
-def test_the_set_up_runs_with_the_collector_paused(tmp_path: Path, entry: str) -> None:
+def test_the_set_up_runs_with_the_collector_paused(
+    reports: Callable[[str], dict[str, Any]], entry: str
+) -> None:
     """Red before: the imports set off ~200 young collections, 18 of the middle generation and
     a full one, each older one walking every object imported so far. Now the set-up runs with
     the collector off and what it made is frozen out of its sight; the collector is on again
     for the work."""
-    report = at_initialize(tmp_path, entry)
+    report = reports(entry)
     young, middle, full = report["collections"]
     assert (middle, full) <= (2, 0)
     assert young <= 60
@@ -76,11 +94,11 @@ def test_the_set_up_runs_with_the_collector_paused(tmp_path: Path, entry: str) -
 
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_a_stdio_proxy_answers_initialize_without_the_http_upstream_reader(
-    tmp_path: Path, entry: str
+    reports: Callable[[str], dict[str, Any]], entry: str
 ) -> None:
     """Red before: the upstream module imported elision's HTTP reader (httpbound) for any
     upstream; it is read for an HTTP upstream, or an error only it can name, alone. (httpx2
     itself is still loaded: the SDK's ``Client`` imports its HTTP transport and ``MCPServer``.)"""
-    modules = at_initialize(tmp_path, entry)["modules"]
+    modules = reports(entry)["modules"]
     assert "elision.mcp.upstream.httpbound" not in modules
     assert "elision.mcp.upstream.upstream" in modules

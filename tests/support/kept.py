@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,18 @@ def use_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> Pat
     """Point the cache at ``tmp_path``; the folder where ``kind`` files will be kept."""
     monkeypatch.setenv(_cache.CACHE_ENV, str(tmp_path / "cache"))
     return tmp_path / "cache" / kind
+
+
+def share_cache(home: Path) -> Path:
+    """``home``: a fresh HOME whose cache (``~/.cache/elision``) is the run's shared one
+    (tests/conftest.py), so the processes a test starts there read what earlier processes
+    compiled instead of compiling it again; what is kept is named by a digest of what it was
+    derived from, so reading it changes no answer, only the CPU spent."""
+    shared = os.environ.get("ELISION_TEST_SHARED_CACHE")
+    if shared:
+        (home / ".cache").mkdir(parents=True, exist_ok=True)
+        (home / ".cache" / "elision").symlink_to(shared, target_is_directory=True)
+    return home
 
 
 def kept_file(folder: Path) -> Path:
