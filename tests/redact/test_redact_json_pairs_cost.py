@@ -42,6 +42,10 @@ _DOCS: dict[str, Any] = {
         {"name": f"DB_PASSWORD_{i}", "value": f"v{i}x"} if i % 7 else
         {"name": f"note ghp_{_SECRET}{i:04d}", "value": f"password={_SECRET} {i}"}
         for i in range(_COUNT)],
+    # other scalars beside the pair, one a string with a token of its own
+    "pairs-scalars": [{"name": "api_key", "value": f"{_SECRET}{i}", "n": i, "ok": True,
+                       "none": None, "f": 1.5, "note": f"sk-{_SECRET}" if i % 3 else "x"}
+                      for i in range(_COUNT)],
     "pairs-clean-names": [{"name": f"VAR_{i}", "value": f"v{i}"} for i in range(_COUNT)]
     + [{"name": "DB_PASSWORD", "value": _SECRET}],
     "json-strings-ghp-distinct": _ghp(_COUNT),
@@ -56,6 +60,7 @@ def _redacted(doc: Any, *, together: bool = True) -> tuple[Any, list[Any]]:
     body = orjson.dumps(doc)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(walk, "TOGETHER", together)
+        mp.setattr(walk, "FLAT", together)
         done = redact_value(parse_json(body), body=body)
     return done.value, [dict(e) for e in done.withheld]
 
@@ -73,8 +78,9 @@ def test_a_document_of_pairs_searches_no_string_alone() -> None:
 
 @pytest.mark.parametrize("name", sorted(_DOCS))
 def test_the_worst_json_rows_withhold_what_each_string_judged_alone_does(name: str) -> None:
-    """Byte for byte: the value and the entries, with the strings told together and with
-    each judged alone."""
+    """Byte for byte: the value and the entries, with the strings told together and each
+    moved object of scalars judged with no frame, and with each string judged alone in a
+    frame of its own."""
     fast, slow = _redacted(_DOCS[name]), _redacted(_DOCS[name], together=False)
     assert orjson.dumps(fast) == orjson.dumps(slow)
 
