@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 import pytest
 
-from elision.redact import redact_value, walk
+from elision.redact import generic, redact_value, walk
 from elision.shape.jsonparse import parse_json
 from support.before import code_before, redacted
 from support.calls import counted
@@ -51,6 +51,12 @@ _DOCS: dict[str, Any] = {
     "json-strings-ghp-distinct": _ghp(_COUNT),
     "records-ghp": [{"id": i, "note": t} for i, t in enumerate(_ghp(_COUNT))],
     "json-keys-affix-strong": {f"password_{i}": "x" for i in range(_COUNT)},
+    # names of a few shapes, over a placeholder, secrets, numbers, stubs and the same secret
+    "keys-affix-mixed": {f"user_{i}": _SECRET for i in range(40)} | {
+        (f"password_{i}" if i % 3 else f"apiKey{i}"): (
+            "x" if i % 5 else _SECRET if i % 7 else i if i % 2 else "[credential withheld: a]")
+        for i in range(_COUNT)} | {"pwd": "/home/x", "PWD_1": "/home/y", "token": "bpe"}
+    | {f"user_{i}": _SECRET for i in range(40)},  # the same value under a name of nothing
     "json-keys-A": {f"{'A' * 60}{i:08d}": i for i in range(_COUNT)},
     "json-strings-sk-numbered": [f"sk-{i}" for i in range(_COUNT)],
 }
@@ -61,6 +67,7 @@ def _redacted(doc: Any, *, together: bool = True) -> tuple[Any, list[Any]]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(walk, "TOGETHER", together)
         mp.setattr(walk, "FLAT", together)
+        mp.setattr(generic, "NAME_SHAPES", together)
         done = redact_value(parse_json(body), body=body)
     return done.value, [dict(e) for e in done.withheld]
 
@@ -76,11 +83,20 @@ def test_a_document_of_pairs_searches_no_string_alone() -> None:
     assert [e["path"] for e in withheld] == [f"$[{i}].value" for i in range(_COUNT)]
 
 
+def test_a_big_objects_members_are_judged_once_a_name_shape_and_value() -> None:
+    """Red before: each of 2,000 keys ``password_N`` over ``"x"`` was judged afresh."""
+    with pytest.MonkeyPatch.context() as mp:
+        judged = counted(mp, walk, "is_credential_field")
+        _, withheld = _redacted(_DOCS["json-keys-affix-strong"])
+    assert withheld == []
+    assert len(judged) < 64, len(judged)
+
+
 @pytest.mark.parametrize("name", sorted(_DOCS))
 def test_the_worst_json_rows_withhold_what_each_string_judged_alone_does(name: str) -> None:
-    """Byte for byte: the value and the entries, with the strings told together and each
-    moved object of scalars judged with no frame, and with each string judged alone in a
-    frame of its own."""
+    """Byte for byte: the value and the entries, with the strings told together, each moved
+    object of scalars judged with no frame and a big object's members judged once a name
+    shape and value, and with each string and member judged alone in a frame of its own."""
     fast, slow = _redacted(_DOCS[name]), _redacted(_DOCS[name], together=False)
     assert orjson.dumps(fast) == orjson.dumps(slow)
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 import sys
 from bisect import bisect_left
+from collections.abc import Callable
 from itertools import accumulate, filterfalse, islice, repeat
 from operator import attrgetter, is_
 from typing import Any
@@ -45,6 +46,7 @@ import orjson
 
 from elision._lazyre import lazy_compile
 from elision.envelope import format_path
+from elision.redact import generic as _generic
 from elision.redact.batch import (
     BATCH,
     judged_together,
@@ -199,6 +201,29 @@ def _fragment(obj: Any) -> Any:
     if isinstance(raw, bytes):  # elision.shape.jsonparse.RawNumber, or anything shaped like it
         return orjson.Fragment(raw)
     raise TypeError
+
+
+def _field_judge() -> Callable[[Any, Any], bool]:
+    """:func:`is_credential_field` for the members of one big object, its answer for a string
+    kept by the name's shape and the value (:func:`name_shape`: a name and its shape are
+    judged alike), at most :data:`_KEY_CACHE_LIMIT` at a time: 50,000 keys ``password_N``
+    over ``"x"`` were each judged afresh (2 us a key, most of their walk, issue 23)."""
+    if not _generic.NAME_SHAPES:
+        return is_credential_field
+    answers: dict[tuple[str, str], bool] = {}
+
+    def judge(name: Any, value: Any) -> bool:
+        if type(name) is not str or type(value) is not str:
+            return is_credential_field(name, value)
+        key = (name_shape(without_stubs(name)), value)
+        known = answers.get(key)
+        if known is None:
+            if len(answers) >= _KEY_CACHE_LIMIT:
+                answers.clear()
+            known = answers[key] = is_credential_field(name, value)
+        return known
+
+    return judge
 
 
 def may_need_redaction(data: bytes) -> bool:
@@ -902,8 +927,9 @@ class Walker:
         # withheld") must not make a harmless value look like one. A key that is itself a
         # secret names nothing: a PEM block's "PRIVATE KEY" armour says what the key is,
         # not what its value is.
+        judge = _field_judge() if len(names) >= BATCH else is_credential_field
         fields = [shown for name, (shown, v) in zip(names, node.items(), strict=True)
-                  if is_credential_field(name, v)
+                  if judge(name, v)
                   and not (moved and isinstance(name, str) and _key_rule_of(name))]
         if fields:
             node = {**node, **{k: credential_stub(CREDENTIAL_FIELD) for k in fields}}
