@@ -23,6 +23,13 @@ elision, each in a process of its own, on the same inputs as ``bench/fuzz_linear
 CPU medians of ``--runs`` calls; peak is the first call's high-water mark over the input's
 (Linux ``clear_refs``, as ``fuzz_linear`` measures it), over the input's size.
 
+A JSON class (``json-pairs``: a Kubernetes env of credential pairs) whose entries are each an
+array element or a member of one (``$[i]``, ``$[i].value``) has a floor of the same kind: its
+parsed value's ``N`` withheld places read first (one ``redact_value`` call, not timed); timed:
+a copy of the array, ``N`` copies of the records with the value made a stub, ``N`` entry
+dicts (``compact``: :class:`elision.withheld.PathEntries`' numbers). Its "x prose" divides by
+``json-prose``'s ``redact_value``, as ``bench/redact.py``'s worst rows do.
+
 A class with nothing withheld (``url-token-closers``) has no floor of that kind, but its
 candidates have one: ``reports`` is one hyperscan pass of elision's own trigger literals over
 the text's bytes with a Python handler that only counts (no density, no judging): the least
@@ -37,6 +44,7 @@ import contextlib
 import ctypes
 import gc
 import json
+import re
 import statistics
 import sys
 import time
@@ -51,7 +59,9 @@ STUB = "[credential withheld: credential-assignment]"
 #: The classes that are one withheld entry a value. A class withheld whole (``assign-value``,
 #: ``login-words``: one entry) has no floor of this kind: its row says so; one with nothing
 #: withheld (``url-token-closers``) is given its candidates' floor instead.
-DENSE = ["assign-under-limit"]
+DENSE = ["assign-under-limit", "json-pairs"]
+#: A withheld place a JSON floor can copy: an array element, or a member of one.
+_PLACE = re.compile(r"\$\[(\d+)\](?:\.([A-Za-z_][A-Za-z0-9_]*))?\Z")
 
 
 def _floor_child(name: str, size: int, runs: int, form: str = "dicts") -> dict[str, Any]:
@@ -61,7 +71,7 @@ def _floor_child(name: str, size: int, runs: int, form: str = "dicts") -> dict[s
 
     payload = fuzz_linear._classes(0)[name].make(size)
     if not isinstance(payload, str):
-        return {"error": f"{name} is JSON: the floor is measured for texts only"}
+        return _json_floor_child(payload, runs, form)
     entries = len(redact_text(payload).withheld)
     if not entries:
         return _reports_child(payload, runs)
@@ -94,6 +104,40 @@ def _floor_child(name: str, size: int, runs: int, form: str = "dicts") -> dict[s
         return "".join(pieces), (lines, reasons)
 
     made: Any = compact if form == "compact" else floor
+    return _timed(made, runs) | {"len": len(payload.encode()), "entries": entries}
+
+
+def _json_floor_child(payload: bytes, runs: int, form: str) -> dict[str, Any]:
+    """The floor of a JSON class whose entries are array elements or members of them."""
+    from elision.redact import redact_value
+    from elision.shape.jsonparse import parse_json
+    from elision.withheld import PathEntries
+
+    value = parse_json(payload)
+    places: list[tuple[int, str | None, str]] = []
+    for entry in redact_value(value, body=payload).withheld:
+        place = _PLACE.match(str(entry.get("path", "")))
+        if not isinstance(value, list) or place is None:
+            return {"error": "JSON: only entries of an array's elements have a floor here"}
+        places.append((int(place[1]), place[2], str(entry["reason"])))
+
+    def floor() -> tuple[list[Any], Any]:
+        out = list(value)
+        withheld: Any = PathEntries() if form == "compact" else []
+        for index, key, reason in places:
+            out[index] = STUB if key is None else {**value[index], key: STUB}
+            if form == "compact":
+                withheld.add("$", index, reason, "" if key is None else "." + key)
+            else:
+                path = f"$[{index}]" if key is None else f"$[{index}].{key}"
+                withheld.append({"path": path, "reason": reason})
+        return out, withheld
+
+    return _timed(floor, runs) | {"len": len(payload), "entries": len(places), "json": True}
+
+
+def _timed(made: Any, runs: int) -> dict[str, Any]:
+    """``made()``'s median CPU time over ``runs`` calls, and the first call's peak (bytes)."""
     made()  # warm
     gc.collect()
     with contextlib.suppress(OSError, AttributeError):
@@ -112,8 +156,7 @@ def _floor_child(name: str, size: int, runs: int, form: str = "dicts") -> dict[s
         if not peak:
             with contextlib.suppress(OSError):
                 peak = fuzz_linear._status_kb("VmHWM") - base
-    return {"cpu": statistics.median(cpu), "peak": max(0, peak) * 1024,
-            "len": len(payload.encode()), "entries": entries}
+    return {"cpu": statistics.median(cpu), "peak": max(0, peak) * 1024}
 
 
 def _reports_child(payload: str, runs: int) -> dict[str, Any]:
@@ -169,11 +212,13 @@ def main() -> None:
           f"{'compact peak':>12}")
     for mb in args.sizes:
         size = int(mb * fuzz_linear.MIB)
-        prose = fuzz_linear.measure("prose", size, "redact", args.runs)
+        proses = {kind: fuzz_linear.measure(kind, size, "redact", args.runs)
+                  for kind in ("prose", "json-prose")}
         for name in args.classes:
             low = _floor(name, size, args.runs)
             least = _floor(name, size, args.runs, "compact")
             got = fuzz_linear.measure(name, size, "redact", args.runs)
+            prose = proses["json-prose" if low.get("json") else "prose"]
             bad = [m["error"] for m in (prose, low, least, got) if "error" in m]
             if bad:
                 print(f"{mb:>5g}M {name:<22} error: {'; '.join(bad)}")

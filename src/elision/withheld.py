@@ -131,17 +131,20 @@ class LineEntries(_Entries):
 class PathEntries(_Entries):
     """One JSON walk's withheld entries, in order. An array element's entry
     ``{"path": f"{above}[{i}]", "reason": r}`` is held as three numbers (its array's path,
-    written once for all its elements; its index; its reason); any other entry as its dict.
+    written once for all its elements; its index; its reason), and so is a member's of an
+    element, ``f"{above}[{i}]{tail}"`` (a pair's ``.value``: the path and its tail written
+    once); any other entry as its dict.
 
     A MB of distinct tokens in an array withholds 24,000 elements: as dicts and path strings
     their entries were 5.6x the body, the most ``shape()`` held at its peak (issue 23)."""
 
     __slots__ = ("_above_at", "_aboves", "_index", "_names", "_others", "_parents", "_reason_at",
-                 "_reasons")
+                 "_reasons", "_tails")
 
     def __init__(self) -> None:
         self._aboves: list[str] = []  # the paths of the arrays whose elements have entries
-        self._above_at: dict[str, int] = {}
+        self._tails: list[str] = []  # and what follows an element's index in each, or ""
+        self._above_at: dict[tuple[str, str], int] = {}
         # 9 bytes an entry (a value past their types widens all three, see _put):
         self._parents = array("I")  # 1 + an index into _aboves; 0: the entry is in _others
         self._index = array("I")  # the element's index; under 0, the entry's in _others
@@ -150,12 +153,10 @@ class PathEntries(_Entries):
         self._reason_at: dict[str, int] = {}
         self._others: list[dict[str, Any]] = []
 
-    def add(self, above: str, index: int, reason: str) -> None:
-        """Add the entry ``{"path": f"{above}[{index}]", "reason": reason}``."""
-        parent = self._above_at.get(above)
-        if parent is None:
-            parent = self._above_at[above] = len(self._aboves) + 1
-            self._aboves.append(above)
+    def add(self, above: str, index: int, reason: str, tail: str = "") -> None:
+        """Add the entry ``{"path": f"{above}[{index}]{tail}", "reason": reason}`` (``tail``:
+        a normalized JSONPath's parts below the element, opening with ``.`` or ``[``)."""
+        parent = self._parent(above, tail)
         at = self._reason_at.get(reason)
         if at is None:
             at = self._reason_at[reason] = len(self._names)
@@ -165,10 +166,7 @@ class PathEntries(_Entries):
     def add_run(self, above: str, indexes: list[int], reasons: list[str]) -> None:
         """:meth:`add` each ``(indexes[k], reasons[k])`` under ``above``: one call for a run of
         an array's elements (a call an entry was a Python call a token of 24,000)."""
-        parent = self._above_at.get(above)
-        if parent is None:
-            parent = self._above_at[above] = len(self._aboves) + 1
-            self._aboves.append(above)
+        parent = self._parent(above, "")
         for reason in set(reasons).difference(self._reason_at):
             self._reason_at[reason] = len(self._names)
             self._names.append(reason)
@@ -181,6 +179,15 @@ class PathEntries(_Entries):
             del self._parents[at:], self._index[at:], self._reasons[at:]
             self._widen()
             self.add_run(above, indexes, reasons)
+
+    def _parent(self, above: str, tail: str) -> int:
+        """1 + the index of ``(above, tail)`` among the paths written once, added if new."""
+        parent = self._above_at.get((above, tail))
+        if parent is None:
+            parent = self._above_at[above, tail] = len(self._aboves) + 1
+            self._aboves.append(above)
+            self._tails.append(tail)
+        return parent
 
     def append(self, entry: dict[str, Any]) -> None:
         """Add ``entry`` as it is."""
@@ -217,7 +224,7 @@ class PathEntries(_Entries):
         parent = self._parents[i]
         if not parent:
             return self._others[self._index[i]]
-        return {"path": f"{self._aboves[parent - 1]}[{self._index[i]}]",
+        return {"path": f"{self._aboves[parent - 1]}[{self._index[i]}]{self._tails[parent - 1]}",
                 "reason": self._names[self._reasons[i]]}
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
@@ -226,10 +233,11 @@ class PathEntries(_Entries):
         return chain.from_iterable(map(self._chunk, range(0, len(self), _CHUNK)))
 
     def _chunk(self, start: int) -> list[dict[str, Any]]:
-        aboves, names, others = self._aboves, self._names, self._others
+        aboves, tails, names, others = self._aboves, self._tails, self._names, self._others
         end = start + _CHUNK
         return [others[index] if not parent else
-                {"path": f"{aboves[parent - 1]}[{index}]", "reason": names[reason]}
+                {"path": f"{aboves[parent - 1]}[{index}]{tails[parent - 1]}",
+                 "reason": names[reason]}
                 for parent, index, reason in zip(self._parents[start:end], self._index[start:end],
                                                  self._reasons[start:end], strict=True)]
 
@@ -262,7 +270,9 @@ class PathEntries(_Entries):
             else:
                 where = wheres.get(parent)
                 if where is None:
-                    where = wheres[parent] = pattern(self._aboves[parent - 1]) + "[*]"
+                    # Any index reads as this one does: ``pattern`` reads each "[i]" alone.
+                    where = wheres[parent] = pattern(
+                        f"{self._aboves[parent - 1]}[0]{self._tails[parent - 1]}")
                 key = (where, self._names[reason])
             out[key] = out.get(key, 0) + 1
         return out

@@ -69,6 +69,8 @@ _OTHERS = [{"path": "$.a.b", "reason": "key"}, {"path": "$['x y'][2].k", "reason
            {"path": "$.s", "reason": "dense", "bytes": 9}]
 _ABOVES = ["$", "$.rows", "$[3].tags", "$['a[1']", "$['[2]'][0]"]
 _REASONS = ["github-token", "openai-key", "dense", *[f"rule-{i}" for i in range(300)]]
+#: What follows an element's index in a member's path (a pair's value; a key an index spells).
+_TAILS = ["", "", ".value", "['a b']", "[2].k", "['[3]']"]
 
 
 @st.composite
@@ -87,8 +89,9 @@ def _made(draw: st.DrawFn) -> tuple[PathEntries, list[dict[str, Any]]]:
             above = draw(st.sampled_from(_ABOVES))
             index = draw(st.one_of(st.integers(0, 99), st.just(1 << 33)))  # past "I": widens
             reason = draw(st.sampled_from(_REASONS))  # past 255 reasons: "B" widens
-            entries.add(above, index, reason)
-            dicts.append({"path": f"{above}[{index}]", "reason": reason})
+            tail = draw(st.sampled_from(_TAILS))
+            entries.add(above, index, reason, tail)
+            dicts.append({"path": f"{above}[{index}]{tail}", "reason": reason})
         elif step == "append":
             entry = draw(st.sampled_from(_OTHERS))
             entries.append(entry)

@@ -54,6 +54,13 @@ def _shown(doc: Any) -> str:
         ({"vars": [{"name": "GITHUB_TOKEN", "value": SECRET}]}, "$.vars[0].value"),
         # a container under the name: each scalar in it
         ({"params": [{"name": "db_password", "value": [SECRET]}]}, "$.params[0].value[0]"),
+        # an affixed name (a numbered or versioned setting): the JSON scan's affixed pass
+        # read a value's "DB_PASSWORD_2" as naming nothing, so the pair was never walked
+        ({"env": [{"name": "DB_PASSWORD_2", "value": SECRET}]}, "$.env[0].value"),
+        ({"Parameter": {"Name": "/prod/db/password_1", "Type": "SecureString",
+                        "Value": SECRET}}, "$.Parameter.Value"),
+        ({"Tags": [{"Key": "api_key_v2", "Value": SECRET}]}, "$.Tags[0].Value"),
+        ({"vars": [{"value": SECRET, "key": "secret_old"}]}, "$.vars[0].value"),
     ],
 )
 def test_a_name_value_pair_withholds_its_value(doc: Any, path: str) -> None:
@@ -88,6 +95,19 @@ def test_a_pair_that_names_no_credential_keeps_its_value(doc: Any) -> None:
     assert redact_value(doc).value == doc
 
 
+def test_a_pair_with_an_affixed_name_withholds_its_value_in_a_parsed_body() -> None:
+    """A Kubernetes env of numbered settings (``bench/fuzz_linear.py``'s ``json-pairs``),
+    parsed from its bytes as the pipeline does: every value was shown (found when that
+    class's 1 MB fell from 764 ms to 4 ms: nothing in it was walked)."""
+    from elision.shape.jsonparse import parse_json
+
+    body = orjson.dumps([{"name": f"DB_PASSWORD_{i}", "value": f"{SECRET}{i}"}
+                         for i in range(300)])
+    result = redact_value(parse_json(body), body=body)
+    assert SECRET not in orjson.dumps(result.value).decode()
+    assert [e["path"] for e in result.withheld] == [f"$[{i}].value" for i in range(300)]
+
+
 def test_a_pair_through_shape_and_a_long_array() -> None:
     """Through ``shape()``, in an array long enough to take the walk's runs and lazy read."""
     rows = [{"name": f"VAR_{i}", "value": f"v{i}"} for i in range(20_000)]
@@ -99,7 +119,8 @@ def test_a_pair_through_shape_and_a_long_array() -> None:
 
 
 _NAMES = st.sampled_from(["password", "DB_PASSWORD", "api_key", "X-Api-Key", "client_secret",
-                          "/prod/app/secret", "PRIVATE_KEY", "access_token"])
+                          "/prod/app/secret", "PRIVATE_KEY", "access_token",
+                          "DB_PASSWORD_1", "api_key_v2", "/prod/db/password_2"])
 _PAIR_KEYS = st.sampled_from([("name", "value"), ("Name", "Value"), ("key", "value"),
                               ("Key", "Value")])
 _SECRETS = st.text(alphabet="abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789",

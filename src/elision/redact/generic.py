@@ -207,6 +207,9 @@ AFFIX_IN_JSON: tuple[tuple[str, int], ...] = tuple(
         ("", '[^"]*":', 2),
         # an escaped quote first: the string may be a key, so the name counts (that quote)
         ("", '[^"]*\\\\"', 0),
+        # a pair's name (elision.redact.pairs: ``{"name":"DB_PASSWORD_0","value":…}``): a
+        # value that names its sibling, so it counts as a key does (the byte before its quote)
+        ('"(?:name|key)":"[^"]*', '[^"]*"', 1),
     )
 )
 

@@ -37,14 +37,16 @@ from __future__ import annotations
 import re
 import sys
 from bisect import bisect_left
+from collections.abc import Callable
 from itertools import accumulate, filterfalse, islice, repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any
 
 import orjson
 
 from elision._lazyre import lazy_compile
 from elision.envelope import format_path
+from elision.redact import generic as _generic
 from elision.redact.batch import (
     BATCH,
     judged_together,
@@ -161,6 +163,12 @@ def walk_parsed(
                       parsed=raw is not None)
 
 
+#: Whether a moved object of scalars alone is judged with no frame (off: walked in a frame of
+#: its own, as before; the tests' differential).
+FLAT = True
+#: The types of a member :meth:`Walker._enter` reads with no frame of its own: a string is
+#: judged, the rest hold no text.
+_FLAT = frozenset({str, int, float, bool, type(None)})
 #: Whether an array of big documents whose first and last are equal is walked an element at a
 #: time (off: the whole serialization searched once, as before; the tests' differential).
 REPEATS = True
@@ -193,6 +201,29 @@ def _fragment(obj: Any) -> Any:
     if isinstance(raw, bytes):  # elision.shape.jsonparse.RawNumber, or anything shaped like it
         return orjson.Fragment(raw)
     raise TypeError
+
+
+def _field_judge() -> Callable[[Any, Any], bool]:
+    """:func:`is_credential_field` for the members of one big object, its answer for a string
+    kept by the name's shape and the value (:func:`name_shape`: a name and its shape are
+    judged alike), at most :data:`_KEY_CACHE_LIMIT` at a time: 50,000 keys ``password_N``
+    over ``"x"`` were each judged afresh (2 us a key, most of their walk, issue 23)."""
+    if not _generic.NAME_SHAPES:
+        return is_credential_field
+    answers: dict[tuple[str, str], bool] = {}
+
+    def judge(name: Any, value: Any) -> bool:
+        if type(name) is not str or type(value) is not str:
+            return is_credential_field(name, value)
+        key = (name_shape(without_stubs(name)), value)
+        known = answers.get(key)
+        if known is None:
+            if len(answers) >= _KEY_CACHE_LIMIT:
+                answers.clear()
+            known = answers[key] = is_credential_field(name, value)
+        return known
+
+    return judge
 
 
 def may_need_redaction(data: bytes) -> bool:
@@ -542,6 +573,8 @@ class Walker:
         #: Short strings judged together before their records were walked (:meth:`_prejudge`),
         #: in the same form: for this walk alone, unbounded (each is one of its strings).
         self._told: dict[str, tuple[str | None, tuple[str, ...]]] = {}
+        #: Short strings of such records that the same pass told hold nothing to withhold.
+        self._clean: set[str] = set()
         self._base: _Path = None
         self._first = 0
         self._inert_root = False
@@ -824,7 +857,7 @@ class Walker:
                 return node
             return self._string(node, path)
         if isinstance(node, dict):
-            moved = False
+            moved, given = False, node
             if self.foreign:
                 check_keys(node, lambda: self._where(path, ()))
             if not (self._inert_root and path is self._base) and not names_inert(node):
@@ -849,6 +882,15 @@ class Walker:
                     self.references.update(outcome.references)
                     node, moved = outcome.record, True
             if moved:
+                if FLAT and not self.foreign and all(type(v) in _FLAT for v in node.values()):
+                    # Scalars alone (a name/value pair): each member judged here as its
+                    # frame's walk would judge it, with no frame (a third of a pair's walk),
+                    # and the copy the stubs made is the answer when nothing more changed.
+                    judged = [self._string(v, (path, key)) if type(v) is str else v
+                              for key, v in node.items()]
+                    if node is not given and all(map(is_, judged, node.values())):
+                        return node
+                    return dict(zip(node, judged, strict=True))
                 # Stubs moved the bytes, so this object is walked without offsets.
                 frame = _Frame(node, path, None)
                 frame.changed = True
@@ -885,8 +927,9 @@ class Walker:
         # withheld") must not make a harmless value look like one. A key that is itself a
         # secret names nothing: a PEM block's "PRIVATE KEY" armour says what the key is,
         # not what its value is.
+        judge = _field_judge() if len(names) >= BATCH else is_credential_field
         fields = [shown for name, (shown, v) in zip(names, node.items(), strict=True)
-                  if is_credential_field(name, v)
+                  if judge(name, v)
                   and not (moved and isinstance(name, str) and _key_rule_of(name))]
         if fields:
             node = {**node, **{k: credential_stub(CREDENTIAL_FIELD) for k in fields}}
@@ -1051,6 +1094,12 @@ class Walker:
                  for value in record.values()
                  if isinstance(value, str) and len(value) <= _KEY_CACHE_LONGEST}
         flagged = self._may_change(texts)
+        if len(texts) >= BATCH:
+            # The pass told the rest clean: each was judged alone as its record was walked,
+            # though nothing in it could change (a pair's name, "DB_PASSWORD_7": 12 us each,
+            # a third of a document of pairs, issue 23).
+            texts.difference_update(flagged)
+            self._clean.update(texts)
         del texts
         if len(flagged) < BATCH:
             return
@@ -1094,6 +1143,8 @@ class Walker:
         known = self._strings.get(text)
         if known is None:
             known = self._told.get(text)
+            if known is None and text in self._clean:
+                return (text, ()), None
         if known is not None:
             # An equal string is not the same object: handing back the first one made each
             # container above it look changed, and the walk rebuilt the whole document.
@@ -1167,11 +1218,12 @@ class Walker:
         self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None,
         size: int | None = None,
     ) -> None:
-        if not rel and stub_id is None and size is None and path is not None and (
-            type(path[1]) is int
-        ):
-            # An element's: its array's path and its index (no dict, no path of its own).
-            self.withheld.add(self._where(path[0], ()), path[1], reason)
+        if stub_id is None and size is None and path is not None and type(path[1]) is int:
+            # An element's, or a member's of one (a pair's value): its array's path, its index
+            # and the rest of its path (no dict, no path of its own; a MB of pairs' entries
+            # as dicts were 6x the body).
+            self.withheld.add(self._where(path[0], ()), path[1], reason,
+                              format_path(rel, root="") if rel else "")
             return
         entry: dict[str, Any] = {"path": self._where(path, rel), "reason": reason}
         if stub_id is not None:
