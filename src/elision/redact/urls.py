@@ -23,6 +23,7 @@ from urllib.parse import unquote
 from elision._lazyre import lazy_compile
 from elision.redact.families import entropy
 from elision.redact.folding import holds_lowered
+from elision.redact.generic import opaque
 from elision.redact.kept import kept
 from elision.redact.rules import Span, names_behind
 
@@ -33,7 +34,7 @@ _NAMES = (
     "signature", "x-goog-signature", "x-goog-credential", "googleaccessid", "sig",
     "key-pair-id", "token", "access_token", "id_token", "refresh_token", "auth_token",
     "session_token", "api_key", "apikey", "api-key", "client_secret", "secret", "password",
-    "passwd", "pass", "pwd", "code",
+    "passwd", "pass", "pwd", "code", "key",
 )
 # A name followed by "=", with no separator asked for before it: a name may itself be
 # percent-encoded (X%2DAmz%2DSignature), so which parameter it really is is decided by
@@ -262,7 +263,27 @@ def classify_url(url: str) -> str | None:
         return "signed-url"
     if _GENERIC & params.keys() or len(params.get("code", "")) >= _MIN_CODE:
         return "credential-param-url"
+    if "key" in params and _generated_key(params["key"]):
+        return "credential-param-url"
     return None
+
+
+#: What splits a value into the parts of a name: a slug's, a path's, a cache key's.
+_NAME_PARTS = lazy_compile(r"[-_.:/]")
+#: The longest part a generated key has at least (Google's are 39 chars, one part or two).
+_KEY_PART = 16
+
+
+def _generated_key(value: str) -> bool:
+    """Whether a bare ``key`` parameter's value is an API key (Google Maps' and other
+    Google APIs' that are no ``AIza`` family's, a proxy's): one that looks generated
+    (:func:`~elision.redact.generic.opaque`) with a part of :data:`_KEY_PART` chars or more.
+    ``?key=value``, ``?key=id``, a slug (``my-project-name-2024``), a cache key
+    (``user:123:profile``) or a UUID (an item's id, parts of 12 at most) stay shown. An
+    ``AIza`` key is its family's (``google-api-key``): it withholds the key alone, the URL
+    kept readable."""
+    return (not value.startswith("aiza") and opaque(value)
+            and max(map(len, _NAME_PARTS.split(value))) >= _KEY_PART)
 
 
 def _normalize(url: str) -> str:

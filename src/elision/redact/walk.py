@@ -52,7 +52,7 @@ from elision.redact.batch import (
     may_withhold_block,
     none_may_withhold,
 )
-from elision.redact.fields import withhold_inside
+from elision.redact.fields import unique_key, withhold_inside
 from elision.redact.flagged import judged_flags, last_quote, next_quote
 from elision.redact.folding import holds_folds
 from elision.redact.foreign import JSON_TYPES, as_json, check_keys, members_as_json, plain
@@ -1143,11 +1143,7 @@ class Walker:
                 out[key] = member
                 continue
             text, spans = redact_spans(key)
-            new, n = text, 1
-            while new in taken:
-                n += 1
-                new = f"{text} ({n})"
-            taken.add(new)
+            new = unique_key(text, taken)
             out[new] = member
             for rule in dict.fromkeys(span.rule for span in spans):
                 self._entry(path, (new,), rule, None)
