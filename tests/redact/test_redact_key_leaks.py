@@ -105,6 +105,9 @@ def test_usage_counts_and_a_tokenizers_output_stay_shown() -> None:
         (f"GET https://maps.example.com/api/geocode?key={S}", S),
         (f"https://www.googleapis.com/youtube/v3/videos?part=id&key={S}_ab-CD", S),
         (json.dumps({"url": f"https://x.example.com/v1?q=a&key={S}"}), S),
+        (f'{{"url": "https://x.example.com/v1?q=a\\u0026key={S}"}}', S),  # Go's escape
+        (f"https://x.example.com/v1?q=a%26key={S}", S),
+        (f"https://x.example.com/v1?q=a&KEY={S}", S),
         # a page's CSRF token: a meta tag's content, a form's hidden inputs
         (f'<meta name="csrf-token" content="{S}">', S),
         (f'<input type="hidden" name="authenticity_token" value="{S}">', S),
@@ -131,6 +134,7 @@ def test_text_leaks_are_withheld(text: str, secret: str) -> None:
     [
         ("GET https://x.example.com/api?key=value&key=id", "key=value"),
         ("https://x.example.com/a?key=my-project-name-2024", "my-project-name-2024"),
+        (f"https://x.example.com/a?monkey={S}", S),  # a name that ends in key
         ("https://x.example.com/c?key=user:123:profile", "user:123:profile"),
         ("https://x.example.com/?key=550e8400-e29b-41d4-a716-446655440000", "550e8400"),
         ('<meta name="csrf-param" content="authenticity_token">', "authenticity_token"),
