@@ -125,7 +125,13 @@ def _shown_keys(node: dict[Any, Any], stub: str) -> dict[str, str] | None:
 
 
 def _secret_key(key: str) -> bool:
-    return not is_stub(key) and opaque(key) and not is_location(key)
+    if is_stub(key) or not opaque(key) or is_location(key):
+        return False
+    # A key a rule finds a credential in (an AWS key id) is the walk's to withhold with its
+    # rule's stub, as anywhere else (elision.redact.walk's keys): asked of opaque keys alone.
+    from elision.redact.scan import find_spans
+
+    return not find_spans(key)
 
 
 def _secret_scalar(name: str, node: Any, strong: bool) -> bool:
