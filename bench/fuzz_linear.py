@@ -321,6 +321,10 @@ SYSTEMATIC: list[Class] = [
     Class("json-quoted-tokens", lambda n: _elements(b'{"tokens":{"abc":["x1"]}}')(n)),
     Class("json-secret-keys", lambda n: _elements(
         b'{"password":{"Xk9mQ2zT7vLp4RwB8nYc":1,"Yk9mQ2zT7vLp4RwB8nYc":2}}')(n)),
+    # Distinct generated keys under one name: each withheld and numbered (` (2)`…; counted
+    # from 1 for each, the numbering was the keys' count squared).
+    Class("json-secret-keys-distinct", lambda n: json.dumps({"password": {
+        f"Xk9mQ2zT7vLp{i:012d}": True for i in range(max(1, n // 34))}}).encode()),
     Class("query-bare-keys", _repeat("https://a.example.com/p?key=my-project-12 ")),
     Class("key-eq-runs", _repeat("?key=")),
     Class("plist-keys", _repeat("<key>password</key>\n<string>hunter2x</string>\n")),

@@ -60,6 +60,15 @@ def test_two_withheld_keys_stay_two_members() -> None:
     assert json.loads(json.dumps(out)) == out
 
 
+def test_many_keys_withheld_alike_are_numbered_once_each() -> None:
+    """3,000 generated keys under one name: each its own stub key, numbered in order (each
+    counted from 1 was the keys' count squared)."""
+    keys = [f"{S[:12]}{i:08d}" for i in range(3000)]
+    out = walked({"password": dict.fromkeys(keys, True)}).value["password"]
+    stub = "[credential withheld: credential-field]"
+    assert list(out) == [stub, *(f"{stub} ({n})" for n in range(2, 3001))]
+
+
 @pytest.mark.parametrize(
     "value",
     [

@@ -24,6 +24,7 @@ from typing import Any
 from elision.redact.folding import fold
 from elision.redact.foreign import as_json
 from elision.redact.generic import STRONG, is_credential_value, is_location, name_strength, opaque
+from elision.redact.kept import kept
 from elision.redact.rules import is_stub
 
 #: Member keys (lower-cased) that say what a secret is, not what it is: kept inside a
@@ -98,13 +99,17 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
     return root[0], sorted(dict.fromkeys(found), key=_order)
 
 
-def unique_key(text: str, taken: set[Any]) -> str:
+def unique_key(text: str, taken: set[Any], tried: dict[str, int]) -> str:
     """``text``, or ``text (2)``, ``text (3)``… : the first not in ``taken`` (then added to
-    it), so two keys withheld alike stay two members."""
-    new, n = text, 1
+    it), so two keys withheld alike stay two members. ``tried`` holds, for each text, the
+    number its next try starts from: 30,000 keys withheld alike each counted from 1 were
+    their number squared."""
+    n = tried.get(text, 1)
+    new = text if n == 1 else f"{text} ({n})"
     while new in taken:
         n += 1
         new = f"{text} ({n})"
+    tried[text] = n + 1
     taken.add(new)
     return new
 
@@ -121,9 +126,11 @@ def _shown_keys(node: dict[Any, Any], stub: str) -> dict[str, str] | None:
     if not secret:
         return None
     taken = set(node) - set(secret)
-    return {key: unique_key(stub, taken) for key in secret}
+    tried: dict[str, int] = {}
+    return {key: unique_key(stub, taken, tried) for key in secret}
 
 
+@kept  # an object under a name repeats its keys down an array (one rule search a key)
 def _secret_key(key: str) -> bool:
     if is_stub(key) or not opaque(key) or is_location(key):
         return False

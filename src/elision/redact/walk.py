@@ -1137,13 +1137,14 @@ class Walker:
         """
         keys = [k for k in node if not (isinstance(k, str) and _key_rule_of(k) is not None)]
         taken = set(keys)
+        tried: dict[str, int] = {}
         out: dict[str, Any] = {}
         for key, member in node.items():
             if not isinstance(key, str) or _key_rule_of(key) is None:
                 out[key] = member
                 continue
             text, spans = redact_spans(key)
-            new = unique_key(text, taken)
+            new = unique_key(text, taken, tried)
             out[new] = member
             for rule in dict.fromkeys(span.rule for span in spans):
                 self._entry(path, (new,), rule, None)
