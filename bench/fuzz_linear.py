@@ -316,6 +316,23 @@ SYSTEMATIC: list[Class] = [
           + _repeat("| bob | hunter2x |\n")(n)),
     Class("md-pipe-dashes", _repeat("x |- ")),
     Class("json-plural-keys", lambda n: _elements(b'{"api_keys":["hunter2x"]}')(n)),
+    # The hunt's key leaks (tests/redact/test_redact_key_leaks.py): each trigger they added, and
+    # each new finder's worst, repeated.
+    Class("json-quoted-tokens", lambda n: _elements(b'{"tokens":{"abc":["x1"]}}')(n)),
+    Class("json-secret-keys", lambda n: _elements(
+        b'{"password":{"Xk9mQ2zT7vLp4RwB8nYc":1,"Yk9mQ2zT7vLp4RwB8nYc":2}}')(n)),
+    # Distinct generated keys under one name: each withheld and numbered (` (2)`…; counted
+    # from 1 for each, the numbering was the keys' count squared).
+    Class("json-secret-keys-distinct", lambda n: json.dumps({"password": {
+        f"Xk9mQ2zT7vLp{i:012d}": True for i in range(max(1, n // 34))}}).encode()),
+    Class("query-bare-keys", _repeat("https://a.example.com/p?key=my-project-12 ")),
+    Class("key-eq-runs", _repeat("?key=")),
+    Class("plist-keys", _repeat("<key>password</key>\n<string>hunter2x</string>\n")),
+    Class("plist-key-open", _repeat("<key>password</key>  ")),
+    Class("meta-content", _repeat('<meta name="csrf-token" content="abc">\n')),
+    Class("wrapped-json-names", _repeat('"password":\n  "hunter2x",\n')),
+    Class("wrapped-json-open", _repeat('"password":\n  ')),
+    Class("yaml-wrapped", _repeat("password:\n  hunter2x\n")),
     Class("bracket-unclosed", _repeat('secret={"a": "b", ')),
     Class("url-runs", _repeat("https://a.example.com/p?q=1&sort=asc ")),
     # ")" closes a token and opens none: one token of candidates, just under the bound.

@@ -62,6 +62,7 @@ _INPUTS = st.builds(
     st.lists(_WORD, max_size=3).map(tuple),
     st.lists(_WORD, max_size=2).map(tuple),
     st.sampled_from([INPUTS.marks, INPUTS.marks[2:], ()]),
+    st.lists(_WORD.map(lambda w: f'"{w}"'), max_size=2).map(tuple),
 )
 
 

@@ -102,6 +102,8 @@ def _judge_collection(text: str, match: re.Match[str], strength: int, found: lis
     name = match.group(1)
     key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
     read_to = match.end() + 1
+    if _scalar_below(text, read_to, key_column, name, found):
+        return read_to  # a plain scalar over lines: the key's value, read whole
     for at, stop, line, content in _deeper(text, read_to, key_column):
         if content:
             _entry(text, at, line, name, strength, found)
@@ -150,6 +152,54 @@ def _shallower(text: str, at: int, hi: int, key_column: int) -> int:
         if line.end() - line.start() <= key_column:
             return line.start()
     return hi
+
+
+#: A JSON member whose value a pretty-printer wrapped to the next line (``"password":`` over
+#: ``  "S"``): the name (at most 96 chars, as the text finder reads one), its ``:`` ending its
+#: line, then white space and the string, to its closing quote or its line's end.
+_WRAPPED = lazy_compile(
+    r'"([A-Za-z0-9_.:-]{1,96})"[ \t]*:[ \t]*\r?\n[ \t\r\n]{0,256}"([^"\\\r\n]{0,4096})'
+)
+
+
+def find_wrapped(text: str) -> list[Span]:
+    """The string value of each JSON member of ``text`` written on the line after its name
+    (``"password":`` over ``"S"``), where the member so named would be withheld."""
+    found: list[Span] = []
+    if '":' not in text and '" :' not in text:
+        return found  # told in C: no member's name ends here
+    for match in _WRAPPED.finditer(text):
+        name = match.group(1)
+        if name_strength(name) and is_credential_value(name, match.group(2)):
+            found.append(make_span((match.start(2), match.end(2), ASSIGNMENT)))
+    return found
+
+
+#: A line under a key that is a plain scalar, not an entry: neither a list's item nor a
+#: member, a comment or a flow collection (``S``, ``"S"``).
+_PLAIN_LINE = lazy_compile(
+    r"[ \t]*(?!-[ \t]|-$|[#\[{&*!|>])(?![A-Za-z0-9_.-]{1,96}[ \t]*:(?:[ \t]|$))\S"
+)
+
+
+def _scalar_below(text: str, at: int, key_column: int, name: str, found: list[Span]) -> bool:
+    """Whether the lines under a key with nothing after it, from ``at``, are one plain (or
+    quoted) scalar, the key's value wrapped to the next line (``password:`` over ``  S``, as
+    a YAML writer or a person folds a long value); the value is added to ``found`` where
+    the JSON member so named would be withheld (a value over 4 KB is, unread)."""
+    stop = text.find("\n", at)
+    first = text[at:stop if stop >= 0 else len(text)]
+    if not first.strip() or _PLAIN_LINE.match(first) is None:
+        return False
+    start, end, lines = _block(text, at, key_column)
+    if start < 0 or start > at + len(first):
+        return False  # the first line is not indented deeper: no value under the key
+    value = None if lines is None else " ".join(lines)
+    if value is not None and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value, start, end = value[1:-1], start + 1, end - 1
+    if value is None or (value and is_credential_value(name, value)):
+        found.append(make_span((start, end, ASSIGNMENT)))
+    return True
 
 
 def _deeper(text: str, at: int, key_column: int) -> Iterator[tuple[int, int, str, str]]:

@@ -39,21 +39,37 @@ _ELEMENT = lazy_compile(
 )
 
 
+#: A property list's member: its key's element, then its value's (a string, base64 data, a
+#: number) after white space, each text with no ``<`` and at most 4 KiB.
+_PLIST_MEMBER = lazy_compile(
+    r"<key>([^<]{1,96})</key>\s{0,256}<(string|data|integer|real)>([^<]{0,4096})</\2>"
+)
+
+
 def find_elements(text: str) -> list[Span]:
-    """The text of each element of ``text`` whose name withholds its value."""
+    """The text of each element of ``text`` whose name withholds its value, and of each
+    property list value whose key's does."""
     if "</" not in text and "<\\/" not in text:
         return []  # told in C: no element closes here
     found: list[Span] = []
+    if "</key>" in text:
+        for match in _PLIST_MEMBER.finditer(text):
+            name = html.unescape(match.group(1).strip())
+            if name_strength(name):
+                _judged(text, name, *match.span(3), found)
     for match in _ELEMENT.finditer(text):
         name = match.group(1)
         if not name_strength(name):
             continue
-        group = 2 if match.start(2) >= 0 else 3
-        start, end = match.span(group)
-        raw = match.group(group)
-        # The white space around the text is the document's layout, not the value's.
-        start += len(raw) - len(raw.lstrip())
-        end -= len(raw) - len(raw.rstrip())
-        if start < end and is_credential_value(name, html.unescape(text[start:end])):
-            found.append(make_span((start, end, ASSIGNMENT)))
+        _judged(text, name, *match.span(2 if match.start(2) >= 0 else 3), found)
     return found
+
+
+def _judged(text: str, name: str, start: int, end: int, found: list[Span]) -> None:
+    """The element's text ``text[start:end]`` added to ``found`` when ``name`` withholds it."""
+    raw = text[start:end]
+    # The white space around the text is the document's layout, not the value's.
+    start += len(raw) - len(raw.lstrip())
+    end -= len(raw) - len(raw.rstrip())
+    if start < end and is_credential_value(name, html.unescape(text[start:end])):
+        found.append(make_span((start, end, ASSIGNMENT)))

@@ -23,7 +23,8 @@ from typing import Any
 
 from elision.redact.folding import fold
 from elision.redact.foreign import as_json
-from elision.redact.generic import STRONG, is_credential_value, name_strength
+from elision.redact.generic import STRONG, is_credential_value, is_location, name_strength, opaque
+from elision.redact.kept import kept
 from elision.redact.rules import is_stub
 
 #: Member keys (lower-cased) that say what a secret is, not what it is: kept inside a
@@ -70,15 +71,19 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
         node, parent, slot, rel = stack.pop()
         node = as_json(node)  # a Python caller's tuple under "password" is a list of them
         if isinstance(node, dict):
-            if not strong:
+            shown = _shown_keys(node, stub)
+            if not strong and shown is None:
                 parent[slot] = node  # its own keys say what each member is
                 continue
             copy: dict[Any, Any] = {}
             parent[slot] = copy
             for key, member in node.items():
-                copy[key] = member
-                if not is_metadata_key(key):
-                    stack.append((member, copy, key, (rel, key)))
+                new = key if shown is None else shown.get(key, key)
+                copy[new] = member
+                if new is not key:
+                    found.append(_parts((rel, new)))
+                if strong and not is_metadata_key(key):
+                    stack.append((member, copy, new, (rel, new)))
         elif isinstance(node, list):
             items: list[Any] = list(node)
             parent[slot] = items
@@ -90,7 +95,50 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
             parent[slot] = node
     if not found:
         return value, []
-    return root[0], sorted(found, key=_order)
+    # A withheld key whose value is withheld too is one entry.
+    return root[0], sorted(dict.fromkeys(found), key=_order)
+
+
+def unique_key(text: str, taken: set[Any], tried: dict[str, int]) -> str:
+    """``text``, or ``text (2)``, ``text (3)``… : the first not in ``taken`` (then added to
+    it), so two keys withheld alike stay two members. ``tried`` holds, for each text, the
+    number its next try starts from: 30,000 keys withheld alike each counted from 1 were
+    their number squared."""
+    n = tried.get(text, 1)
+    new = text if n == 1 else f"{text} ({n})"
+    while new in taken:
+        n += 1
+        new = f"{text} ({n})"
+    tried[text] = n + 1
+    taken.add(new)
+    return new
+
+
+def _shown_keys(node: dict[Any, Any], stub: str) -> dict[str, str] | None:
+    """Each key of ``node`` (an object under a credential's name) that is itself a secret,
+    mapped to the stub it is shown as; ``None`` when none is.
+
+    Under ``password``, ``tokens`` or ``api_keys`` a key that looks generated (:func:`opaque`:
+    ``{"tokens": {S: "bob"}}``, a map from each key to its owner) is one of the credentials
+    the name says are there, whatever the name's strength; a user's or an environment's name
+    (``{"passwords": {"bob": S}}``) is not opaque and stays."""
+    secret = [key for key in node if isinstance(key, str) and _secret_key(key)]
+    if not secret:
+        return None
+    taken = set(node) - set(secret)
+    tried: dict[str, int] = {}
+    return {key: unique_key(stub, taken, tried) for key in secret}
+
+
+@kept  # an object under a name repeats its keys down an array (one rule search a key)
+def _secret_key(key: str) -> bool:
+    if is_stub(key) or not opaque(key) or is_location(key):
+        return False
+    # A key a rule finds a credential in (an AWS key id) is the walk's to withhold with its
+    # rule's stub, as anywhere else (elision.redact.walk's keys): asked of opaque keys alone.
+    from elision.redact.scan import find_spans
+
+    return not find_spans(key)
 
 
 def _secret_scalar(name: str, node: Any, strong: bool) -> bool:

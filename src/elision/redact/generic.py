@@ -94,6 +94,21 @@ FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
     | {f"{q}{sep}keys" for q in STRONG_KEY_QUALIFIERS for sep in ("", "_", "-") if "_" not in q}
     | {f"{q}{sep}tokens" for q in _STRONG_TOKEN_QUALIFIERS for sep in ("", "_", "-")}
 ))
+#: Names the trigger search looks for only whole, in quotes. The weak plurals whose
+#: singular's trigger misses them (``token`` then an ``s``, no separator): the quotes on both
+#: sides keep out a usage log's ``"prompt_tokens"`` and ``"total_tokens"`` (the reason a bare
+#: ``tokens`` is no suffix above), so ``{"tokens": [S]}`` is read
+#: (:func:`~elision.redact.fields.withhold_inside` withholds an opaque item under a weak
+#: name). And a form's CSRF field named ``_csrf`` (:mod:`elision.redact.pairs`). Each also
+#: as JSON text in a JSON string writes it (``\\"tokens\\"``: a walked string is searched in
+#: its serialization); a deeper level of JSON-in-JSON is not.
+_QUOTED_WHOLE = ('"_csrf"', '"cookies"', '"jwts"', '"tokens"')
+QUOTED_NAMES = (*_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'")
+#: A property list's key closed (``<key>password</key>`` over ``<string>S</string>``, a macOS
+#: or iOS config: :mod:`elision.redact.elements`): each name's literal with the close tag, so
+#: the search is anchored on its ``>`` as ``password>`` is, and ``</key>`` alone (every key
+#: of a plist) is none.
+PLIST_KEY_CLOSE = "</key>"
 #: What a name must be followed by, in a text, for the trigger search to flag it (``>``: an
 #: XML element's open tag, ``<password>``, :mod:`elision.redact.elements`).
 TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :", ">")
@@ -1319,6 +1334,10 @@ def _read_bracketed(text: str, strength: int, at: int, stop: int, found: list[Sp
         if group != "num" and _KEY_AFTER.match(text, pos):
             if keys:
                 keys[-1] = value  # a member's key: it names what follows
+            if opaque(value) and not is_location(value):
+                # A key that looks generated is one of the credentials the name holds
+                # ({"tokens": {S: "bob"}}), as fields.withhold_inside reads it.
+                found.append(Span(match.start(group), match.end(group), ASSIGNMENT))
             continue
         if keys and keys[-1] is not None and is_metadata_key(keys[-1]):
             continue

@@ -46,6 +46,8 @@ from elision.redact.generic import (
     FIELD_SUFFIXES,
     FLAG_TRIGGERS,
     LINE_END_TRIGGERS,
+    PLIST_KEY_CLOSE,
+    QUOTED_NAMES,
     TEXT_SEPARATORS,
 )
 from elision.redact.textbytes import buffer, text_bytes
@@ -771,6 +773,8 @@ class Inputs(NamedTuple):
     password_commands: tuple[str, ...]
     #: The byte order marks (:data:`elision.shape.bom.MARKS`).
     marks: tuple[bytes, ...]
+    #: Names read only whole, quoted (:data:`~.generic.QUOTED_NAMES`).
+    quoted_names: tuple[str, ...] = ()
 
 
 class Tables(NamedTuple):
@@ -794,7 +798,7 @@ def inputs() -> Inputs:
     return Inputs(
         tuple((f.keywords, f.any_case, f.shapes) for f in PATTERN_FAMILIES),
         FIELD_SUFFIXES, TEXT_SEPARATORS, FLAG_TRIGGERS + LINE_END_TRIGGERS, PASSWORD_COMMANDS,
-        tuple(mark for mark, _, _ in MARKS),
+        tuple(mark for mark, _, _ in MARKS), QUOTED_NAMES,
     )
 
 
@@ -808,7 +812,8 @@ def derive(given: Inputs) -> Tables:
             table.setdefault(kw.lower() if caseless else kw, []).append(i)
     generic = tuple(sorted(
         {name + sep for name in given.field_suffixes for sep in given.separators}
-        | set(given.flag_triggers) | set(given.password_commands)
+        | set(given.flag_triggers) | set(given.password_commands) | set(given.quoted_names)
+        | {name + PLIST_KEY_CLOSE for name in given.field_suffixes}
     ))
     escapes = tuple(sorted(
         {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"}))

@@ -87,13 +87,18 @@ _VALUE_OF = {name: value for name, value in PAIRS}
 
 #: The same pair as an XML or HTML element's attributes: ``<add key="ApiKey" value="…"/>`` (a
 #: .NET ``appSettings`` entry), ``<input name="api_key" value="…">``, ``<param name=…
-#: value=…>``: the name's attribute, other attributes of the same tag (up to 256 chars, no
-#: ``<`` or ``>``), then ``value``, quoted either way.
+#: value=…>``, ``<meta name="csrf-token" content="…">`` (Rails' and Laravel's page head): the
+#: name's attribute, other attributes of the same tag (up to 256 chars, no ``<`` or ``>``),
+#: then ``value`` or ``content``, quoted either way.
 _TAG_PAIR = lazy_compile(
     r"""(?<![\w-])(?:name|key)[ \t]*=[ \t]*(["'])([^"'<>\r\n]{1,96})\1"""
-    r"""[^<>]{0,256}?(?<![\w-])value[ \t]*=[ \t]*(["'])([^"'<>\r\n]{0,4096})\3""",
+    r"""[^<>]{0,256}?(?<![\w-])(?:value|content)[ \t]*=[ \t]*(["'])([^"'<>\r\n]{0,4096})\3""",
     re.IGNORECASE,
 )
+#: A form's CSRF field named by its framework alone (Express's ``csurf`` and Spring's
+#: ``_csrf``), judged as a ``csrf_token`` is (a weak name: withheld when opaque). The trigger
+#: search looks for it quoted (:data:`~elision.redact.generic.QUOTED_NAMES`).
+_CSRF = lazy_compile(r"_{0,2}csrf", re.IGNORECASE)
 #: A string value: to its closing quote (the backslashes that escape that quote left out),
 #: or to the line's end.
 _STRING_VALUE = lazy_compile(r'[^"\r\n]*')
@@ -130,7 +135,10 @@ def find_pairs(text: str) -> list[Span]:
     # it is written (``value``, ``Value``, ``VALUE``) where no tag is.
     if "=" in text and ("<" in text or "alue" in text or "ALUE" in text):
         for match in _TAG_PAIR.finditer(text):
-            if is_credential_value(match.group(2), match.group(4)):
+            name = match.group(2)
+            if _CSRF.fullmatch(name):
+                name = "csrf_token"
+            if is_credential_value(name, match.group(4)):
                 found.append(make_span((match.start(4), match.end(4), ASSIGNMENT)))
     return found
 

@@ -20,7 +20,7 @@ try:  # CPython's private regex parser: see literal_runs
 except ImportError:  # pragma: no cover - a Python that moved it
     sre = _parser = None
 
-from elision.redact.blocks import find_blocks, find_collections
+from elision.redact.blocks import find_blocks, find_collections, find_wrapped
 from elision.redact.elements import find_elements
 from elision.redact.families import PATTERN_FAMILIES, Family
 from elision.redact.fields import is_number
@@ -108,6 +108,8 @@ def find_credentials(
         found.extend(find_pairs(text))
         found.extend(find_blocks(text))
         found.extend(find_collections(text))
+        if '":' in text or '" :' in text:  # told in C: no call a piece where no name ends
+            found.extend(find_wrapped(text))
         found.extend(find_netrc(text))
         found.extend(find_elements(text))
     return found

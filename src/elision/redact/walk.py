@@ -54,7 +54,7 @@ from elision.redact.batch import (
     may_withhold_block,
     none_may_withhold,
 )
-from elision.redact.fields import withhold_inside
+from elision.redact.fields import unique_key, withhold_inside
 from elision.redact.flagged import judged_flags, last_quote, next_quote
 from elision.redact.folding import holds_folds
 from elision.redact.foreign import JSON_TYPES, as_json, check_keys, members_as_json, plain
@@ -1188,17 +1188,14 @@ class Walker:
         """
         keys = [k for k in node if not (isinstance(k, str) and _key_rule_of(k) is not None)]
         taken = set(keys)
+        tried: dict[str, int] = {}
         out: dict[str, Any] = {}
         for key, member in node.items():
             if not isinstance(key, str) or _key_rule_of(key) is None:
                 out[key] = member
                 continue
             text, spans = redact_spans(key)
-            new, n = text, 1
-            while new in taken:
-                n += 1
-                new = f"{text} ({n})"
-            taken.add(new)
+            new = unique_key(text, taken, tried)
             out[new] = member
             for rule in dict.fromkeys(span.rule for span in spans):
                 self._entry(path, (new,), rule, None)
