@@ -70,7 +70,7 @@ from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans, stubbed
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
-from elision.redact.triggers import json_triggers, orjson_slashes
+from elision.redact.triggers import holds_wide, json_triggers, orjson_slashes
 from elision.withheld import PathEntries
 
 CREDENTIAL_FIELD = "credential-field"
@@ -203,6 +203,7 @@ def may_need_redaction(data: bytes) -> bool:
         or (b'"uri"' in data and any(m in data for m in _PAYLOAD_MARKERS))
         or _FIELD_KEYS_LOOSE.search(data.lower()) is not None
         or holds_folds(data)  # a look-alike may spell a name (elision.redact.folding)
+        or holds_wide(data)  # so may a full-width form or an invisible char (compat)
     )
 
 
