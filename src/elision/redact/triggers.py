@@ -33,7 +33,7 @@ from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
 from elision.redact import compat, density, keywords, rules
 from elision.redact.families import PATTERN_FAMILIES
-from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
+from elision.redact.folding import fold
 from elision.redact.generic import (
     AFFIX_ASSIGNED,
     AFFIX_ASSIGNED_ANYWHERE,
@@ -1118,7 +1118,7 @@ class _Hyperscan:
         """Where a run of full-width forms or invisible chars that the fold reads is
         (:func:`elision.redact.compat.hyperscan_spots`): compiled when a text or a body past
         ASCII is first asked, then read from the cache."""
-        return self._once([compat.hyperscan_spots()])
+        return self._once(compat.hyperscan_spots())
 
     def holds_wide(self, data: bytes | AsciiBytes) -> bool:
         """:func:`holds_wide`, with hyperscan."""
@@ -1529,7 +1529,6 @@ def _compile_keys() -> tuple[Any, tuple[int, ...]]:
 
 
 _KEYS, _KEY_KIND = _compile_keys()
-_FOLDS_RE = re.compile(b"|".join(re.escape(form) for form in FOLDS_UTF8))
 
 
 def _load_engine() -> Callable[[], _Hyperscan | _Regex]:
@@ -1589,12 +1588,10 @@ def json_triggers(
     secrets = found[_SECRET]
     if found[_FIELD]:
         secrets = secrets + found[_FIELD]
-    if holds_folds(data):
-        # A name may be spelled with a char that folds to its ASCII letter (folding): each
-        # string that holds one is judged, folded, as one that holds a trigger is.
-        secrets = secrets + first_per_stretch(_FOLDS_RE, data, JSON_STOP)
     if _holds_wide(current, data):
-        # So may a name or a token with full-width forms or invisible chars in it (compat).
+        # A name or a token may be spelled with chars that fold to ASCII: a look-alike
+        # letter (folding), full-width forms, invisible chars (compat). Each string that
+        # holds one is judged, folded, as one that holds a trigger is.
         secrets = secrets + first_per_stretch(compat.spots(), data, JSON_STOP)
     secrets.sort()
     return JsonTriggers(secrets, sorted(found[_URI]), sorted(found[_PAYLOAD]),
@@ -1633,16 +1630,16 @@ def body_may_need_redaction(body: bytes) -> bool | None:
     current = engine()
     if not isinstance(current, _Hyperscan) or (b"\\" in body and b"\\u" in body):
         return None
-    if holds_folds(body) or _holds_wide(current, body):
+    if _holds_wide(current, body):
         return None  # only the folded text can tell (folding, compat)
     kinds = current.body_kinds(body)
     return bool(kinds & {_SECRET, _DISPOSITION, _FIELD}) or {_URI, _PAYLOAD} <= kinds
 
 
 def holds_wide(data: bytes | AsciiBytes) -> bool:
-    """Whether UTF-8 ``data`` holds a run of full-width forms or invisible chars that
-    :func:`elision.redact.compat.folded` folds: one hyperscan pass (0.2 ms a MB), or the
-    regex engine's search."""
+    """Whether UTF-8 ``data`` holds a run of chars that :func:`elision.redact.compat.folded`
+    folds (a look-alike letter of :mod:`elision.redact.folding` is one): one hyperscan pass
+    (0.7 ms a MB of CJK prose), or the regex engine's search."""
     return _holds_wide(engine(), data)
 
 
@@ -1704,13 +1701,13 @@ def utf8_text_has_triggers(body: bytes) -> bool | None:
     """Whether ``text_triggers(body.decode())`` finds any, told from a UTF-8 body's bytes, which
     are the ones that text would encode to: no decoded copy, no re-encoded one. ``None`` when
     only the text can tell: the regex engine, bytes that are not UTF-8 (the text would hold
-    U+FFFD where they were), or a char that folds to an ASCII letter (only the folded text
-    holds the name it spells: :mod:`elision.redact.folding`)."""
+    U+FFFD where they were), or a char that folds to ASCII where it can spell a name or a
+    token (only the folded text holds it: :mod:`elision.redact.folding`,
+    :mod:`elision.redact.compat`)."""
     current = engine()
     if not isinstance(current, _Hyperscan):
         return None
-    if not body.isascii() and (
-            holds_folds(body) or _holds_wide(current, body) or not is_utf8(body)):
+    if not body.isascii() and (_holds_wide(current, body) or not is_utf8(body)):
         return None
     return bool(current.scan(body, keys=False, first=True)[_SECRET])
 

@@ -54,7 +54,6 @@ from elision.redact.batch import (
 )
 from elision.redact.fields import withhold_inside
 from elision.redact.flagged import judged_flags, last_quote, next_quote
-from elision.redact.folding import holds_folds
 from elision.redact.foreign import JSON_TYPES, as_json, check_keys, members_as_json, plain
 from elision.redact.generic import (
     JOIN_BLOCK,
@@ -202,8 +201,9 @@ def may_need_redaction(data: bytes) -> bool:
         or b'"disposition"' in data
         or (b'"uri"' in data and any(m in data for m in _PAYLOAD_MARKERS))
         or _FIELD_KEYS_LOOSE.search(data.lower()) is not None
-        or holds_folds(data)  # a look-alike may spell a name (elision.redact.folding)
-        or holds_wide(data)  # so may a full-width form or an invisible char (compat)
+        # A name spelled with a look-alike (elision.redact.folding), a full-width form or
+        # an invisible char (elision.redact.compat).
+        or holds_wide(data)
     )
 
 
