@@ -91,12 +91,12 @@ def _deep_assignment(levels: int = 8) -> str:
     return text
 
 
-def _prose(size: int, sep: str = "\n") -> str:
-    rng = random.Random(5)
+def _prose(size: int, sep: str = "\n", words: tuple[str, ...] = WORDS, seed: int = 5) -> str:
+    rng = random.Random(seed)
     out: list[str] = []
     total = 0
     while total < size:
-        line = " ".join(rng.choice(WORDS) for _ in range(12))
+        line = " ".join(rng.choice(words) for _ in range(12))
         out.append(line)
         total += len(line) + 1
     return sep.join(out)[:size]
@@ -119,17 +119,9 @@ def _cjk_prose(size: int) -> str:
 
 def _emoji_prose(size: int) -> str:
     # English words and emoji, some with a variation selector or joined by ZWJ.
-    rng = random.Random(8)
-    emoji = ["\u2764\ufe0f", "\U0001f44d", "\U0001f468\u200d\U0001f469\u200d\U0001f467",
-             "\u2600\ufe0f", "\U0001f389"]
-    words = [*WORDS, *emoji]
-    out: list[str] = []
-    total = 0
-    while total < size:
-        line = " ".join(rng.choice(words) for _ in range(12))
-        out.append(line)
-        total += len(line) + 1
-    return "\n".join(out)[:size]
+    emoji = ("\u2764\ufe0f", "\U0001f44d", "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+             "\u2600\ufe0f", "\U0001f389")
+    return _prose(size, words=WORDS + emoji, seed=8)
 
 
 def _floor(kind: str) -> Callable[[int], str | bytes]:
