@@ -198,3 +198,11 @@ def test_a_text_of_no_such_char_is_redacted_as_the_code_before(
 
     assert callable(code_before_answers)
     assert redacted("text", text) == code_before_answers("text", text)
+
+
+def test_a_value_withheld_to_its_quote_takes_the_invisible_chars_before_it() -> None:
+    """Found by the keys' differential against the code before: ``"db_password": "S"`` with
+    a SOFT HYPHEN before the closing quote was withheld to the quote before the fold, and the
+    fold's span ended at ``S``, leaving the hyphen after the stub."""
+    done = redact_text(f'{{"db_password": "{VALUE}\u00ad\u200b"}}')
+    assert done.value == f'{{"db_password": "{ASSIGNED}"}}'

@@ -247,13 +247,17 @@ class Folded:
         return came >> 1 if came & 1 else (came >> 1) + at - self._at[i]
 
     def end(self, at: int) -> int:
-        """The text's offset just after the char that folded char ``at - 1`` came from."""
-        return self.start(at - 1) + 1 if at > 0 else 0
+        """The text's offset just after the char that folded char ``at - 1`` came from and
+        the chars dropped right after it: a value read to its closing quote (``"S"`` then a
+        SOFT HYPHEN) is withheld to that quote, as it was read before the fold."""
+        if at <= 0:
+            return 0
+        return max(self.start(at - 1) + 1, self.start(at))
 
     def spans(self, spans: Iterable[Span]) -> Iterator[Span]:
         """``spans`` of :attr:`text` as the text's, in order: each over every char its folded
-        chars came from (the invisible ones between them too). Two spans that met inside
-        one expansion now overlap: the caller merges them."""
+        chars came from (the invisible ones between and right after them too). Two spans
+        that met inside one expansion now overlap: the caller merges them."""
         for start, end, rule in spans:
             yield make_span((self.start(start), self.end(end), rule))
 
