@@ -91,15 +91,37 @@ def _deep_assignment(levels: int = 8) -> str:
     return text
 
 
-def _prose(size: int, sep: str = "\n") -> str:
-    rng = random.Random(5)
+def _prose(size: int, sep: str = "\n", words: tuple[str, ...] = WORDS, seed: int = 5) -> str:
+    rng = random.Random(seed)
     out: list[str] = []
     total = 0
     while total < size:
-        line = " ".join(rng.choice(WORDS) for _ in range(12))
+        line = " ".join(rng.choice(words) for _ in range(12))
         out.append(line)
         total += len(line) + 1
     return sep.join(out)[:size]
+
+
+def _wide(text: str) -> str:
+    """``text`` with each printable ASCII char in its FULLWIDTH form (U+FF01-FF5E)."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def _cjk_prose(size: int) -> str:
+    # Chinese prose: ideographs, full-width punctuation (comma, colon, parentheses) between
+    # them, a line a sentence or so: nothing for the fold to read.
+    rng = random.Random(7)
+    marks = "\uff0c\uff1a\uff08\uff09\u3002"
+    chars = [chr(rng.randrange(0x4E00, 0x9FA5)) if rng.random() > 0.07 else rng.choice(marks)
+             for _ in range(size)]
+    return "".join(c if i % 80 else "\n" for i, c in enumerate(chars))[:size]
+
+
+def _emoji_prose(size: int) -> str:
+    # English words and emoji, some with a variation selector or joined by ZWJ.
+    emoji = ("\u2764\ufe0f", "\U0001f44d", "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+             "\u2600\ufe0f", "\U0001f389")
+    return _prose(size, words=WORDS + emoji, seed=8)
 
 
 def _floor(kind: str) -> Callable[[int], str | bytes]:
@@ -453,6 +475,18 @@ SYSTEMATIC: list[Class] = [
     Class("md-loose-names", _repeat("| password_key_token |\n")),
     Class("sql-line-ends", _repeat("CREATE USER a PASSWORD\n'hunter2x'\n")),
     Class("curl-combined", _repeat("curl -su admin:hunter2x ")),
+    # Full-width forms and invisible chars (elision.redact.compat): prose past ASCII the fold
+    # passes over (CJK with full-width punctuation, emoji with their selectors and joiners),
+    # prose it folds (full-width words, a zero-width char every other char), and
+    # assignments it folds and judges, as text and in JSON strings.
+    Class("cjk-prose", _cjk_prose),
+    Class("emoji-prose", _emoji_prose),
+    Class("full-width-prose", lambda n: _wide(_prose(n))),
+    Class("zero-width-every-other", lambda n: "\u200b".join(_prose(n // 2, " "))),
+    Class("full-width-assign", _repeat(_wide("password") + "=hunter2x ")),
+    Class("zero-width-tokens", _repeat("ghp_aB3d\u200bE6fG1hJ2kL3mN4pQ5rS6tU7vW8xY9z0\n")),
+    Class("json-strings-full-width", _json_strings(_wide("token=") + "x1")),
+    Class("json-string-cjk", lambda n: orjson.dumps({"note": _cjk_prose(n)})),
 ]
 
 

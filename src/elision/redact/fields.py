@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from elision.redact.folding import fold
+from elision.redact.compat import fold_name
 from elision.redact.foreign import as_json
 from elision.redact.generic import STRONG, is_credential_value, is_location, name_strength, opaque
 from elision.redact.kept import kept
@@ -43,7 +43,7 @@ def is_metadata_key(key: object) -> bool:
     """Whether a member with this key, inside a credential-named object, is kept."""
     if not isinstance(key, str):
         return False
-    low = fold(key).lower()
+    low = fold_name(key).lower()
     return low in METADATA_KEYS or low.endswith("name")
 
 

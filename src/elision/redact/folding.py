@@ -8,15 +8,15 @@ no rule while only the dotless one was folded. Each of these chars folds to
 one ASCII letter, so a folded copy of a text has the same length and offsets as the text: the
 triggers are searched and the rules run on the copy, and the spans found there are the text's.
 The chars that fold to two letters (``ß``, the ``ﬁ`` ligatures) would move offsets, and no
-regex engine here reads them as ASCII; they are not folded.
+regex engine here reads them as ASCII; they are not folded here: :mod:`elision.redact.compat`
+reads them (and full-width forms and invisible chars) with a map back to the text's offsets,
+and its byte search tells a body that holds one of these.
 """
 
 from __future__ import annotations
 
 #: Each char whose case folding (or whose case-insensitive match in ``re``) is one ASCII letter.
 FOLDS = {"\u212a": "k", "\u017f": "s", "\u0131": "i", "\u0130": "i"}
-#: Their UTF-8 forms, to tell from a body's bytes that a text must be folded.
-FOLDS_UTF8 = tuple(char.encode() for char in FOLDS)
 _TABLE = str.maketrans(FOLDS)
 
 
@@ -25,11 +25,6 @@ def fold(text: str) -> str:
     if text.isascii() or not any(char in text for char in FOLDS):
         return text
     return text.translate(_TABLE)
-
-
-def holds_folds(data: bytes) -> bool:
-    """Whether UTF-8 ``data`` holds one of :data:`FOLDS`."""
-    return not data.isascii() and any(form in data for form in FOLDS_UTF8)
 
 
 #: :func:`holds_lowered` lower-cases this many chars at a time.

@@ -26,6 +26,7 @@ from itertools import accumulate
 from elision._lazyre import lazy_compile
 from elision.redact import folding
 from elision.redact.commands import COMMAND_GATES, NextMatch, password_flags
+from elision.redact.compat import fold_name
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
 from elision.redact.kept import LONGEST, keep, kept
@@ -230,7 +231,11 @@ AFFIX_IN_JSON: tuple[tuple[str, int], ...] = tuple(
 
 
 def words(name: str, *, camel: bool = True) -> list[str]:
-    """``dbPassword`` -> ``["db", "password"]``; a fused ``apikey`` -> ``["api", "key"]``."""
+    """``dbPassword`` -> ``["db", "password"]``; a fused ``apikey`` -> ``["api", "key"]``.
+    Read as a program that compares names reads it: a look-alike letter is its letter
+    (:mod:`elision.redact.folding`), a full-width form its ASCII and an invisible char
+    nothing (:mod:`elision.redact.compat`)."""
+    name = fold_name(name)
     return list(_camel_words(name) if camel else _split(name))
 
 
@@ -307,7 +312,6 @@ NAME_SHAPES = True
 
 @kept
 def _shape_strength(name: str) -> int:
-    name = fold(name)  # a look-alike letter is its letter (elision.redact.folding)
     strength = _strength(words(name))
     if strength == 0:
         strength = _strength(words(name, camel=False))

@@ -25,6 +25,7 @@ from itertools import islice
 from operator import attrgetter, eq, le, lt
 from typing import TypeAlias, overload
 
+from elision.redact import compat
 from elision.redact.blocks import continued
 from elision.redact.columns import column_spans
 from elision.redact.density import join
@@ -45,7 +46,7 @@ from elision.redact.keywords import window_local as _window_local
 from elision.redact.mdtables import table_spans
 from elision.redact.rules import Span, credential_stub, make_span
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
-from elision.redact.triggers import dense_text_triggers, quiet_runs, run_end
+from elision.redact.triggers import dense_text_triggers, quiet_runs, run_end, text_holds_wide
 from elision.redact.urls import classify_url, find_signed_urls
 
 #: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise.
@@ -193,7 +194,28 @@ def find_spans(
     given, is ``text`` in UTF-8: the trigger search reads it). With ``compact``, a long
     text's spans may come as :class:`SpanArrays` (iterated, the same spans). With
     ``columns`` (a whole text: a body, not a JSON string), the cells under a table's
-    credential-named columns too (:mod:`elision.redact.columns`)."""
+    credential-named columns too (:mod:`elision.redact.columns`).
+
+    A text with full-width forms or invisible chars where they can spell a name or a token
+    is judged as its folded copy, and each span found there is the text's chars it came from
+    (:mod:`elision.redact.compat`)."""
+    if not text.isascii():
+        holds, data = text_holds_wide(text, data)
+        wide = None if holds is False else compat.folded(text)
+        if wide is not None:
+            inner = _find_spans(wide.text, None, compact=compact, columns=columns)
+            if isinstance(inner, SpanArrays):
+                back = SpanArrays()
+                back.extend(wide.spans(inner))
+                return back if back.merge() else _merge(list(back))
+            return _merge(list(wide.spans(inner)))
+    return _find_spans(text, data, compact=compact, columns=columns)
+
+
+def _find_spans(
+    text: str, data: bytes | None, *, compact: bool, columns: bool,
+) -> list[Span] | SpanArrays:
+    """:func:`find_spans` of a text that needs no fold of :mod:`elision.redact.compat`."""
     folded = fold(text)  # a name spelled with a look-alike is that name; offsets stay
     if folded is not text:
         text, data = folded, None
@@ -657,8 +679,8 @@ def _precise(
         if holds.escapes:
             view = decode_escapes(text)
             if view is not None:
-                # An escape may spell a look-alike: folded, one char for one char.
-                inner = _precise(fold(view.text), 0, depth + 1)
+                # An escape may spell a look-alike: read folded.
+                inner = _precise_folded(view.text, depth + 1)
                 spans.extend(Span(*where, span.rule) for where, span in zip(
                     view.originals([(s.start, s.end) for s in inner]), inner, strict=True))
         # A run that opens with a keyword's head is told by its first four chars, wherever
@@ -676,6 +698,17 @@ def _precise(
     if offset:
         spans = [make_span((s[0] + offset, s[1] + offset, s[2])) for s in spans]
     return spans
+
+
+def _precise_folded(text: str, depth: int) -> list[Span]:
+    """The spans of a decoded ``text`` (an escape's or a base64 run's), read folded: each
+    look-alike as its letter (:mod:`elision.redact.folding`, one char for one) and each
+    full-width form or invisible char as :mod:`elision.redact.compat` reads it, the spans
+    mapped back to ``text``'s offsets; merged, in order."""
+    wide = compat.folded(text)
+    if wide is None:
+        return _merge(_precise(fold(text), 0, depth))
+    return _merge(list(wide.spans(_merge(_precise(fold(wide.text), 0, depth)))))
 
 
 def _in_base64(text: str, forms: bool) -> list[Span]:
@@ -832,7 +865,7 @@ def _credential_in_run(value: str, forms: bool, windows: bool = True) -> str | N
     decoded = base64_text(value)
     if decoded is None:
         return None
-    inner = _merge(_precise(fold(decoded), 0, 1))
+    inner = _precise_folded(decoded, 1)
     return inner[0].rule if inner else None
 
 

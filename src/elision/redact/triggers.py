@@ -31,9 +31,9 @@ from typing import Any, NamedTuple
 from elision._hyperscan import built_with_hyperscan, database, held_scratch
 from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
-from elision.redact import density, keywords, rules
+from elision.redact import compat, density, keywords, rules
 from elision.redact.families import PATTERN_FAMILIES
-from elision.redact.folding import FOLDS_UTF8, fold, holds_folds
+from elision.redact.folding import fold
 from elision.redact.generic import (
     AFFIX_ASSIGNED,
     AFFIX_ASSIGNED_ANYWHERE,
@@ -1113,6 +1113,17 @@ class _Hyperscan:
         exprs += [p.encode() for p in keywords.B64_WINDOWS]
         return self._compile(exprs, [0] * len(exprs), literal=False)
 
+    @cached_property
+    def _wide(self) -> Any:
+        """Where a run of full-width forms or invisible chars that the fold reads is
+        (:func:`elision.redact.compat.hyperscan_spots`): compiled when a text or a body past
+        ASCII is first asked, then read from the cache."""
+        return self._once(compat.hyperscan_spots())
+
+    def holds_wide(self, data: bytes | AsciiBytes) -> bool:
+        """:func:`holds_wide`, with hyperscan."""
+        return self._matches(self._wide, "wide", data)
+
     def quiet_runs(self, data: bytes) -> bool:
         """:func:`quiet_runs`, with hyperscan."""
         if data[:4].decode("latin-1") in keywords.B64_HEADS:
@@ -1518,7 +1529,6 @@ def _compile_keys() -> tuple[Any, tuple[int, ...]]:
 
 
 _KEYS, _KEY_KIND = _compile_keys()
-_FOLDS_RE = re.compile(b"|".join(re.escape(form) for form in FOLDS_UTF8))
 
 
 def _load_engine() -> Callable[[], _Hyperscan | _Regex]:
@@ -1578,10 +1588,11 @@ def json_triggers(
     secrets = found[_SECRET]
     if found[_FIELD]:
         secrets = secrets + found[_FIELD]
-    if holds_folds(data):
-        # A name may be spelled with a char that folds to its ASCII letter (folding): each
-        # string that holds one is judged, folded, as one that holds a trigger is.
-        secrets = secrets + first_per_stretch(_FOLDS_RE, data, JSON_STOP)
+    if _holds_wide(current, data):
+        # A name or a token may be spelled with chars that fold to ASCII: a look-alike
+        # letter (folding), full-width forms, invisible chars (compat). Each string that
+        # holds one is judged, folded, as one that holds a trigger is.
+        secrets = secrets + first_per_stretch(compat.spots(), data, JSON_STOP)
     secrets.sort()
     return JsonTriggers(secrets, sorted(found[_URI]), sorted(found[_PAYLOAD]),
                         sorted(found[_DISPOSITION]), dense)
@@ -1619,10 +1630,37 @@ def body_may_need_redaction(body: bytes) -> bool | None:
     current = engine()
     if not isinstance(current, _Hyperscan) or (b"\\" in body and b"\\u" in body):
         return None
-    if holds_folds(body):
-        return None  # only the folded text can tell (folding)
+    if _holds_wide(current, body):
+        return None  # only the folded text can tell (folding, compat)
     kinds = current.body_kinds(body)
     return bool(kinds & {_SECRET, _DISPOSITION, _FIELD}) or {_URI, _PAYLOAD} <= kinds
+
+
+def holds_wide(data: bytes | AsciiBytes) -> bool:
+    """Whether UTF-8 ``data`` holds a run of chars that :func:`elision.redact.compat.folded`
+    folds (a look-alike letter of :mod:`elision.redact.folding` is one): one hyperscan pass
+    (0.7 ms a MB of CJK prose), or the regex engine's search."""
+    return _holds_wide(engine(), data)
+
+
+def text_holds_wide(text: str, data: bytes | None) -> tuple[bool | None, bytes | None]:
+    """:func:`holds_wide` of a text past ASCII, and its UTF-8 (``data`` when given, else
+    encoded here, for the trigger search to read in turn); None with the regex passes,
+    where the fold's own search tells in the text (no encoding)."""
+    current = engine()
+    if not isinstance(current, _Hyperscan):
+        return None, data
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
+    return current.holds_wide(data), data
+
+
+def _holds_wide(current: _Hyperscan | _Regex, data: bytes | AsciiBytes) -> bool:
+    if isinstance(data, AsciiBytes) or data.isascii():
+        return False
+    if isinstance(current, _Hyperscan):
+        return current.holds_wide(data)
+    return compat.holds_wide(data)
 
 
 def run_end(text: str, start: int) -> int | None:
@@ -1663,12 +1701,13 @@ def utf8_text_has_triggers(body: bytes) -> bool | None:
     """Whether ``text_triggers(body.decode())`` finds any, told from a UTF-8 body's bytes, which
     are the ones that text would encode to: no decoded copy, no re-encoded one. ``None`` when
     only the text can tell: the regex engine, bytes that are not UTF-8 (the text would hold
-    U+FFFD where they were), or a char that folds to an ASCII letter (only the folded text
-    holds the name it spells: :mod:`elision.redact.folding`)."""
+    U+FFFD where they were), or a char that folds to ASCII where it can spell a name or a
+    token (only the folded text holds it: :mod:`elision.redact.folding`,
+    :mod:`elision.redact.compat`)."""
     current = engine()
     if not isinstance(current, _Hyperscan):
         return None
-    if not body.isascii() and (holds_folds(body) or not is_utf8(body)):
+    if not body.isascii() and (_holds_wide(current, body) or not is_utf8(body)):
         return None
     return bool(current.scan(body, keys=False, first=True)[_SECRET])
 

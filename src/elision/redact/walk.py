@@ -56,7 +56,6 @@ from elision.redact.batch import (
 )
 from elision.redact.fields import unique_key, withhold_inside
 from elision.redact.flagged import judged_flags, last_quote, next_quote
-from elision.redact.folding import holds_folds
 from elision.redact.foreign import JSON_TYPES, as_json, check_keys, members_as_json, plain
 from elision.redact.generic import (
     JOIN_BLOCK,
@@ -72,7 +71,7 @@ from elision.redact.references import LANE_TYPES, govern_lane, lane_kind
 from elision.redact.rules import Span, credential_stub, may_match_bytes, without_stubs
 from elision.redact.scan import DENSE, dense_bytes, find_spans, redact_spans, stubbed
 from elision.redact.secrets import CREDENTIAL_FIELDS, is_credential_field
-from elision.redact.triggers import json_triggers, orjson_slashes
+from elision.redact.triggers import holds_wide, json_triggers, orjson_slashes
 from elision.withheld import PathEntries
 
 CREDENTIAL_FIELD = "credential-field"
@@ -233,7 +232,9 @@ def may_need_redaction(data: bytes) -> bool:
         or b'"disposition"' in data
         or (b'"uri"' in data and any(m in data for m in _PAYLOAD_MARKERS))
         or _FIELD_KEYS_LOOSE.search(data.lower()) is not None
-        or holds_folds(data)  # a look-alike may spell a name (elision.redact.folding)
+        # A name spelled with a look-alike (elision.redact.folding), a full-width form or
+        # an invisible char (elision.redact.compat).
+        or holds_wide(data)
     )
 
 

@@ -1,0 +1,361 @@
+"""Full-width letters and invisible chars: a text read as a model reads it.
+
+A model reads ``\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44=S`` (FULLWIDTH letters) as
+``password=S``, ``ghp_aB3d`` U+200B ``E6\u2026`` (a ZERO WIDTH SPACE inside) as the GitHub token
+without it, and a token whose body holds full-width digits as that token: no trigger or rule
+here reads any of them, and each was shown whole. A text that holds such chars is searched and
+judged as its folded copy (:func:`folded`): each compatibility form whose NFKC is ASCII
+(full-width forms, ligatures, super- and subscripts, mathematical letters, ``\u212a`` and the
+other :data:`~elision.redact.folding.FOLDS`) made that ASCII, and each default-ignorable code
+point (Unicode's Default_Ignorable_Code_Point: zero-width chars, the soft hyphen, joiners,
+variation selectors, bidi controls, tags) dropped. Each span found in the copy is mapped back
+to the chars it came from (:class:`Folded`), so the stub covers the whole original spelling,
+the invisible chars inside included.
+
+Only where it can matter: a run of such chars is folded where it holds a letter's or a digit's
+form, or where a printable ASCII char (no space) is next to it, so CJK prose's full-width
+punctuation and an emoji's variation selector or joiner are left as they are and cost one
+regex search in C (:data:`_RUN`); an ASCII text is told by ``str.isascii``. The copy is made
+a run at a time, and its offsets map back through a point a char whose fold is not one char
+(an invisible one, an expansion such as the ``\ufb01`` ligature): the map is two arrays of
+4 bytes a point, bounded by those chars, not by the text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
+from functools import cache
+
+from elision.redact.folding import FOLDS
+from elision.redact.rules import Span, make_span
+
+#: Each range of chars whose NFKC is ASCII (and not the char), as Unicode 14 (Python 3.11)
+#: has them; a test checks them against the running Python's ``unicodedata``.
+COMPAT = (
+    (0x00A0, 0x00A0), (0x00AA, 0x00AA), (0x00B2, 0x00B3), (0x00B9, 0x00BA), (0x0132, 0x0133),
+    (0x017F, 0x017F), (0x01C7, 0x01CC), (0x01F1, 0x01F3), (0x02B0, 0x02B0), (0x02B2, 0x02B3),
+    (0x02B7, 0x02B8), (0x02E1, 0x02E3), (0x037E, 0x037E), (0x1D2C, 0x1D2C), (0x1D2E, 0x1D2E),
+    (0x1D30, 0x1D31), (0x1D33, 0x1D3A), (0x1D3C, 0x1D3C), (0x1D3E, 0x1D43), (0x1D47, 0x1D49),
+    (0x1D4D, 0x1D4D), (0x1D4F, 0x1D50), (0x1D52, 0x1D52), (0x1D56, 0x1D58), (0x1D5B, 0x1D5B),
+    (0x1D62, 0x1D65), (0x1D9C, 0x1D9C), (0x1DA0, 0x1DA0), (0x1DBB, 0x1DBB), (0x1FEF, 0x1FEF),
+    (0x2000, 0x200A), (0x2024, 0x2026), (0x202F, 0x202F), (0x203C, 0x203C), (0x2047, 0x2049),
+    (0x205F, 0x205F), (0x2070, 0x2071), (0x2074, 0x207A), (0x207C, 0x208A), (0x208C, 0x208E),
+    (0x2090, 0x2093), (0x2095, 0x209C), (0x20A8, 0x20A8), (0x2100, 0x2102), (0x2105, 0x2106),
+    (0x210A, 0x210E), (0x2110, 0x2113), (0x2115, 0x2116), (0x2119, 0x211D), (0x2120, 0x2122),
+    (0x2124, 0x2124), (0x2128, 0x2128), (0x212A, 0x212A), (0x212C, 0x212D), (0x212F, 0x2131),
+    (0x2133, 0x2134), (0x2139, 0x2139), (0x213B, 0x213B), (0x2145, 0x2149), (0x2160, 0x217F),
+    (0x2460, 0x24EA), (0x2A74, 0x2A76), (0x2C7C, 0x2C7D), (0x3000, 0x3000), (0x3250, 0x325F),
+    (0x32B1, 0x32BF), (0x32CC, 0x32CF), (0x3371, 0x337A), (0x3380, 0x3381), (0x3383, 0x338B),
+    (0x338E, 0x3394), (0x3396, 0x339A), (0x339C, 0x33A6), (0x33A9, 0x33AD), (0x33B0, 0x33B1),
+    (0x33B3, 0x33B5), (0x33B7, 0x33BB), (0x33BD, 0x33BF), (0x33C2, 0x33C5), (0x33C7, 0x33DD),
+    (0x33FF, 0x33FF), (0xA7F2, 0xA7F4), (0xFB00, 0xFB06), (0xFB29, 0xFB29), (0xFE10, 0xFE10),
+    (0xFE13, 0xFE16), (0xFE19, 0xFE19), (0xFE30, 0xFE30), (0xFE33, 0xFE38), (0xFE47, 0xFE48),
+    (0xFE4D, 0xFE50), (0xFE52, 0xFE52), (0xFE54, 0xFE57), (0xFE59, 0xFE5C), (0xFE5F, 0xFE66),
+    (0xFE68, 0xFE6B), (0xFF01, 0xFF5E), (0x107A5, 0x107A5), (0x1D400, 0x1D454),
+    (0x1D456, 0x1D49C), (0x1D49E, 0x1D49F), (0x1D4A2, 0x1D4A2), (0x1D4A5, 0x1D4A6),
+    (0x1D4A9, 0x1D4AC), (0x1D4AE, 0x1D4B9), (0x1D4BB, 0x1D4BB), (0x1D4BD, 0x1D4C3),
+    (0x1D4C5, 0x1D505), (0x1D507, 0x1D50A), (0x1D50D, 0x1D514), (0x1D516, 0x1D51C),
+    (0x1D51E, 0x1D539), (0x1D53B, 0x1D53E), (0x1D540, 0x1D544), (0x1D546, 0x1D546),
+    (0x1D54A, 0x1D550), (0x1D552, 0x1D6A3), (0x1D7CE, 0x1D7FF), (0x1F100, 0x1F10A),
+    (0x1F110, 0x1F129), (0x1F12B, 0x1F12E), (0x1F130, 0x1F14F), (0x1F16A, 0x1F16C),
+    (0x1F190, 0x1F190), (0x1FBF0, 0x1FBF9),
+
+)
+#: Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, 14.0): drawn as nothing.
+IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+
+
+#: Astral chars are tried by a few wide ranges (a superset: a run of chars none of which folds
+#: is passed over): the regex engine tests a char past the BMP's bitmap range by range, and
+#: every char of a text against each such range, where the precise 31 ranges cost Latin
+#: prose 25 ms a MB. The emoji (U+1F191 and up) are outside them.
+_ASTRAL_LETTERS = ((0x10000, 0x1F190), (0x1FBF0, 0x1FBF9))
+_ASTRAL_OTHERS = ((0xE0000, 0xE0FFF),)
+#: CJK prose's own punctuation (FULLWIDTH ``!(),;?~``): folded inside a run that is folded,
+#: but none makes a run folded by being beside ASCII. Each is some 7% of Chinese prose's
+#: chars, and a search that asked each whether ASCII was beside it was twice the cost of
+#: redacting that prose; none is a separator a name or a token is read by, and a value's
+#: reading already goes on through them.
+CJK_PUNCTUATION = frozenset((0xFF01, 0xFF08, 0xFF09, 0xFF0C, 0xFF1B, 0xFF1F, 0xFF5E))
+#: Folded text is joined this many pieces at a time: a text of a zero-width char every other
+#: char is a run every other char, and a list of all its pieces was 60x the text.
+_PIECES = 4096
+#: A run this long or shorter has its fold kept for the rest of its text (runs repeat: the
+#: same zero-width char, the same full-width word), at most :data:`_KEPT_RUNS` of them.
+_KEPT_RUN = 32
+_KEPT_RUNS = 4096
+
+
+class _Tables:
+    """The fold's tables and regexes, made on first use: a command that redacts no text past
+    ASCII never builds them (their regexes take some 60 ms to compile)."""
+
+    def __init__(self) -> None:
+        table: dict[int, str | None] = {}
+        for lo, hi in COMPAT:
+            for code in range(lo, hi + 1):
+                table[code] = unicodedata.normalize("NFKC", chr(code))
+        for char, letter in FOLDS.items():  # DOTLESS I and its capital are no NFKC form
+            table[ord(char)] = letter
+        for lo, hi in IGNORABLE:
+            table.update(dict.fromkeys(range(lo, hi + 1)))
+        #: Each char folded: to its ASCII, or None (dropped).
+        self.table = table
+        # The chars whose fold holds a letter or a digit: a run that holds one is a name's
+        # or a token's part. The others (punctuation, spaces, the invisible) only where one
+        # of them is beside printable ASCII, but CJK prose's punctuation.
+        letters = frozenset(code for code, to in table.items()
+                            if to and any(c.isalnum() for c in to))
+        beside = frozenset(table) - letters - CJK_PUNCTUATION
+        #: The chars whose fold is not one char: where the copy's offsets move.
+        self.width = {chr(code): len(to or "") for code, to in table.items()
+                      if len(to or "") != 1}
+        a = _char_class(letters, _ASTRAL_LETTERS)
+        b = _char_class(beside, _ASTRAL_OTHERS)
+        others = _char_class(table.keys() - letters, _ASTRAL_OTHERS)
+        each = _char_class(table, _ASTRAL_LETTERS + _ASTRAL_OTHERS)
+        #: A run to fold, from its first char (a char class first: the search skips to one in
+        #: C): a run of the table's chars (none just before it) that holds a letter's or a
+        #: digit's form, or whose first char is one of ``beside`` with printable ASCII before
+        #: it, or whose last is one with printable ASCII after it. Each alternative reads the
+        #: run once, possessively, and a run is tried from its first char only: linear.
+        self.run = re.compile(
+            f"{each}(?<!{each}.)(?:(?:(?<={a})|{others}*+{a}){each}*+"
+            f"|(?<=[!-~]{b}){each}*+|{each}*+(?<={b})(?=[!-~]))")
+        self.uneven = re.compile(_char_class(map(ord, self.width)))  # a run's: short
+        #: Where a run to fold is, in UTF-8, for the regex engine (see :func:`spots`).
+        self.spots = re.compile(_spots(letters, beside))
+        #: The same as a set of expressions for hyperscan (see :func:`hyperscan_spots`).
+        self.spots_hs = _hyperscan_spots(letters, beside)
+
+
+@cache
+def _tables() -> _Tables:
+    return _Tables()
+
+
+def _ranges(codes: Iterable[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for code in sorted(codes):
+        if out and out[-1][1] == code - 1:
+            out[-1] = (out[-1][0], code)
+        else:
+            out.append((code, code))
+    return out
+
+
+def _char_class(codes: Iterable[int], astral: tuple[tuple[int, int], ...] | None = None) -> str:
+    """A regex class of ``codes``; with ``astral``, of those in the BMP and of the
+    ``astral`` ranges past it."""
+    if astral is None:
+        ranges = _ranges(codes)
+    else:
+        ranges = _ranges(code for code in codes if code < 0x10000) + list(astral)
+    return "[" + "".join(
+        f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges
+    ) + "]"
+
+
+def _spots(letters: frozenset[int], beside: frozenset[int]) -> bytes:
+    """Where a run to fold is, in UTF-8: a letter's or a digit's form, or one of ``beside``
+    with a printable ASCII byte just before or after it (each run the fold folds holds one,
+    and each is in a run it folds). An alternative a lead byte, each opening with it as a
+    literal: the search then skips in C to a byte that can open one."""
+    by_lead: dict[int, tuple[set[bytes], set[bytes]]] = {}
+    for group, codes in enumerate((letters, beside)):
+        for code in codes:
+            form = chr(code).encode()
+            by_lead.setdefault(form[0], (set(), set()))[group].add(form[1:])
+    branches = []
+    for lead, (letter_tails, beside_tails) in sorted(by_lead.items()):
+        width = len(next(iter(letter_tails or beside_tails))) + 1
+        parts = [_tree(letter_tails)] if letter_tails else []
+        if beside_tails:
+            parts.append(_tree(beside_tails) + b"(?:(?<=[!-~].{%d})|(?=[!-~]))" % width)
+        body = parts[0] if len(parts) == 1 else b"(?:" + b"|".join(parts) + b")"
+        branches.append(b"\\x%02x" % lead + body)
+    return b"(?s)" + b"|".join(branches)
+
+
+def _hyperscan_spots(letters: frozenset[int], beside: frozenset[int]) -> list[bytes]:
+    """:func:`_spots` as hyperscan reads it fastest: an expression a char (each letter's
+    form a literal; each of ``beside`` after and before a printable ASCII byte, hyperscan
+    having no look-arounds), the tag chars (U+E0000-E0FFF) as one range. As one alternation
+    it scanned CJK prose at 2 ms a MB; as a set, 0.7."""
+    def escaped(code: int) -> bytes:
+        return b"".join(b"\\x%02x" % byte for byte in chr(code).encode())
+
+    tags = b"\\xf3\\xa0[\\x80-\\x83][\\x80-\\xbf]"
+    exprs = [escaped(code) for code in sorted(letters)]
+    for code in sorted(beside):
+        if not 0xE0000 <= code <= 0xE0FFF:
+            exprs += [b"[!-~]" + escaped(code), escaped(code) + b"[!-~]"]
+    return [*exprs, b"[!-~]" + tags, tags + b"[!-~]"]
+
+
+def _tree(forms: set[bytes]) -> bytes:
+    """A regex (bytes) that matches each of ``forms`` (of one length) and nothing else: a
+    tree of byte classes, the forms that share their tails sharing one alternative."""
+    if forms == {b""}:
+        return b""
+    tails: dict[int, set[bytes]] = {}
+    for form in forms:
+        tails.setdefault(form[0], set()).add(form[1:])
+    heads: dict[frozenset[bytes], list[int]] = {}
+    for head, rest in tails.items():
+        heads.setdefault(frozenset(rest), []).append(head)
+    branches = sorted(_byte_class(firsts) + _tree(set(rest)) for rest, firsts in heads.items())
+    return branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
+
+
+def _byte_class(values: list[int]) -> bytes:
+    return b"[" + b"".join(
+        b"\\x%02x" % lo if lo == hi else b"\\x%02x-\\x%02x" % (lo, hi) for lo, hi in _ranges(values)
+    ) + b"]"
+
+
+class Folded:
+    """A text's folded copy (:attr:`text`) and the way back to the text's offsets.
+
+    The map is a list of points: from folded offset ``at[i]`` on, the chars are the text's
+    from ``came[i] >> 1`` on, one for one; where ``came[i]`` is odd, every folded char up to
+    the next point is that one original char (an expansion: ``\\ufb01`` is ``fi``). A char
+    dropped makes a point after it; a char that folds to one char makes none."""
+
+    __slots__ = ("_at", "_came", "text")
+
+    def __init__(self, text: str, at: array[int], came: array[int]) -> None:
+        self.text = text
+        self._at = at
+        self._came = came
+
+    def start(self, at: int) -> int:
+        """The text's offset of the char that folded char ``at`` came from."""
+        i = bisect_right(self._at, at) - 1
+        if i < 0:
+            return at
+        came = self._came[i]
+        return came >> 1 if came & 1 else (came >> 1) + at - self._at[i]
+
+    def end(self, at: int) -> int:
+        """The text's offset just after the char that folded char ``at - 1`` came from and
+        the chars dropped right after it: a value read to its closing quote (``"S"`` then a
+        SOFT HYPHEN) is withheld to that quote, as it was read before the fold."""
+        if at <= 0:
+            return 0
+        return max(self.start(at - 1) + 1, self.start(at))
+
+    def spans(self, spans: Iterable[Span]) -> Iterator[Span]:
+        """``spans`` of :attr:`text` as the text's, in order: each over every char its folded
+        chars came from (the invisible ones between and right after them too). Two spans
+        that met inside one expansion now overlap: the caller merges them."""
+        for start, end, rule in spans:
+            yield make_span((self.start(start), self.end(end), rule))
+
+
+def folded(text: str) -> Folded | None:
+    """``text`` folded where a run of compatibility forms or invisible chars can spell a
+    name or a token (see the module's doc); None where nothing in it is folded."""
+    if text.isascii():
+        return None
+    tables = _tables()
+    typecode = "I" if len(text) < 1 << 30 else "q"
+    at, came = array(typecode), array(typecode)
+    chunks: list[str] = []
+    pieces: list[str] = []
+    kept: dict[str, _Run | None] = {}
+    copied = size = 0  # the text's chars copied so far, and the copy's length
+    for run in tables.run.finditer(text):
+        old = run.group()
+        if old in kept:
+            got = kept[old]
+        else:
+            got = _run(tables, old)
+            if len(old) <= _KEPT_RUN and len(kept) < _KEPT_RUNS:
+                kept[old] = got
+        if got is None:
+            continue  # an astral char the wide ranges hold and the table does not
+        new, points = got
+        a = run.start()
+        pieces.append(text[copied:a])
+        size += a - copied
+        pieces.append(new)
+        for i, where, many in points:
+            # A point after each char dropped; for an expansion, one at its first char
+            # (odd: each of its chars is that one char) and one after its last.
+            if many:
+                origin, ahead = 2 * (a + i) + 1, size + where
+                if at and at[-1] == ahead:
+                    came[-1] = origin
+                else:
+                    at.append(ahead)
+                    came.append(origin)
+            origin, ahead = 2 * (a + i + 1), size + where + many
+            if at and at[-1] == ahead:
+                came[-1] = origin  # the last point is passed over: no folded char between
+            else:
+                at.append(ahead)
+                came.append(origin)
+        size += len(new)
+        copied = run.end()
+        if len(pieces) >= _PIECES:
+            chunks.append("".join(pieces))
+            pieces.clear()
+    if not copied:
+        return None
+    pieces.append(text[copied:])
+    chunks.append("".join(pieces))
+    del pieces
+    return Folded("".join(chunks), at, came)
+
+
+#: A run's fold, and each of its chars whose fold is not one char: where it is in the run,
+#: where its fold starts in the run's fold, and how many chars that is (0: dropped).
+_Run = tuple[str, tuple[tuple[int, int, int], ...]]
+
+
+def _run(tables: _Tables, old: str) -> _Run | None:
+    """The fold of one run (None where it is the run as it is)."""
+    new = old.translate(tables.table)
+    if new == old:
+        return None
+    points: list[tuple[int, int, int]] = []
+    if tables.uneven.search(old):
+        width, where = tables.width.get, 0
+        for i, char in enumerate(old):
+            many = width(char, 1)
+            if many != 1:
+                points.append((i, where, many))
+            where += many
+    return new, tuple(points)
+
+
+def fold_name(name: str) -> str:
+    """``name`` as a model reads it: every one of the table's chars folded (a name is short:
+    no run need be told)."""
+    return name if name.isascii() else name.translate(_tables().table)
+
+
+def spots() -> re.Pattern[bytes]:
+    """Where a run to fold is, in UTF-8 (each match is inside a run :func:`folded` folds)."""
+    return _tables().spots
+
+
+def holds_wide(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` holds a run :func:`folded` would fold, by the regex engine
+    (:func:`elision.redact.triggers.holds_wide` asks hyperscan where it can)."""
+    return not data.isascii() and _tables().spots.search(data) is not None
+
+
+def hyperscan_spots() -> list[bytes]:
+    """:func:`holds_wide`'s expressions for hyperscan, a set (see :func:`_hyperscan_spots`)."""
+    return _tables().spots_hs
