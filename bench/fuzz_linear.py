@@ -281,6 +281,10 @@ SYSTEMATIC: list[Class] = [
     Class("auth-header-params", _repeat('authorization: Digest a="b", c=d8 x ')),
     Class("auth-param-run", _repeat('authorization: Digest a="b", ')),
     Class("cookie-spaced", _repeat("Cookie: sid=Xq7vR2mK9pL4wT8n x; ")),
+    # A match its boundary refused, holding its row's heads: the first four are each asked
+    # whether a credential ends there (csk-…sk-…, a ClickUp key's last As before an X token).
+    Class("heads-in-refused", _repeat("xsk-" + "sk-" * 10 + " ")),
+    Class("a-run-in-refused", _repeat("pk_12345678_" + "A" * 60 + " ")),
     # Just under the density bound (one a 42-byte line): each header judged, each withheld.
     Class("auth-header-under-limit", _repeat("Authorization: Xq7vR2mK9pL4wT8n more word\n")),
     # Just under the density bound in every window (100 a 4 KB, one a 41-byte line): judged
