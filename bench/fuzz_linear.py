@@ -285,6 +285,7 @@ SYSTEMATIC: list[Class] = [
     # whether a credential ends there (csk-…sk-…, a ClickUp key's last As before an X token).
     Class("heads-in-refused", _repeat("xsk-" + "sk-" * 10 + " ")),
     Class("a-run-in-refused", _repeat("pk_12345678_" + "A" * 60 + " ")),
+    Class("heads-in-refused-lines", _repeat("xsk-" + "sk-" * 10 + " " + "z" * 8 + "\n")),
     # Just under the density bound (one a 42-byte line): each header judged, each withheld.
     Class("auth-header-under-limit", _repeat("Authorization: Xq7vR2mK9pL4wT8n more word\n")),
     # Just under the density bound in every window (100 a 4 KB, one a 41-byte line): judged
