@@ -67,9 +67,9 @@ def _routes(line: str) -> dict[str, str]:
     }
 
 
-@settings(max_examples=40, deadline=None)
-@given(name=st.sampled_from(HEADER_NAMES), seed=st.integers(0, 1 << 32), trailing=_PROSE,
-       colon=st.sampled_from([": ", ":", ":  "]))
+@pytest.mark.parametrize("name", HEADER_NAMES)
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 1 << 32), trailing=_PROSE, colon=st.sampled_from([": ", ":", ":  "]))
 def test_a_header_value_followed_by_words_is_withheld_and_the_words_shown(
     name: str, seed: int, trailing: str, colon: str
 ) -> None:
