@@ -296,6 +296,20 @@ SYSTEMATIC: list[Class] = [
     # A value that is no placeholder: is what follows it a message? (read to the line's end)
     Class("assign-value", _repeat("password=hunter2 ")),
     Class("auth-header-line", _repeat("authorization: Token abcdefgh12 ")),
+    # A header's raw value then words: each header's credential ends at its token, so each
+    # name on the line is read (its scheme word judged, its token read once); auth-params,
+    # read a param at a time up to the last; a cookie's pairs, read past a space to each ";".
+    Class("auth-header-raw", _repeat("authorization: Xq7vR2mK9pL4wT8n more ")),
+    Class("auth-header-params", _repeat('authorization: Digest a="b", c=d8 x ')),
+    Class("auth-param-run", _repeat('authorization: Digest a="b", ')),
+    Class("cookie-spaced", _repeat("Cookie: sid=Xq7vR2mK9pL4wT8n x; ")),
+    # A match its boundary refused, holding its row's heads: the first four are each asked
+    # whether a credential ends there (csk-…sk-…, a ClickUp key's last As before an X token).
+    Class("heads-in-refused", _repeat("xsk-" + "sk-" * 10 + " ")),
+    Class("a-run-in-refused", _repeat("pk_12345678_" + "A" * 60 + " ")),
+    Class("heads-in-refused-lines", _repeat("xsk-" + "sk-" * 10 + " " + "z" * 8 + "\n")),
+    # Just under the density bound (one a 42-byte line): each header judged, each withheld.
+    Class("auth-header-under-limit", _repeat("Authorization: Xq7vR2mK9pL4wT8n more word\n")),
     # Just under the density bound in every window (100 a 4 KB, one a 41-byte line): judged
     # whole, each value a withheld entry.
     Class("assign-under-limit", _repeat("password=hunter2 " + "x" * 23 + "\n")),

@@ -73,6 +73,10 @@ _KEY_REACH = 1 << 14
 #: How many credentials glued end to end are followed back; a longer chain is withheld whole
 #: (a chain is of matches that each pass their family's tests).
 _GLUE_DEPTH = 32
+#: How many of a row's heads inside a match its boundary refused are asked whether a
+#: credential ends there (:meth:`Family._opened_inside`): a run of ``A`` a ClickUp key ends
+#: with opens an X bearer token's that many chars early.
+_INSIDE_TRIES = 4
 #: What :func:`_glued_to` found at each place of one text: the spans of the credentials that
 #: end there (from, to, family id, and where the match opens: the next link back), or None.
 Glue = dict[int, list[tuple[int, int, str, int]] | None]
@@ -160,11 +164,14 @@ class Family:
         if self.boundary and bounded:
             # No word char, nor one of _BEFORE, right before the match (what accepts asks),
             # unless a credential ends there (asked only of a match so refused).
-            matches = [m for m in matches
+            listed = matches if isinstance(matches, list) else list(matches)
+            matches = [m for m in listed
                        if not ((at := m.start()) and ((before := text[at - 1]).isalnum()
                                                       or before in _BEFORE)
                                and not _escaped_break(text, at - 1)
                                and not _glued_to(text, at, depth, self.id, memo))]
+            if len(matches) < len(listed):
+                matches = self._opened_inside(text, listed, matches, depth, memo)
         spans = [(m, *(m.span("secret") if group else m.span())) for m in matches]
         # A stub this stage wrote, or a template (``<your key>``), is no credential.
         values = [(m, a, b, text[a:b]) for m, a, b in spans
@@ -203,6 +210,35 @@ class Family:
             self._glue(text, [m for m, a, b, _ in values if (a, b) in kept], glued, depth,
                        ahead, memo)
         return found
+
+    def _opened_inside(
+        self, text: str, listed: list[re.Match[str]], kept: list[re.Match[str]], depth: int,
+        memo: Glue,
+    ) -> list[re.Match[str]]:
+        """``kept``, with, for each of ``listed`` its boundary refused, the match of this row
+        that opens at one of its heads inside it where a credential ends (glued to it): a
+        match that opened inside the token before it (``csk-…sk-…``: OpenAI's ``sk-`` inside
+        Cerebras' ``csk-``; an X bearer token's run of ``A`` opened by a ClickUp key's last
+        ones) read on over the next one's head, so no search found that one. The first
+        :data:`_INSIDE_TRIES` heads inside each are tried (each asks what ends there)."""
+        assert self.pattern is not None
+        ids = {id(m) for m in kept}
+        found: list[re.Match[str]] = []
+        for m in listed:
+            if id(m) in ids:
+                continue
+            pos, end = m.start() + 1, m.end()
+            for _ in range(_INSIDE_TRIES):
+                hit = self._head.search(text, pos, end)
+                if hit is None:
+                    break
+                at = hit.start()
+                if _glued_to(text, at, depth, self.id, memo) and (
+                        inner := self.pattern.match(text, at)) is not None:
+                    found.append(inner)
+                    break
+                pos = at + 1
+        return sorted([*kept, *found], key=lambda m: m.start()) if found else kept
 
     def _glue(
         self, text: str, matches: list[re.Match[str]], glued: list[tuple[int, int, str]],

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 
 from elision._lazyre import lazy_compile
-from elision.redact import folding
+from elision.redact import authheader, folding
 from elision.redact.commands import COMMAND_GATES, NextMatch, password_flags
 from elision.redact.compat import fold_name
 from elision.redact.families import TEMPLATE, entropy
@@ -604,14 +604,18 @@ _VALUE = lazy_compile(
     r"""|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
 )
 _LINE_END = re.compile(r"[\r\n]")
-#: The longest header value judged: a longer one is withheld whole, unread (fail closed).
-_LONGEST_HEADER = 8192
+#: The longest header value read: one that reaches it is withheld to its line's end, unread
+#: past it (fail closed).
+_LONGEST_HEADER = authheader.LONGEST
 #: The longest bare value judged (no space, quote or separator in it); a longer one after a
 #: credential's name is withheld unread (fail closed).
 _LONGEST_VALUE = 4096
 _QUOTED = lazy_compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
-_SCHEME = lazy_compile(r"[A-Za-z][A-Za-z0-9_-]*[ \t]+")
-_COOKIE_PAIR = lazy_compile(r"\s*([^=;,\s]+)=([^;\r\n\"]*)")
+#: A cookie's name and its value, up to a space, a ``;``, a quote or a backslash: after a quote
+#: (escaped too, in a JSON string), the chars after it.
+_COOKIE_PAIR = lazy_compile(r"""\s*([^=;,\s]+)=(?:\\?"([^"\\\s;]*)|([^;\s"\\]*))""")
+#: A first value with no name.
+_COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?![^;\s])""")
 _COOKIE_ATTRIBUTES = frozenset({
     "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
     "partitioned", "version", "comment",
@@ -1095,35 +1099,11 @@ def _value(
     parts = reach.name_words(name)
     last = parts[-1]
     if last == "authorization":
-        quoted = _QUOTED.match(text, at)
-        if quoted is not None:  # "Authorization": "Token …" written as JSON or a string
-            at = quoted.start(1)
-            value = quoted.group(1)
+        if text.startswith(("[", "{"), at) and not _STUB_AT.match(text, at):
+            # A container's scalars, each as a password's: no scheme or token is read in it.
+            _bracketed(text, name, STRONG, at, found, reach)
         else:
-            # The value is the rest of the line, so many names on one line each read the rest
-            # of it (its length squared): one withheld already reaches the line's end, which
-            # any later one would too, and a value past the longest is withheld unread.
-            if at < reach.header_until or text[at:at + 6].lower().startswith(("bearer", "basic")):
-                return
-            end = reach.line_end(at)
-            if end - at > _LONGEST_HEADER:
-                scheme = _SCHEME.match(text, at, at + _LONGEST_HEADER)
-                found.append(Span(at if scheme is None else scheme.end(), end, AUTH_HEADER))
-                reach.header_until = end
-                return
-            value = text[at:end].rstrip(" \t,")
-        if value.lower().startswith(("bearer", "basic")):
-            return
-        scheme = _SCHEME.match(value)
-        skip = scheme.end() if scheme is not None else 0
-        # The credential is the first word after the scheme: a placeholder later on the line
-        # (``see <docs>``) does not make it one; what follows it is withheld with it.
-        credential = value[skip:].split(None, 1)[0] if value[skip:].strip() else ""
-        if len(value) - skip >= 8 and not _STUB_AT.match(value, skip) and not placeholder(
-                credential):
-            found.append(Span(at + skip, at + len(value), AUTH_HEADER))
-            if quoted is None:
-                reach.header_until = at + len(value)
+            _authorization(text, at, found, reach)
         return
     if last == "cookie":
         _cookies(text, at, first_only=parts[-2:-1] == ["set"], found=found)
@@ -1145,6 +1125,58 @@ def _value(
         if verdict is None and _bare_prose(text, a, b):
             return  # what a prompt, a validator or an error says next (Password: incorrect)
     _withhold(a, b, group, found, reach)
+
+
+def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None:
+    """The credential of an ``Authorization:`` header's value at ``at``: its first token, or
+    its scheme's token or auth-params (:func:`authheader.credential`); what follows it on the
+    line is shown. Bearer and Basic are their rules'. A credential that reaches the longest
+    read is withheld to its line's end unread (fail closed)."""
+    quoted = _QUOTED.match(text, at) if text[at:at + 1] in _QUOTES else None
+    if quoted is not None:  # "Authorization": "Token …" written as JSON or a string
+        at, limit = quoted.span(1)
+        end = limit
+    else:
+        # Many names on one line each read their own value, the longest at most; one inside
+        # a value withheld to the line's end already is passed over.
+        if at < reach.header_until:
+            return
+        end = reach.line_end(at)
+        if text.startswith(_QUOTE_OPENS, at):  # a quote that does not close on its line
+            at += 1 + (text[at] == "\\")
+        limit = min(end, at + _LONGEST_HEADER)
+    if text[at:at + 6].lower().startswith(("bearer", "basic")):
+        return
+    got = authheader.credential(text, at, limit)
+    if got is None:
+        return
+    a, b = got
+    value = text[a:b]
+    spaced = " " in value
+    # A placeholder later on the line (``see <docs>``) does not make the credential one; a
+    # word of a message is none (one word that is not letters is no message's: prose()).
+    if placeholder(value.split(None, 1)[0] if spaced else value) or (
+            (spaced or value.strip(WORD_EDGE).isalpha()) and prose(value)) or (
+            _STUB_AT.match(text, a)):
+        return
+    if len(value) < 8 and not (len(value) >= 4 and any(c.isdigit() for c in value)):
+        return
+    if quoted is None and (b == limit < end or (
+            ("=" in value or ":" in value) and _ASSIGNED_IN.search(value))):
+        # Read to the longest, or a header's name assigned inside it (``…:authorization:…``
+        # with no space): withheld to the line's end, and each name there is passed over, as
+        # what its reading would withhold lies there (a run of them read the rest of the run
+        # at each). A value that ends before its line's end holds no such name, so a name
+        # after it is read: what that one withholds may reach past it.
+        b = reach.header_until = end
+    found.append(Span(a, b, AUTH_HEADER))
+
+
+_QUOTE_OPENS = ('"', "'", '\\"', "\\'")
+#: A header's name and a separator with no space: one assigned inside a header's value, whose
+#: own reading is long (a header's, the longest; a cookie's, its line). Another name's (a
+#: SigV4 value's ``Credential=``) is read as anywhere: its bare value ends inside.
+_ASSIGNED_IN = lazy_compile(r"(?i)(?:authorization|cookie)[A-Za-z0-9_.-]*[:=]")
 
 
 #: What a header's name after a path and a colon may hold (:func:`_path_header`): a scheme,
@@ -1183,9 +1215,12 @@ def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reac
     match = _PATH_HEADER.match(text, sep.end())
     if match is None or (match[1] or "").lower().startswith(("bearer", "basic")):
         return True
-    credential = match[2]
+    credential, a = match[2], match.start(2)
+    if match[1] and authheader.scheme(match[1].rstrip(), credential) is False:
+        # A raw value, then a word (``GET /x/authorization: a8F3… more``): the first is it.
+        credential, a = match[1].rstrip(), match.start(1)
     if len(credential) >= _LONGEST_VALUE or (opaque(credential) and not placeholder(credential)):
-        found.append(Span(match.start(2), match.end(2), AUTH_HEADER))
+        found.append(Span(a, a + len(credential), AUTH_HEADER))
     return True
 
 
@@ -1379,21 +1414,31 @@ def _bare_prose(text: str, a: int, b: int) -> bool:
 
 
 def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None:
+    """Each cookie's value on the line at ``at`` (the first alone for ``Set-Cookie``): a value
+    ends at a space, as RFC 6265 writes one (a quote around it is not its), so what follows it
+    is shown; the next pair is read after the next ``;``, up to the first that is none. A
+    first value with no name (``Cookie: <value>``) is withheld where it looks generated."""
     line_end = text.find("\n", at)
     stop = len(text) if line_end < 0 else line_end
     pos = at
     while pos < stop:
         pair = _COOKIE_PAIR.match(text, pos, stop)
-        if pair is None:
+        if pair is not None:
+            key, group = pair.group(1), 2 if pair.start(2) >= 0 else 3
+            value, a, b = pair.group(group), pair.start(group), pair.end(group)
+            if key.lower() not in _COOKIE_ATTRIBUTES and len(value) >= 8 and (
+                entropy(value) >= 3.0 or _SESSIONISH.search(key) is not None
+            ) and not placeholder(value) and not _STUB_AT.match(text, a):
+                found.append(Span(a, b, COOKIE))
+        else:
+            # No pair: the line holds no more of them (a nameless value opens it at most).
+            bare = _COOKIE_BARE.match(text, pos, stop) if pos == at else None
+            if bare is not None and opaque(bare.group(1)) and not placeholder(bare.group(1)):
+                found.append(Span(bare.start(1), bare.end(1), COOKIE))
             break
-        key, value = pair.group(1), pair.group(2).strip().strip('"')
-        a = pair.start(2) + (len(pair.group(2)) - len(pair.group(2).lstrip()))
-        secretish = entropy(value) >= 3.0 or _SESSIONISH.search(key) is not None
-        if key.lower() not in _COOKIE_ATTRIBUTES and len(value) >= 8 and secretish and (
-            not placeholder(value)
-        ):
-            b = a + len(pair.group(2).strip())
-            found.append(Span(a, b, COOKIE))
         if first_only:
             break
-        pos = pair.end() + 1
+        after = text.find(";", pair.end(), stop)
+        if after < 0:
+            break
+        pos = after + 1

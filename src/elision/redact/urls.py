@@ -136,6 +136,13 @@ def find_signed_urls(text: str) -> list[Span]:
                 continue  # the quote closes a single-quoted URL: this is no password
             start, end, tail = _token_bounds(text, token, match.end())
             covered = end
+            if pattern is _SLACK_HOOK and (hook_end := _hooks_end(text, match, end)) < end:
+                # The hooks end where the last one's path does: what the token holds after
+                # it (``:`` and a DSN, read as one URL) is judged by its own rules, and a
+                # whole-URL span over both yielded to the DSN's password (the hook was shown).
+                start = _narrowed(text, start, end, match.start(), "slack-webhook-url")[0]
+                spans[(start, hook_end)] = "slack-webhook-url"
+                continue
             if (start, end) in spans:
                 continue
             if pattern is _SLACK_HOOK:
@@ -155,6 +162,15 @@ def find_signed_urls(text: str) -> list[Span]:
                 spans[(start, end)] = rule
     # Each span made in C (a namedtuple's __new__ is a Python call: 37,449 a MB of URL users).
     return [make_span((start, end, rule)) for (start, end), rule in spans.items()]
+
+
+def _hooks_end(text: str, match: re.Match[str], end: int) -> int:
+    """Where the last Slack hook of the token that ``match`` opens a hook in ends (before
+    ``end``, the token's): hooks glued to each other are one span, read once a token."""
+    last = match.end()
+    for more in _SLACK_HOOK.finditer(text, last, end):
+        last = more.end()
+    return last
 
 
 #: What a token must hold for :func:`classify_url` to find a credential in it: a parameter's

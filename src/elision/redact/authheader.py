@@ -1,0 +1,163 @@
+"""Where the credential of an ``Authorization:`` header's value is, read as RFC 7235 writes
+one: an optional scheme, then a token (``token68``) or a list of ``name=value`` parameters.
+
+What follows the credential on its line is a message's, and is shown: a log writes
+``Authorization: <value> (expired)``, a trace ``authorization: <value> ghp_…``. Its value was
+read to the line's end with the line's first word taken for a scheme, so a raw value followed
+by anything (``Authorization: a8F3kQ9z… trailing words``) was shown as the "scheme" and the
+words after it withheld in its place.
+
+A word is a scheme when it is a scheme's name (:data:`KNOWN_SCHEMES`), or when, unknown, it
+is a word (letters, ``-`` and ``_``, few changes of case) followed by a value that is not a
+word as well. A word with a digit in it that names no scheme is the credential itself; so is
+a run of letters whose case changes often (``qfjjDuTBJLrkDgNRWR``), or one followed by
+nothing. An unknown word followed by another plain word (``Custom abcdefgh``, or a raw
+letters-only credential and the message's first word) cannot be told apart: both are
+withheld (fail closed).
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from elision._lazyre import lazy_compile
+
+#: Schemes read as one whatever follows them, lower-cased: IANA's registry, and the ones
+#: vendors' APIs document (Discord's ``Bot``, Okta's ``SSWS``, AWS's and Google's signing
+#: algorithms, Azure's ``SharedKey``), those with a digit among them (a digit makes an
+#: unknown word a credential).
+KNOWN_SCHEMES = frozenset({
+    "basic", "bearer", "digest", "hoba", "mutual", "negotiate", "ntlm", "kerberos", "oauth",
+    "oauth2", "scram-sha-1", "scram-sha-256", "vapid", "dpop", "gnap", "privatetoken",
+    "concealed", "token", "apikey", "api-key", "api-token", "key", "jwt", "bot", "aws",
+    "aws4-hmac-sha256", "aws4-ecdsa-p256-sha256", "goog4-hmac-sha256", "goog4-rsa-sha256",
+    "sharedkey", "sharedkeylite", "sharedaccesssignature", "googlelogin", "mac", "hawk",
+    "splunk", "ssws", "geniekey", "klaviyo-api-key", "zoho-oauthtoken", "client-id",
+    "signature", "sso-key", "sentry", "secret", "macaroon", "dsn",
+})
+#: The longest value read: a credential that reaches it is withheld to its line's end unread
+#: (fail closed), so each name on a line of them reads this much at most.
+LONGEST = 8192
+#: A scheme-like word and the spacing after it.
+_WORD = lazy_compile(r"([A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+")
+#: A credential written as one run: anything but spacing, a comma (a list's), a quote or a
+#: backslash (a string around the header ends there); a run goes on past a ``\/`` (a JSON
+#: writer's ``/``). One char class, not an alternation: a repeat of a group kept a state a
+#: char on the regex engine's stack (1 MB read at a long run's 8 KB).
+_RUN = lazy_compile(r"""[^\s,"'\\]*""")
+#: An auth-param's name and its ``=`` (``realm="x"``, ``Credential=AKIA…/s3/aws4_request``).
+_PARAM_NAME = lazy_compile(r"[A-Za-z0-9!#$%&*+.^_`|~-]{1,256}[ \t]*=[ \t]*")
+#: What a quoted auth-param's value holds up to its next quote, backslash or line break.
+_IN_QUOTES = lazy_compile(r'[^"\\\r\n]*')
+_LIST_SEP = lazy_compile(r"[ \t]*,[ \t]*")
+#: A char that closes what the header was written in (``(Authorization: …)``) when its opener
+#: is not in the token, and a statement's end: not the credential's.
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<", ";": ""}
+#: The most changes from a lower-case letter to an upper-case one a scheme's name has
+#: (``SharedAccessSignature``: two); a random run of letters has one in four chars or so.
+_MOST_HUMPS = 2
+
+
+def credential(text: str, at: int, limit: int) -> tuple[int, int] | None:
+    """Where the credential of the header value written at ``at`` (its scheme past) starts and
+    ends, read no further than ``limit``; ``None`` for a scheme with nothing after it."""
+    word = _WORD.match(text, at, limit)
+    if word is None:
+        return _value(text, at, limit)
+    name = word[1]
+    known = name.lower() in KNOWN_SCHEMES
+    if not (known or _word_like(name)):
+        return at, word.end(1)  # the word is the credential; what follows is shown
+    after = _value(text, word.end(), limit)
+    if after is None:  # a word alone: a scheme's with nothing after it, or the credential
+        return None if known else (at, word.end(1))
+    if not known and text[after[0]:after[1]].isalpha():
+        return at, after[1]  # a word and a word: both withheld
+    return after
+
+
+def scheme(name: str, after: str) -> bool | None:
+    """Whether the word ``name``, followed by the value ``after``, is the value's scheme
+    (``True``) or its credential (``False``, what follows it shown); ``None`` where it cannot
+    be told: an unknown word before a plain word (``Custom abcdefgh``, or a raw credential of
+    letters and the message's first word). :func:`credential` tells the same inline."""
+    if name.lower() in KNOWN_SCHEMES:
+        return True
+    if not _word_like(name):
+        return False
+    return None if after.isalpha() else True
+
+
+def _word_like(name: str) -> bool:
+    """Whether ``name``, no known scheme's, may be an unknown one: letters, ``-`` and ``_``,
+    its case changing as a word's does."""
+    if not name.replace("-", "").replace("_", "").isalpha():
+        return False
+    humps = sum(1 for a, b in pairwise(name) if a.islower() and b.isupper())
+    return humps <= _MOST_HUMPS
+
+
+def _value(text: str, at: int, limit: int) -> tuple[int, int] | None:
+    """The token or the list of auth-params at ``at``, read no further than ``limit``."""
+    end = _param(text, at, limit)
+    if end is not None:
+        while True:  # each param read once: a list costs its length
+            sep = _LIST_SEP.match(text, end, limit)
+            nxt = None if sep is None else _param(text, sep.end(), limit)
+            if nxt is None:
+                return at, end
+            end = nxt
+    end = _run(text, at, limit)
+    if end == at:
+        return None
+    while end - at > 1 and (opener := _CLOSERS.get(text[end - 1])) is not None and (
+            not opener or opener not in text[at:end]):
+        end -= 1
+    return at, end
+
+
+def _param(text: str, at: int, limit: int) -> int | None:
+    """Where the auth-param at ``at`` ends, or ``None`` for none there."""
+    name = _PARAM_NAME.match(text, at, limit)
+    if name is None:
+        return None
+    if text.startswith(('"', '\\"'), name.end()):
+        return _quoted(text, name.end(), limit)
+    end = _run(text, name.end(), limit)
+    return None if end == name.end() else end
+
+
+def _run(text: str, at: int, limit: int) -> int:
+    """Where the run at ``at`` ends (``at`` for none), read no further than ``limit``."""
+    end = at
+    while True:
+        run = _RUN.match(text, end, limit)
+        assert run is not None  # it matches the empty string
+        end = run.end()
+        if end + 2 > limit or not text.startswith("\\/", end):
+            return end
+        end += 2
+
+
+def _quoted(text: str, at: int, limit: int) -> int:
+    """Where the quoted value at ``at`` ends, past its closing quote: a quote as written, a
+    backslash and the char after it (RFC 7230's quoted-pair) inside it; or ``\\"`` a level
+    down (a header in a JSON string in a text), ``\\\\\\"`` (its quoted-pair) inside it. One
+    that does not close on its line reads to ``limit`` (fail closed)."""
+    escaped = text.startswith("\\", at)
+    pos = at + 1 + escaped
+    while pos < limit:
+        run = _IN_QUOTES.match(text, pos, limit)
+        assert run is not None  # it matches the empty string
+        pos = run.end()
+        if pos >= limit:
+            break
+        char = text[pos]
+        if char == '"':
+            return limit if escaped else pos + 1  # a bare quote a level down ends its string
+        if char != "\\":
+            return limit  # a line break
+        if escaped and text.startswith('\\"', pos):
+            return pos + 2
+        pos += 4 if escaped and text.startswith('\\\\\\"', pos) else 2
+    return limit
