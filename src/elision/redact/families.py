@@ -131,8 +131,8 @@ class Family:
             return False  # unless a credential ends right there (see accepted)
         a, b = self.secret_span(match)
         value = text[a:b]
-        if value.startswith(_STUB_HEADS) or _TEMPLATE.search(text, a, b + 1):
-            return False  # a stub this stage wrote, or a template (``<your key>``)
+        if value.startswith(_STUB_HEADS) or (not self.closing and _TEMPLATE.search(text, a, b + 1)):
+            return False  # a stub this stage wrote, or a template (``<your key>``): see accepted
         if self.entropy is not None and entropy(value) < self.entropy:
             return False
         return (self.check is None or self.check(value)) and self.keyword_near(text, match)
@@ -165,9 +165,13 @@ class Family:
                                and not _escaped_break(text, at - 1)
                                and not _glued_to(text, at, depth, self.id, memo))]
         spans = [(m, *(m.span("secret") if group else m.span())) for m in matches]
-        # A stub this stage wrote, or a template (``<your key>``), is no credential.
+        # A stub this stage wrote, or a template (``<your key>``), is no credential. Not asked
+        # of a key that spans lines: its pattern wants a body (base64, or a header) after its
+        # armour, and one with no closing armour runs to the text's end, where a template in
+        # a later line (an NDJSON record's ``<AKIA…>``) showed the key.
         values = [(m, a, b, text[a:b]) for m, a, b in spans
-                  if not (text.startswith(_STUB_HEADS, a, b) or _TEMPLATE.search(text, a, b + 1))]
+                  if not (text.startswith(_STUB_HEADS, a, b)
+                          or (not self.closing and _TEMPLATE.search(text, a, b + 1)))]
         check = self.check
         if check in _TOLD_IN_C:
             # Both are tests of the value alone: the one told by set tests in C first, so
@@ -351,6 +355,12 @@ def _glued_to(text: str, at: int, depth: int, rule: str, memo: Glue) -> bool:
         # open inside another (``hvs.…hvs.…hvs.…``: the first match takes in the second head).
         pos = lo
         while (m := family.pattern.search(text, pos, at)) is not None:
+            if m.end() == at and family.closing and not any(
+                    text.find(closing, m.start(), at) >= 0 for closing in family.closing):
+                # A key with no closing armour is open to the text's end, and read as ending
+                # at ``at`` any key ends there: the token after it is inside it, not glued on
+                # (a cut PEM key in an NDJSON record took in the next member's name).
+                break
             if m.end() == at:
                 spans = family.accepted(text, [m], depth=depth + 1, ahead=False, memo=memo)
                 found.extend([(a, b, family.id, m.start()) for a, b in spans])
