@@ -334,6 +334,12 @@ SYSTEMATIC: list[Class] = [
     Class("pem-one-line", _repeat("-----BEGIN ")),
     Class("pem-glued", _repeat(_PEM_GLUED)),
     Class("ppk-glued", _repeat(_PPK_GLUED)),
+    # Keys whose closing armour is spelled in \u escapes, each read decoded to find where it
+    # ends (families.read_closings); and with no armour written plainly anywhere, the first
+    # key's pattern runs to the text's end, read decoded once.
+    Class("pem-escaped-end", _repeat(_PEM_GLUED.replace("-----END", "-----EN\\u0044") + "\n")),
+    Class("pem-escaped-end-json", _json_string(
+        _PEM_GLUED.replace("-----END", "-----EN\\u0044") + "\n")),
     # FCM keys glued end to end: each match takes in the next one's head (a step ahead each).
     Class("fcm-glued", _repeat("AAAA" + "b" * 7 + ":APA91b" + _KEY_LINE * 3)),
     # The glued keys in one JSON string: one line, each key's breaks a "\\n" escape.

@@ -26,7 +26,7 @@ import binascii
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property, lru_cache
 from itertools import repeat
 from pathlib import Path
@@ -398,6 +398,41 @@ def _key_before(
             spans = family.accepted(text, [m], depth=depth + 1, ahead=False, memo=memo)
             found.extend([(a, b, family.id, m.start()) for a, b in spans])
     return found
+
+
+def read_closings(
+    family: Family, text: str, matches: Iterable[re.Match[str]],
+) -> Iterator[re.Match[str]]:
+    """``matches`` of a key that spans lines (a row with ``closing``), each read on to the
+    closing armour it has spelled in escapes (``-----EN\\u0044 …``, ``%2D----END…``), where
+    its pattern reads the armour only as written: such a key ran on to the next armour
+    written plainly (a later NDJSON record's key) or the text's end, and a text spelled
+    otherwise withheld other lines (equal values must withhold alike). A match that holds a
+    ``\\u`` or a ``%`` (told in C) is read decoded once, and each key the decoding finds
+    in it that opens with its keyword as written is given as its own match, read in ``text``
+    up to where that key's armour ends; a key whose keyword is escaped too is the decoded
+    reading's (``scan._precise``), as before. The rest are given as they are."""
+    from elision.redact.encodings import decode_escapes  # not on the table's import
+
+    pattern = family.pattern
+    assert pattern is not None
+    for match in matches:
+        start, end = match.span()
+        if text.find("\\u", start, end) < 0 and text.find("%", start, end) < 0:
+            yield match
+            continue
+        view = decode_escapes(text[start:end])
+        # Spans, not matches: a match holds the decoded text, a key's span two ints.
+        keys = [] if view is None else [key.span() for key in pattern.finditer(view.text)]
+        if view is None or not keys or keys[0][0] or keys[0][1] == len(view.text):
+            yield match  # no armour spelled in escapes ends it sooner
+            continue
+        for a, b in view.originals(keys):
+            found = pattern.match(text, start + a, start + b)
+            if found is not None and found.end() == start + b:
+                yield found
+            elif not a:
+                yield match  # the key as written, whole (fail closed): not read so
 
 
 def _word_before(text: str, at: int) -> bool:

@@ -28,7 +28,7 @@ from typing import TypeAlias, overload
 from elision.redact.columns import column_spans
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
-from elision.redact.families import BY_ID, PATTERN_FAMILIES, Glue
+from elision.redact.families import BY_ID, PATTERN_FAMILIES, Glue, read_closings
 from elision.redact.folding import fold
 from elision.redact.keywords import (
     B64_HEADS,
@@ -360,14 +360,18 @@ def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
         for at in sorted(set(starts)):
             if at < covered:
                 continue  # inside the last match: finditer would not look here either
-            match = rule.pattern.match(text, at)
-            if match is not None:
-                covered = match.end()
+            whole = rule.pattern.match(text, at)
+            if whole is None:
+                continue
+            covered = whole.end()
+            # Each key read on to an armour spelled in escapes (one, where none is).
+            for match in read_closings(rule, text, (whole,)):
                 if rule.accepts(text, match, memo):
-                    found.append(Span(match.start(), match.end(), rule.id))
+                    end = match.end()
+                    found.append(Span(match.start(), end, rule.id))
                     # A key glued on next is glued to this one: told, not searched back for.
-                    memo.setdefault(covered, [(match.start(), covered, rule.id, match.start())])
-                    _glued_after(text, match.start(), covered, found)
+                    memo.setdefault(end, [(match.start(), end, rule.id, match.start())])
+                    _glued_after(text, match.start(), end, found)
 
 
 def _glued_after(text: str, start: int, end: int, found: _Found) -> None:
