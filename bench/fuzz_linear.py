@@ -338,6 +338,11 @@ SYSTEMATIC: list[Class] = [
     # ends (families.read_closings); and with no armour written plainly anywhere, the first
     # key's pattern runs to the text's end, read decoded once.
     Class("pem-escaped-end", _repeat(_PEM_GLUED.replace("-----END", "-----EN\\u0044") + "\n")),
+    # A key whose body opens in \u escapes after its armour: read decoded only, the rest of
+    # the text from its piece is read whole (scan._holds_escaped_key).
+    Class("pem-escaped-body", _repeat(
+        "-----BEGIN PRIVATE KEY----- " + "\\u0041" * 48 + "\n" + f"{_KEY_LINE}\n" * 4
+        + "-----END PRIVATE KEY-----\n")),
     Class("pem-escaped-end-json", _json_string(
         _PEM_GLUED.replace("-----END", "-----EN\\u0044") + "\n")),
     # FCM keys glued end to end: each match takes in the next one's head (a step ahead each).
