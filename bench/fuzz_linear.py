@@ -387,6 +387,17 @@ SYSTEMATIC: list[Class] = [
     Class("pem-one-line", _repeat("-----BEGIN ")),
     Class("pem-glued", _repeat(_PEM_GLUED)),
     Class("ppk-glued", _repeat(_PPK_GLUED)),
+    # Keys whose closing armour is spelled in \u escapes, each read decoded to find where it
+    # ends (families.read_closings); and with no armour written plainly anywhere, the first
+    # key's pattern runs to the text's end, read decoded once.
+    Class("pem-escaped-end", _repeat(_PEM_GLUED.replace("-----END", "-----EN\\u0044") + "\n")),
+    # A key whose body opens in \u escapes after its armour: read decoded only, the rest of
+    # the text from its piece is read whole (scan._holds_escaped_key).
+    Class("pem-escaped-body", _repeat(
+        "-----BEGIN PRIVATE KEY----- " + "\\u0041" * 48 + "\n" + f"{_KEY_LINE}\n" * 4
+        + "-----END PRIVATE KEY-----\n")),
+    Class("pem-escaped-end-json", _json_string(
+        _PEM_GLUED.replace("-----END", "-----EN\\u0044") + "\n")),
     # FCM keys glued end to end: each match takes in the next one's head (a step ahead each).
     Class("fcm-glued", _repeat("AAAA" + "b" * 7 + ":APA91b" + _KEY_LINE * 3)),
     # The glued keys in one JSON string: one line, each key's breaks a "\\n" escape.

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import families, redact_text, scan
@@ -65,8 +65,24 @@ def ndjson(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Found by a random draw (--hypothesis-seed=7): a cut PEM key, then in the next member a
+#: token after a word char (``aws_secret…``), and a template lines later (``<AKIA…>``).
+_CUT_KEY_THEN_A_TEMPLATE = (
+    '{"id":0,"note":"alpha beta","k0":"{\\"type\\": \\"service_account\\", \\"private_key\\": '
+    '\\"-----BEGIN PRIVATE KEY-----\\\\nx+Fhow0ItQoU9XESZpmxFBdSv4q0ImBr68yboRZCjeYY/us79o+ohQH",'
+    '"k1":"aws_secret_access_key = nGFzJK6tv5Wim9IwmenQyjWLOiBPYGDZ9G1AfC4o"}\n'
+    + '{"id":1,"note":"alpha beta","k0":"AKIAFJT595FOD5A6QK2I"}\n' * 7
+    + '{"id":8,"note":"alpha beta","k0":"<AKIAFJT595FOD5A6QK2I>"}\n'
+)
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=ndjson())
+# The fast judge took the key read as ending at the token's ``s`` (its ``\Z`` at the
+# search's end) as a credential the token is glued to, and withheld the key through the next
+# member's name; the judge of each match asks no glue, and showed the key (the template on
+# the last line refused the key, open to the text's end).
+@example(text=_CUT_KEY_THEN_A_TEMPLATE)
 def test_ndjson_with_a_key_a_line_is_redacted_as_by_the_judge_of_each_match(text: str) -> None:
     # Always run: the same text with the judge of a family's matches at once turned off.
     fast = redact_text(text)
@@ -202,3 +218,23 @@ def test_the_entropy_is_not_asked_of_keys_the_cheap_check_refuses(
     assert len(done.withheld) == 300
     keys = {orjson.loads(line)["key"] for line in mixed.splitlines()}
     assert {value for value in asked if value.startswith("sk-aB1")} == keys
+
+
+_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+
+
+@pytest.mark.parametrize("text", [
+    # NDJSON: a record's key cut short (no closing armour), a template in a later record
+    '{"id":0,"key":"-----BEGIN PRIVATE KEY-----\\n' + _BODY + '"}\n{"id":1,"note":"<your key>"}\n',
+    # a text: a key with no closing armour, then a note that names a variable
+    "-----BEGIN PRIVATE KEY-----\n" + _BODY + "\n\nnote: set ${KEY} in the env\n",
+    # the draw above
+    _CUT_KEY_THEN_A_TEMPLATE,
+])
+def test_a_key_open_to_the_texts_end_is_withheld_whatever_template_follows(text: str) -> None:
+    """Red before: a key with no closing armour is withheld to the text's end, and the
+    template test read all of that: a ``${KEY}`` or ``<your key>`` anywhere after the key
+    showed it whole. Found with the random draw above (the propfix helper)."""
+    done = redact_text(text)
+    assert done.withheld[0] == {"line": 1, "reason": "private-key"}
+    assert "-----BEGIN" not in done.value

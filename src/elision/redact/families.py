@@ -26,7 +26,7 @@ import binascii
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property, lru_cache
 from itertools import repeat
 from operator import mul
@@ -136,8 +136,8 @@ class Family:
             return False  # unless a credential ends right there (see accepted)
         a, b = self.secret_span(match)
         value = text[a:b]
-        if value.startswith(_STUB_HEADS) or _TEMPLATE.search(text, a, b + 1):
-            return False  # a stub this stage wrote, or a template (``<your key>``)
+        if value.startswith(_STUB_HEADS) or (not self.closing and _TEMPLATE.search(text, a, b + 1)):
+            return False  # a stub this stage wrote, or a template (``<your key>``): see accepted
         if self.entropy is not None and entropy(value) < self.entropy:
             return False
         return (self.check is None or self.check(value)) and self.keyword_near(text, match)
@@ -173,9 +173,13 @@ class Family:
             if len(matches) < len(listed):
                 matches = self._opened_inside(text, listed, matches, depth, memo)
         spans = [(m, *(m.span("secret") if group else m.span())) for m in matches]
-        # A stub this stage wrote, or a template (``<your key>``), is no credential.
+        # A stub this stage wrote, or a template (``<your key>``), is no credential. Not asked
+        # of a key that spans lines: its pattern wants a body (base64, or a header) after its
+        # armour, and one with no closing armour runs to the text's end, where a template in
+        # a later line (an NDJSON record's ``<AKIA…>``) showed the key.
         values = [(m, a, b, text[a:b]) for m, a, b in spans
-                  if not (text.startswith(_STUB_HEADS, a, b) or _TEMPLATE.search(text, a, b + 1))]
+                  if not (text.startswith(_STUB_HEADS, a, b)
+                          or (not self.closing and _TEMPLATE.search(text, a, b + 1)))]
         check = self.check
         if check in _TOLD_IN_C:
             # Both are tests of the value alone: the one told by set tests in C first, so
@@ -388,6 +392,12 @@ def _glued_to(text: str, at: int, depth: int, rule: str, memo: Glue) -> bool:
         # open inside another (``hvs.…hvs.…hvs.…``: the first match takes in the second head).
         pos = lo
         while (m := family.pattern.search(text, pos, at)) is not None:
+            if m.end() == at and family.closing and not any(
+                    text.find(closing, m.start(), at) >= 0 for closing in family.closing):
+                # A key with no closing armour is open to the text's end, and read as ending
+                # at ``at`` any key ends there: the token after it is inside it, not glued on
+                # (a cut PEM key in an NDJSON record took in the next member's name).
+                break
             if m.end() == at:
                 spans = family.accepted(text, [m], depth=depth + 1, ahead=False, memo=memo)
                 found.extend([(a, b, family.id, m.start()) for a, b in spans])
@@ -425,6 +435,41 @@ def _key_before(
             spans = family.accepted(text, [m], depth=depth + 1, ahead=False, memo=memo)
             found.extend([(a, b, family.id, m.start()) for a, b in spans])
     return found
+
+
+def read_closings(
+    family: Family, text: str, matches: Iterable[re.Match[str]],
+) -> Iterator[re.Match[str]]:
+    """``matches`` of a key that spans lines (a row with ``closing``), each read on to the
+    closing armour it has spelled in escapes (``-----EN\\u0044 …``, ``%2D----END…``), where
+    its pattern reads the armour only as written: such a key ran on to the next armour
+    written plainly (a later NDJSON record's key) or the text's end, and a text spelled
+    otherwise withheld other lines (equal values must withhold alike). A match that holds a
+    ``\\u`` or a ``%`` (told in C) is read decoded once, and each key the decoding finds
+    in it that opens with its keyword as written is given as its own match, read in ``text``
+    up to where that key's armour ends; a key whose keyword is escaped too is the decoded
+    reading's (``scan._precise``), as before. The rest are given as they are."""
+    from elision.redact.encodings import decode_escapes  # not on the table's import
+
+    pattern = family.pattern
+    assert pattern is not None
+    for match in matches:
+        start, end = match.span()
+        if text.find("\\u", start, end) < 0 and text.find("%", start, end) < 0:
+            yield match
+            continue
+        view = decode_escapes(text[start:end])
+        # Spans, not matches: a match holds the decoded text, a key's span two ints.
+        keys = [] if view is None else [key.span() for key in pattern.finditer(view.text)]
+        if view is None or not keys or keys[0][0] or keys[0][1] == len(view.text):
+            yield match  # no armour spelled in escapes ends it sooner
+            continue
+        for a, b in view.originals(keys):
+            found = pattern.match(text, start + a, start + b)
+            if found is not None and found.end() == start + b:
+                yield found
+            elif not a:
+                yield match  # the key as written, whole (fail closed): not read so
 
 
 def _word_before(text: str, at: int) -> bool:

@@ -30,7 +30,7 @@ from elision.redact.blocks import continued
 from elision.redact.columns import column_spans
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
-from elision.redact.families import BY_ID, PATTERN_FAMILIES, Glue
+from elision.redact.families import BY_ID, PATTERN_FAMILIES, Family, Glue, read_closings
 from elision.redact.folding import fold
 from elision.redact.keywords import (
     B64_HEADS,
@@ -372,13 +372,32 @@ def _wrapping_out(
 
 
 def _holds_escaped_key(piece: str) -> bool:
-    """Whether ``piece`` spells a multi-line rule's keyword in escapes."""
+    """Whether ``piece`` spells a multi-line rule's keyword in escapes, or a key the rule reads
+    only decoded: its keyword as written, what follows it in escapes (``-----BEGIN PRIVATE
+    KEY----- \\u0041\\u0041…``, a body the pattern wants base64 chars for)."""
     # The backslash first: one char is found in C at memchr speed, two chars are not.
     view = decode_escapes(piece) if "%" in piece or (
         "\\" in piece and "\\u" in piece) else None
     return view is not None and any(
-        view.text.count(keyword) > piece.count(keyword) for keyword in _KEYWORDS
+        view.text.count(keyword) > piece.count(keyword)
+        or (keyword in piece and _read_decoded_only(rule, keyword, piece, view.text))
+        for rule, keyword in zip(_MULTILINE, _KEYWORDS, strict=True)
     )
+
+
+def _read_decoded_only(rule: Family, keyword: str, piece: str, decoded: str) -> bool:
+    """Whether one of ``keyword``'s places in ``piece`` opens no match of ``rule`` where the
+    same place of its ``decoded`` text opens one (the places are alike in number and order:
+    none of them is spelled in escapes)."""
+    assert rule.pattern is not None
+    raw = decoded_at = -1
+    while (raw := piece.find(keyword, raw + 1)) >= 0:
+        decoded_at = decoded.find(keyword, decoded_at + 1)
+        if decoded_at < 0:
+            return False
+        if rule.pattern.match(piece, raw) is None and rule.pattern.match(decoded, decoded_at):
+            return True
+    return False
 
 
 def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
@@ -393,14 +412,18 @@ def _multiline(text: str, heads: list[list[int]], found: _Found) -> None:
         for at in sorted(set(starts)):
             if at < covered:
                 continue  # inside the last match: finditer would not look here either
-            match = rule.pattern.match(text, at)
-            if match is not None:
-                covered = match.end()
+            whole = rule.pattern.match(text, at)
+            if whole is None:
+                continue
+            covered = whole.end()
+            # Each key read on to an armour spelled in escapes (one, where none is).
+            for match in read_closings(rule, text, (whole,)):
                 if rule.accepts(text, match, memo):
-                    found.append(Span(match.start(), match.end(), rule.id))
+                    end = match.end()
+                    found.append(Span(match.start(), end, rule.id))
                     # A key glued on next is glued to this one: told, not searched back for.
-                    memo.setdefault(covered, [(match.start(), covered, rule.id, match.start())])
-                    _glued_after(text, match.start(), covered, found)
+                    memo.setdefault(end, [(match.start(), end, rule.id, match.start())])
+                    _glued_after(text, match.start(), end, found)
 
 
 def _glued_after(text: str, start: int, end: int, found: _Found) -> None:

@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover - a Python that moved it
 
 from elision.redact.blocks import find_blocks, find_collections, find_wrapped
 from elision.redact.elements import find_elements
-from elision.redact.families import PATTERN_FAMILIES, Family
+from elision.redact.families import PATTERN_FAMILIES, Family, read_closings
 from elision.redact.fields import is_number
 from elision.redact.generic import (
     FIELD_SUFFIXES,
@@ -99,6 +99,8 @@ def find_credentials(
         else:
             matches = (match for lo, hi in _lines(text, near[index])
                        for match in family.pattern.finditer(text, lo, hi))
+        if family.closing:
+            matches = read_closings(family, text, matches)
         rule = family.id
         glued: list[tuple[int, int, str]] = []
         found.extend([make_span((a, b, rule)) for a, b in family.accepted(text, matches, glued)])
