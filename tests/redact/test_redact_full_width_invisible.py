@@ -59,6 +59,15 @@ CASES = [
                  id="full-width-equals"),
     pytest.param(f"password{wide(':')}{VALUE}", f"password{wide(':')}{ASSIGNED}",
                  id="full-width-colon"),
+    # spaced out: a full-width separator between ASCII spaces (a random draw of the property
+    # below: `aws_secret_access_key` U+FF1D `S` was shown, read only beside printable ASCII)
+    pytest.param(f"password {wide('=')} {VALUE}", f"password {wide('=')} {ASSIGNED}",
+                 id="full-width-equals-spaced"),
+    pytest.param(f"aws_secret_access_key {wide('=')} tOmPKahYBKk/ho4onKrnsAm0dt+Pv4eks/zZDHWe",
+                 f"aws_secret_access_key {wide('=')} [credential withheld: aws-secret-access-key]",
+                 id="full-width-equals-spaced-family"),
+    pytest.param(f"password {wide(':')} {VALUE}", f"password {wide(':')} {ASSIGNED}",
+                 id="full-width-colon-spaced"),
     pytest.param(f"password:\u00a0{VALUE}", f"password:\u00a0{ASSIGNED}", id="no-break-space"),
     pytest.param(f"password:\u3000{VALUE}", f"password:\u3000{ASSIGNED}", id="ideographic-space"),
     pytest.param("\U0001d429\U0001d41a\U0001d42c\U0001d42c\U0001d430\U0001d428\U0001d42b"

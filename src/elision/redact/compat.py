@@ -86,6 +86,13 @@ _ASTRAL_OTHERS = ((0xE0000, 0xE0FFF),)
 #: redacting that prose; none is a separator a name or a token is read by, and a value's
 #: reading already goes on through them.
 CJK_PUNCTUATION = frozenset((0xFF01, 0xFF08, 0xFF09, 0xFF0C, 0xFF1B, 0xFF1F, 0xFF5E))
+#: The FULLWIDTH forms of ASCII's punctuation (U+FF01-FF5E, but CJK prose's own and the
+#: letters' and digits'): a run of one is folded beside an ASCII space too, as a separator
+#: is written spaced out (`aws_secret_access_key` U+FF1D `S` was shown: a random draw of
+#: tests/redact/test_redact_full_width_invisible.py). Chinese prose puts no ASCII space
+#: beside its colon, so what it costs is unchanged.
+SPACED = frozenset(code for code in range(0xFF01, 0xFF5F)
+                   if not chr(code - 0xFEE0).isalnum()) - CJK_PUNCTUATION
 #: Folded text is joined this many pieces at a time: a text of a zero-width char every other
 #: char is a run every other char, and a list of all its pieces was 60x the text.
 _PIECES = 4096
@@ -128,9 +135,10 @@ class _Tables:
         #: digit's form, or whose first char is one of ``beside`` with printable ASCII before
         #: it, or whose last is one with printable ASCII after it. Each alternative reads the
         #: run once, possessively, and a run is tried from its first char only: linear.
+        s = _char_class(SPACED)
         self.run = re.compile(
             f"{each}(?<!{each}.)(?:(?:(?<={a})|{others}*+{a}){each}*+"
-            f"|(?<=[!-~]{b}){each}*+|{each}*+(?<={b})(?=[!-~]))")
+            f"|(?<=[!-~]{b}|[ ]{s}){each}*+|{each}*+(?:(?<={b})(?=[!-~])|(?<={s})(?=[ ])))")
         self.uneven = re.compile(_char_class(map(ord, self.width)))  # a run's: short
         #: Where a run to fold is, in UTF-8, for the regex engine (see :func:`spots`).
         self.spots = re.compile(_spots(letters, beside))
@@ -170,17 +178,19 @@ def _spots(letters: frozenset[int], beside: frozenset[int]) -> bytes:
     with a printable ASCII byte just before or after it (each run the fold folds holds one,
     and each is in a run it folds). An alternative a lead byte, each opening with it as a
     literal: the search then skips in C to a byte that can open one."""
-    by_lead: dict[int, tuple[set[bytes], set[bytes]]] = {}
-    for group, codes in enumerate((letters, beside)):
+    by_lead: dict[int, tuple[set[bytes], set[bytes], set[bytes]]] = {}
+    for group, codes in enumerate((letters, beside - SPACED, beside & SPACED)):
         for code in codes:
             form = chr(code).encode()
-            by_lead.setdefault(form[0], (set(), set()))[group].add(form[1:])
+            by_lead.setdefault(form[0], (set(), set(), set()))[group].add(form[1:])
     branches = []
-    for lead, (letter_tails, beside_tails) in sorted(by_lead.items()):
-        width = len(next(iter(letter_tails or beside_tails))) + 1
+    for lead, (letter_tails, beside_tails, spaced_tails) in sorted(by_lead.items()):
+        width = len(next(iter(letter_tails or beside_tails or spaced_tails))) + 1
         parts = [_tree(letter_tails)] if letter_tails else []
         if beside_tails:
             parts.append(_tree(beside_tails) + b"(?:(?<=[!-~].{%d})|(?=[!-~]))" % width)
+        if spaced_tails:  # beside an ASCII space too
+            parts.append(_tree(spaced_tails) + b"(?:(?<=[ -~].{%d})|(?=[ -~]))" % width)
         body = parts[0] if len(parts) == 1 else b"(?:" + b"|".join(parts) + b")"
         branches.append(b"\\x%02x" % lead + body)
     return b"(?s)" + b"|".join(branches)
@@ -198,7 +208,8 @@ def _hyperscan_spots(letters: frozenset[int], beside: frozenset[int]) -> list[by
     exprs = [escaped(code) for code in sorted(letters)]
     for code in sorted(beside):
         if not 0xE0000 <= code <= 0xE0FFF:
-            exprs += [b"[!-~]" + escaped(code), escaped(code) + b"[!-~]"]
+            near = b"[ -~]" if code in SPACED else b"[!-~]"  # SPACED: beside a space too
+            exprs += [near + escaped(code), escaped(code) + near]
     return [*exprs, b"[!-~]" + tags, tags + b"[!-~]"]
 
 
