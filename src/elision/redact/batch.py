@@ -218,7 +218,11 @@ def _judge_block(texts: Sequence[str], lo: int, hi: int) -> dict[int, list[Span]
     joined = "\n".join(block)
     if not joined.isascii() or "\\" in joined or max(map(len, block)) > PIECE:
         return None
-    holds = present(joined)
+    # The literals each string holds, as it alone holds them: joined by a char no trigger
+    # holds, so none is made by the join (a name that ends one string and the line break
+    # after it read as a name that ends its line, `pw` + `\n`, sent its block to be judged
+    # a string at a time). The patterns below run over the line breaks' join.
+    holds = present("\0".join(block))
     if _marks(joined, holds) or holds.base64 or not _no_run_opens_or_holds_a_window(joined):
         return None
     families = [PATTERN_FAMILIES[i] for i in holds.families]
