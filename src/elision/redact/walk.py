@@ -89,6 +89,10 @@ _RULE = attrgetter("rule")
 
 # A path is a linked list (parent, part) so a node 10,000 levels deep costs one tuple.
 _Path = tuple[Any, Any] | None
+#: How many paths a walk keeps spelled (:meth:`Walker._spelled`), and how many chars of them:
+#: a document 9,000 deep keeps at most 1 M chars of its spine's paths, not each level's.
+_SPELLED = 1024
+_SPELLED_CHARS = 1 << 20
 
 
 def serialized(value: Any) -> bytes | None:
@@ -578,6 +582,9 @@ class Walker:
         self._clean: set[str] = set()
         self._base: _Path = None
         self._first = 0
+        #: The paths spelled lately, by their node's id (:meth:`_spelled`), and their chars.
+        self._spelled_paths: dict[int, tuple[tuple[Any, Any], str]] = {}
+        self._spelled_chars = 0
         self._inert_root = False
         #: The bytes of too-deep array elements walked to no effect, and their total
         #: (:mod:`elision.redact.repeats`): an equal element is not walked again.
@@ -1204,13 +1211,48 @@ class Walker:
 
     def _where(self, path: _Path, rel: tuple[Any, ...]) -> str:
         """The JSONPath of ``rel`` under ``path``."""
-        parts: list[Any] = []
-        while path is not None:
-            path, part = path
-            parts.append(part)
-        parts.reverse()
-        parts.extend(rel)
-        return format_path(parts, root=self.root)
+        spelled = self._spelled(path)
+        return spelled + format_path(rel, root="") if rel else spelled
+
+    def _spelled(self, path: _Path) -> str:
+        """The JSONPath of ``path``, from the nearest container whose path was spelled
+        lately: each entry's path was spelled from the root, a Python step a level, so a
+        document 9,000 deep with a value withheld at each level spelled 40 M parts. A path
+        is kept by its node (held, so its id is not reused), the path asked and then its
+        nearest containers, up to :data:`_SPELLED` paths or :data:`_SPELLED_CHARS` chars;
+        then they are let go together."""
+        if path is None:
+            return self.root
+        kept = self._spelled_paths
+        hit = kept.get(id(path))
+        if hit is not None and hit[0] is path:
+            return hit[1]
+        above: list[tuple[Any, Any]] = []
+        node: _Path = path
+        spelled = self.root
+        while node is not None:
+            hit = kept.get(id(node))
+            if hit is not None and hit[0] is node:
+                spelled = hit[1]
+                break
+            above.append(node)
+            node = node[0]
+        spellings: list[str] = []
+        for node in reversed(above):
+            spelled += format_path((node[1],), root="")
+            spellings.append(spelled)
+        if len(kept) >= _SPELLED or self._spelled_chars + len(spelled) > _SPELLED_CHARS:
+            kept.clear()  # no room for the path asked: the next one will ask from it
+            self._spelled_chars = 0
+        # The nearest first: the path asked, then its containers while there is room (a
+        # deep spine's next level finds its container here, not its root).
+        for node, text in zip(above, reversed(spellings), strict=True):
+            if kept and (len(kept) >= _SPELLED
+                         or self._spelled_chars + len(text) > _SPELLED_CHARS):
+                break
+            kept[id(node)] = (node, text)
+            self._spelled_chars += len(text)
+        return spelled
 
     def _entry(
         self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None,
