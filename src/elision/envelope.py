@@ -31,7 +31,12 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 def format_path(parts: Iterable[PathPart], root: str = "$") -> str:
     """A normalized JSONPath: ``$.rows[3].name``, ``$['key with space']``."""
-    out = [root]
+    return root + "".join(spell_parts(parts))
+
+
+def spell_parts(parts: Iterable[PathPart]) -> list[str]:
+    """Each of ``parts`` as :func:`format_path` writes it after what comes before it."""
+    out: list[str] = []
     for part in parts:
         if isinstance(part, int):
             out.append(f"[{part}]")
@@ -39,7 +44,7 @@ def format_path(parts: Iterable[PathPart], root: str = "$") -> str:
             out.append(f".{part}")
         else:
             out.append("[" + quote_key(part) + "]")
-    return "".join(out)
+    return out
 
 
 def quote_key(key: str) -> str:

@@ -41,13 +41,13 @@ def test_a_path_is_spelled_as_from_the_root(
 ) -> None:
     """Paths sharing containers, asked in any order, with room for few kept (each let-go
     exercised) or many: each spelled as format_path spells it from the root."""
-    room = (walk._SPELLED, walk._SPELLED_CHARS)
-    if small:
-        walk._SPELLED, walk._SPELLED_CHARS = 3, 24
+    room = (walk._SPELLED, walk._SPELLED_CHARS, walk._MARKED)
+    if small:  # containers kept every other level, and let go often
+        walk._SPELLED, walk._SPELLED_CHARS, walk._MARKED = 3, 24, 2
     try:
         _spell_all(paths, rel, root)
     finally:
-        walk._SPELLED, walk._SPELLED_CHARS = room
+        walk._SPELLED, walk._SPELLED_CHARS, walk._MARKED = room
 
 
 def _spell_all(paths: list[list[Any]], rel: list[Any], root: str) -> None:

@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from elision._lazyre import lazy_compile
-from elision.envelope import format_path
+from elision.envelope import format_path, spell_parts
 from elision.redact import generic as _generic
 from elision.redact.batch import (
     BATCH,
@@ -93,6 +93,8 @@ _Path = tuple[Any, Any] | None
 #: a document 9,000 deep keeps at most 1 M chars of its spine's paths, not each level's.
 _SPELLED = 1024
 _SPELLED_CHARS = 1 << 20
+#: Every how many levels a path spelled from far up keeps its containers' paths too.
+_MARKED = 32
 
 
 def serialized(value: Any) -> bytes | None:
@@ -1218,16 +1220,18 @@ class Walker:
         """The JSONPath of ``path``, from the nearest container whose path was spelled
         lately: each entry's path was spelled from the root, a Python step a level, so a
         document 9,000 deep with a value withheld at each level spelled 40 M parts. A path
-        is kept by its node (held, so its id is not reused), the path asked and then its
-        nearest containers, up to :data:`_SPELLED` paths or :data:`_SPELLED_CHARS` chars;
-        then they are let go together."""
+        is kept by its node (held, so its id is not reused): each path asked, up to
+        :data:`_SPELLED` paths or :data:`_SPELLED_CHARS` chars, then let go together. Its
+        containers are not kept on the way: spelling each of them was a copy of its path a
+        level, the square of the depth again where no entry followed."""
         if path is None:
             return self.root
         kept = self._spelled_paths
         hit = kept.get(id(path))
         if hit is not None and hit[0] is path:
             return hit[1]
-        above: list[tuple[Any, Any]] = []
+        parts: list[Any] = []
+        nodes: list[tuple[Any, Any]] = []
         node: _Path = path
         spelled = self.root
         while node is not None:
@@ -1235,23 +1239,31 @@ class Walker:
             if hit is not None and hit[0] is node:
                 spelled = hit[1]
                 break
-            above.append(node)
-            node = node[0]
-        spellings: list[str] = []
-        for node in reversed(above):
-            spelled += format_path((node[1],), root="")
-            spellings.append(spelled)
+            nodes.append(node)
+            node, part = node
+            parts.append(part)
+        parts.reverse()
+        pieces = spell_parts(parts)
+        above = len(spelled)
+        spelled += "".join(pieces)
         if len(kept) >= _SPELLED or self._spelled_chars + len(spelled) > _SPELLED_CHARS:
             kept.clear()  # no room for the path asked: the next one will ask from it
             self._spelled_chars = 0
-        # The nearest first: the path asked, then its containers while there is room (a
-        # deep spine's next level finds its container here, not its root).
-        for node, text in zip(above, reversed(spellings), strict=True):
-            if kept and (len(kept) >= _SPELLED
-                         or self._spelled_chars + len(text) > _SPELLED_CHARS):
-                break
-            kept[id(node)] = (node, text)
-            self._spelled_chars += len(text)
+        kept[id(path)] = (path, spelled)  # the path asked: the next level's container
+        self._spelled_chars += len(spelled)
+        # And each _MARKED-th container above it, cut from its spelling: an entry under
+        # another branch finds one a few levels up, not the root (a slice each, no part
+        # spelled twice).
+        if len(nodes) > _MARKED:
+            ends = list(accumulate(map(len, pieces), initial=above))
+            depth = len(nodes)
+            for back in range(_MARKED, depth, _MARKED):
+                text = spelled[:ends[depth - back]]
+                if (len(kept) >= _SPELLED
+                        or self._spelled_chars + len(text) > _SPELLED_CHARS):
+                    break
+                kept[id(nodes[back])] = (nodes[back], text)
+                self._spelled_chars += len(text)
         return spelled
 
     def _entry(
