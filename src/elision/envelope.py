@@ -26,7 +26,8 @@ DUPLICATE_KEY = "duplicate-key"
 
 PathPart = str | int
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: A key written after a dot (``$.rows``); any other in brackets (``$['a b']``).
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def format_path(parts: Iterable[PathPart], root: str = "$") -> str:
@@ -40,7 +41,7 @@ def spell_parts(parts: Iterable[PathPart]) -> list[str]:
     for part in parts:
         if isinstance(part, int):
             out.append(f"[{part}]")
-        elif _IDENTIFIER.match(part):
+        elif IDENTIFIER.match(part):
             out.append(f".{part}")
         else:
             out.append("[" + quote_key(part) + "]")

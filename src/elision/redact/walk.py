@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from elision._lazyre import lazy_compile
-from elision.envelope import format_path, spell_parts
+from elision.envelope import IDENTIFIER, format_path, quote_key, spell_parts
 from elision.redact import generic as _generic
 from elision.redact.batch import (
     BATCH,
@@ -1213,8 +1213,24 @@ class Walker:
 
     def _where(self, path: _Path, rel: tuple[Any, ...]) -> str:
         """The JSONPath of ``rel`` under ``path``."""
-        spelled = self._spelled(path)
-        return spelled + format_path(rel, root="") if rel else spelled
+        if path is None:
+            spelled = self.root
+        else:  # a container's path kept, asked here: no call more an entry (issue 23)
+            kept = self._spelled_paths
+            hit = kept.get(id(path))
+            if hit is not None and hit[0] is path:
+                spelled = hit[1]
+            else:
+                parent, part = path
+                up = (parent, self.root) if parent is None else kept.get(id(parent))
+                if up is not None and up[0] is parent and type(part) is int:
+                    # An element of the root or of a container kept (a record of an
+                    # array): its index spelled here as spell_parts would, and not kept
+                    # (each is asked once).
+                    spelled = f"{up[1]}[{part}]"
+                else:
+                    spelled = self._spelled(path)
+        return spelled + "".join(spell_parts(rel)) if rel else spelled
 
     def _spelled(self, path: _Path) -> str:
         """The JSONPath of ``path``, from the nearest container whose path was spelled
@@ -1243,7 +1259,14 @@ class Walker:
             node, part = node
             parts.append(part)
         parts.reverse()
-        pieces = spell_parts(parts)
+        pieces: list[str] = []  # spell_parts' spelling, here: no call more a path (issue 23)
+        for part in parts:
+            if isinstance(part, int):
+                pieces.append(f"[{part}]")
+            elif IDENTIFIER.match(part):
+                pieces.append(f".{part}")
+            else:
+                pieces.append("[" + quote_key(part) + "]")
         above = len(spelled)
         spelled += "".join(pieces)
         if len(kept) >= _SPELLED or self._spelled_chars + len(spelled) > _SPELLED_CHARS:
@@ -1275,7 +1298,7 @@ class Walker:
             # and the rest of its path (no dict, no path of its own; a MB of pairs' entries
             # as dicts were 6x the body).
             self.withheld.add(self._where(path[0], ()), path[1], reason,
-                              format_path(rel, root="") if rel else "")
+                              "".join(spell_parts(rel)) if rel else "")
             return
         entry: dict[str, Any] = {"path": self._where(path, rel), "reason": reason}
         if stub_id is not None:
