@@ -186,6 +186,7 @@ LONGEST_FIRST = (
 )
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's: a run without it (no -p xdist) knows none
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """The README's ``-n logical`` starts one worker more than the cores this process may
     run on. Most of the end-to-end files wait on the processes they start (a server's start,
