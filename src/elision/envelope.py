@@ -26,8 +26,7 @@ DUPLICATE_KEY = "duplicate-key"
 
 PathPart = str | int
 
-#: A key written after a dot (``$.rows``); any other in brackets (``$['a b']``).
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def format_path(parts: Iterable[PathPart], root: str = "$") -> str:
@@ -41,7 +40,7 @@ def spell_parts(parts: Iterable[PathPart]) -> list[str]:
     for part in parts:
         if isinstance(part, int):
             out.append(f"[{part}]")
-        elif IDENTIFIER.match(part):
+        elif _IDENTIFIER.match(part):
             out.append(f".{part}")
         else:
             out.append("[" + quote_key(part) + "]")

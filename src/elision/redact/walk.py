@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from elision._lazyre import lazy_compile
-from elision.envelope import IDENTIFIER, format_path, quote_key, spell_parts
+from elision.envelope import format_path, spell_parts
 from elision.redact import generic as _generic
 from elision.redact.batch import (
     BATCH,
@@ -89,7 +89,7 @@ _RULE = attrgetter("rule")
 
 # A path is a linked list (parent, part) so a node 10,000 levels deep costs one tuple.
 _Path = tuple[Any, Any] | None
-#: How many paths a walk keeps spelled (:meth:`Walker._spelled`), and how many chars of them:
+#: How many paths a walk keeps spelled (:meth:`Walker._where`), and how many chars of them:
 #: a document 9,000 deep keeps at most 1 M chars of its spine's paths, not each level's.
 _SPELLED = 1024
 _SPELLED_CHARS = 1 << 20
@@ -584,7 +584,7 @@ class Walker:
         self._clean: set[str] = set()
         self._base: _Path = None
         self._first = 0
-        #: The paths spelled lately, by their node's id (:meth:`_spelled`), and their chars.
+        #: The paths spelled lately, by their node's id (:meth:`_where`), and their chars.
         self._spelled_paths: dict[int, tuple[tuple[Any, Any], str]] = {}
         self._spelled_chars = 0
         self._inert_root = False
@@ -1212,40 +1212,15 @@ class Walker:
         return out
 
     def _where(self, path: _Path, rel: tuple[Any, ...]) -> str:
-        """The JSONPath of ``rel`` under ``path``."""
-        if path is None:
-            spelled = self.root
-        else:  # a container's path kept, asked here: no call more an entry (issue 23)
-            kept = self._spelled_paths
-            hit = kept.get(id(path))
-            if hit is not None and hit[0] is path:
-                spelled = hit[1]
-            else:
-                parent, part = path
-                up = (parent, self.root) if parent is None else kept.get(id(parent))
-                if up is not None and up[0] is parent and type(part) is int:
-                    # An element of the root or of a container kept (a record of an
-                    # array): its index spelled here as spell_parts would, and not kept
-                    # (each is asked once).
-                    spelled = f"{up[1]}[{part}]"
-                else:
-                    spelled = self._spelled(path)
-        return spelled + "".join(spell_parts(rel)) if rel else spelled
-
-    def _spelled(self, path: _Path) -> str:
-        """The JSONPath of ``path``, from the nearest container whose path was spelled
-        lately: each entry's path was spelled from the root, a Python step a level, so a
-        document 9,000 deep with a value withheld at each level spelled 40 M parts. A path
-        is kept by its node (held, so its id is not reused): each path asked, up to
-        :data:`_SPELLED` paths or :data:`_SPELLED_CHARS` chars, then let go together. Its
-        containers are not kept on the way: spelling each of them was a copy of its path a
-        level, the square of the depth again where no entry followed."""
-        if path is None:
-            return self.root
+        """The JSONPath of ``rel`` under ``path``, spelled from the nearest container whose
+        path was spelled lately: each entry's path was spelled from the root, a Python step a
+        level, so a document 9,000 deep with a value withheld at each level spelled 40 M
+        parts. A path is kept by its node (held, so its id is not reused): each path asked,
+        and where it was spelled from far up each :data:`_MARKED`-th container above it, cut
+        from its spelling (an entry in another branch finds one a few levels up), up to
+        :data:`_SPELLED` paths or :data:`_SPELLED_CHARS` chars, then let go together. One
+        call of ``spell_parts`` at most, as ``format_path`` was one (issue 23)."""
         kept = self._spelled_paths
-        hit = kept.get(id(path))
-        if hit is not None and hit[0] is path:
-            return hit[1]
         parts: list[Any] = []
         nodes: list[tuple[Any, Any]] = []
         node: _Path = path
@@ -1258,28 +1233,20 @@ class Walker:
             nodes.append(node)
             node, part = node
             parts.append(part)
+        if not nodes:  # the root, or a path kept
+            return spelled + "".join(spell_parts(rel)) if rel else spelled
         parts.reverse()
-        pieces: list[str] = []  # spell_parts' spelling, here: no call more a path (issue 23)
-        for part in parts:
-            if isinstance(part, int):
-                pieces.append(f"[{part}]")
-            elif IDENTIFIER.match(part):
-                pieces.append(f".{part}")
-            else:
-                pieces.append("[" + quote_key(part) + "]")
+        pieces = spell_parts([*parts, *rel])
         above = len(spelled)
-        spelled += "".join(pieces)
+        depth = len(nodes)
+        spelled += "".join(pieces[:depth])
         if len(kept) >= _SPELLED or self._spelled_chars + len(spelled) > _SPELLED_CHARS:
             kept.clear()  # no room for the path asked: the next one will ask from it
             self._spelled_chars = 0
-        kept[id(path)] = (path, spelled)  # the path asked: the next level's container
+        kept[id(nodes[0])] = (nodes[0], spelled)  # the path asked: the next level's container
         self._spelled_chars += len(spelled)
-        # And each _MARKED-th container above it, cut from its spelling: an entry under
-        # another branch finds one a few levels up, not the root (a slice each, no part
-        # spelled twice).
-        if len(nodes) > _MARKED:
-            ends = list(accumulate(map(len, pieces), initial=above))
-            depth = len(nodes)
+        if depth > _MARKED:  # a slice a container marked, no part spelled twice
+            ends = list(accumulate(map(len, pieces[:depth]), initial=above))
             for back in range(_MARKED, depth, _MARKED):
                 text = spelled[:ends[depth - back]]
                 if (len(kept) >= _SPELLED
@@ -1287,7 +1254,7 @@ class Walker:
                     break
                 kept[id(nodes[back])] = (nodes[back], text)
                 self._spelled_chars += len(text)
-        return spelled
+        return spelled + "".join(pieces[depth:]) if rel else spelled
 
     def _entry(
         self, path: _Path, rel: tuple[Any, ...], reason: str, stub_id: str | None,
