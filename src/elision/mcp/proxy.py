@@ -54,6 +54,7 @@ from elision.mcp.asking import Asking
 from elision.mcp.forward import Ctx, Forwarding, R, Route
 from elision.mcp.gate.bounded import shaper_for_reads
 from elision.mcp.gate.egress import ERROR_BUDGET_BYTES, Egress, refused_name
+from elision.mcp.gate.instructions import governed_instructions
 from elision.mcp.gate.listed import redacted_item
 from elision.mcp.gate.meta import without_reserved
 from elision.mcp.gate.references import fetch_reference
@@ -121,6 +122,8 @@ class Proxy(Forwarding):
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         # One stdio proxy serves one client, so a proxy-wide scope is that client's scope.
         self._scope = new_proxy_scope()
+        #: The refs of the cut instructions every client is told (read in ``_scope``).
+        self._told_refs: frozenset[str] = frozenset()
         #: Whether the one client is the store owner's own agent (a stdio proxy, set by
         #: :mod:`elision.mcp.serve`): its ``elision_fetch`` also reads bodies the owner's
         #: hook and CLI kept unscoped. Never for ``--listen``, whose clients are not the owner.
@@ -259,10 +262,16 @@ class Proxy(Forwarding):
             )
         if "completions" in caps:
             handlers["on_completion"] = self._complete
+        # Each upstream's instructions, governed: told alike to every client at its handshake.
+        instructions, self._told_refs = governed_instructions(
+            _INSTRUCTIONS,
+            ((upstream.name, upstream.instructions) for upstream in self.upstreams.values()),
+            self.pipeline, scope=self._scope,
+        )
         server: Server[Any] = Server(
             "elision-proxy",
             version="1",
-            instructions=_INSTRUCTIONS,
+            instructions=instructions,
             get_tool_input_schema=self._input_schema,
             **handlers,
         )
@@ -345,6 +354,8 @@ class Proxy(Forwarding):
             return error_result(unnamed_refusal(params.name))
         client_budget = self._budget(ctx)
         if params.name == FETCH_TOOL:
+            if (params.arguments or {}).get("ref") in self._told_refs:
+                scope = self._scope  # the instructions every client was told: every client's
             return await self._off_loop(
                 lambda: run_fetch(
                     self.pipeline.store, params.arguments or {}, budget=client_budget,

@@ -108,6 +108,7 @@ class Upstream:
         self._failure: str | None = None
         self.starts = 0
         self._capabilities: types.ServerCapabilities | None = None
+        self._instructions: str | None = None
         #: Called with each new session once it is up (the proxy's notifier follows it).
         self.on_start: list[Callable[[Upstream, ClientSession], None]] = []
         #: Called as each session starts, before the server can send anything on it (what
@@ -127,6 +128,12 @@ class Upstream:
     def capabilities(self) -> types.ServerCapabilities | None:
         """What the server said it serves, the last time it was started."""
         return self._capabilities
+
+    @property
+    def instructions(self) -> str | None:
+        """The instructions for the model the server gave, the last time it was started
+        (ungoverned: the proxy passes them on through the pipeline)."""
+        return self._instructions
 
     async def session(self) -> ClientSession:
         """The live session, starting the upstream if it is not running."""
@@ -299,6 +306,7 @@ class Upstream:
             )
         self._closing = closing
         self._capabilities = self._client.server_capabilities
+        self._instructions = self._client.instructions
         self.starts += 1
         for started in self.on_start:
             started(self, self._client.session)
