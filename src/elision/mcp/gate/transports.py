@@ -12,14 +12,20 @@ Over HTTP a session's responses (its GET stream and each request's) share one su
 large notification on the GET stream, gated on a thread, is not overtaken by the small result
 the server wrote after it on a request's stream (an agent read its log after the result, or
 not at all before its next look). A response of no session yet (``initialize``) has its own.
+
+Each agent request's room for the large upstream answers it got (back-pressure,
+:mod:`elision.mcp.upstream.inflight`) is given back here, once its answer has passed the gate:
+not after the client has read it, so a client that reads slowly, or never, holds up no other.
 """
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from elision.mcp.upstream.inflight import HELD, Held, release_held
 from elision.mcp.upstream.turns import Turn
 
 if TYPE_CHECKING:
@@ -56,6 +62,8 @@ class GatedStream:
             "utf-8", "replace"
         )
         await self._turn.run(len(data), self._gated, item, data)
+        if kind_of_model(item.message) in ("result", "error"):
+            release_held()  # sent on: the request's room is given back
 
     async def _gated(self, item: Any, data: bytes) -> None:
         from mcp.shared.message import SessionMessage
@@ -106,9 +114,17 @@ def gated_app(app: ASGIApp, gate: Egress, scope_of: Scope) -> ASGIApp:
             turn = turns.get(session)
             if turn is None:
                 turn = turns[session] = Turn(OFF_LOOP_BYTES)
-        sender = _GatedSend(send, gate, client, turn)
-        await app(scope, receive, sender)
-        await sender.flush()
+        # The request this response answers: the SDK runs its handler in a copy of this
+        # context, so the upstream requests it writes are charged to ``held``.
+        held = Held()
+        token = HELD.set(held)
+        sender = _GatedSend(send, gate, client, turn, held)
+        try:
+            await app(scope, receive, sender)
+            await sender.flush()
+        finally:
+            HELD.reset(token)
+            held.release()  # whatever ended the response (a cancel, a failure) ends its hold
 
     return gated
 
@@ -117,8 +133,9 @@ class _GatedSend:
     """One HTTP response, its messages gated on their way out."""
 
     def __init__(self, send: Any, gate: Egress, scope: str | None,
-                 turn: Turn | None = None) -> None:
+                 turn: Turn | None = None, held: Held | None = None) -> None:
         self._send = send
+        self._held = held
         self._gate = gate
         self._scope = scope
         self._start: dict[str, Any] | None = None
@@ -167,6 +184,7 @@ class _GatedSend:
             await self._gate.gate_bytes_off_loop(body, None, self._scope) if body.strip()
             else body
         )
+        self._passed(body)
         start = self._start or {"type": "http.response.start", "status": 200, "headers": []}
         self._start = None
         headers = [
@@ -205,6 +223,7 @@ class _GatedSend:
         kept = [line for line in lines if not line.startswith(b"data:")]
         del lines, data  # the event's data lines: copies no longer needed while it waits
         gated = await self._gate.gate_bytes_off_loop(payload, None, self._scope)
+        self._passed(payload)
         if gated is payload:
             return event
         if not gated:
@@ -212,9 +231,22 @@ class _GatedSend:
         newline = b"\r\n" if b"\r\n" in event else b"\n"
         return newline.join([*kept, b"data: " + gated])
 
+    def _passed(self, payload: bytes) -> None:
+        """``payload`` passed the gate: when it is the request's answer, its room is given
+        back (a notification on the request's stream before it is not)."""
+        if self._held is not None and _ANSWER.match(payload):
+            self._held.release()
+
     async def flush(self) -> None:
         if self._mode == "json" and self._start is not None:
             await self._turn.run(len(self._body), self._send_json)
+
+
+#: The head of a JSON-RPC answer as the SDK writes one: its id, then its result or error.
+_ANSWER = re.compile(
+    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(?:-?\d+|"(?:[^"\\]|\\.)*")\s*,'
+    rb'\s*"(?:result|error)"'
+)
 
 
 def _event_end(data: bytes, pos: int) -> tuple[int, bytes]:
