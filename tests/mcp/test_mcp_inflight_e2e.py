@@ -30,7 +30,7 @@ from elision.mcp.serve import _built
 from elision.mcp.upstream import stdio
 from elision.mcp.upstream.config import ServerSpec
 from elision.pipeline import Pipeline
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from support.ports import free_port
 
 try:
@@ -289,5 +289,31 @@ def test_notifications_and_pings_while_answers_wait_deadlock_nothing(
                     count.open.set()
             assert len(values) == len(hows) and all(whole(v, SIZE) for v in values)
             assert proxy.inflight.inside == 0
+
+    anyio.run(main)
+
+
+def test_a_stdio_proxy_gives_each_answers_room_back() -> None:
+    """On stdio a request's room is given back where its answer is written (the proxy's
+    own line writer): 17.6 MB of answers, 8 at a time, pass a room of 16 MiB. Were each
+    request's room kept, the proxy would read its upstream no further after about 83 of the
+    88 answers, and hang: so it did when that release was taken out (a mutation)."""
+    proxy = StdioServerParameters(command=sys.executable, args=[
+        "-c", "from elision.cli import main; main()", "proxy", "--no-store", "--no-audit",
+        "--", sys.executable, str(SERVER)])
+    assert inflight is not None and 88 * 200_000 > inflight.INFLIGHT_BYTES
+
+    async def main() -> None:
+        async with Client(proxy) as client:
+            complete = completer(client, "brief")
+
+            async def one() -> None:
+                assert whole(await complete("200000"), 200_000)
+
+            with anyio.fail_after(60):
+                for _ in range(11):
+                    async with anyio.create_task_group() as tg:
+                        for _ in range(8):
+                            tg.start_soon(one)
 
     anyio.run(main)
