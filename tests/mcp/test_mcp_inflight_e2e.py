@@ -301,7 +301,7 @@ def test_a_stdio_proxy_gives_each_answers_room_back() -> None:
     proxy = StdioServerParameters(command=sys.executable, args=[
         "-c", "from elision.cli import main; main()", "proxy", "--no-store", "--no-audit",
         "--", sys.executable, str(SERVER)])
-    assert inflight is not None and 88 * 200_000 > inflight.INFLIGHT_BYTES
+    assert inflight is not None and inflight.INFLIGHT_BYTES < 88 * 200_000
 
     async def main() -> None:
         async with Client(proxy) as client:

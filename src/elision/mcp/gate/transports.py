@@ -25,7 +25,7 @@ import weakref
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from elision.mcp.upstream.inflight import HELD, Held, release_held
+from elision.mcp.upstream.inflight import HELD, LARGE_BYTES, Held, release_held
 from elision.mcp.upstream.turns import Turn
 
 if TYPE_CHECKING:
@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 
 #: The size from which a message is gated on a worker thread, not on the event loop: a hop
 #: costs ~0.1 ms, the gating of a clean message this size about as much (the shaper's
-#: threshold too, elision.mcp.proxy). Below it the gate never waits.
-OFF_LOOP_BYTES = 64 * 1024
+#: threshold too, elision.mcp.proxy). Below it the gate never waits, so a message this size
+#: read from an upstream takes room until it is sent on (the same measure, defined there).
+OFF_LOOP_BYTES = LARGE_BYTES
 
 
 def kind_of_model(message: Any) -> str | None:

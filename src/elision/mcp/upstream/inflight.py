@@ -2,7 +2,7 @@
 
 Eight 8 MB answers read at once each held their bytes and the SDK's copies while they waited
 for the egress gate (278-306 MB peak, issue 23): reading was never the bound. Here it is. A
-message of ``OFF_LOOP_BYTES`` or more read from an upstream (the gate's threshold for a
+message of :data:`LARGE_BYTES` or more read from an upstream (the gate's threshold for a
 worker thread: a smaller one never waits there, so it is sent on at once) takes room for its
 bytes in the proxy's :class:`ByteRoom` of :data:`INFLIGHT_BYTES` before the session gets it;
 until it has room the reader waits, so the session's receive loop reads that upstream's pipe
@@ -32,6 +32,9 @@ from typing import Any
 
 import anyio
 
+#: The size from which a message read from an upstream takes room: the gate's threshold for a
+#: worker thread (``OFF_LOOP_BYTES`` is this), since a smaller one never waits at the gate.
+LARGE_BYTES = 64 * 1024
 #: How many bytes of large messages may be read from the upstreams and not yet sent on, all
 #: upstreams together: twice the gate's room (``GATE_BYTES_AT_ONCE``), so the gate always has
 #: the next message ready while one is gated. One message larger than this passes alone.

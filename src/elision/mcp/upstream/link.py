@@ -25,8 +25,7 @@ from mcp.shared.message import SessionMessage
 
 # What a stream raises once the other end is gone, and `async with` closing it: the stdio
 # transport's own.
-from elision.mcp.gate.transports import OFF_LOOP_BYTES
-from elision.mcp.upstream.inflight import ByteRoom, Holders
+from elision.mcp.upstream.inflight import LARGE_BYTES, ByteRoom, Holders
 from elision.mcp.upstream.stdio import _GONE, MessageReader, _ClosesOnExit
 
 
@@ -67,7 +66,7 @@ class _WatchedReader(MessageReader):
             held = self._link.holders.answered(item.message)
             # Only the stdio reader tells a message's size (an HTTP upstream: not yet).
             size = getattr(self._inner, "last_size", 0)
-            if size >= OFF_LOOP_BYTES:
+            if size >= LARGE_BYTES:
                 await self._admit(room, held, size)
         return item
 
