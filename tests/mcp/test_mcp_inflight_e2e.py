@@ -13,7 +13,7 @@ its gate held), on HTTP, with a real upstream process and the official client.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ import anyio
 import mcp_types as types
 import pytest
 import uvicorn
+from anyio.abc import TaskGroup
 
 from elision.mcp.gate.egress import Egress
 from elision.mcp.gate.transports import OFF_LOOP_BYTES, gated_app
@@ -125,13 +126,23 @@ async def proxy_on_http(*names: str, env: dict[str, str] | None = None,
             tg.cancel_scope.cancel()
 
 
-def completer(client: Client, prompt: str) -> Callable[[str], Awaitable[str]]:
-    async def complete(value: str) -> str:
-        result = await client.complete(types.PromptReference(type="ref/prompt", name=prompt),
-                                       {"name": "q", "value": value})
-        return result.completion.values[0]
+class Completions:
+    """One client's completions of a prompt, side by side; their values as they come."""
 
-    return complete
+    def __init__(self, client: Client, prompt: str) -> None:
+        self.client, self.prompt = client, prompt
+        self.values: list[str] = []
+
+    async def one(self, value: str) -> str:
+        result = await self.client.complete(
+            types.PromptReference(type="ref/prompt", name=self.prompt),
+            {"name": "q", "value": value})
+        self.values.append(result.completion.values[0])
+        return self.values[-1]
+
+    def start(self, tg: TaskGroup, value: str, times: int = 1) -> None:
+        for _ in range(times):
+            tg.start_soon(self.one, value)
 
 
 async def until(test: Callable[[], bool], what: str, timeout: float = 20) -> None:
@@ -152,24 +163,18 @@ def test_many_large_answers_at_once_hold_at_most_the_room(count: Count) -> None:
 
     async def main() -> None:
         async with proxy_on_http("a") as (url, _), Client(url) as client:
-            complete = completer(client, "brief")
-            values: list[str] = []
-
-            async def one() -> None:
-                values.append(await complete(str(SIZE)))
-
+            calls = Completions(client, "brief")
             with anyio.fail_after(60):
                 async with anyio.create_task_group() as tg:
-                    for _ in range(6):
-                        tg.start_soon(one)
+                    calls.start(tg, str(SIZE), 6)
                     await until(lambda: count.read >= 3, "the first answers read")
                     await anyio.sleep(0.3)  # time to read on, had nothing stopped it
                     held = count.in_flight
                     count.open.set()
             assert held * SIZE <= ROOM + SIZE, f"{held} answers of {SIZE:,} B were in flight"
             assert count.most * SIZE <= ROOM + SIZE
-            assert len(values) == 6 and all(whole(v, SIZE) for v in values)
-            assert len({v[:12] for v in values}) == 6  # each its own answer
+            assert len(calls.values) == 6 and all(whole(v, SIZE) for v in calls.values)
+            assert len({v[:12] for v in calls.values}) == 6  # each its own answer
 
     anyio.run(main)
 
@@ -183,16 +188,10 @@ def test_while_the_room_is_full_another_clients_call_is_answered(count: Count) -
                 Client(url) as other:
             prompts = [p.name for p in (await big.list_prompts()).prompts]
             prompt = next(p for p in prompts if p.startswith("a"))
-            complete = completer(big, prompt)
-            values: list[str] = []
-
-            async def one() -> None:
-                values.append(await complete(str(SIZE)))
-
+            calls = Completions(big, prompt)
             with anyio.fail_after(60):
                 async with anyio.create_task_group() as tg:
-                    for _ in range(5):
-                        tg.start_soon(one)
+                    calls.start(tg, str(SIZE), 5)
                     await until(lambda: count.read >= 3, "the room full")
                     tools = [t.name for t in (await other.list_tools()).tools]
                     small = next(t for t in tools if t.startswith("b") and "small" in t)
@@ -200,9 +199,9 @@ def test_while_the_room_is_full_another_clients_call_is_answered(count: Count) -
                         result = await other.call_tool(small, {"n": 7})
                     block = result.content[0]
                     assert isinstance(block, types.TextContent) and block.text == "small 7"
-                    assert not values  # it was answered while the room was full
+                    assert not calls.values  # it was answered while the room was full
                     count.open.set()
-            assert len(values) == 5 and all(whole(v, SIZE) for v in values)
+            assert len(calls.values) == 5 and all(whole(v, SIZE) for v in calls.values)
 
     anyio.run(main)
 
@@ -213,17 +212,11 @@ def test_a_message_larger_than_the_room_goes_through_alone(count: Count) -> None
 
     async def main() -> None:
         async with proxy_on_http("a") as (url, proxy), Client(url) as client:
-            complete = completer(client, "brief")
-            values: list[str] = []
-
-            async def one() -> None:
-                values.append(await complete("400000"))
-
+            calls = Completions(client, "brief")
             with anyio.fail_after(60):
                 async with anyio.create_task_group() as tg:
-                    tg.start_soon(one)
-                    tg.start_soon(one)
-            assert len(values) == 2 and all(whole(v, 400_000) for v in values)
+                    calls.start(tg, "400000", 2)
+            assert len(calls.values) == 2 and all(whole(v, 400_000) for v in calls.values)
             assert 400_000 < proxy.inflight.peak < 2 * 400_000  # alone
             assert proxy.inflight.inside == 0
 
@@ -238,7 +231,7 @@ def test_a_cancelled_request_gives_its_room_back(count: Count, tmp_path: Path) -
         holding = tmp_path / "holding"
         async with proxy_on_http("a", env={"INFLIGHT_HOLDING": str(holding)}) as (url, proxy), \
                 Client(url) as client, Client(url) as other:
-            complete = completer(client, "brief")
+            complete = Completions(client, "brief").one
             with anyio.fail_after(60):
                 with anyio.CancelScope() as waiting:
                     async with anyio.create_task_group() as tg:
@@ -274,20 +267,15 @@ def test_notifications_and_pings_while_answers_wait_deadlock_nothing(
 
     async def main() -> None:
         async with proxy_on_http("a") as (url, proxy), Client(url) as client:
-            complete = completer(client, "brief")
-            values: list[str] = []
-
-            async def one(how: str) -> None:
-                values.append(await complete(f"{SIZE}:{how}" if how else str(SIZE)))
-
+            calls = Completions(client, "brief")
             with anyio.fail_after(60):
                 async with anyio.create_task_group() as tg:
                     for how in hows:
-                        tg.start_soon(one, how)
+                        calls.start(tg, f"{SIZE}:{how}" if how else str(SIZE))
                     await until(lambda: count.read >= 3, "the room full")
                     await anyio.sleep(0.2)
                     count.open.set()
-            assert len(values) == len(hows) and all(whole(v, SIZE) for v in values)
+            assert len(calls.values) == len(hows) and all(whole(v, SIZE) for v in calls.values)
             assert proxy.inflight.inside == 0
 
     anyio.run(main)
@@ -305,15 +293,11 @@ def test_a_stdio_proxy_gives_each_answers_room_back() -> None:
 
     async def main() -> None:
         async with Client(proxy) as client:
-            complete = completer(client, "brief")
-
-            async def one() -> None:
-                assert whole(await complete("200000"), 200_000)
-
+            calls = Completions(client, "brief")
             with anyio.fail_after(60):
                 for _ in range(11):
                     async with anyio.create_task_group() as tg:
-                        for _ in range(8):
-                            tg.start_soon(one)
+                        calls.start(tg, "200000", 8)
+            assert len(calls.values) == 88 and all(whole(v, 200_000) for v in calls.values)
 
     anyio.run(main)
