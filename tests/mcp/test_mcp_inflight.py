@@ -13,10 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import mcp_types as types
 import pytest
+from mcp.shared.message import SessionMessage
 
 from elision.mcp.gate.egress import Egress, gated_app
-from elision.mcp.upstream.inflight import HELD, ByteRoom
+from elision.mcp.upstream.inflight import HELD, ByteRoom, Held
+from elision.mcp.upstream.link import Link, _WatchedReader, _WatchedWriter
 
 ANSWER = b'{"jsonrpc":"2.0","id":7,"result":{"completion":{"values":["x"]}}}'
 NOTE = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}'
@@ -66,5 +69,51 @@ def test_an_answer_past_the_gate_gives_its_room_back_though_the_client_reads_not
             assert (room.inside == 0) is given_back
             tg.cancel_scope.cancel()
         assert room.inside == 0  # and whatever ended the response gave back the rest
+
+    anyio.run(main)
+
+
+class Lines:
+    """A read stream of the given answers, each said to be ``size`` bytes, as LineReader
+    tells; and a write stream that keeps what is sent."""
+
+    def __init__(self, ids: list[int], size: int) -> None:
+        self._ready = [SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=i, result={}))
+                       for i in ids]
+        self.last_size = 0
+        self._size = size
+
+    async def receive(self) -> SessionMessage:
+        self.last_size = self._size
+        return self._ready.pop(0)
+
+    async def send(self, item: SessionMessage) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_a_request_that_holds_room_never_waits_for_its_own_next_answer() -> None:
+    """A request that gathers two large answers (a list from several upstreams, a second
+    round of a call) holds the first while the second is read: had the second waited for
+    room, it would have waited for its own request to give it back, for ever. Found by
+    reading the design through (no end-to-end test gathers two large answers)."""
+    room = ByteRoom(1_000_000)
+    link = Link(room)
+
+    async def main() -> None:
+        held = Held()
+        HELD.set(held)
+        for i in (1, 2):
+            await _WatchedWriter(Lines([], 0), link).send(  # type: ignore[arg-type]
+                SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=i, method="ping")))
+        reader = _WatchedReader(Lines([1, 2], 800_000), link)  # type: ignore[arg-type]
+        with anyio.fail_after(5):
+            await reader.receive()
+            await reader.receive()
+        assert room.inside == 1_600_000  # over the room by its own request's answer
+        held.release()
+        assert room.inside == 0
 
     anyio.run(main)
