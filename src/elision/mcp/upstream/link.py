@@ -23,9 +23,10 @@ from mcp.client._transport import Transport, TransportStreams
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 
+from elision.mcp.upstream.inflight import LARGE_BYTES, ByteRoom, Held, Holders
+
 # What a stream raises once the other end is gone, and `async with` closing it: the stdio
 # transport's own.
-from elision.mcp.upstream.inflight import LARGE_BYTES, ByteRoom, Holders
 from elision.mcp.upstream.stdio import _GONE, MessageReader, _ClosesOnExit
 
 
@@ -70,7 +71,7 @@ class _WatchedReader(MessageReader):
                 await self._admit(room, held, size)
         return item
 
-    async def _admit(self, room: ByteRoom, held: Any, size: int) -> None:
+    async def _admit(self, room: ByteRoom, held: Held | None, size: int) -> None:
         """Take room for a large message; until there is, this upstream is read no further."""
         if held is not None and held.holds:
             room.take(size)  # its request holds room already: it must not wait for itself
