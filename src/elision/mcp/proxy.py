@@ -71,8 +71,10 @@ from elision.mcp.gate.tools import (
     shaped_output_schema,
     with_result_size,
 )
+from elision.mcp.upstream import inflight
 from elision.mcp.upstream.config import ServerSpec
 from elision.mcp.upstream.down import DownServers
+from elision.mcp.upstream.inflight import ByteRoom
 from elision.mcp.upstream.offer import Offer
 from elision.mcp.upstream.upstream import Deadline, Upstream
 from elision.pipeline import Pipeline
@@ -141,6 +143,9 @@ class Proxy(Forwarding):
         self.on_close.append(self.asking.close)
         #: What every message to an agent passes on the wire (elision.mcp.gate.egress).
         self.egress = Egress(redact=pipeline.redactor is not None, keep=self._keep_error)
+        #: Large messages read from the upstreams and not yet sent on, all of them together:
+        #: past its size the upstreams are read no further (elision.mcp.upstream.inflight).
+        self.inflight = ByteRoom(inflight.INFLIGHT_BYTES)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -156,7 +161,7 @@ class Proxy(Forwarding):
         self.asking.start(task_group)
         for spec in self.specs:
             self.upstreams[spec.name] = Upstream(
-                spec, task_group, self._notified, asker=self.asking.answer
+                spec, task_group, self._notified, asker=self.asking.answer, room=self.inflight
             )
             if offer is not None:
                 self.upstreams[spec.name].offer = offer

@@ -23,6 +23,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, Server
 from mcp.shared.exceptions import MCPError
 
 from elision.envelope import PathPart, format_path
+from elision.mcp.upstream.inflight import HELD, Held
 
 #: How deep params may nest, counted from ``params`` itself. Real tool arguments nest a few
 #: levels; an upstream built on the Python SDK refuses a message past 200.
@@ -103,7 +104,18 @@ class RequestGate(ServerMiddleware[Any]):
     ) -> HandlerResult:
         problem = params_problem(ctx.params) if ctx.params else None
         if problem is None:
-            return await call_next(ctx)
+            if ctx.request_id is None or HELD.get() is not None:
+                return await call_next(ctx)
+            # A request of its own (stdio; over HTTP its response set one): the room of the
+            # large upstream answers it gets is given back once its answer is sent on, or
+            # here when it ends with none (elision.mcp.upstream.inflight).
+            held = Held()
+            HELD.set(held)
+            try:
+                return await call_next(ctx)
+            except BaseException:
+                held.release()
+                raise
         if ctx.request_id is None:
             return None  # a notification has no one to answer, and is not passed on
         raise MCPError(

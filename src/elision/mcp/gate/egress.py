@@ -47,7 +47,6 @@ from __future__ import annotations
 import json
 import logging
 import unicodedata
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -57,6 +56,7 @@ import orjson
 from elision.mcp.gate.capping import _bounded, _cut, _dumps, _pop, _put, _shallow
 from elision.mcp.gate.seams import SEAM_CHARS, _seamed_content, redact_seams
 from elision.mcp.gate.transports import OFF_LOOP_BYTES, GatedStream, gated_app, kind_of_model
+from elision.mcp.upstream.inflight import ByteRoom
 
 __all__ = [
     "ERROR_BUDGET_BYTES", "EXEMPT", "GATES_AT_ONCE", "GATE_BYTES_AT_ONCE", "LISTING_BUDGET_BYTES",
@@ -134,46 +134,6 @@ def _kind(message: dict[str, Any]) -> str:
     return "error" if "error" in message else "result"
 
 
-class _ByteRoom:
-    """Room for :data:`GATE_BYTES_AT_ONCE` bytes of messages being gated, handed out in the
-    order asked for: a message enters when its bytes fit beside those inside (or nothing is
-    inside), and none passes one waiting before it. Used from one event loop only."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._inside = 0
-        self._line: deque[tuple[int, anyio.Event]] = deque()
-
-    async def enter(self, nbytes: int) -> None:
-        if not self._line and self._fits(nbytes):
-            self._inside += nbytes
-            return
-        place = (nbytes, anyio.Event())
-        self._line.append(place)
-        try:
-            await place[1].wait()
-        except BaseException:
-            if place[1].is_set():  # let in as it was cancelled: give the room back
-                self.leave(nbytes)
-            else:
-                self._line.remove(place)
-                self._admit()  # the ones behind it may fit now
-            raise
-
-    def leave(self, nbytes: int) -> None:
-        self._inside -= nbytes
-        self._admit()
-
-    def _fits(self, nbytes: int) -> bool:
-        return self._inside == 0 or self._inside + nbytes <= self._size
-
-    def _admit(self) -> None:
-        while self._line and self._fits(self._line[0][0]):
-            nbytes, entered = self._line.popleft()
-            self._inside += nbytes
-            entered.set()
-
-
 class Egress:
     """The gate. ``keep(body, scope)`` keeps an error's full text and gives its ref (or
     ``None`` when there is no store); ``redact`` is off under ``--no-redact`` (the bounds
@@ -188,7 +148,7 @@ class Egress:
         self.redact = redact
         self.keep = keep
         self._threads: anyio.CapacityLimiter | None = None
-        self._room: _ByteRoom | None = None
+        self._room: ByteRoom | None = None
 
     # -- bytes on the wire --------------------------------------------------------------
 
@@ -234,7 +194,7 @@ class Egress:
             return self.gate_bytes(raw, kind, scope)
         if self._threads is None or self._room is None:  # made in the loop that uses them
             self._threads = anyio.CapacityLimiter(GATES_AT_ONCE)
-            self._room = _ByteRoom(GATE_BYTES_AT_ONCE)
+            self._room = ByteRoom(GATE_BYTES_AT_ONCE)
         room = self._room
         await room.enter(len(raw))
         try:

@@ -12,14 +12,20 @@ Over HTTP a session's responses (its GET stream and each request's) share one su
 large notification on the GET stream, gated on a thread, is not overtaken by the small result
 the server wrote after it on a request's stream (an agent read its log after the result, or
 not at all before its next look). A response of no session yet (``initialize``) has its own.
+
+Each agent request's room for the large upstream answers it got (back-pressure,
+:mod:`elision.mcp.upstream.inflight`) is given back here, once its answer has passed the gate:
+not after the client has read it, so a client that reads slowly, or never, holds up no other.
 """
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from elision.mcp.upstream.inflight import HELD, LARGE_BYTES, Held, release_held
 from elision.mcp.upstream.turns import Turn
 
 if TYPE_CHECKING:
@@ -27,8 +33,9 @@ if TYPE_CHECKING:
 
 #: The size from which a message is gated on a worker thread, not on the event loop: a hop
 #: costs ~0.1 ms, the gating of a clean message this size about as much (the shaper's
-#: threshold too, elision.mcp.proxy). Below it the gate never waits.
-OFF_LOOP_BYTES = 64 * 1024
+#: threshold too, elision.mcp.proxy). Below it the gate never waits, so a message this size
+#: read from an upstream takes room until it is sent on (the same measure, defined there).
+OFF_LOOP_BYTES = LARGE_BYTES
 
 
 def kind_of_model(message: Any) -> str | None:
@@ -55,7 +62,13 @@ class GatedStream:
         data = message.model_dump_json(by_alias=True, exclude_unset=True).encode(
             "utf-8", "replace"
         )
-        await self._turn.run(len(data), self._gated, item, data)
+        if kind_of_model(item.message) not in ("result", "error"):
+            await self._turn.run(len(data), self._gated, item, data)
+            return
+        try:
+            await self._turn.run(len(data), self._gated, item, data)
+        finally:
+            release_held()  # sent on, or never will be: the request's room is given back
 
     async def _gated(self, item: Any, data: bytes) -> None:
         from mcp.shared.message import SessionMessage
@@ -106,9 +119,17 @@ def gated_app(app: ASGIApp, gate: Egress, scope_of: Scope) -> ASGIApp:
             turn = turns.get(session)
             if turn is None:
                 turn = turns[session] = Turn(OFF_LOOP_BYTES)
-        sender = _GatedSend(send, gate, client, turn)
-        await app(scope, receive, sender)
-        await sender.flush()
+        # The request this response answers: the SDK runs its handler in a copy of this
+        # context, so the upstream requests it writes are charged to ``held``.
+        held = Held()
+        token = HELD.set(held)
+        sender = _GatedSend(send, gate, client, turn, held)
+        try:
+            await app(scope, receive, sender)
+            await sender.flush()
+        finally:
+            HELD.reset(token)
+            held.release()  # whatever ended the response (a cancel, a failure) ends its hold
 
     return gated
 
@@ -117,8 +138,9 @@ class _GatedSend:
     """One HTTP response, its messages gated on their way out."""
 
     def __init__(self, send: Any, gate: Egress, scope: str | None,
-                 turn: Turn | None = None) -> None:
+                 turn: Turn | None = None, held: Held | None = None) -> None:
         self._send = send
+        self._held = held
         self._gate = gate
         self._scope = scope
         self._start: dict[str, Any] | None = None
@@ -167,6 +189,7 @@ class _GatedSend:
             await self._gate.gate_bytes_off_loop(body, None, self._scope) if body.strip()
             else body
         )
+        self._passed(body)
         start = self._start or {"type": "http.response.start", "status": 200, "headers": []}
         self._start = None
         headers = [
@@ -205,6 +228,7 @@ class _GatedSend:
         kept = [line for line in lines if not line.startswith(b"data:")]
         del lines, data  # the event's data lines: copies no longer needed while it waits
         gated = await self._gate.gate_bytes_off_loop(payload, None, self._scope)
+        self._passed(payload)
         if gated is payload:
             return event
         if not gated:
@@ -212,9 +236,22 @@ class _GatedSend:
         newline = b"\r\n" if b"\r\n" in event else b"\n"
         return newline.join([*kept, b"data: " + gated])
 
+    def _passed(self, payload: bytes) -> None:
+        """``payload`` passed the gate: when it is the request's answer, its room is given
+        back (a notification on the request's stream before it is not)."""
+        if self._held is not None and _ANSWER.match(payload):
+            self._held.release()
+
     async def flush(self) -> None:
         if self._mode == "json" and self._start is not None:
             await self._turn.run(len(self._body), self._send_json)
+
+
+#: The head of a JSON-RPC answer as the SDK writes one: its id, then its result or error.
+_ANSWER = re.compile(
+    rb'\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(?:-?\d+|"(?:[^"\\]|\\.)*")\s*,'
+    rb'\s*"(?:result|error)"'
+)
 
 
 def _event_end(data: bytes, pos: int) -> tuple[int, bytes]:

@@ -41,6 +41,7 @@ from mcp.shared.message import SessionMessage
 from elision._startup import collector_paused
 from elision.mcp.upstream.adopted import adopted
 from elision.mcp.upstream.early import check_runnable, take_early, warden_command, watch_pipe
+from elision.mcp.upstream.inflight import release_held
 from elision.mcp.upstream.longtext import has_rounded_integer, read_long_text
 from elision.mcp.upstream.reap import stop_process_group
 from elision.mcp.upstream.turns import Turn
@@ -53,6 +54,9 @@ CHUNK = 1 << 16
 MESSAGE_TOO_LARGE = -32090
 #: Bytes kept of each end of a refused line: enough to find the id of the request it answers.
 _ENDS = 4096
+
+#: The kinds of message that answer a request (an agent's, when written with an egress).
+_ANSWERS = ("JSONRPCResponse", "JSONRPCError")
 
 #: What a pipe read or write raises once the other end is gone.
 _GONE = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError)
@@ -114,7 +118,11 @@ class LineReader(MessageReader):
         #: newline: the join held the message twice, and the pieces, freed into the heap,
         #: stayed in the proxy's RSS through the rest of the call (bench/proxy.py --peak).
         self._line = bytearray()
-        self._ready: deque[SessionMessage | Exception] = deque()
+        #: Messages read and not yet received, each with the bytes of its line (0: dropped).
+        self._ready: deque[tuple[SessionMessage | Exception, int]] = deque()
+        #: The bytes of the line the last message received was read from (back-pressure:
+        #: elision.mcp.upstream.inflight).
+        self.last_size = 0
         self._done = False
         self._limit = max_message_bytes
         #: Bytes of the line being read so far, and, once it is over the limit, its ends.
@@ -134,7 +142,7 @@ class LineReader(MessageReader):
                     self._done = True  # a last line with no newline was never a whole message
                     continue
                 self._split(chunk)
-            item = self._ready.popleft()
+            item, self.last_size = self._ready.popleft()
             if not isinstance(item, Refused):
                 return item
             assert self._answer is not None
@@ -147,13 +155,13 @@ class LineReader(MessageReader):
             self._add(view[start:end])
             start = end + 1
             if self._over is not None:
-                self._ready.append(self._over.refusal(self._size, self._limit or 0))
+                self._ready.append((self._over.refusal(self._size, self._limit or 0), 0))
                 self._over = None
             else:
                 line, self._line = self._line, bytearray()
                 # isspace() is False for an empty line and, unlike strip(), copies nothing.
                 if line and not line.isspace():
-                    self._ready.append(self._parse(line))
+                    self._ready.append((self._parse(line), len(line)))
                 # Let go of the line before the next is read: parsed, it is held by the value.
                 del line
             self._size = 0
@@ -252,7 +260,13 @@ class LineWriter(_ClosesOnExit):
         if self._egress is None:
             await self._written(data)
             return
-        await self._turn.run(len(data), self._gated, message.message, data)
+        if type(message.message).__name__ not in _ANSWERS:
+            await self._turn.run(len(data), self._gated, message.message, data)
+            return
+        try:
+            await self._turn.run(len(data), self._gated, message.message, data)
+        finally:
+            release_held()  # sent on, or never will be: the request's room is given back
 
     async def _gated(self, message: Any, data: bytes) -> None:
         assert self._egress is not None

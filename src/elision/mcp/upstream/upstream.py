@@ -33,6 +33,7 @@ from pydantic_core import PydanticSerializationError
 
 from elision.errors import UpstreamError
 from elision.mcp.upstream.config import ServerSpec
+from elision.mcp.upstream.inflight import HELD, ByteRoom
 from elision.mcp.upstream.link import Link, watched
 from elision.mcp.upstream.offer import Offer, offering
 from elision.mcp.upstream.stdio import MESSAGE_TOO_LARGE, stdio_transport
@@ -88,8 +89,12 @@ class Upstream:
         task_group: TaskGroup,
         on_notification: NotificationSink | None = None,
         asker: Asker | None = None,
+        room: ByteRoom | None = None,
     ) -> None:
         self.spec = spec
+        #: The proxy's room for large messages read and not yet sent on (back-pressure:
+        #: elision.mcp.upstream.inflight); None reads on regardless.
+        self.room = room
         self._tg = task_group
         self._on_notification = on_notification
         self._asker = asker
@@ -320,9 +325,12 @@ class Upstream:
     async def _own(
         self, ready: anyio.Event, closing: anyio.Event, attempt: anyio.CancelScope
     ) -> None:
+        # Started from whichever agent request found the server down: the session's reads
+        # and notifications are no one request's.
+        HELD.set(None)
         try:
             with attempt:
-                link = Link()
+                link = Link(self.room)
                 async with self._make_client(link) as client:
                     self._link = link
                     self._client = client
