@@ -1,0 +1,118 @@
+"""Keys glued end to end are each judged with little work done twice (issue 23).
+
+Found by ``bench/redact.py --worst fcm-glued`` (FCM keys glued end to end, 345x prose on
+8becd2f) and a profile of it (cProfile, then ``sys.setprofile`` counts on 100 keys): half its
+time was the entropy of each key's value, judged two or three times a key (the text's own
+search, the step ahead from the key before, the search back from the key after), and each
+judgement put every char of the value into two sets, the whole value's and its part's
+(``families.at_least``). A step ahead now takes the verdict of a match the text's search
+already judged (``Family._taken_in``), and a value up to 512 chars is told by its parts'
+sets first, the whole's set made only where they do not hold (``families._told_long``).
+What is withheld must not move: a differential against the steps asked afresh, over runs of
+keys of the rows a step ahead serves.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import sys
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from elision.redact import families, redact_text
+from elision.redact.families import PATTERN_FAMILIES, sample
+
+_URLSAFE = string.ascii_letters + string.digits + "_-"
+
+
+def _fcm_keys(count: int, seed: int = 7) -> str:
+    """``count`` distinct FCM keys glued end to end (bench/fuzz_linear.py's ``fcm-glued``,
+    each key its own: a key judged twice is no cache's hit)."""
+    rng = random.Random(seed)
+    return "".join("AAAA" + "".join(rng.choices(_URLSAFE, k=7)) + ":APA91b"
+                   + "".join(rng.choices(_URLSAFE, k=192)) for _ in range(count))
+
+
+def _calls_by_name(run: Any) -> Counter[str]:
+    """The Python calls ``run()`` makes, by function name (frames of families.py only)."""
+    calls: Counter[str] = Counter()
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename == families.__file__:
+            calls[frame.f_code.co_name] += 1
+
+    sys.setprofile(count)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_a_glued_key_is_judged_at_most_one_and_a_half_times() -> None:
+    """Red before: two judgements a key (``accepted``, 2.0 a key): the step ahead from
+    each key judged again the next one, which the text's own search had judged already."""
+    text = _fcm_keys(60)
+    assert len(redact_text(text).withheld) == 1  # the run, one entry
+    calls = _calls_by_name(lambda: redact_text(text))
+    assert calls["accepted"] / 60 <= 1.6
+
+
+def test_each_char_of_a_glued_key_goes_into_a_set_once_a_judgement(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red before: each judgement put a key's 210 chars into two sets, the whole value's
+    (for the bounds of its length and distinct chars) and its part's (for its parts'
+    bounds, which are what tell it); 2.0 chars a char judged, now 1.0."""
+    text = _fcm_keys(60)
+    redact_text(text)
+    chars: list[int] = []
+    judged: list[int] = []
+    real_set, real_at_least = set, families.at_least
+
+    def counted_set(*args: Any) -> set[Any]:
+        if args and isinstance(args[0], str):
+            chars.append(len(args[0]))
+        return real_set(*args)
+
+    def counted_at_least(floor: float, values: list[str]) -> list[bool]:
+        judged.extend(map(len, values))
+        return real_at_least(floor, values)
+
+    monkeypatch.setattr(families, "set", counted_set, raising=False)
+    monkeypatch.setattr(families, "at_least", counted_at_least)
+    redact_text(text)
+    assert sum(judged) > 60 * 200
+    assert sum(chars) / sum(judged) <= 1.05
+
+
+#: The rows whose match may take in the next token's head: the ones a step ahead serves.
+_STEPPING = [f for f in PATTERN_FAMILIES if f._takes_in_next]
+
+
+@settings(max_examples=40, deadline=None)
+@given(picks=st.lists(st.tuples(st.sampled_from(_STEPPING), st.integers(0, 3)),
+                      min_size=2, max_size=5),
+       glue=st.sampled_from(["", "", " ", "x"]))
+def test_steps_ahead_withhold_what_they_withheld_asked_afresh(
+        picks: list[tuple[families.Family, int]], glue: str) -> None:
+    """Each key a fake of a row a step ahead serves, glued on (mostly end to end), twice
+    over (a key of one row after a key of the same row is what a step ahead reads):
+    withheld alike whether a step takes the text's verdict or asks again."""
+    keys = [sample(family, index % len(family.shapes), seed)[0]
+            for seed, (family, index) in enumerate(picks)]
+    text = glue.join(keys + keys)
+    got = redact_text(text)
+    real = families.Family._taken_in
+
+    def afresh(self: families.Family, *args: Any) -> Any:
+        return real(self, *args[:-1], set())  # no verdict taken
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(families.Family, "_taken_in", afresh)
+        again = redact_text(text)
+    assert (got.value, got.withheld) == (again.value, again.withheld)
