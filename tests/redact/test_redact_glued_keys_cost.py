@@ -21,11 +21,11 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import families, redact_text
-from elision.redact.families import PATTERN_FAMILIES, sample
+from elision.redact.families import BY_ID, PATTERN_FAMILIES, flat, sample
 
 _URLSAFE = string.ascii_letters + string.digits + "_-"
 
@@ -95,16 +95,22 @@ _STEPPING = [f for f in PATTERN_FAMILIES if f._takes_in_next]
 
 
 @settings(max_examples=40, deadline=None)
-@given(picks=st.lists(st.tuples(st.sampled_from(_STEPPING), st.integers(0, 3)),
+@given(picks=st.lists(st.tuples(st.sampled_from(_STEPPING), st.integers(0, 3), st.booleans()),
                       min_size=2, max_size=5),
        glue=st.sampled_from(["", "", " ", "x"]))
+# A key, then a placeholder its match reads the head of: the step is refused (the verdict
+# of the key before it is no verdict of the placeholder).
+@example(picks=[(BY_ID["firebase-cloud-messaging-key"], 0, False),
+                (BY_ID["firebase-cloud-messaging-key"], 0, True)], glue="")
 def test_steps_ahead_withhold_what_they_withheld_asked_afresh(
-        picks: list[tuple[families.Family, int]], glue: str) -> None:
-    """Each key a fake of a row a step ahead serves, glued on (mostly end to end), twice
+        picks: list[tuple[families.Family, int, bool]], glue: str) -> None:
+    """Each key a fake of a row a step ahead serves, or its placeholder (``xxxx…``, which
+    the row's match reads and its entropy refuses), glued on (mostly end to end), twice
     over (a key of one row after a key of the same row is what a step ahead reads):
     withheld alike whether a step takes the text's verdict or asks again."""
-    keys = [sample(family, index % len(family.shapes), seed)[0]
-            for seed, (family, index) in enumerate(picks)]
+    keys = [flat(family.shapes[index % len(family.shapes)]) if placeholder
+            else sample(family, index % len(family.shapes), seed)[0]
+            for seed, (family, index, placeholder) in enumerate(picks)]
     text = glue.join(keys + keys)
     got = redact_text(text)
     real = families.Family._taken_in
