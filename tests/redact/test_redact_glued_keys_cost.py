@@ -111,12 +111,30 @@ def test_steps_ahead_withhold_what_they_withheld_asked_afresh(
     keys = [flat(family.shapes[index % len(family.shapes)]) if placeholder
             else sample(family, index % len(family.shapes), seed)[0]
             for seed, (family, index, placeholder) in enumerate(picks)]
-    text = glue.join(keys + keys)
+    _withheld_alike_afresh(glue.join(keys + keys))
+
+
+_FCM = BY_ID["firebase-cloud-messaging-key"]
+
+
+@pytest.mark.parametrize("text", [
+    # A key, its placeholder glued on, and a key the search accepts after a space: the step
+    # from the first reaches the placeholder, not the key after it.
+    sample(_FCM, 0, 1)[0] + flat(_FCM.shapes[0]) + " " + sample(_FCM, 0, 2)[0],
+    # Keys glued end to end, one of them a placeholder: the steps on either side of it.
+    "".join([sample(_FCM, 0, 1)[0], sample(_FCM, 0, 2)[0], flat(_FCM.shapes[0]),
+             sample(_FCM, 0, 3)[0], sample(_FCM, 0, 4)[0]]),
+])
+def test_a_step_takes_no_verdict_but_its_own_match(text: str) -> None:
+    _withheld_alike_afresh(text)
+
+
+def _withheld_alike_afresh(text: str) -> None:
     got = redact_text(text)
     real = families.Family._taken_in
 
     def afresh(self: families.Family, *args: Any) -> Any:
-        return real(self, *args[:-1], set())  # no verdict taken
+        return real(self, *args[:-1], families._Judged([]))  # no verdict taken
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(families.Family, "_taken_in", afresh)

@@ -211,12 +211,10 @@ class Family:
                         (hit := self._head.search(text, m.start() + 1, m.end() + self._longest))
                         is not None and hit.start() < m.end() for m, _, _, _ in values])))):
             kept = set(found)
-            chosen = [(m, a, b) for m, a, b, _ in values if (a, b) in kept]
+            chosen = [item for item in values if (item[1], item[2]) in kept]
             # Each chosen match passed where no two share a secret span (a match's keyword
             # test is its own): their verdicts, for the steps ahead that reach one of them.
-            judged = {(m.start(), m.end(), a, b) for m, a, b in chosen} if len(
-                chosen) == len(kept) else set()
-            self._glue(text, [m for m, _, _ in chosen], glued, depth, ahead, memo, judged)
+            self._glue(text, chosen, glued, depth, ahead, memo, len(chosen) == len(kept))
         return found
 
     def _opened_inside(
@@ -249,22 +247,24 @@ class Family:
         return sorted([*kept, *found], key=lambda m: m.start()) if found else kept
 
     def _glue(
-        self, text: str, matches: list[re.Match[str]], glued: list[tuple[int, int, str]],
-        depth: int, ahead: bool, memo: Glue,
-        judged: set[tuple[int, int, int, int]] = frozenset(),  # type: ignore[assignment]
+        self, text: str, chosen: list[tuple[re.Match[str], int, int, str]],
+        glued: list[tuple[int, int, str]], depth: int, ahead: bool, memo: Glue, exact: bool,
     ) -> None:
-        """Add to ``glued`` the credentials that the accepted ``matches`` are glued to: the
+        """Add to ``glued`` the credentials that the accepted matches (``chosen``: each with
+        its secret span and value) are glued to: the
         ones a refused boundary found (in ``memo``); for a row whose boundary lets a word
         char stand before it, those ending right at an accepted match after a letter, a digit
         or one of ``_-+`` (``…4_-9918771875:AA…``, two Telegram tokens); and tokens of this
         row whose head the greedy match before it took in (``ya29.…ya29.…``: the first match
-        ends at the second's ``.``, and a search goes on after it); ``judged``: the accepted
-        matches' spans and secret spans, each a step ahead may reach (:meth:`_taken_in`)."""
+        ends at the second's ``.``, and a search goes on after it); ``exact``: each of
+        ``chosen`` passed, so a step ahead that reaches one takes its verdict (:class:`_Judged`).
+        """
         longest = self._longest
         head = self._head
+        judged = _Judged(chosen if exact else [])
         reach = -1  # how far the steps ahead have read: a match before it was read by them
         back: list[int] = []
-        for m in matches:
+        for m, _, _, _ in chosen:
             start, end = m.span()
             if start in memo:
                 back.append(start)
@@ -293,7 +293,7 @@ class Family:
 
     def _taken_in(
         self, text: str, start: int, end: int, head: re.Pattern[str], longest: int,
-        judged: set[tuple[int, int, int, int]],
+        judged: _Judged,
     ) -> tuple[re.Match[str], list[tuple[int, int]]] | None:
         """The first match of this row that opens at one of its heads (:attr:`_head`) inside
         the match ``start:end``, reads past its end and is accepted (glued to that one: its
@@ -301,8 +301,7 @@ class Family:
         header; the match its own payload's ``eyJ`` opens is no JWT). A match ``judged``
         holds (its span and secret span) is accepted without asking again: its verdict is
         the same tests of the same chars, its boundary aside (FCM keys glued end to end:
-        each step reached a match the text's own search had judged, every other key).
-        """
+        each step reached a match the text's own search had judged, every other key)."""
         assert self.pattern is not None
         group = "secret" in self.pattern.groupindex
         pos = start + 1
@@ -310,7 +309,7 @@ class Family:
             inner = self.pattern.match(text, hit.start())
             if inner is not None and inner.end() > end:
                 secret = inner.span("secret") if group else inner.span()
-                if (*inner.span(), *secret) in judged:
+                if judged.holds(inner, secret):
                     return inner, [secret]
                 if spans := self.accepted(text, [inner], ahead=False, bounded=False):
                     return inner, spans
@@ -380,6 +379,31 @@ class Family:
         # the any-case rows, cost a third more on a line of nothing but such matches.
         flags = re.IGNORECASE | re.ASCII if self.any_case else 0
         return re.compile("|".join(map(re.escape, self.keywords)), flags)
+
+
+class _Judged:
+    """The matches one call of :meth:`Family.accepted` accepted, each with its secret span,
+    in their order: :meth:`holds` tells whether a step ahead reached one. Read forward only,
+    as the steps go, so no set of them is made (2,500 tuples for a MB of glued FCM keys
+    were 0.6x the input at the peak). Out of order, a match is passed over: the step asks
+    afresh, as it did before."""
+
+    __slots__ = ("_items", "_next")
+
+    def __init__(self, items: list[tuple[re.Match[str], int, int, str]]) -> None:
+        self._items = items
+        self._next = 0
+
+    def holds(self, inner: re.Match[str], secret: tuple[int, int]) -> bool:
+        """Whether ``inner``, whose secret span is ``secret``, is one of the matches."""
+        items, i, at = self._items, self._next, inner.start()
+        while i < len(items) and items[i][0].start() < at:
+            i += 1
+        self._next = i
+        if i == len(items):
+            return False
+        m, a, b, _ = items[i]
+        return m.start() == at and m.end() == inner.end() and (a, b) == secret
 
 
 def _glued_to(text: str, at: int, depth: int, rule: str, memo: Glue) -> bool:
@@ -593,7 +617,8 @@ def _told_long(value: str, floor: float) -> bool | None:
 def _held(sizes: list[int], sets: list[set[str]]) -> float:
     """The least bits the parts of ``sizes`` chars, ``sets`` their distinct chars, hold, each
     part's least times its length, summed in C (a call a part is the cache's)."""
-    return sum(map(mul, sizes, map(_least, sizes, map(len, sets))))
+    held: float = sum(map(mul, sizes, map(_least, sizes, map(len, sets))))
+    return held
 
 
 def _parts_hold(value: str, floor: float) -> bool:
