@@ -462,11 +462,12 @@ def _key_before(
     armour: a key holds one."""
     found: list[tuple[int, int, str, int]] = []
     for family in _SPANNING:
-        closes = max(text.rfind(closing, lo, at) for closing in family.closing)
+        # Each literal's search in C, no generator's step a literal (a step a key's line).
+        closes = max(map(text.rfind, family.closing, repeat(lo), repeat(at)))
         if closes < 0:
             continue
         bound = max(0, at - _KEY_REACH)
-        opens = max(text.rfind(keyword, bound, closes) for keyword in family.keywords)
+        opens = max(map(text.rfind, family.keywords, repeat(bound), repeat(closes)))
         if opens < 0:
             continue
         assert family.pattern is not None
