@@ -211,8 +211,10 @@ class Family:
                         (hit := self._head.search(text, m.start() + 1, m.end() + self._longest))
                         is not None and hit.start() < m.end() for m, _, _, _ in values])))):
             kept = set(found)
-            self._glue(text, [m for m, a, b, _ in values if (a, b) in kept], glued, depth,
-                       ahead, memo)
+            chosen = [item for item in values if (item[1], item[2]) in kept]
+            # Each chosen match passed where no two share a secret span (a match's keyword
+            # test is its own): their verdicts, for the steps ahead that reach one of them.
+            self._glue(text, chosen, glued, depth, ahead, memo, len(chosen) == len(kept))
         return found
 
     def _opened_inside(
@@ -245,20 +247,24 @@ class Family:
         return sorted([*kept, *found], key=lambda m: m.start()) if found else kept
 
     def _glue(
-        self, text: str, matches: list[re.Match[str]], glued: list[tuple[int, int, str]],
-        depth: int, ahead: bool, memo: Glue,
+        self, text: str, chosen: list[tuple[re.Match[str], int, int, str]],
+        glued: list[tuple[int, int, str]], depth: int, ahead: bool, memo: Glue, exact: bool,
     ) -> None:
-        """Add to ``glued`` the credentials that the accepted ``matches`` are glued to: the
+        """Add to ``glued`` the credentials that the accepted matches (``chosen``: each with
+        its secret span and value) are glued to: the
         ones a refused boundary found (in ``memo``); for a row whose boundary lets a word
         char stand before it, those ending right at an accepted match after a letter, a digit
         or one of ``_-+`` (``…4_-9918771875:AA…``, two Telegram tokens); and tokens of this
         row whose head the greedy match before it took in (``ya29.…ya29.…``: the first match
-        ends at the second's ``.``, and a search goes on after it)."""
+        ends at the second's ``.``, and a search goes on after it); ``exact``: each of
+        ``chosen`` passed, so a step ahead that reaches one takes its verdict (:class:`_Judged`).
+        """
         longest = self._longest
         head = self._head
+        judged = _Judged(chosen if exact else [])
         reach = -1  # how far the steps ahead have read: a match before it was read by them
         back: list[int] = []
-        for m in matches:
+        for m, _, _, _ in chosen:
             start, end = m.span()
             if start in memo:
                 back.append(start)
@@ -268,7 +274,8 @@ class Family:
             # A step a token glued on ahead: glued to the match before it, so its boundary is
             # not asked (a search back from each link read the chain again, N² of it).
             stepping = ahead and start >= reach and self._takes_in_next
-            while stepping and (taken := self._taken_in(text, start, end, head, longest)):
+            while stepping and (taken := self._taken_in(text, start, end, head, longest,
+                                                         judged)):
                 inner, spans = taken
                 glued.extend([(a, b, self.id) for a, b in spans])
                 start, end = inner.span()
@@ -286,18 +293,26 @@ class Family:
 
     def _taken_in(
         self, text: str, start: int, end: int, head: re.Pattern[str], longest: int,
+        judged: _Judged,
     ) -> tuple[re.Match[str], list[tuple[int, int]]] | None:
         """The first match of this row that opens at one of its heads (:attr:`_head`) inside
         the match ``start:end``, reads past its end and is accepted (glued to that one: its
         boundary is not asked), and its spans (a JWT's signature took in the next one's
-        header; the match its own payload's ``eyJ`` opens is no JWT)."""
+        header; the match its own payload's ``eyJ`` opens is no JWT). A match ``judged``
+        holds (its span and secret span) is accepted without asking again: its verdict is
+        the same tests of the same chars, its boundary aside (FCM keys glued end to end:
+        each step reached a match the text's own search had judged, every other key)."""
         assert self.pattern is not None
+        group = "secret" in self.pattern.groupindex
         pos = start + 1
         while (hit := head.search(text, pos, end + longest)) is not None and hit.start() < end:
             inner = self.pattern.match(text, hit.start())
-            if inner is not None and inner.end() > end and (
-                    spans := self.accepted(text, [inner], ahead=False, bounded=False)):
-                return inner, spans
+            if inner is not None and inner.end() > end:
+                secret = inner.span("secret") if group else inner.span()
+                if judged.holds(inner, secret):
+                    return inner, [secret]
+                if spans := self.accepted(text, [inner], ahead=False, bounded=False):
+                    return inner, spans
             pos = hit.start() + 1
         return None
 
@@ -366,6 +381,31 @@ class Family:
         return re.compile("|".join(map(re.escape, self.keywords)), flags)
 
 
+class _Judged:
+    """The matches one call of :meth:`Family.accepted` accepted, each with its secret span,
+    in their order: :meth:`holds` tells whether a step ahead reached one. Read forward only,
+    as the steps go, so no set of them is made (2,500 tuples for a MB of glued FCM keys
+    were 0.6x the input at the peak). Out of order, a match is passed over: the step asks
+    afresh, as it did before."""
+
+    __slots__ = ("_items", "_next")
+
+    def __init__(self, items: list[tuple[re.Match[str], int, int, str]]) -> None:
+        self._items = items
+        self._next = 0
+
+    def holds(self, inner: re.Match[str], secret: tuple[int, int]) -> bool:
+        """Whether ``inner``, whose secret span is ``secret``, is one of the matches."""
+        items, i, at = self._items, self._next, inner.start()
+        while i < len(items) and items[i][0].start() < at:
+            i += 1
+        self._next = i
+        if i == len(items):
+            return False
+        m, a, b, _ = items[i]
+        return m.start() == at and m.end() == inner.end() and (a, b) == secret
+
+
 def _glued_to(text: str, at: int, depth: int, rule: str, memo: Glue) -> bool:
     """Whether a credential of some family ends at ``at`` (a match of its pattern read as if
     the text ended there, that its family accepts): its spans, family ids and starts (the
@@ -422,11 +462,12 @@ def _key_before(
     armour: a key holds one."""
     found: list[tuple[int, int, str, int]] = []
     for family in _SPANNING:
-        closes = max(text.rfind(closing, lo, at) for closing in family.closing)
+        # Each literal's search in C, no generator's step a literal (a step a key's line).
+        closes = max(map(text.rfind, family.closing, repeat(lo), repeat(at)))
         if closes < 0:
             continue
         bound = max(0, at - _KEY_REACH)
-        opens = max(text.rfind(keyword, bound, closes) for keyword in family.keywords)
+        opens = max(map(text.rfind, family.keywords, repeat(bound), repeat(closes)))
         if opens < 0:
             continue
         assert family.pattern is not None
@@ -523,16 +564,18 @@ def at_least(floor: float, values: list[str]) -> list[bool]:
     """``not entropy(value) < floor`` for each of ``values``, mostly told from its length and
     its count of distinct chars (a set made in C): ``d`` distinct chars in ``n`` hold at most
     ``log2(d)`` bits a char and at least what ``n - d + 1`` of one and one each of the rest
-    hold (:func:`_told`). Only a value between the two, within :data:`_MARGIN` of the floor
+    hold (:func:`_told`); a value longer than :data:`_COUNT_EACH` by its parts too
+    (:func:`_told_long`). Only a value between the two, within :data:`_MARGIN` of the floor
     (a float sum may be off in its last bits), is counted char by char (:func:`entropies`):
     that was a quarter of judging NDJSON records of a key each (issue 23)."""
     if not _BOUNDED:
         return [not bits < floor for bits in entropies(values)]
-    told = list(map(_told, map(len, values), map(len, map(set, values)), repeat(floor)))
+    if any(map(_COUNT_EACH.__lt__, map(len, values))):
+        told = [_told_long(value, floor) if len(value) > _COUNT_EACH
+                else _told(len(value), len(set(value)), floor) for value in values]
+    else:
+        told = list(map(_told, map(len, values), map(len, map(set, values)), repeat(floor)))
     if None in told:
-        for i, enough in enumerate(told):
-            if enough is None and len(values[i]) > _COUNT_EACH and _parts_hold(values[i], floor):
-                told[i] = True  # a long value, told by its parts' distinct chars
         asked = [i for i, enough in enumerate(told) if enough is None]
         for i, bits in zip(asked, entropies([values[i] for i in asked]), strict=True):
             told[i] = not bits < floor
@@ -544,10 +587,39 @@ def enough(floor: float, value: str) -> bool:
     value without the lists (a URL's user a URL, issue 23)."""
     if not _BOUNDED:
         return not entropy(value) < floor
-    told = _told(len(value), len(set(value)), floor)
-    if told is None and len(value) > _COUNT_EACH and _parts_hold(value, floor):
-        return True
+    told = (_told_long(value, floor) if len(value) > _COUNT_EACH
+            else _told(len(value), len(set(value)), floor))
     return not entropy(value) < floor if told is None else told
+
+
+def _told_long(value: str, floor: float) -> bool | None:
+    """:func:`_told` of a value longer than :data:`_COUNT_EACH`, or True where its parts hold
+    the floor (:func:`_parts_hold`). Up to :data:`_COUNT_ABOVE` chars the parts are read
+    first, each part's chars put in a set once: where they hold, the whole's set is never
+    made (each of an FCM key's chars went into two sets, the whole's and its part's: a
+    fifth of judging FCM keys glued end to end, issue 23), and where they do not, the
+    whole's distinct chars are their sets' union. Parts that hold tell no more than the
+    whole's bounds would: a whole of ``d`` distinct chars under ``2 ** floor`` has parts of
+    at most ``d`` each, whose least is under the floor too."""
+    n = len(value)
+    if n > _COUNT_ABOVE:
+        # A long run (a MB of one char) is told by one set: its parts would be a slice each.
+        told = _told(n, len(set(value)), floor)
+        return True if told is None and _parts_hold(value, floor) else told
+    step = _COUNT_EACH
+    sets = list(map(set, map(value.__getitem__, map(slice, range(0, n, step),
+                                                        range(step, n + step, step)))))
+    sizes = [step] * (len(sets) - 1) + [n - step * (len(sets) - 1)]
+    if _held(sizes, sets) / n >= floor + _MARGIN:
+        return True
+    return _told(n, len(set().union(*sets)), floor)
+
+
+def _held(sizes: list[int], sets: list[set[str]]) -> float:
+    """The least bits the parts of ``sizes`` chars, ``sets`` their distinct chars, hold, each
+    part's least times its length, summed in C (a call a part is the cache's)."""
+    held: float = sum(map(mul, sizes, map(_least, sizes, map(len, sets))))
+    return held
 
 
 def _parts_hold(value: str, floor: float) -> bool:
@@ -559,10 +631,7 @@ def _parts_hold(value: str, floor: float) -> bool:
     a dict's update a char) was the most of judging FCM keys glued end to end (issue 23)."""
     step = _COUNT_EACH
     parts = [value[at:at + step] for at in range(0, len(value), step)]
-    sizes = list(map(len, parts))
-    # Each part's least, times its length, summed in C (a call a part is the cache's).
-    held: float = sum(map(mul, sizes, map(_least, sizes, map(len, map(set, parts)))))
-    return held / len(value) >= floor + _MARGIN
+    return _held(list(map(len, parts)), list(map(set, parts))) / len(value) >= floor + _MARGIN
 
 
 @lru_cache(maxsize=1 << 12)

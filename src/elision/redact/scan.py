@@ -21,7 +21,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
-from itertools import islice
+from itertools import islice, repeat
 from operator import attrgetter, eq, le, lt
 from typing import TypeAlias, overload
 
@@ -438,7 +438,9 @@ def _glued_after(text: str, start: int, end: int, found: _Found) -> None:
         stop = text.find("\n", end)
         stop = len(text) if stop < 0 else stop
         # The next key's keyword on that line, looked for no further than what is judged.
-        stop = min([stop, *[at for at in (text.find(k, end, stop) for k in _KEYWORDS) if at >= 0]])
+        # Each keyword's search in C, no generator's step a keyword (a step a key).
+        stop = min([stop, *filter((0).__le__,
+                                  map(text.find, _KEYWORDS, repeat(end), repeat(stop)))])
         if stop > end:
             found.extend(_precise(text[end:stop], end))
 
