@@ -194,15 +194,17 @@ class Row:
 
 
 def _row(viewer: Viewer, call: Call) -> Row:
-    """One line of the list; the elided count is read from the kept shown body (a result
-    that went out complete elided nothing, and needs no lookup)."""
+    """One line of the list; the elided count is read from the kept shown body: its trimmed
+    nodes and its cut texts (a result that went out complete elided nothing, and needs no
+    lookup)."""
     if call.member("complete") is True:
         return Row(call, 0)
     sha, size = call.digest("shown")
     side = find_body(viewer.store, sha, size)
     if side.body is None:
         return Row(call, None, "the shown body is not kept")
-    return Row(call, len(account_of(side.body).elided))
+    account = account_of(side.body)
+    return Row(call, len(account.elided) + len(account.texts))
 
 
 def _call_view(viewer: Viewer, call: Call) -> dict[str, Any]:

@@ -40,6 +40,7 @@ ELIDED, WITHHELD, ENVELOPE, PLAIN = "elided", "withheld", "envelope", ""
 _STUB = re.compile(r"\[(?:credential withheld: [A-Za-z0-9._-]+"
                    r"|credential-dense text withheld: [0-9,]+ bytes"  # the density bound's
                    r"|ref_[A-Za-z0-9_-]+\][^\n]*?elision_fetch_reference)\]?")
+_PARTIAL = TEXT_HEADER_PREFIX + "partial:"
 _SHOWN_LINES = re.compile(r"lines ([0-9, and-]+?) of ([0-9,]+) shown")
 _FETCH = re.compile(r"elision_fetch\((.*?)\)")
 _ARG = re.compile(r'(ref|path|lines|bytes)=("(?:[^"\\]|\\.)*")')
@@ -87,7 +88,9 @@ class Account:
     withheld: list[dict[str, Any]] = field(default_factory=list)
     nexts: list[dict[str, str]] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)
-    header: str = ""
+    #: The header line of each text that was cut (``[elision] partial: lines … shown; …``):
+    #: a text's cut has no ``elided`` entry, so without these it would count as none.
+    texts: list[str] = field(default_factory=list)
 
 
 def find_body(store: Store | None, sha256: str | None, size: int | None) -> Side:
@@ -132,15 +135,40 @@ def account_of(shown: bytes) -> Account:
         nxt = envelope.get("next")
         if isinstance(nxt, str):
             account.nexts.extend(parse_fetches(nxt))
+    account.texts.extend(_partial_headers(text))
     for line in text.splitlines():
         if line.startswith(TEXT_HEADER_PREFIX):
-            account.header = account.header or line
             ref_match = re.search(r"ref=(el_[A-Za-z0-9_-]+)", line)
             if ref_match and ref_match.group(1) not in account.refs:
                 account.refs.append(ref_match.group(1))
         if line.startswith("[…") or line.startswith("[...") or "elision_fetch(" in line:
             account.nexts.extend(f for f in parse_fetches(line) if f not in account.nexts)
     return account
+
+
+def _partial_headers(text: str) -> Iterator[str]:
+    """The header line of each cut text in ``text``: a line of its own (a text, a CSV's
+    quoted notice row), or the first line of a string in a JSON document (a text block of an
+    MCP result, a hook's ``stdout``)."""
+    if _PARTIAL not in text:  # the common case, a JSON cut or nothing cut: no walk
+        return
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        for line in text.splitlines():
+            if line.lstrip('"').startswith(_PARTIAL):
+                yield line.strip('"')
+        return
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if item.startswith(_PARTIAL):
+                yield item.split("\n", 1)[0]
+        elif isinstance(item, dict):
+            stack.extend(reversed(item.values()))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
 
 
 def _envelopes(text: str) -> Iterator[dict[str, Any]]:
