@@ -154,6 +154,27 @@ def test_a_withheld_value_is_marked_where_it_sits() -> None:
         '"[credential withheld: aws-sigv4-url]"']
 
 
+@pytest.mark.parametrize(("raw", "marked"), [
+    # the redacted view: the stub is the withheld part, the words around it are not
+    (False, ["[credential withheld: github-token]"]),
+    # the raw view shows the value, whose place the entry does not give: the line, whole
+    (True, ["token ghp_" + "a1B2c3D4e5" * 3 + "abcdef and the rest"]),
+])
+def test_a_withheld_value_in_a_full_text_is_marked_at_its_stub(
+        raw: bool, marked: list[str]) -> None:
+    """Found as a security reviewer in `elision view`: a text result with a GitHub token in
+    one line showed that whole line, words and all, as the withheld value on the full side,
+    while the model's side marked the stub alone."""
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "abcdef"
+    drawn, where = draw_full(f"first\ntoken {token} and the rest\nlast\n".encode(), None,
+                             raw=raw)
+    assert where == ["line 2"]
+    assert [t for line in drawn.lines for t, k in line if k == WITHHELD] == marked
+    assert "".join(t for t, _ in drawn.lines[1][1:]) == (
+        f"token {token} and the rest" if raw else
+        "token [credential withheld: github-token] and the rest")
+
+
 @pytest.mark.parametrize("stub", [
     "[credential withheld: aws-sigv4-url]",
     "[credential-dense text withheld: 41,230 bytes]",  # the density bound's one entry

@@ -263,7 +263,7 @@ def draw_full(full: bytes, shown: bytes | None, *, raw: bool) -> tuple[Drawn, li
     redaction = redact_text(text)
     lines = {int(w["line"]) for w in redaction.withheld if isinstance(w.get("line"), int)}
     drawn = _draw_text(text if raw else str(redaction.value), shown_text, lines,
-                       shown_side=False)
+                       shown_side=False, stubs=not raw)
     if clip:
         drawn.truncated = (f"the first {DRAW_BYTES:,} of {len(full):,} bytes are drawn here; "
                            "read the rest with elision fetch")
@@ -400,10 +400,12 @@ def _child(path: str, key: str) -> str:
 
 
 def _draw_text(text: str, shown: str | None, withheld_lines: set[int], *,
-               shown_side: bool) -> Drawn:
+               shown_side: bool, stubs: bool = False) -> Drawn:
     """A text line by line: on the model's side its header and markers are the envelope
     and stubs are withheld; on the full side the lines the header says were not shown are
-    elided (or, with no header, the lines the model's text lacks)."""
+    elided (or, with no header, the lines the model's text lacks). A line with a withheld
+    value is marked at its stubs when it holds them (``stubs``: the redacted view), else
+    whole (the raw view, where the value's place is not known)."""
     lines = text.splitlines() or [""]
     drawn = Drawn()
     shown_ranges = _shown_ranges(shown) if shown is not None else None
@@ -417,12 +419,14 @@ def _draw_text(text: str, shown: str | None, withheld_lines: set[int], *,
             continue
         number = (f"{n:>5} ", PLAIN)
         kind = PLAIN
-        if n in withheld_lines:
-            kind = WITHHELD
-        elif (shown_ranges is not None and not any(a <= n <= b for a, b in shown_ranges)) or (
+        if (shown_ranges is not None and not any(a <= n <= b for a, b in shown_ranges)) or (
                 shown_set is not None and line not in shown_set):
             kind = ELIDED
-        drawn.lines.append([number, (visible_lines(line), kind)])
+        if n in withheld_lines and stubs and _STUB.search(line):
+            drawn.lines.append([number, *_split_stubs(line, kind)])
+        else:
+            drawn.lines.append([number, (visible_lines(line), WITHHELD if n in withheld_lines
+                                         else kind)])
     return drawn
 
 
@@ -431,15 +435,20 @@ def _stub_spans(line: str) -> list[Span]:
         line.startswith('"[elision] ')
     ):
         return [(visible_lines(line), ENVELOPE)]
+    return _split_stubs(line, PLAIN)
+
+
+def _split_stubs(line: str, rest: str) -> list[Span]:
+    """A line as its stubs (withheld) and the text between them (of kind ``rest``)."""
     spans: list[Span] = []
     pos = 0
     for match in _STUB.finditer(line):
         if match.start() > pos:
-            spans.append((visible_lines(line[pos:match.start()]), PLAIN))
+            spans.append((visible_lines(line[pos:match.start()]), rest))
         spans.append((visible_lines(match.group()), WITHHELD))
         pos = match.end()
     if pos < len(line) or not spans:
-        spans.append((visible_lines(line[pos:]), PLAIN))
+        spans.append((visible_lines(line[pos:]), rest))
     return spans
 
 
