@@ -4,9 +4,11 @@ The lint connects over stdio (a command, run with the caller's environment, sinc
 often configured by variables) or streamable HTTP (a URL) with the official SDK, makes every
 scenario call, and for a tool with a limit-like argument one more call with that argument at
 1. A tool without a scenario is called with arguments made from its input schema
-(:mod:`elision.lint.arguments`). Each answer is read as a consumer reads it: the first text
-block that is a JSON document (what a head slice cuts), else the structured content (unless it
-only wraps the text, as ``{"result": "..."}`` or ``{"content": "..."}`` do), else the text.
+(:mod:`elision.lint.arguments`). Each answer is read as a consumer reads it: its text blocks
+as one JSON document, or as the array of them when each is one (a list sent an item a block),
+else the first text block that is a JSON document (what a head slice cuts), else the
+structured content (unless it only wraps the text, as ``{"result": "..."}`` or
+``{"content": "..."}`` do), else the text.
 """
 
 from __future__ import annotations
@@ -199,9 +201,12 @@ async def _lint_tool(
     limited: list[Response] = []
     errors: list[str] = []
     limit_arg = limit_argument(tool.input_schema)
+    # Not passed, the limit is the schema's default: an answer at it is at its limit too.
+    spec = (tool.input_schema.get("properties") or {}).get(limit_arg) if limit_arg else None
+    default = spec.get("default") if isinstance(spec, dict) else None
     for sc in scenarios:
         label = f"scenario {sc.name!r}"
-        given = sc.arguments.get(limit_arg) if limit_arg else None
+        given = sc.arguments.get(limit_arg, default) if limit_arg else None
         resp = await _call(client, tool.name, sc.arguments, label, timeout, errors, on_call)
         if resp is not None:
             resp.induced_failure = sc.induced_failure
@@ -244,6 +249,11 @@ def response_of(result: types.CallToolResult, label: str) -> Response:
     texts = [b.text for b in result.content if isinstance(b, types.TextContent)]
     candidates = [t.encode("utf-8", "surrogatepass") for t in texts]
     if len(texts) > 1:
+        # A list the SDK sent as one block an item: the answer is all of them, so it is
+        # judged as their array (its first block alone is one item, and passed every rule).
+        items = _documents(candidates)
+        if items is not None:
+            candidates = [b"[" + b",".join(items) + b"]"]
         candidates.insert(0, "".join(texts).encode("utf-8", "surrogatepass"))
     structured = result.structured_content
     # {"result": "<the text>"} is how SDKs wrap a tool that returns a str, {"content": ...} how
@@ -262,6 +272,18 @@ def response_of(result: types.CallToolResult, label: str) -> Response:
             return Response(label, body, bool(result.is_error), found)
     body = "\n".join(texts).encode("utf-8", "surrogatepass")
     return Response(label, body, bool(result.is_error), None)
+
+
+def _documents(blocks: list[bytes]) -> list[bytes] | None:
+    """The blocks, when every one is a JSON object or array; else None."""
+    for block in blocks:
+        if block.lstrip()[:1] not in (b"{", b"["):
+            return None
+        try:
+            parse_json(block)
+        except (InputError, DepthError):
+            return None
+    return blocks
 
 
 def _wraps(structured: Any, text: str) -> bool:
