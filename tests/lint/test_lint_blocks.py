@@ -22,7 +22,7 @@ from elision.lint.scenarios import Scenario
 SCHEMA = {"type": "object", "properties": {"limit": {"type": "integer", "default": 50}}}
 
 
-def blocks(items: list[Any], extra: list[str] = ()) -> types.CallToolResult:  # type: ignore[assignment]
+def blocks(items: list[Any], extra: tuple[str, ...] = ()) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(text=json.dumps(i, indent=2)) for i in items]
         + [types.TextContent(text=e) for e in extra],
@@ -38,7 +38,7 @@ ROWS = [{"id": i, "name": f"item-{i}"} for i in range(50)]
     # one block, the whole list: as before
     (types.CallToolResult(content=[types.TextContent(text=json.dumps(ROWS))]), None, [50]),
     # a document and a note in plain text: the document, as before
-    (blocks([{"rows": ROWS}], ["50 rows shown"]), len(json.dumps({"rows": ROWS}, indent=2)),
+    (blocks([{"rows": ROWS}], ("50 rows shown",)), len(json.dumps({"rows": ROWS}, indent=2)),
      [50]),
 ])
 def test_an_answer_is_read_whole(result: types.CallToolResult, size: int | None,
