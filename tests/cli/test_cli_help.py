@@ -69,3 +69,19 @@ def test_help_loads_neither_the_redactor_nor_the_mcp_sdk() -> None:
                          check=True, timeout=60)
     assert "shape" in out.stdout
     assert out.stderr.strip() == "[]"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: " ".join(p) or "elision")
+def test_an_example_command_in_help_is_printed_on_one_line(path: tuple[str, ...]) -> None:
+    """Found as a newcomer reading `elision lint --help`: its second example was rewrapped
+    with the prose around it, so its last flag (`--format sarif`) went to a line of its own
+    and a copy of the first line ran another command; a no-rewrap mark after its YAML example
+    printed a backspace."""
+    examples = [line.strip() for line in (_command(path).help or "").splitlines()
+                if line.startswith("    ") and line.strip().startswith("elision ")]
+    output = CliRunner().invoke(main, [*path, "--help"], terminal_width=80).output
+    # click's no-rewrap mark (\b) must start a paragraph, or it is printed as a backspace
+    assert not [c for c in output if ord(c) < 32 and c != "\n"], path
+    printed = {line.strip() for line in output.splitlines()}
+    for example in examples:
+        assert example in printed, (path, example)

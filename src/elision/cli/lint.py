@@ -41,8 +41,8 @@ def lint_command(
 
     Start the server with a command after -- (it gets your environment), or give --url:
 
+    \b
         elision lint -- python my_server.py
-
         elision lint --url http://127.0.0.1:9000/mcp --scenarios calls.yaml --format sarif
 
     Every tool is called: with its scenarios when the file has some, else with arguments
@@ -64,6 +64,7 @@ def lint_command(
             - name: expired token
               arguments: {token: "expired"}
               induced_failure: expired token # must answer with an error or null
+
     \b
     or in TOML:
         [[tools.search_trades]]
