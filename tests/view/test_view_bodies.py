@@ -93,9 +93,29 @@ def test_a_body_no_longer_kept_says_so_and_shows_its_digest(folder: Path) -> Non
         gone = list(log.entries())[2]
     page = client(folder).get("/call/3")
     assert page.status_code == 200
-    assert page.text.count("no longer kept") == 2  # the shown body and the full one
+    # the shown body and the full one
+    assert page.text.count("not in the store this viewer reads") == 2
     assert gone["full"]["sha256"] in page.text and gone["shown"]["sha256"] in page.text
     assert "<pre class=\"body\"" not in page.text  # nothing drawn, nothing blank either
+
+
+def test_a_store_that_is_not_the_proxys_is_named_with_the_flag_that_picks_it(
+        folder: Path, tmp_path: Path) -> None:
+    """Found as a security reviewer: `elision view --log audit.db` without the proxy's
+    --store read the default store and said every body was "no longer kept: the store's
+    retention let it go", as if the evidence had expired; it was in the other store."""
+    other = tmp_path / "other.db"
+    SQLiteStore(other).close()
+    calls = open_calls(str(folder / "audit.db"))
+    chain = ChainWatch(folder / "audit.db")
+    chain.start()
+    chain.wait(30)
+    test = TestClient(build_app(Viewer(calls, SQLiteStore(other), chain, show_raw=False),
+                                token=TOKEN, hosts={HOST}), base_url=f"http://{HOST}")
+    test.cookies.set("elision_view", TOKEN)
+    text = html.unescape(test.get("/call/1").text)
+    assert text.count(f"not in the store this viewer reads ({other})") == 2
+    assert "another store (give that one as --store)" in text
 
 
 def test_without_a_store_the_page_says_there_is_none(folder: Path) -> None:
@@ -232,7 +252,7 @@ def test_a_postgresql_log_and_store_show_the_same_call_view() -> None:
         listed = client.get("/", params={"tool": "pg_items"}).text
         assert "/call/1" in listed
         text = client.get("/call/1").text
-        assert "no longer kept" not in text and 'id="full-1"' in text
+        assert "not in the store this viewer reads" not in text and 'id="full-1"' in text
         assert text.count('class="elided"') > 1000  # the items the model did not get
         assert "log: 1 entry verifies; no signed checkpoint" in html.unescape(text)
         calls.close()

@@ -112,9 +112,13 @@ def find_body(store: Store | None, sha256: str | None, size: int | None) -> Side
             problems.append(f"the copy under {ref} no longer matches its digest")
         except ElisionError:
             continue  # expired or evicted between the lookup and the read
+    # Named, with the flag that picks another: a viewer started without the proxy's --store
+    # reads the default one, where none of the proxy's bodies are.
     side.missing = "; ".join(problems) or (
-        "no longer kept: the store's retention (TTL or quota) let it go, or it was never "
-        "kept (a store given to the proxy keeps it); the digest above is what the log binds"
+        f"not in the store this viewer reads ({getattr(store, 'path', 'given')}): the "
+        "store's retention (TTL or quota) let it go, it was never kept, or the proxy that "
+        "logged it kept its bodies in another store (give that one as --store); the digest "
+        "above is what the log binds"
     )
     return side
 
