@@ -118,6 +118,18 @@ def test_a_store_that_is_not_the_proxys_is_named_with_the_flag_that_picks_it(
     assert "another store (give that one as --store)" in text
 
 
+@pytest.mark.parametrize(("call", "said"), [
+    (2, "no: values were withheld, nothing was cut"),  # a signed URL in a result that fits
+    (1, "no: the model got part of it"),  # a cut document
+])
+def test_complete_says_whether_it_was_cut_or_only_withheld(
+        folder: Path, call: int, said: str) -> None:
+    """Found as a security reviewer: a small result whose one token was withheld read
+    "complete: no: the model got part of it", as if it had been cut."""
+    page = client(folder).get(f"/call/{call}").text
+    assert f'<dd id="complete">{said}</dd>' in page
+
+
 def test_without_a_store_the_page_says_there_is_none(folder: Path) -> None:
     page = client(folder, store=False).get("/call/1")
     assert page.status_code == 200 and page.text.count("no store was given") == 2
