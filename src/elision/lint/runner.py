@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -28,6 +28,7 @@ from elision.lint.judge import ToolReport, judge_tool
 from elision.lint.rules import Response, limit_argument
 from elision.lint.scan import scan
 from elision.lint.scenarios import Scenario
+from elision.mcp.gate.tools import PROXY_TOOLS
 from elision.redact.messages import describe
 from elision.shape.jsonparse import parse_json
 
@@ -65,6 +66,8 @@ class LintResult:
     target: str
     tools: list[ToolReport]
     unknown_scenarios: list[str]
+    #: The tools elision proxy adds, when the server linted is a proxy: not the server's.
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -151,6 +154,7 @@ async def run_lint(
         )
     reports: list[ToolReport] = []
     tools: list[types.Tool] = []
+    skipped: list[str] = []
     connected = False
     try:
         # read_timeout_seconds also bounds the handshake: a command that never speaks MCP
@@ -159,6 +163,13 @@ async def run_lint(
                           read_timeout_seconds=timeout) as client:
             connected = True
             tools = await _list_tools(client)
+            # A server linted through elision proxy lists elision_fetch and
+            # elision_fetch_reference beside its own tools: they page what another tool
+            # answered, no made-up call reaches data, and each failed the run as NOT
+            # EXERCISED. A scenario for one lints it.
+            skipped = [t.name for t in tools if t.name in PROXY_TOOLS
+                       and not scenarios.get(t.name)]
+            tools = [t for t in tools if t.name not in skipped]
             planned = plan(tools, scenarios)
             if on_start is not None:
                 on_start(planned_calls(tools, scenarios))
@@ -176,9 +187,9 @@ async def run_lint(
                 f"{stage} {target.describe()!r}: {describe(exc)}; check that the command "
                 "runs on its own (or the URL answers) and speaks MCP"
             ) from None
-    listed = {t.name for t in tools}
+    listed = {t.name for t in tools} | set(skipped)
     unknown = sorted(name for name in scenarios if name not in listed)
-    return LintResult(target.describe(), reports, unknown)
+    return LintResult(target.describe(), reports, unknown, skipped)
 
 
 async def _list_tools(client: Any) -> list[types.Tool]:
