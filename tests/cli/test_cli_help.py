@@ -85,3 +85,13 @@ def test_an_example_command_in_help_is_printed_on_one_line(path: tuple[str, ...]
     printed = {line.strip() for line in output.splitlines()}
     for example in examples:
         assert example in printed, (path, example)
+
+
+def test_the_proxys_waiting_line_points_at_help_that_says_how_to_try_it() -> None:
+    """Found as a newcomer: `elision proxy -- server` run in a terminal said "to try it by
+    hand, see `elision proxy --help`", and the help said nothing about trying it by hand."""
+    from elision.mcp.serve import WAITING
+
+    assert "elision proxy --help" in WAITING
+    shown = " ".join(CliRunner().invoke(main, ["proxy", "--help"]).output.split())
+    assert "To try it by hand" in shown and "elision demo" in shown
