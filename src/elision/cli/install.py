@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from elision.cli._common import EXIT_FAILURE, reports_errors
+from elision.cli._common import EXIT_FAILURE, reports_errors, sdk_logs_redacted
 from elision.install import (
     HARNESSES,
     HOOKED,
@@ -235,7 +235,8 @@ def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bo
     for h, path in targets:
         assert path is not None
         click.echo(f"{h.title}: {visible(str(path))}")
-        reports = check(h, path, start=not no_start, timeout=timeout)
+        with sdk_logs_redacted("elision doctor: "):
+            reports = check(h, path, start=not no_start, timeout=timeout)
         if not reports:
             click.echo(f"  {_no_entries(h)}")
         for report in reports:
