@@ -41,6 +41,7 @@ _STUB = re.compile(r"\[(?:credential withheld: [A-Za-z0-9._-]+"
                    r"|credential-dense text withheld: [0-9,]+ bytes"  # the density bound's
                    r"|ref_[A-Za-z0-9_-]+\][^\n]*?elision_fetch_reference)\]?")
 _PARTIAL = TEXT_HEADER_PREFIX + "partial:"
+_PARTIALS = (_PARTIAL, '"' + _PARTIAL)  # a line of a text, a CSV's quoted notice row
 _SHOWN_LINES = re.compile(r"lines ([0-9, and-]+?) of ([0-9,]+) shown")
 _FETCH = re.compile(r"elision_fetch\((.*?)\)")
 _ARG = re.compile(r'(ref|path|lines|bytes)=("(?:[^"\\]|\\.)*")')
@@ -128,7 +129,11 @@ def account_of(shown: bytes) -> Account:
     header in it, a whole MCP result's blocks included)."""
     account = Account()
     text = shown.decode("utf-8", "replace")
-    for envelope in _envelopes(text):
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = _MISSING
+    for envelope in _envelopes(text, value):
         for key in ("elided", "withheld"):
             items = envelope.get(key)
             if isinstance(items, list):
@@ -139,7 +144,15 @@ def account_of(shown: bytes) -> Account:
         nxt = envelope.get("next")
         if isinstance(nxt, str):
             account.nexts.extend(parse_fetches(nxt))
-    account.texts.extend(_partial_headers(text))
+    # A cut text's header: a line of its own (a text, a CSV's quoted notice row), or the
+    # first line of a string in a JSON document (an MCP result's block, a hook's stdout).
+    # A text has one, first (a CSV's after its header row), as _shown_ranges reads it.
+    if _PARTIAL in text:
+        if value is _MISSING:
+            account.texts.extend(line.strip('"') for line in text.split("\n", 3)[:3]
+                                 if line.startswith(_PARTIALS))
+        else:
+            account.texts.extend(_json_headers(value))
     for line in text.splitlines():
         if line.startswith(TEXT_HEADER_PREFIX):
             ref_match = re.search(r"ref=(el_[A-Za-z0-9_-]+)", line)
@@ -150,19 +163,8 @@ def account_of(shown: bytes) -> Account:
     return account
 
 
-def _partial_headers(text: str) -> Iterator[str]:
-    """The header line of each cut text in ``text``: a line of its own (a text, a CSV's
-    quoted notice row), or the first line of a string in a JSON document (a text block of an
-    MCP result, a hook's ``stdout``)."""
-    if _PARTIAL not in text:  # the common case, a JSON cut or nothing cut: no walk
-        return
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        for line in text.splitlines():
-            if line.lstrip('"').startswith(_PARTIAL):
-                yield line.strip('"')
-        return
+def _json_headers(value: Any) -> Iterator[str]:
+    """The first line of each string in ``value`` that is a cut text's header, in order."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -175,12 +177,16 @@ def _partial_headers(text: str) -> Iterator[str]:
             stack.extend(reversed(item))
 
 
-def _envelopes(text: str) -> Iterator[dict[str, Any]]:
+def _envelopes(text: str, value: Any = None) -> Iterator[dict[str, Any]]:
     """Every ``__elision__`` object in ``text``: its root, an NDJSON notice line, or the
-    texts of an MCP result's blocks."""
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
+    texts of an MCP result's blocks. ``value`` is ``text`` parsed, when the caller did
+    (``_MISSING`` when it is not JSON)."""
+    if value is None:
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            value = _MISSING
+    if value is _MISSING:
         first = text.split("\n", 1)[0]
         if first.startswith("{") and ENVELOPE_KEY in first:
             yield from _envelopes(first)
