@@ -1,4 +1,5 @@
-"""A cut text counts as elided in the viewer (QA pass as a security reviewer).
+"""A cut text counts as elided in the viewer, and an empty log says what writes one (QA pass
+as a security reviewer).
 
 Found by making audit records through a real proxy and a `elision hook claude-code` call and
 opening `elision view`: a text result cut to 1,863 of 46,334 bytes (and a hook's `stdout` cut
@@ -86,3 +87,12 @@ def test_the_list_counts_a_cut_text_as_elided_and_its_page_shows_the_header(
     assert '<td class="num">1</td>' in text_row  # one cut text, not "0"
     page = test.get("/call/1").text
     assert 'id="cut-texts"' in page and "[elision] partial: lines 1-" in page
+
+
+def test_an_empty_log_says_what_writes_one(tmp_path: Path) -> None:
+    """Found as a security reviewer opening `elision view` on a log no proxy had written to
+    yet: the page said "no call in this log" and nothing of how calls get there."""
+    AuditLog(tmp_path / "audit.db").close()
+    text = _client(tmp_path).get("/").text
+    assert "no call in this log yet" in text and "--audit" in text
+    assert "elision hook claude-code" in text
