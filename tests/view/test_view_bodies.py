@@ -116,6 +116,9 @@ def test_a_store_that_is_not_the_proxys_is_named_with_the_flag_that_picks_it(
     text = html.unescape(test.get("/call/1").text)
     assert text.count(f"not in the store this viewer reads ({other})") == 2
     assert "another store (give that one as --store)" in text
+    # and every page's top bar names it beside the log
+    assert f'id="bodies" title="the store the bodies are read from (--store)">bodies: {other}<' \
+        in html.unescape(test.get("/").text)
 
 
 @pytest.mark.parametrize(("call", "said"), [
@@ -133,6 +136,7 @@ def test_complete_says_whether_it_was_cut_or_only_withheld(
 def test_without_a_store_the_page_says_there_is_none(folder: Path) -> None:
     page = client(folder, store=False).get("/call/1")
     assert page.status_code == 200 and page.text.count("no store was given") == 2
+    assert ">bodies: no store<" in page.text
 
 
 def test_the_raw_body_only_behind_show_raw(folder: Path) -> None:

@@ -84,7 +84,11 @@ class Viewer:
             env.globals["url"] = _url
             self._templates = env
         template = self._templates.get_template(name)
-        return str(template.render(raw=self.show_raw, where=self.calls.where, **context))
+        # The store is named beside the log: a viewer given another store than the proxy's
+        # finds none of its bodies, and the reader should see which one it reads.
+        bodies = "no store" if self.store is None else str(getattr(self.store, "path", "a store"))
+        return str(template.render(raw=self.show_raw, where=self.calls.where, bodies=bodies,
+                                   **context))
 
 
 def _url(where: str, /, **query: Any) -> str:
