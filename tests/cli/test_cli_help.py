@@ -69,3 +69,29 @@ def test_help_loads_neither_the_redactor_nor_the_mcp_sdk() -> None:
                          check=True, timeout=60)
     assert "shape" in out.stdout
     assert out.stderr.strip() == "[]"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: " ".join(p) or "elision")
+def test_an_example_command_in_help_is_printed_on_one_line(path: tuple[str, ...]) -> None:
+    """Found as a newcomer reading `elision lint --help`: its second example was rewrapped
+    with the prose around it, so its last flag (`--format sarif`) went to a line of its own
+    and a copy of the first line ran another command; a no-rewrap mark after its YAML example
+    printed a backspace."""
+    examples = [line.strip() for line in (_command(path).help or "").splitlines()
+                if line.startswith("    ") and line.strip().startswith("elision ")]
+    output = CliRunner().invoke(main, [*path, "--help"], terminal_width=80).output
+    # click's no-rewrap mark (\b) must start a paragraph, or it is printed as a backspace
+    assert not [c for c in output if ord(c) < 32 and c != "\n"], path
+    printed = {line.strip() for line in output.splitlines()}
+    for example in examples:
+        assert example in printed, (path, example)
+
+
+def test_the_proxys_waiting_line_points_at_help_that_says_how_to_try_it() -> None:
+    """Found as a newcomer: `elision proxy -- server` run in a terminal said "to try it by
+    hand, see `elision proxy --help`", and the help said nothing about trying it by hand."""
+    from elision.mcp.serve import WAITING
+
+    assert "elision proxy --help" in WAITING
+    shown = " ".join(CliRunner().invoke(main, ["proxy", "--help"]).output.split())
+    assert "To try it by hand" in shown and "elision demo" in shown

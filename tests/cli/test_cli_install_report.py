@@ -8,6 +8,7 @@ on stdout where the diff goes.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,29 @@ def test_doctor_on_a_config_with_no_entries_says_where_they_are_read(tmp_path: P
                                        "--no-start"])
     assert result.exit_code == 0, result.output
     assert "no MCP server entries" in result.output and '"mcpServers"' in result.output
+
+
+@pytest.mark.parametrize(("project", "dry_run", "said"), [
+    # an empty project file shadows the user's: nothing was changed anywhere
+    ('{"mcpServers": {}}', False, "read only"),
+    ('{"mcpServers": {}}', True, "read only"),
+    # a project file with a server: a dry run changes nothing, a real install that file
+    ('{"mcpServers": {"a": {"command": "x"}}}', True, "would change only"),
+    ('{"mcpServers": {"a": {"command": "x"}}}', False, "changed only"),
+])
+def test_the_note_on_other_files_says_what_this_install_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: str, dry_run: bool, said: str,
+) -> None:
+    """Found as a newcomer: with an empty .mcp.json in the project and the servers in
+    ~/.claude.json, `elision install claude-code --dry-run` said "nothing to change" and then
+    "this install changed .mcp.json only", though it changed nothing at all."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".mcp.json").write_text(project)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".claude.json").write_text('{"mcpServers": {"b": {"command": "y"}}}')
+    result = CliRunner().invoke(main, ["install", "claude-code",
+                                       *(["--dry-run"] if dry_run else [])])
+    assert result.exit_code == 0, result.output
+    note = next(line for line in result.stderr.splitlines() if "other config files" in line)
+    assert re.search(rf"this install {said} \S*\.mcp\.json ", note), note

@@ -89,6 +89,23 @@ def test_fetch_follows_a_member_range_next_as_printed(tmp_path: Path) -> None:
     assert by_path.stdout == pasted.stdout
 
 
+def test_fetch_takes_a_next_copied_out_of_the_json_it_was_printed_in(tmp_path: Path) -> None:
+    """Found as a newcomer: `elision shape` prints JSON, so the `next` on the screen reads
+    `"next":"elision_fetch(ref=\\"el_…\\", path=\\"$.rows[5:]\\")"`; pasted from there (its
+    escapes, perhaps its quotes) `elision fetch` answered that it could not read the
+    arguments."""
+    runner = CliRunner()
+    source = tmp_path / "rows.json"
+    source.write_text(json.dumps({"rows": [{"id": i} for i in range(900)], "total": 900}))
+    printed = runner.invoke(main, ["shape", str(source), "-b", "1024"]).stdout
+    escaped = printed.split('"next":"', 1)[1].split('")"', 1)[0] + '")'
+    assert '\\"' in escaped and "$.rows[" in escaped
+    for pasted in (escaped, f'"{escaped}"'):
+        got = runner.invoke(main, ["fetch", pasted, "--budget", "2048"])
+        assert got.exit_code == 0, got.output
+        assert json.loads(got.stdout)[ENVELOPE_KEY]["page"].startswith("$.rows[")
+
+
 def test_store_option_and_env_point_at_the_same_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -93,14 +93,50 @@ def test_a_body_no_longer_kept_says_so_and_shows_its_digest(folder: Path) -> Non
         gone = list(log.entries())[2]
     page = client(folder).get("/call/3")
     assert page.status_code == 200
-    assert page.text.count("no longer kept") == 2  # the shown body and the full one
+    # the shown body and the full one
+    assert page.text.count("not in the store this viewer reads") == 2
     assert gone["full"]["sha256"] in page.text and gone["shown"]["sha256"] in page.text
     assert "<pre class=\"body\"" not in page.text  # nothing drawn, nothing blank either
+
+
+def test_a_store_that_is_not_the_proxys_is_named_with_the_flag_that_picks_it(
+        folder: Path, tmp_path: Path) -> None:
+    """Found as a security reviewer: `elision view --log audit.db` without the proxy's
+    --store read the default store and said every body was "no longer kept: the store's
+    retention let it go", as if the evidence had expired; it was in the other store."""
+    other = tmp_path / "other.db"
+    SQLiteStore(other).close()
+    calls = open_calls(str(folder / "audit.db"))
+    chain = ChainWatch(folder / "audit.db")
+    chain.start()
+    chain.wait(30)
+    test = TestClient(build_app(Viewer(calls, SQLiteStore(other), chain, show_raw=False),
+                                token=TOKEN, hosts={HOST}), base_url=f"http://{HOST}")
+    test.cookies.set("elision_view", TOKEN)
+    text = html.unescape(test.get("/call/1").text)
+    assert text.count(f"not in the store this viewer reads ({other})") == 2
+    assert "another store (give that one as --store)" in text
+    # and every page's top bar names it beside the log
+    assert f'id="bodies" title="the store the bodies are read from (--store)">bodies: {other}<' \
+        in html.unescape(test.get("/").text)
+
+
+@pytest.mark.parametrize(("call", "said"), [
+    (2, "no: values were withheld, nothing was cut"),  # a signed URL in a result that fits
+    (1, "no: the model got part of it"),  # a cut document
+])
+def test_complete_says_whether_it_was_cut_or_only_withheld(
+        folder: Path, call: int, said: str) -> None:
+    """Found as a security reviewer: a small result whose one token was withheld read
+    "complete: no: the model got part of it", as if it had been cut."""
+    page = client(folder).get(f"/call/{call}").text
+    assert f'<dd id="complete">{said}</dd>' in page
 
 
 def test_without_a_store_the_page_says_there_is_none(folder: Path) -> None:
     page = client(folder, store=False).get("/call/1")
     assert page.status_code == 200 and page.text.count("no store was given") == 2
+    assert ">bodies: no store<" in page.text
 
 
 def test_the_raw_body_only_behind_show_raw(folder: Path) -> None:
@@ -152,6 +188,27 @@ def test_a_withheld_value_is_marked_where_it_sits() -> None:
         {"u": "fine"}, {"u": "[credential withheld: aws-sigv4-url]"}]}).encode())
     assert [t for line in shown.lines for t, k in line if k == WITHHELD] == [
         '"[credential withheld: aws-sigv4-url]"']
+
+
+@pytest.mark.parametrize(("raw", "marked"), [
+    # the redacted view: the stub is the withheld part, the words around it are not
+    (False, ["[credential withheld: github-token]"]),
+    # the raw view shows the value, whose place the entry does not give: the line, whole
+    (True, ["token ghp_" + "a1B2c3D4e5" * 3 + "abcdef and the rest"]),
+])
+def test_a_withheld_value_in_a_full_text_is_marked_at_its_stub(
+        raw: bool, marked: list[str]) -> None:
+    """Found as a security reviewer in `elision view`: a text result with a GitHub token in
+    one line showed that whole line, words and all, as the withheld value on the full side,
+    while the model's side marked the stub alone."""
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "abcdef"
+    drawn, where = draw_full(f"first\ntoken {token} and the rest\nlast\n".encode(), None,
+                             raw=raw)
+    assert where == ["line 2"]
+    assert [t for line in drawn.lines for t, k in line if k == WITHHELD] == marked
+    assert "".join(t for t, _ in drawn.lines[1][1:]) == (
+        f"token {token} and the rest" if raw else
+        "token [credential withheld: github-token] and the rest")
 
 
 @pytest.mark.parametrize("stub", [
@@ -211,7 +268,7 @@ def test_a_postgresql_log_and_store_show_the_same_call_view() -> None:
         listed = client.get("/", params={"tool": "pg_items"}).text
         assert "/call/1" in listed
         text = client.get("/call/1").text
-        assert "no longer kept" not in text and 'id="full-1"' in text
+        assert "not in the store this viewer reads" not in text and 'id="full-1"' in text
         assert text.count('class="elided"') > 1000  # the items the model did not get
         assert "log: 1 entry verifies; no signed checkpoint" in html.unescape(text)
         calls.close()

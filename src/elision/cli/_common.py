@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import sys
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, ParamSpec, TypeVar
 
 from elision.errors import (
     BudgetError,
@@ -66,3 +67,42 @@ def reports_errors(func: Callable[P, R]) -> Callable[P, R]:
             sys.exit(code)
 
     return wrapper
+
+
+@contextlib.contextmanager
+def sdk_logs_redacted(prefix: str) -> Iterator[None]:
+    """While a command talks to servers through the MCP SDK, the SDK's log records go to
+    stderr as the proxy's do: redacted, controls shown as escapes, and an exception as one
+    line (its type and message, a validation error without its input), not a traceback.
+
+    Without it Python's last-resort handler wrote them raw: a server's stray stdout line
+    became a 10-line traceback under `elision lint` or `elision doctor`, ending in
+    pydantic's ``input_value`` cut to ``ghp...vwxyz0123456789``, which no rule reads as the
+    token it was."""
+    import logging
+
+    from elision.redact.messages import LOG_RECORD_LIMIT, RedactingFormatter, describe
+
+    class Brief(RedactingFormatter):
+        def format(self, record: logging.LogRecord) -> str:
+            # Another handler may have cached the traceback on the record: not reused.
+            cached, record.exc_text = record.exc_text, None
+            try:
+                return super().format(record)
+            finally:
+                record.exc_text = cached
+
+        def formatException(self, ei: Any) -> str:
+            exc = ei[1]
+            if isinstance(exc, BaseException):
+                return describe(exc, LOG_RECORD_LIMIT)
+            return super().formatException(ei)
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(Brief(prefix))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)

@@ -46,6 +46,12 @@ def claude_code_answer(
     if not isinstance(event, dict):
         raise InputError("the hook's stdin is not a JSON object; Claude Code sends one "
                          "PostToolUse event as a JSON object")
+    if event.get("hook_event_name", "PostToolUse") == "PostToolUse" and (
+            "tool_response" not in event):
+        # Shaped, it was audited as a tool's result of "null" (`echo '{}' | elision hook …`).
+        raise InputError("the hook's event has no tool_response; Claude Code sends the "
+                         "tool's result in it with each PostToolUse event (nothing was shaped "
+                         "or logged)")
     auditor = None
     # The rest of the hook's imports (the store, the audit log, the redactor the Pipeline
     # makes) and its opening, with the collector paused: most of a hook's start.

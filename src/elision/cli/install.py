@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from elision.cli._common import EXIT_FAILURE, reports_errors
+from elision.cli._common import EXIT_FAILURE, reports_errors, sdk_logs_redacted
 from elision.install import (
     HARNESSES,
     HOOKED,
@@ -110,10 +110,10 @@ def install_command(harness: str, config: Path | None, budget: int | None, serve
     _report(plan, dry_run=dry_run)
     _shared(plan, budget)
     if config is None:
-        _other_files(plan)
+        _other_files(plan, dry_run=dry_run)
 
 
-def _other_files(plan: Plan) -> None:
+def _other_files(plan: Plan, *, dry_run: bool) -> None:
     """Name the harness's other config files found here: an install edits one file, and a
     user who did not pick it may not know the rest (Continue's block files, a project's and
     the user's file) still run their servers directly."""
@@ -121,8 +121,11 @@ def _other_files(plan: Plan) -> None:
     others = [p for p in plan.harness.paths() if p.is_file() and p.absolute() != where]
     if others:
         listed = ", ".join(visible(str(p)) for p in others)
+        # Said as it was: a dry run, or a file with nothing to change, changed nothing.
+        did = ("read only" if not plan.changed else "would change only" if dry_run
+               else "changed only")
         click.echo(f"note: {plan.harness.title} has other config files here: {listed}; this "
-                   f"install changed {visible(str(plan.path))} only (`elision install "
+                   f"install {did} {visible(str(plan.path))} (`elision install "
                    f"{plan.harness.name} --config PATH` for each of the others)", err=True)
 
 
@@ -232,7 +235,8 @@ def doctor_command(harnesses: tuple[str, ...], config: Path | None, no_start: bo
     for h, path in targets:
         assert path is not None
         click.echo(f"{h.title}: {visible(str(path))}")
-        reports = check(h, path, start=not no_start, timeout=timeout)
+        with sdk_logs_redacted("elision doctor: "):
+            reports = check(h, path, start=not no_start, timeout=timeout)
         if not reports:
             click.echo(f"  {_no_entries(h)}")
         for report in reports:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from elision.cli._common import EXIT_FAILURE, reports_errors
+from elision.cli._common import EXIT_FAILURE, reports_errors, sdk_logs_redacted
 
 if TYPE_CHECKING:
     from elision.lint import LintResult, Scenario, Target
@@ -41,8 +41,8 @@ def lint_command(
 
     Start the server with a command after -- (it gets your environment), or give --url:
 
+    \b
         elision lint -- python my_server.py
-
         elision lint --url http://127.0.0.1:9000/mcp --scenarios calls.yaml --format sarif
 
     Every tool is called: with its scenarios when the file has some, else with arguments
@@ -64,6 +64,7 @@ def lint_command(
             - name: expired token
               arguments: {token: "expired"}
               induced_failure: expired token # must answer with an error or null
+
     \b
     or in TOML:
         [[tools.search_trades]]
@@ -84,10 +85,11 @@ def lint_command(
         _check_out(Path(out_path))
     target = Target(command=tuple(command), url=url)
     scenarios = load_scenarios(scenarios_path) if scenarios_path else {}
-    if no_progress:
-        result = lint(target, scenarios, timeout=timeout)
-    else:
-        result = _lint_with_progress(target, scenarios, timeout)
+    with sdk_logs_redacted("elision lint: "):
+        if no_progress:
+            result = lint(target, scenarios, timeout=timeout)
+        else:
+            result = _lint_with_progress(target, scenarios, timeout)
     report = render(result, fmt)
     if out_path:
         Path(out_path).write_text(report, "utf-8")

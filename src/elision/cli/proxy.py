@@ -122,6 +122,10 @@ def proxy_command(
     (text); the agent reads the rest with the added elision_fetch tool. Signed URIs and
     credentials show as stubs (elision_fetch_reference reads a reference back through the
     server that sent it), and every result is bound in the audit log.
+
+    An agent or MCP host starts the proxy itself and speaks to it on stdin. To try it by
+    hand: `elision demo` runs a server behind it and calls it; `elision lint --url` or any
+    MCP client can call one started with --listen; `elision view` shows what it logged.
     """
     if no_store and store_spec:
         raise InputError("give --store or --no-store, not both")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 
 import click
@@ -59,12 +60,13 @@ def fetch_command(
     """Fetch part of the body kept under REF, shaped to the budget.
 
     REF is the ref of a shaped result, or its whole `next` call pasted as it was printed:
-    'elision_fetch(ref="el_…", path="$.rows[37:]")'. With no selector the whole body is shaped
+    'elision_fetch(ref="el_…", path="$.rows[37:]")' (or as the JSON around it spells it,
+    with a backslash before each quote). With no selector the whole body is shaped
     again. Refs kept by `elision proxy --store S` belong to the proxy's clients; you read
     them here as the store's owner.
     """
-    if ref.lstrip().startswith("elision_fetch("):
-        args = parse_next(ref)
+    if ref.strip().lstrip('"').startswith("elision_fetch("):
+        args = parse_next(_unescaped(ref))
         ref = args["ref"]
         path, lines = path or args.get("path"), lines or args.get("lines")
         byte_range = byte_range or args.get("bytes")
@@ -85,6 +87,20 @@ def fetch_command(
     finally:
         store.close()
     print_within(page.text, limit)
+
+
+def _unescaped(call: str) -> str:
+    """A next call as it reads, also when copied out of the JSON it was printed in: with a
+    backslash before each quote (``ref=\\"el_…\\"``), perhaps inside the string's own quotes."""
+    text = call.strip()
+    if '\\"' not in text:
+        return call
+    if len(text) > 1 and text[0] == text[-1] == '"':
+        text = text[1:-1]
+    try:
+        return str(json.loads(f'"{text}"'))
+    except ValueError:
+        return call  # then parse_next says what it cannot read
 
 
 def _kept_elsewhere(store: Store, ref: str) -> bool:

@@ -52,6 +52,7 @@ def to_json(result: LintResult) -> dict[str, Any]:
             "not exercised": statuses.count("not exercised"),
         },
         "unknown_scenarios": result.unknown_scenarios,
+        "skipped": result.skipped,
         "tools": [
             {
                 "name": t.name,
@@ -99,6 +100,9 @@ def to_markdown(result: LintResult) -> str:
         cells = [_status(v.status) for v in t.verdicts]
         lines.append(f"| `{_cell(t.name)}` | {'yes' if t.exercised else 'not exercised'} | "
                      + " | ".join(cells) + " |")
+    if result.skipped:
+        lines += ["", "Not linted: " + ", ".join(f"`{_cell(n)}`" for n in result.skipped)
+                  + ", the tools elision proxy adds (they page what another tool answered)."]
     if result.unknown_scenarios:
         lines += ["", "Scenarios name tools the server does not list: "
                   + ", ".join(f"`{n}`" for n in result.unknown_scenarios)]

@@ -4,16 +4,18 @@ The lint connects over stdio (a command, run with the caller's environment, sinc
 often configured by variables) or streamable HTTP (a URL) with the official SDK, makes every
 scenario call, and for a tool with a limit-like argument one more call with that argument at
 1. A tool without a scenario is called with arguments made from its input schema
-(:mod:`elision.lint.arguments`). Each answer is read as a consumer reads it: the first text
-block that is a JSON document (what a head slice cuts), else the structured content (unless it
-only wraps the text, as ``{"result": "..."}`` or ``{"content": "..."}`` do), else the text.
+(:mod:`elision.lint.arguments`). Each answer is read as a consumer reads it: its text blocks
+as one JSON document, or as the array of them when each is one (a list sent an item a block),
+else the first text block that is a JSON document (what a head slice cuts), else the
+structured content (unless it only wraps the text, as ``{"result": "..."}`` or
+``{"content": "..."}`` do), else the text.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -26,6 +28,7 @@ from elision.lint.judge import ToolReport, judge_tool
 from elision.lint.rules import Response, limit_argument
 from elision.lint.scan import scan
 from elision.lint.scenarios import Scenario
+from elision.mcp.gate.tools import PROXY_TOOLS
 from elision.redact.messages import describe
 from elision.shape.jsonparse import parse_json
 
@@ -63,6 +66,8 @@ class LintResult:
     target: str
     tools: list[ToolReport]
     unknown_scenarios: list[str]
+    #: The tools elision proxy adds, when the server linted is a proxy: not the server's.
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -149,6 +154,7 @@ async def run_lint(
         )
     reports: list[ToolReport] = []
     tools: list[types.Tool] = []
+    skipped: list[str] = []
     connected = False
     try:
         # read_timeout_seconds also bounds the handshake: a command that never speaks MCP
@@ -157,6 +163,13 @@ async def run_lint(
                           read_timeout_seconds=timeout) as client:
             connected = True
             tools = await _list_tools(client)
+            # A server linted through elision proxy lists elision_fetch and
+            # elision_fetch_reference beside its own tools: they page what another tool
+            # answered, no made-up call reaches data, and each failed the run as NOT
+            # EXERCISED. A scenario for one lints it.
+            skipped = [t.name for t in tools if t.name in PROXY_TOOLS
+                       and not scenarios.get(t.name)]
+            tools = [t for t in tools if t.name not in skipped]
             planned = plan(tools, scenarios)
             if on_start is not None:
                 on_start(planned_calls(tools, scenarios))
@@ -174,9 +187,9 @@ async def run_lint(
                 f"{stage} {target.describe()!r}: {describe(exc)}; check that the command "
                 "runs on its own (or the URL answers) and speaks MCP"
             ) from None
-    listed = {t.name for t in tools}
+    listed = {t.name for t in tools} | set(skipped)
     unknown = sorted(name for name in scenarios if name not in listed)
-    return LintResult(target.describe(), reports, unknown)
+    return LintResult(target.describe(), reports, unknown, skipped)
 
 
 async def _list_tools(client: Any) -> list[types.Tool]:
@@ -199,9 +212,12 @@ async def _lint_tool(
     limited: list[Response] = []
     errors: list[str] = []
     limit_arg = limit_argument(tool.input_schema)
+    # Not passed, the limit is the schema's default: an answer at it is at its limit too.
+    spec = (tool.input_schema.get("properties") or {}).get(limit_arg) if limit_arg else None
+    default = spec.get("default") if isinstance(spec, dict) else None
     for sc in scenarios:
         label = f"scenario {sc.name!r}"
-        given = sc.arguments.get(limit_arg) if limit_arg else None
+        given = sc.arguments.get(limit_arg, default) if limit_arg else None
         resp = await _call(client, tool.name, sc.arguments, label, timeout, errors, on_call)
         if resp is not None:
             resp.induced_failure = sc.induced_failure
@@ -244,6 +260,11 @@ def response_of(result: types.CallToolResult, label: str) -> Response:
     texts = [b.text for b in result.content if isinstance(b, types.TextContent)]
     candidates = [t.encode("utf-8", "surrogatepass") for t in texts]
     if len(texts) > 1:
+        # A list the SDK sent as one block an item: the answer is all of them, so it is
+        # judged as their array (its first block alone is one item, and passed every rule).
+        items = _documents(candidates)
+        if items is not None:
+            candidates = [b"[" + b",".join(items) + b"]"]
         candidates.insert(0, "".join(texts).encode("utf-8", "surrogatepass"))
     structured = result.structured_content
     # {"result": "<the text>"} is how SDKs wrap a tool that returns a str, {"content": ...} how
@@ -262,6 +283,18 @@ def response_of(result: types.CallToolResult, label: str) -> Response:
             return Response(label, body, bool(result.is_error), found)
     body = "\n".join(texts).encode("utf-8", "surrogatepass")
     return Response(label, body, bool(result.is_error), None)
+
+
+def _documents(blocks: list[bytes]) -> list[bytes] | None:
+    """The blocks, when every one is a JSON object or array; else None."""
+    for block in blocks:
+        if block.lstrip()[:1] not in (b"{", b"["):
+            return None
+        try:
+            parse_json(block)
+        except (InputError, DepthError):
+            return None
+    return blocks
 
 
 def _wraps(structured: Any, text: str) -> bool:

@@ -84,7 +84,11 @@ class Viewer:
             env.globals["url"] = _url
             self._templates = env
         template = self._templates.get_template(name)
-        return str(template.render(raw=self.show_raw, where=self.calls.where, **context))
+        # The store is named beside the log: a viewer given another store than the proxy's
+        # finds none of its bodies, and the reader should see which one it reads.
+        bodies = "no store" if self.store is None else str(getattr(self.store, "path", "a store"))
+        return str(template.render(raw=self.show_raw, where=self.calls.where, bodies=bodies,
+                                   **context))
 
 
 def _url(where: str, /, **query: Any) -> str:
@@ -194,15 +198,17 @@ class Row:
 
 
 def _row(viewer: Viewer, call: Call) -> Row:
-    """One line of the list; the elided count is read from the kept shown body (a result
-    that went out complete elided nothing, and needs no lookup)."""
+    """One line of the list; the elided count is read from the kept shown body: its trimmed
+    nodes and its cut texts (a result that went out complete elided nothing, and needs no
+    lookup)."""
     if call.member("complete") is True:
         return Row(call, 0)
     sha, size = call.digest("shown")
     side = find_body(viewer.store, sha, size)
     if side.body is None:
         return Row(call, None, "the shown body is not kept")
-    return Row(call, len(account_of(side.body).elided))
+    account = account_of(side.body)
+    return Row(call, len(account.elided) + len(account.texts))
 
 
 def _call_view(viewer: Viewer, call: Call) -> dict[str, Any]:

@@ -40,6 +40,8 @@ ELIDED, WITHHELD, ENVELOPE, PLAIN = "elided", "withheld", "envelope", ""
 _STUB = re.compile(r"\[(?:credential withheld: [A-Za-z0-9._-]+"
                    r"|credential-dense text withheld: [0-9,]+ bytes"  # the density bound's
                    r"|ref_[A-Za-z0-9_-]+\][^\n]*?elision_fetch_reference)\]?")
+_PARTIAL = TEXT_HEADER_PREFIX + "partial:"
+_PARTIALS = (_PARTIAL, '"' + _PARTIAL)  # a line of a text, a CSV's quoted notice row
 _SHOWN_LINES = re.compile(r"lines ([0-9, and-]+?) of ([0-9,]+) shown")
 _FETCH = re.compile(r"elision_fetch\((.*?)\)")
 _ARG = re.compile(r'(ref|path|lines|bytes)=("(?:[^"\\]|\\.)*")')
@@ -87,7 +89,9 @@ class Account:
     withheld: list[dict[str, Any]] = field(default_factory=list)
     nexts: list[dict[str, str]] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)
-    header: str = ""
+    #: The header line of each text that was cut (``[elision] partial: lines … shown; …``):
+    #: a text's cut has no ``elided`` entry, so without these it would count as none.
+    texts: list[str] = field(default_factory=list)
 
 
 def find_body(store: Store | None, sha256: str | None, size: int | None) -> Side:
@@ -109,9 +113,13 @@ def find_body(store: Store | None, sha256: str | None, size: int | None) -> Side
             problems.append(f"the copy under {ref} no longer matches its digest")
         except ElisionError:
             continue  # expired or evicted between the lookup and the read
+    # Named, with the flag that picks another: a viewer started without the proxy's --store
+    # reads the default one, where none of the proxy's bodies are.
     side.missing = "; ".join(problems) or (
-        "no longer kept: the store's retention (TTL or quota) let it go, or it was never "
-        "kept (a store given to the proxy keeps it); the digest above is what the log binds"
+        f"not in the store this viewer reads ({getattr(store, 'path', 'given')}): the "
+        "store's retention (TTL or quota) let it go, it was never kept, or the proxy that "
+        "logged it kept its bodies in another store (give that one as --store); the digest "
+        "above is what the log binds"
     )
     return side
 
@@ -121,7 +129,11 @@ def account_of(shown: bytes) -> Account:
     header in it, a whole MCP result's blocks included)."""
     account = Account()
     text = shown.decode("utf-8", "replace")
-    for envelope in _envelopes(text):
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = _MISSING
+    for envelope in _envelopes(text, value):
         for key in ("elided", "withheld"):
             items = envelope.get(key)
             if isinstance(items, list):
@@ -132,9 +144,17 @@ def account_of(shown: bytes) -> Account:
         nxt = envelope.get("next")
         if isinstance(nxt, str):
             account.nexts.extend(parse_fetches(nxt))
+    # A cut text's header: a line of its own (a text, a CSV's quoted notice row), or the
+    # first line of a string in a JSON document (an MCP result's block, a hook's stdout).
+    # A text has one, first (a CSV's after its header row), as _shown_ranges reads it.
+    if _PARTIAL in text:
+        if value is _MISSING:
+            account.texts.extend(line.strip('"') for line in text.split("\n", 3)[:3]
+                                 if line.startswith(_PARTIALS))
+        else:
+            account.texts.extend(_json_headers(value))
     for line in text.splitlines():
         if line.startswith(TEXT_HEADER_PREFIX):
-            account.header = account.header or line
             ref_match = re.search(r"ref=(el_[A-Za-z0-9_-]+)", line)
             if ref_match and ref_match.group(1) not in account.refs:
                 account.refs.append(ref_match.group(1))
@@ -143,12 +163,30 @@ def account_of(shown: bytes) -> Account:
     return account
 
 
-def _envelopes(text: str) -> Iterator[dict[str, Any]]:
+def _json_headers(value: Any) -> Iterator[str]:
+    """The first line of each string in ``value`` that is a cut text's header, in order."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if item.startswith(_PARTIAL):
+                yield item.split("\n", 1)[0]
+        elif isinstance(item, dict):
+            stack.extend(reversed(item.values()))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+
+
+def _envelopes(text: str, value: Any = None) -> Iterator[dict[str, Any]]:
     """Every ``__elision__`` object in ``text``: its root, an NDJSON notice line, or the
-    texts of an MCP result's blocks."""
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
+    texts of an MCP result's blocks. ``value`` is ``text`` parsed, when the caller did
+    (``_MISSING`` when it is not JSON)."""
+    if value is None:
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            value = _MISSING
+    if value is _MISSING:
         first = text.split("\n", 1)[0]
         if first.startswith("{") and ENVELOPE_KEY in first:
             yield from _envelopes(first)
@@ -235,7 +273,7 @@ def draw_full(full: bytes, shown: bytes | None, *, raw: bool) -> tuple[Drawn, li
     redaction = redact_text(text)
     lines = {int(w["line"]) for w in redaction.withheld if isinstance(w.get("line"), int)}
     drawn = _draw_text(text if raw else str(redaction.value), shown_text, lines,
-                       shown_side=False)
+                       shown_side=False, stubs=not raw)
     if clip:
         drawn.truncated = (f"the first {DRAW_BYTES:,} of {len(full):,} bytes are drawn here; "
                            "read the rest with elision fetch")
@@ -372,10 +410,12 @@ def _child(path: str, key: str) -> str:
 
 
 def _draw_text(text: str, shown: str | None, withheld_lines: set[int], *,
-               shown_side: bool) -> Drawn:
+               shown_side: bool, stubs: bool = False) -> Drawn:
     """A text line by line: on the model's side its header and markers are the envelope
     and stubs are withheld; on the full side the lines the header says were not shown are
-    elided (or, with no header, the lines the model's text lacks)."""
+    elided (or, with no header, the lines the model's text lacks). A line with a withheld
+    value is marked at its stubs when it holds them (``stubs``: the redacted view), else
+    whole (the raw view, where the value's place is not known)."""
     lines = text.splitlines() or [""]
     drawn = Drawn()
     shown_ranges = _shown_ranges(shown) if shown is not None else None
@@ -389,12 +429,14 @@ def _draw_text(text: str, shown: str | None, withheld_lines: set[int], *,
             continue
         number = (f"{n:>5} ", PLAIN)
         kind = PLAIN
-        if n in withheld_lines:
-            kind = WITHHELD
-        elif (shown_ranges is not None and not any(a <= n <= b for a, b in shown_ranges)) or (
+        if (shown_ranges is not None and not any(a <= n <= b for a, b in shown_ranges)) or (
                 shown_set is not None and line not in shown_set):
             kind = ELIDED
-        drawn.lines.append([number, (visible_lines(line), kind)])
+        if n in withheld_lines and stubs and _STUB.search(line):
+            drawn.lines.append([number, *_split_stubs(line, kind)])
+        else:
+            drawn.lines.append([number, (visible_lines(line), WITHHELD if n in withheld_lines
+                                         else kind)])
     return drawn
 
 
@@ -403,15 +445,20 @@ def _stub_spans(line: str) -> list[Span]:
         line.startswith('"[elision] ')
     ):
         return [(visible_lines(line), ENVELOPE)]
+    return _split_stubs(line, PLAIN)
+
+
+def _split_stubs(line: str, rest: str) -> list[Span]:
+    """A line as its stubs (withheld) and the text between them (of kind ``rest``)."""
     spans: list[Span] = []
     pos = 0
     for match in _STUB.finditer(line):
         if match.start() > pos:
-            spans.append((visible_lines(line[pos:match.start()]), PLAIN))
+            spans.append((visible_lines(line[pos:match.start()]), rest))
         spans.append((visible_lines(match.group()), WITHHELD))
         pos = match.end()
     if pos < len(line) or not spans:
-        spans.append((visible_lines(line[pos:]), PLAIN))
+        spans.append((visible_lines(line[pos:]), rest))
     return spans
 
 
