@@ -96,3 +96,15 @@ def test_the_stylesheet_is_the_packages_own(viewer: Any) -> None:
     assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
     assert "url(" not in css.text and "@import" not in css.text  # nothing from outside
     assert other.status_code == 404
+
+
+def test_a_page_that_is_not_there_says_where_the_calls_are(viewer: Any) -> None:
+    """Found by the newcomer pass: /call/abc answered a bare "Not Found", no way back."""
+    with httpx.Client(cookies={"elision_view": viewer.token}) as client:
+        answers = [client.get(viewer.base + path)
+                   for path in ("/call/abc", "/calls", "/call/1/%1B%5B31mquoted")]
+    for answer in answers:
+        assert answer.status_code == 404
+        assert answer.headers["content-type"].startswith("text/html")
+        assert "the calls are listed at /" in answer.text and 'href="/"' in answer.text
+        assert "\x1b" not in answer.text and "quoted" not in answer.text  # the path not quoted

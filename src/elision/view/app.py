@@ -170,7 +170,13 @@ def build_app(viewer: Viewer, *, token: str, hosts: set[str]) -> ASGIApp:
         data = importlib.resources.files("elision.view").joinpath("static", name).read_bytes()
         return Response(data, media_type="text/css")
 
-    app = Starlette(routes=[
+    def no_such_page(request: Request, exc: Exception) -> Response:
+        # The path is not quoted back: it is the visitor's text, and the list is the way on.
+        return html(viewer.render(
+            "error.html", message="there is no such page in this viewer: the calls are "
+            "listed at /, and a call's page is /call/<entry number>"), 404)
+
+    app = Starlette(exception_handlers={404: no_such_page}, routes=[
         Route("/", calls_page),
         Route("/call/{seq:int}", call_page),
         Route("/page", fetched_page),
