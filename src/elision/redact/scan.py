@@ -121,12 +121,12 @@ class SpanArrays:
     23). Iterated, it gives each span as a :class:`Span`, made then; it is filled by
     ``append`` and ``extend`` as the list it stands in for is."""
 
-    __slots__ = ("_index", "_rules", "ends", "names", "starts")
+    __slots__ = ("_index", "ends", "names", "rules", "starts")
 
     def __init__(self) -> None:
         self.starts = array("q")
         self.ends = array("q")
-        self._rules = array("H")  # an index into names (rules are some hundreds at most)
+        self.rules = array("H")  # an index into names (rules are some hundreds at most)
         self.names: list[str] = []
         self._index: dict[str, int] = {}
 
@@ -137,7 +137,7 @@ class SpanArrays:
             self.names.append(span[2])
         self.starts.append(span[0])
         self.ends.append(span[1])
-        self._rules.append(at)
+        self.rules.append(at)
 
     def extend(self, spans: Iterable[Span]) -> None:
         for span in spans:
@@ -148,19 +148,23 @@ class SpanArrays:
 
     def __iter__(self) -> Iterator[Span]:
         names = self.names
-        return map(make_span, zip(self.starts, self.ends, (names[i] for i in self._rules),
+        return map(make_span, zip(self.starts, self.ends, (names[i] for i in self.rules),
                                   strict=True))
+
+    def ordered(self) -> bool:
+        """Whether the spans are in the order of their starts (told in C)."""
+        return all(map(le, self.starts, islice(self.starts, 1, None)))
 
     def merge(self) -> bool:
         """Join overlapping spans in place as :func:`_merge` does (named by the one that
         starts first, the longer on a tie, the first found of equals), where the spans are
         found in the order of their starts, as a long text's pieces find them (a line judged
         twice finds its span twice); False, nothing changed, where they are not."""
-        starts, ends, rules = self.starts, self.ends, self._rules
+        starts, ends, rules = self.starts, self.ends, self.rules
         nexts = islice(starts, 1, None)
         if all(map(lt, starts, nexts)) and all(map(le, ends, islice(starts, 1, None))):
             return True  # none overlaps: told in C
-        if not all(map(le, starts, islice(starts, 1, None))) or any(map(eq, starts, ends)):
+        if not self.ordered() or any(map(eq, starts, ends)):
             return False  # out of order, or an empty span (none is found): the list's merge
         last = 0
         for at in range(1, len(starts)):
@@ -258,17 +262,40 @@ def _find_spans(
             _wrapping_out(text, a, b, found, heads, tails)
         lo = b
     _multiline(text, heads, found)
-    _read_on(text, tails, found)
     if isinstance(found, list):
+        _read_on(text, tails, found)
         found.extend(cells)
         return _merge(found)
+    # A list read on from its header re-finds the values its first piece found: added to
+    # the rest, those were out of order, and every span was made a Span to sort (a YAML list
+    # of 87,000 passwords: 11x the text, issue 23). Kept apart, the two runs are interleaved.
+    later = SpanArrays()
+    _read_on(text, tails, later)
+    if later and found and later.starts[0] < found.starts[-1]:
+        if found.ordered() and later.ordered() and _ordered(cells):
+            return _interleaved(found, later, cells)
+        return _merge([*found, *later, *cells])
+    found.extend(later)  # after the rest: as they were added before
+    del later
     if not found.merge():
         return _merge([*found, *cells])
     if not cells:
         return found
-    # Two runs in order: interleaved in order, then merged in place.
+    return _interleaved(found, cells)
+
+
+def _ordered(spans: list[Span] | SpanArrays) -> bool:
+    if isinstance(spans, SpanArrays):
+        return spans.ordered()
+    return all(map(le, map(_START, spans), map(_START, islice(spans, 1, None))))
+
+
+def _interleaved(*runs: SpanArrays | list[Span]) -> list[Span] | SpanArrays:
+    """The spans of ``runs`` (each in the order of its starts) merged as :func:`_merge` merges
+    them all: interleaved in order (the first run's first on a tie, as a stable sort keeps
+    them), then merged in place."""
     both = SpanArrays()
-    both.extend(heapq.merge(found, cells, key=_START))
+    both.extend(heapq.merge(*runs, key=_START))
     return both if both.merge() else _merge(list(both))
 
 
@@ -516,9 +543,7 @@ def _read_on(text: str, tails: list[tuple[int, int]], found: _Found) -> None:
     for a, stop in sorted(tails):
         if stop <= read_to:
             continue
-        spans: list[Span] = []
-        read_to = continued(text, max(a, read_to), stop, spans)
-        found.extend(spans)
+        read_to = continued(text, max(a, read_to), stop, found)
 
 
 def _heads(text: str, a: int, b: int, heads: list[list[int]]) -> None:
