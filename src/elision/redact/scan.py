@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from itertools import islice
 from operator import attrgetter, eq, le, lt
-from typing import TypeAlias, overload
+from typing import Literal, TypeAlias, overload
 
 from elision.redact import compat
 from elision.redact.blocks import continued
@@ -47,10 +47,12 @@ from elision.redact.mdtables import table_spans
 from elision.redact.rules import Span, credential_stub, make_span
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import dense_text_triggers, quiet_runs, run_end, text_holds_wide
-from elision.redact.urls import classify_url, find_signed_urls
+from elision.redact.urls import classify_url, signed_url_bounds, spans_of
 
 #: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise.
 CHUNK = 1 << 16
+#: A piece longer than this (one long line) gives its spans as arrays where its text's are.
+_LONG_PIECE = 1 << 14
 #: The largest piece the precise rules run on once the pre-filter has flagged it.
 PIECE = 1 << 10
 #: How far a piece is read into a credential-dense stretch after it, and a stretch's last
@@ -150,6 +152,13 @@ class SpanArrays:
         names = self.names
         return map(make_span, zip(self.starts, self.ends, (names[i] for i in self.rules),
                                   strict=True))
+
+    def move(self, offset: int) -> None:
+        """Move every span on by ``offset``, in place."""
+        if offset:
+            for spans in (self.starts, self.ends):
+                for i, at in enumerate(spans):
+                    spans[i] = at + offset
 
     def ordered(self) -> bool:
         """Whether the spans are in the order of their starts (told in C)."""
@@ -509,7 +518,11 @@ def _halve(
             stop = min(reach, line_end)
             if not (stop == line_end and lines.pair(text, a, b, stop, found)):
                 piece = text[a:stop]
-                found.extend(_precise(piece, a, holds=lines.holds(a, stop)))
+                # A long line's spans are kept as compact as the text's: its list of URL
+                # users was 6.5x it (issue 23); a short piece's few are a list.
+                found.extend(_precise(piece, a, holds=lines.holds(a, stop),
+                                      compact=len(piece) > _LONG_PIECE
+                                      and isinstance(found, SpanArrays)))
                 if not escaped and _holds_escaped_key(piece):
                     escaped.append(a)
                 if text.startswith(_INDENTED, stop) or text.startswith(_INDENTED, stop - 1):
@@ -721,13 +734,39 @@ def dense_stub_of(size: int) -> str:
     return f"[credential-dense text withheld: {size:,} bytes]"
 
 
+@overload
 def _precise(
     text: str, offset: int, depth: int = 0, *, holds: Present | None = None,
-    near: dict[int, list[int]] | None = None,
-) -> list[Span]:
+    near: dict[int, list[int]] | None = None, compact: Literal[False] = False,
+) -> list[Span]: ...
+@overload
+def _precise(
+    text: str, offset: int, depth: int = 0, *, holds: Present | None = None,
+    near: dict[int, list[int]] | None = None, compact: bool,
+) -> list[Span] | SpanArrays: ...
+def _precise(
+    text: str, offset: int, depth: int = 0, *, holds: Present | None = None,
+    near: dict[int, list[int]] | None = None, compact: bool = False,
+) -> list[Span] | SpanArrays:
+    """The spans of ``text`` (a piece of whole lines, or a decoded value), each moved on by
+    ``offset``; with ``compact``, they may come as :class:`SpanArrays` (a long line's)."""
     holds = present(text) if holds is None else holds
+    spans: list[Span] | SpanArrays
     # With ``near``, the text holds none of the URL rules' marks (keywords.located).
-    spans = find_signed_urls(text) if near is None else []
+    if near is not None:
+        spans = []
+    else:
+        bounds, shift = signed_url_bounds(text)
+        if not bounds:
+            spans = []
+        elif compact:  # each span made and let go as it is added: a long line's are many
+            spans = SpanArrays()
+            mask = (1 << shift) - 1
+            for key, rule in bounds.items():
+                spans.append(make_span((key >> shift, key & mask, rule)))
+        else:
+            spans = spans_of(bounds, shift)
+        del bounds
     spans.extend(find_credentials(text, holds, near))
     if depth == 0:
         if holds.escapes:
@@ -748,8 +787,12 @@ def _precise(
         # A URL's user that a family names (a Sentry DSN's key) is that family's: the same
         # chars, named by the rule that knows them.
         named = {(s.start, s.end) for s in spans if s.rule != _USERINFO_RULE}
-        spans = [s for s in spans if s.rule != _USERINFO_RULE or (s.start, s.end) not in named]
-    if offset:
+        if named:  # none is named otherwise: every span stays, in its arrays
+            spans = [s for s in spans
+                     if s.rule != _USERINFO_RULE or (s.start, s.end) not in named]
+    if isinstance(spans, SpanArrays):
+        spans.move(offset)
+    elif offset:
         spans = [make_span((s[0] + offset, s[1] + offset, s[2])) for s in spans]
     return spans
 
@@ -1040,7 +1083,7 @@ def _run_marks(text: str) -> bytes | _Marks:
     return text.encode("ascii").translate(_RUN_MARKS) if len(text) <= CHUNK else _Marks(text)
 
 
-def _yields_to_dsn(text: str, span: Span, spans: list[Span]) -> bool:
+def _yields_to_dsn(text: str, span: Span, spans: Iterable[Span]) -> bool:
     """Whether a whole-URL span is there only for a DSN's password, which a DSN family
     withholds alone: the URL without those passwords must hold nothing else to withhold."""
     if span.rule not in _URL_YIELDS:
