@@ -44,6 +44,7 @@ def redact_body(body: bytes, text: str | None = None) -> tuple[bytes, LineEntrie
     # The spans' own arrays are the bounds: a copy of their offsets (16 bytes a span) and a
     # list of their rules (8) were 1.9x a YAML list of passwords at the peak (issue 23). In
     # ASCII a char's offset is its byte's; otherwise each is made its byte's in place.
+    spans.hold(len(body))
     starts, ends, rules, names = spans.starts, spans.ends, spans.rules, spans.names
     if len(text) != len(body):
         at = done = 0

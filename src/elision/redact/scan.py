@@ -118,16 +118,18 @@ _START, _END, _RULE = attrgetter("start"), attrgetter("end"), attrgetter("rule")
 
 class SpanArrays:
     """Spans held as numbers, for :func:`find_spans` with ``compact``: a start, an end and a
-    rule's index a span (17 bytes), where a :class:`Span` and its two offsets are some 130
-    (3.5x a MB just under the density bound, 25,000 spans, at the redaction's peak: issue
-    23). Iterated, it gives each span as a :class:`Span`, made then; it is filled by
-    ``append`` and ``extend`` as the list it stands in for is."""
+    rule's index a span (10 bytes; 18 past 4 GB), where a :class:`Span` and its two offsets
+    are some 130 (3.5x a MB just under the density bound, 25,000 spans, at the redaction's
+    peak: issue 23). Iterated, it gives each span as a :class:`Span`, made then; it is
+    filled by ``append`` and ``extend`` as the list it stands in for is."""
 
     __slots__ = ("_index", "ends", "names", "rules", "starts")
 
     def __init__(self) -> None:
-        self.starts = array("q")
-        self.ends = array("q")
+        # Offsets of 4 bytes (a span every 13 bytes of a YAML list of passwords: 8 bytes a
+        # span less was 0.6x the text), widened to 8 by the first that needs it.
+        self.starts = array("I")
+        self.ends = array("I")
         self.rules = array("H")  # an index into names (rules are some hundreds at most)
         self.names: list[str] = []
         self._index: dict[str, int] = {}
@@ -137,9 +139,21 @@ class SpanArrays:
         if at is None:
             at = self._index[span[2]] = len(self.names)
             self.names.append(span[2])
-        self.starts.append(span[0])
-        self.ends.append(span[1])
+        try:
+            self.starts.append(span[0])
+            self.ends.append(span[1])
+        except OverflowError:
+            del self.starts[len(self.rules):]  # a start taken before its end overflowed
+            self.hold(max(span[0], span[1]))
+            self.starts.append(span[0])
+            self.ends.append(span[1])
         self.rules.append(at)
+
+    def hold(self, most: int) -> None:
+        """Widen the offsets where ``most`` does not fit them."""
+        if most > _NARROW_MOST and self.starts.typecode != "q":
+            self.starts = array("q", self.starts)
+            self.ends = array("q", self.ends)
 
     def extend(self, spans: Iterable[Span]) -> None:
         for span in spans:
@@ -154,8 +168,9 @@ class SpanArrays:
                                   strict=True))
 
     def move(self, offset: int) -> None:
-        """Move every span on by ``offset``, in place."""
-        if offset:
+        """Move every span on by ``offset`` (not below 0), in place."""
+        if offset and self.ends:
+            self.hold(max(self.ends) + offset)
             for spans in (self.starts, self.ends):
                 for i, at in enumerate(spans):
                     spans[i] = at + offset
@@ -190,6 +205,8 @@ class SpanArrays:
         return True
 
 
+#: The largest offset :class:`SpanArrays` holds in 4 bytes.
+_NARROW_MOST = (1 << 8 * array("I").itemsize) - 1
 #: What a long text's judging adds its spans to.
 _Found: TypeAlias = list[Span] | SpanArrays
 
