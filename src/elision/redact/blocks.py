@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 
 from elision._lazyre import lazy_compile
+from elision.redact.columns import SpanSink
 from elision.redact.fields import is_metadata_key
 from elision.redact.generic import ASSIGNMENT, STRONG, is_credential_value, name_strength
 from elision.redact.rules import Span, make_span
@@ -52,7 +53,7 @@ def find_blocks(text: str) -> list[Span]:
     return found
 
 
-def _judge_block(text: str, match: re.Match[str], found: list[Span]) -> int:
+def _judge_block(text: str, match: re.Match[str], found: SpanSink) -> int:
     """Withhold the block under the header ``match`` (:data:`_HEADER`'s) where its name
     withholds it; where the block ends (-1: an empty one)."""
     name = match.group(1)
@@ -96,7 +97,7 @@ def find_collections(text: str) -> list[Span]:
     return found
 
 
-def _judge_collection(text: str, match: re.Match[str], strength: int, found: list[Span]) -> int:
+def _judge_collection(text: str, match: re.Match[str], strength: int, found: SpanSink) -> int:
     """Withhold what the JSON walk would of the collection under the key ``match``
     (:data:`_COLLECTION`'s, its name of ``strength``); where its lines end."""
     name = match.group(1)
@@ -115,7 +116,7 @@ def _judge_collection(text: str, match: re.Match[str], strength: int, found: lis
 _INDENT = lazy_compile(r"(?m)^[ \t]*(?=[^ \t\r\n])")
 
 
-def continued(text: str, lo: int, hi: int, found: list[Span]) -> int:
+def continued(text: str, lo: int, hi: int, found: SpanSink) -> int:
     """Where the first collection or block in the piece ``text[lo:hi]`` (whole lines) under a
     credential's name that runs on past ``hi`` ends, its values past the piece added to
     ``found`` as the piece's own were (:func:`find_collections`, :func:`find_blocks`); ``hi``
@@ -182,7 +183,7 @@ _PLAIN_LINE = lazy_compile(
 )
 
 
-def _scalar_below(text: str, at: int, key_column: int, name: str, found: list[Span]) -> bool:
+def _scalar_below(text: str, at: int, key_column: int, name: str, found: SpanSink) -> bool:
     """Whether the lines under a key with nothing after it, from ``at``, are one plain (or
     quoted) scalar, the key's value wrapped to the next line (``password:`` over ``  S``, as
     a YAML writer or a person folds a long value); the value is added to ``found`` where
@@ -218,7 +219,7 @@ def _deeper(text: str, at: int, key_column: int) -> Iterator[tuple[int, int, str
         at = stop + 1
 
 
-def _entry(text: str, at: int, line: str, name: str, strength: int, found: list[Span]) -> None:
+def _entry(text: str, at: int, line: str, name: str, strength: int, found: SpanSink) -> None:
     """The value of one line of a collection under ``name``, added to ``found`` where the
     JSON walk would withhold it."""
     entry = _ENTRY.match(line)

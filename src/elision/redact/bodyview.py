@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import io
 import re
-from array import array
 
 from elision.redact.rules import credential_stub
-from elision.redact.scan import DENSE, dense_stub_of, find_spans, utf8_between
+from elision.redact.scan import DENSE, SpanArrays, dense_stub_of, find_spans, utf8_between
 from elision.withheld import LineEntries
 
 _BREAKS = re.compile(rb"\r\n|\r|\n")
@@ -33,21 +32,29 @@ def redact_body(body: bytes, text: str | None = None) -> tuple[bytes, LineEntrie
         text = body.decode("utf-8")
     # Compact: a Span and its offsets a value were 3.5x the body just under the density
     # bound, held while the text is judged (issue 23); iterated, each is made and let go.
-    spans = find_spans(text, body, compact=True, columns=True)
-    if not spans:
+    found = find_spans(text, body, compact=True, columns=True)
+    if not found:
         return body, LineEntries()
-    # Byte offsets, two a span (16 bytes each, not a tuple's 100): in ASCII they are the chars'.
-    ascii_body = len(text) == len(body)
-    bounds = array("q")
-    at = done = 0
-    for span in spans:
-        for end in (span.start, span.end):
-            done += end - at if ascii_body else utf8_between(text, at, end)
+    if isinstance(found, SpanArrays):
+        spans = found
+    else:  # a short text's few spans
+        spans = SpanArrays()
+        spans.extend(found)
+    del found
+    # The spans' own arrays are the bounds: a copy of their offsets (16 bytes a span) and a
+    # list of their rules (8) were 1.9x a YAML list of passwords at the peak (issue 23). In
+    # ASCII a char's offset is its byte's; otherwise each is made its byte's in place.
+    spans.hold(len(body))
+    starts, ends, rules, names = spans.starts, spans.ends, spans.rules, spans.names
+    if len(text) != len(body):
+        at = done = 0
+        for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
+            done += utf8_between(text, at, start)
+            starts[i] = done
+            done += utf8_between(text, start, end)
+            ends[i] = done
             at = end
-            bounds.append(done)
     del text  # the largest copy: gone before the redacted body is built
-    rules = [span.rule for span in spans]
-    del spans
     plain = b"\r" not in body
     view = memoryview(body)
     # Written as it is built: a list of a slice a span held an object of some 70 bytes each
@@ -60,8 +67,8 @@ def redact_body(body: bytes, text: str | None = None) -> tuple[bytes, LineEntrie
     stubs: dict[str, bytes] = {}
     pos = counted = 0
     line = 1
-    for i, rule in enumerate(rules):
-        start, end = bounds[2 * i], bounds[2 * i + 1]
+    for start, end, rule_at in zip(starts, ends, rules, strict=True):
+        rule = names[rule_at]
         put(view[pos:start])
         # Lines end at \n, \r\n or \r, as the text shaper counts them; counted from the
         # last span's start, as redact_text counts them.
@@ -87,5 +94,5 @@ def redact_body(body: bytes, text: str | None = None) -> tuple[bytes, LineEntrie
                 put(brk)
         pos = end
     put(view[pos:])
-    del view, bounds, rules
+    del view, spans, starts, ends, rules
     return out.getvalue(), withheld

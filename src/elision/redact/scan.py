@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from itertools import islice, repeat
 from operator import attrgetter, eq, le, lt
-from typing import TypeAlias, overload
+from typing import Literal, TypeAlias, overload
 
 from elision.redact import compat
 from elision.redact.blocks import continued
@@ -47,10 +47,12 @@ from elision.redact.mdtables import table_spans
 from elision.redact.rules import Span, credential_stub, make_span
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import dense_text_triggers, quiet_runs, run_end, text_holds_wide
-from elision.redact.urls import classify_url, find_signed_urls
+from elision.redact.urls import classify_url, signed_url_bounds, spans_of
 
 #: Chars per pre-filtered chunk: big enough that the per-chunk cost is noise.
 CHUNK = 1 << 16
+#: A piece longer than this (one long line) gives its spans as arrays where its text's are.
+_LONG_PIECE = 1 << 14
 #: The largest piece the precise rules run on once the pre-filter has flagged it.
 PIECE = 1 << 10
 #: How far a piece is read into a credential-dense stretch after it, and a stretch's last
@@ -116,17 +118,19 @@ _START, _END, _RULE = attrgetter("start"), attrgetter("end"), attrgetter("rule")
 
 class SpanArrays:
     """Spans held as numbers, for :func:`find_spans` with ``compact``: a start, an end and a
-    rule's index a span (17 bytes), where a :class:`Span` and its two offsets are some 130
-    (3.5x a MB just under the density bound, 25,000 spans, at the redaction's peak: issue
-    23). Iterated, it gives each span as a :class:`Span`, made then; it is filled by
-    ``append`` and ``extend`` as the list it stands in for is."""
+    rule's index a span (10 bytes; 18 past 4 GB), where a :class:`Span` and its two offsets
+    are some 130 (3.5x a MB just under the density bound, 25,000 spans, at the redaction's
+    peak: issue 23). Iterated, it gives each span as a :class:`Span`, made then; it is
+    filled by ``append`` and ``extend`` as the list it stands in for is."""
 
-    __slots__ = ("_index", "_rules", "ends", "names", "starts")
+    __slots__ = ("_index", "ends", "names", "rules", "starts")
 
     def __init__(self) -> None:
-        self.starts = array("q")
-        self.ends = array("q")
-        self._rules = array("H")  # an index into names (rules are some hundreds at most)
+        # Offsets of 4 bytes (a span every 13 bytes of a YAML list of passwords: 8 bytes a
+        # span less was 0.6x the text), widened to 8 by the first that needs it.
+        self.starts = array("I")
+        self.ends = array("I")
+        self.rules = array("H")  # an index into names (rules are some hundreds at most)
         self.names: list[str] = []
         self._index: dict[str, int] = {}
 
@@ -135,9 +139,21 @@ class SpanArrays:
         if at is None:
             at = self._index[span[2]] = len(self.names)
             self.names.append(span[2])
-        self.starts.append(span[0])
-        self.ends.append(span[1])
-        self._rules.append(at)
+        try:
+            self.starts.append(span[0])
+            self.ends.append(span[1])
+        except OverflowError:
+            del self.starts[len(self.rules):]  # a start taken before its end overflowed
+            self.hold(max(span[0], span[1]))
+            self.starts.append(span[0])
+            self.ends.append(span[1])
+        self.rules.append(at)
+
+    def hold(self, most: int) -> None:
+        """Widen the offsets where ``most`` does not fit them."""
+        if most > _NARROW_MOST and self.starts.typecode != "q":
+            self.starts = array("q", self.starts)
+            self.ends = array("q", self.ends)
 
     def extend(self, spans: Iterable[Span]) -> None:
         for span in spans:
@@ -148,19 +164,31 @@ class SpanArrays:
 
     def __iter__(self) -> Iterator[Span]:
         names = self.names
-        return map(make_span, zip(self.starts, self.ends, (names[i] for i in self._rules),
+        return map(make_span, zip(self.starts, self.ends, (names[i] for i in self.rules),
                                   strict=True))
+
+    def move(self, offset: int) -> None:
+        """Move every span on by ``offset`` (not below 0), in place."""
+        if offset and self.ends:
+            self.hold(max(self.ends) + offset)
+            for spans in (self.starts, self.ends):
+                for i, at in enumerate(spans):
+                    spans[i] = at + offset
+
+    def ordered(self) -> bool:
+        """Whether the spans are in the order of their starts (told in C)."""
+        return all(map(le, self.starts, islice(self.starts, 1, None)))
 
     def merge(self) -> bool:
         """Join overlapping spans in place as :func:`_merge` does (named by the one that
         starts first, the longer on a tie, the first found of equals), where the spans are
         found in the order of their starts, as a long text's pieces find them (a line judged
         twice finds its span twice); False, nothing changed, where they are not."""
-        starts, ends, rules = self.starts, self.ends, self._rules
+        starts, ends, rules = self.starts, self.ends, self.rules
         nexts = islice(starts, 1, None)
         if all(map(lt, starts, nexts)) and all(map(le, ends, islice(starts, 1, None))):
             return True  # none overlaps: told in C
-        if not all(map(le, starts, islice(starts, 1, None))) or any(map(eq, starts, ends)):
+        if not self.ordered() or any(map(eq, starts, ends)):
             return False  # out of order, or an empty span (none is found): the list's merge
         last = 0
         for at in range(1, len(starts)):
@@ -177,6 +205,8 @@ class SpanArrays:
         return True
 
 
+#: The largest offset :class:`SpanArrays` holds in 4 bytes.
+_NARROW_MOST = (1 << 8 * array("I").itemsize) - 1
 #: What a long text's judging adds its spans to.
 _Found: TypeAlias = list[Span] | SpanArrays
 
@@ -258,17 +288,40 @@ def _find_spans(
             _wrapping_out(text, a, b, found, heads, tails)
         lo = b
     _multiline(text, heads, found)
-    _read_on(text, tails, found)
     if isinstance(found, list):
+        _read_on(text, tails, found)
         found.extend(cells)
         return _merge(found)
+    # A list read on from its header re-finds the values its first piece found: added to
+    # the rest, those were out of order, and every span was made a Span to sort (a YAML list
+    # of 87,000 passwords: 11x the text, issue 23). Kept apart, the two runs are interleaved.
+    later = SpanArrays()
+    _read_on(text, tails, later)
+    if later and found and later.starts[0] < found.starts[-1]:
+        if found.ordered() and later.ordered() and _ordered(cells):
+            return _interleaved(found, later, cells)
+        return _merge([*found, *later, *cells])
+    found.extend(later)  # after the rest: as they were added before
+    del later
     if not found.merge():
         return _merge([*found, *cells])
     if not cells:
         return found
-    # Two runs in order: interleaved in order, then merged in place.
+    return _interleaved(found, cells)
+
+
+def _ordered(spans: list[Span] | SpanArrays) -> bool:
+    if isinstance(spans, SpanArrays):
+        return spans.ordered()
+    return all(map(le, map(_START, spans), map(_START, islice(spans, 1, None))))
+
+
+def _interleaved(*runs: SpanArrays | list[Span]) -> list[Span] | SpanArrays:
+    """The spans of ``runs`` (each in the order of its starts) merged as :func:`_merge` merges
+    them all: interleaved in order (the first run's first on a tie, as a stable sort keeps
+    them), then merged in place."""
     both = SpanArrays()
-    both.extend(heapq.merge(found, cells, key=_START))
+    both.extend(heapq.merge(*runs, key=_START))
     return both if both.merge() else _merge(list(both))
 
 
@@ -484,7 +537,11 @@ def _halve(
             stop = min(reach, line_end)
             if not (stop == line_end and lines.pair(text, a, b, stop, found)):
                 piece = text[a:stop]
-                found.extend(_precise(piece, a, holds=lines.holds(a, stop)))
+                # A long line's spans are kept as compact as the text's: its list of URL
+                # users was 6.5x it (issue 23); a short piece's few are a list.
+                found.extend(_precise(piece, a, holds=lines.holds(a, stop),
+                                      compact=len(piece) > _LONG_PIECE
+                                      and isinstance(found, SpanArrays)))
                 if not escaped and _holds_escaped_key(piece):
                     escaped.append(a)
                 if text.startswith(_INDENTED, stop) or text.startswith(_INDENTED, stop - 1):
@@ -518,9 +575,7 @@ def _read_on(text: str, tails: list[tuple[int, int]], found: _Found) -> None:
     for a, stop in sorted(tails):
         if stop <= read_to:
             continue
-        spans: list[Span] = []
-        read_to = continued(text, max(a, read_to), stop, spans)
-        found.extend(spans)
+        read_to = continued(text, max(a, read_to), stop, found)
 
 
 def _heads(text: str, a: int, b: int, heads: list[list[int]]) -> None:
@@ -698,13 +753,39 @@ def dense_stub_of(size: int) -> str:
     return f"[credential-dense text withheld: {size:,} bytes]"
 
 
+@overload
 def _precise(
     text: str, offset: int, depth: int = 0, *, holds: Present | None = None,
-    near: dict[int, list[int]] | None = None,
-) -> list[Span]:
+    near: dict[int, list[int]] | None = None, compact: Literal[False] = False,
+) -> list[Span]: ...
+@overload
+def _precise(
+    text: str, offset: int, depth: int = 0, *, holds: Present | None = None,
+    near: dict[int, list[int]] | None = None, compact: bool,
+) -> list[Span] | SpanArrays: ...
+def _precise(
+    text: str, offset: int, depth: int = 0, *, holds: Present | None = None,
+    near: dict[int, list[int]] | None = None, compact: bool = False,
+) -> list[Span] | SpanArrays:
+    """The spans of ``text`` (a piece of whole lines, or a decoded value), each moved on by
+    ``offset``; with ``compact``, they may come as :class:`SpanArrays` (a long line's)."""
     holds = present(text) if holds is None else holds
+    spans: list[Span] | SpanArrays
     # With ``near``, the text holds none of the URL rules' marks (keywords.located).
-    spans = find_signed_urls(text) if near is None else []
+    if near is not None:
+        spans = []
+    else:
+        bounds, shift = signed_url_bounds(text)
+        if not bounds:
+            spans = []
+        elif compact:  # each span made and let go as it is added: a long line's are many
+            spans = SpanArrays()
+            mask = (1 << shift) - 1
+            for key, rule in bounds.items():
+                spans.append(make_span((key >> shift, key & mask, rule)))
+        else:
+            spans = spans_of(bounds, shift)
+        del bounds
     spans.extend(find_credentials(text, holds, near))
     if depth == 0:
         if holds.escapes:
@@ -725,8 +806,12 @@ def _precise(
         # A URL's user that a family names (a Sentry DSN's key) is that family's: the same
         # chars, named by the rule that knows them.
         named = {(s.start, s.end) for s in spans if s.rule != _USERINFO_RULE}
-        spans = [s for s in spans if s.rule != _USERINFO_RULE or (s.start, s.end) not in named]
-    if offset:
+        if named:  # none is named otherwise: every span stays, in its arrays
+            spans = [s for s in spans
+                     if s.rule != _USERINFO_RULE or (s.start, s.end) not in named]
+    if isinstance(spans, SpanArrays):
+        spans.move(offset)
+    elif offset:
         spans = [make_span((s[0] + offset, s[1] + offset, s[2])) for s in spans]
     return spans
 
@@ -1017,7 +1102,7 @@ def _run_marks(text: str) -> bytes | _Marks:
     return text.encode("ascii").translate(_RUN_MARKS) if len(text) <= CHUNK else _Marks(text)
 
 
-def _yields_to_dsn(text: str, span: Span, spans: list[Span]) -> bool:
+def _yields_to_dsn(text: str, span: Span, spans: Iterable[Span]) -> bool:
     """Whether a whole-URL span is there only for a DSN's password, which a DSN family
     withholds alone: the URL without those passwords must hold nothing else to withhold."""
     if span.rule not in _URL_YIELDS:
