@@ -500,6 +500,17 @@ SYSTEMATIC: list[Class] = [
     Class("md-loose-names", _repeat("| password_key_token |\n")),
     Class("sql-line-ends", _repeat("CREATE USER a PASSWORD\n'hunter2x'\n")),
     Class("curl-combined", _repeat("curl -su admin:hunter2x ")),
+    # The cmdleak2 leaks: a SQL clause a line under its statement; curl's -u after switches;
+    # words that end as a switch group does (each a trigger, no password); a pair's value as
+    # a block; quotes that end their lines with nothing closing them; a value-first tag pair;
+    # a statement's opening on one line with a clause at its end (each looks back once).
+    Class("sql-clause-lines", _repeat("CREATE USER a WITH\n  LOGIN\n  PASSWORD 'hunter2x';\n")),
+    Class("curl-switch-groups", _repeat("curl -sku admin:hunter2x ")),
+    Class("switch-group-words", _repeat("haiku tofu bijou ")),
+    Class("yaml-pair-blocks", _repeat("- name: DB_PASSWORD\n  value: |\n    hunter2x\n")),
+    Class("quote-line-ends", _repeat('password="\n')),
+    Class("meta-content-first", _repeat('<meta content="x7Hk2mQ9vL4pR8sT" name="csrf-token">\n')),
+    Class("sql-opening-run", lambda n: _repeat("create user ")(n) + "\n  password 'hunter2x'"),
     # Full-width forms and invisible chars (elision.redact.compat): prose past ASCII the fold
     # passes over (CJK with full-width punctuation, emoji with their selectors and joiners),
     # prose it folds (full-width words, a zero-width char every other char), and

@@ -56,15 +56,23 @@ def find_blocks(text: str) -> list[Span]:
 def _judge_block(text: str, match: re.Match[str], found: SpanSink) -> int:
     """Withhold the block under the header ``match`` (:data:`_HEADER`'s) where its name
     withholds it; where the block ends (-1: an empty one)."""
-    name = match.group(1)
     key_column = match.start(1) - (text.rfind("\n", 0, match.start()) + 1)
-    start, end, lines = _block(text, match.end() + 1, key_column)
+    return block_value(text, match.group(1), match.group(2), match.end() + 1, key_column, found)
+
+
+def block_value(
+    text: str, name: str, style: str, at: int, key_column: int, found: list[Span]
+) -> int:
+    """Withhold the block of ``style`` (``|`` or ``>``) whose lines start at ``at``, under a
+    key at ``key_column``, where a member so ``name``d would be withheld (a YAML pair's
+    ``value: |`` under its ``name:``, :mod:`elision.redact.pairs`, as a key's own); where the
+    block ends (-1: an empty one)."""
+    start, end, lines = _block(text, at, key_column)
     if start < 0:
         return -1
     # A block longer than a value is read is withheld unread (fail closed), as a bare
     # value over 4 KB is (elision.redact.generic).
-    if lines is None or is_credential_value(
-            name, ("\n" if match.group(2) == "|" else " ").join(lines)):
+    if lines is None or is_credential_value(name, ("\n" if style == "|" else " ").join(lines)):
         found.append(make_span((start, end, ASSIGNMENT)))
     return end
 

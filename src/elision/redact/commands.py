@@ -21,6 +21,17 @@ from typing import NamedTuple
 #: curl's short flags that take no value, so may stand before ``-u`` in one group: ``-su``
 #: (silent), ``-ku`` (insecure), ``-vu`` (verbose), ``-sLku``.
 _CURL_SWITCHES = "sSkvLiIfgGnNqjOJR046#"
+#: Words that open a line continuing what a line above opened, each ahead of the value that
+#: line's head makes a password's: a netrc entry's tokens under its ``machine`` line, a SQL
+#: statement's clauses under its ``CREATE USER`` (PostgreSQL's role options, Oracle's and
+#: MySQL's). A text is not cut into pieces before such a line (:mod:`elision.redact.scan`).
+CONTINUING_WORDS = (
+    "login", "password", "account", "port", "macdef",
+    "with", "nologin", "connection", "valid", "superuser", "nosuperuser", "createdb",
+    "nocreatedb", "createrole", "nocreaterole", "inherit", "noinherit", "replication",
+    "noreplication", "bypassrls", "nobypassrls", "encrypted", "unencrypted", "identified",
+    "default", "quota", "profile", "in", "role", "admin", "sysid",
+)
 #: Literals of the commands and statements below, each of which a piece must hold for them
 #: to be looked for in it (:func:`password_flags`). curl's are its flags' (its name is on
 #: every line of a transcript of it, most with no user), and ``curl`` for a ``-u`` in a group
@@ -39,13 +50,16 @@ COMMAND_GATES = (
 )
 #: What the trigger search looks for: the gates but ``curl`` (on every line of a transcript
 #: of it), ``-u`` after curl's switches in one group (:data:`_CURL_SWITCHES`: ``-su``,
-#: ``-ku``, ``-vu``; three or more, ``-sku``, are found only where another trigger is in
-#: their piece), and a netrc's tokens a line (:mod:`elision.redact.netrc`): its ``login`` and
-#: ``password`` opening their lines, or a tab before each (`` login `` flags an entry on one
-#: line, or indented with spaces).
+#: ``-ku``, ``-vu``; after two or more, ``-sku``, ``-vsSLu``, the group's last two switches,
+#: its ``u`` and the space after it: ``-sku`` itself is written with any switches before its
+#: last two, and ``sku `` ends no English word but a rare loan, ``haiku``), and a netrc's
+#: tokens a line (:mod:`elision.redact.netrc`): its ``login`` and ``password`` opening their
+#: lines, or a tab before each (`` login `` flags an entry on one line, or indented with
+#: spaces).
 PASSWORD_COMMANDS = (
     *(gate for gate in COMMAND_GATES if gate != "curl"),
     *sorted({f" -{switch.lower()}u" for switch in _CURL_SWITCHES}),
+    *sorted({f"{a.lower()}{b.lower()}u " for a in _CURL_SWITCHES for b in _CURL_SWITCHES}),
     "\nlogin ", "\tlogin ", "\npassword ", "\tpassword ",
 )
 
@@ -77,8 +91,20 @@ _CURL_FLAG = re.compile(
 #: A user's or a role's ``PASSWORD`` (quoted: ``PASSWORD NULL`` is none) or ``IDENTIFIED BY``
 #: (Oracle's may be bare).
 _SQL_FLAG = re.compile(
-    r"[ \t](?i:password(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?=[\"'])|identified[ \t]+by[ \t]+)")
+    r"(?<![^\s])(?i:password(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?=[\"'])|identified[ \t]+by[ \t]+)")
 #: An HCL variable's ``default =``, before the ``}`` that closes it.
+#: Where a ``CREATE USER`` or ``ALTER ROLE`` statement ends, for its ``PASSWORD``: its ``;``, or
+#: a blank line (a log's statements may have no ``;``). Its clauses may each have a line
+#: (``CREATE USER bob WITH`` / ``LOGIN`` / ``PASSWORD 'S';``): one that opens a line is read
+#: :data:`_SQL_REACH` chars on at most (:func:`_clause_of`).
+_SQL_END = re.compile(r";|\n[ \t]*\r?\n")
+_SQL_REACH = 512
+#: What precedes a clause's word on its own line: white space, and PostgreSQL's words that
+#: qualify a password (``ENCRYPTED PASSWORD 'S'``).
+_CLAUSE_OPENING = re.compile(r"[ \t]*(?:(?i:with|encrypted|unencrypted)[ \t]+)*")
+#: Where a command ends: a line end with no ``\`` before it (docs write a long curl over
+#: lines, ``-u`` on the third).
+_COMMAND_END = re.compile(r"(?<!\\)(?<!\\\r)\n")
 _HCL_FLAG = re.compile(r"\bdefault[ \t]*=[ \t]*")
 _HCL_END = re.compile(r"\}")
 _NEWLINE = re.compile("\n")
@@ -122,8 +148,9 @@ def password_flags(text: str) -> Iterator[Flag]:
         "curl": NextMatch(_CURL_FLAG, text), "sql": NextMatch(_SQL_FLAG, text),
         "hcl": NextMatch(_HCL_FLAG, text),
     }
+    ends = {"hcl": NextMatch(_HCL_END, text), "sql": NextMatch(_SQL_END, text),
+            "curl": NextMatch(_COMMAND_END, text)}
     newline = NextMatch(_NEWLINE, text)
-    brace = NextMatch(_HCL_END, text)
     pos = 0
     while True:
         command = _COMMAND.search(text, pos)
@@ -144,9 +171,25 @@ def password_flags(text: str) -> Iterator[Flag]:
             yield Flag(pos, None, text.index("@", pos))
             continue
         flag = flags[kind].at_or_after(command.end())
-        end = (brace if kind == "hcl" else newline).at_or_after(command.end())
-        if flag is not None and (end is None or flag.start() < end.start()):
+        end = ends.get(kind, newline).at_or_after(command.end())
+        if flag is not None and (end is None or flag.start() < end.start()) and (
+                kind != "sql" or _clause_of(text, command.end(), flag.start(), newline)):
             pos = flag.end()
             yield Flag(pos, command.group("vname") if kind == "hcl" else None)
         else:
             pos = command.start() + 1  # no flag on this command's line: try the next name
+
+
+def _clause_of(text: str, opened: int, at: int, newline: NextMatch) -> bool:
+    """Whether the ``PASSWORD`` (or ``IDENTIFIED``) at ``at`` is a clause of the statement
+    opened before ``opened``: on its line, or opening a line of its own (white space before
+    it, or :data:`_CLAUSE_OPENING`'s words) within :data:`_SQL_REACH` chars. Prose that says
+    ``create user`` may name a password lines on, mid-sentence (``The password 'x' is…``):
+    a clause opens its line. Its line is looked back for only within reach (a line of
+    ``create user`` and a ``password '`` at its end read back from each once was its length
+    squared)."""
+    first = newline.at_or_after(opened)
+    if first is None or first.start() > at:
+        return True
+    return at - opened <= _SQL_REACH and _CLAUSE_OPENING.fullmatch(
+        text, text.rfind("\n", opened, at) + 1, at) is not None

@@ -603,8 +603,12 @@ _SEP_ONLY = lazy_compile(_SEP_SOURCE)
 _SEP_BARE = lazy_compile(
     f"({_SEP_SOURCE})(?:({_BARE_SOURCE})(?=({TEMPLATE.pattern}))?)?"
 )
+#: A quoted value, or a bare one. A quote that ends its line opens a value on the next line,
+#: closed there or opening the line after (``PASSWORD="`` over ``S"``: a shell's or a .env's
+#: string over lines): the value is that line's chars up to the quote, its indent left out.
 _VALUE = lazy_compile(
     r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n])*)\\"|"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'"""
+    r"""|(?P<nl>["'])[ \t]*\r?\n[ \t]*(?P<wrapped>[^"'\\\s][^"'\\\r\n]*)(?:\r?\n[ \t]*)?(?P=nl)"""
     r"""|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
 )
 _LINE_END = re.compile(r"[\r\n]")
@@ -1045,7 +1049,9 @@ def _value_at(text: str, at: int) -> tuple[int, int, str] | None:
     match = _VALUE.match(text, at)
     if match is None:
         return None
-    group = match.lastgroup  # each alternative is one named group, with none inside it
+    # Each alternative is one named group with none inside it, but a value over lines, whose
+    # opening quote is its first group: its value closes last.
+    group = match.lastgroup
     assert group is not None
     a, b = match.span(group)
     return a, b, group

@@ -19,6 +19,7 @@ import re
 from typing import Any, NamedTuple
 
 from elision._lazyre import lazy_compile
+from elision.redact.blocks import block_value
 from elision.redact.generic import ASSIGNMENT, STRONG, is_credential_value, name_strength
 from elision.redact.rules import Span, make_span
 
@@ -83,6 +84,9 @@ _YAML_KEY_LINE = lazy_compile(
 #: How many lines on a pair's second key may be from its first (two members between).
 _YAML_REACH = 3
 _VALUE_OF = {name: value for name, value in PAIRS}
+#: A block scalar's header after a pair's value key (``value: |``, ``|-``, ``>+2``): its lines
+#: below are the value (:func:`elision.redact.blocks.block_value`).
+_BLOCK_INDICATOR = lazy_compile(r"([|>])[-+0-9]{0,2}")
 
 
 #: The same pair as an XML or HTML element's attributes: ``<add key="ApiKey" value="…"/>`` (a
@@ -95,6 +99,14 @@ _TAG_PAIR = lazy_compile(
     r"""[^<>]{0,256}?(?<![\w-])(?:value|content)[ \t]*=[ \t]*(["'])([^"'<>\r\n]{0,4096})\3""",
     re.IGNORECASE,
 )
+#: The same attributes value first (``<meta content="…" name="csrf-token">``: an attribute's
+#: place in its tag says nothing, and a page's template may write ``content`` first). Group 2
+#: is the value, group 4 the name.
+_TAG_PAIR_VALUE_FIRST = lazy_compile(
+    r"""(?<![\w-])(?:value|content)[ \t]*=[ \t]*(["'])([^"'<>\r\n]{0,4096})\1"""
+    r"""[^<>]{0,256}?(?<![\w-])(?:name|key)[ \t]*=[ \t]*(["'])([^"'<>\r\n]{1,96})\3""",
+    re.IGNORECASE,
+)
 #: A form's CSRF field named by its framework alone (Express's ``csurf`` and Spring's
 #: ``_csrf``), judged as a ``csrf_token`` is (a weak name: withheld when opaque). The trigger
 #: search looks for it quoted (:data:`~elision.redact.generic.QUOTED_NAMES`).
@@ -103,6 +115,8 @@ _CSRF = lazy_compile(r"_{0,2}csrf", re.IGNORECASE)
 #: or to the line's end.
 _STRING_VALUE = lazy_compile(r'[^"\r\n]*')
 _LONGEST_VALUE = 4096
+#: Each tag pair's pattern, and its name's group and its value's.
+_TAG_PAIRS = ((_TAG_PAIR, 2, 4), (_TAG_PAIR_VALUE_FIRST, 4, 2))
 
 
 def find_pairs(text: str) -> list[Span]:
@@ -134,12 +148,14 @@ def find_pairs(text: str) -> list[Span]:
     # line of URL candidates took 60% longer with it): a tag's "<", or a value attribute as
     # it is written (``value``, ``Value``, ``VALUE``) where no tag is.
     if "=" in text and ("<" in text or "alue" in text or "ALUE" in text):
-        for match in _TAG_PAIR.finditer(text):
-            name = match.group(2)
-            if _CSRF.fullmatch(name):
-                name = "csrf_token"
-            if is_credential_value(name, match.group(4)):
-                found.append(make_span((match.start(4), match.end(4), ASSIGNMENT)))
+        for pattern, name_at, value_at in _TAG_PAIRS:
+            for match in pattern.finditer(text):
+                name = match.group(name_at)
+                if _CSRF.fullmatch(name):
+                    name = "csrf_token"
+                if is_credential_value(name, match.group(value_at)):
+                    found.append(make_span(
+                        (match.start(value_at), match.end(value_at), ASSIGNMENT)))
     return found
 
 
@@ -183,7 +199,16 @@ def _yaml_pairs(text: str) -> list[Span]:
                 continue
             if not _siblings_between(text, first, second):
                 break
-            span = _yaml_value(_scalar(name.value)[0], value)
+            pair_name = _scalar(name.value)[0]
+            block = _BLOCK_INDICATOR.fullmatch(_scalar(value.value)[0])
+            if block is not None and pair_name:
+                # The value's lines are those under its key: read from the line after it.
+                after = text.find("\n", value.at)
+                if after >= 0:
+                    block_value(text, pair_name, block.group(1), after + 1, value.column,
+                                found)
+                break
+            span = _yaml_value(pair_name, value)
             if span is not None:
                 found.append(span)
             break
@@ -218,7 +243,7 @@ def _scalar(value: str) -> tuple[str, int]:
 
 def _yaml_value(name: str, value: _KeyLine) -> Span | None:
     """The span of a pair's value where ``name`` withholds it; a collection, an anchor, an
-    alias, a tag or a block is left (a block is :mod:`elision.redact.blocks`')."""
+    alias or a tag is left (a block is read by :func:`_yaml_pairs`)."""
     scalar, skip = _scalar(value.value)
     if not scalar or not name or (not skip and scalar[0] in "[{&*|>!"):
         return None

@@ -28,6 +28,7 @@ from typing import Literal, TypeAlias, overload
 from elision.redact import compat
 from elision.redact.blocks import continued
 from elision.redact.columns import column_spans
+from elision.redact.commands import CONTINUING_WORDS
 from elision.redact.density import join
 from elision.redact.encodings import base64_text, decode_escapes, looks_like_base64_text
 from elision.redact.families import BY_ID, PATTERN_FAMILIES, Family, Glue, read_closings
@@ -334,7 +335,7 @@ def _judge(
     escaped: list[int] = []
     start = lo
     while start < hi:
-        end = text.find("\n", start + CHUNK, hi)
+        end = _line_end(text, start + CHUNK, hi)
         end = hi if end < 0 else end + 1
         if _any(positions, start, end):
             _halve(text, start, end, found, positions, heads, escaped, reach, lines, hi, tails)
@@ -525,7 +526,9 @@ def _halve(
         cut = -1
         if b - a > PIECE:
             mid = (a + b) // 2
-            cut = text.find("\n", mid, b - 1)
+            # _line_end inline: a call a piece shows in the call counts of a MB of assignments
+            opening = _OPENING.search(text, mid, min(b - 1, mid + _OPENING_REACH))
+            cut = opening.start() if opening is not None else text.find("\n", mid, b - 1)
             if cut < 0:
                 cut = text.rfind("\n", a, mid)
         if cut < 0:  # small enough, or one long line: nothing left to split on
@@ -550,6 +553,29 @@ def _halve(
         else:
             pending.append((cut + 1, b, tried))
             pending.append((a, cut + 1, tried))
+
+
+#: A line break before a line a piece may open with: one that opens at its line's start with
+#: no netrc token or SQL clause there (``login``, ``PASSWORD``, ``CONNECTION LIMIT``:
+#: :data:`~elision.redact.commands.CONTINUING_WORDS`, each then a space or the line's end:
+#: ``password=S`` lines are cut between), or a YAML list's item. A piece is
+#: read one line on, not back: cut before an indented line (``  value: S`` under ``- name:
+#: DB_PASSWORD``, ``  password S`` under ``machine h``, a ``PASSWORD 'S'`` clause under its
+#: ``CREATE USER``), a construct's head and its value fell in two pieces and neither showed
+#: the value withheld.
+_OPENING = re.compile(
+    r"\n(?=[ \t]*-[ \t]|(?!(?i:" + "|".join(sorted(set(CONTINUING_WORDS)))
+    + r")(?:[ \t\r\n;]|$))[^ \t\r\n])")
+#: How far past its middle a piece is cut at such a line, before any line end will do.
+_OPENING_REACH = PIECE // 2
+
+
+def _line_end(text: str, at: int, hi: int) -> int:
+    """Where a piece of ``text`` is cut from ``at`` on, before ``hi``: the first line break
+    before a line that may open a piece (:data:`_OPENING`), within :data:`_OPENING_REACH`
+    chars; else the first line break; -1 where there is none."""
+    opening = _OPENING.search(text, at, min(hi, at + _OPENING_REACH))
+    return opening.start() if opening is not None else text.find("\n", at, hi)
 
 
 #: A line break and an indented line after it: where a piece may be a YAML list's or
