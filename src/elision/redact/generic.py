@@ -603,9 +603,14 @@ _SEP_ONLY = lazy_compile(_SEP_SOURCE)
 _SEP_BARE = lazy_compile(
     f"({_SEP_SOURCE})(?:({_BARE_SOURCE})(?=({TEMPLATE.pattern}))?)?"
 )
+#: A value as written: in escaped quotes, in quotes, or bare; or after a quote that does not
+#: close on its line (``db_password\": \"<value>; …``, a JSON text cut inside its string),
+#: or one escaped a level down (``\\\"``, ``\\'``: a JSON text's spelling of ``\"`` and
+#: ``\'``), read as a bare value up to a backslash too (an escape's). A level down, the
+#: backslashes were read as a bare value and withheld, which tore the JSON text around them.
 _VALUE = lazy_compile(
     r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n])*)\\"|"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'"""
-    r"""|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
+    r"""|\\{0,3}["'](?P<open>[^\s"'`,;&<>()\[\]{}\\]+)|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
 )
 _LINE_END = re.compile(r"[\r\n]")
 #: The longest header value read: one that reaches it is withheld to its line's end, unread
@@ -618,8 +623,9 @@ _QUOTED = lazy_compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
 #: A cookie's name and its value, up to a space, a ``;``, a quote or a backslash: after a quote
 #: (escaped too, in a JSON string), the chars after it.
 _COOKIE_PAIR = lazy_compile(r"""\s*([^=;,\s]+)=(?:\\?"([^"\\\s;]*)|([^;\s"\\]*))""")
-#: A first value with no name.
-_COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?![^;\s])""")
+#: A value with no name, up to a space, a ``;``, or a quote or a backslash (a JSON string's
+#: end: ``{"h": "Cookie: a=b; <value>"}``).
+_COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?![^;\s"\\])""")
 _COOKIE_ATTRIBUTES = frozenset({
     "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
     "partitioned", "version", "comment",
@@ -1048,7 +1054,7 @@ def _value_at(text: str, at: int) -> tuple[int, int, str] | None:
     group = match.lastgroup  # each alternative is one named group, with none inside it
     assert group is not None
     a, b = match.span(group)
-    return a, b, group
+    return a, b, "bare" if group == "open" else group
 
 
 def _flag_value(text: str, strength: int, at: int, found: list[Span], reach: _Reach) -> None:
@@ -1219,12 +1225,17 @@ def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reac
     match = _PATH_HEADER.match(text, sep.end())
     if match is None or (match[1] or "").lower().startswith(("bearer", "basic")):
         return True
-    credential, a = match[2], match.start(2)
-    if match[1] and authheader.scheme(match[1].rstrip(), credential) is False:
+    credential, a, b = match[2], match.start(2), match.end(2)
+    word = (match[1] or "").rstrip()
+    told = authheader.scheme(word, credential) if word else True
+    if told is False:
         # A raw value, then a word (``GET /x/authorization: a8F3… more``): the first is it.
-        credential, a = match[1].rstrip(), match.start(1)
-    if len(credential) >= _LONGEST_VALUE or (opaque(credential) and not placeholder(credential)):
-        found.append(Span(a, a + len(credential), AUTH_HEADER))
+        credential, a, b = word, match.start(1), match.start(1) + len(word)
+    if (told is not True and authheader.generated(word)) or len(credential) >= _LONGEST_VALUE or (
+            opaque(credential) and not placeholder(credential)):
+        # A generated run of letters is the credential, and the value after it with it where
+        # that may be one too (authheader.scheme: None).
+        found.append(Span(a if told is False else match.start(1), b, AUTH_HEADER))
     return True
 
 
@@ -1421,7 +1432,10 @@ def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None
     """Each cookie's value on the line at ``at`` (the first alone for ``Set-Cookie``): a value
     ends at a space, as RFC 6265 writes one (a quote around it is not its), so what follows it
     is shown; the next pair is read after the next ``;``, up to the first that is none. A
-    first value with no name (``Cookie: <value>``) is withheld where it looks generated."""
+    value with no name (``Cookie: <value>``, ``Cookie: a=b; <value>``) is withheld where it
+    looks generated, and the pairs after it are read, as after a flag written among them
+    (``HttpOnly;``) or words; one with a ``:`` ends them (a header's name: a line of
+    ``cookie:x;cookie:x;…`` was read to its end at each name)."""
     line_end = text.find("\n", at)
     stop = len(text) if line_end < 0 else line_end
     pos = at
@@ -1434,15 +1448,20 @@ def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None
                 entropy(value) >= 3.0 or _SESSIONISH.search(key) is not None
             ) and not placeholder(value) and not _STUB_AT.match(text, a):
                 found.append(Span(a, b, COOKIE))
+            end = pair.end()
         else:
-            # No pair: the line holds no more of them (a nameless value opens it at most).
-            bare = _COOKIE_BARE.match(text, pos, stop) if pos == at else None
-            if bare is not None and opaque(bare.group(1)) and not placeholder(bare.group(1)):
+            bare = _COOKIE_BARE.match(text, pos, stop) if pos == at or not first_only else None
+            if bare is None:
+                break  # no pair and no value: the line holds no more of them
+            value = bare.group(1)
+            if opaque(value) and not placeholder(value):
                 found.append(Span(bare.start(1), bare.end(1), COOKIE))
-            break
+            if ":" in value:
+                break
+            end = bare.end()
         if first_only:
             break
-        after = text.find(";", pair.end(), stop)
+        after = text.find(";", end, stop)
         if after < 0:
             break
         pos = after + 1
