@@ -1434,8 +1434,9 @@ def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None
     is shown; the next pair is read after the next ``;``, up to the first that is none. A
     value with no name (``Cookie: <value>``, ``Cookie: a=b; <value>``) is withheld where it
     looks generated, and the pairs after it are read, as after a flag written among them
-    (``HttpOnly;``) or words; one with a ``:`` ends them (a header's name: a line of
-    ``cookie:x;cookie:x;…`` was read to its end at each name)."""
+    (``HttpOnly;``) or words. After the first, a member or a pair's name with a ``:`` or a
+    ``/`` ends them, unread (a header's name or a URL: a line of ``cookie:x;cookie:x;…`` was
+    read to its end at each name, and a URL's query after it read as a pair)."""
     line_end = text.find("\n", at)
     stop = len(text) if line_end < 0 else line_end
     pos = at
@@ -1443,6 +1444,8 @@ def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None
         pair = _COOKIE_PAIR.match(text, pos, stop)
         if pair is not None:
             key, group = pair.group(1), 2 if pair.start(2) >= 0 else 3
+            if pos != at and (":" in key or "/" in key):
+                break  # a header's name or a URL's query: no cookie's (RFC 6265's token)
             value, a, b = pair.group(group), pair.start(group), pair.end(group)
             if key.lower() not in _COOKIE_ATTRIBUTES and len(value) >= 8 and (
                 entropy(value) >= 3.0 or _SESSIONISH.search(key) is not None
@@ -1454,10 +1457,13 @@ def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None
             if bare is None:
                 break  # no pair and no value: the line holds no more of them
             value = bare.group(1)
+            foreign = ":" in value or "/" in value  # a header's name or a URL: no cookie's
+            if pos != at and foreign:
+                break
             if opaque(value) and not placeholder(value):
                 found.append(Span(bare.start(1), bare.end(1), COOKIE))
-            if ":" in value:
-                break
+            if foreign:
+                break  # the first member (a value alone, as before): no pair after it read
             end = bare.end()
         if first_only:
             break
