@@ -1116,7 +1116,7 @@ def _value(
             _authorization(text, at, found, reach)
         return
     if last == "cookie":
-        _cookies(text, at, first_only=parts[-2:-1] == ["set"], found=found)
+        _cookies(text, at, first_only=parts[-2:-1] == ["set"], found=found, reach=reach)
         return
     if text.startswith(("[", "{"), at) and not _STUB_AT.match(text, at):
         _bracketed(text, name, strength, at, found, reach)
@@ -1428,7 +1428,9 @@ def _bare_prose(text: str, a: int, b: int) -> bool:
     return prose(message.group().rstrip("\r"))
 
 
-def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None:
+def _cookies(
+    text: str, at: int, *, first_only: bool, found: list[Span], reach: _Reach
+) -> None:
     """Each cookie's value on the line at ``at`` (the first alone for ``Set-Cookie``): a value
     ends at a space, as RFC 6265 writes one (a quote around it is not its), so what follows it
     is shown; the next pair is read after the next ``;``, up to the first that is none. A
@@ -1437,8 +1439,9 @@ def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None
     (``HttpOnly;``) or words. After the first, a member or a pair's name with a ``:`` or a
     ``/`` ends them, unread (a header's name or a URL: a line of ``cookie:x;cookie:x;…`` was
     read to its end at each name, and a URL's query after it read as a pair)."""
-    line_end = text.find("\n", at)
-    stop = len(text) if line_end < 0 else line_end
+    # The line's end found once for all its names (a search from each name to it read a long
+    # line of cookie headers once a name: quadratic, in C).
+    stop = reach.line_end(at)
     pos = at
     while pos < stop:
         pair = _COOKIE_PAIR.match(text, pos, stop)
