@@ -237,3 +237,14 @@ def test_a_json_line_holding_an_escaped_quote_stays_json(inner: str) -> None:
     shown = str(redact_text(line).value)
     assert S not in shown, shown
     assert orjson.loads(shown)["n"] == 0, shown
+
+
+@pytest.mark.parametrize("line", [
+    # a URL after a nameless member: no cookie's pairs (its query was read as one)
+    "Cookie: a=b; seen; https://example.com/items/7?page=2&sort=asc",
+    "Cookie: a=b; token:=None; https://example.com/items/7?page=2&sort=asc",
+])
+def test_a_cookie_reading_ends_at_a_url(line: str) -> None:
+    """Found by test_redact_same_as_before's texts: read on past a nameless member, a URL's
+    query after it was withheld as a session cookie."""
+    assert redact_text(line).value == line
