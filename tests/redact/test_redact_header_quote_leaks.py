@@ -98,6 +98,11 @@ def test_a_generated_run_of_letters_is_the_credential(line: str, secret: str, ke
     ("authorization: required for admin", "authorization: required for admin"),
     ("Authorization: failed 2024-01-01", "Authorization: failed"),
     ("Authorization: internationalization 2024-01-01", "Authorization: internationalization"),
+    # a path's header: the scheme stays, as the raw value's reading stays the value alone
+    (f"GET /x/authorization: Token {S} more", "GET /x/authorization: Token [credential"),
+    (f"GET /x/authorization: Custom {S} more", "GET /x/authorization: Custom [credential"),
+    (f"GET /x/authorization: {S} more", "GET /x/authorization: [credential withheld: auth-"
+                                        "header] more"),
 ])
 def test_schemes_and_prose_read_as_before(line: str, shown: str) -> None:
     assert str(redact_text(line).value).startswith(shown)

@@ -1231,11 +1231,12 @@ def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reac
     if told is False:
         # A raw value, then a word (``GET /x/authorization: a8F3… more``): the first is it.
         credential, a, b = word, match.start(1), match.start(1) + len(word)
+    elif told is None and authheader.generated(word):
+        # A generated run of letters, then a value that may be a credential too: both.
+        a = match.start(1)
     if (told is not True and authheader.generated(word)) or len(credential) >= _LONGEST_VALUE or (
             opaque(credential) and not placeholder(credential)):
-        # A generated run of letters is the credential, and the value after it with it where
-        # that may be one too (authheader.scheme: None).
-        found.append(Span(a if told is False else match.start(1), b, AUTH_HEADER))
+        found.append(Span(a, b, AUTH_HEADER))
     return True
 
 
