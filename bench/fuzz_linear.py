@@ -308,6 +308,14 @@ SYSTEMATIC: list[Class] = [
     Class("heads-in-refused", _repeat("xsk-" + "sk-" * 10 + " ")),
     Class("a-run-in-refused", _repeat("pk_12345678_" + "A" * 60 + " ")),
     Class("heads-in-refused-lines", _repeat("xsk-" + "sk-" * 10 + " " + "z" * 8 + "\n")),
+    # A refused X match's run of heads, long enough for the row's match: its first four
+    # heads asked, then the last four places of the run (a ClickUp key's trailing As).
+    Class("a-run-x-refused", _repeat("x" + "A" * 80 + " ")),
+    # A generated run of letters before a date (the run is the credential), a cookie's
+    # nameless members read on to the next header's name, a quote that never closes.
+    Class("auth-header-letters", _repeat("authorization: qwertyuiopasdfgh 2024-01-01 ")),
+    Class("cookie-nameless", _repeat("Cookie: a=b; Xq7vR2mK9pL4wT8nZ3; HttpOnly; ")),
+    Class("open-quote-values", _repeat('db_password\\": \\"Xq7vR2mK9pL4wT8n; more\n')),
     # Just under the density bound (one a 42-byte line): each header judged, each withheld.
     Class("auth-header-under-limit", _repeat("Authorization: Xq7vR2mK9pL4wT8n more word\n")),
     # Just under the density bound in every window (100 a 4 KB, one a 41-byte line): judged

@@ -22,6 +22,13 @@ now and was not is a nameless or quoted cookie's value, and the scalars of a con
 after ``Authorization=`` (read as a password's container is, past its line where it does
 not close).
 
+Rewritten again by the code that reads a value after a quote that does not close on its
+line (hdrleak2: ``db_password\\": \\"<value>; …`` was shown, under any name): 165 of the 400
+texts changed, none of the bench corpora, each one an open quote's value now withheld as a
+bare value after it is (``="hunter2``, ``\\": \\"Zx8Q…``, ``='sid=abcdefgh1234;``; one
+word of a phrase that is no message, as ``password: correct horse …`` withholds
+``correct``). The cookie and header changes of the same work changed none of them.
+
 The texts mix the forms the generic rules read (assignments with every kind of value,
 headers, cookies, flags, commands, containers under credential names, nested ones) with
 every family's fake, URLs and prose, a few lines to a few KB, some lines of a run of one form.

@@ -43,13 +43,12 @@ NOT_YET = frozenset({
 })
 #: Pairs still shown glued (the first's family, the glue, the second's or any), left for
 #: later (docs/design.md).
-STILL_SHOWN = frozenset({
-    # An Azure DevOps connection string's password before a Slack hook after ":" or "\\"
-    # (the hook is shown).
-    *(("ado-connection-string-password", glue, "slack-webhook-url") for glue in (":", "\\")),
-})
+STILL_SHOWN: frozenset[tuple[str, str, str]] = frozenset()
 #: Pairs that were shown glued (each family, the glue, the next family), each asked whole.
 ONCE_SHOWN = [
+    # An Azure DevOps connection string's password before a Slack hook after ":" or "\\":
+    # the token was a parameter's URL, which yielded to that password (the hook was shown).
+    *(("ado-connection-string-password", glue, "slack-webhook-url") for glue in (":", "\\")),
     # A header's value then a space and more: the value was shown (hdrleak).
     *(("auth-header", " ", f.id) for f in FAMILIES if f.id in ("github-token", "openai-key")),
     # A Slack hook then ":" or "\\" and a DSN: read as one URL, whose span yielded to the

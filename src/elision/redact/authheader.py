@@ -14,6 +14,13 @@ a run of letters whose case changes often (``qfjjDuTBJLrkDgNRWR``), or one follo
 nothing. An unknown word followed by another plain word (``Custom abcdefgh``, or a raw
 letters-only credential and the message's first word) cannot be told apart: both are
 withheld (fail closed).
+
+A run of letters alone that looks generated (:func:`generated`: as long and as high in
+entropy as ``generic.opaque`` asks of a value, which asks a digit too) is the credential
+where what follows it is no auth-param list (``Authorization: qwertyuiopasdfgh 2024-01-01``
+showed the run as the "scheme" and withheld the date in its place); what follows is
+withheld with it where it may be a credential too (letters and digits, or a generated run:
+which of the two it is cannot be told).
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from __future__ import annotations
 from itertools import pairwise
 
 from elision._lazyre import lazy_compile
+from elision.redact.families import entropy
+from elision.redact.kept import kept
 
 #: Schemes read as one whatever follows them, lower-cased: IANA's registry, and the ones
 #: vendors' APIs document (Discord's ``Bot``, Okta's ``SSWS``, AWS's and Google's signing
@@ -56,6 +65,14 @@ _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<", ";": ""}
 #: The most changes from a lower-case letter to an upper-case one a scheme's name has
 #: (``SharedAccessSignature``: two); a random run of letters has one in four chars or so.
 _MOST_HUMPS = 2
+#: How long a run of letters alone is, and how many bits of entropy a char it holds, where it
+#: looks generated: what ``generic.opaque`` asks of a value (which asks a digit as well).
+_GENERATED_LEAST = 16
+_GENERATED_BITS = 3.0
+_DIGITS = frozenset("0123456789")
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+#: What may stand around a word that follows a credential (``(expired)``, ``ok.``).
+_EDGES = ".,;:!?'\"()[]<>"
 
 
 def credential(text: str, at: int, limit: int) -> tuple[int, int] | None:
@@ -71,8 +88,15 @@ def credential(text: str, at: int, limit: int) -> tuple[int, int] | None:
     after = _value(text, word.end(), limit)
     if after is None:  # a word alone: a scheme's with nothing after it, or the credential
         return None if known else (at, word.end(1))
-    if not known and text[after[0]:after[1]].isalpha():
+    if known:
+        return after
+    value = text[after[0]:after[1]]
+    if value.isalpha():
         return at, after[1]  # a word and a word: both withheld
+    if generated(name) and _PARAM_NAME.match(value) is None:
+        # A generated run before a value that is no auth-param list: the run is the
+        # credential, and the value with it where it may be one too.
+        return (at, after[1]) if _may_be_credential(value) else (at, word.end(1))
     return after
 
 
@@ -85,7 +109,30 @@ def scheme(name: str, after: str) -> bool | None:
         return True
     if not _word_like(name):
         return False
-    return None if after.isalpha() else True
+    if after.isalpha():
+        return None
+    if generated(name) and _PARAM_NAME.match(after) is None:
+        return None if _may_be_credential(after) else False
+    return True
+
+
+@kept
+def generated(name: str) -> bool:
+    """Whether ``name``, a run of letters alone, looks generated rather than named: as long
+    and as high in entropy as ``generic.opaque`` asks of a value (a known scheme's name is
+    never asked). Kept: a log's every line has its header."""
+    return (len(name) >= _GENERATED_LEAST and name.isascii() and name.isalpha()
+            and entropy(name) >= _GENERATED_BITS)
+
+
+def _may_be_credential(value: str) -> bool:
+    """Whether ``value``, after a generated run, may be a credential too: letters and digits
+    both, or a generated run itself. A date, a time, a status or a word in brackets is not
+    (``2024-01-01``, ``12:00:01``, ``(expired)``). Told by set tests in C: a log's every
+    line has its date (a generator's step a char was a third of judging one)."""
+    if not _DIGITS.isdisjoint(value):
+        return not _LETTERS.isdisjoint(value)
+    return generated(value.strip(_EDGES))
 
 
 def _word_like(name: str) -> bool:

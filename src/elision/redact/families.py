@@ -226,7 +226,10 @@ class Family:
         match that opened inside the token before it (``csk-…sk-…``: OpenAI's ``sk-`` inside
         Cerebras' ``csk-``; an X bearer token's run of ``A`` opened by a ClickUp key's last
         ones) read on over the next one's head, so no search found that one. The first
-        :data:`_INSIDE_TRIES` heads inside each are tried (each asks what ends there)."""
+        :data:`_INSIDE_TRIES` heads inside each are tried (each asks what ends there); where
+        the heads are a run of one char (X's ``A``s), the last ones of that run the row's
+        match opens at too: a ClickUp key that ends in five ``A``s or more put the X token's
+        head past the first four."""
         assert self.pattern is not None
         ids = {id(m) for m in kept}
         found: list[re.Match[str]] = []
@@ -234,17 +237,55 @@ class Family:
             if id(m) in ids:
                 continue
             pos, end = m.start() + 1, m.end()
+            first = -1
             for _ in range(_INSIDE_TRIES):
                 hit = self._head.search(text, pos, end)
                 if hit is None:
                     break
                 at = hit.start()
+                first = at if first < 0 else first
                 if _glued_to(text, at, depth, self.id, memo) and (
                         inner := self.pattern.match(text, at)) is not None:
                     found.append(inner)
                     break
                 pos = at + 1
+            else:
+                if (inner := self._last_in_run(text, first, pos, end, depth, memo)) is not None:
+                    found.append(inner)
         return sorted([*kept, *found], key=lambda m: m.start()) if found else kept
+
+    def _last_in_run(
+        self, text: str, first: int, tried: int, end: int, depth: int, memo: Glue,
+    ) -> re.Match[str] | None:
+        """The match of this row at one of the last :data:`_INSIDE_TRIES` places, before
+        ``end`` and from ``tried`` on, that it opens at in the run of its one-char head that
+        opens at ``first`` (its heads are that run's places: a credential that ends in the
+        char puts the next token's head anywhere in it), where a credential ends; or
+        ``None``. One match of the run's char: what the run costs is its length, once."""
+        run = self._head_run
+        if run is None:
+            return None
+        last = run.match(text, first, end)
+        assert last is not None  # the first head opens it
+        asked = 0
+        for at in range(last.end() - 1, tried - 1, -1):
+            if asked >= _INSIDE_TRIES:
+                break
+            inner = self.pattern.match(text, at) if self.pattern is not None else None
+            if inner is None:
+                continue  # too few of the char left for the row's match: nothing asked
+            asked += 1
+            if _glued_to(text, at, depth, self.id, memo):
+                return inner
+        return None
+
+    @cached_property
+    def _head_run(self) -> re.Pattern[str] | None:
+        """A run of the one char every head of this row is made of (X's ``A``s), or
+        ``None``: a row whose heads are words."""
+        if self._opening is not None or len({*"".join(self.keywords)}) != 1:
+            return None
+        return re.compile(re.escape(self.keywords[0][0]) + "+")
 
     def _glue(
         self, text: str, chosen: list[tuple[re.Match[str], int, int, str]],

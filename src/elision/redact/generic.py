@@ -603,13 +603,18 @@ _SEP_ONLY = lazy_compile(_SEP_SOURCE)
 _SEP_BARE = lazy_compile(
     f"({_SEP_SOURCE})(?:({_BARE_SOURCE})(?=({TEMPLATE.pattern}))?)?"
 )
-#: A quoted value, or a bare one. A quote that ends its line opens a value on the next line,
-#: closed there or opening the line after (``PASSWORD="`` over ``S"``: a shell's or a .env's
-#: string over lines): the value is that line's chars up to the quote, its indent left out.
+#: A value as written: in escaped quotes, in quotes, or bare. A quote that ends its line opens
+#: a value on the next line, closed there or opening the line after (``PASSWORD="`` over
+#: ``S"``: a shell's or a .env's string over lines): the value is that line's chars up to the
+#: quote, its indent left out. A quote that does not close on its line
+#: (``db_password\": \"<value>; …``, a JSON text cut inside its string), or one escaped a
+#: level down (``\\\"``, ``\\'``: a JSON text's spelling of ``\"`` and ``\'``), opens a value
+#: read as a bare one up to a backslash too (an escape's). A level down, the backslashes were
+#: read as a bare value and withheld, which tore the JSON text around them.
 _VALUE = lazy_compile(
     r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n])*)\\"|"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'"""
     r"""|(?P<nl>["'])[ \t]*\r?\n[ \t]*(?P<wrapped>[^"'\\\s][^"'\\\r\n]*)(?:\r?\n[ \t]*)?(?P=nl)"""
-    r"""|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
+    r"""|\\{0,3}["'](?P<open>[^\s"'`,;&<>()\[\]{}\\]+)|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
 )
 _LINE_END = re.compile(r"[\r\n]")
 #: The longest header value read: one that reaches it is withheld to its line's end, unread
@@ -622,8 +627,9 @@ _QUOTED = lazy_compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
 #: A cookie's name and its value, up to a space, a ``;``, a quote or a backslash: after a quote
 #: (escaped too, in a JSON string), the chars after it.
 _COOKIE_PAIR = lazy_compile(r"""\s*([^=;,\s]+)=(?:\\?"([^"\\\s;]*)|([^;\s"\\]*))""")
-#: A first value with no name.
-_COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?![^;\s])""")
+#: A value with no name, up to a space, a ``;``, or a quote or a backslash (a JSON string's
+#: end: ``{"h": "Cookie: a=b; <value>"}``).
+_COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?![^;\s"\\])""")
 _COOKIE_ATTRIBUTES = frozenset({
     "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
     "partitioned", "version", "comment",
@@ -1054,7 +1060,7 @@ def _value_at(text: str, at: int) -> tuple[int, int, str] | None:
     group = match.lastgroup
     assert group is not None
     a, b = match.span(group)
-    return a, b, group
+    return a, b, "bare" if group == "open" else group
 
 
 def _flag_value(text: str, strength: int, at: int, found: list[Span], reach: _Reach) -> None:
@@ -1116,7 +1122,7 @@ def _value(
             _authorization(text, at, found, reach)
         return
     if last == "cookie":
-        _cookies(text, at, first_only=parts[-2:-1] == ["set"], found=found)
+        _cookies(text, at, first_only=parts[-2:-1] == ["set"], found=found, reach=reach)
         return
     if text.startswith(("[", "{"), at) and not _STUB_AT.match(text, at):
         _bracketed(text, name, strength, at, found, reach)
@@ -1225,12 +1231,18 @@ def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reac
     match = _PATH_HEADER.match(text, sep.end())
     if match is None or (match[1] or "").lower().startswith(("bearer", "basic")):
         return True
-    credential, a = match[2], match.start(2)
-    if match[1] and authheader.scheme(match[1].rstrip(), credential) is False:
+    credential, a, b = match[2], match.start(2), match.end(2)
+    word = (match[1] or "").rstrip()
+    told = authheader.scheme(word, credential) if word else True
+    if told is False:
         # A raw value, then a word (``GET /x/authorization: a8F3… more``): the first is it.
-        credential, a = match[1].rstrip(), match.start(1)
-    if len(credential) >= _LONGEST_VALUE or (opaque(credential) and not placeholder(credential)):
-        found.append(Span(a, a + len(credential), AUTH_HEADER))
+        credential, a, b = word, match.start(1), match.start(1) + len(word)
+    elif told is None and authheader.generated(word):
+        # A generated run of letters, then a value that may be a credential too: both.
+        a = match.start(1)
+    if (told is not True and authheader.generated(word)) or len(credential) >= _LONGEST_VALUE or (
+            opaque(credential) and not placeholder(credential)):
+        found.append(Span(a, b, AUTH_HEADER))
     return True
 
 
@@ -1423,32 +1435,49 @@ def _bare_prose(text: str, a: int, b: int) -> bool:
     return prose(message.group().rstrip("\r"))
 
 
-def _cookies(text: str, at: int, *, first_only: bool, found: list[Span]) -> None:
+def _cookies(
+    text: str, at: int, *, first_only: bool, found: list[Span], reach: _Reach
+) -> None:
     """Each cookie's value on the line at ``at`` (the first alone for ``Set-Cookie``): a value
     ends at a space, as RFC 6265 writes one (a quote around it is not its), so what follows it
     is shown; the next pair is read after the next ``;``, up to the first that is none. A
-    first value with no name (``Cookie: <value>``) is withheld where it looks generated."""
-    line_end = text.find("\n", at)
-    stop = len(text) if line_end < 0 else line_end
+    value with no name (``Cookie: <value>``, ``Cookie: a=b; <value>``) is withheld where it
+    looks generated, and the pairs after it are read, as after a flag written among them
+    (``HttpOnly;``) or words. After the first, a member or a pair's name with a ``:`` or a
+    ``/`` ends them, unread (a header's name or a URL: a line of ``cookie:x;cookie:x;…`` was
+    read to its end at each name, and a URL's query after it read as a pair)."""
+    # The line's end found once for all its names (a search from each name to it read a long
+    # line of cookie headers once a name: quadratic, in C).
+    stop = reach.line_end(at)
     pos = at
     while pos < stop:
         pair = _COOKIE_PAIR.match(text, pos, stop)
         if pair is not None:
             key, group = pair.group(1), 2 if pair.start(2) >= 0 else 3
+            if pos != at and (":" in key or "/" in key):
+                break  # a header's name or a URL's query: no cookie's (RFC 6265's token)
             value, a, b = pair.group(group), pair.start(group), pair.end(group)
             if key.lower() not in _COOKIE_ATTRIBUTES and len(value) >= 8 and (
                 entropy(value) >= 3.0 or _SESSIONISH.search(key) is not None
             ) and not placeholder(value) and not _STUB_AT.match(text, a):
                 found.append(Span(a, b, COOKIE))
+            end = pair.end()
         else:
-            # No pair: the line holds no more of them (a nameless value opens it at most).
-            bare = _COOKIE_BARE.match(text, pos, stop) if pos == at else None
-            if bare is not None and opaque(bare.group(1)) and not placeholder(bare.group(1)):
+            bare = _COOKIE_BARE.match(text, pos, stop) if pos == at or not first_only else None
+            if bare is None:
+                break  # no pair and no value: the line holds no more of them
+            value = bare.group(1)
+            foreign = ":" in value or "/" in value  # a header's name or a URL: no cookie's
+            if pos != at and foreign:
+                break
+            if opaque(value) and not placeholder(value):
                 found.append(Span(bare.start(1), bare.end(1), COOKIE))
-            break
+            if foreign:
+                break  # the first member (a value alone, as before): no pair after it read
+            end = bare.end()
         if first_only:
             break
-        after = text.find(";", pair.end(), stop)
+        after = text.find(";", end, stop)
         if after < 0:
             break
         pos = after + 1

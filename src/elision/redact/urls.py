@@ -154,12 +154,16 @@ def signed_url_bounds(text: str) -> tuple[dict[int, str], int]:
                 continue  # the quote closes a single-quoted URL: this is no password
             start, end, tail = _token_bounds(text, token, match.end())
             covered = end
-            if pattern is _SLACK_HOOK and (hook_end := _hooks_end(text, match, end)) < end:
+            if pattern is _SLACK_HOOK and (
+                    (hook_end := _hooks_end(text, match, end)) < end or (start, end) in spans):
                 # The hooks end where the last one's path does: what the token holds after
                 # it (``:`` and a DSN, read as one URL) is judged by its own rules, and a
                 # whole-URL span over both yielded to the DSN's password (the hook was shown).
+                # A token another rule took whole is narrowed so too: a connection string's
+                # ``;Password=…;`` before the hook made it a parameter's URL, which yielded
+                # to that password (the hook was shown).
                 start = _narrowed(text, start, end, match.start(), "slack-webhook-url")[0]
-                spans[start << shift | hook_end] = "slack-webhook-url"
+                spans.setdefault(start << shift | hook_end, "slack-webhook-url")
                 continue
             if start << shift | end in spans:
                 continue
