@@ -95,6 +95,11 @@ FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
     | {f"{q}{sep}keys" for q in STRONG_KEY_QUALIFIERS for sep in ("", "_", "-") if "_" not in q}
     | {f"{q}{sep}tokens" for q in _STRONG_TOKEN_QUALIFIERS for sep in ("", "_", "-")}
 ))
+#: A property list's key closed (``<key>password</key>`` over ``<string>S</string>``, a macOS
+#: or iOS config: :mod:`elision.redact.elements`): each name's literal with the close tag, so
+#: the search is anchored on its ``>`` as ``password>`` is, and ``</key>`` alone (every key
+#: of a plist) is none.
+PLIST_KEY_CLOSE = "</key>"
 #: Names the trigger search looks for only whole, in quotes. The weak plurals whose
 #: singular's trigger misses them (``token`` then an ``s``, no separator): the quotes on both
 #: sides keep out a usage log's ``"prompt_tokens"`` and ``"total_tokens"`` (the reason a bare
@@ -104,12 +109,19 @@ FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
 #: as JSON text in a JSON string writes it (``\\"tokens\\"``: a walked string is searched in
 #: its serialization); a deeper level of JSON-in-JSON is not.
 _QUOTED_WHOLE = ('"_csrf"', '"cookies"', '"jwts"', '"tokens"')
-QUOTED_NAMES = (*_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'")
-#: A property list's key closed (``<key>password</key>`` over ``<string>S</string>``, a macOS
-#: or iOS config: :mod:`elision.redact.elements`): each name's literal with the close tag, so
-#: the search is anchored on its ``>`` as ``password>`` is, and ``</key>`` alone (every key
-#: of a plist) is none.
-PLIST_KEY_CLOSE = "</key>"
+#: The weak plurals unquoted where only a key is written so: ``tokens:`` ending its line (a
+#: YAML list or map under it; a usage log's ``prompt_tokens: 12`` has its count after the
+#: ``:``, and a name that only ends with ``tokens`` is judged a cursor), or a property list's
+#: whole key (``<key>tokens</key>`` over an ``<array>``).
+_WHOLE_KEYS = tuple(
+    f"{before}{name}{after}"
+    for name in ("cookies", "jwts", "tokens")
+    for before, after in (("", ":\n"), ("", ":\r"), (">", PLIST_KEY_CLOSE))
+)
+QUOTED_NAMES = (
+    *_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'",
+    *_WHOLE_KEYS,
+)
 #: What a name must be followed by, in a text, for the trigger search to flag it (``>``: an
 #: XML element's open tag, ``<password>``, :mod:`elision.redact.elements`).
 TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :", ">")
@@ -271,6 +283,18 @@ def _singular(word: str) -> str:
     if word.endswith("s") and word[:-1].endswith(_PLURALS):
         return word[:-1]
     return word
+
+
+@kept
+def names_many(name: str) -> bool:
+    """Whether ``name``'s last word (an affix off) is the plural of a credential's word
+    (``tokens``, ``authCookies``, ``jwts_2``): it names a container of them, so under a weak
+    one a map's opaque values are its items (``{"tokens": {"alice": S}}``), as its list's
+    are; a singular ``token``'s object is left to its own keys."""
+    parts = [w for w in _WORDS.split(_CAMEL.sub(r"\1_\2", fold_name(name)).lower()) if w]
+    while len(parts) > 1 and _AFFIX.fullmatch(parts[-1]):
+        del parts[-1]
+    return bool(parts) and _singular(parts[-1]) != parts[-1]
 
 
 @kept
