@@ -118,9 +118,14 @@ _WHOLE_KEYS = tuple(
     for name in ("cookies", "jwts", "tokens")
     for before, after in (("", ":\n"), ("", ":\r"), (">", PLIST_KEY_CLOSE))
 )
+#: A Markdown table's delimiter row opening its line, the break plain or as a JSON string
+#: escapes it (``\\n|---|``): a walked string that holds a table is judged
+#: (:mod:`elision.redact.mdtables`), its header's names written with no separator a trigger
+#: is (``| name | password |``).
+_TABLE_ROWS = tuple(f"{br}|{gap}{c}" for br in ("\n", "\\n") for gap in ("", " ") for c in "-:")
 QUOTED_NAMES = (
     *_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'",
-    *_WHOLE_KEYS,
+    *_WHOLE_KEYS, *_TABLE_ROWS,
 )
 #: What a name must be followed by, in a text, for the trigger search to flag it (``>``: an
 #: XML element's open tag, ``<password>``, :mod:`elision.redact.elements`).
