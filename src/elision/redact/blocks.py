@@ -86,7 +86,8 @@ def find_collections(text: str) -> list[Span]:
     """Each scalar of a YAML list or mapping under a credential's name (``passwords:`` over
     ``- S``, ``api_keys:`` over ``prod: S``) that the JSON walk withholds in the same
     structure (:func:`elision.redact.fields.withhold_inside`): under a strong name every
-    value but a metadata member's (``name:``, ``type:``), under a weak one an opaque item."""
+    value but a metadata member's (``name:``, ``type:``), under a weak one an opaque item
+    (a weak plural's map's members too: ``tokens:`` over ``alice: S``)."""
     found: list[Span] = []
     if ":" not in text:
         return found  # told in C: no key (the search tries each char for a line's start)

@@ -12,6 +12,10 @@ variation selectors, bidi controls, tags) dropped. Each span found in the copy i
 to the chars it came from (:class:`Folded`), so the stub covers the whole original spelling,
 the invisible chars inside included.
 
+Cyrillic and Greek letters drawn as Latin ones (:data:`LOOKALIKES`, ``p\u0430ssword``) and
+combining marks (dropped: ``pa\u0301ssword``) are folded too, but only in a run beside a
+name's ASCII char, so Cyrillic and Greek prose is left as it is.
+
 Only where it can matter: a run of such chars is folded where it holds a letter's or a digit's
 form, or where a printable ASCII char (no space) is next to it, so CJK prose's full-width
 punctuation and an emoji's variation selector or joiner are left as they are and cost one

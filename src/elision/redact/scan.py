@@ -226,7 +226,8 @@ def _find_spans(
         # Compact too: a span a row of a 1 MB Markdown table was 18x the text as a list.
         piped: list[Span] | SpanArrays = SpanArrays() if compact else []
         table_spans(text, piped)
-        escaped: list[Span] = escaped_table_spans(text, [])  # in a JSON string it holds
+        escaped: list[Span] = []
+        escaped_table_spans(text, escaped)  # in a JSON string the text holds
         if escaped:
             both: list[Span] | SpanArrays = SpanArrays() if compact else []
             both.extend(heapq.merge(piped, escaped, key=_START))
