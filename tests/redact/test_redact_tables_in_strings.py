@@ -52,6 +52,18 @@ def test_a_table_in_a_json_string_withholds_its_credential_cells(value: Any) -> 
     assert shown(value, S) == []
 
 
+def test_a_tree_listing_is_no_dense_run_of_tables() -> None:
+    """A ``tree`` listing opens each line with ``|--`` or ``|---``: the delimiter row's
+    trigger, had it been ``|-``, made each line one, and the listing was withheld whole as
+    credential-dense (found in review of this fix)."""
+    for branch in ("|-- ", "|--- ", "+--- "):
+        listing = ".\n" + "".join(f"{branch}module_{i}.py\n|   {branch}t_{i}.py\n"
+                                  for i in range(2000))
+        assert redact_text(listing).withheld == ()
+        body = json.dumps({"text": listing})
+        assert redact_value(json.loads(body), body=body.encode()).withheld == ()
+
+
 @pytest.mark.parametrize(
     "value",
     [
@@ -78,7 +90,7 @@ _SECRET = st.text("abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789", mi
     name=st.sampled_from(["password", "api_key", "client_secret", "DB_PASSWORD"]),
     secret=_SECRET,
     rows=st.integers(min_value=0, max_value=3),
-    delimiter=st.sampled_from(["---", ":---", "---:", "-"]),
+    delimiter=st.sampled_from(["---", ":---", "---:", "------", ":-:"]),
 )
 def test_any_table_in_a_string_hides_its_secret_column(
     before: list[str], after: list[str], name: str, secret: str, rows: int, delimiter: str

@@ -121,8 +121,13 @@ _WHOLE_KEYS = tuple(
 #: A Markdown table's delimiter row opening its line, the break plain or as a JSON string
 #: escapes it (``\\n|---|``): a walked string that holds a table is judged
 #: (:mod:`elision.redact.mdtables`), its header's names written with no separator a trigger
-#: is (``| name | password |``).
-_TABLE_ROWS = tuple(f"{br}|{gap}{c}" for br in ("\n", "\\n") for gap in ("", " ") for c in "-:")
+#: is (``| name | password |``). Its first cell alone, one match a table: a cell each
+#: (``-|-``) made a document of wide tables credential-dense; and a cell closed or of four
+#: dashes or more, as ``|-- src`` and ``|--- src`` open each line of a ``tree`` listing,
+#: which was then withheld whole as dense.
+_TABLE_ROWS = tuple(
+    f"{br}|{gap}{cell}" for br in ("\n", "\\n") for gap in ("", " ")
+    for cell in ("---|", "--- |", "----", "---:", ":--"))
 QUOTED_NAMES = (
     *_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'",
     *_WHOLE_KEYS, *_TABLE_ROWS,
