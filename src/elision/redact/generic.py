@@ -123,11 +123,11 @@ _WHOLE_KEYS = tuple(
 #: (:mod:`elision.redact.mdtables`), its header's names written with no separator a trigger
 #: is (``| name | password |``). Its first cell alone, one match a table: a cell each
 #: (``-|-``) made a document of wide tables credential-dense; and a cell closed or of four
-#: dashes or more, as ``|-- src`` and ``|--- src`` open each line of a ``tree`` listing,
-#: which was then withheld whole as dense.
+#: dashes or more or opening with ``:``, as ``|-- src`` and ``|--- src`` open each line of a
+#: ``tree`` listing, which was then withheld whole as dense.
 _TABLE_ROWS = tuple(
     f"{br}|{gap}{cell}" for br in ("\n", "\\n") for gap in ("", " ")
-    for cell in ("---|", "--- |", "----", "---:", ":--"))
+    for cell in ("---|", "--- |", "----", "---:", ":-"))
 QUOTED_NAMES = (
     *_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'",
     *_WHOLE_KEYS, *_TABLE_ROWS,
