@@ -111,12 +111,14 @@ PLIST_KEY_CLOSE = "</key>"
 _QUOTED_WHOLE = ('"_csrf"', '"cookies"', '"jwts"', '"tokens"')
 #: The weak plurals unquoted where only a key is written so: ``tokens:`` ending its line (a
 #: YAML list or map under it; a usage log's ``prompt_tokens: 12`` has its count after the
-#: ``:``, and a name that only ends with ``tokens`` is judged a cursor), or a property list's
-#: whole key (``<key>tokens</key>`` over an ``<array>``).
+#: ``:``, and a name that only ends with ``tokens`` is judged a cursor; its break escaped
+#: too, as a walked string's serialization writes it), or a property list's whole key
+#: (``<key>tokens</key>`` over an ``<array>``).
 _WHOLE_KEYS = tuple(
     f"{before}{name}{after}"
     for name in ("cookies", "jwts", "tokens")
-    for before, after in (("", ":\n"), ("", ":\r"), (">", PLIST_KEY_CLOSE))
+    for before, after in (("", ":\n"), ("", ":\r"), ("", ":\\n"), ("", ":\\r"),
+                          (">", PLIST_KEY_CLOSE))
 )
 #: A Markdown table's delimiter row opening its line, the break plain or as a JSON string
 #: escapes it (``\\n|---|``): a walked string that holds a table is judged
@@ -297,14 +299,20 @@ def _singular(word: str) -> str:
 
 @kept
 def names_many(name: str) -> bool:
-    """Whether ``name``'s last word (an affix off) is the plural of a credential's word
+    """Whether ``name``'s last word (an affix off) is the plural of a word for a token
     (``tokens``, ``authCookies``, ``jwts_2``): it names a container of them, so under a weak
     one a map's opaque values are its items (``{"tokens": {"alice": S}}``), as its list's
-    are; a singular ``token``'s object is left to its own keys."""
+    are; a singular ``token``'s object is left to its own keys, and so is ``credentials``'s
+    (AWS's ``{"Credentials": {"AccessKeyId": …}}``: its own keys say what each is, and its
+    key id is its family's to withhold, by its rule's stub)."""
     parts = [w for w in _WORDS.split(_CAMEL.sub(r"\1_\2", fold_name(name)).lower()) if w]
     while len(parts) > 1 and _AFFIX.fullmatch(parts[-1]):
         del parts[-1]
-    return bool(parts) and _singular(parts[-1]) != parts[-1]
+    return bool(parts) and parts[-1] in _MANY
+
+
+#: The plurals :func:`names_many` reads as a container of tokens.
+_MANY = frozenset({"tokens", "cookies", "jwts"})
 
 
 @kept
