@@ -270,16 +270,27 @@ def _hyperscan_spots(
             exprs += [ascii_ + escaped(code), escaped(code) + ascii_]
     # ``near`` beside a name's ASCII char, as literals of two and three bytes: an ASCII
     # char then a lead byte of theirs (a superset: any letter of those scripts glued after
-    # ASCII), and each of them then an ASCII char. As byte classes (``[A-Za-z0-9_]`` then
-    # the leads) they scanned Cyrillic prose at 3.5 ms a MB, 0.8 before them; as some
-    # 12,000 literals, 0.8 (compiled once a host, 0.3 s, then read from the cache).
+    # ASCII), and each look-alike then an ASCII char. As byte classes (``[A-Za-z0-9_]`` then
+    # the leads) they scanned Cyrillic prose at 3.5 ms a MB, 0.8 before them; as some 4,800
+    # literals, 0.8 (compiled once a host, then read from the cache).
     # Not after JSON's escape letters (``\\n``, ``\\t``…: every line of a JSON string's
     # Cyrillic prose opens so); the run's ASCII after it is looked for too.
     name = bytes(c for c in range(0x80) if re.fullmatch(_NAME_ASCII, chr(c)))
     leads = sorted({chr(code).encode()[0] for code in near})
     pairs = [b"\\x%02x\\x%02x" % (c, lead) for c in name if c not in b"bfnrt"
              for lead in leads]
-    pairs += [escaped(code) + b"\\x%02x" % c for code in sorted(near) for c in name]
+    pairs += [escaped(code) + b"\\x%02x" % c for code in sorted(near)
+              if not MARKS[0] <= code <= MARKS[1] for c in name]
+    # A mark follows its letter: an ASCII one's pair above holds it (its lead byte), so no
+    # mark then ASCII is looked for (as literals they were 7,000 more, and a process's first
+    # text past ASCII loaded the set 25 ms slower; as a byte class, CJK prose scanned 1.3x),
+    # but a mark after an escape's letter is (``t\u0301oken``), and a look-alike then a
+    # mark's lead byte (``\u0440\u0301assword``).
+    pairs += [b"\\x%02x" % c + escaped(code) for c in b"bfnrt"
+              for code in range(MARKS[0], MARKS[1] + 1)]
+    mark_leads = sorted({chr(code).encode()[0] for code in range(MARKS[0], MARKS[1] + 1)})
+    pairs += [escaped(code) + b"\\x%02x" % lead for code in sorted(LOOKALIKES)
+              for lead in mark_leads]
     return [*exprs, b"[!-~]" + tags, tags + b"[!-~]", *pairs]
 
 
