@@ -65,10 +65,15 @@ def test_a_name_spelled_with_look_alikes_is_read_as_that_name(text: str) -> None
         f"Cookie: \uff54\uff48\uff45\uff4d\uff45\uff1d\uff44\uff41\uff52k\uff1b "
         f"\uff53\uff45\uff53\uff53\uff49\uff4f\uff4e\uff49\uff44\uff1d{S}",
         f"Cookie: theme=dar\uff4b\uff1b \uff53essionid={S}",
+        # a FULLWIDTH TILDE alone between two ASCII chars in a token (a random draw of
+        # test_a_fake_hidden_so_in_a_json_string_never_shows, shown by the code before too)
+        "\uff53\uff48\uff41\uff12\uff156\uff5ew" + S + "Ab3dEf6hIj9lMn",  # 43 chars
     ],
 )
 def test_a_cjk_punctuation_char_alone_beside_a_folded_run_is_folded(text: str) -> None:
     assert S not in redact_text(text).value
+    body = orjson.dumps({"note": text, "id": 1})
+    assert S not in redact_value(orjson.loads(body), body=body).value["note"]
 
 
 @pytest.mark.parametrize(

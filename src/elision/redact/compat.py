@@ -120,6 +120,11 @@ _ASTRAL_OTHERS = ((0xE0000, 0xE0FFF),)
 #: redacting that prose; none is a separator a name or a token is read by, and a value's
 #: reading already goes on through them.
 CJK_PUNCTUATION = frozenset((0xFF01, 0xFF08, 0xFF09, 0xFF0C, 0xFF1B, 0xFF1F, 0xFF5E))
+#: Of those, the two a token or a cookie is glued by (FULLWIDTH ``~`` and ``;``): folded
+#: alone between two printable ASCII chars too (``sha256\uff5ew…``, an OpenShift token, a
+#: random draw of tests/redact/test_redact_full_width_invisible.py the code before showed
+#: too). Not the others: each between ASCII chars, asked of each, scanned CJK prose 1.4x.
+GLUED = frozenset((0xFF1B, 0xFF5E))
 #: The FULLWIDTH forms of ASCII's punctuation (U+FF01-FF5E, but CJK prose's own and the
 #: letters' and digits'): a run of one is folded beside an ASCII space too, as a separator
 #: is written spaced out (`aws_secret_access_key` U+FF1D `S` was shown: a random draw of
@@ -187,7 +192,8 @@ class _Tables:
             f"{each}(?<!{each}.)(?:(?:(?<={a})|{others}*+{a}){each}*+"
             f"|(?<=[!-~]{b}|[ ]{s}){each}*+|{each}*+(?:(?<={b})(?=[!-~])|(?<={s})(?=[ ]))"
             f"|(?<={name}{n}){each}*+|{each}*+(?<={n})(?={name})"
-            f"|(?<=[!-~]{c})(?=[ ]?{a})|(?:(?<={a}{c})|(?<={a}[ ]{c}))(?=[!-~]))")
+            f"|(?<=[!-~]{c})(?=[ ]?{a})|(?:(?<={a}{c})|(?<={a}[ ]{c}))(?=[!-~])"
+            f"|(?<=[!-~]{_char_class(GLUED)})(?=[!-~]))")
         self.uneven = re.compile(_char_class(map(ord, self.width)))  # a run's: short
         #: Where a run to fold is, in UTF-8, for the regex engine (see :func:`spots`).
         self.spots = re.compile(_spots(letters, beside, near))
@@ -291,6 +297,8 @@ def _hyperscan_spots(
     mark_leads = sorted({chr(code).encode()[0] for code in range(MARKS[0], MARKS[1] + 1)})
     pairs += [escaped(code) + b"\\x%02x" % lead for code in sorted(LOOKALIKES)
               for lead in mark_leads]
+    # :data:`GLUED` between two printable ASCII chars (``sha256\uff5ew…``).
+    pairs += [b"[!-~]" + escaped(code) + b"[!-~]" for code in sorted(GLUED)]
     return [*exprs, b"[!-~]" + tags, tags + b"[!-~]", *pairs]
 
 
