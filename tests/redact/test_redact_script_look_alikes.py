@@ -94,6 +94,14 @@ def test_cyrillic_and_greek_prose_stays_whole(text: str) -> None:
     assert redact_value(orjson.loads(body), body=body).value == {"note": text}
 
 
+def test_a_mark_that_is_invisible_is_folded_beside_any_ascii() -> None:
+    """U+034F (COMBINING GRAPHEME JOINER) is a mark and default-ignorable: read only beside a
+    name's char, ``mongodb+srv:\u034f//u:S@h`` showed S (a random draw of
+    test_a_fake_hidden_so_in_a_json_string_never_shows, found in this fix's full run)."""
+    text = f"mongodb+srv:\u034f//atlas:{S}@cluster0.example.net/app"
+    assert S not in redact_text(text).value
+
+
 def test_prose_beside_no_ascii_is_not_folded() -> None:
     """The fold's cost on Cyrillic and Greek prose: none of it is a run to fold."""
     prose = "\u043f\u0430\u0440\u043e\u043b\u044c \u0438 \u03ba\u03b1\u03b9 \u0441\u043e\u043a"
