@@ -121,6 +121,19 @@ def _cjk_prose(size: int) -> str:
     return "".join(c if i % 80 else "\n" for i, c in enumerate(chars))[:size]
 
 
+#: Russian and Greek words, some with the letters the fold reads as Latin (``\u0430``,
+#: ``\u043e``, ``\u03bf``), and an ASCII word among them now and then, spaced.
+_CYRILLIC = ("\u043f\u0430\u0440\u043e\u043b\u044c", "\u0441\u0435\u0440\u0432\u0435\u0440",
+             "\u0434\u043e\u0441\u0442\u0443\u043f", "\u043a\u043b\u044e\u0447",
+             "\u043e\u0448\u0438\u0431\u043a\u0430", "\u0437\u0430\u043f\u0440\u043e\u0441",
+             "\u0438", "\u0432", "\u043d\u0435", "\u043e\u0442\u0432\u0435\u0442", "API",
+             "\u0442\u043e\u043a\u0435\u043d\u0430,", "\u0434\u0430\u043d\u043d\u044b\u0435:")
+_GREEK = ("\u03ba\u03b1\u03b9", "\u03c4\u03bf", "\u03c3\u03cd\u03bd\u03b8\u03b7\u03bc\u03b1",
+          "\u03b5\u03af\u03bd\u03b1\u03b9", "\u039a\u039b\u0395\u0399\u0394\u0399",
+          "\u03bf", "\u03b4\u03b9\u03b1\u03ba\u03bf\u03bc\u03b9\u03c3\u03c4\u03ae\u03c2",
+          "HTTP", "\u03c3\u03c6\u03ac\u03bb\u03bc\u03b1.")
+
+
 def _emoji_prose(size: int) -> str:
     # English words and emoji, some with a variation selector or joined by ZWJ.
     emoji = ("\u2764\ufe0f", "\U0001f44d", "\U0001f468\u200d\U0001f469\u200d\U0001f467",
@@ -557,6 +570,20 @@ SYSTEMATIC: list[Class] = [
     Class("zero-width-tokens", _repeat("ghp_aB3d\u200bE6fG1hJ2kL3mN4pQ5rS6tU7vW8xY9z0\n")),
     Class("json-strings-full-width", _json_strings(_wide("token=") + "x1")),
     Class("json-string-cjk", lambda n: orjson.dumps({"note": _cjk_prose(n)})),
+    # Cyrillic and Greek look-alikes and combining marks (keyleak2): prose the fold passes
+    # over (letters beside letters), prose it folds a run a word (NFD accents on ASCII),
+    # names it folds and judges, and CJK punctuation beside ASCII and a full-width letter.
+    Class("cyrillic-prose", lambda n: _prose(n, words=_CYRILLIC, seed=9)),
+    Class("greek-prose", lambda n: _prose(n, words=_GREEK, seed=10)),
+    Class("nfd-prose", lambda n: _prose(n).replace("e", "e\u0301")),
+    Class("look-alike-assign", _repeat("p\u0430ssword=hunter2x t\u043eken=\u0391bc ")),
+    Class("cjk-punct-beside", _repeat("x\uff1b \uff41\uff0c")),
+    # keyleak2's other leaks: a weak plural's YAML map, a plist array, an encoded bare key,
+    # a table in a JSON string (as a whole text holds it).
+    Class("yaml-tokens-maps", _repeat("tokens:\n  alice: hunter2x\n  input: 12\n")),
+    Class("plist-arrays", _repeat("<key>tokens</key><array><string>x1</string></array>\n")),
+    Class("query-encoded-keys", _repeat("/r?u=%252Fv%253Fkey%253Dabcdefghij0123456789 ")),
+    Class("json-text-tables", _repeat('{"text": "| name | password |\\n|---|---|\\n| a | b |"}\n')),
 ]
 
 

@@ -24,7 +24,13 @@ from collections.abc import Iterator
 from elision._lazyre import lazy_compile
 from elision.redact.columns import SpanSink
 from elision.redact.fields import is_metadata_key
-from elision.redact.generic import ASSIGNMENT, STRONG, is_credential_value, name_strength
+from elision.redact.generic import (
+    ASSIGNMENT,
+    STRONG,
+    is_credential_value,
+    name_strength,
+    names_many,
+)
 from elision.redact.rules import Span, make_span
 
 #: A key (at most 96 name chars, as the text finder reads a name; after a list's ``- ``),
@@ -89,7 +95,8 @@ def find_collections(text: str) -> list[Span]:
     """Each scalar of a YAML list or mapping under a credential's name (``passwords:`` over
     ``- S``, ``api_keys:`` over ``prod: S``) that the JSON walk withholds in the same
     structure (:func:`elision.redact.fields.withhold_inside`): under a strong name every
-    value but a metadata member's (``name:``, ``type:``), under a weak one an opaque item."""
+    value but a metadata member's (``name:``, ``type:``), under a weak one an opaque item
+    (a weak plural's map's members too: ``tokens:`` over ``alice: S``)."""
     found: list[Span] = []
     if ":" not in text:
         return found  # told in C: no key (the search tries each char for a line's start)
@@ -113,11 +120,26 @@ def _judge_collection(text: str, match: re.Match[str], strength: int, found: Spa
     read_to = match.end() + 1
     if _scalar_below(text, read_to, key_column, name, found):
         return read_to  # a plain scalar over lines: the key's value, read whole
+    if strength != STRONG and not names_many(name) and _mapping_below(text, read_to):
+        # A weak singular's mapping is left to its own keys, each read as a key of its own
+        # (``auth:`` over ``tokens:`` over ``alice: S``): passed here, not read twice.
+        return read_to
     for at, stop, line, content in _deeper(text, read_to, key_column):
         if content:
             _entry(text, at, line, name, strength, found)
         read_to = stop + 1
     return read_to
+
+
+def _mapping_below(text: str, at: int) -> bool:
+    """Whether the first line from ``at`` that holds more than white space is a member
+    (``key: …``), not a list's item."""
+    line = _INDENT.search(text, at)
+    if line is None:
+        return False
+    stop = text.find("\n", line.start())
+    entry = _ENTRY.match(text[line.start():stop if stop >= 0 else len(text)].rstrip("\r"))
+    return entry is not None and entry.group(1) is None and entry.group(2) is not None
 
 
 #: A line's indent, where the line holds more than white space.
@@ -233,8 +255,11 @@ def _entry(text: str, at: int, line: str, name: str, strength: int, found: SpanS
     entry = _ENTRY.match(line)
     assert entry is not None  # every part is optional
     item, key = entry.group(1), entry.group(2)
-    if key is not None and (strength != STRONG or is_metadata_key(key)):
-        return  # a weak name's mapping is left to its own keys; metadata says what it is
+    if key is not None and (
+            (strength != STRONG and not names_many(name)) or is_metadata_key(key)):
+        # A weak name's mapping is left to its own keys, but a plural's (``tokens:`` over
+        # ``alice: S``) holds its items; metadata says what it is.
+        return
     if item is None and key is None:
         return  # a continuation, a comment: no entry of its own
     value = line[entry.end():]

@@ -46,9 +46,19 @@ _PLIST_MEMBER = lazy_compile(
 )
 
 
+#: A property list's key over an ``<array>`` or a ``<dict>``: the container's values are the
+#: key's (``<key>tokens</key>`` over ``<array><string>S</string></array>``).
+_PLIST_CONTAINER = lazy_compile(r"<key>([^<]{1,96})</key>\s{0,256}<(array|dict)>")
+#: Inside one: a container opened or closed, a dict's key, or a value (as a member's).
+_PLIST_INNER = lazy_compile(
+    r"<(/?)(array|dict)>|<key>([^<]{0,96})</key>"
+    r"|<(string|data|integer|real)>([^<]{0,4096})</\4>"
+)
+
+
 def find_elements(text: str) -> list[Span]:
     """The text of each element of ``text`` whose name withholds its value, and of each
-    property list value whose key's does."""
+    property list value whose key's does (inside an array or a dict under it too)."""
     if "</" not in text and "<\\/" not in text:
         return []  # told in C: no element closes here
     found: list[Span] = []
@@ -57,6 +67,7 @@ def find_elements(text: str) -> list[Span]:
             name = html.unescape(match.group(1).strip())
             if name_strength(name):
                 _judged(text, name, *match.span(3), found)
+        _plist_containers(text, found)
     for match in _ELEMENT.finditer(text):
         name = match.group(1)
         if not name_strength(name):
@@ -73,3 +84,28 @@ def _judged(text: str, name: str, start: int, end: int, found: list[Span]) -> No
     end -= len(raw) - len(raw.rstrip())
     if start < end and is_credential_value(name, html.unescape(text[start:end])):
         found.append(make_span((start, end, ASSIGNMENT)))
+
+
+def _plist_containers(text: str, found: list[Span]) -> None:
+    """Each value inside an ``<array>`` or ``<dict>`` under a property list's key that names a
+    credential, judged as the JSON walk judges a container under that member
+    (:func:`elision.redact.fields.withhold_inside`): a strong name's every value but a
+    metadata member's, a weak one's only an opaque one. A container is read once, to its
+    close (the search goes on after it: each char read once)."""
+    from elision.redact.fields import is_metadata_key
+
+    pos = 0
+    while (match := _PLIST_CONTAINER.search(text, pos)) is not None:
+        pos = match.end()
+        name = html.unescape(match.group(1).strip())
+        if not name_strength(name):
+            continue
+        depth, key = 1, ""
+        while depth and (inner := _PLIST_INNER.search(text, pos)) is not None:
+            pos = inner.end()
+            if inner.group(2) is not None:
+                depth += -1 if inner.group(1) else 1
+            elif inner.group(3) is not None:
+                key = html.unescape(inner.group(3).strip())
+            elif not is_metadata_key(key):
+                _judged(text, name, *inner.span(5), found)

@@ -15,6 +15,10 @@ the same keys, the same lengths, a stub in place of each scalar. Kept:
 
 Under a weak name (a bare ``token``, ``auth``, ``credentials``) an object is left to its own
 keys, and a string in an array is withheld only when it is opaque, as the member rule does.
+A weak plural (``tokens``, ``cookies``) names a container of them, a map's as a list's: an
+opaque string in an object under it is withheld too (``{"tokens": {"alice": S}}``, a map
+from each owner to a token), its numbers kept (an LLM usage log's ``{"tokens": {"input":
+12}}``).
 """
 
 from __future__ import annotations
@@ -23,7 +27,14 @@ from typing import Any
 
 from elision.redact.compat import fold_name
 from elision.redact.foreign import as_json
-from elision.redact.generic import STRONG, is_credential_value, is_location, name_strength, opaque
+from elision.redact.generic import (
+    STRONG,
+    is_credential_value,
+    is_location,
+    name_strength,
+    names_many,
+    opaque,
+)
 from elision.redact.kept import kept
 from elision.redact.rules import is_stub
 
@@ -64,6 +75,7 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
     if not strength:
         return value, []
     strong = strength == STRONG
+    read = strong or names_many(name)  # each member read, not left to its own key
     found: list[tuple[Any, ...]] = []
     root: list[Any] = [None]
     stack: list[tuple[Any, Any, Any, _Rel]] = [(value, root, 0, None)]
@@ -72,7 +84,7 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
         node = as_json(node)  # a Python caller's tuple under "password" is a list of them
         if isinstance(node, dict):
             shown = _shown_keys(node, stub)
-            if not strong and shown is None:
+            if not read and shown is None:
                 parent[slot] = node  # its own keys say what each member is
                 continue
             copy: dict[Any, Any] = {}
@@ -82,7 +94,7 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
                 copy[new] = member
                 if new is not key:
                     found.append(_parts((rel, new)))
-                if strong and not is_metadata_key(key):
+                if read and not is_metadata_key(key):
                     stack.append((member, copy, new, (rel, new)))
         elif isinstance(node, list):
             items: list[Any] = list(node)

@@ -95,6 +95,11 @@ FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
     | {f"{q}{sep}keys" for q in STRONG_KEY_QUALIFIERS for sep in ("", "_", "-") if "_" not in q}
     | {f"{q}{sep}tokens" for q in _STRONG_TOKEN_QUALIFIERS for sep in ("", "_", "-")}
 ))
+#: A property list's key closed (``<key>password</key>`` over ``<string>S</string>``, a macOS
+#: or iOS config: :mod:`elision.redact.elements`): each name's literal with the close tag, so
+#: the search is anchored on its ``>`` as ``password>`` is, and ``</key>`` alone (every key
+#: of a plist) is none.
+PLIST_KEY_CLOSE = "</key>"
 #: Names the trigger search looks for only whole, in quotes. The weak plurals whose
 #: singular's trigger misses them (``token`` then an ``s``, no separator): the quotes on both
 #: sides keep out a usage log's ``"prompt_tokens"`` and ``"total_tokens"`` (the reason a bare
@@ -104,12 +109,31 @@ FIELD_SUFFIXES: tuple[str, ...] = tuple(sorted(
 #: as JSON text in a JSON string writes it (``\\"tokens\\"``: a walked string is searched in
 #: its serialization); a deeper level of JSON-in-JSON is not.
 _QUOTED_WHOLE = ('"_csrf"', '"cookies"', '"jwts"', '"tokens"')
-QUOTED_NAMES = (*_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'")
-#: A property list's key closed (``<key>password</key>`` over ``<string>S</string>``, a macOS
-#: or iOS config: :mod:`elision.redact.elements`): each name's literal with the close tag, so
-#: the search is anchored on its ``>`` as ``password>`` is, and ``</key>`` alone (every key
-#: of a plist) is none.
-PLIST_KEY_CLOSE = "</key>"
+#: The weak plurals unquoted where only a key is written so: ``tokens:`` ending its line (a
+#: YAML list or map under it; a usage log's ``prompt_tokens: 12`` has its count after the
+#: ``:``, and a name that only ends with ``tokens`` is judged a cursor; its break escaped
+#: too, as a walked string's serialization writes it), or a property list's whole key
+#: (``<key>tokens</key>`` over an ``<array>``).
+_WHOLE_KEYS = tuple(
+    f"{before}{name}{after}"
+    for name in ("cookies", "jwts", "tokens")
+    for before, after in (("", ":\n"), ("", ":\r"), ("", ":\\n"), ("", ":\\r"),
+                          (">", PLIST_KEY_CLOSE))
+)
+#: A Markdown table's delimiter row opening its line, the break plain or as a JSON string
+#: escapes it (``\\n|---|``): a walked string that holds a table is judged
+#: (:mod:`elision.redact.mdtables`), its header's names written with no separator a trigger
+#: is (``| name | password |``). Its first cell alone, one match a table: a cell each
+#: (``-|-``) made a document of wide tables credential-dense; and a cell closed or of four
+#: dashes or more or opening with ``:``, as ``|-- src`` and ``|--- src`` open each line of a
+#: ``tree`` listing, which was then withheld whole as dense.
+_TABLE_ROWS = tuple(
+    f"{br}|{gap}{cell}" for br in ("\n", "\\n") for gap in ("", " ")
+    for cell in ("---|", "--- |", "----", "---:", ":-"))
+QUOTED_NAMES = (
+    *_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'",
+    *_WHOLE_KEYS, *_TABLE_ROWS,
+)
 #: What a name must be followed by, in a text, for the trigger search to flag it (``>``: an
 #: XML element's open tag, ``<password>``, :mod:`elision.redact.elements`).
 TEXT_SEPARATORS = ("=", ":", '"', "'", "\\", " =", " :", ">")
@@ -271,6 +295,24 @@ def _singular(word: str) -> str:
     if word.endswith("s") and word[:-1].endswith(_PLURALS):
         return word[:-1]
     return word
+
+
+@kept
+def names_many(name: str) -> bool:
+    """Whether ``name``'s last word (an affix off) is the plural of a word for a token
+    (``tokens``, ``authCookies``, ``jwts_2``): it names a container of them, so under a weak
+    one a map's opaque values are its items (``{"tokens": {"alice": S}}``), as its list's
+    are; a singular ``token``'s object is left to its own keys, and so is ``credentials``'s
+    (AWS's ``{"Credentials": {"AccessKeyId": …}}``: its own keys say what each is, and its
+    key id is its family's to withhold, by its rule's stub)."""
+    parts = [w for w in _WORDS.split(_CAMEL.sub(r"\1_\2", fold_name(name)).lower()) if w]
+    while len(parts) > 1 and _AFFIX.fullmatch(parts[-1]):
+        del parts[-1]
+    return bool(parts) and parts[-1] in _MANY
+
+
+#: The plurals :func:`names_many` reads as a container of tokens.
+_MANY = frozenset({"tokens", "cookies", "jwts"})
 
 
 @kept

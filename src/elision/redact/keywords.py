@@ -59,7 +59,8 @@ _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._
 #: Escapes: a JSON \\u escape (exact); the any-case ones (:data:`ESCAPE_ANY_CASE`) are a
 #: percent-encoded unreserved char, the reserved chars that split a Telegram token or a JSON
 #: member written into a query, and an encoded ``=`` (``access_token%3D…``: with no other
-#: escape near it, it was never decoded).
+#: escape near it, it was never decoded), and one encoded twice (``%253D``: a URL's query in a
+#: redirect's parameter inside another, ``?u=%252Fv1%253Fkey%253DS``, was never decoded).
 ESCAPE_EXACT = ("\\u",)
 #: Escapes that no trigger is (a PHP text of JSON writes every "/" so) but that send a piece a
 #: trigger flagged to be read decoded too (``encodings.decode_escapes``): a URL family's
@@ -816,7 +817,7 @@ def derive(given: Inputs) -> Tables:
         | {name + PLIST_KEY_CLOSE for name in given.field_suffixes}
     ))
     escapes = tuple(sorted(
-        {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d"}))
+        {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d", "%253d"}))
     heads = frozenset(_heads(exact, any_case) | _marked_heads(given.marks))
     shapes = [shape for _, _, family_shapes in given.families for shape in family_shapes]
     forms = tuple(sorted(

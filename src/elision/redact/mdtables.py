@@ -11,7 +11,8 @@ keeps its rows and columns.
 
 A table is found by its delimiter row (``|---|``, ``| :--- |``: a ``|`` then a ``-`` or a
 ``:``), its header the line before it and its rows the lines after it that hold a ``|``. A
-whole text is read so (as a CSV is), not a JSON string. Not read so: a table whose rows do
+whole text is read so (as a CSV is), a JSON string too (its own line breaks, walked; or
+escaped, ``\\n``, in a whole text that holds the JSON). Not read so: a table whose rows do
 not open with a ``|`` and a delimiter row that does not either (``a | b`` over ``--|--``),
 and a key/value row with no header and delimiter rows above it.
 """
@@ -49,6 +50,22 @@ def body_may_hold_tables(body: bytes) -> bool:
         or ((_ROW_OPENING_BYTES.search(body) is not None
             or body[:_ROW_INDENT + 1].lstrip(b" ")[:1] == b"|")
         and _LOOSE_ROW_BYTES.search(body) is not None))
+
+
+#: A delimiter row's opening as a JSON string writes it, its line break escaped (``\\n|-``).
+_ESCAPED_DELIMITER = lazy_compile(r"\\n\|[ \t]{0,64}[-:]")
+
+
+def escaped_table_spans(text: str, into: SpanSink) -> SpanSink:
+    """:func:`table_spans` of the tables that JSON strings in ``text`` hold with their line
+    breaks escaped (``{"text": "| name | password |\\n|---|---|\\n| bob | S |"}`` in a log):
+    read in a copy of the same length where each ``\\n`` is a space and a line break, each
+    ``\\r`` two spaces, and a quote that opens a string on a ``|`` a line break, so each row
+    is a line of its own. Only where such a delimiter row is."""
+    if "\\n|" not in text or _ESCAPED_DELIMITER.search(text) is None:
+        return into  # told in C
+    lined = text.replace("\\r", "  ").replace("\\n", " \n").replace('"|', "\n|")
+    return table_spans(lined, into)
 
 
 def table_spans(text: str, into: SpanSink) -> SpanSink:

@@ -346,7 +346,16 @@ def classify_url(url: str) -> str | None:
         return "credential-param-url"
     if "key" in params and _generated_key(params["key"]):
         return "credential-param-url"
+    # A parameter's value that is itself a query's pair, decoded (``?next=key%3DS``: the
+    # pair a redirect hands on; ``?next=%2Fv1%3Fkey%3DS`` is a pair of the query above).
+    inner = _INNER_KEY.search(norm)
+    if inner is not None and _generated_key(inner.group(1)):
+        return "credential-param-url"
     return None
+
+
+#: A bare ``key`` pair as a parameter's whole value (normalized: decoded, lower-cased).
+_INNER_KEY = lazy_compile(r"=key=([^&;#?\s]*)")
 
 
 #: What splits a value into the parts of a name: a slug's, a path's, a cache key's.
