@@ -67,7 +67,7 @@ def _judge_block(text: str, match: re.Match[str], found: SpanSink) -> int:
 
 
 def block_value(
-    text: str, name: str, style: str, at: int, key_column: int, found: list[Span]
+    text: str, name: str, style: str, at: int, key_column: int, found: SpanSink
 ) -> int:
     """Withhold the block of ``style`` (``|`` or ``>``) whose lines start at ``at``, under a
     key at ``key_column``, where a member so ``name``d would be withheld (a YAML pair's

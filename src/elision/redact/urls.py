@@ -155,7 +155,8 @@ def signed_url_bounds(text: str) -> tuple[dict[int, str], int]:
             start, end, tail = _token_bounds(text, token, match.end())
             covered = end
             if pattern is _SLACK_HOOK and (
-                    (hook_end := _hooks_end(text, match, end)) < end or start << shift | end in spans):
+                    (hook_end := _hooks_end(text, match, end)) < end
+                    or start << shift | end in spans):
                 # The hooks end where the last one's path does: what the token holds after
                 # it (``:`` and a DSN, read as one URL) is judged by its own rules, and a
                 # whole-URL span over both yielded to the DSN's password (the hook was shown).
