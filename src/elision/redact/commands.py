@@ -101,7 +101,7 @@ _SQL_END = re.compile(r";|\n[ \t]*\r?\n")
 _SQL_REACH = 512
 #: What precedes a clause's word on its own line: white space, and PostgreSQL's words that
 #: qualify a password (``ENCRYPTED PASSWORD 'S'``).
-_CLAUSE_OPENING = re.compile(r"[ \t]*(?:(?i:with|encrypted|unencrypted)[ \t]+)*")
+_CLAUSE_OPENING = re.compile(r"[ \t]*+(?:(?i:with|encrypted|unencrypted)[ \t]++)*+")
 #: Where a command ends: a line end with no ``\`` before it (docs write a long curl over
 #: lines, ``-u`` on the third).
 _COMMAND_END = re.compile(r"(?<!\\)(?<!\\\r)\n")
