@@ -37,6 +37,7 @@ from harness.harnesses import (
     version,
 )
 from harness.toolserver import AWS_KEY, GITHUB_TOKEN, LOG_VERDICT, WARNING
+from harness.toolserver import INSTRUCTIONS as FIXTURE_INSTRUCTIONS
 
 CI_SUBSET = [pytest.mark.harness_full, pytest.mark.harness]
 FULL_ONLY = [pytest.mark.harness_full]
@@ -281,6 +282,22 @@ def test_no_credential_reaches_the_model(spec: Spec, runs: Runs, tool: str) -> N
     assert "region = eu-west-1" in got and "replicas = 3" in got, got
     everything = received.turns(record).everything
     assert AWS_KEY not in everything and GITHUB_TOKEN not in everything
+
+
+@pytest.mark.parametrize("tool", [pytest.param("trade_report", marks=CI_SUBSET)])
+def test_the_servers_instructions_reach_the_model_as_directly(
+        spec: Spec, runs: Runs, tool: str) -> None:
+    """Where the harness hands a server's instructions to its model (the witness's, given
+    straight to it, arrive), the fixture server's arrive too, through elision: the proxy
+    answered every ``initialize`` with its own and dropped the server's (found by the
+    newcomer pass, 2026-12-05)."""
+    from harness.witness import INSTRUCTIONS
+
+    record = runs(tool)
+    everything = received.turns(record).everything
+    if INSTRUCTIONS not in everything:
+        pytest.skip(f"{spec.title} hands no server's instructions to its model")
+    assert FIXTURE_INSTRUCTIONS in everything, said(record)
 
 
 @pytest.mark.parametrize("tool", [pytest.param("trade_report", marks=CI_SUBSET),

@@ -19,6 +19,8 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+#: what the server tells the model about its results (they must reach it through elision)
+INSTRUCTIONS = "Results can be large: page them with elision_fetch."
 #: the planted credentials; the suite asserts neither reaches the model
 AWS_KEY = "AKIA" + "Q3VJ7XRB2MZK5TWE"
 GITHUB_TOKEN = "ghp_" + "R8vK2mQ9xL4pT7wZ1nB6cY3hJ5sD0fG8aE2u"
@@ -62,7 +64,7 @@ def sized_text(size: int) -> str:
 
 
 def build_server() -> MCPServer:
-    server = MCPServer("harness-fixture", instructions="Results can be large.")
+    server = MCPServer("harness-fixture", instructions=INSTRUCTIONS)
     server.tool(description="The EMEA desk's trade report (rows, then caveats).")(trade_report)
     server.tool(description="The settlement build's log; its verdict is the last line.",
                 structured_output=False)(build_log)

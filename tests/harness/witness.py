@@ -17,6 +17,9 @@ import sys
 from typing import Any
 
 META_KEY = "io.modelcontextprotocol/clientInfo"
+#: the instructions it gives, straight to the harness: whether they reach the model tells
+#: whether this harness passes a server's instructions on at all
+INSTRUCTIONS = "The witness keeps its clock in UTC."
 #: the versions it speaks (the 2025 era); any other request gets the newest of them
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 #: the lists it answers, empty: Qwen Code 0.24 asks for prompts and resources too, whatever the
@@ -40,6 +43,7 @@ def answer(method: str, params: Any) -> dict[str, Any]:
         asked = params.get("protocolVersion") if isinstance(params, dict) else None
         return {"result": {"protocolVersion": asked if asked in VERSIONS else VERSIONS[-1],
                            "capabilities": {"tools": {"listChanged": False}},
+                           "instructions": INSTRUCTIONS,
                            "serverInfo": {"name": "harness-witness", "version": "1"}}}
     if method in EMPTY_LISTS:
         return {"result": {EMPTY_LISTS[method]: []}}
