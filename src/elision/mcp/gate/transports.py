@@ -62,13 +62,11 @@ class GatedStream:
         data = message.model_dump_json(by_alias=True, exclude_unset=True).encode(
             "utf-8", "replace"
         )
-        if kind_of_model(item.message) not in ("result", "error"):
-            await self._turn.run(len(data), self._gated, item, data)
-            return
         try:
             await self._turn.run(len(data), self._gated, item, data)
         finally:
-            release_held()  # sent on, or never will be: the request's room is given back
+            if kind_of_model(item.message) in ("result", "error"):
+                release_held()  # sent on, or never will be: the request's room is given back
 
     async def _gated(self, item: Any, data: bytes) -> None:
         from mcp.shared.message import SessionMessage

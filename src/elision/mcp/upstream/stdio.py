@@ -260,13 +260,11 @@ class LineWriter(_ClosesOnExit):
         if self._egress is None:
             await self._written(data)
             return
-        if type(message.message).__name__ not in _ANSWERS:
-            await self._turn.run(len(data), self._gated, message.message, data)
-            return
         try:
             await self._turn.run(len(data), self._gated, message.message, data)
         finally:
-            release_held()  # sent on, or never will be: the request's room is given back
+            if type(message.message).__name__ in _ANSWERS:
+                release_held()  # sent on, or never will be: the request's room is given back
 
     async def _gated(self, message: Any, data: bytes) -> None:
         assert self._egress is not None
