@@ -9,6 +9,7 @@ import pytest
 
 from elision.redact import keywords, triggers
 from support.before import code_before
+from support.engines import trigger_engines, using_engine
 
 
 @pytest.fixture
@@ -19,6 +20,15 @@ def unbounded() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(triggers, "DENSE_ALLOWANCE", 1 << 30)
         yield
+
+
+@pytest.fixture(params=[pytest.param(engine, id=type(engine).__name__.strip("_").lower())
+                        for engine in trigger_engines()])
+def each_engine(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Each trigger engine this process can use in turn (the regex passes, hyperscan), every
+    trigger search of the test run on it."""
+    with using_engine(request.param):
+        yield request.param
 
 
 @pytest.fixture(params=["hyperscan", "re"])

@@ -19,7 +19,6 @@ hunt's list in design.md: each shown by ``redact_text`` and ``shape()`` on the c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -30,20 +29,11 @@ from hypothesis import strategies as st
 from elision import shape
 from elision.redact import redact_text, redact_value
 from elision.redact.generic import is_credential_value
-from support.engines import trigger_engines, using_engine
 
 SECRET = "Zq8vN3xK7pL2mR9tW4yB6cH1"
-ENGINES = trigger_engines()
-ENGINE_IDS = [type(e).__name__.strip("_").lower() for e in ENGINES]
 
 _SECRETS = st.text(alphabet="abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789",
                    min_size=16, max_size=40)
-
-
-@pytest.fixture(params=ENGINES, ids=ENGINE_IDS)
-def engine(request: pytest.FixtureRequest) -> Iterator[None]:
-    with using_engine(request.param):
-        yield
 
 
 def _shown(text: str) -> str:
@@ -89,7 +79,7 @@ LEAKS = [
 
 
 @pytest.mark.parametrize("text", LEAKS)
-@pytest.mark.usefixtures("engine")
+@pytest.mark.usefixtures("each_engine")
 def test_a_config_credential_the_hunt_found_is_withheld(text: str) -> None:
     shown = _shown(text)
     assert SECRET not in shown
@@ -128,7 +118,7 @@ def test_a_config_credential_the_hunt_found_is_withheld_by_shape(text: str) -> N
         "ALTER ROLE app PASSWORD\nNULL;\n",
     ],
 )
-@pytest.mark.usefixtures("engine")
+@pytest.mark.usefixtures("each_engine")
 def test_a_config_text_that_holds_no_credential_is_kept(text: str) -> None:
     assert _shown(text) == text
 

@@ -35,12 +35,6 @@ MB = 1 << 20
 ENGINES = [pytest.param(e, id=type(e).__name__.strip("_").lower()) for e in trigger_engines()]
 
 
-@pytest.fixture(params=ENGINES)
-def each_engine(request: pytest.FixtureRequest) -> Iterator[Any]:
-    with using_engine(request.param):
-        yield request.param
-
-
 @contextmanager
 def _judged() -> Iterator[list[int]]:
     """The chars the precise rules are handed."""

@@ -18,8 +18,6 @@ hunt; the cut ones by random filler before a construct, so a piece's edge fell a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -32,19 +30,11 @@ from support.engines import trigger_engines, using_engine
 
 S = "Zq8vN3xK7pL2mR9tW4yB6cH1"
 STUB = credential_stub("credential-assignment")
-ENGINES = trigger_engines()
-ENGINE_IDS = [type(e).__name__.strip("_").lower() for e in ENGINES]
 
 _SECRETS = st.text(alphabet="abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789",
                    min_size=24, max_size=40)
 _WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while",
           "reading", "the", "logs")
-
-
-@pytest.fixture(params=ENGINES, ids=ENGINE_IDS)
-def engine(request: pytest.FixtureRequest) -> Iterator[None]:
-    with using_engine(request.param):
-        yield
 
 
 def _shown(text: str) -> str:
@@ -95,7 +85,7 @@ def _filler(size: int, seed: int) -> str:
     (f"<input type=hidden value='{S}' name='_csrf'/>",
      f"<input type=hidden value='{STUB}' name='_csrf'/>"),
 ])
-@pytest.mark.usefixtures("engine")
+@pytest.mark.usefixtures("each_engine")
 def test_a_credential_the_hunt_listed_as_shown_is_withheld(text: str, shown: str) -> None:
     assert _shown(text) == shown
     assert S not in shape(text, 100_000, format="text").text
@@ -118,7 +108,7 @@ def test_a_credential_the_hunt_listed_as_shown_is_withheld(text: str, shown: str
     f"env:\n- name: MOTD\n  value: |\n    {S}\n",
     '<meta content="width=device-width" name="viewport">',
 ])
-@pytest.mark.usefixtures("engine")
+@pytest.mark.usefixtures("each_engine")
 def test_a_text_near_those_constructs_is_kept(text: str) -> None:
     assert _shown(text) == text
 
@@ -174,7 +164,7 @@ def test_property_a_construct_cut_by_a_piece_edge_is_withheld(
     lead = 2 * size + 600 + before  # the halves past the first cut are cut away from it
     text = _filler(lead, seed) + construct + _filler(lead + 2 * at - size, seed + 1)
     assert len(text) // 2 == lead + at
-    for engine in ENGINES:
+    for engine in trigger_engines():
         with using_engine(engine):
             shown = _shown(text)
         assert secret not in shown
