@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -69,7 +70,8 @@ MODES: dict[str, list[str]] = {
 }
 
 
-def serve() -> None:
+def serve(port: int | None = None) -> None:
+    """The bench's upstream: on stdio, or on streamable HTTP at 127.0.0.1:``port``."""
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("elision-bench-upstream")
@@ -117,7 +119,10 @@ def serve() -> None:
         count = int(megabytes * 1_000_000) // (len(row) + 1)
         return "\n".join([row] * count) if text else "[" + ",".join([row] * count) + "]"
 
-    server.run()
+    if port is None:
+        server.run()
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=port)
 
 
 def _proc_kb(pid: int, field: str) -> int:
@@ -286,9 +291,11 @@ async def measure(
 
 async def measure_beside_big(
     rounds: int, budget: int, workdir: str, baseline: str | None = None, at_once: int = 4,
+    upstream_http: bool = False,
 ) -> list[dict[str, Any]]:
     """For each proxy: its small calls' latency while another client's big message is gated,
-    and its peak RSS while ``at_once`` big messages are in flight together."""
+    and its peak RSS while ``at_once`` big messages are in flight together. With
+    ``upstream_http`` the upstream is one server on streamable HTTP that both proxies call."""
     from mcp_types import PromptReference
 
     runs: list[tuple[str, str | None]] = [("default", None)]
@@ -297,6 +304,15 @@ async def measure_beside_big(
     upstream = [sys.executable, str(HERE), "--serve"]
     rows = []
     async with AsyncExitStack() as stack:
+        if upstream_http:
+            port = _free_port()
+            server = await anyio.open_process([*upstream, "--port", str(port)],
+                                              stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL)
+            stack.push_async_callback(server.wait)
+            stack.callback(server.terminate)
+            await _listens(port)
+            upstream = ["--upstream-url", f"http://127.0.0.1:{port}/mcp"]
         urls = {}
         for key, source in runs:
             env = {**os.environ, "XDG_DATA_HOME": workdir}
@@ -306,7 +322,8 @@ async def measure_beside_big(
                 [sys.executable, "-c", f"from elision.cli import main; main()  #path={key}",
                  "proxy", "--budget", str(budget), "--store", ":memory:",
                  "--audit", str(Path(workdir) / f"audit-{key}.db"),
-                 "--listen", "127.0.0.1:0", "--", *upstream], env))
+                 "--listen", "127.0.0.1:0",
+                 *(upstream if upstream_http else ["--", *upstream])], env))
         pids = _server_pids()
         ref = PromptReference(type="ref/prompt", name="brief")
         pairs = {key: (await stack.enter_async_context(Client(url)),
@@ -357,6 +374,22 @@ async def measure_beside_big(
     return rows
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def _listens(port: int, timeout: float = 30) -> None:
+    with anyio.fail_after(timeout):
+        while True:
+            try:
+                await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                return
+            except OSError:
+                await anyio.sleep(0.05)
+
+
 @asynccontextmanager
 async def _listening(command: list[str], env: dict[str, str]) -> AsyncIterator[str]:
     """Run a proxy on HTTP until the block ends; its URL once it listens."""
@@ -394,11 +427,14 @@ def main() -> None:
     parser.add_argument("--at-once", type=int, default=4, metavar="N",
                         help="--beside-big: how many big messages are in flight together "
                         "while the peak RSS is measured")
+    parser.add_argument("--upstream-http", action="store_true",
+                        help="--beside-big: the upstream on streamable HTTP, not stdio")
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--peak", type=float, nargs="+", metavar="MB",
                         help="instead: how far one result of MB raises each proxy's peak RSS")
     args = parser.parse_args()
     if args.serve:
-        serve()
+        serve(args.port)
         return
     modes = [m for m in args.modes.split(",") if m]
     unknown = [m for m in modes if m not in MODES]
@@ -408,7 +444,7 @@ def main() -> None:
         print(f"load before: {load()}")
         with tempfile.TemporaryDirectory(prefix="elision-bench-") as workdir:
             beside = anyio.run(measure_beside_big, args.beside_big, args.budget, workdir,
-                               args.baseline, args.at_once)
+                               args.baseline, args.at_once, args.upstream_http)
         print(f"load after:  {load()}")
         for r in beside:
             cpu = f"{r['cpu_ms']:.0f}" if r["cpu_ms"] is not None else "-"

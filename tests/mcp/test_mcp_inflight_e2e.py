@@ -94,6 +94,13 @@ async def proxy_on_http(*names: str, env: dict[str, str] | None = None,
     """A proxy in this process in front of one inflight_server per name; its URL."""
     specs = [ServerSpec(name, command=sys.executable, args=(str(SERVER),), timeout=60,
                         env=env) for name in names]
+    async with serving(specs) as served:
+        yield served
+
+
+@asynccontextmanager
+async def serving(specs: list[ServerSpec]) -> AsyncIterator[tuple[str, Proxy]]:
+    """A proxy in this process in front of ``specs``, on HTTP as elision.mcp.serve runs it."""
     proxy = Proxy(specs, Pipeline(), namespaced=len(specs) > 1)
     port = free_port()
     async with anyio.create_task_group() as tg:

@@ -26,6 +26,8 @@ from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from elision.mcp.upstream.inflight import HELD, ByteRoom, Reading
+
 _FLAG = "(--max-message-bytes)"
 #: How every refusal of this module opens: what :func:`refusal_in` looks for.
 _OPENING = "a message of "
@@ -36,12 +38,18 @@ class MessageOverCeiling(httpx2.StreamError):
 
 
 @asynccontextmanager
-async def http_transport(url: str, limit: int | None) -> AsyncIterator[TransportStreams]:
+async def http_transport(
+    url: str, limit: int | None, room: ByteRoom | None = None
+) -> AsyncIterator[TransportStreams]:
     """The SDK's streamable-HTTP transport to ``url``, every message held to ``limit`` bytes
-    (SSE events by the SDK's cap, JSON bodies by :func:`ceiling_hook`); ``None``: unbounded."""
+    (SSE events by the SDK's cap, JSON bodies by :func:`ceiling_hook`); ``None``: unbounded.
+    With a ``room``, each answer's body takes room in it as it is read (:func:`room_hook`)."""
     client = create_mcp_http_client()
-    if limit is not None:
-        client.event_hooks = {"request": [], "response": [ceiling_hook(limit)]}
+    hooks = [] if limit is None else [ceiling_hook(limit)]
+    if room is not None:
+        hooks.append(room_hook(room))
+    if hooks:
+        client.event_hooks = {"request": [], "response": hooks}
     # The SDK closes only a client it made itself: this one is closed after its session.
     async with client, streamable_http_client(
         url, http_client=client, max_sse_event_size=limit
@@ -63,6 +71,22 @@ def ceiling_hook(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
             # The count above is of the bytes on the wire: a few KB of gzip may inflate to
             # any size. httpx2 inflates in pieces of at most 1 MiB; those are counted too.
             _count_inflated(response, limit)
+
+    return hook
+
+
+def room_hook(room: ByteRoom) -> Callable[[httpx2.Response], Awaitable[None]]:
+    """An httpx2 response hook by which an answer's body takes room in ``room`` as it is read
+    (back-pressure, :class:`elision.mcp.upstream.inflight.Reading`): past the room the body is
+    read no further until an answer before it has passed the egress gate, so the server's bytes
+    wait on the connection, not in the proxy. Run in the task that posted the request, which
+    the SDK runs in its sender's context: :data:`HELD` there is the agent request it serves.
+    The GET stream (the server's own messages, open for the session) takes none."""
+
+    async def hook(response: httpx2.Response) -> None:
+        if response.request.method != "POST":
+            return
+        response.stream = _Roomed(response.stream, Reading(room, HELD.get()))
 
     return hook
 
@@ -125,6 +149,28 @@ class _Counted(httpx2.AsyncByteStream):
             yield chunk
 
     async def aclose(self) -> None:
+        close = getattr(self.inner, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class _Roomed(httpx2.AsyncByteStream):
+    """A body whose bytes take room as they are read: the next piece is not read until this
+    one has room."""
+
+    def __init__(self, inner: Any, reading: Reading) -> None:
+        self.inner, self.reading = inner, reading
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self.inner:
+                await self.reading.grew(len(chunk))
+                yield chunk
+        finally:
+            self.reading.ended()
+
+    async def aclose(self) -> None:
+        self.reading.ended()
         close = getattr(self.inner, "aclose", None)
         if close is not None:
             await close()

@@ -6,8 +6,9 @@ message of :data:`LARGE_BYTES` or more read from an upstream (the gate's thresho
 worker thread: a smaller one never waits there, so it is sent on at once) takes room for its
 bytes in the proxy's :class:`ByteRoom` of :data:`INFLIGHT_BYTES` before the session gets it;
 until it has room the reader waits, so the session's receive loop reads that upstream's pipe
-no further and the server blocks on its own write. Only the stdio reader tells a message's
-size: an HTTP upstream is read as before. The room is given back when the message is sent on:
+no further and the server blocks on its own write. An HTTP upstream's body takes room as it is
+read (:class:`Reading`), so its connection is read no further instead. The room is given back
+when the message is sent on:
 
 * an answer to an agent's request is charged to that request's :class:`Held` (the request's
   own, in :data:`HELD`; the upstream request it caused is matched by id, :class:`Holders`),
@@ -51,12 +52,18 @@ class ByteRoom:
         self.inside = 0
         self.peak = 0
         self._line: deque[tuple[int, anyio.Event]] = deque()
+        #: The HTTP bodies being read into this room with room taken, oldest first, and the
+        #: room they took (:class:`Reading`).
+        self.reading: deque[Reading] = deque()
+        self.partial = 0
 
-    async def enter(self, nbytes: int) -> None:
+    async def enter(self, nbytes: int, *, entered: anyio.Event | None = None) -> None:
+        """Wait for room for ``nbytes``, after every one waiting before. ``entered``, if given,
+        is the event this waits on, so that :meth:`let_in` can let it in out of its turn."""
         if not self._line and self._fits(nbytes):
             self.take(nbytes)
             return
-        place = (nbytes, anyio.Event())
+        place = (nbytes, entered or anyio.Event())
         self._line.append(place)
         try:
             await place[1].wait()
@@ -76,6 +83,25 @@ class ByteRoom:
     def leave(self, nbytes: int) -> None:
         self.inside -= nbytes
         self._admit()
+        self.unstick()
+
+    def unstick(self) -> None:
+        """Let the oldest body being read in, if it waits and bodies being read are all the
+        room holds: each would wait for the others (:class:`Reading`)."""
+        if self.reading and self.inside <= self.partial:
+            waiting = self.reading[0]._waiting
+            if waiting is not None:
+                self.let_in(waiting)
+
+    def let_in(self, entered: anyio.Event) -> None:
+        """Let the one waiting on ``entered`` in now, room or not (a body that must be read on
+        for others' room to be given back: :class:`Reading`). Nothing if it waits no more."""
+        for place in self._line:
+            if place[1] is entered:
+                self._line.remove(place)
+                self.take(place[0])
+                entered.set()
+                return
 
     def _fits(self, nbytes: int) -> bool:
         return self.inside == 0 or self.inside + nbytes <= self.size
@@ -87,6 +113,73 @@ class ByteRoom:
             entered.set()
 
 
+class Reading:
+    """One HTTP upstream's response body as it is read, taking room as it grows.
+
+    A body's size is not known before its end (an SSE stream; a JSON body may not say), so its
+    bytes take room as they arrive, once it has reached :data:`LARGE_BYTES`: the reader waits
+    for room before it reads on, and the server's bytes wait on the connection. The bytes are
+    charged to ``held`` (the agent request the body answers), or, with no request waiting for
+    it, held until the body is read.
+
+    Bodies read in part may each hold room and wait for more, none able to end: so the oldest
+    of them (``room.reading``) is let in whenever bodies being read are all the room holds, and
+    a body whose request held room before it never waits (it would wait for itself: a list
+    gathered from several upstreams). Otherwise a body waits as a message does, first come
+    first admitted, while answers already read hold the room until they pass the egress gate.
+    """
+
+    def __init__(self, room: ByteRoom, held: Held | None) -> None:
+        self.room, self.held = room, held
+        self.seen = 0
+        self.taken = 0  # room this body took (while it is read, room.partial counts it)
+        self._waiting: anyio.Event | None = None
+        self._lined = False
+
+    async def grew(self, nbytes: int) -> None:
+        """``nbytes`` more were read; returns once they have room."""
+        before, self.seen = self.seen, self.seen + nbytes
+        if self.seen < LARGE_BYTES:
+            return
+        if before < LARGE_BYTES:
+            nbytes = self.seen  # the bytes under the threshold take room with the first over it
+        room = self.room
+        if not self._lined:
+            room.reading.append(self)
+            self._lined = True
+        if self._for_itself() or (room.reading[0] is self and room.inside <= room.partial):
+            room.take(nbytes)
+        else:
+            self._waiting = anyio.Event()
+            try:
+                await room.enter(nbytes, entered=self._waiting)
+            finally:
+                self._waiting = None
+        self.taken += nbytes
+        room.partial += nbytes
+        if self.held is not None:
+            self.held.charge(room, nbytes)
+        # Its bytes were let in before they were counted as a body's being read: the room
+        # may hold nothing else now.
+        room.unstick()
+
+    def _for_itself(self) -> bool:
+        return self.held is not None and self.held.total > self.taken
+
+    def ended(self) -> None:
+        """The body was read to its end, or read no further (closed, failed, cancelled)."""
+        if not self._lined:
+            return
+        self._lined = False
+        room = self.room
+        room.reading.remove(self)
+        room.partial -= self.taken
+        if self.held is None:
+            room.leave(self.taken)  # no one's answer: held only while it was read
+        else:
+            room.unstick()
+
+
 class Held:
     """The room one agent request holds for the large upstream answers it got, given back
     once (:meth:`release`); what is charged to it after that is given back at once."""
@@ -94,6 +187,8 @@ class Held:
     def __init__(self) -> None:
         self._charges: list[tuple[ByteRoom, int]] = []
         self._released = False
+        #: The bytes it holds.
+        self.total = 0
 
     @property
     def holds(self) -> bool:
@@ -102,11 +197,16 @@ class Held:
     def charge(self, room: ByteRoom, nbytes: int) -> None:
         if self._released:
             room.leave(nbytes)
+        elif self._charges and self._charges[-1][0] is room:  # a body read in pieces: one
+            self._charges[-1] = (room, self._charges[-1][1] + nbytes)
+            self.total += nbytes
         else:
             self._charges.append((room, nbytes))
+            self.total += nbytes
 
     def release(self) -> None:
         self._released = True
+        self.total = 0
         charges, self._charges = self._charges, []
         for room, nbytes in charges:
             room.leave(nbytes)

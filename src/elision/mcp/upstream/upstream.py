@@ -356,7 +356,7 @@ class Upstream:
             # Imported here: a stdio proxy reads no HTTP (issue 24).
             from elision.mcp.upstream.httpbound import http_transport
 
-            server = http_transport(spec.url, spec.max_message_bytes)
+            server = http_transport(spec.url, spec.max_message_bytes, link.room)
         else:
             assert spec.command is not None
             server = stdio_transport(
