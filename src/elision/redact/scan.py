@@ -232,7 +232,7 @@ def find_spans(
     (:mod:`elision.redact.compat`)."""
     if not text.isascii():
         holds, data = text_holds_wide(text, data)
-        wide = None if holds is False else compat.folded(text)
+        wide = None if holds is False else compat.folded(text, data)
         if wide is not None:
             inner = _find_spans(wide.text, None, compact=compact, columns=columns)
             if isinstance(inner, SpanArrays):
