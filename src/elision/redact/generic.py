@@ -1275,6 +1275,8 @@ def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reac
         return True
     credential, a, b = match[2], match.start(2), match.end(2)
     word = (match[1] or "").rstrip()
+    if word and (stamp := authheader.timestamp_at(text, a)) >= 0:
+        credential = text[a:stamp]  # read whole: its ":" ends no value
     told = authheader.scheme(word, credential) if word else True
     if told is False:
         # A raw value, then a word (``GET /x/authorization: a8F3… more``): the first is it.
