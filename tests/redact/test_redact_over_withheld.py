@@ -7,18 +7,28 @@ but hides what a reader needs), each red on the code before:
   digits both: its ``T`` and ``Z``). A date alone was shown; the timestamp a log writes was not.
   Through a path's header (``GET /x/authorization: …``) the run and the timestamp's date and
   hour were withheld and its ``:00:00Z`` shown.
+* A text dense in triggers whose match alone names nothing (design.md, "Density bound"): some
+  100 one-row Markdown tables a 4 KB (each delimiter row ``|---|`` a trigger, so that a table
+  inside a JSON string is read), or the words ``haiku`` and ``tofu`` (``iku `` and ``ofu ``
+  are curl's switch groups before ``-u``, ``-sku``), was credential-dense: withheld whole,
+  unread. Such a literal counts towards the bound only where its table's rows may name a
+  credential or its group follows a ``-`` (:mod:`elision.redact.weak`); a text of such
+  tables or commands that do is dense as before.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import authheader
+from elision.redact import authheader, redact_text, triggers
+from redact.test_redact_density_bound import ENGINES, judged_but_shown, runs_beside_credentials
 from redact.test_redact_header_quote_leaks import _all_routes, _letters
+from support.engines import using_engine
 
 # -- an ISO timestamp after a generated run ---------------------------------------------------
 
@@ -101,3 +111,69 @@ def test_any_timestamp_after_any_generated_run_is_shown(
         assert secret not in shown, (route, shown)
         assert shown.endswith(f" {stamp}"), (route, shown)
 
+
+
+# -- triggers that name nothing alone, many a window -------------------------------------------
+
+WINDOW = triggers.DENSE_WINDOW
+#: Texts of some 100 such triggers or more a window, none of them a credential's, each long
+#: enough that more windows than the allowance would be dense.
+_NAMING_NOTHING = [
+    pytest.param("| a | b |\n|---|---|\n| 1 | 2 |\n", id="one-row-tables"),
+    pytest.param("| id | n |\n|:-|-:|\n| 7 | 9 |\n\n", id="aligned-tables"),
+    pytest.param('{"t": "| a |\\n|---|\\n| 1 |"}\n', id="tables-in-json-strings"),
+    pytest.param("haiku tofu ", id="haiku-tofu"),
+    pytest.param("a haiku of tofu and kungfu ", id="loan-words"),
+]
+
+
+def _long(unit: str) -> str:
+    return unit * (12 * WINDOW // len(unit))
+
+
+@pytest.mark.parametrize("unit", _NAMING_NOTHING)
+@pytest.mark.usefixtures("each_engine")
+def test_a_text_dense_in_triggers_that_name_nothing_is_shown(unit: str) -> None:
+    text = _long(unit)
+    _, dense = triggers.dense_text_triggers(text)
+    assert dense == []
+    done = redact_text(text)
+    assert done.withheld == ()
+    assert done.value == text
+
+
+#: The same forms naming a credential: still dense (the bound's cost is what they would cost).
+_DENSE_CREDENTIALS = [
+    pytest.param("|password|\n|---|\n|Zx8Qw3Er5Ty7|\n", id="tables"),
+    pytest.param("|k|v|\n|---|-|\n|api_key|Zx8Qw3Er5Ty7|\n", id="pairs"),
+    pytest.param('{"t": "|token|\\n|---|\\n|Zx8Qw3Er5Ty7|"}\n', id="json-strings"),
+    pytest.param("curl -sku a:Zx8Qw3Er5Ty7\n", id="curl-groups"),
+    pytest.param("curl -vsSLku a:Zx8Qw3Er5Ty7\n", id="curl-long-groups"),
+]
+
+
+@pytest.mark.parametrize("unit", _DENSE_CREDENTIALS)
+@pytest.mark.usefixtures("each_engine")
+def test_the_same_forms_naming_credentials_are_dense_as_before(unit: str) -> None:
+    text = _long(unit)
+    _, dense = triggers.dense_text_triggers(text)
+    assert dense
+    shown = str(redact_text(text).value)
+    assert "Zx8Qw3Er5Ty7" not in shown
+
+
+_FILLERS = st.sampled_from([
+    "haiku ", "tofu ", "kungfu ", "| a | b |\n|---|---|\n| 1 | 2 |\n", "|-|\n", "sku ",
+])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=30, deadline=None)
+@given(text=runs_beside_credentials(_FILLERS, st.integers(400, 4000)))
+def test_the_bound_never_shows_what_the_judge_withholds_among_such_words(
+    engine: Any, text: str
+) -> None:
+    """Real secrets of every kind among runs of ``haiku``, ``tofu`` and one-row tables, long
+    enough to pass the bound's allowance were they counted."""
+    with using_engine(engine):
+        assert not judged_but_shown(text)
