@@ -37,10 +37,7 @@ RUN = "qwertyuiopasdfgh"
 
 _STAMPS = [
     "2024-01-01T10:00:00Z",  # the issue's own
-    "2024-01-01T10:00:00.123Z",
     "2024-01-01T10:00:00.123456+02:00",
-    "2024-01-01T10:00:00-0500",
-    "2024-01-01T10:00Z",
     "2024-01-01t10:00:00z",  # RFC 3339 allows either case
     "20240101T100000Z",  # the basic format (AWS's X-Amz-Date)
     "10:00:00Z",  # a time alone, in UTC
@@ -99,7 +96,7 @@ def _stamps(draw: st.DrawFn) -> str:
     return f"{date}{draw(st.sampled_from('Tt'))}{time}{draw(_ZONES)}"
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 1 << 32), size=st.integers(16, 40), humps=st.integers(0, 2),
        stamp=_stamps())
 def test_any_timestamp_after_any_generated_run_is_shown(
@@ -128,7 +125,7 @@ _NAMING_NOTHING = [
 
 
 def _long(unit: str) -> str:
-    return unit * (12 * WINDOW // len(unit))
+    return unit * (8 * WINDOW // len(unit))
 
 
 @pytest.mark.parametrize("unit", _NAMING_NOTHING)
@@ -162,14 +159,17 @@ def test_the_same_forms_naming_credentials_are_dense_as_before(unit: str) -> Non
     assert "Zx8Qw3Er5Ty7" not in shown
 
 
+#: Each filler made some 1 KB long: a run of 17 to 24 of them passes the bound's allowance
+#: (four windows), were its triggers counted.
 _FILLERS = st.sampled_from([
-    "haiku ", "tofu ", "kungfu ", "| a | b |\n|---|---|\n| 1 | 2 |\n", "|-|\n", "sku ",
+    unit * (1024 // len(unit)) for unit in
+    ("haiku ", "tofu ", "kungfu ", "| a | b |\n|---|---|\n| 1 | 2 |\n", "|-|\n", "sku ")
 ])
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@settings(max_examples=30, deadline=None)
-@given(text=runs_beside_credentials(_FILLERS, st.integers(400, 4000)))
+@settings(max_examples=10, deadline=None)
+@given(text=runs_beside_credentials(_FILLERS, st.integers(17, 24)))
 def test_the_bound_never_shows_what_the_judge_withholds_among_such_words(
     engine: Any, text: str
 ) -> None:
