@@ -21,11 +21,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import authheader, redact_text, triggers
+from elision.redact import authheader, redact_text, redact_value, triggers
 from redact.test_redact_density_bound import ENGINES, judged_but_shown, runs_beside_credentials
 from redact.test_redact_header_quote_leaks import _all_routes, _letters
 from support.engines import using_engine
@@ -137,6 +138,22 @@ def test_a_text_dense_in_triggers_that_name_nothing_is_shown(unit: str) -> None:
     done = redact_text(text)
     assert done.withheld == ()
     assert done.value == text
+
+
+@pytest.mark.parametrize(("unit", "dense"), [
+    ("| a | b |\n|---|---|\n| 1 | 2 |\n", False),
+    ("haiku tofu ", False),
+    ("|password|\n|---|\n|Zx8Qw3Er5Ty7|\n", True),  # naming a credential: as before
+])
+@pytest.mark.usefixtures("each_engine")
+def test_a_json_string_of_such_text_is_dense_only_where_it_names_credentials(
+    unit: str, dense: bool
+) -> None:
+    # The walk's trigger search of the serialization counts them too (its escaped breaks).
+    body = orjson.dumps({"id": 1, "note": _long(unit)})
+    done = redact_value(orjson.loads(body), body=body)
+    assert [e["reason"] for e in done.withheld] == (["credential-dense"] if dense else [])
+    assert "Zx8Qw3Er5Ty7" not in orjson.dumps(done.value).decode()
 
 
 #: The same forms naming a credential: still dense (the bound's cost is what they would cost).
