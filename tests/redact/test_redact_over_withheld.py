@@ -156,6 +156,21 @@ def test_a_json_string_of_such_text_is_dense_only_where_it_names_credentials(
     assert "Zx8Qw3Er5Ty7" not in orjson.dumps(done.value).decode()
 
 
+@pytest.mark.parametrize("value", [
+    "curl\t-sku admin:Zx8Qw3Er5Ty7",  # its tab is a serialization's "\\t"
+    "x\ncurl\t-vsSLku a:Zx8Qw3Er5Ty7",
+    "curl -sku admin:Zx8Qw3Er5Ty7",
+])
+@pytest.mark.usefixtures("each_engine")
+def test_a_switch_group_after_a_tab_in_a_json_string_is_withheld(value: str) -> None:
+    """Found writing the regex passes' switch-group search (from its ``-``): a tab before it
+    is ``\\t`` in the serialization the walk's triggers read, and the string was not judged
+    (red with the search's white space a real tab's only)."""
+    body = orjson.dumps({"cmd": value})
+    done = redact_value(orjson.loads(body), body=body)
+    assert "Zx8Qw3Er5Ty7" not in orjson.dumps(done.value).decode()
+
+
 #: The same forms naming a credential: still dense (the bound's cost is what they would cost).
 _DENSE_CREDENTIALS = [
     pytest.param("|password|\n|---|\n|Zx8Qw3Er5Ty7|\n", id="tables"),

@@ -38,16 +38,18 @@ _REACH = 512
 _LONGEST = max(len(lit) for lit in LITERALS)
 #: curl's flag as :data:`~elision.redact.commands._CURL_FLAG` reads it, up to its ``u`` and
 #: the space the literal ends with (any case: the regex passes read a lowered copy).
-_CURL_GROUP = re.compile(rb"(?i)[ \t]-[" + re.escape(CURL_SWITCHES.encode()) + rb"]{2,8}u \Z")
+#: Its white space may be a JSON serialization's tab (``\\t``), which the walk decodes.
+_CURL_GROUP = re.compile(
+    rb"(?i)(?:[ \t]|\\t)-[" + re.escape(CURL_SWITCHES.encode()) + rb"]{2,8}u \Z")
 #: The most chars the group reads back from the literal's end.
-_CURL_BACK = 12
+_CURL_BACK = 13
 #: A name's core or a byte past ASCII, any case.
 _NAMING = re.compile(
     rb"(?i)" + b"|".join(core.encode() for core in NAME_CORES) + rb"|[\x80-\xff]")
 #: What a weak literal near it may be confirmed by, besides a byte past ASCII: curl's ``-``
 #: after white space, a name's core (lower case). A window with none near it has none that
 #: counts (told in C: a search for each, a regex alternation of them was 1.5 ms a window).
-_NEAR = (b" -", b"\t-", *(core.encode() for core in NAME_CORES))
+_NEAR = (b" -", b"\t-", b"\\t-", *(core.encode() for core in NAME_CORES))
 #: A line break, plain or as a JSON string escapes it.
 _BREAK = re.compile(rb"\n|\\n")
 
@@ -111,9 +113,10 @@ def table_pattern() -> str:
 
 def curl_group_pattern() -> str:
     """The regex passes' search for :data:`~.commands.CURL_GROUPS` where one may count, on
-    a lowered copy: the whole group from its ``-`` after white space."""
+    a lowered copy: the whole group from its ``-`` after white space, or after a JSON
+    serialization's tab (``\\t``: a walked string's ``curl\\t-sku`` was no trigger)."""
     switches = re.escape("".join(sorted(set(CURL_SWITCHES.lower()))))
-    return f"-(?<=[ \\t]-)[{switches}]{{2,8}}u "
+    return f"-(?:(?<=[ \\t]-)|(?<=\\\\t-))[{switches}]{{2,8}}u "
 
 
 def table_match_counts(target: Any, match: re.Match[Any]) -> bool:
