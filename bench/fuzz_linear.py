@@ -341,6 +341,8 @@ SYSTEMATIC: list[Class] = [
     # A generated run of letters before a date (the run is the credential), a cookie's
     # nameless members read on to the next header's name, a quote that never closes.
     Class("auth-header-letters", _repeat("authorization: qwertyuiopasdfgh 2024-01-01 ")),
+    # ... and before an ISO timestamp (shown now, the run withheld: overwith).
+    Class("auth-header-stamps", _repeat("authorization: qwertyuiopasdfgh 2024-01-01T10:00:00Z ")),
     Class("cookie-nameless", _repeat("Cookie: a=b; Xq7vR2mK9pL4wT8nZ3; HttpOnly; ")),
     Class("open-quote-values", _repeat('db_password\\": \\"Xq7vR2mK9pL4wT8n; more\n')),
     # Just under the density bound (one a 42-byte line): each header judged, each withheld.
@@ -386,6 +388,10 @@ SYSTEMATIC: list[Class] = [
     Class("md-table-rows", lambda n: "| name | password |\n|---|---|\n"
           + _repeat("| bob | hunter2x |\n")(n)),
     Class("md-pipe-dashes", _repeat("x |- ")),
+    # One-row tables, 120 a 4 KB: naming nothing (judged, not dense: overwith) and naming a
+    # credential (dense as before: a delimiter row counts where its table may name one).
+    Class("md-one-row-tables", _repeat("| a | b |\n|---|---|\n| 1 | 2 |\n")),
+    Class("md-one-row-named", _repeat("|password|\n|---|\n|hunter2x|\n")),
     Class("json-plural-keys", lambda n: _elements(b'{"api_keys":["hunter2x"]}')(n)),
     # The hunt's key leaks (tests/redact/test_redact_key_leaks.py): each trigger they added, and
     # each new finder's worst, repeated.

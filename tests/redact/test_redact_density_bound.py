@@ -161,19 +161,35 @@ _GLUES = st.sampled_from(["\n", " "])
 
 
 @st.composite
-def dense_beside_credentials(draw: st.DrawFn) -> str:
-    """Seeded texts (a credential of every kind among filler) with hostile runs long enough
-    to pass the bound before, between and after their lines."""
+def runs_beside_credentials(
+    draw: st.DrawFn, pieces: st.SearchStrategy[str], repeats: st.SearchStrategy[int],
+) -> str:
+    """Seeded texts (a credential of every kind among filler) with runs of ``pieces``
+    before, between and after their lines."""
     lines = draw(_SEEDED_TEXTS).split("\n")
     for _ in range(draw(st.integers(1, 3))):
         at = draw(st.integers(0, len(lines)))
-        run = draw(_RUN_PIECES) * draw(st.integers(200, 2500))
+        run = draw(pieces) * draw(repeats)
         glue = draw(_GLUES)
         if at < len(lines) and glue == " ":
             lines[at] = f"{run}{lines[at]}"
         else:
             lines.insert(at, run)
     return "\n".join(lines)
+
+
+def dense_beside_credentials() -> st.SearchStrategy[str]:
+    """Hostile runs long enough to pass the bound beside seeded texts."""
+    return runs_beside_credentials(_RUN_PIECES, st.integers(200, 2500))
+
+
+def judged_but_shown(text: str) -> list[str]:
+    """What the judge alone withholds of ``text`` and the bounded search shows."""
+    bounded = scan.find_spans(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(triggers, "DENSE_ALLOWANCE", 1 << 30)  # the judge alone
+        judged = scan.find_spans(text)
+    return [text[s.start : s.end][:60] for s in judged if not _covered(s, bounded)]
 
 
 def _covered(span: scan.Span, spans: list[scan.Span]) -> bool:
@@ -191,12 +207,7 @@ def _covered(span: scan.Span, spans: list[scan.Span]) -> bool:
 @given(text=dense_beside_credentials())
 def test_the_bound_never_shows_what_the_judge_withholds(engine: Any, text: str) -> None:
     with using_engine(engine):
-        bounded = scan.find_spans(text)
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(triggers, "DENSE_ALLOWANCE", 1 << 30)  # the judge alone
-            judged = scan.find_spans(text)
-    shown = [s for s in judged if not _covered(s, bounded)]
-    assert not shown, [text[s.start : s.end][:60] for s in shown]
+        assert not judged_but_shown(text)
 
 
 @settings(max_examples=60, deadline=None)

@@ -20,7 +20,9 @@ entropy as ``generic.opaque`` asks of a value, which asks a digit too) is the cr
 where what follows it is no auth-param list (``Authorization: qwertyuiopasdfgh 2024-01-01``
 showed the run as the "scheme" and withheld the date in its place); what follows is
 withheld with it where it may be a credential too (letters and digits, or a generated run:
-which of the two it is cannot be told).
+which of the two it is cannot be told). An ISO 8601 timestamp is neither
+(``Authorization: qwertyuiopasdfgh 2024-01-01T10:00:00Z`` withheld the timestamp a log writes
+after its header, for its ``T`` and ``Z``: :data:`TIMESTAMP`).
 """
 
 from __future__ import annotations
@@ -73,6 +75,16 @@ _DIGITS = frozenset("0123456789")
 _LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 #: What may stand around a word that follows a credential (``(expired)``, ``ok.``).
 _EDGES = ".,;:!?'\"()[]<>"
+#: An ISO 8601 timestamp as RFC 3339 and logs write one: a date, ``T``, a time with its
+#: fraction and zone, extended (``2024-01-01T10:00:00.123+02:00``) or basic
+#: (``20240101T100000Z``, AWS's ``X-Amz-Date``), or a time alone in a zone (``10:00:00Z``).
+#: No credential is written so (its digits say a date); what follows it on its run is a
+#: credential's again (``fullmatch`` only).
+TIMESTAMP = lazy_compile(
+    r"(?:(?:[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt])?[0-9]{2}:[0-9]{2}(?::[0-9]{2})?"
+    r"|[0-9]{8}[Tt][0-9]{6})"
+    r"(?:[.,][0-9]{1,9})?(?:[Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)?"
+)
 
 
 def credential(text: str, at: int, limit: int) -> tuple[int, int] | None:
@@ -128,11 +140,24 @@ def generated(name: str) -> bool:
 def _may_be_credential(value: str) -> bool:
     """Whether ``value``, after a generated run, may be a credential too: letters and digits
     both, or a generated run itself. A date, a time, a status or a word in brackets is not
-    (``2024-01-01``, ``12:00:01``, ``(expired)``). Told by set tests in C: a log's every
-    line has its date (a generator's step a char was a third of judging one)."""
+    (``2024-01-01``, ``12:00:01``, ``(expired)``), nor a timestamp (:data:`TIMESTAMP`). Told
+    by set tests in C: a log's every line has its date (a generator's step a char was a
+    third of judging one); a timestamp's match only where both are in it."""
     if not _DIGITS.isdisjoint(value):
-        return not _LETTERS.isdisjoint(value)
+        return not _LETTERS.isdisjoint(value) and TIMESTAMP.fullmatch(
+            value.strip(_EDGES)) is None
     return generated(value.strip(_EDGES))
+
+
+def timestamp_at(text: str, at: int) -> int:
+    """Where the timestamp (:data:`TIMESTAMP`) written at ``at`` ends, or -1 for none there: a
+    run that goes on past it is none (``2024-01-01T10:00:00Zab12…``). What reads a value up
+    to a ``:`` (a path's header) reads one whole so."""
+    stamp = TIMESTAMP.match(text, at)
+    if stamp is None:
+        return -1
+    end = stamp.end()
+    return end if end == len(text) or text[end].isspace() or text[end] in _EDGES else -1
 
 
 def _word_like(name: str) -> bool:

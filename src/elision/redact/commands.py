@@ -48,18 +48,26 @@ COMMAND_GATES = (
     "password \t", "password \n", "password \r",
     "define(", 'variable "', "jdbc:oracle:",
 )
+#: curl's ``-u`` closing a group of two switches or more, written with its group's last two
+#: switches, its ``u`` and the space after it (``sku `` of ``-sku``, ``vsSLu`` of ``-vsSLu``).
+#: It is the group's ``-`` that makes one a curl's, so such a literal counts towards the
+#: density bound only after one (:mod:`elision.redact.weak`): ``haiku`` and ``tofu`` end so.
+CURL_GROUPS = frozenset(
+    f"{a.lower()}{b.lower()}u " for a in _CURL_SWITCHES for b in _CURL_SWITCHES)
+#: curl's short flags as :data:`_CURL_SWITCHES` writes them: a group's chars.
+CURL_SWITCHES = _CURL_SWITCHES
 #: What the trigger search looks for: the gates but ``curl`` (on every line of a transcript
 #: of it), ``-u`` after curl's switches in one group (:data:`_CURL_SWITCHES`: ``-su``,
 #: ``-ku``, ``-vu``; after two or more, ``-sku``, ``-vsSLu``, the group's last two switches,
 #: its ``u`` and the space after it: ``-sku`` itself is written with any switches before its
-#: last two, and ``sku `` ends no English word but a rare loan, ``haiku``), and a netrc's
-#: tokens a line (:mod:`elision.redact.netrc`): its ``login`` and ``password`` opening their
-#: lines, or a tab before each (`` login `` flags an entry on one line, or indented with
-#: spaces).
+#: last two, and ``sku `` ends no English word but a rare loan, ``haiku``: :data:`CURL_GROUPS`),
+#: and a netrc's tokens a line (:mod:`elision.redact.netrc`): its ``login`` and ``password``
+#: opening their lines, or a tab before each (`` login `` flags an entry on one line, or
+#: indented with spaces).
 PASSWORD_COMMANDS = (
     *(gate for gate in COMMAND_GATES if gate != "curl"),
     *sorted({f" -{switch.lower()}u" for switch in _CURL_SWITCHES}),
-    *sorted({f"{a.lower()}{b.lower()}u " for a in _CURL_SWITCHES for b in _CURL_SWITCHES}),
+    *sorted(CURL_GROUPS),
     "\nlogin ", "\tlogin ", "\npassword ", "\tpassword ",
 )
 

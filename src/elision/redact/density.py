@@ -29,7 +29,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable, Mapping
 from typing import Any, AnyStr
+
+#: A pass's confirmation of its match before it is counted (:mod:`elision.redact.weak`).
+Confirms = Mapping[re.Pattern[Any], Callable[[Any, re.Match[Any]], bool]]
 
 #: How far past its start a keyword pass's match may end (the longest keyword is shorter): a
 #: window's search reads this far into the next window, for a match that starts in it.
@@ -48,6 +52,7 @@ _HEAD = frozenset(_HEAD_CHARS) | frozenset(_HEAD_CHARS.encode())
 def counted_search(
     passes: list[tuple[re.Pattern[Any], Any]], text: AnyStr, stop: AnyStr,
     window: int, limit: int, goes_on: int, *, inside: bool = False,
+    confirms: Confirms | None = None,
 ) -> tuple[list[int], list[tuple[int, int]]]:
     """Each pass's ``(pattern, target)`` (``target`` is ``text`` or its lower-cased copy, of
     the same length) searched a window at a time, its matches counted.
@@ -56,7 +61,8 @@ def counted_search(
     and the dense stretches as ranges, each from its window to the end of a line, joined
     where they meet. With ``inside``, the positions found in a dense window before it was
     told dense are kept too (a JSON walk reads them, as hyperscan's search keeps them): at
-    most ``limit`` and one a window."""
+    most ``limit`` and one a window. A match of a pass in ``confirms`` is counted only where
+    its confirmation says so (a weak literal's), and is a position either way."""
     size = len(text)
     positions: list[int] = []
     dense: list[tuple[int, int]] = []
@@ -75,11 +81,13 @@ def counted_search(
         at = -1
         for index, (pattern, target) in enumerate(passes):
             search = pattern.search
+            confirm = confirms.get(pattern) if confirms else None
             match = search(target, pos, min(size, end + _REACH))
             while match is not None and match.start() < end and len(seen) <= cap:
                 at = match.start()
                 if at not in seen:
-                    seen[at] = (target, index)
+                    if confirm is None or confirm(target, match):
+                        seen[at] = (target, index)
                     if at >= untils[index]:
                         positions.append(at)
                         line_end = text.find(stop, at + 1)
@@ -88,7 +96,7 @@ def counted_search(
             if len(seen) > cap:
                 break
         if len(seen) > cap:
-            form = _form(passes, seen)
+            form = _form(passes, seen, confirms)
             line_end = text.find(stop, at)
             pos = _withhold(dense, text, stop, start,
                             max(size if line_end < 0 else line_end + 1, end))
@@ -122,13 +130,17 @@ def join(ranges: list[tuple[int, int]], start: int, end: int) -> None:
 
 def _form(
     passes: list[tuple[re.Pattern[Any], Any]], seen: dict[int, tuple[Any, int]],
+    confirms: Confirms | None = None,
 ) -> tuple[Any, str, int] | None:
     """The most frequent match of a dense window as ``(target, form, offset)``: the chars of
     its keyword's head back from its anchor, with the anchor at ``offset``. Taken only where
     its pass matches the form alone, so that every copy of the form is a match of that pass:
-    a count of the form is at most the count of matches, never more."""
+    a count of the form is at most the count of matches, never more. Not a confirmed pass's
+    (a count of its copies counts those its confirmation would not)."""
     forms: Counter[tuple[int, str, int]] = Counter()
     for at, (target, index) in seen.items():
+        if confirms and passes[index][0] in confirms:
+            continue
         back = at
         while back > at - _BEHIND and back > 0 and target[back - 1] in _HEAD:
             back -= 1

@@ -127,12 +127,12 @@ _WHOLE_KEYS = tuple(
 #: (``-|-``) made a document of wide tables credential-dense; and a cell closed or of four
 #: dashes or more or opening with ``:``, as ``|-- src`` and ``|--- src`` open each line of a
 #: ``tree`` listing, which was then withheld whole as dense.
-_TABLE_ROWS = tuple(
+TABLE_ROWS = tuple(
     f"{br}|{gap}{cell}" for br in ("\n", "\\n") for gap in ("", " ")
     for cell in ("---|", "--- |", "----", "---:", ":-"))
 QUOTED_NAMES = (
     *_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'",
-    *_WHOLE_KEYS, *_TABLE_ROWS,
+    *_WHOLE_KEYS, *TABLE_ROWS,
 )
 #: What a name must be followed by, in a text, for the trigger search to flag it (``>``: an
 #: XML element's open tag, ``<password>``, :mod:`elision.redact.elements`).
@@ -366,7 +366,7 @@ def _shape_strength(name: str) -> int:
 
 #: Every name in which :func:`name_strength` finds a credential holds one of these: its last
 #: word ends with a strong ending, is ``pass``, ``key`` or ``token``, or is a weak ending.
-_NAME_CORES = ("pwd", "pass", "secret", "key", "token", "auth", "credential", "cookie", "jwt")
+NAME_CORES = ("pwd", "pass", "secret", "key", "token", "auth", "credential", "cookie", "jwt")
 
 
 def names_nothing(name: str) -> bool:
@@ -376,7 +376,7 @@ def names_nothing(name: str) -> bool:
     if not name.isascii():
         return False  # a look-alike letter may spell a name (elision.redact.folding)
     low = name.lower()
-    return not any(core in low for core in _NAME_CORES)
+    return not any(core in low for core in NAME_CORES)
 
 
 def naming(
@@ -461,10 +461,10 @@ def _joined(texts: Sequence[str], lo: int, hi: int) -> int:
     return sum(map(len, texts[lo:hi])) + hi - lo - 1
 
 
-_CORES = lazy_compile("|".join(_NAME_CORES))
+_CORES = lazy_compile("|".join(NAME_CORES))
 #: Each core with its least common letter.
 _CORE_MARKS = tuple((max(core, key="etaoinsrhldcumfpgwybvkxjqz".index), core)
-                    for core in _NAME_CORES)
+                    for core in NAME_CORES)
 #: Each distinct mark, and it in upper case.
 _MARK_CASES = tuple((mark, mark.upper()) for mark in dict.fromkeys(m for m, _ in _CORE_MARKS))
 
@@ -1275,6 +1275,8 @@ def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reac
         return True
     credential, a, b = match[2], match.start(2), match.end(2)
     word = (match[1] or "").rstrip()
+    if word and (stamp := authheader.timestamp_at(text, a)) >= 0:
+        credential = text[a:stamp]  # read whole: its ":" ends no value
     told = authheader.scheme(word, credential) if word else True
     if told is False:
         # A raw value, then a word (``GET /x/authorization: a8F3… more``): the first is it.

@@ -182,11 +182,12 @@ class _Prefilter:
         def gated(pattern: str) -> tuple[Any, re.Pattern[Any]]:
             return conv(pattern[0]), re.compile(conv(pattern))
 
-        from elision.redact import keywords
+        from elision.redact import keywords, weak
         from elision.redact.generic import AFFIX_PATTERNS
 
         exact = anchored([*keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT])
-        lower = anchored([*keywords.FAMILY_ANY_CASE, *keywords.GENERIC,
+        lower = anchored([*keywords.FAMILY_ANY_CASE,
+                          *(lit for lit in keywords.GENERIC if lit not in weak.LITERALS),
                           *keywords.ESCAPE_ANY_CASE])
         self.exact_literals = tuple((conv(x[0]), conv(x)) for x in _EXACT_LITERALS)
         self.exact = tuple(gated(x) for x in _EXACT_PATTERNS) + tuple(
@@ -197,6 +198,16 @@ class _Prefilter:
         self.lower = tuple(gated(x) for x in _LOWER_PATTERNS) + tuple(
             (conv(a), re.compile(conv(p))) for a, p in lower) + tuple(
             (conv(word), re.compile(conv(p))) for word, p in AFFIX_PATTERNS)
+        # The weak literals' passes (elision.redact.weak): a table's delimiter row, counted
+        # towards the density bound only where weak.counts confirms it; curl's switch group
+        # read whole, from its "-" after white space, so a word that ends as one (haiku) is
+        # none.
+        tables, groups = weak.table_pattern(), weak.curl_group_pattern()
+        self.lower += ((conv("|"), re.compile(conv(tables))),
+                       (conv("-"), re.compile(conv(groups))))
+        #: A pass's confirmation of a match before the density bound counts it.
+        self.confirms: dict[re.Pattern[Any], Callable[[Any, re.Match[Any]], bool]] = {
+            self.lower[-2][1]: weak.table_match_counts}
         # A base64 run that decodes to text may hide any keyword (one pass, then a probe of
         # each run's first bytes).
         self.b64 = re.compile(conv(keywords.B64_RUN.pattern))

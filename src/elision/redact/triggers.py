@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 from elision._hyperscan import built_with_hyperscan, database, held_scratch
 from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
-from elision.redact import compat, density, keywords, rules
+from elision.redact import compat, density, keywords, rules, weak
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import fold
 from elision.redact.generic import (
@@ -388,6 +388,12 @@ class _Hyperscan:
         #: The expressions of :data:`_UNCONFIRMED` (a JSON or a text scan's literals).
         self.affixed = frozenset(
             expr for expr, lit in enumerate(self._literals[:gates]) if lit in _UNCONFIRMED)
+        #: The expressions of :data:`.weak.LITERALS`: each counts towards a window's density
+        #: only where :func:`.weak.counts` confirms it, and is no dense window's form.
+        self.weak = frozenset(
+            expr for expr, lit in enumerate(self._literals[:gates]) if lit in weak.LITERALS)
+        #: What counts towards a text's density only where confirmed (:meth:`scan`).
+        self.confirmed = self.affixed | self.weak
         #: The longest literal's bytes: how far before its end a search that takes over
         #: from another starts reading, so that no match crosses the place it took over.
         self.longest = max(self.lengths)
@@ -799,7 +805,7 @@ class _Hyperscan:
         keep: Callable[[int, int], bool], *, first: bool = False,
         gates: frozenset[int] = frozenset(), dense: list[tuple[int, int]] | None = None,
         scratch: Any = None, most: int = 0, affixed: frozenset[int] = frozenset(),
-        unconfirmed: frozenset[int] = frozenset(),
+        unconfirmed: frozenset[int] = frozenset(), faint: frozenset[int] = frozenset(),
         forms_of: Callable[[bytes | AsciiBytes, list[tuple[int, int]]], list[bytes]]
         | None = None,
     ) -> bool:
@@ -820,13 +826,20 @@ class _Hyperscan:
 
         With ``most``, the scan ends once ``keep`` has been asked that many times, and says
         so (True): the caller reads the data another way. A match of one of ``affixed``
-        counts towards a dense window only where its name is then assigned (a trigger it
+        counts towards a dense window only where its name is then assigned, or, a weak
+        literal's (:attr:`weak`), where :func:`.weak.counts` confirms it (a trigger it
         stays: the judging that follows reads the name).
 
         A match of one of ``unconfirmed`` (a text's affixed names) that :func:`unassigned`
         drops is no match at all; past :data:`_UNASSIGNED_RUN` of them in a window, the
         scan goes on without them (:attr:`assigned_literals`) as far as no name can be
-        assigned (:class:`_Unassignable`), then with them again."""
+        assigned (:class:`_Unassignable`), then with them again.
+
+        A match of one of ``faint`` (a text's weak literals) in a window where none may count
+        (:func:`.weak.near`) is no match at all: no table there names a credential (a text's
+        tables are read whole, :mod:`elision.redact.mdtables`) and no group is curl's, so
+        its line needs no judging for it (a text of ``haiku`` was a hit, a mark and a count
+        a match)."""
         if scratch is None:
             scratch = self._scratch(name, db)
         view = memoryview(buffer(data))
@@ -846,7 +859,19 @@ class _Hyperscan:
         # MB of assignments just under the density bound is 25,000 matches, issue 23).
         find: Callable[[Any, int], int] = data.find
         needle: str | bytes = stop
-        counts, lengths = _affix_counts, self.lengths
+        lengths = self.lengths
+        weak_ones = self.weak
+
+        near = [-1, False]  # the last window weak.near was asked of, and its answer
+
+        def counts(expr: int, start: int, end: int) -> bool:
+            if expr not in weak_ones:
+                return _affix_counts(view, start, end)
+            at = start // DENSE_WINDOW
+            if near[0] != at:
+                near[0], near[1] = at, weak.near(view, at * DENSE_WINDOW, (at + 1) * DENSE_WINDOW)
+            return bool(near[1]) and weak.counts(view, start, end)
+
         checked = [0]  # how many of the window's marks were asked (the affixed ones)
         if isinstance(data, AsciiBytes):
             find, needle = data.text.find, stop.decode("ascii")
@@ -862,6 +887,13 @@ class _Hyperscan:
             pos = base + end - 1
             if pos < floor:
                 return False  # a match before where this search took over, found already
+            if expr in faint:
+                at = pos // DENSE_WINDOW
+                if near[0] != at:
+                    near[0], near[1] = at, weak.near(view, at * DENSE_WINDOW,
+                                                     (at + 1) * DENSE_WINDOW)
+                if not near[1]:
+                    return False
             if (expr in unconfirmed and droppable > 0
                     and unassigned(view, pos + 1 - lengths[expr], pos + 1)):
                 droppable -= 1
@@ -888,11 +920,12 @@ class _Hyperscan:
                 seen += 1
                 marks.append((expr, pos))
                 if seen > limit and affixed:
-                    # An affixed name's literal counts only where its name is assigned:
-                    # asked here, of a window about to be dense, each match once, not at
-                    # every match (a set lookup a match was 4% of keys of ``A``).
+                    # An affixed name's literal counts only where its name is assigned, a
+                    # weak one where its construct may name a credential: asked here, of a
+                    # window about to be dense, each match once, not at every match (a set
+                    # lookup a match was 4% of keys of ``A``).
                     fresh = [m for m in marks[checked[0]:] if m[0] not in affixed
-                             or counts(view, m[1] + 1 - lengths[m[0]], m[1] + 1)]
+                             or counts(m[0], m[1] + 1 - lengths[m[0]], m[1] + 1)]
                     del marks[checked[0]:]
                     marks.extend(fresh)
                     seen = checked[0] = len(marks)
@@ -966,10 +999,11 @@ class _Hyperscan:
         self, data: bytes | AsciiBytes, marks: list[tuple[int, int]], gates: frozenset[int],
     ) -> list[bytes]:
         """The bytes of a dense window's matches, the most frequent first (at most
-        :data:`_FORMS`): what its stretch is made of."""
-        lengths = self.lengths
+        :data:`_FORMS`): what its stretch is made of. Not a weak literal's: a count of its
+        copies counts those that :func:`.weak.counts` would not."""
+        lengths, weak_ones = self.lengths, self.weak
         counts = Counter(data[pos + 1 - lengths[expr]:pos + 1]
-                         for expr, pos in marks if expr not in gates)
+                         for expr, pos in marks if expr not in gates and expr not in weak_ones)
         return [form for form, _ in counts.most_common(_FORMS)]
 
     def _dense_forms(self) -> dict[str, list[bytes]]:
@@ -1218,8 +1252,8 @@ class _Hyperscan:
         db = (self.json_literals if json_affixed else self.literals) if keys \
             else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
-                        gates=self.gates, dense=dense, affixed=self.affixed,
-                        unconfirmed=unconfirmed)
+                        gates=self.gates, dense=dense, affixed=self.confirmed,
+                        unconfirmed=unconfirmed, faint=frozenset() if keys else self.weak)
         secrets = found[_SECRET]
         if first and secrets:
             return found
@@ -1506,7 +1540,7 @@ class _Regex:
         passes = rules.bytes_prefilter()
         positions, ranges = density.counted_search(
             passes.keyword_passes(data, low), data, stop, DENSE_WINDOW, DENSE_LIMIT,
-            DENSE_GOES_ON, inside=True)
+            DENSE_GOES_ON, inside=True, confirms=passes.confirms)
         dense.extend(ranges)
         positions.extend(passes.other_positions(data, low, stop))
         found[_SECRET].extend(positions)
@@ -1774,7 +1808,8 @@ def _regex_dense_triggers(text: str) -> tuple[list[int], list[tuple[int, int]]]:
     passes = rules.text_prefilter()
     low = text.lower()
     positions, dense = density.counted_search(
-        passes.keyword_passes(text, low), text, "\n", DENSE_WINDOW, DENSE_LIMIT, DENSE_GOES_ON)
+        passes.keyword_passes(text, low), text, "\n", DENSE_WINDOW, DENSE_LIMIT, DENSE_GOES_ON,
+        confirms=passes.confirms)
     if _covered(dense) <= DENSE_WINDOW * DENSE_ALLOWANCE:
         # A few: searched whole, as before, in the same lowered copy (a second one beside
         # it was 2x the text at the peak).

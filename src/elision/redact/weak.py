@@ -1,0 +1,126 @@
+"""Triggers whose match alone names nothing, counted towards the density bound only where
+confirmed.
+
+Two of the trigger literals stand for a construct whose credential's name is elsewhere: a
+Markdown table's delimiter row (``\\n|---|``: the table's header, or a key/value row's first
+cell, names the credential) and curl's ``-u`` closing a group of switches (``sku ``: the
+group's ``-`` makes it curl's). A text of one-row tables, some 100 a 4 KB, or of the words
+``haiku`` and ``tofu`` held more than :data:`~elision.redact.triggers.DENSE_LIMIT` of them a
+window and was withheld whole as credential-dense, though nothing in it is a credential. Each
+still makes its line a trigger (the judge reads it as before); it counts towards a window's
+density only where :func:`counts` says the construct may hold a credential: a table whose
+header or rows (read :data:`_REACH` chars each way at most, else counted) hold a name's core
+(:data:`~elision.redact.generic.NAME_CORES`, what every name ``name_strength`` accepts
+holds) or a char past ASCII (a look-alike letter may spell one), and a group that opens with
+a ``-`` after white space, as curl's flag is read (:mod:`elision.redact.commands`). A text of
+such tables or commands that name credentials is dense as before.
+
+Each is asked only of a window about to turn dense (the affixed names' way,
+:mod:`elision.redact.triggers`), each match once, and reads the chars around it in C; a
+window with no ``-``, no core and nothing past ASCII near it is told at once (:func:`near`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from elision.redact.commands import CURL_GROUPS, CURL_SWITCHES
+from elision.redact.generic import NAME_CORES, TABLE_ROWS
+
+#: Every weak literal (as the trigger search writes them: lower case).
+LITERALS = frozenset(TABLE_ROWS) | CURL_GROUPS
+#: How far a table's header is looked for before its delimiter row, and its rows after it:
+#: a table that reaches further counts (fail closed). A table dense enough to matter is
+#: some 40 chars.
+_REACH = 512
+#: The longest weak literal.
+_LONGEST = max(len(lit) for lit in LITERALS)
+#: curl's flag as :data:`~elision.redact.commands._CURL_FLAG` reads it, up to its ``u`` and
+#: the space the literal ends with (any case: the regex passes read a lowered copy).
+#: Its white space may be a JSON serialization's tab (``\\t``), which the walk decodes.
+_CURL_GROUP = re.compile(
+    rb"(?i)(?:[ \t]|\\t)-[" + re.escape(CURL_SWITCHES.encode()) + rb"]{2,8}u \Z")
+#: The most chars the group reads back from the literal's end.
+_CURL_BACK = 13
+#: A name's core or a byte past ASCII, any case.
+_NAMING = re.compile(
+    rb"(?i)" + b"|".join(core.encode() for core in NAME_CORES) + rb"|[\x80-\xff]")
+#: What a weak literal near it may be confirmed by, besides a byte past ASCII: curl's ``-``
+#: after white space, a name's core (lower case). A window with none near it has none that
+#: counts (told in C: a search for each, a regex alternation of them was 1.5 ms a window).
+_NEAR = (b" -", b"\t-", b"\\t-", *(core.encode() for core in NAME_CORES))
+#: A line break, plain or as a JSON string escapes it.
+_BREAK = re.compile(rb"\n|\\n")
+
+
+def near(data: Any, start: int, end: int) -> bool:
+    """Whether a weak literal in ``data[start:end]`` may count: :func:`counts` is ``False``
+    for every one where this is (one search in C of a window and the reach around it, where
+    :func:`counts` is a Python call a literal: 100 a 4 KB of ``haiku``)."""
+    # A literal that ends in the window starts a literal's length before it at most.
+    chunk = _bytes(data[max(0, start - _REACH - _LONGEST):end + _REACH])
+    if not chunk.isascii():
+        return True
+    low = chunk.lower()
+    return any(needle in low for needle in _NEAR)
+
+
+def counts(data: Any, start: int, end: int) -> bool:
+    """Whether the weak literal at ``data[start:end]`` (bytes, a memoryview of them, or the
+    ``str`` a regex pass read) counts towards its window's density: a switch group (its
+    literal ends with a space) where curl's ``-`` opens it, a delimiter row where its table
+    may name a credential (:func:`_table_counts`)."""
+    if data[end - 1] in (0x20, " "):
+        return _CURL_GROUP.search(_bytes(data[max(0, end - _CURL_BACK):end])) is not None
+    return _table_counts(data, start, end)
+
+
+def _table_counts(data: Any, start: int, end: int) -> bool:
+    """Whether the table whose delimiter row's literal is ``data[start:end]`` (its line break
+    first) may name a credential: its header line (back to the break before it) or its
+    delimiter row and first row (on to the second break after it) hold a name's core or a
+    char past ASCII. A longer table's other rows are judged as before, where they are not
+    dense (a table of many rows is one trigger, and always was judged whole)."""
+    lo = max(0, start - _REACH)
+    before = _bytes(data[lo:start])
+    plain, escaped = before.rfind(b"\n"), before.rfind(b"\\n")
+    opens = max(plain + 1, escaped + 2 if escaped >= 0 else 0)
+    if opens == 0 and lo > 0:
+        return True  # a header longer than the reach: counted
+    if _NAMING.search(before, opens) is not None:
+        return True
+    after = _bytes(data[end:end + _REACH])
+    first = _BREAK.search(after)
+    second = None if first is None else _BREAK.search(after, first.end())
+    return _NAMING.search(after, 0, len(after) if second is None else second.start()) is not None
+
+
+def _bytes(chunk: Any) -> bytes:
+    """A short slice as bytes: a ``str``'s encoded, a memoryview's copied."""
+    return chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else bytes(chunk)
+
+
+def table_pattern() -> str:
+    """The regex passes' search for :data:`~.generic.TABLE_ROWS` (a lowered copy): from
+    the ``|`` after the break, so its position is on the delimiter row's line, as
+    hyperscan's (a literal's last byte) is."""
+    tails = sorted({lit.split("|", 1)[1] for lit in TABLE_ROWS}, key=len, reverse=True)
+    breaks = sorted({lit.split("|", 1)[0] for lit in TABLE_ROWS})
+    behind = "|".join(f"(?<={re.escape(br)}\\|)" for br in breaks)
+    return f"\\|(?:{behind})(?:{'|'.join(re.escape(t) for t in tails)})"
+
+
+def curl_group_pattern() -> str:
+    """The regex passes' search for :data:`~.commands.CURL_GROUPS` where one may count, on
+    a lowered copy: the whole group from its ``-`` after white space, or after a JSON
+    serialization's tab (``\\t``: a walked string's ``curl\\t-sku`` was no trigger)."""
+    switches = re.escape("".join(sorted(set(CURL_SWITCHES.lower()))))
+    return f"-(?:(?<=[ \\t]-)|(?<=\\\\t-))[{switches}]{{2,8}}u "
+
+
+def table_match_counts(target: Any, match: re.Match[Any]) -> bool:
+    """:func:`counts` of a match of :func:`table_pattern` (it starts at the ``|``)."""
+    at = match.start()
+    start = at - 1 if target[at - 1:at] in ("\n", b"\n") else at - 2
+    return counts(target, start, match.end())
