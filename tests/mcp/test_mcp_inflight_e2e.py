@@ -13,7 +13,7 @@ its gate held), on HTTP, with a real upstream process and the official client.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -21,18 +21,14 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-import uvicorn
-from anyio.abc import TaskGroup
 
 from elision.mcp.gate.egress import Egress
-from elision.mcp.gate.transports import OFF_LOOP_BYTES, gated_app
+from elision.mcp.gate.transports import OFF_LOOP_BYTES
 from elision.mcp.proxy import Proxy
-from elision.mcp.serve import _built
 from elision.mcp.upstream import stdio
 from elision.mcp.upstream.config import ServerSpec
-from elision.pipeline import Pipeline
 from mcp import Client, StdioServerParameters
-from support.ports import free_port
+from support.inflight import Completions, Count, serving, until, whole
 
 try:
     from elision.mcp.upstream import inflight
@@ -45,20 +41,6 @@ SERVER = Path(__file__).parent / "inflight_server.py"
 #: The room for messages in flight in these tests, and the size of each large answer: two fit.
 ROOM = 250_000
 SIZE = 100_000
-
-
-class Count:
-    """Large messages read from the upstreams and not yet out of the gate, and the gate shut."""
-
-    def __init__(self) -> None:
-        self.read = 0
-        self.out = 0
-        self.most = 0
-        self.open = anyio.Event()
-
-    @property
-    def in_flight(self) -> int:
-        return self.read - self.out
 
 
 @pytest.fixture
@@ -96,72 +78,6 @@ async def proxy_on_http(*names: str, env: dict[str, str] | None = None,
                         env=env) for name in names]
     async with serving(specs) as served:
         yield served
-
-
-@asynccontextmanager
-async def serving(specs: list[ServerSpec]) -> AsyncIterator[tuple[str, Proxy]]:
-    """A proxy in this process in front of ``specs``, on HTTP as elision.mcp.serve runs it."""
-    proxy = Proxy(specs, Pipeline(), namespaced=len(specs) > 1)
-    port = free_port()
-    async with anyio.create_task_group() as tg:
-        await proxy.start(tg)
-        server = _built(proxy)[0]
-        # As elision.mcp.serve runs it, with a server this test can stop cleanly.
-        app = gated_app(server.streamable_http_app(host="127.0.0.1"), proxy.egress,
-                        proxy.http_scope)
-        web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                            log_level="warning", lifespan="on"))
-        stopped = anyio.Event()
-
-        async def serve() -> None:
-            try:
-                await web.serve()
-            finally:
-                stopped.set()
-
-        tg.start_soon(serve)
-        with anyio.fail_after(30):
-            while not web.started:
-                await anyio.sleep(0.02)
-        try:
-            yield f"http://127.0.0.1:{port}/mcp", proxy
-        finally:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(10):
-                web.should_exit = True
-                await stopped.wait()
-                await proxy.aclose()
-            tg.cancel_scope.cancel()
-
-
-class Completions:
-    """One client's completions of a prompt, side by side; their values as they come."""
-
-    def __init__(self, client: Client, prompt: str) -> None:
-        self.client, self.prompt = client, prompt
-        self.values: list[str] = []
-
-    async def one(self, value: str) -> str:
-        result = await self.client.complete(
-            types.PromptReference(type="ref/prompt", name=self.prompt),
-            {"name": "q", "value": value})
-        self.values.append(result.completion.values[0])
-        return self.values[-1]
-
-    def start(self, tg: TaskGroup, value: str, times: int = 1) -> None:
-        for _ in range(times):
-            tg.start_soon(self.one, value)
-
-
-async def until(test: Callable[[], bool], what: str, timeout: float = 20) -> None:
-    with anyio.fail_after(timeout):
-        while not test():
-            await anyio.sleep(0.01)
-
-
-def whole(value: str, size: int) -> bool:
-    """A value as the server wrote it: its size, and one id at both ends."""
-    head = value[: value.index(">") + 1]
-    return len(value) == max(size, 2 * len(head)) and value.endswith(head)
 
 
 def test_many_large_answers_at_once_hold_at_most_the_room(count: Count) -> None:

@@ -26,13 +26,13 @@ from typing import Any
 import anyio
 import mcp.client.streamable_http as sdk_http
 import pytest
-from test_mcp_inflight_e2e import Completions, Count, serving, until, whole
 
 from elision.mcp.gate.egress import Egress
 from elision.mcp.gate.transports import OFF_LOOP_BYTES
 from elision.mcp.proxy import Proxy
 from elision.mcp.upstream.config import ServerSpec
 from mcp import Client
+from support.inflight import Completions, Count, serving, until, whole
 from support.ports import free_port
 
 try:
