@@ -23,7 +23,7 @@ import string
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import generic, redact_text
@@ -74,6 +74,25 @@ def test_set_cookie_withholds_a_nameless_value_in_the_attributes_place(
 def test_cookie_pairs_after_a_member_with_a_colon_or_a_slash_are_read(
         line: str, kept: tuple[str, ...]) -> None:
     _withheld_everywhere(line, S, *kept)
+
+
+@pytest.mark.parametrize(("line", "kept"), [
+    # the first reading ended (an empty member, a quoted one): the next name's reads on
+    (f"Cookie: a=b;;cookie: x; sid={S};", ("a=b;;cookie: x; sid=",)),
+    (f'Cookie: a=b; "q"; cookie: x; sid={S}', ('"q"; cookie: x; sid=',)),
+    # the first reading read past the second name: the second stops there, nothing lost
+    (f"Cookie: a=b; cookie=x; c=d; sid={S}; e=f", ("cookie=x; c=d; sid=", "; e=f")),
+])
+def test_a_later_cookie_name_on_the_line_reads_what_no_reading_read(
+        line: str, kept: tuple[str, ...]) -> None:
+    _withheld_everywhere(line, S, *kept)
+
+
+def test_each_line_of_cookie_headers_is_read_on_its_own() -> None:
+    text = f"Cookie: a=b; x:y; c=d\nCookie: e=f; sid={S}\nSet-Cookie: g=h; {S}x; Path=/"
+    shown = str(redact_text(text).value)
+    assert S not in shown, shown
+    assert shown.count("[credential withheld: session-cookie]") == 2, shown
 
 
 @pytest.mark.parametrize("line", [
@@ -221,3 +240,36 @@ def test_one_cookie_header_of_many_members_reads_each_once(
         monkeypatch: pytest.MonkeyPatch, unit: str) -> None:
     text = "Cookie: " + unit * 5000
     assert _members_read(monkeypatch, text) <= text.count(";") + 1
+
+
+#: Members of every kind a reading meets: short and long pairs and values (generated or not),
+#: quoted ones, flags, attributes, a header's name, a path, a URL, commas, stray chars, another
+#: cookie header's name (a reading of its own, over the same members).
+_MEMBERS = st.sampled_from([
+    "a=b", "x:y", "path/x", "HttpOnly", "Path=/", "sid=x", "tz=UTC", "seen", "a=b=c", "k=",
+    "sid=Zq8Wm3Xr5Tv7Yp9K", "Zq8Wm3Xr5Tv7Yp9KaB", "short1234567", "abcdefghijklmno",
+    "abcdefghijklmnop", "theme=darkness", 'q="Zq8Wm3Xr5Tv7"', '"quoted"', "", " ", "a,b",
+    "=x", "cookie: x", "Cookie: sid=Zq8Wm3Xr5Tv7Yp9K", "set-cookie:x", "https://e.io/?q=1",
+    "token:=None", "a=b more words", "\\x", "a\tb", "Expires=Wed, 21 Oct 2026",
+])
+
+
+@settings(max_examples=60, deadline=None)
+@example(head="Cookie: ", members=["a=b", "", "cookie: x", "sid=Zq8Wm3Xr5Tv7Yp9K"],
+         seps=[";"] * 14, lines=1)  # the first reading ends at ";;", the next name's reads on
+@given(head=st.sampled_from(["Cookie: ", "Set-Cookie: ", "cookie:", "log ", ""]),
+       members=st.lists(_MEMBERS, max_size=14), seps=st.lists(st.sampled_from(
+           ["; ", ";", " ; ", ";;", ";\t"]), min_size=14, max_size=14),
+       lines=st.integers(1, 2))
+def test_reading_each_member_once_withholds_what_reading_each_to_its_line_end_does(
+    head: str, members: list[str], seps: list[str], lines: int
+) -> None:
+    """The shortcuts (a reading stops where an earlier one read on, a run of plain members
+    passed in one match) against each name's reading read to its line's end."""
+    line = head + "".join(m + s for m, s in zip(members, seps, strict=False))
+    text = "\n".join([line] * lines)
+    fast = redact_text(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(generic, "_COOKIES_ONCE", False)
+        slow = redact_text(text)
+    assert (fast.value, list(fast.withheld)) == (slow.value, list(slow.withheld)), text

@@ -683,6 +683,13 @@ _COOKIE_PAIR = lazy_compile(r"""\s*([^=;,\s]+)=(?:\\?"([^"\\\s;]*)|([^;\s"\\]*))
 #: A value with no name, up to a space, a ``;``, or a quote or a backslash (a JSON string's
 #: end: ``{"h": "Cookie: a=b; <value>"}``).
 _COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?![^;\s"\\])""")
+#: A run of members none of which a cookie's reading withholds, each a pair's or a value's
+#: (so none ends the reading): a value with no name of fewer than 16 chars (no
+#: :func:`opaque` one), or a pair's value of fewer than 8, each up to its ``;``. Passed in C
+#: (one member a Python step was 0.9 us: a header of 1 MB of ``x:y; `` 181 ms).
+_COOKIE_PLAIN = lazy_compile(
+    r"""(?:[ \t]*+(?:[^=;,\s"\\]{1,15}+|[^=;,\s"\\]++=[^;\s"\\]{0,7}+)[ \t]*+;)*+"""
+)
 _COOKIE_ATTRIBUTES = frozenset({
     "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
     "partitioned", "version", "comment",
@@ -1501,6 +1508,12 @@ def _bare_prose(text: str, a: int, b: int) -> bool:
     return prose(message.group().rstrip("\r"))
 
 
+#: Whether a cookie header's members are read once a text (a reading stops where an earlier
+#: one read on, and a run of plain members is passed in one match); off, each name's reading
+#: reads every member to its line's end (the slow path the tests compare with).
+_COOKIES_ONCE = True
+
+
 def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
     """Each cookie's value on the line at ``at``: a value ends at a space, as RFC 6265 writes
     one (a quote around it is not its), so what follows it is shown; the next pair is read
@@ -1547,8 +1560,14 @@ def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
         if semi < 0:
             break
         pos = semi + 1
+        if not _COOKIES_ONCE:
+            continue
         if after_seen < pos <= seen:
             # Read from here on by an earlier name's reading (:attr:`_Reach.cookies_read`).
             reach.cookies_read = (min(at, after_seen), seen)
             return
+        if pos > seen:  # past what any reading read: a run of plain members passed at once
+            plain = _COOKIE_PLAIN.match(text, pos, stop)
+            assert plain is not None  # it matches the empty run
+            pos = plain.end()
     reach.cookies_read = (at, pos)
