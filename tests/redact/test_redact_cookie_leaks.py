@@ -198,7 +198,8 @@ def test_a_cookie_container_in_a_text_withholds_a_generated_value(
     secret = _secret(seed)
     written = json.dumps(_container(form, name, secret))
     line = f"{prose} {sep.format(k=key)}{written} done".strip()
-    _withheld_everywhere(line, secret, " done")
+    others = ['"other": "dark"'] if form == 2 else ['"path": "/"'] if form == 1 else []
+    _withheld_everywhere(line, secret, " done", json.dumps(name), *others)
 
 
 # -- Cost ---------------------------------------------------------------------------------------
