@@ -344,6 +344,15 @@ SYSTEMATIC: list[Class] = [
     # ... and before an ISO timestamp (shown now, the run withheld: overwith).
     Class("auth-header-stamps", _repeat("authorization: qwertyuiopasdfgh 2024-01-01T10:00:00Z ")),
     Class("cookie-nameless", _repeat("Cookie: a=b; Xq7vR2mK9pL4wT8nZ3; HttpOnly; ")),
+    # A cookie header's reading goes on past a member with a ":" or a "/" and through
+    # Set-Cookie's attributes (leakcookie): one header of many such members, and a line of
+    # names each of whose readings went on to the line's end (41 s for 400 KB before: each
+    # reading now stops at the first ";" an earlier one read past). And cookie maps and jars
+    # in a text, each read as a container.
+    Class("cookie-foreign-members", lambda n: "Cookie: a=b; " + _repeat("x:y; ")(n)),
+    Class("cookie-names-semicolons", _repeat("cookie: x; quick brown fox jumps over the dog ")),
+    Class("set-cookie-attributes", _repeat("Set-Cookie: a=b; Path=/; Xq7vR2mK9pL4wT8nZ3; ")),
+    Class("cookie-jar-text", _repeat('cookies: [{"name": "sid", "value": "Xq7vR2mK9pL4wT8n"}] ')),
     Class("open-quote-values", _repeat('db_password\\": \\"Xq7vR2mK9pL4wT8n; more\n')),
     # Just under the density bound (one a 42-byte line): each header judged, each withheld.
     Class("auth-header-under-limit", _repeat("Authorization: Xq7vR2mK9pL4wT8n more word\n")),

@@ -29,6 +29,15 @@ bare value after it is (``="hunter2``, ``\\": \\"Zx8Q…``, ``='sid=abcdefgh1234
 word of a phrase that is no message, as ``password: correct horse …`` withholds
 ``correct``). The cookie and header changes of the same work changed none of them.
 
+Rewritten again by the code that reads a cookie header on past a member with a ``:`` or a
+``/`` and through ``Set-Cookie``'s attributes, and a cookie map or array in a text as a
+container (leakcookie): 2 of the 400 texts changed (1 and 276), none of the bench corpora.
+Each is a label: ``--token=<value>`` on a ``Cookie='https://…; `` or ``Set-Cookie: ghp_…; ``
+line, withheld before by its flag's name, is now a pair of the cookie reading too, so the same
+span's stub says ``session-cookie`` for ``credential-assignment``; nothing more withheld, nothing
+less. Reading a cookie map or array as a container changed none of them (a reverted attempt
+had changed 81).
+
 The texts mix the forms the generic rules read (assignments with every kind of value,
 headers, cookies, flags, commands, containers under credential names, nested ones) with
 every family's fake, URLs and prose, a few lines to a few KB, some lines of a run of one form.
