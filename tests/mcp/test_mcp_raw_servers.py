@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -42,16 +41,6 @@ SEEDED_CALLS: list[tuple[str, dict[str, Any] | None]] = [
     ("completion/complete", {"ref": {"type": "ref/prompt", "name": "handoff"},
                              "argument": {"name": "who", "value": "o"}}),
 ]
-
-def side_by_side(raw: list[str], sdk: list[str],
-                 sent: list[dict[str, Any]]) -> tuple[list[bytes], list[bytes]]:
-    """What each of the two servers writes for ``sent``, the two exchanges at once (each its
-    own process and pipes; one after the other, the raw one waited out the SDK's start)."""
-    with ThreadPoolExecutor(2, thread_name_prefix="exchange") as pool:
-        raw_lines = pool.submit(exchange, raw, sent)
-        sdk_lines = pool.submit(exchange, sdk, sent)
-        return raw_lines.result(), sdk_lines.result()
-
 
 def call(name: str, **arguments: Any) -> tuple[str, dict[str, Any]]:
     return "tools/call", {"name": name, "arguments": arguments}
@@ -118,7 +107,9 @@ PAIRS: dict[str, tuple[list[str], list[str], list[tuple[str, dict[str, Any] | No
 @pytest.mark.parametrize("name", sorted(PAIRS))
 def test_a_raw_server_writes_the_sdk_servers_bytes(name: str) -> None:
     raw, sdk, calls = PAIRS[name]
-    got, want = side_by_side(raw, sdk, requests(calls))
+    sent = requests(calls)
+    want = exchange(sdk, sent)
+    got = exchange(raw, sent)
     assert len(want) == len(got), (len(want), len(got))
     for i, (a, b) in enumerate(zip(got, want, strict=True)):
         assert a == b, f"line {i} differs: raw {a[:300]!r} vs SDK {b[:300]!r}"
@@ -151,9 +142,8 @@ IMAGE = re.compile(rb'"data":"([A-Za-z0-9+/=]*)"')
 
 
 def same_bytes(raw: list[str], sdk: list[str], sent: list[dict[str, Any]]) -> None:
-    raw_lines, sdk_lines = side_by_side(raw, sdk, sent)
-    want = [IMAGE.sub(lambda m: b'"data":%d' % len(m[1]), line) for line in sdk_lines]
-    got = [IMAGE.sub(lambda m: b'"data":%d' % len(m[1]), line) for line in raw_lines]
+    want = [IMAGE.sub(lambda m: b'"data":%d' % len(m[1]), line) for line in exchange(sdk, sent)]
+    got = [IMAGE.sub(lambda m: b'"data":%d' % len(m[1]), line) for line in exchange(raw, sent)]
     assert len(want) == len(got), (len(want), len(got))
     for i, (a, b) in enumerate(zip(got, want, strict=True)):
         assert a == b, f"line {i} differs: raw {a[:300]!r} vs SDK {b[:300]!r}"
