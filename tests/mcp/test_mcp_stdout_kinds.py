@@ -17,9 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, suppress
-from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -118,16 +116,20 @@ def run_case(tmp_path: Path, stdin_kind: str, stdout_kind: str) -> None:
         assert proc.returncode == 0, text
 
 
-KINDS = [
+@pytest.mark.parametrize(("stdin_kind", "stdout_kind"), [
     ("pipe", "file"),          # the issue: `sleep 3 | elision proxy ... > out.txt`
     ("socket", "file"),        # a socket in, a log file out
     ("pipe", "pipe"),          # how an MCP host runs it
     ("socket", "same socket"),  # one socket both ways, as inetd or a socket activation does
-]
-FILE_OUTS = ["file", "devnull"]
+])
+def test_the_proxy_answers_whatever_its_stdout_is(
+    tmp_path: Path, stdin_kind: str, stdout_kind: str
+) -> None:
+    run_case(tmp_path, stdin_kind, stdout_kind)
 
 
-def file_in_case(tmp_path: Path, stdout_kind: str) -> None:
+@pytest.mark.parametrize("stdout_kind", ["file", "devnull"])
+def test_a_file_in_and_a_file_out_answer_the_handshake(tmp_path: Path, stdout_kind: str) -> None:
     # All of stdin is there at once, then its end: what comes before the end is answered.
     requests = tmp_path / "in.jsonl"
     requests.write_bytes(line(initialize()))
@@ -142,7 +144,9 @@ def file_in_case(tmp_path: Path, stdout_kind: str) -> None:
         assert "result" in json.loads(out.read_bytes().splitlines()[0])
 
 
-def terminal_case(tmp_path: Path) -> None:
+def test_over_a_terminal_the_proxy_says_it_waits_for_an_mcp_client(tmp_path: Path) -> None:
+    """Found by running ``elision proxy -- server`` by hand (issue 23): it sat silent, as if
+    hung. Over a terminal it now says what it waits for; Ctrl-D ends it."""
     import pty
 
     main, tty = pty.openpty()
@@ -162,53 +166,3 @@ def terminal_case(tmp_path: Path) -> None:
             os.close(main)
     assert b"Traceback" not in stderr, stderr
     assert proc.returncode == 0, stderr
-
-
-# -- the cases, run side by side ---------------------------------------------------------------
-#
-# Each case is a proxy and its upstream of its own, started and stopped (~1 s of CPU, seconds
-# of waiting on a busy machine): one after the other the seven held a worker ~18 s. Each runs
-# in a thread and a folder of its own from the module's start, and each test re-raises what
-# its case raised.
-
-CASES: dict[str, Callable[[Path], None]] = {
-    **{f"{i}-{o}": partial(run_case, stdin_kind=i, stdout_kind=o) for i, o in KINDS},
-    **{f"file-{o}": partial(file_in_case, stdout_kind=o) for o in FILE_OUTS},
-    "terminal": terminal_case,
-}
-
-
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BaseException | None]:
-    with ThreadPoolExecutor(4, thread_name_prefix="stdout-kinds") as pool:
-        futures = {name: pool.submit(case, tmp_path_factory.mktemp("kinds"))
-                   for name, case in CASES.items()}
-    return {name: future.exception() for name, future in futures.items()}
-
-
-def passed(outcomes: dict[str, BaseException | None], case: str) -> None:
-    failure = outcomes[case]
-    if failure is not None:
-        raise failure
-
-
-@pytest.mark.parametrize(("stdin_kind", "stdout_kind"), KINDS)
-def test_the_proxy_answers_whatever_its_stdout_is(
-    outcomes: dict[str, BaseException | None], stdin_kind: str, stdout_kind: str
-) -> None:
-    passed(outcomes, f"{stdin_kind}-{stdout_kind}")
-
-
-@pytest.mark.parametrize("stdout_kind", FILE_OUTS)
-def test_a_file_in_and_a_file_out_answer_the_handshake(
-    outcomes: dict[str, BaseException | None], stdout_kind: str
-) -> None:
-    passed(outcomes, f"file-{stdout_kind}")
-
-
-def test_over_a_terminal_the_proxy_says_it_waits_for_an_mcp_client(
-    outcomes: dict[str, BaseException | None],
-) -> None:
-    """Found by running ``elision proxy -- server`` by hand (issue 23): it sat silent, as if
-    hung. Over a terminal it now says what it waits for; Ctrl-D ends it."""
-    passed(outcomes, "terminal")
