@@ -23,7 +23,9 @@ from elision.install import install
 
 pytestmark = pytest.mark.e2e
 
-DEMO = [sys.executable, "-m", "elision.demo.server"]
+#: The demo ledger's raw twin (byte for byte the demo server's lines, test_mcp_raw_servers.py):
+#: the CLIs start it behind the proxy in ~0.1 s of CPU, not the SDK's ~1.3 s.
+DEMO = [sys.executable, str(Path(__file__).parents[1] / "mcp" / "ledger_server.py")]
 
 
 PINNED = Path(__file__).resolve().parents[1] / "harness" / "node_modules" / ".bin"
