@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from functools import partial
 from pathlib import Path
 
 import anyio
@@ -70,10 +68,10 @@ async def fetch(client: Client, ref: str) -> types.CallToolResult:
     return await client.call_tool("elision_fetch", {"ref": ref, "path": "$.rows[0]"})
 
 
-SCOPE_KEYS = ["", "a-secret-shared-by-replicas"]
-
-
-def by_default_case(scope_key: str) -> None:
+@pytest.mark.parametrize("scope_key", ["", "a-secret-shared-by-replicas"])
+def test_stateless_clients_by_default_a_credential_is_a_scope_and_a_ref_a_capability(
+    scope_key: str,
+) -> None:
     # With $ELISION_SCOPE_KEY the header's hash is keyed; clients see no difference.
     with listening_proxy(ELISION_REQUIRE_AUTH_SCOPE="0", ELISION_SCOPE_KEY=scope_key) as url:
 
@@ -99,7 +97,7 @@ def by_default_case(scope_key: str) -> None:
         anyio.run(main)
 
 
-def require_auth_case() -> None:
+def test_require_auth_scope_refuses_fetches_from_clients_that_name_no_one() -> None:
     with listening_proxy(ELISION_REQUIRE_AUTH_SCOPE="1") as url:
 
         async def main() -> None:
@@ -125,44 +123,6 @@ def require_auth_case() -> None:
                 assert not (await fetch(with_session, own)).is_error
 
         anyio.run(main)
-
-
-# -- the proxies, run side by side ------------------------------------------------------------
-#
-# Each case is a listening proxy and its upstream of its own: one after the other, the three
-# held a worker ~15 s. They run in threads from the module's start (nothing is shared between
-# them but the machine), and each test re-raises what its case raised.
-
-CASES: dict[str, Callable[[], None]] = {
-    **{f"by default {key!r}": partial(by_default_case, key) for key in SCOPE_KEYS},
-    "require auth": require_auth_case,
-}
-
-
-@pytest.fixture(scope="module")
-def outcomes() -> dict[str, BaseException | None]:
-    with ThreadPoolExecutor(len(CASES), thread_name_prefix="scopes") as pool:
-        futures = {name: pool.submit(case) for name, case in CASES.items()}
-    return {name: future.exception() for name, future in futures.items()}
-
-
-def passed(outcomes: dict[str, BaseException | None], case: str) -> None:
-    failure = outcomes[case]
-    if failure is not None:
-        raise failure
-
-
-@pytest.mark.parametrize("scope_key", SCOPE_KEYS)
-def test_stateless_clients_by_default_a_credential_is_a_scope_and_a_ref_a_capability(
-    outcomes: dict[str, BaseException | None], scope_key: str,
-) -> None:
-    passed(outcomes, f"by default {scope_key!r}")
-
-
-def test_require_auth_scope_refuses_fetches_from_clients_that_name_no_one(
-    outcomes: dict[str, BaseException | None],
-) -> None:
-    passed(outcomes, "require auth")
 
 
 @pytest.mark.parametrize(("value", "ok"), [
