@@ -12,8 +12,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -182,32 +180,11 @@ def answered(entry: list[str], args: list[str], stdin: str, where: Path) -> tupl
     return done.returncode, REF.sub("el_…", done.stdout.decode()), done.stderr.decode()
 
 
-def both_ways(case: str, where: Path) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    """The case run by ``python -m elision``, then by the click group, in one folder."""
-    args, stdin = CASES[case]
-    (where / "file").write_text(LOG if "cut" in case else "hello\n")
-    plain = answered([sys.executable, "-m", "elision"], args, stdin, where)
-    by_click = answered([sys.executable, "-c", BY_CLICK], args, stdin, where)
-    return plain, by_click
-
-
-@pytest.fixture(scope="module")
-def executables(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[dict[str, Future[tuple[tuple[Any, ...], tuple[Any, ...]]]]]:
-    """Every case's two runs, four cases at a time from the module's first such test, each
-    case in a folder of its own (its two runs one after the other, as before): one case after
-    the other, 26 process starts held a worker ~14 s."""
-    with ThreadPoolExecutor(4, thread_name_prefix="entry") as pool:
-        yield {case: pool.submit(both_ways, case, tmp_path_factory.mktemp("entry"))
-               for case in CASES}
-
-
 @pytest.mark.parametrize("case", CASES)
-def test_the_executable_answers_as_click_does(
-    executables: dict[str, Future[tuple[tuple[Any, ...], tuple[Any, ...]]]], case: str
-) -> None:
-    args, _ = CASES[case]
-    plain, by_click = executables[case].result()
+def test_the_executable_answers_as_click_does(tmp_path: Path, case: str) -> None:
+    args, stdin = CASES[case]
+    (tmp_path / "file").write_text(LOG if "cut" in case else "hello\n")
+    plain = answered([sys.executable, "-m", "elision"], args, stdin, tmp_path)
+    by_click = answered([sys.executable, "-c", BY_CLICK], args, stdin, tmp_path)
     assert plain == by_click
     assert GITHUB_TOKEN not in plain[1] or "--no-redact" in args
