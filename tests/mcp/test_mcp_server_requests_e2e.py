@@ -16,8 +16,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -119,7 +118,7 @@ def assert_redacted(shown: str) -> None:
     assert "[credential withheld" in shown
 
 
-def handshake_era_case(tmp_path: Path) -> None:
+def test_a_handshake_era_agent_is_asked_on_its_own_call(tmp_path: Path) -> None:
     agent = Agent()
 
     async def main() -> None:
@@ -160,7 +159,7 @@ def handshake_era_case(tmp_path: Path) -> None:
     assert_redacted(agent.shown())
 
 
-def newest_era_case(tmp_path: Path) -> None:
+def test_a_newest_era_agent_answers_through_the_bridge(tmp_path: Path) -> None:
     agent = Agent()
     # quick's timeout bounds its start too: long enough for a Python server on a busy machine.
     config = write_config(tmp_path, bank={}, quick={"timeout": 8}, direct={"mode": "auto"})
@@ -301,7 +300,9 @@ def http_proxy(config: Path) -> Iterator[tuple[str, list[str]]]:
         proc.stderr.close()
 
 
-def over_http_case(tmp_path: Path) -> None:
+def test_over_http_each_client_gets_its_own_question_and_concurrent_ones_are_refused(
+    tmp_path: Path,
+) -> None:
     first, second, newest = Agent(), Agent(), Agent()
 
     with http_proxy(write_config(tmp_path, bank={})) as (url, stderr):
@@ -352,46 +353,3 @@ def over_http_case(tmp_path: Path) -> None:
     assert SIGNATURE not in log
     for agent in (first, second, newest):
         assert_redacted(agent.shown())
-
-
-# -- the cases, run side by side ---------------------------------------------------------------
-#
-# Each case is a proxy of its own in front of SDK servers (~1.4 s of CPU each to start), and
-# the newest era's waits out quick's timeout for the held call: one after the other they held
-# a worker ~25 s. Each runs in a thread of its own from the module's start (nothing is shared
-# between them but the machine), and each test re-raises what its case raised.
-
-CASES: dict[str, Callable[[Path], None]] = {
-    "handshake era": handshake_era_case,
-    "newest era": newest_era_case,
-    "over http": over_http_case,
-}
-
-
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BaseException | None]:
-    with ThreadPoolExecutor(len(CASES), thread_name_prefix="server-requests") as pool:
-        futures = {name: pool.submit(case, tmp_path_factory.mktemp("asking"))
-                   for name, case in CASES.items()}
-    return {name: future.exception() for name, future in futures.items()}
-
-
-def passed(outcomes: dict[str, BaseException | None], case: str) -> None:
-    failure = outcomes[case]
-    if failure is not None:
-        raise failure
-
-
-def test_a_handshake_era_agent_is_asked_on_its_own_call(
-        outcomes: dict[str, BaseException | None]) -> None:
-    passed(outcomes, "handshake era")
-
-
-def test_a_newest_era_agent_answers_through_the_bridge(
-        outcomes: dict[str, BaseException | None]) -> None:
-    passed(outcomes, "newest era")
-
-
-def test_over_http_each_client_gets_its_own_question_and_concurrent_ones_are_refused(
-        outcomes: dict[str, BaseException | None]) -> None:
-    passed(outcomes, "over http")
