@@ -14,11 +14,15 @@ from elision.install import install
 
 pytestmark = pytest.mark.e2e
 
+#: The demo ledger's raw twin (byte for byte the demo server's lines, test_mcp_raw_servers.py):
+#: doctor starts it behind the proxy in ~0.1 s of CPU, not the SDK's ~1.3 s.
+LEDGER = str(Path(__file__).parents[1] / "mcp" / "ledger_server.py")
+
 
 def test_doctor_shows_each_server_and_fails_on_one_that_does_not_start(tmp_path: Path) -> None:
     config = tmp_path / "settings.json"
     config.write_text(json.dumps({"mcpServers": {
-        "ledger": {"command": sys.executable, "args": ["-m", "elision.demo.server"]},
+        "ledger": {"command": sys.executable, "args": [LEDGER]},
         "gone": {"command": str(tmp_path / "no-such-server"), "env": {"API_KEY":
                  "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}},
         "remote": {"url": "http://127.0.0.1:9/sse"},
@@ -54,7 +58,7 @@ def test_doctor_starts_a_goose_extension_as_goose_would(tmp_path: Path) -> None:
         "extensions:\n"
         "  ledger:\n"
         f"    cmd: {json.dumps(sys.executable)}\n"
-        "    args: [-m, elision.demo.server]\n"
+        f"    args: [{json.dumps(LEDGER)}]\n"
         "    envs: {LEDGER_NOTE: kept}\n"
         "    type: stdio\n"
         "    enabled: true\n"

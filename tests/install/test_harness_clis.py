@@ -13,6 +13,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,9 @@ from elision.install import install
 
 pytestmark = pytest.mark.e2e
 
-DEMO = [sys.executable, "-m", "elision.demo.server"]
+#: The demo ledger's raw twin (byte for byte the demo server's lines, test_mcp_raw_servers.py):
+#: the CLIs start it behind the proxy in ~0.1 s of CPU, not the SDK's ~1.3 s.
+DEMO = [sys.executable, str(Path(__file__).parents[1] / "mcp" / "ledger_server.py")]
 
 
 PINNED = Path(__file__).resolve().parents[1] / "harness" / "node_modules" / ".bin"
@@ -43,7 +47,7 @@ def run(argv: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess[s
                           timeout=180, stdin=subprocess.DEVNULL, check=False)
 
 
-def test_codex_reads_the_installed_entry(tmp_path: Path) -> None:
+def codex_case(tmp_path: Path) -> None:
     codex = cli("codex", "@openai/codex")
     config = tmp_path / ".codex" / "config.toml"
     config.parent.mkdir()
@@ -58,7 +62,7 @@ def test_codex_reads_the_installed_entry(tmp_path: Path) -> None:
     assert args[0] == "proxy" and args[args.index("--") + 1:] == DEMO
 
 
-def test_claude_code_connects_to_the_installed_server(tmp_path: Path) -> None:
+def claude_code_case(tmp_path: Path) -> None:
     claude = cli("claude", "@anthropic-ai/claude-code")
     config = tmp_path / ".claude.json"
     config.write_text(json.dumps({"mcpServers": {"ledger": {
@@ -69,7 +73,7 @@ def test_claude_code_connects_to_the_installed_server(tmp_path: Path) -> None:
     assert "elision proxy --store" in line and "Connected" in line, done.stdout
 
 
-def test_gemini_cli_connects_to_the_installed_server(tmp_path: Path) -> None:
+def gemini_cli_case(tmp_path: Path) -> None:
     gemini = cli("gemini", "@google/gemini-cli")
     settings = tmp_path / ".gemini" / "settings.json"
     settings.parent.mkdir()
@@ -85,3 +89,42 @@ def test_gemini_cli_connects_to_the_installed_server(tmp_path: Path) -> None:
     said = done.stdout + done.stderr  # gemini writes its listing to stderr
     line = next((x for x in said.splitlines() if "ledger:" in x), "")
     assert "elision proxy --store" in line and "Connected" in line, said
+
+
+# -- the three CLIs, run side by side ----------------------------------------------------------
+#
+# Each is a node CLI of its own (and two start the proxy and the demo server): one after the
+# other they held a worker ~17 s. They run in threads and folders of their own from the
+# module's start; each test re-raises what its case raised (a skip included).
+
+CASES: dict[str, Callable[[Path], None]] = {
+    "codex": codex_case, "claude-code": claude_code_case, "gemini-cli": gemini_cli_case,
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BaseException | None]:
+    with ThreadPoolExecutor(len(CASES), thread_name_prefix="harness-cli") as pool:
+        futures = {name: pool.submit(case, tmp_path_factory.mktemp(name))
+                   for name, case in CASES.items()}
+    return {name: future.exception() for name, future in futures.items()}
+
+
+def passed(outcomes: dict[str, BaseException | None], case: str) -> None:
+    failure = outcomes[case]
+    if failure is not None:
+        raise failure
+
+
+def test_codex_reads_the_installed_entry(outcomes: dict[str, BaseException | None]) -> None:
+    passed(outcomes, "codex")
+
+
+def test_claude_code_connects_to_the_installed_server(
+        outcomes: dict[str, BaseException | None]) -> None:
+    passed(outcomes, "claude-code")
+
+
+def test_gemini_cli_connects_to_the_installed_server(
+        outcomes: dict[str, BaseException | None]) -> None:
+    passed(outcomes, "gemini-cli")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,6 @@ ELISION = [sys.executable, "-c", "from elision.cli import main; main()"]
 SECRET = "the-outside-file-must-not-be-read"
 
 
-@pytest.fixture
 def tree(tmp_path: Path) -> Path:
     (tmp_path / "granted").mkdir()
     (tmp_path / "granted" / "notes.txt").write_text("inside the agent's root\n")
@@ -73,28 +73,51 @@ async def until_allowed(client: Client, directories: list[Path]) -> None:
         await anyio.sleep(0.02)
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"], ids=["newest-era", "handshake-era"])
-@pytest.mark.parametrize("route", ["direct", "proxy"])
-def test_a_read_outside_the_agents_roots_is_denied_on_the_first_call(
-    tree: Path, mode: str, route: str
-) -> None:
+MODES = {"newest-era": "auto", "handshake-era": "legacy"}
+ROUTES = ["direct", "proxy"]
+
+
+def case(tmp_path: Path, mode: str, route: str) -> None:
+    root = tree(tmp_path)
     server = [*npm_server("@modelcontextprotocol/server-filesystem", "mcp-server-filesystem"),
-              str(tree)]  # on its own the server would serve the whole tree
+              str(root)]  # on its own the server would serve the whole tree
     params = through_proxy(server) if route == "proxy" else direct(server)
 
     async def main() -> None:
         with anyio.fail_after(60):
             async with Client(params, mode=mode,  # type: ignore[arg-type]
-                              list_roots_callback=roots_of(tree / "granted")) as client:
+                              list_roots_callback=roots_of(root / "granted")) as client:
                 if route == "direct":
                     # The server's own race (see the module docstring): call once it has taken
                     # the roots in, as an agent after its first model turn would (a fixed 1 s
                     # sleep was idle time, and too short on a loaded machine).
-                    await until_allowed(client, [tree / "granted"])
-                outside = await read(client, tree / "withheld" / "secret.txt")
+                    await until_allowed(client, [root / "granted"])
+                outside = await read(client, root / "withheld" / "secret.txt")
                 assert SECRET not in outside
                 assert "denied" in outside.lower() or "outside" in outside.lower(), outside
-                inside = await read(client, tree / "granted" / "notes.txt")
+                inside = await read(client, root / "granted" / "notes.txt")
                 assert "inside the agent's root" in inside
 
     anyio.run(main)
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BaseException | None]:
+    """The four runs side by side from the module's start, each in a thread and a tree of its
+    own (one after the other, the first waited out node's cold start alone and the four held a
+    worker ~17 s); a run that failed holds its exception, raised by its own test."""
+    with ThreadPoolExecutor(len(MODES) * len(ROUTES), thread_name_prefix="fs") as pool:
+        futures = {f"{route}-{name}": pool.submit(case, tmp_path_factory.mktemp("fs"),
+                                                  mode, route)
+                   for name, mode in MODES.items() for route in ROUTES}
+    return {name: future.exception() for name, future in futures.items()}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_read_outside_the_agents_roots_is_denied_on_the_first_call(
+    outcomes: dict[str, BaseException | None], mode: str, route: str
+) -> None:
+    failure = outcomes[f"{route}-{mode}"]
+    if failure is not None:
+        raise failure

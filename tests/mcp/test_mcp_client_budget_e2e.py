@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -55,22 +57,7 @@ CLIENTS = [
     ("gemini-cli-mcp-client", "gemini-cli", "auto"),  # the newest era: clientInfo in _meta
 ]
 
-
-def test_one_entry_sizes_each_result_for_the_client_connected(tmp_path: Path) -> None:
-    params = entry(tmp_path)
-
-    async def main() -> dict[str, int]:
-        return {name: await shown_size(params, name, mode) for name, _, mode in CLIENTS}
-
-    sizes = anyio.run(main)
-    for name, harness, _ in CLIENTS:
-        budget = HARNESSES[harness].budget
-        assert sizes[name] <= budget, (name, sizes[name], budget)
-        # Sized for this client, not for the smallest: most of its budget is used.
-        assert sizes[name] > budget * 0.8, (name, sizes[name], budget)
-
-
-@pytest.mark.parametrize(("extra", "client", "expected"), [
+EXPLICIT: list[tuple[tuple[str, ...], str, int]] = [
     # A client no table names gets the lowest known cut.
     ((), "some-new-harness", LOWEST),
     # An explicit --budget is what the user wrote: it wins over the table.
@@ -79,27 +66,86 @@ def test_one_entry_sizes_each_result_for_the_client_connected(tmp_path: Path) ->
     (("--client-budget", "claude-code=12000"), "claude-code", 12000),
     # ...and for the unknown ones with *.
     (("--client-budget", "*=16000"), "some-new-harness", 16000),
-])
-def test_explicit_budgets_and_unknown_clients(tmp_path: Path, extra: tuple[str, ...],
-                                              client: str, expected: int) -> None:
-    size = anyio.run(shown_size, entry(tmp_path, *extra), client, "legacy")
-    assert expected * 0.8 < size <= expected
+]
 
 
-def test_the_config_client_budgets_override_the_table(tmp_path: Path) -> None:
+def config_params(tmp_path: Path) -> StdioServerParameters:
     config = tmp_path / "servers.json"
     config.write_text(json.dumps({"clientBudgets": {"claude-code": 10000}, "mcpServers": {
         "ledger": {"command": sys.executable, "args": [LEDGER]}}}))
-    params = StdioServerParameters(command=sys.executable, args=[
+    return StdioServerParameters(command=sys.executable, args=[
         "-c", "from elision.cli import main; main()", "proxy", "--config", str(config),
         "--store", str(tmp_path / "store.db"), "--no-audit"], env=dict(os.environ))
 
-    async def main() -> int:
-        info = types.Implementation(name="claude-code", version="2.1")
-        async with Client(params, client_info=info, mode="legacy") as session:
-            result = await session.call_tool("ledger__failed_settlements", {})
-            block = result.content[0]
-            assert isinstance(block, types.TextContent)
-            return len(block.text.encode())
 
-    assert 8000 < anyio.run(main) <= 10000
+async def config_size(params: StdioServerParameters) -> int:
+    info = types.Implementation(name="claude-code", version="2.1")
+    async with Client(params, client_info=info, mode="legacy") as session:
+        result = await session.call_tool("ledger__failed_settlements", {})
+        block = result.content[0]
+        assert isinstance(block, types.TextContent)
+        return len(block.text.encode())
+
+
+Outcome = tuple[int | None, BaseException | None]
+
+
+@pytest.fixture(scope="module")
+def sizes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
+    """Every proxy of this file started at once, each session's size or what it raised, by
+    case: one after the other, eight proxy starts held a worker 28 s. The three clients of the
+    one entry share its folder (its store), as before; each other case has a folder of its own."""
+    one_entry = entry(tmp_path_factory.mktemp("one-entry"))
+    cases: dict[str, Callable[[], Awaitable[int]]] = {
+        **{name: partial(shown_size, one_entry, name, mode) for name, _, mode in CLIENTS},
+        **{f"explicit-{i}": partial(shown_size, entry(tmp_path_factory.mktemp("explicit"),
+                                                      *extra), client, "legacy")
+           for i, (extra, client, _) in enumerate(EXPLICIT)},
+        "config": partial(config_size, config_params(tmp_path_factory.mktemp("config"))),
+    }
+    got: dict[str, Outcome] = {}
+
+    async def one(name: str, case: Callable[[], Awaitable[int]]) -> None:
+        try:
+            got[name] = (await case(), None)
+        except Exception as exc:  # raised again by the test that asks for it
+            got[name] = (None, exc)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for name, case in cases.items():
+                tg.start_soon(one, name, case)
+
+    anyio.run(main)
+    return got
+
+
+def size_of(sizes: dict[str, Outcome], case: str) -> int:
+    size, failure = sizes[case]
+    if failure is not None:
+        raise failure
+    assert size is not None
+    return size
+
+
+def test_one_entry_sizes_each_result_for_the_client_connected(
+        sizes: dict[str, Outcome]) -> None:
+    for name, harness, _ in CLIENTS:
+        size = size_of(sizes, name)
+        budget = HARNESSES[harness].budget
+        assert size <= budget, (name, size, budget)
+        # Sized for this client, not for the smallest: most of its budget is used.
+        assert size > budget * 0.8, (name, size, budget)
+
+
+@pytest.mark.parametrize(("case", "extra", "client", "expected"), [
+    (i, *explicit) for i, explicit in enumerate(EXPLICIT)])
+def test_explicit_budgets_and_unknown_clients(sizes: dict[str, Outcome], case: int,
+                                              extra: tuple[str, ...], client: str,
+                                              expected: int) -> None:
+    size = size_of(sizes, f"explicit-{case}")
+    assert expected * 0.8 < size <= expected
+
+
+def test_the_config_client_budgets_override_the_table(sizes: dict[str, Outcome]) -> None:
+    assert 8000 < size_of(sizes, "config") <= 10000

@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import runpy
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -35,9 +36,28 @@ OPENCODE_LINES = 2_000
 #: the most lines Qwen Code keeps of a text (elision.install.harnesses)
 QWEN_LINES = 1_000
 
+T = TypeVar("T")
+
 
 def lines(text: str) -> int:
     return text.count("\n") + 1  # as OpenCode and Qwen Code count: text.split("\n")
+
+
+async def each_client(
+    ask: Callable[[StdioServerParameters, str], Awaitable[T]],
+    params: StdioServerParameters, clients: tuple[str, str],
+) -> dict[str, T]:
+    """``ask`` for each client, the two sessions (two proxies of one entry) at once: one after
+    the other, each test held a worker for two proxy starts in a row."""
+    got: dict[str, T] = {}
+
+    async def one(client: str) -> None:
+        got[client] = await ask(params, client)
+
+    async with anyio.create_task_group() as tg:
+        for client in clients:
+            tg.start_soon(one, client)
+    return {client: got[client] for client in clients}
 
 
 def entry(tmp_path: Path, server: Path = SERVER) -> StdioServerParameters:
@@ -83,7 +103,7 @@ def test_one_entry_fits_a_short_line_log_to_each_client(tmp_path: Path) -> None:
     params = entry(tmp_path)
 
     async def main() -> dict[str, dict[str, str]]:
-        return {client: await seen(params, client) for client in ("opencode", "claude-code")}
+        return await each_client(seen, params, ("opencode", "claude-code"))
 
     got = anyio.run(main)
     opencode, claude = got["opencode"], got["claude-code"]
@@ -126,8 +146,7 @@ def test_resources_and_prompts_keep_the_clients_line_cap(tmp_path: Path) -> None
     params = entry(tmp_path)
 
     async def main() -> dict[str, dict[str, str]]:
-        return {client: await read_and_got(params, client)
-                for client in ("opencode", "claude-code")}
+        return await each_client(read_and_got, params, ("opencode", "claude-code"))
 
     got = anyio.run(main)
     for kind, text in got["opencode"].items():
@@ -165,7 +184,7 @@ def test_an_upstream_error_keeps_the_clients_line_cap(tmp_path: Path) -> None:
     params = entry(tmp_path, ERRING)
 
     async def main() -> dict[str, dict[str, MCPError]]:
-        return {client: await errors(params, client) for client in ("qwen-code", "claude-code")}
+        return await each_client(errors, params, ("qwen-code", "claude-code"))
 
     got = anyio.run(main)
     for method, exc in got["qwen-code"].items():

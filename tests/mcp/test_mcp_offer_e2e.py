@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +69,10 @@ async def offered(client: Client, server: str = "files") -> set[str]:
     return set(caps or ())
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])  # the handshake era; the newest era
-def test_an_agent_that_declares_nothing_gets_a_server_told_nothing(
-    tmp_path: Path, mode: str
-) -> None:
+MODES = ["legacy", "auto"]  # the handshake era; the newest era
+
+
+def declares_nothing(tmp_path: Path, mode: str) -> None:
     # "sampling": true allows sampling, but this agent cannot sample: not offered either.
     command = proxy_command(tmp_path, sampling=True)
 
@@ -81,10 +83,7 @@ def test_an_agent_that_declares_nothing_gets_a_server_told_nothing(
     anyio.run(main)
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-def test_an_agent_that_declares_roots_and_elicitation_gets_a_server_told_both(
-    tmp_path: Path, mode: str
-) -> None:
+def declares_roots_and_elicitation(tmp_path: Path, mode: str) -> None:
     command = proxy_command(tmp_path)
 
     async def main() -> None:
@@ -96,7 +95,7 @@ def test_an_agent_that_declares_roots_and_elicitation_gets_a_server_told_both(
     anyio.run(main)
 
 
-def test_an_agent_that_declares_one_gets_a_server_told_just_that(tmp_path: Path) -> None:
+def declares_one(tmp_path: Path) -> None:
     command = proxy_command(tmp_path, sampling=True)
 
     async def main() -> None:
@@ -105,6 +104,52 @@ def test_an_agent_that_declares_one_gets_a_server_told_just_that(tmp_path: Path)
             assert await offered(client) == {"sampling"}
 
     anyio.run(main)
+
+
+#: Each stdio case is a proxy and a server of its own: one after the other, the five held a
+#: worker ~16 s. They run side by side from the module's start, each in a thread and a folder
+#: of its own, and each test re-raises what its case raised.
+STDIO_CASES: dict[str, Callable[[Path], None]] = {
+    **{f"nothing-{mode}": partial(declares_nothing, mode=mode) for mode in MODES},
+    **{f"both-{mode}": partial(declares_roots_and_elicitation, mode=mode) for mode in MODES},
+    "one": declares_one,
+}
+
+
+@pytest.fixture(scope="module")
+def stdio_outcomes(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, BaseException | None]:
+    with ThreadPoolExecutor(len(STDIO_CASES), thread_name_prefix="offer") as pool:
+        futures = {name: pool.submit(case, tmp_path_factory.mktemp("offer-stdio"))
+                   for name, case in STDIO_CASES.items()}
+    return {name: future.exception() for name, future in futures.items()}
+
+
+def passed(outcomes: dict[str, BaseException | None], case: str) -> None:
+    failure = outcomes[case]
+    if failure is not None:
+        raise failure
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_agent_that_declares_nothing_gets_a_server_told_nothing(
+    stdio_outcomes: dict[str, BaseException | None], mode: str
+) -> None:
+    passed(stdio_outcomes, f"nothing-{mode}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_agent_that_declares_roots_and_elicitation_gets_a_server_told_both(
+    stdio_outcomes: dict[str, BaseException | None], mode: str
+) -> None:
+    passed(stdio_outcomes, f"both-{mode}")
+
+
+def test_an_agent_that_declares_one_gets_a_server_told_just_that(
+    stdio_outcomes: dict[str, BaseException | None],
+) -> None:
+    passed(stdio_outcomes, "one")
 
 
 #: Config entries of one HTTP proxy, each a server of its own, and what each should be offered.
