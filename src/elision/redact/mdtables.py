@@ -12,12 +12,14 @@ keeps its rows and columns.
 A table is found by its delimiter row (``|---|``, ``| :--- |``: a ``|`` then a ``-`` or a
 ``:``), its header the line before it and its rows the lines after it that hold a ``|``. A
 whole text is read so (as a CSV is), a JSON string too (its own line breaks, walked; or
-escaped, ``\\n``, in a whole text that holds the JSON). Not read so: a table whose rows do
-not open with a ``|`` and a delimiter row that does not either (``a | b`` over ``--|--``),
-and a key/value row with no header and delimiter rows above it.
+escaped, ``\\n``, at any depth of JSON-in-JSON, in a whole text that holds the JSON or a
+walked string that does). A table whose delimiter row does not open with a ``|`` (``a | b``
+over ``--|--``) has rows that need not either.
 """
 
 from __future__ import annotations
+
+import re
 
 from elision._lazyre import lazy_compile
 from elision.redact.columns import CREDENTIAL_FIELD, SpanSink
@@ -52,20 +54,46 @@ def body_may_hold_tables(body: bytes) -> bool:
         and _LOOSE_ROW_BYTES.search(body) is not None))
 
 
-#: A delimiter row's opening as a JSON string writes it, its line break escaped (``\\n|-``).
-_ESCAPED_DELIMITER = lazy_compile(r"\\n\|[ \t]{0,64}[-:]")
+#: A delimiter row's opening as a JSON string writes it, its line break escaped (``\\n|-``,
+#: ``\\\\n|-`` a level of JSON-in-JSON down and so on), or a row that does not open with a
+#: ``|`` (``\\n--- | ---``, ``\\n:--|``).
+_ESCAPED_DELIMITER = lazy_compile(
+    r"\\n(?:\|[ \t]{0,64}[-:]|[ \t]{0,64}:?-++:?[ \t]{0,64}\|)")
+#: What the lined copy reads as a line break: an escaped one at any depth of JSON-in-JSON (a
+#: run of backslashes before ``n``: 2**(k-1) k levels down), a ``\\r`` so (as spaces), a
+#: quote that opens a string on a ``|``, escaped at any depth (``"|``, ``\\"|``, ``\\\\\\"|``),
+#: and one that closes the table's string or one around it (``S"}``, ``S\\"}"``: a last row
+#: with no ``|`` after its last cell read the quote and the brace as its value). Each run
+#: read possessively and replaced by as many chars: the copy's offsets are the text's.
+_ESCAPED_BREAK = lazy_compile(r'\\++[nr]|\\*+"(?=[|,}\]:\s]|\Z)')
 
 
 def escaped_table_spans(text: str, into: SpanSink) -> SpanSink:
     """:func:`table_spans` of the tables that JSON strings in ``text`` hold with their line
-    breaks escaped (``{"text": "| name | password |\\n|---|---|\\n| bob | S |"}`` in a log):
-    read in a copy of the same length where each ``\\n`` is a space and a line break, each
-    ``\\r`` two spaces, and a quote that opens a string on a ``|`` a line break, so each row
-    is a line of its own. Only where such a delimiter row is."""
-    if "\\n|" not in text or _ESCAPED_DELIMITER.search(text) is None:
+    breaks escaped (``{"text": "| name | password |\\n|---|---|\\n| bob | S |"}`` in a log),
+    at any depth of JSON-in-JSON: read in a copy of the same length where each escaped line
+    break is spaces and a line break, each ``\\r`` spaces, and a quote that opens a string on
+    a ``|`` or closes one a line break, so each row is a line of its own. Only where such a
+    delimiter row is."""
+    if "\\n" not in text:
         return into  # told in C
-    lined = text.replace("\\r", "  ").replace("\\n", " \n").replace('"|', "\n|")
-    return table_spans(lined, into)
+    found = _ESCAPED_DELIMITER.search(text)
+    if found is None:
+        return into
+    # A quote that closes the table's string is written with one backslash fewer than its
+    # line breaks (``"`` beside ``\\n``, ``\\"`` beside ``\\\\n``); one inside a cell with
+    # more (``\\"``, ``\\\\\\"``): a cell's quote before a ``,`` is no row's end.
+    at = found.start() + 1
+    depth = at - len(text[:at].rstrip("\\"))
+
+    def lined(match: re.Match[str]) -> str:
+        run = match.group()
+        if run[-1] == "r" or (run[-1] == '"' and len(run) > depth
+                              and text[match.end():match.end() + 1] != "|"):
+            return " " * len(run)
+        return " " * (len(run) - 1) + "\n"
+
+    return table_spans(_ESCAPED_BREAK.sub(lined, text), into)
 
 
 def table_spans(text: str, into: SpanSink) -> SpanSink:
