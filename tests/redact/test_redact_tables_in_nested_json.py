@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.redact import redact_text, redact_value
+from elision.redact import mdtables, redact_text, redact_value
 from elision.redact.generic import opaque
 from redact.test_redact_tables_in_strings import shown as routes_showing
 
@@ -141,3 +141,11 @@ def test_any_table_at_any_depth_hides_its_secret_column(
     if crlf:
         text = text.replace("\n", "\r\n")
     assert shown(nested({"text": text}, levels), secret) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text('\\nr"|,}]: -ab\n', max_size=40).filter(lambda t: "\\\\" not in t))
+def test_the_flat_copy_is_the_deep_copy_of_a_text_with_no_json_in_json(text: str) -> None:
+    """A text with no ``\\\\`` is lined in C (``mdtables._lined_flat``): the same copy the
+    regex's line at any depth makes, a Python call an escape."""
+    assert mdtables._lined_flat(text) == mdtables._lined(text, 1)

@@ -201,9 +201,12 @@ class _Tables:
         #: Each credential name a word wholly of look-alikes can spell, as a regex of a
         #: class a letter (``[\u0422\u03a4][\u041e\u039f\u043e\u03bf]…``).
         whole = _whole_names()
-        self.whole = {name: "".join(map(_char_class, letters))
-                      for name, letters in whole.items()}
-        spelled = "|".join(self.whole.values())
+        #: The names, and which of them a word spells (its group ``w<index>``).
+        self.whole = list(whole)
+        self.which = re.compile("|".join(
+            f"(?P<w{i}>{''.join(map(_char_class, letters))})"
+            for i, letters in enumerate(whole.values())))
+        spelled = "|".join("".join(map(_char_class, letters)) for letters in whole.values())
         word = "[^\\W\\d_]"  # a letter: a name's run ends at a digit, a "_" or punctuation
         look = _char_class(set(LOOKALIKES) | set(WHOLE_ONLY))
         #: A name wholly of look-alikes, no letter beside it (``\u0422\u041e\u041a…=S``):
@@ -438,12 +441,20 @@ def folded(text: str) -> Folded | None:
     chunks: list[str] = []
     pieces: list[str] = []
     kept: dict[str, _Run | None] = {}
+    wholes: dict[str, str] = {}  # each a name's spelling in look-alikes
     copied = size = 0  # the text's chars copied so far, and the copy's length
     for run in tables.run.finditer(text):
         old = run.group()
         got: _Run | None
         if run.group("whole") is not None:
-            got = (_whole_fold(tables, old), ())  # one char for one: no points
+            # One char for one: no points. Kept apart from the runs' folds: the same chars
+            # beside ASCII fold by the map alone.
+            spelled = wholes.get(old)
+            if spelled is None:
+                spelled = _whole_fold(tables, old)
+                if len(wholes) < _KEPT_RUNS:
+                    wholes[old] = spelled
+            got = (spelled, ())
         elif old in kept:
             got = kept[old]
         else:
@@ -510,11 +521,11 @@ def _run(tables: _Tables, old: str) -> _Run | None:
 def _whole_fold(tables: _Tables, word: str) -> str:
     """A word wholly of look-alikes as the credential name it spells, each letter in the
     case its look-alike is (one char for one)."""
-    for name, spelled in tables.whole.items():
-        if re.fullmatch(spelled, word):
-            return "".join(n.upper() if c.isupper() else n for c, n in zip(word, name,
-                                                                            strict=True))
-    return word.translate(tables.table)
+    which = tables.which.fullmatch(word)
+    if which is None or which.lastgroup is None:
+        return word.translate(tables.table)
+    name = tables.whole[int(which.lastgroup[1:])]
+    return "".join(n.upper() if c.isupper() else n for c, n in zip(word, name, strict=True))
 
 
 def fold_name(name: str) -> str:
