@@ -217,9 +217,13 @@ class _Tables:
         #: A name wholly of look-alikes, no letter beside it (``\u0422\u041e\u041a…=S``):
         #: the run's first alternative, so its reading wins over a run's beside ASCII.
         self.whole_word = re.compile(f"(?<!{word})(?:{spelled})(?!{word})")
+        # Told first by the run's length alone, as long as a name is and no letter after
+        # it: the names were tried at each run (``=\u0391bc``), a sixth of folding a MB of
+        # look-alikes beside ASCII.
+        size = f"{{{min(map(len, whole), default=1)},{_WHOLE_LONGEST}}}+"
         self.run = re.compile(
-            f"{each}(?<!{each}.)(?:(?<!{word}.)(?<={look})(?<=(?=(?:{spelled})(?!{word})).)"
-            f"(?P<whole>){look}*+"
+            f"{each}(?<!{each}.)(?:(?<!{word}.)(?<=(?={look}{size}(?!{word})).)"
+            f"(?<=(?=(?:{spelled})(?!{word})).)(?P<whole>){look}*+"
             f"|(?:(?<={a})|{others}*+{a}){each}*+"
             f"|(?<=[!-~]{b}|[ ]{s}){each}*+|{each}*+(?:(?<={b})(?=[!-~])|(?<={s})(?=[ ]))"
             f"|(?<={name}{n}){each}*+|{each}*+(?<={n})(?={name})"
@@ -460,7 +464,7 @@ def folded(text: str) -> Folded | None:
     for run in tables.run.finditer(text):
         old = run.group()
         got: _Run | None
-        if run.group("whole") is not None:
+        if run.lastindex:  # its one group, ``whole``: an attribute, where group() is a call
             # One char for one: no points. Kept apart from the runs' folds: the same chars
             # beside ASCII fold by the map alone.
             spelled = wholes.get(old)
