@@ -14,7 +14,9 @@ the invisible chars inside included.
 
 Cyrillic and Greek letters drawn as Latin ones (:data:`LOOKALIKES`, ``p\u0430ssword``) and
 combining marks (dropped: ``pa\u0301ssword``) are folded too, but only in a run beside a
-name's ASCII char, so Cyrillic and Greek prose is left as it is.
+name's ASCII char, or in a word wholly of look-alikes that spells a credential's name
+(``\u0422\u041e\u041a\u0415\u041d``, the Russian word for a token: :func:`_whole_names`),
+so Cyrillic and Greek prose is left as it is.
 
 Only where it can matter: a run of such chars is folded where it holds a letter's or a digit's
 form, or where a printable ASCII char (no space) is next to it, so CJK prose's full-width
