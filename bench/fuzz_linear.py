@@ -599,6 +599,19 @@ SYSTEMATIC: list[Class] = [
     Class("plist-arrays", _repeat("<key>tokens</key><array><string>x1</string></array>\n")),
     Class("query-encoded-keys", _repeat("/r?u=%252Fv%253Fkey%253Dabcdefghij0123456789 ")),
     Class("json-text-tables", _repeat('{"text": "| name | password |\\n|---|---|\\n| a | b |"}\n')),
+    # leakenc's: a name wholly of look-alikes, a third level of percent-encoding and deeper
+    # (each `%2525…` one escape), an FCM key after a mask, a Russian word that is a name in
+    # capitals beside Russian prose.
+    Class("look-alike-whole-assign", _repeat(
+        "\u0422\u041e\u041a\u0415\u041d=hunter2x \u0440\u0430\u0455\u0455\u051d\u0501: Abc ")),
+    Class("query-deep-encoded",
+          _repeat("/r?u=%2525252Fv%2525253Fkey%2525253Dabcdefghij0123456789 ")),
+    Class("percent-run", _repeat("%25")),
+    Class("fcm-after-mask", _repeat("xxxxAAAA" + "b" * 7 + ":APA91b" + _KEY_LINE * 3 + " ")),
+    Class("json-in-json-tables", _repeat(json.dumps({"o": json.dumps(
+        {"text": "| name | password |\n|---|---|\n| a | b |"})}) + "\n")),
+    Class("cyrillic-caps-prose", lambda n: _prose(n, words=(
+        *_CYRILLIC, "\u0422\u041e\u041a\u0415\u041d", "\u041a\u041e\u0420\u0410"), seed=11)),
 ]
 
 

@@ -16,6 +16,9 @@ two commands on the fixed code) and names them here, with what changed:
   of its list's items (61 before, 3,780 now); ``yaml-blocks-nested``'s first ``password: |``
   holds every line after it (each is indented more), so it is one block withheld whole (71
   values before, each block judged in its own piece).
+- leakenc: six new classes' digests, written by the code that withholds them
+  (``look-alike-whole-assign``, ``query-deep-encoded``, ``percent-run``, ``fcm-after-mask``,
+  ``cyrillic-caps-prose``, ``json-in-json-tables``); no class before it changed.
 
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.

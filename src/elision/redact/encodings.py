@@ -24,17 +24,21 @@ from elision.shape.bom import decode_marked
 #: A run of backslashes before a "/" or a quote is read possessively (``*+``, ``++``): a "/" or
 #: a quote is never a backslash, so giving one back can never match, and the run that ended
 #: in a quote was read back a char at a time for the "/" first (a third of judging a MB of
-#: assignments eight levels of JSON-in-JSON down, issue 23).
+#: assignments eight levels of JSON-in-JSON down, issue 23). A percent-escape encoded again
+#: and again (``%2525…2541``: its "%" written ``%25`` once a level) is one escape, the char
+#: its last two digits spell, read in one pass however deep (a redirect in a redirect in a
+#: redirect, ``%25253D``, was four levels from the end).
 _ESCAPE = lazy_compile(
     r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
-    r"|%([0-7][0-9a-fA-F])|(?<!\\)\\(?:\\*+(/)|\\++(\"))|\\(\\)"
+    r"|%(?:25)*([0-7][0-9a-fA-F])|(?<!\\)\\(?:\\*+(/)|\\++(\"))|\\(\\)"
 )
 #: The most levels of escapes read through (:func:`decode_escapes`): a ``\\u`` escape three
 #: levels of JSON-in-JSON down (``\\\\\\\\u0067``: 4, 2, 1, none), or a percent-escape spelled
-#: in a ``\\u`` escape (``%2\\u0046``). A run before a quote or a "/" is read whole in one
-#: level, however deep. No more: a ``%XX`` decoded may spell one again only two chars shorter
-#: (``%2525…41``), so a level more is a pass more over nearly all of it, and unbounded a
-#: text of them cost time quadratic in its length.
+#: in a ``\\u`` escape (``%2\\u0046``). A run before a quote or a "/", and a percent-escape
+#: encoded again and again, are read whole in one level, however deep. No more: a ``\\u``
+#: escape decoded may spell one again only a few chars shorter (``\\u005Cu005C…u0041``), so
+#: a level more is a pass more over nearly all of it, and unbounded a text of them cost time
+#: quadratic in its length.
 _LEVELS = 4
 #: Bytes read to tell a text from binary data before a run is decoded whole.
 _PROBE = 96
@@ -99,21 +103,25 @@ def _marks(source: str) -> Iterator[tuple[int, int, int]]:
 
 
 def _spelled(match: re.Match[str]) -> str:
-    """The one char an escape ``match`` spells. A run of backslashes is read here, never
-    cached: its length is the text's to choose (a MB of them was a MB-long key)."""
+    """The one char an escape ``match`` spells. A run of backslashes, and a percent-escape
+    encoded again and again (``%2525…41``), are read here, never cached: their length is the
+    text's to choose (a MB of them was a MB-long key)."""
     char = match.group(5) or match.group(6) or match.group(7)
-    return char if char is not None else _char(match.group())
+    if char is not None:
+        return char
+    pct = match.group(4)
+    return _char(match.group()) if pct is None else chr(int(pct, 16))
 
 
 @lru_cache(maxsize=4096)
 def _char(escape: str) -> str:
     match = _ESCAPE.fullmatch(escape)
     assert match is not None
-    high, low, single, pct, *_ = match.groups()
+    high, low, single, *_ = match.groups()
     if high is not None:
         return (chr(int(high, 16)) + chr(int(low, 16))).encode(
             "utf-16", "surrogatepass").decode("utf-16")
-    return chr(int(single or pct, 16))
+    return chr(int(single, 16))
 
 
 def decode_escapes(text: str) -> View | None:

@@ -139,7 +139,15 @@ _COOKIE_CONTAINERS = tuple(
 #: ``tree`` listing, which was then withheld whole as dense.
 TABLE_ROWS = tuple(
     f"{br}|{gap}{cell}" for br in ("\n", "\\n") for gap in ("", " ")
-    for cell in ("---|", "--- |", "----", "---:", ":-"))
+    for cell in ("---|", "--- |", "----", "---:", ":-", "-|", "- |", "--|", "-- |", "-:", "--:")
+) + tuple(
+    # A first cell of one or two dashes, closed (``|-|``, ``| -- |``): a ``tree`` listing's
+    # ``|-- name`` has no ``|`` after its dashes. A delimiter row that does not open with a
+    # ``|`` (``--- | ---``, ``:--|--:``), by its first cell closed, of four dashes at most:
+    # ``---`` alone is YAML's and Markdown's rule, on a line of its own.
+    f"{br}{left}{'-' * dashes}{right}{gap}|" for br in ("\n", "\\n")
+    for dashes in range(1, 5) for left in ("", ":") for right in ("", ":") for gap in ("", " ")
+)
 QUOTED_NAMES = (
     *_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'",
     *_WHOLE_KEYS, *_COOKIE_CONTAINERS, *TABLE_ROWS,

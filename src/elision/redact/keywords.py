@@ -60,7 +60,8 @@ _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._
 #: percent-encoded unreserved char, the reserved chars that split a Telegram token or a JSON
 #: member written into a query, and an encoded ``=`` (``access_token%3D…``: with no other
 #: escape near it, it was never decoded), and one encoded twice (``%253D``: a URL's query in a
-#: redirect's parameter inside another, ``?u=%252Fv1%253Fkey%253DS``, was never decoded).
+#: redirect's parameter inside another, ``?u=%252Fv1%253Fkey%253DS``, was never decoded),
+#: and a "%" encoded twice (``%2525``: a third level or deeper, ``%25253D``).
 ESCAPE_EXACT = ("\\u",)
 #: Escapes that no trigger is (a PHP text of JSON writes every "/" so) but that send a piece a
 #: trigger flagged to be read decoded too (``encodings.decode_escapes``): a URL family's
@@ -817,7 +818,8 @@ def derive(given: Inputs) -> Tables:
         | {name + PLIST_KEY_CLOSE for name in given.field_suffixes}
     ))
     escapes = tuple(sorted(
-        {f"%{ord(c):02x}" for c in _UNRESERVED} | {"%3aaa", "%22%3a", "%27%3a", "%3d", "%253d"}))
+        {f"%{ord(c):02x}" for c in _UNRESERVED}
+        | {"%3aaa", "%22%3a", "%27%3a", "%3d", "%253d", "%2525"}))
     heads = frozenset(_heads(exact, any_case) | _marked_heads(given.marks))
     shapes = [shape for _, _, family_shapes in given.families for shape in family_shapes]
     forms = tuple(sorted(

@@ -270,10 +270,18 @@ def _find_spans(
             joined: list[Span] | SpanArrays = SpanArrays() if compact else []
             joined.extend(heapq.merge(cells, piped, key=_START))
             cells = joined
-    elif "|" in text and "\n" in text:
+    elif "|" in text:
         # A JSON string (walked) that holds a Markdown table: its header names its columns
-        # as a whole text's does (``{"text": "| name | password |\n|---|…"}``).
-        table_spans(text, cells)
+        # as a whole text's does (``{"text": "| name | password |\n|---|…"}``); or that
+        # holds JSON whose strings hold one, its breaks escaped (JSON-in-JSON).
+        if "\n" in text:
+            table_spans(text, cells)
+        inner: list[Span] = []
+        escaped_table_spans(text, inner)
+        if inner:
+            both = sorted([*cells, *inner], key=_START)
+            cells = SpanArrays() if compact else []
+            cells.extend(both)
     positions: Sequence[int]
     positions, dense = dense_text_triggers(text, data=data)
     if not positions and not dense:
