@@ -63,6 +63,15 @@ PASSWORD_COMMANDS = (
     "\nlogin ", "\tlogin ", "\npassword ", "\tpassword ",
 )
 
+#: curl's ``-u`` after two switches or more (after its dash), glued to its value or to a quote
+#: (``-skuadmin:S``, ``-sku"admin:S"``): no literal marks it (``{switch}{switch}u`` then a
+#: letter is ``language``, ``issue``; `` -{switch}{switch}`` alone is every ``rm -rf`` and
+#: gcc's ``-fno-…``), so it is a pattern of the trigger search's own pass beside the literals
+#: (hyperscan's windows, a pass of the regex passes): its matches count towards no dense
+#: window. A group spaced from its value is a literal (:data:`PASSWORD_COMMANDS`).
+GLUED_CURL_GROUP = r"[" + _CURL_SWITCHES + r"]{2,8}[uU][^\s]"
+#: :data:`GLUED_CURL_GROUP` after its dash, a space or a tab before that (hyperscan's form).
+GLUED_CURL_USER = r"[ \t]-" + GLUED_CURL_GROUP
 #: A command's name or a statement's opening; ``sshpass`` only with its ``-p`` right after it,
 #: and the ones that name their value where they open (``identified by '``, ``define(``,
 #: Oracle's URL up to its password) ended where the value starts.
