@@ -567,6 +567,16 @@ SYSTEMATIC: list[Class] = [
     Class("dash-switch-words", _repeat("rm -rf x && gcc -fno-strict -sssssssss -sk ")),
     Class("wrapped-values", _repeat('password="\nhunter2x\nmore"\n')),
     Class("wrapped-unclosed", _repeat('password="\nhunter2x\n')),
+    # A statement of clauses or a netrc entry longer than a piece, judged under its head
+    # (scan._Constructs): one endless, a value at its end or on every other line.
+    Class("sql-endless-options", lambda n: "CREATE USER a WITH\n"
+          + _repeat("  CONNECTION LIMIT 3\n")(n) + "  PASSWORD 'hunter2x';\n"),
+    Class("sql-endless-clauses", lambda n: "CREATE USER a WITH\n"
+          + _repeat("  CONNECTION LIMIT 3\n  PASSWORD 'hunter2x'\n")(n)),
+    Class("netrc-endless-entry", lambda n: "machine h\n" + _repeat("\taccount a\n\tport 1\n")(n)
+          + "\tpassword hunter2x\n"),
+    Class("netrc-endless-passwords", lambda n: "machine h\n"
+          + _repeat("  account a\n  password hunter2x\n")(n)),
     # Full-width forms and invisible chars (elision.redact.compat): prose past ASCII the fold
     # passes over (CJK with full-width punctuation, emoji with their selectors and joiners),
     # prose it folds (full-width words, a zero-width char every other char), and
