@@ -16,9 +16,11 @@ two commands on the fixed code) and names them here, with what changed:
   of its list's items (61 before, 3,780 now); ``yaml-blocks-nested``'s first ``password: |``
   holds every line after it (each is indented more), so it is one block withheld whole (71
   values before, each block judged in its own piece).
-- leakcmd (curl's ``-u`` glued after its switches, a quoted value over lines): its five new
-  classes (``curl-glued-groups``, ``curl-glued-quotes``, ``dash-switch-words``,
-  ``wrapped-values``, ``wrapped-unclosed``) recorded by its own code; no class changed.
+- leakcmd (curl's ``-u`` glued after its switches, a quoted value over lines, statements
+  and netrc entries longer than a piece): its new classes (``curl-glued-groups``,
+  ``curl-glued-quotes``, ``dash-switch-words``, ``wrapped-values``, ``wrapped-unclosed``,
+  ``sql-endless-options``, ``sql-endless-clauses``, ``netrc-endless-entry``,
+  ``netrc-endless-passwords``) recorded by its own code; no class changed.
 
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
