@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import random
 
+import orjson
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from elision import shape
-from elision.redact import redact_text
+from elision.redact import redact_text, redact_value
 from elision.redact.commands import _CURL_SWITCHES
 from elision.redact.generic import _WRAPPED_LINES, is_credential_value
 from elision.redact.rules import credential_stub
@@ -140,6 +141,9 @@ def test_property_a_glued_curl_user_is_withheld_wherever_a_piece_is_cut(
     assert f"{user}:" in _shown(text)
 
 
+# the most lines, the quote opening the line after (read one line short at first)
+@example(name="PASSWORD", seed=0, lines=_WRAPPED_LINES, variant=2, before=0, inside=0,
+         filler=0)
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["PASSWORD", "DB_PASSWORD", "api_key", "GITHUB_TOKEN", "secret"]),
        st.integers(0, 1 << 30), st.integers(2, _WRAPPED_LINES), st.integers(0, 11),
@@ -154,3 +158,16 @@ def test_property_a_value_over_lines_is_withheld_wherever_a_piece_is_cut(
     assume(is_credential_value(name, secret))
     text = cut_inside(_wrapped(name, secret, lines, variant), before, inside, filler)
     assert f"{name}=" in _withheld_by_each_engine(text, secret)
+
+
+@pytest.mark.parametrize("command", [
+    f"curl -skuadmin:{S} https://h/",
+    f'curl -sku"admin:{S}" https://h/',
+    f"curl -vsSLu'ci:{S}' https://h/",
+])
+def test_a_glued_curl_user_in_a_json_body_is_withheld(command: str) -> None:
+    """The JSON route asks the raw body first whether anything may be withheld
+    (``triggers.body_may_need_redaction``): the glued user's pass answers there too."""
+    body = orjson.dumps({"log": command, "n": 1})
+    assert S not in str(redact_value(orjson.loads(body), body=body).value)
+    assert S not in shape(body, 100_000, format="json").text

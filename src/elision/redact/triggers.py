@@ -791,6 +791,7 @@ class _Hyperscan:
                 spec += [(lit, once | caseless, _SECRET) for lit in keywords.SLASHED]
                 spec += [(lit, once | caseless, _AT) for lit in _AT_GATES]
                 spec += [(lit, once, _HEAD) for lit in _HEADS]
+                spec += [(lit, once, _CURL) for lit in _CURL_GATES]  # the glued users' gate
                 spec += [("\\/", once, _SLASH)]  # a body orjson did not write (orjson_slashes)
                 spec += [(f'"{name}"', once | caseless, kind) for name, kind in _KEY_NAMES.items()]
                 db = self._compile([lit.encode() for lit, _, _ in spec],
@@ -1088,7 +1089,8 @@ class _Hyperscan:
             return found
         opening = bool(heads) and bool(self._opening_heads(body, heads, JSON_STOP, first=True))
         if (opening or (_AT in found and self._userinfo_in(body, JSON_STOP, first=True))
-                or self._windows_in(body, JSON_STOP, first=True)):
+                or self._windows_in(body, JSON_STOP, first=True)
+                or (_CURL in found and self._glued_in(body, JSON_STOP, first=True))):
             found.add(_SECRET)
         return found
 
