@@ -573,6 +573,25 @@ SYSTEMATIC: list[Class] = [
     Class("quote-line-ends", _repeat('password="\n')),
     Class("meta-content-first", _repeat('<meta content="x7Hk2mQ9vL4pR8sT" name="csrf-token">\n')),
     Class("sql-opening-run", lambda n: _repeat("create user ")(n) + "\n  password 'hunter2x'"),
+    # The leakcmd leaks: curl's -u glued after its switches, to its value or a quote (a
+    # pattern of the trigger search's own pass); dashes and switches with no -u glued (its
+    # near misses, none a trigger); a quoted value over lines, closed or never (each a
+    # name's reading of one-word lines up to the next quote).
+    Class("curl-glued-groups", _repeat("curl -skuadmin:hunter2x ")),
+    Class("curl-glued-quotes", _repeat("curl -vsSLu'ci:hunter2x' ")),
+    Class("dash-switch-words", _repeat("rm -rf x && gcc -fno-strict -sssssssss -sk ")),
+    Class("wrapped-values", _repeat('password="\nhunter2x\nmore"\n')),
+    Class("wrapped-unclosed", _repeat('password="\nhunter2x\n')),
+    # A statement of clauses or a netrc entry longer than a piece, judged under its head
+    # (scan._Constructs): one endless, a value at its end or on every other line.
+    Class("sql-endless-options", lambda n: "CREATE USER a WITH\n"
+          + _repeat("  CONNECTION LIMIT 3\n")(n) + "  PASSWORD 'hunter2x';\n"),
+    Class("sql-endless-clauses", lambda n: "CREATE USER a WITH\n"
+          + _repeat("  CONNECTION LIMIT 3\n  PASSWORD 'hunter2x'\n")(n)),
+    Class("netrc-endless-entry", lambda n: "machine h\n" + _repeat("\taccount a\n\tport 1\n")(n)
+          + "\tpassword hunter2x\n"),
+    Class("netrc-endless-passwords", lambda n: "machine h\n"
+          + _repeat("  account a\n  password hunter2x\n")(n)),
     # Full-width forms and invisible chars (elision.redact.compat): prose past ASCII the fold
     # passes over (CJK with full-width punctuation, emoji with their selectors and joiners),
     # prose it folds (full-width words, a zero-width char every other char), and

@@ -19,6 +19,11 @@ two commands on the fixed code) and names them here, with what changed:
 - leakenc: six new classes' digests, written by the code that withholds them
   (``look-alike-whole-assign``, ``query-deep-encoded``, ``percent-run``, ``fcm-after-mask``,
   ``cyrillic-caps-prose``, ``json-in-json-tables``); no class before it changed.
+- leakcmd (curl's ``-u`` glued after its switches, a quoted value over lines, statements
+  and netrc entries longer than a piece): its new classes (``curl-glued-groups``,
+  ``curl-glued-quotes``, ``dash-switch-words``, ``wrapped-values``, ``wrapped-unclosed``,
+  ``sql-endless-options``, ``sql-endless-clauses``, ``netrc-endless-entry``,
+  ``netrc-endless-passwords``) recorded by its own code; no class changed.
 
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.

@@ -26,6 +26,7 @@ from elision import shape
 from elision.redact import redact_text
 from elision.redact.generic import is_credential_value
 from elision.redact.rules import credential_stub
+from support.cut import cut_inside
 from support.engines import trigger_engines, using_engine
 
 S = "Zq8vN3xK7pL2mR9tW4yB6cH1"
@@ -33,26 +34,10 @@ STUB = credential_stub("credential-assignment")
 
 _SECRETS = st.text(alphabet="abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789",
                    min_size=24, max_size=40)
-_WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while",
-          "reading", "the", "logs")
 
 
 def _shown(text: str) -> str:
     return str(redact_text(text).value)
-
-
-def _filler(size: int, seed: int) -> str:
-    """Prose lines of varied lengths, ``size`` chars in all (a line break last, where there
-    is room for one): no trigger, no credential."""
-    lines: list[str] = []
-    held = i = 0
-    while held < size:
-        line = " ".join(_WORDS[(seed + i * 7 + j) % len(_WORDS)] for j in range(2 + (i + seed) % 9))
-        lines.append(f"{line} {i}\n")
-        held += len(lines[-1])
-        i += 1
-    text = "".join(lines)[:size]
-    return text[:-1] + "\n" if text else text
 
 
 @pytest.mark.parametrize(("text", "shown"), [
@@ -158,12 +143,7 @@ def test_property_a_construct_cut_by_a_piece_edge_is_withheld(
     piece is first cut (at the next line end: ``scan._halve``), falls at any char of it: its
     value is withheld wherever the edge falls, by each trigger engine, every line kept."""
     assume(is_credential_value(name, secret))
-    construct = _construct(kind, name, secret, variant)
-    size = len(construct)
-    at = inside % (size + 1)
-    lead = 2 * size + 600 + before  # the halves past the first cut are cut away from it
-    text = _filler(lead, seed) + construct + _filler(lead + 2 * at - size, seed + 1)
-    assert len(text) // 2 == lead + at
+    text = cut_inside(_construct(kind, name, secret, variant), before, inside, seed)
     for engine in trigger_engines():
         with using_engine(engine):
             shown = _shown(text)

@@ -63,14 +63,26 @@ CURL_SWITCHES = _CURL_SWITCHES
 #: last two, and ``sku `` ends no English word but a rare loan, ``haiku``: :data:`CURL_GROUPS`),
 #: and a netrc's tokens a line (:mod:`elision.redact.netrc`): its ``login`` and ``password``
 #: opening their lines, or a tab before each (`` login `` flags an entry on one line, or
-#: indented with spaces).
+#: indented with spaces; a ``password`` indented with up to eight spaces is flagged too).
 PASSWORD_COMMANDS = (
     *(gate for gate in COMMAND_GATES if gate != "curl"),
     *sorted({f" -{switch.lower()}u" for switch in _CURL_SWITCHES}),
     *sorted(CURL_GROUPS),
     "\nlogin ", "\tlogin ", "\npassword ", "\tpassword ",
+    # ... and a password opening a line indented with spaces: its entry's `` login `` may be
+    # many lines up, in another piece (a long entry, judged under its head: scan._Constructs).
+    *(f"\n{' ' * n}password " for n in range(1, 9)),
 )
 
+#: curl's ``-u`` after two switches or more (after its dash), glued to its value or to a quote
+#: (``-skuadmin:S``, ``-sku"admin:S"``): no literal marks it (``{switch}{switch}u`` then a
+#: letter is ``language``, ``issue``; `` -{switch}{switch}`` alone is every ``rm -rf`` and
+#: gcc's ``-fno-…``), so it is a pattern of the trigger search's own pass beside the literals
+#: (hyperscan's windows, a pass of the regex passes): its matches count towards no dense
+#: window. A group spaced from its value is a literal (:data:`PASSWORD_COMMANDS`).
+GLUED_CURL_GROUP = r"[" + _CURL_SWITCHES + r"]{2,8}[uU][^\s]"
+#: :data:`GLUED_CURL_GROUP` after its dash, a space or a tab before that (hyperscan's form).
+GLUED_CURL_USER = r"[ \t]-" + GLUED_CURL_GROUP
 #: A command's name or a statement's opening; ``sshpass`` only with its ``-p`` right after it,
 #: and the ones that name their value where they open (``identified by '``, ``define(``,
 #: Oracle's URL up to its password) ended where the value starts.
@@ -103,10 +115,9 @@ _SQL_FLAG = re.compile(
 #: An HCL variable's ``default =``, before the ``}`` that closes it.
 #: Where a ``CREATE USER`` or ``ALTER ROLE`` statement ends, for its ``PASSWORD``: its ``;``, or
 #: a blank line (a log's statements may have no ``;``). Its clauses may each have a line
-#: (``CREATE USER bob WITH`` / ``LOGIN`` / ``PASSWORD 'S';``): one that opens a line is read
-#: :data:`_SQL_REACH` chars on at most (:func:`_clause_of`).
+#: (``CREATE USER bob WITH`` / ``LOGIN`` / ``PASSWORD 'S';``), as many as it has
+#: (:func:`_clause_of`).
 _SQL_END = re.compile(r";|\n[ \t]*\r?\n")
-_SQL_REACH = 512
 #: What precedes a clause's word on its own line: white space, and PostgreSQL's words that
 #: qualify a password (``ENCRYPTED PASSWORD 'S'``).
 _CLAUSE_OPENING = re.compile(r"[ \t]*+(?:(?i:with|encrypted|unencrypted)[ \t]++)*+")
@@ -159,6 +170,7 @@ def password_flags(text: str) -> Iterator[Flag]:
     ends = {"hcl": NextMatch(_HCL_END, text), "sql": NextMatch(_SQL_END, text),
             "curl": NextMatch(_COMMAND_END, text)}
     newline = NextMatch(_NEWLINE, text)
+    clauses: dict[int, bool] = {}  # each PASSWORD's line read once, whatever opened it
     pos = 0
     while True:
         command = _COMMAND.search(text, pos)
@@ -181,23 +193,31 @@ def password_flags(text: str) -> Iterator[Flag]:
         flag = flags[kind].at_or_after(command.end())
         end = ends.get(kind, newline).at_or_after(command.end())
         if flag is not None and (end is None or flag.start() < end.start()) and (
-                kind != "sql" or _clause_of(text, command.end(), flag.start(), newline)):
+                kind != "sql" or _clause_of(text, command.end(), flag.start(), newline,
+                                            clauses)):
             pos = flag.end()
             yield Flag(pos, command.group("vname") if kind == "hcl" else None)
         else:
             pos = command.start() + 1  # no flag on this command's line: try the next name
 
 
-def _clause_of(text: str, opened: int, at: int, newline: NextMatch) -> bool:
+def _clause_of(
+    text: str, opened: int, at: int, newline: NextMatch, clauses: dict[int, bool],
+) -> bool:
     """Whether the ``PASSWORD`` (or ``IDENTIFIED``) at ``at`` is a clause of the statement
-    opened before ``opened``: on its line, or opening a line of its own (white space before
-    it, or :data:`_CLAUSE_OPENING`'s words) within :data:`_SQL_REACH` chars. Prose that says
+    opened before ``opened`` (its ``;`` or blank line is after ``at``, the caller's to
+    tell): on its line, or opening a line of its own (white space before it, or
+    :data:`_CLAUSE_OPENING`'s words) however many clauses are between. Prose that says
     ``create user`` may name a password lines on, mid-sentence (``The password 'x' is…``):
-    a clause opens its line. Its line is looked back for only within reach (a line of
-    ``create user`` and a ``password '`` at its end read back from each once was its length
-    squared)."""
+    a clause opens its line. That is read once a ``PASSWORD`` (``clauses``): a line of
+    ``create user`` and a ``password '`` on a later line read back from each once was its
+    length squared (it was bounded by 512 chars, which left a statement of more clauses
+    shown)."""
     first = newline.at_or_after(opened)
     if first is None or first.start() > at:
         return True
-    return at - opened <= _SQL_REACH and _CLAUSE_OPENING.fullmatch(
-        text, text.rfind("\n", opened, at) + 1, at) is not None
+    told = clauses.get(at)
+    if told is None:
+        told = clauses[at] = _CLAUSE_OPENING.fullmatch(
+            text, text.rfind("\n", opened, at) + 1, at) is not None
+    return told

@@ -663,17 +663,27 @@ _SEP_ONLY = lazy_compile(_SEP_SOURCE)
 _SEP_BARE = lazy_compile(
     f"({_SEP_SOURCE})(?:({_BARE_SOURCE})(?=({TEMPLATE.pattern}))?)?"
 )
+#: The most lines a quoted value over lines is read for (its quote closing on the last, or
+#: opening the line after): a longer one is no value read here (a PEM's body is its rule's).
+_WRAPPED_LINES = 16
 #: A value as written: in escaped quotes, in quotes, or bare. A quote that ends its line opens
-#: a value on the next line, closed there or opening the line after (``PASSWORD="`` over
-#: ``S"``: a shell's or a .env's string over lines): the value is that line's chars up to the
-#: quote, its indent left out. A quote that does not close on its line
-#: (``db_password\": \"<value>; …``, a JSON text cut inside its string), or one escaped a
-#: level down (``\\\"``, ``\\'``: a JSON text's spelling of ``\"`` and ``\'``), opens a value
-#: read as a bare one up to a backslash too (an escape's). A level down, the backslashes were
-#: read as a bare value and withheld, which tore the JSON text around them.
+#: a value on the next lines (``PASSWORD="`` over ``S"``, or over ``S`` and ``more"``: a
+#: shell's or a .env's string over lines), closed on the last of them or opening the line
+#: after, :data:`_WRAPPED_LINES` at most, each between the first and the last one word (a
+#: token wrapped at a width; lines of words, or of code, are no one value): the value is
+#: those lines up to the quote, the first one's indent left out. A text that ends first (a
+#: piece cut inside it) ends the value there: what was read is withheld. A quote that does
+#: not close on its line (``db_password\": \"<value>; …``, a JSON text cut inside its
+#: string), or one escaped a level down (``\\\"``, ``\\'``: a JSON text's spelling of ``\"``
+#: and ``\'``), opens a value read as a bare one up to a backslash too (an escape's). A level
+#: down, the backslashes were read as a bare value and withheld, which tore the JSON text
+#: around them.
 _VALUE = lazy_compile(
     r"""\\"(?P<esc>(?:[^"\\\n]|\\[^"\n])*)\\"|"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'"""
-    r"""|(?P<nl>["'])[ \t]*\r?\n[ \t]*(?P<wrapped>[^"'\\\s][^"'\\\r\n]*)(?:\r?\n[ \t]*)?(?P=nl)"""
+    r"""|(?P<nl>["'])[ \t]*+\r?\n[ \t]*+(?P<wrapped>[^"'\\\s][^"'\\\r\n]*+"""
+    r"""(?:\r?\n[ \t]*+[^"'\\\s]++[ \t]*+(?=[\r\n"']|\Z)){0,""" + str(_WRAPPED_LINES - 2)
+    + r"""}+(?:\r?\n[ \t]*+[^"'\\\s][^"'\\\r\n]*+(?=(?P=nl)|\r?\n[ \t]*+(?P=nl)|\Z))?+)"""
+    r"""(?:(?:\r?\n[ \t]*+)?(?P=nl)|\Z)"""
     r"""|\\{0,3}["'](?P<open>[^\s"'`,;&<>()\[\]{}\\]+)|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
 )
 _LINE_END = re.compile(r"[\r\n]")
@@ -1213,6 +1223,8 @@ def _value(
         return
     a, b, group = written
     value = text[a:b]
+    if group == "wrapped" and "\n" in value:
+        value = _lines_joined(value)
     verdict = reach.verdict(name, parts, strength, group, value)
     if verdict is False:
         return
@@ -1222,6 +1234,14 @@ def _value(
         if verdict is None and _bare_prose(text, a, b):
             return  # what a prompt, a validator or an error says next (Password: incorrect)
     _withhold(a, b, group, found, reach)
+
+
+def _lines_joined(value: str) -> str:
+    """A quoted value over lines as it is judged: a token wrapped over lines is its lines
+    joined (each a word: a key cut at a width), words over lines are prose's (a space
+    between)."""
+    lines = [line.strip() for line in value.splitlines()]
+    return ("" if not any(" " in line or "\t" in line for line in lines) else " ").join(lines)
 
 
 def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None:

@@ -38,7 +38,7 @@ from elision._cache import kept_json
 from elision._hyperscan import built_with_hyperscan, database, held_scratch
 from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
-from elision.redact.commands import PASSWORD_COMMANDS
+from elision.redact.commands import GLUED_CURL_USER, PASSWORD_COMMANDS
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.generic import (
     AFFIX_ASSIGNED_ANYWHERE,
@@ -410,7 +410,8 @@ class _Hyperscan:
         # An affixed name's literal (``key_1``, ``token2``) is a generic name only where it
         # is assigned: a chance one in random base64 sent its whole block to be judged a
         # string at a time.
-        generic = "generic" in groups or ("affix" in groups and self._affixed(text))
+        generic = "generic" in groups or ("affix" in groups and self._affixed(text)) or (
+            glued_curl_user(text))
         return Present(tuple(sorted(families)), generic, "escape" in groups,
                        "base64" in groups)
 
@@ -499,12 +500,21 @@ class _Plain:
         for kw, fams in FAMILY_ANY_CASE.items():
             if kw in low:
                 families.update(fams)
-        generic = self._generic(low)
+        generic = self._generic(low) or glued_curl_user(text)
         escapes = any(lit in text for lit in (*ESCAPE_EXACT, *_VIEWED)) or (
             "%" in low and any(lit in low for lit in ESCAPE_ANY_CASE)
         )
         return Present(tuple(sorted(families)), generic, escapes, _holds_b64_form(text))
 
+
+#: curl's ``-u`` glued after its switches (:data:`~.commands.GLUED_CURL_USER`), as written.
+_GLUED = lazy_compile(GLUED_CURL_USER)
+
+
+def glued_curl_user(text: str) -> bool:
+    """Whether ``text`` holds curl's ``-u`` glued after its switches, which no literal of the
+    keyword search marks: a generic name's construct (told in C, after ``curl``)."""
+    return "curl" in text and _GLUED.search(text) is not None
 
 #: :data:`~elision.redact.generic.AFFIX_PATTERNS`, each with its word.
 _AFFIXED = tuple((word, lazy_compile(pattern)) for word, pattern in AFFIX_PATTERNS)
@@ -679,7 +689,7 @@ def located(text: str, most: int) -> Located | None:
     (what is read across lines), or more than ``most`` keywords (a run of them costs a call
     each), or hyperscan is not installed."""
     engine = _engine()
-    if not isinstance(engine, _Hyperscan):
+    if not isinstance(engine, _Hyperscan) or glued_curl_user(text):
         return None
     return engine.located(text.encode("ascii"), most)
 

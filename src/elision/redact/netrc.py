@@ -21,35 +21,36 @@ from elision.redact.rules import Span, make_span
 _PASSWORD = lazy_compile(r"(?<![^\s])password[ \t\r\n]+([^\s]{1,4096})")
 #: An entry opens a line: ``machine`` and its host, or ``default``.
 _OPENING = lazy_compile(r"(?m)^[ \t]*(?:machine[ \t\r\n]+[^\s]+|default)(?![^\s])")
-#: How far before a ``password`` its entry's opening is looked for: three pairs of a name and
-#: a value of 64 chars each, and the host's.
-_REACH = 512
-_PAIRS = frozenset({"login", "account", "port"})
+#: Netrc pairs, each a name (``login``, ``account``, ``port``) and its value, and the white
+#: space after them: what may stand between an entry's opening and its ``password``.
+PAIRS = lazy_compile(r"[ \t\r\n]*+(?:(?:login|account|port)[ \t\r\n]++[^\s]++[ \t\r\n]*+)*+")
 
 
 def find_netrc(text: str) -> list[Span]:
-    """The value of each ``password`` token of a netrc entry in ``text``."""
+    """The value of each ``password`` token of a netrc entry in ``text``: one whose tokens
+    before it, back to an entry's opening (at a line's start), are netrc pairs, however many
+    (:data:`PAIRS`). Each stretch of the text is read once: the openings are found in one
+    pass, and the pairs after an opening are read on from where the last ``password``'s
+    reading stopped (a ``password`` ends them: the next one's tokens hold it)."""
     if "machine" not in text and "default" not in text:
         return []
     found: list[Span] = []
+    openings = _OPENING.finditer(text)
+    opening = next(openings, None)
+    last = None  # the last opening before the password read, and how far its pairs reach
+    read_to, pairs = -1, False
     for match in _PASSWORD.finditer(text):
-        if _in_entry(text, match.start()) and is_credential_value("password", match.group(1)):
+        at = match.start()
+        while opening is not None and opening.end() <= at:
+            last, opening = opening, next(openings, None)
+        if last is None:
+            continue
+        if read_to < last.end():  # a new entry: its pairs read from its opening
+            read_to, pairs = last.end(), True
+        if pairs and read_to < at:
+            pairs = PAIRS.fullmatch(text, read_to, at) is not None
+        read_to = max(read_to, at)
+        if pairs and is_credential_value("password", match.group(1)):
             found.append(make_span((match.start(1), match.end(1), ASSIGNMENT)))
+        pairs = False  # this password stands between the opening and any later one
     return found
-
-
-def _in_entry(text: str, at: int) -> bool:
-    """Whether the ``password`` at ``at`` follows an entry's opening (at a line's start, within
-    :data:`_REACH` chars) and nothing but netrc pairs after it: ``login``, ``account`` or
-    ``port`` and a value each."""
-    lo = max(0, at - _REACH)
-    if lo:
-        line = text.find("\n", lo - 1, at)  # the first line start within reach
-        if line < 0:
-            return False
-        lo = line + 1
-    openings = list(_OPENING.finditer(text, lo, at))
-    if not openings:
-        return False
-    tokens = text[openings[-1].end():at].split()
-    return len(tokens) % 2 == 0 and all(name in _PAIRS for name in tokens[::2])

@@ -16,6 +16,7 @@ from functools import lru_cache, partial
 from typing import Any, NamedTuple, cast
 
 from elision._lazyre import lazy_compile
+from elision.redact.commands import GLUED_CURL_GROUP
 
 #: Reasons for values withheld by the reference-lane rules (:mod:`elision.redact.references`).
 SIGNED_URI = "signed-uri"
@@ -224,6 +225,11 @@ class _Prefilter:
         self.userinfo_gates = tuple((conv(x[0]), conv(x)) for x in _USERINFO_GATES)
         self.userinfo_odd = re.compile(conv(_USERINFO_ODD))
         self.line_stop = conv("\n")
+        # curl's -u glued after its switches (commands.GLUED_CURL_GROUP), as written: a
+        # keyword pass of its own, led by its dash, counted as the others are, where a text
+        # holds curl.
+        self.curl = conv("curl")
+        self.glued = re.compile(conv("-(?<=[ \t]-)" + GLUED_CURL_GROUP))
 
     def __call__(self, text: Any) -> bool:
         if any(g in text and lit in text for g, lit in self.exact_literals):
@@ -236,6 +242,8 @@ class _Prefilter:
         if any(g in low and p.search(low) for g, p in self.lower):
             return True
         if any(self._b64_hit(text, m) for m in self.b64.finditer(text)):
+            return True
+        if self.curl in text and self.glued.search(text):
             return True
         if self.backslash in low and (self.slashed.search(low) or (
                 self.deep_run in low and self.slashed_deep.search(low))):
@@ -291,6 +299,8 @@ class _Prefilter:
             if gate in low:
                 passes.append((_literal(lit), low))
         passes.extend((pattern, low) for gate, pattern in self.lower if gate in low)
+        if self.curl in text:  # the judge reads the flag only after it
+            passes.append((self.glued, text))
         return passes
 
     def other_positions(self, text: Any, low: Any, stop: Any) -> list[int]:

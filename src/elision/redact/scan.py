@@ -45,6 +45,7 @@ from elision.redact.keywords import (
 )
 from elision.redact.keywords import window_local as _window_local
 from elision.redact.mdtables import escaped_table_spans, table_spans
+from elision.redact.netrc import PAIRS
 from elision.redact.rules import Span, credential_stub, make_span
 from elision.redact.secrets import CREDENTIAL_RULES, find_credentials
 from elision.redact.triggers import dense_text_triggers, quiet_runs, run_end, text_holds_wide
@@ -297,12 +298,13 @@ def _find_spans(
     heads: list[list[int]] = [[] for _ in _MULTILINE]
     tails: list[tuple[int, int]] = []
     lines = _Lines()
+    constructs = _Constructs(text)
     lo, limit = 0, len(text)
     for a, b in [*_dense_stretches(text, dense), (limit, limit)]:
         # A stretch is left unread: what is around it is read up to it (and a line into it,
         # for a match that wraps one), and what wraps out of it is read from its last line.
         _judge(text, lo, a, found, positions, heads, min(limit, a + WRAP) if a < limit else a,
-               lines, tails)
+               lines, tails, constructs)
         if a < b:
             found.append(Span(a, b, DENSE))
             _wrapping_out(text, a, b, found, heads, tails)
@@ -348,6 +350,7 @@ def _interleaved(*runs: SpanArrays | list[Span]) -> list[Span] | SpanArrays:
 def _judge(
     text: str, lo: int, hi: int, found: _Found, positions: Sequence[int],
     heads: list[list[int]], reach: int, lines: _Lines, tails: list[tuple[int, int]],
+    constructs: _Constructs,
 ) -> None:
     """The spans in ``text[lo:hi]`` (whole lines), each piece read on to the end of the next
     line but never past ``reach``."""
@@ -357,7 +360,8 @@ def _judge(
         end = _line_end(text, start + CHUNK, hi)
         end = hi if end < 0 else end + 1
         if _any(positions, start, end):
-            _halve(text, start, end, found, positions, heads, escaped, reach, lines, hi, tails)
+            _halve(text, start, end, found, positions, heads, escaped, reach, lines, hi, tails,
+                   constructs)
         start = end
     if escaped:
         # A private key spelled in escapes (%2D----BEGIN, P\u0075TTY-…) over real line
@@ -526,7 +530,7 @@ def _any(positions: Sequence[int], start: int, end: int) -> bool:
 def _halve(
     text: str, start: int, end: int, found: _Found, positions: Sequence[int],
     heads: list[list[int]], escaped: list[int], reach: int, lines: _Lines, hi: int,
-    tails: list[tuple[int, int]],
+    tails: list[tuple[int, int]], constructs: _Constructs,
 ) -> None:
     # A trigger never spans a line end and every piece is whole lines, so a piece holds a
     # match only if it holds a trigger's position.
@@ -561,9 +565,11 @@ def _halve(
                 piece = text[a:stop]
                 # A long line's spans are kept as compact as the text's: its list of URL
                 # users was 6.5x it (issue 23); a short piece's few are a list.
-                found.extend(_precise(piece, a, holds=lines.holds(a, stop),
-                                      compact=len(piece) > _LONG_PIECE
-                                      and isinstance(found, SpanArrays)))
+                own = _precise(piece, a, holds=lines.holds(a, stop),
+                               compact=len(piece) > _LONG_PIECE
+                               and isinstance(found, SpanArrays))
+                carried = constructs.judged_under_head(a, stop) if a else []
+                found.extend(_merge([*own, *carried]) if carried else own)
                 if not escaped and _holds_escaped_key(piece):
                     escaped.append(a)
                 if text.startswith(_INDENTED, stop) or text.startswith(_INDENTED, stop - 1):
@@ -640,6 +646,93 @@ def _heads(text: str, a: int, b: int, heads: list[list[int]]) -> None:
 #: Whether :func:`_heads` asks for a "-" first, which each multi-line rule's keyword holds
 #: (a test checks that they do; the tests turn it off to compare).
 HEADS_DASH = True
+
+
+#: A line that opens a construct whose lines run on under it, each a clause or a pair the
+#: value may follow many lines on: a user's or a role's ``CREATE`` or ``ALTER`` (its clauses
+#: a line each), a netrc entry's ``machine HOST`` or ``default``.
+_HEAD_LINE = re.compile(
+    r"[ \t]*+(?:(?P<sql>(?i:create|alter)[ \t]++(?i:user|role)\b)|machine[ \t]|default(?![^\s]))")
+#: The last line break in a stretch before a line that may open a piece (:data:`_OPENING`),
+#: found by one search back from its end, in C.
+_LAST_OPENING = re.compile(r"(?s).*" + _OPENING.pattern)
+#: What a piece under a head must hold for it to be judged with it (any case).
+_HEADED_VALUE = re.compile(r"(?i)password|identified")
+#: How far above a piece its construct's head is looked for: a statement of 64 KB of clauses
+#: is none a person writes, and the search back is a regex's backtracking, some 15 ms a MB of
+#: lines that open none (a text of one endless clause: 20x prose, unbounded).
+_HEAD_REACH = CHUNK
+#: What ends a statement before its clause (its ``;``, a blank line).
+_STATEMENT_END = re.compile(r";|\n[ \t]*\r?\n")
+
+
+class _Constructs:
+    """The construct a piece opens inside of, where it is a statement of clauses or a netrc
+    entry whose head (``CREATE USER bob WITH``, ``machine h``) an earlier piece holds: a
+    ``PASSWORD 'S'`` clause or a ``password S`` pair more than a piece's length under its
+    head was judged without it and shown (a text is cut into pieces of about 1 KB, cut where
+    a line may open one within 512 chars, else at any line).
+
+    Such a piece (its first line indented or a continuing word's, :data:`_OPENING`) that
+    holds ``password`` or ``identified`` is judged again with its construct's head line
+    before it, and what that finds in the piece is added. The head is the line of the last
+    opening before the piece, where it is one (:data:`_HEAD_LINE`, a piece's length at
+    most) and nothing between ends it (a statement's ``;`` or blank line; a netrc entry's
+    tokens that are no pairs), within :data:`_HEAD_REACH` above the piece. The pieces come
+    in order, and each stretch between two such pieces is searched once (back from the later
+    one to the earlier, whose answer holds where no opening is between): a text of one
+    endless clause reads each char a few times."""
+
+    __slots__ = ("_head", "_netrc", "_text", "_upto")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._upto = 0
+        #: The head line of the construct that runs on at ``_upto``, and whether a netrc's.
+        self._head: tuple[int, int] | None = None
+        self._netrc = False
+
+    def judged_under_head(self, a: int, stop: int) -> list[Span]:
+        """The spans that ``text[a:stop]`` (a piece) holds judged under its construct's head:
+        none where it opens a line of its own, or holds no clause's or pair's word."""
+        text = self._text
+        if _OPENING.match(text, a - 1) or not _HEADED_VALUE.search(text, a, stop):
+            return []
+        head = self._head_of(a)
+        if head is None:
+            return []
+        h0, h1 = head
+        carried = text[h0:h1] + "\n"
+        shift = a - len(carried)
+        return [make_span((span.start + shift, span.end + shift, span.rule))
+                for span in _precise(carried + text[a:stop], 0) if span.start >= len(carried)]
+
+    def _head_of(self, a: int) -> tuple[int, int] | None:
+        text = self._text
+        if a < self._upto:  # out of order (never, as the pieces come): read from the start
+            self._upto, self._head = 0, None
+        lo = max(self._upto, a - _HEAD_REACH)
+        last = _LAST_OPENING.match(text, lo, a)
+        if last is None and lo > self._upto:
+            self._upto, self._head = a, None  # its head, if any, is out of reach
+            return None
+        if last is not None or lo == 0:  # the text's first line opens one too
+            start = 0 if last is None else last.end()
+            end = text.find("\n", start, a)
+            head: tuple[int, int] | None = None
+            opened = _HEAD_LINE.match(text, start, end) if end - start <= PIECE else None
+            if opened is not None:
+                head = (start, end)
+                self._netrc = opened.group("sql") is None
+            since = end
+        else:
+            head, since = self._head, self._upto
+        if head is not None and (
+                PAIRS.fullmatch(text, since, a) is None if self._netrc
+                else _STATEMENT_END.search(text, since, a) is not None):
+            head = None
+        self._upto, self._head = a, head
+        return head
 
 
 class _Lines:

@@ -32,6 +32,7 @@ from elision._hyperscan import built_with_hyperscan, database, held_scratch
 from elision._lazylog import get_logger
 from elision._lazyre import lazy_compile
 from elision.redact import compat, density, keywords, rules, weak
+from elision.redact.commands import GLUED_CURL_USER
 from elision.redact.families import PATTERN_FAMILIES
 from elision.redact.folding import fold
 from elision.redact.generic import (
@@ -263,7 +264,10 @@ _WINDOWS_SHARE = 4
 #: Past one "@" (or "%40") in this many bytes, the userinfo pass runs over all of the data
 #: rather than a window before each: an "@" is one Python step, a pass is a fraction of one.
 _AT_SHARE = 64
-_SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT, _HEAD, _SLASH = range(8)
+_SECRET, _URI, _PAYLOAD, _DISPOSITION, _FIELD, _AT, _HEAD, _SLASH, _CURL = range(9)
+#: A gate of the glued curl users' pass (:meth:`_Hyperscan._glued_in`): a literal of the
+#: scan, reported once (a ``find`` of it was 0.6 ms a MB of prose, most of a text's scan).
+_CURL_GATES = ("curl",)
 #: A keyword's head in base64 (four chars): a trigger only where it opens a run.
 _HEADS = tuple(sorted(keywords.B64_HEADS))
 #: What opens a run before a head (keywords.opens_run): a char no run holds, or a JSON escape
@@ -376,6 +380,7 @@ class _Hyperscan:
         groups = [(_EXACT, 0, _SECRET), (_ANY_CASE, caseless, _SECRET),
                   (keywords.SLASHED, caseless, _SECRET),
                   (_AT_GATES, caseless | once, _AT), (_HEADS, once, _HEAD),
+                  (_CURL_GATES, once, _CURL),
                   # a key, at its ":" in compact output, any case
                   ([f'{name}":' for name in _KEY_NAMES], caseless, -1)]
         self._literals = [lit for lits, _, _ in groups for lit in lits]
@@ -400,7 +405,7 @@ class _Hyperscan:
         #: The escaped spellings of keywords with a "/": no density count (keywords.SLASHED).
         self.uncounted = range(gates, gates + len(keywords.SLASHED))
         gates += len(keywords.SLASHED)
-        self.key_ids = gates + len(_AT_GATES) + len(_HEADS)
+        self.key_ids = gates + len(_AT_GATES) + len(_HEADS) + len(_CURL_GATES)
         self.heads: dict[int, str] = dict(enumerate(_HEADS, gates + len(_AT_GATES)))
         #: Reported once a scan, so never skipped: the first may be in a stretch already hit.
         self.gates = frozenset(range(gates, self.key_ids))
@@ -792,6 +797,7 @@ class _Hyperscan:
                 spec += [(lit, once | caseless, _SECRET) for lit in keywords.SLASHED]
                 spec += [(lit, once | caseless, _AT) for lit in _AT_GATES]
                 spec += [(lit, once, _HEAD) for lit in _HEADS]
+                spec += [(lit, once, _CURL) for lit in _CURL_GATES]  # the glued users' gate
                 spec += [("\\/", once, _SLASH)]  # a body orjson did not write (orjson_slashes)
                 spec += [(f'"{name}"', once | caseless, kind) for name, kind in _KEY_NAMES.items()]
                 db = self._compile([lit.encode() for lit, _, _ in spec],
@@ -807,7 +813,7 @@ class _Hyperscan:
         scratch: Any = None, most: int = 0, affixed: frozenset[int] = frozenset(),
         unconfirmed: frozenset[int] = frozenset(), faint: frozenset[int] = frozenset(),
         forms_of: Callable[[bytes | AsciiBytes, list[tuple[int, int]]], list[bytes]]
-        | None = None,
+        | None = None, uncounted: range | None = None,
     ) -> bool:
         """Scan ``data`` with ``db``, calling ``keep(expr, pos)`` for each match outside a
         stretch already hit; ``keep`` says whether the match hits its stretch (``pos`` to the
@@ -850,7 +856,8 @@ class _Hyperscan:
         window = resume = -1
         seen, limit = 0, DENSE_LIMIT
         marks: list[tuple[int, int]] = []  # a window's matches, while it may turn dense
-        uncounted = self.uncounted
+        if uncounted is None:
+            uncounted = self.uncounted
         asked = 0
         base = self._dense_first(data, name, stop, dense) if dense is not None else 0
         if base >= size:
@@ -1116,7 +1123,8 @@ class _Hyperscan:
             return found
         opening = bool(heads) and bool(self._opening_heads(body, heads, JSON_STOP, first=True))
         if (opening or (_AT in found and self._userinfo_in(body, JSON_STOP, first=True))
-                or self._windows_in(body, JSON_STOP, first=True)):
+                or self._windows_in(body, JSON_STOP, first=True)
+                or (_CURL in found and self._glued_in(body, JSON_STOP, first=True))):
             found.add(_SECRET)
         return found
 
@@ -1130,6 +1138,38 @@ class _Hyperscan:
             return True
 
         self._stretches(self.windows, "windows", data, stop, keep, first=first)
+        return hits
+
+    @cached_property
+    def _glued(self) -> Any:
+        """curl's ``-u`` glued after its switches (:data:`GLUED_CURL_USER`): a pattern, which
+        no literal marks. A pass of its own, run only on data that holds ``curl`` (the judge
+        reads the flag only after it; told by the scan's gate, :data:`_CURL_GATES`): beside
+        the windows it cost every text with many dashed flags (a shell log) 1 ms a MB, what
+        the windows cost in all."""
+        return self._compile([GLUED_CURL_USER.encode()], [0], literal=False)
+
+    def _glued_in(
+        self, data: bytes | AsciiBytes, stop: bytes, *, first: bool = False,
+        dense: list[tuple[int, int]] | None = None,
+    ) -> list[int]:
+        """The glued curl users' positions; with ``dense``, counted as the literals are, their
+        own dense ranges merged into it: a text of ``curl -skuadmin:x`` commands uncounted
+        was each judged and withheld, 260x prose a MB and 14x its size held."""
+        hits: list[int] = []
+
+        def keep(expr: int, pos: int) -> bool:
+            hits.append(pos)
+            return True
+
+        own: list[tuple[int, int]] | None = None if dense is None else []
+        self._stretches(self._glued, "glued", data, stop, keep, first=first, dense=own,
+                        uncounted=range(0), forms_of=_no_forms)
+        if dense is not None and own:
+            both = sorted([*dense, *own])
+            dense.clear()
+            for a, b in both:
+                density.join(dense, a, b)
         return hits
 
     @cached_property
@@ -1218,6 +1258,7 @@ class _Hyperscan:
         names = self.heads
         heads: set[str] = set()
         at = [False]
+        curl = [False]
 
         stop = JSON_STOP if keys else TEXT_STOP
         # A JSON key's affixed name counts unassigned too (``"password_2 (old)"`` is one):
@@ -1236,6 +1277,9 @@ class _Hyperscan:
                 return False
             if kind == _AT:
                 at[0] = True
+                return False
+            if kind == _CURL:
+                curl[0] = True
                 return False
             if chance is None:
                 families = None
@@ -1271,12 +1315,22 @@ class _Hyperscan:
             if first and secrets:
                 return found
         secrets.extend(self._windows_in(data, stop, first=first))
+        if first and secrets:
+            return found
+        if curl[0]:
+            secrets.extend(self._glued_in(data, stop, first=first, dense=dense))
         if at[0] and not (first and secrets):
             secrets.extend(self._userinfo_in(data, stop, first=first))
         return found
 
 
 _UNTOLD: Any = object()
+
+
+def _no_forms(data: bytes | AsciiBytes, marks: list[tuple[int, int]]) -> list[bytes]:
+    """No form of a pattern's matches is counted in C (a form is one literal's bytes): the
+    windows after a dense one are counted by the scan."""
+    return []
 
 
 def _strings(data: bytes | AsciiBytes, marks: list[tuple[int, int]]) -> list[bytes]:
