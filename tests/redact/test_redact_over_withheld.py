@@ -18,6 +18,7 @@ but hides what a reader needs), each red on the code before:
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -26,7 +27,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import authheader, redact_text, redact_value, triggers
+from elision.redact import authheader, redact_text, redact_value, triggers, weak
+from elision.redact.generic import TABLE_ROWS
 from redact.test_redact_density_bound import ENGINES, judged_but_shown, runs_beside_credentials
 from redact.test_redact_header_quote_leaks import _all_routes, _letters
 from support.engines import using_engine
@@ -122,6 +124,13 @@ _NAMING_NOTHING = [
     pytest.param('{"t": "| a |\\n|---|\\n| 1 |"}\n', id="tables-in-json-strings"),
     pytest.param("haiku tofu ", id="haiku-tofu"),
     pytest.param("a haiku of tofu and kungfu ", id="loan-words"),
+    # The delimiter rows leakenc made triggers (a first cell of one or two dashes, a row
+    # that does not open with `|`): the regex passes read them from the wrong start and
+    # counted every one, so the text was withheld whole there, shown by hyperscan.
+    pytest.param("| a | b |\n|-|-|\n| 1 | 2 |\n", id="one-dash-cells"),
+    pytest.param("a | b\n--|--\n1 | 2\n\n", id="loose-rows"),
+    pytest.param("a | b\n:--:|--\n1 | 2\n\n", id="loose-aligned-rows"),
+    pytest.param('{"t": "a | b\\n--- | ---\\n1 | 2"}\n', id="loose-rows-in-json-strings"),
 ]
 
 
@@ -178,6 +187,7 @@ _DENSE_CREDENTIALS = [
     pytest.param('{"t": "|token|\\n|---|\\n|Zx8Qw3Er5Ty7|"}\n', id="json-strings"),
     pytest.param("curl -sku a:Zx8Qw3Er5Ty7\n", id="curl-groups"),
     pytest.param("curl -vsSLku a:Zx8Qw3Er5Ty7\n", id="curl-long-groups"),
+    pytest.param("password | x\n--|--\nZx8Qw3Er5Ty7 | 1\n\n", id="loose-rows"),
 ]
 
 
@@ -209,3 +219,28 @@ def test_the_bound_never_shows_what_the_judge_withholds_among_such_words(
     enough to pass the bound's allowance were they counted."""
     with using_engine(engine):
         assert not judged_but_shown(text)
+
+
+@pytest.mark.usefixtures("each_engine")
+def test_rows_naming_a_credential_are_each_withheld_not_the_text_whole() -> None:
+    """Found merging leakenc (new delimiter-row literals, one a bare ``|`` after its dashes)
+    into overwith (the regex passes' table search, from the ``|``): a literal's empty rest
+    matched every row's opening ``|``, so under the regex passes key/value rows (no delimiter
+    row at all) counted as table triggers and the text was withheld whole as dense, where
+    hyperscan withheld each value."""
+    rows = 8 * WINDOW // 24  # more dense windows than the allowance, were they counted
+    done = redact_text("| password | hunter2x |\n" * rows)
+    assert len(done.withheld) == rows
+    assert "hunter2x" not in str(done.value)
+
+
+def test_the_regex_table_search_matches_each_delimiter_literal_whole_and_no_plain_row() -> None:
+    search = re.compile(weak.table_pattern())
+    for literal in TABLE_ROWS:
+        found = search.search("q" + literal + "z")
+        assert found is not None, literal
+        assert found.end() == 1 + len(literal), literal  # read whole
+        breaks = 2 if literal.startswith("\\n") else 1
+        assert found.start() == 1 + breaks, literal  # on the delimiter row's line
+    for plain in ("a\n| password | x |\n", "a\\n| b | c |", "a\n|x|\n", "a\n:b\n-c\n"):
+        assert search.search(plain) is None, plain

@@ -102,13 +102,24 @@ def _bytes(chunk: Any) -> bytes:
 
 
 def table_pattern() -> str:
-    """The regex passes' search for :data:`~.generic.TABLE_ROWS` (a lowered copy): from
-    the ``|`` after the break, so its position is on the delimiter row's line, as
-    hyperscan's (a literal's last byte) is."""
-    tails = sorted({lit.split("|", 1)[1] for lit in TABLE_ROWS}, key=len, reverse=True)
-    breaks = sorted({lit.split("|", 1)[0] for lit in TABLE_ROWS})
-    behind = "|".join(f"(?<={re.escape(br)}\\|)" for br in breaks)
-    return f"\\|(?:{behind})(?:{'|'.join(re.escape(t) for t in tails)})"
+    """The regex passes' search for :data:`~.generic.TABLE_ROWS` (a lowered copy): each
+    literal from its first char after the break (a row's ``|``, or the ``-`` or ``:`` of a
+    delimiter row that does not open with one), so its position is on the delimiter row's
+    line, as hyperscan's (a literal's last byte) is; grouped by that char, so the search
+    stops only at one. Each literal is matched whole: an empty rest after a ``|`` matched
+    every row's opening ``|``, and every row counted."""
+    rests: dict[str, set[str]] = {}
+    for lit in TABLE_ROWS:
+        br = "\\n" if lit.startswith("\\n") else "\n"
+        rest = lit[len(br):]
+        rests.setdefault(rest[0], set()).add(rest[1:])
+    alternatives = []
+    for first, tails in sorted(rests.items()):
+        c = re.escape(first)
+        behind = f"(?:(?<=\n{c})|(?<=\\\\n{c}))"
+        ordered = sorted(tails, key=len, reverse=True)
+        alternatives.append(f"{c}{behind}(?:{'|'.join(re.escape(t) for t in ordered)})")
+    return "|".join(alternatives)
 
 
 def curl_group_pattern() -> str:
@@ -120,7 +131,7 @@ def curl_group_pattern() -> str:
 
 
 def table_match_counts(target: Any, match: re.Match[Any]) -> bool:
-    """:func:`counts` of a match of :func:`table_pattern` (it starts at the ``|``)."""
+    """:func:`counts` of a match of :func:`table_pattern` (it starts right after its break)."""
     at = match.start()
     start = at - 1 if target[at - 1:at] in ("\n", b"\n") else at - 2
     return counts(target, start, match.end())
