@@ -39,6 +39,7 @@ from psycopg import sql
 
 from elision.audit.pgread import default_pg_checkpoint_path, read_pg_log, verify_pg_log
 from mcp import Client
+from support.pgurl import pg_url
 from support.ports import free_port, wait_for_port
 from support.processes import started
 
@@ -102,9 +103,11 @@ def upstream() -> Iterator[str]:
         proc.wait(10)
 
 
-def url_for(schema: str) -> str:
-    sep = "&" if "?" in URL else "?"
-    return f"{URL}{sep}options=-csearch_path%3D{schema}"
+def url_for(schema: str, *, unflushed: bool = False) -> str:
+    """The URL of ``schema``; ``unflushed`` (support.pgurl) for the two tests of 500 calls,
+    which commit ~1,000 times each, most of them one after another on the audit chain's lock.
+    The kill test kills a replica, not the server, but keeps the server's own setting."""
+    return pg_url(URL, schema=schema, unflushed=unflushed)
 
 
 #: The SDK's timeouts, but no limit on the wait for one of the client's own connections: CALLS
@@ -155,8 +158,9 @@ async def call_many(on_a: Client, on_b: Client) -> dict[int, tuple[str, str, str
 
 def test_two_replicas_share_refs_through_one_database(schema: str, upstream: str) -> None:
     # The audit chain is the next test's subject; here it stays off the user's home.
-    with replica("--store", url_for(schema), "--upstream-url", upstream, "--no-audit") as a, \
-            replica("--store", url_for(schema), "--upstream-url", upstream, "--no-audit") as b:
+    store = url_for(schema, unflushed=True)
+    with replica("--store", store, "--upstream-url", upstream, "--no-audit") as a, \
+            replica("--store", store, "--upstream-url", upstream, "--no-audit") as b:
 
         async def main() -> None:
             async with client(a, "alice") as on_a, client(b, "alice") as on_b:
@@ -189,7 +193,8 @@ def test_two_replicas_write_one_audit_chain(
     # Both replicas sign checkpoints into one file under this data directory.
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     env = {"XDG_DATA_HOME": str(tmp_path), "ELISION_AUDIT_KEY": KEY}
-    shared = ("--store", url_for(schema), "--audit", url_for(schema))
+    log = url_for(schema, unflushed=True)
+    shared = ("--store", log, "--audit", log)
     # cwd: a proxy that took the URL for a file name must litter a temporary directory only.
     with replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as a, \
             replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as b:
@@ -207,7 +212,7 @@ def test_two_replicas_write_one_audit_chain(
                 await call_many(on_a, on_b)
 
         anyio.run(main)
-    checkpoints = default_pg_checkpoint_path(url_for(schema), schema)
+    checkpoints = default_pg_checkpoint_path(log, schema)
     result = verify_pg_log(URL, schema=schema, checkpoint_paths=[checkpoints], key=KEY)
     assert result.ok, result.problem
     entries, _ = read_pg_log(URL, schema=schema)

@@ -18,6 +18,7 @@ import pytest
 
 from elision.store import MemoryStore, SQLiteStore
 from elision.store.base import Store
+from support.pgurl import pg_url
 
 PG_URL_ENV = "ELISION_TEST_POSTGRES_URL"
 _examples = itertools.count()
@@ -34,17 +35,6 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
-
-
-def _unflushed(url: str) -> str:
-    """``url`` with commits that do not wait for the server's WAL flush.
-
-    What a client sees of a commit is the same; only a crash of the server itself could lose
-    one, which no test here does. The state machine commits ~17,000 times, and the flush wait
-    was a quarter of its time (and disk the other sessions of a CI machine share).
-    """
-    sep = "&" if "?" in url else "?"
-    return f"{url}{sep}options=-csynchronous_commit%3Doff"
 
 
 @dataclass
@@ -74,7 +64,10 @@ class _Backend:
             from elision.store.postgres import PostgresStore
 
             schema = self.schemas.setdefault(db_name, f"elision_test_{uuid.uuid4().hex[:16]}")
-            store = PostgresStore(_unflushed(os.environ[PG_URL_ENV]), schema=schema, **options)
+            # Commits that do not wait for the WAL flush (support.pgurl): no store test crashes
+            # the server; the state machine alone commits ~17,000 times.
+            store = PostgresStore(pg_url(os.environ[PG_URL_ENV], unflushed=True), schema=schema,
+                                  **options)
         elif self.name == "sqlite-files":
             # Every body but the empty one a file beside the database, not chunk rows.
             options.setdefault("file_bytes", 1)
@@ -128,7 +121,9 @@ class _Backend:
         import psycopg
 
         if self._admin is None:
-            self._admin = psycopg.connect(os.environ[PG_URL_ENV], autocommit=True)
+            # It commits every example's emptying: unflushed too, like the stores' own.
+            self._admin = psycopg.connect(pg_url(os.environ[PG_URL_ENV], unflushed=True),
+                                          autocommit=True)
         return self._admin
 
     def _snapshot(self, schema: str) -> dict[str, list[tuple[Any, ...]]]:
