@@ -15,10 +15,11 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -86,6 +87,37 @@ def replica_process(*args: str, cwd: Path | None = None, env: dict[str, str] | N
         finally:
             # What the replica said, in the report of a test that fails (captured otherwise).
             sys.stderr.write(f"replica {replica.url}:\n{replica.stderr()[-4000:]}")
+
+
+@contextmanager
+def at_once(*managers: AbstractContextManager[Any]) -> Iterator[list[Any]]:
+    """Enter ``managers`` at the same time, each on a thread of its own; exit them all at the
+    end (those that entered, if one failed to). Two replicas start side by side, not one after
+    the other: a replica's start is seconds of imports on a loaded machine, and replicas
+    starting together is how a fleet starts anyway (they queue on the schema's lock)."""
+    entered: list[Any] = [None] * len(managers)
+    done = [False] * len(managers)
+    failures: list[BaseException] = []
+
+    def enter(i: int) -> None:
+        try:
+            entered[i] = managers[i].__enter__()
+            done[i] = True
+        except BaseException as exc:  # raised below, on the test's thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=enter, args=(i,)) for i in range(len(managers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with ExitStack() as stack:
+        for manager, ok in zip(managers, done, strict=True):
+            if ok:
+                stack.push(manager.__exit__)
+        if failures:
+            raise failures[0]
+        yield entered
 
 
 @pytest.fixture(scope="module")
@@ -159,8 +191,8 @@ async def call_many(on_a: Client, on_b: Client) -> dict[int, tuple[str, str, str
 def test_two_replicas_share_refs_through_one_database(schema: str, upstream: str) -> None:
     # The audit chain is the next test's subject; here it stays off the user's home.
     store = url_for(schema, unflushed=True)
-    with replica("--store", store, "--upstream-url", upstream, "--no-audit") as a, \
-            replica("--store", store, "--upstream-url", upstream, "--no-audit") as b:
+    with at_once(replica("--store", store, "--upstream-url", upstream, "--no-audit"),
+                 replica("--store", store, "--upstream-url", upstream, "--no-audit")) as (a, b):
 
         async def main() -> None:
             async with client(a, "alice") as on_a, client(b, "alice") as on_b:
@@ -196,8 +228,8 @@ def test_two_replicas_write_one_audit_chain(
     log = url_for(schema, unflushed=True)
     shared = ("--store", log, "--audit", log)
     # cwd: a proxy that took the URL for a file name must litter a temporary directory only.
-    with replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as a, \
-            replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as b:
+    with at_once(replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env),
+                 replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env)) as (a, b):
 
         async def first() -> None:
             async with client(a, "alice") as on_a:
@@ -327,9 +359,9 @@ def test_killing_a_replica_mid_load_loses_no_answered_entry(
     guard.write_text(GUARD_TOML)
     log = url_for(schema)
     shared = ("--store", log, "--audit", log, "--guard-config", str(guard))
-    with replica_process(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as (
-                a, doomed), \
-            replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as b:
+    with at_once(replica_process(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env),
+                 replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env)) as (
+                (a, doomed), b):
         load = anyio.run(load_with_a_kill, a, doomed, b)
 
     calls = DOOMED_CALLS + SURVIVOR_CALLS + AFTER_KILL
