@@ -30,6 +30,7 @@ from elision.budget import Budget
 from elision.errors import AuditError
 from elision.pipeline import Pipeline
 from elision.store.pgpool import PgConnector
+from support.pgurl import pg_url
 
 URL = os.environ.get("ELISION_TEST_POSTGRES_URL", "")
 pytestmark = pytest.mark.skipif(
@@ -121,9 +122,13 @@ log.close()
 """
 
 
-def start_writer(schema: str, name: str, n: int, cps: Path) -> subprocess.Popen[str]:
+def start_writer(schema: str, name: str, n: int, cps: Path, *, unflushed: bool = False
+                 ) -> subprocess.Popen[str]:
+    """A writer process; ``unflushed``: its commits do not wait for the WAL flush
+    (support.pgurl), for tests where nothing is killed."""
     return subprocess.Popen(
-        [sys.executable, "-c", _WRITER, URL, schema, name, str(n), str(cps), KEY],
+        [sys.executable, "-c", _WRITER, pg_url(URL, unflushed=unflushed), schema, name, str(n),
+         str(cps), KEY],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": SRC},
     )
@@ -132,7 +137,8 @@ def start_writer(schema: str, name: str, n: int, cps: Path) -> subprocess.Popen[
 def test_four_processes_make_one_chain_of_500(schema: str, tmp_path: Path) -> None:
     cps = tmp_path / "cp"
     # They also race to create the schema and its tables.
-    writers = [start_writer(schema, f"w{k}", 125, cps) for k in range(4)]
+    # 500 appends one after another on the chain's lock: unflushed, as no writer is killed.
+    writers = [start_writer(schema, f"w{k}", 125, cps, unflushed=True) for k in range(4)]
     outputs = [w.communicate(timeout=300) for w in writers]
     assert [w.returncode for w in writers] == [0] * 4, [err for _, err in outputs]
     result = verify_pg_log(URL, schema=schema, checkpoint_paths=[cps], key=KEY)
@@ -378,7 +384,8 @@ def test_any_json_content_comes_back_exact_and_verifies(
     schema: str, contents: list[dict[str, Any]]
 ) -> None:
     # NUL and any other code point, nesting, 53-bit integers: TEXT storage bends nothing.
-    with PgAuditLog(URL, schema=schema) as log:
+    # Unflushed commits (support.pgurl): the content is the subject, not a crash.
+    with PgAuditLog(pg_url(URL, unflushed=True), schema=schema) as log:
         before = log.head()[0]
         written = [log.append(c) for c in contents]
         stored = list(log.entries())[before:]

@@ -15,10 +15,11 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -39,6 +40,7 @@ from psycopg import sql
 
 from elision.audit.pgread import default_pg_checkpoint_path, read_pg_log, verify_pg_log
 from mcp import Client
+from support.pgurl import pg_url
 from support.ports import free_port, wait_for_port
 from support.processes import started
 
@@ -87,6 +89,37 @@ def replica_process(*args: str, cwd: Path | None = None, env: dict[str, str] | N
             sys.stderr.write(f"replica {replica.url}:\n{replica.stderr()[-4000:]}")
 
 
+@contextmanager
+def at_once(*managers: AbstractContextManager[Any]) -> Iterator[list[Any]]:
+    """Enter ``managers`` at the same time, each on a thread of its own; exit them all at the
+    end (those that entered, if one failed to). Two replicas start side by side, not one after
+    the other: a replica's start is seconds of imports on a loaded machine, and replicas
+    starting together is how a fleet starts anyway (they queue on the schema's lock)."""
+    entered: list[Any] = [None] * len(managers)
+    done = [False] * len(managers)
+    failures: list[BaseException] = []
+
+    def enter(i: int) -> None:
+        try:
+            entered[i] = managers[i].__enter__()
+            done[i] = True
+        except BaseException as exc:  # raised below, on the test's thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=enter, args=(i,)) for i in range(len(managers))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with ExitStack() as stack:
+        for manager, ok in zip(managers, done, strict=True):
+            if ok:
+                stack.push(manager.__exit__)
+        if failures:
+            raise failures[0]
+        yield entered
+
+
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[str]:
     """One upstream MCP server over HTTP for every test here: it keeps no state between calls,
@@ -102,9 +135,11 @@ def upstream() -> Iterator[str]:
         proc.wait(10)
 
 
-def url_for(schema: str) -> str:
-    sep = "&" if "?" in URL else "?"
-    return f"{URL}{sep}options=-csearch_path%3D{schema}"
+def url_for(schema: str, *, unflushed: bool = False) -> str:
+    """The URL of ``schema``; ``unflushed`` (support.pgurl) for the two tests of 500 calls,
+    which commit ~1,000 times each, most of them one after another on the audit chain's lock.
+    The kill test kills a replica, not the server, but keeps the server's own setting."""
+    return pg_url(URL, schema=schema, unflushed=unflushed)
 
 
 #: The SDK's timeouts, but no limit on the wait for one of the client's own connections: CALLS
@@ -155,8 +190,9 @@ async def call_many(on_a: Client, on_b: Client) -> dict[int, tuple[str, str, str
 
 def test_two_replicas_share_refs_through_one_database(schema: str, upstream: str) -> None:
     # The audit chain is the next test's subject; here it stays off the user's home.
-    with replica("--store", url_for(schema), "--upstream-url", upstream, "--no-audit") as a, \
-            replica("--store", url_for(schema), "--upstream-url", upstream, "--no-audit") as b:
+    store = url_for(schema, unflushed=True)
+    with at_once(replica("--store", store, "--upstream-url", upstream, "--no-audit"),
+                 replica("--store", store, "--upstream-url", upstream, "--no-audit")) as (a, b):
 
         async def main() -> None:
             async with client(a, "alice") as on_a, client(b, "alice") as on_b:
@@ -189,10 +225,11 @@ def test_two_replicas_write_one_audit_chain(
     # Both replicas sign checkpoints into one file under this data directory.
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     env = {"XDG_DATA_HOME": str(tmp_path), "ELISION_AUDIT_KEY": KEY}
-    shared = ("--store", url_for(schema), "--audit", url_for(schema))
+    log = url_for(schema, unflushed=True)
+    shared = ("--store", log, "--audit", log)
     # cwd: a proxy that took the URL for a file name must litter a temporary directory only.
-    with replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as a, \
-            replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as b:
+    with at_once(replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env),
+                 replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env)) as (a, b):
 
         async def first() -> None:
             async with client(a, "alice") as on_a:
@@ -207,7 +244,7 @@ def test_two_replicas_write_one_audit_chain(
                 await call_many(on_a, on_b)
 
         anyio.run(main)
-    checkpoints = default_pg_checkpoint_path(url_for(schema), schema)
+    checkpoints = default_pg_checkpoint_path(log, schema)
     result = verify_pg_log(URL, schema=schema, checkpoint_paths=[checkpoints], key=KEY)
     assert result.ok, result.problem
     entries, _ = read_pg_log(URL, schema=schema)
@@ -322,9 +359,9 @@ def test_killing_a_replica_mid_load_loses_no_answered_entry(
     guard.write_text(GUARD_TOML)
     log = url_for(schema)
     shared = ("--store", log, "--audit", log, "--guard-config", str(guard))
-    with replica_process(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as (
-                a, doomed), \
-            replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env) as b:
+    with at_once(replica_process(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env),
+                 replica(*shared, "--upstream-url", upstream, cwd=tmp_path, env=env)) as (
+                (a, doomed), b):
         load = anyio.run(load_with_a_kill, a, doomed, b)
 
     calls = DOOMED_CALLS + SURVIVOR_CALLS + AFTER_KILL

@@ -6,8 +6,10 @@ random schema, dropped after the test, so parallel runs and reruns never share r
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,6 +20,7 @@ import pytest
 
 from elision.store import MemoryStore, SQLiteStore
 from elision.store.base import Store
+from support.pgurl import pg_url
 
 PG_URL_ENV = "ELISION_TEST_POSTGRES_URL"
 _examples = itertools.count()
@@ -34,17 +37,6 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
-
-
-def _unflushed(url: str) -> str:
-    """``url`` with commits that do not wait for the server's WAL flush.
-
-    What a client sees of a commit is the same; only a crash of the server itself could lose
-    one, which no test here does. The state machine commits ~17,000 times, and the flush wait
-    was a quarter of its time (and disk the other sessions of a CI machine share).
-    """
-    sep = "&" if "?" in url else "?"
-    return f"{url}{sep}options=-csynchronous_commit%3Doff"
 
 
 @dataclass
@@ -74,7 +66,10 @@ class _Backend:
             from elision.store.postgres import PostgresStore
 
             schema = self.schemas.setdefault(db_name, f"elision_test_{uuid.uuid4().hex[:16]}")
-            store = PostgresStore(_unflushed(os.environ[PG_URL_ENV]), schema=schema, **options)
+            # Commits that do not wait for the WAL flush (support.pgurl): no store test crashes
+            # the server; the state machine alone commits ~17,000 times.
+            store = PostgresStore(pg_url(os.environ[PG_URL_ENV], unflushed=True), schema=schema,
+                                  **options)
         elif self.name == "sqlite-files":
             # Every body but the empty one a file beside the database, not chunk rows.
             options.setdefault("file_bytes", 1)
@@ -128,7 +123,9 @@ class _Backend:
         import psycopg
 
         if self._admin is None:
-            self._admin = psycopg.connect(os.environ[PG_URL_ENV], autocommit=True)
+            # It commits every example's emptying: unflushed too, like the stores' own.
+            self._admin = psycopg.connect(pg_url(os.environ[PG_URL_ENV], unflushed=True),
+                                          autocommit=True)
         return self._admin
 
     def _snapshot(self, schema: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -167,11 +164,29 @@ class _Backend:
                         sql.Identifier(schema)))
 
 
+#: Memory-backed: SQLite's fsyncs (a WAL checkpoint at every close, the state machine's
+#: ~1,100 restarts) are free there, and they were a sixth of its time on a disk the other
+#: sessions of a CI machine share. No store test of this fixture crashes the machine, which
+#: is all a disk would add; the tests of crashed writers (test_store_files) use tmp_path.
+_RAM_DISK = Path("/dev/shm")
+
+
+@contextlib.contextmanager
+def _files_dir(tmp_path: Path) -> Iterator[Path]:
+    """A folder for a test's SQLite files: on the RAM disk where there is one."""
+    if not (_RAM_DISK.is_dir() and os.access(_RAM_DISK, os.W_OK | os.X_OK)):
+        yield tmp_path
+        return
+    with tempfile.TemporaryDirectory(prefix="elision-store-test-", dir=_RAM_DISK) as where:
+        yield Path(where)
+
+
 @pytest.fixture(params=["memory", "sqlite", "sqlite-files", "postgres"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[_Backend]:
     if request.param == "postgres" and not os.environ.get(PG_URL_ENV):
         pytest.skip(f"{PG_URL_ENV} is unset: set it (e.g. postgresql://postgres@127.0.0.1:5432/"
                     "test, as .ci/run does) to run the store suite against PostgreSQL")
-    b = _Backend(request.param, tmp_path)
-    yield b
-    b.close_all()
+    with _files_dir(tmp_path) as where:
+        b = _Backend(request.param, where)
+        yield b
+        b.close_all()

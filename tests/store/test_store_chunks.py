@@ -22,6 +22,7 @@ from elision.errors import IntegrityError
 from elision.shape import new_ref
 from elision.store import MemoryStore, SQLiteStore, sqlite
 from elision.store.base import Store
+from support.pgurl import pg_url
 
 PG_URL = os.environ.get("ELISION_TEST_POSTGRES_URL")
 
@@ -51,7 +52,8 @@ def stores() -> Iterator[dict[str, Store]]:
             schema = f"elision_test_{uuid.uuid4().hex}"
             with psycopg.connect(PG_URL, autocommit=True) as conn:
                 conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-            made["postgres"] = PostgresStore(PG_URL, schema=schema)
+            # Unflushed commits (support.pgurl): what is tested is the bytes read back.
+            made["postgres"] = PostgresStore(pg_url(PG_URL, unflushed=True), schema=schema)
         try:
             yield made
         finally:

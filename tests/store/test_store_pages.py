@@ -142,7 +142,6 @@ def test_walking_json_pages_gives_back_the_original(
     assert store.read(ref) == body
     event("cut")
     assert recover(store, ref, "$", budget, first=shaped) == parse_json(body)
-    store.close()
 
 
 line_text = st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=30)

@@ -66,9 +66,10 @@ def _walk(first: Shaped, store: MemoryStore, limit: int) -> list[Shaped]:
 
 def _filler(line: int, size: int) -> str:
     """Text that says where it came from at every point, so a fragment is found in one line."""
-    out, k = [], 0
-    while sum(map(len, out)) < size:
+    out, k, length = [], 0, 0
+    while length < size:  # a running length: summing the pieces every turn was quadratic
         out.append(f"<{line}.{k}>")
+        length += len(out[-1])
         k += 1
     return "".join(out)[:size]
 
