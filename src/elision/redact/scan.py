@@ -568,7 +568,12 @@ def _halve(
                 own = _precise(piece, a, holds=lines.holds(a, stop),
                                compact=len(piece) > _LONG_PIECE
                                and isinstance(found, SpanArrays))
-                carried = constructs.judged_under_head(a, stop) if a else []
+                # Told in C before the call (a piece opening a line of its own, or holding no
+                # clause's or pair's word, has none): a call a piece was over the call
+                # counts' bound for a MB of assignments (test_redact_assign_per_entry).
+                carried = (constructs.judged_under_head(a, stop)
+                           if a and not _OPENING.match(text, a - 1)
+                           and _HEADED_VALUE.search(text, a, stop) else [])
                 found.extend(_merge([*own, *carried]) if carried else own)
                 if not escaped and _holds_escaped_key(piece):
                     escaped.append(a)
@@ -693,11 +698,10 @@ class _Constructs:
         self._netrc = False
 
     def judged_under_head(self, a: int, stop: int) -> list[Span]:
-        """The spans that ``text[a:stop]`` (a piece) holds judged under its construct's head:
-        none where it opens a line of its own, or holds no clause's or pair's word."""
+        """The spans that ``text[a:stop]`` (a piece that does not open a line of its own and
+        holds a clause's or pair's word: the caller tells both) holds judged under its
+        construct's head."""
         text = self._text
-        if _OPENING.match(text, a - 1) or not _HEADED_VALUE.search(text, a, stop):
-            return []
         head = self._head_of(a)
         if head is None:
             return []
