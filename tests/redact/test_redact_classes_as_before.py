@@ -24,6 +24,11 @@ two commands on the fixed code) and names them here, with what changed:
   ``curl-glued-quotes``, ``dash-switch-words``, ``wrapped-values``, ``wrapped-unclosed``,
   ``sql-endless-options``, ``sql-endless-clauses``, ``netrc-endless-entry``,
   ``netrc-endless-passwords``) recorded by its own code; no class changed.
+- the 2026-12-05 fourth session's merge: 30 classes that sessions since 3294623 added to
+  bench/fuzz_linear.py had no digest, so nothing pinned what they withhold (the cookie,
+  header, look-alike, table, SQL and switch-group classes among them). Each is recorded
+  from the merged head, and a class with no digest now fails this test, so a new class is
+  pinned by the session that adds it.
 
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
@@ -91,6 +96,9 @@ def test_each_text_class_is_redacted_as_before() -> None:
     changed = sorted(name for name in before if now.get(name) != before[name])
     assert not changed, f"redacted otherwise than before: {changed}"
     assert set(now) >= set(before), "a class the fixture names is gone from bench/fuzz_linear.py"
+    unpinned = sorted(set(now) - set(before))
+    assert not unpinned, (
+        f"no digest for {unpinned}: record them (see this file's doc), and name them there")
 
 
 if __name__ == "__main__":
