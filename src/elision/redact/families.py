@@ -460,12 +460,12 @@ def _glued_to(text: str, at: int, depth: int, rule: str, memo: Glue) -> bool:
         run = max(text.rfind(space, 0, at) for space in " \t\n\r") + 1
         memo[at] = [(run, at, rule, run)]
         return True
-    from elision.redact.keywords import present  # keywords reads this module's table
+    from elision.redact.keywords import families_in  # keywords reads this module's table
 
     lo = max(0, at - _GLUE_REACH)
     lo = max(lo, text.rfind("\n", lo, at) + 1, text.rfind("\r", lo, at) + 1)
     found: list[tuple[int, int, str, int]] = []
-    for index in present(text[max(0, lo - KEYWORD_REACH):at]).families:
+    for index in families_in(text[max(0, lo - KEYWORD_REACH):at]):
         family = PATTERN_FAMILIES[index]
         assert family.pattern is not None
         # The pattern's tail reads the end of the text at ``at``: what follows is the token.
