@@ -91,6 +91,9 @@ def test_every_body_is_read_and_the_room_ends_empty(
      "bodies let in together then wait for each other"),
     # One request's first answer fills the room; its second waits for room only it gives back.
     ([([ROOM + LARGE_BYTES], 0, 0), ([LARGE_BYTES] * 3, 0, 1)], "a request waits for itself"),
+    # Found by the property: request 0's second answer waits in line behind its first, which
+    # is let in once request 1's answer lets go and fills the room request 0 holds.
+    ([([182645], 1, 0), ([103464], 0, 0), ([196568], 0, 0)], "waiting behind itself"),
     # A body larger than the room beside another.
     ([([ROOM] * 3, 0, 0), ([LARGE_BYTES * 2], 1, 0)], "larger than the room"),
     ([([LARGE_BYTES - 1], 0, 0)] * 6, "small bodies take none"),
@@ -132,5 +135,57 @@ def test_a_body_waits_while_answers_read_before_it_hold_the_room() -> None:
         second.release()
         third.release()
         assert room.inside == 0
+
+    anyio.run(main)
+
+
+def test_a_long_stream_of_events_holds_one_event_at_a_time() -> None:
+    """An SSE answer's events before its last (a long call's progress, a server's request)
+    are messages of their own: each event's room is given back once the stream is read on
+    past it. A stream of 100 events of 100 KB holds about one at a time, another request's
+    answer is read while it runs, and its last event (the answer) is held for its request."""
+    event, events = 100_000, 100
+
+    async def main() -> None:
+        room = ByteRoom(ROOM)
+        streaming, other = Held(), Held()
+        most = 0
+        other_done = anyio.Event()
+
+        async def stream() -> None:
+            nonlocal most
+            reading = Reading(room, streaming)
+            try:
+                for n in range(events):
+                    for _ in range(4):
+                        await reading.grew(event // 4)
+                        most = max(most, room.inside)
+                        await anyio.lowlevel.checkpoint()
+                    reading.event_ended(0)
+                    if n == events // 2:
+                        with anyio.fail_after(5):
+                            await other_done.wait()  # read while this stream runs
+            finally:
+                reading.ended()
+
+        async def answer() -> None:
+            reading = Reading(room, other)
+            try:
+                for _ in range(3):
+                    await reading.grew(50_000)
+            finally:
+                reading.ended()
+            other.release()  # its answer passed the gate
+            other_done.set()
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(stream)
+                await anyio.lowlevel.checkpoint()
+                tg.start_soon(answer)
+        assert most <= 2 * event + 150_000, most
+        assert room.inside == event  # the last event: the answer, its request's till it passes
+        streaming.release()
+        assert (room.inside, room.partial) == (0, 0)
 
     anyio.run(main)

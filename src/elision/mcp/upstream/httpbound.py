@@ -86,7 +86,9 @@ def room_hook(room: ByteRoom) -> Callable[[httpx2.Response], Awaitable[None]]:
     async def hook(response: httpx2.Response) -> None:
         if response.request.method != "POST":
             return
-        response.stream = _Roomed(response.stream, Reading(room, HELD.get()))
+        events = response.headers.get("content-type", "").lower().startswith(
+            "text/event-stream")
+        response.stream = _Roomed(response.stream, Reading(room, HELD.get()), events)
 
     return hook
 
@@ -154,17 +156,29 @@ class _Counted(httpx2.AsyncByteStream):
             await close()
 
 
+#: What ends an SSE event: a blank line, in any of the three line ends.
+_EVENT_ENDS = (b"\n\n", b"\r\r", b"\r\n\r\n")
+
+
 class _Roomed(httpx2.AsyncByteStream):
     """A body whose bytes take room as they are read: the next piece is not read until this
-    one has room."""
+    one has room. An SSE stream's (``events``) ends of events are told as they are read."""
 
-    def __init__(self, inner: Any, reading: Reading) -> None:
-        self.inner, self.reading = inner, reading
+    def __init__(self, inner: Any, reading: Reading, events: bool = False) -> None:
+        self.inner, self.reading, self.events = inner, reading, events
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        tail = b""  # an event's end may be split between two pieces
         try:
             async for chunk in self.inner:
                 await self.reading.grew(len(chunk))
+                if self.events:
+                    data = tail + chunk
+                    end = max(data.rfind(sep) + len(sep) if sep in data else 0
+                              for sep in _EVENT_ENDS)
+                    if end > len(tail):
+                        self.reading.event_ended(len(data) - end)
+                    tail = data[-3:]
                 yield chunk
         finally:
             self.reading.ended()

@@ -117,27 +117,38 @@ class Reading:
     """One HTTP upstream's response body as it is read, taking room as it grows.
 
     A body's size is not known before its end (an SSE stream; a JSON body may not say), so its
-    bytes take room as they arrive, once it has reached :data:`LARGE_BYTES`: the reader waits
-    for room before it reads on, and the server's bytes wait on the connection. The bytes are
-    charged to ``held`` (the agent request the body answers), or, with no request waiting for
-    it, held until the body is read.
+    bytes take room as they arrive, once the message being read has reached
+    :data:`LARGE_BYTES`: the reader waits for room before it reads on, and the server's bytes
+    wait on the connection. The room is held while the body is read; at its end it is charged
+    to ``held`` (the agent request the body answers: given back as the answer passes the
+    gate), or, with no request waiting for it, given back. An SSE stream's events before its
+    last (a long call's progress, a server's request) are each a message of its own: told by
+    :meth:`event_ended`, their room is given back once the stream is read on past them (the
+    answer is the last event: the SDK reads no further), so a stream of small events takes
+    none however long it runs, and a stream of large ones holds one at a time.
 
     Bodies read in part may each hold room and wait for more, none able to end: so the oldest
     of them (``room.reading``) is let in whenever bodies being read are all the room holds, and
-    a body whose request held room before it never waits (it would wait for itself: a list
+    a body whose request holds room already never waits (it would wait for itself: a list
     gathered from several upstreams). Otherwise a body waits as a message does, first come
     first admitted, while answers already read hold the room until they pass the egress gate.
     """
 
     def __init__(self, room: ByteRoom, held: Held | None) -> None:
         self.room, self.held = room, held
+        #: The bytes of the message being read (an SSE stream's: since its last event).
         self.seen = 0
-        self.taken = 0  # room this body took (while it is read, room.partial counts it)
+        #: The room this body holds while it is read (``room.partial`` counts it), and of it
+        #: the room of events read whole, given back once the stream is read on.
+        self.taken = 0
+        self._done = 0
         self._waiting: anyio.Event | None = None
         self._lined = False
 
     async def grew(self, nbytes: int) -> None:
         """``nbytes`` more were read; returns once they have room."""
+        if self._done:  # read on past them: they were no answer
+            self._give(self._done)
         before, self.seen = self.seen, self.seen + nbytes
         if self.seen < LARGE_BYTES:
             return
@@ -157,26 +168,38 @@ class Reading:
                 self._waiting = None
         self.taken += nbytes
         room.partial += nbytes
-        if self.held is not None:
-            self.held.charge(room, nbytes)
         # Its bytes were let in before they were counted as a body's being read: the room
         # may hold nothing else now.
         room.unstick()
 
+    def event_ended(self, rest: int) -> None:
+        """An SSE event ended in the piece just read, ``rest`` bytes before the piece's end:
+        the events before are read whole."""
+        self._done = self.taken
+        self.seen = rest
+
     def _for_itself(self) -> bool:
-        return self.held is not None and self.held.total > self.taken
+        return self.held is not None and self.held.total > 0
+
+    def _give(self, nbytes: int) -> None:
+        self.taken -= nbytes
+        self._done = 0
+        self.room.partial -= nbytes
+        self.room.leave(nbytes)
 
     def ended(self) -> None:
         """The body was read to its end, or read no further (closed, failed, cancelled)."""
         if not self._lined:
             return
         self._lined = False
-        room = self.room
+        room, taken = self.room, self.taken
         room.reading.remove(self)
-        room.partial -= self.taken
+        room.partial -= taken
+        self.taken = self._done = 0
         if self.held is None:
-            room.leave(self.taken)  # no one's answer: held only while it was read
+            room.leave(taken)  # no one's answer: held only while it was read
         else:
+            self.held.charge(room, taken)  # given back as its answer passes the gate
             room.unstick()
 
 
@@ -197,12 +220,18 @@ class Held:
     def charge(self, room: ByteRoom, nbytes: int) -> None:
         if self._released:
             room.leave(nbytes)
-        elif self._charges and self._charges[-1][0] is room:  # a body read in pieces: one
+            return
+        if self._charges and self._charges[-1][0] is room:  # a body read in pieces: one
             self._charges[-1] = (room, self._charges[-1][1] + nbytes)
-            self.total += nbytes
         else:
             self._charges.append((room, nbytes))
-            self.total += nbytes
+        self.total += nbytes
+        # A body of this request that waits for room now waits for itself: let it in (found
+        # by the Hypothesis test: two answers of one request, the second waiting behind the
+        # first, which took the room it waited for).
+        for reading in room.reading:
+            if reading.held is self and reading._waiting is not None:
+                room.let_in(reading._waiting)
 
     def release(self) -> None:
         self._released = True
