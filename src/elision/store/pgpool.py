@@ -158,8 +158,10 @@ class PgConnector:
                 self.url, min_size=1, max_size=self.max_size, open=False,
                 timeout=self.timeout / (self.retries + 1),
                 connection_class=_handing_over(first), kwargs=self._kwargs,
-                configure=configure,
-                name=f"elision-{os.getpid()}",
+                configure=configure, name=f"elision-{os.getpid()}",
+                # One worker, not three: it only connects while the pool grows (to 4 at most)
+                # and each thread costs an open a millisecond or more to start on a busy host.
+                num_workers=1,
             )
             try:
                 # With a connection handed over, wait for it: a request made before the pool
