@@ -188,3 +188,30 @@ def test_a_forked_child_uses_a_pool_of_its_own(schema: str) -> None:
         assert store.read(ref) == body
     finally:
         store.close()
+
+
+def test_stores_and_logs_opening_together_on_a_new_schema_queue(schema: str) -> None:
+    # The schema is made in each one's migration transaction, under the schema's lock first:
+    # six opens at once, stores and logs mixed, must all succeed (no duplicate-schema error,
+    # no deadlock between a store's lock and a log's).
+    kinds = [PostgresStore, PgAuditLog] * 3
+    barrier = threading.Barrier(len(kinds))
+    opened: list[Any] = []
+    failed: list[BaseException] = []
+
+    def open_one(kind: Any) -> None:
+        barrier.wait()
+        try:
+            opened.append(kind(URL, schema=schema))
+        except BaseException as exc:  # reported below
+            failed.append(exc)
+
+    threads = [threading.Thread(target=open_one, args=(kind,)) for kind in kinds]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    for each in opened:
+        each.close()
+    assert not failed, failed
+    assert len(opened) == len(kinds)
