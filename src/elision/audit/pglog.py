@@ -123,7 +123,7 @@ class PgAuditLog(CheckpointingLog):
         self._lock = threading.Lock()
         self._closed = False
         try:
-            self.schema_version = self._db.run(lambda c: migrate(
+            self.schema_version = self._db.migrate(lambda c: migrate(
                 c, "audit_migrations", _MIGRATIONS, SCHEMA_VERSION, self.path, AuditError,
                 0.0), lock=lock_key(self._db.schema, "audit"))
         except BaseException:

@@ -11,12 +11,13 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg import IsolationLevel, sql
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from elision.errors import ElisionError
@@ -67,51 +68,69 @@ class PgConnector:
         self.stall_timeout = stall_timeout
         self._pool: ConnectionPool[Any] | None = None
         self._pid = -1
-        self._given_schema = schema
-        self._probe()
+        self._kwargs: dict[str, Any] = {
+            "autocommit": True, "connect_timeout": max(1, int(timeout)),
+            # A dead peer is noticed in about a minute, not in two hours.
+            "keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
+            "keepalives_count": 3}
+        # The probe's connection, kept for the pool's first: an open costs one connection.
+        self._first: Conn | None = self._probe()
+        self._first_pid = os.getpid()
         try:
-            self._choose_schema(schema)
+            self._choose_schema(schema, self._first)
         except BaseException:
             self.close()
             raise
 
-    def _choose_schema(self, schema: str | None) -> None:
+    def _choose_schema(self, schema: str | None, conn: Conn) -> None:
+        self._given_schema = schema
         if schema:
             self.schema = schema
-            # Replicas starting together race to create it: the lock makes that a queue.
-            self.run(lambda c: c.execute(
-                sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema))),
-                lock=lock_key(schema, "schema"))
-        else:
-            # No schema given: the first one of the URL's search_path, as psql would use.
-            self.schema = "(default)"
-            found = self.run(lambda c: c.execute(
-                "SELECT current_schema(), current_setting('search_path')").fetchone(),
-                write=False)
-            assert found is not None
-            first = found[1].split(",")[0].strip().strip('"')
-            if found[0] is None and first and first != "$user":
-                # The URL names a schema that does not exist yet: make it, as for schema=.
-                self.close()
-                self._given_schema = first
-                self._choose_schema(first)
-                return
-            if found[0] is None:
-                raise self._error(
-                    f"no schema on the search_path of {self.where} exists; create one with "
-                    "CREATE SCHEMA, or name one that exists in the URL's "
-                    "options=-csearch_path%3D<schema>")
-            self.schema = str(found[0])
+            return
+        # No schema given: the first one of the URL's search_path, as psql would use. Asked on
+        # the probe's connection, outside any transaction: one round trip.
+        found = conn.execute("SELECT current_schema(), current_setting('search_path')").fetchone()
+        assert found is not None
+        first = found[1].split(",")[0].strip().strip('"')
+        if found[0] is None and first and first != "$user":
+            # The URL names a schema that does not exist yet: make it, as for schema=.
+            self.schema = self._given_schema = first
+            return
+        if found[0] is None:
+            raise self._error(
+                f"no schema on the search_path of {self.where} exists; create one with "
+                "CREATE SCHEMA, or name one that exists in the URL's "
+                "options=-csearch_path%3D<schema>")
+        self.schema = str(found[0])
 
-    def _probe(self) -> None:
+    def _probe(self) -> Conn:
         # A pool only says "couldn't get a connection" after its timeout; one direct attempt
         # first gives the real reason (no such role, no such database) at once.
         try:
-            psycopg.connect(self.url, connect_timeout=max(1, int(self.timeout))).close()
+            return psycopg.connect(self.url, **self._kwargs)
         except psycopg.Error as exc:
             raise self._error(
                 f"cannot connect to PostgreSQL at {self.where}: {_first_line(exc)}; check "
                 "that the server is up and that the URL's user and database exist") from None
+
+    def migrate(self, work: Callable[[Conn], T], *, lock: int) -> T:
+        """``work`` (a :func:`migrate`) under ``lock``, after creating the schema if it was named.
+
+        One transaction, sent as one batch up to ``work``'s first read: the schema's own lock
+        is taken first (the store and the audit log of one schema both create it), so replicas
+        starting together on a new schema queue instead of racing on CREATE SCHEMA.
+        """
+        schema = self._given_schema
+
+        def create_then(conn: Conn) -> T:
+            conn.execute("SELECT pg_advisory_xact_lock(%s), pg_advisory_xact_lock(%s)",
+                         (lock_key(self.schema, "schema"), lock))
+            if schema:
+                conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(
+                    sql.Identifier(schema)))
+            return work(conn)
+
+        return self.run(create_then, batched=True)
 
     def _connections(self) -> ConnectionPool[Any]:
         # A pool must not cross a fork: the child's sockets would be the parent's.
@@ -122,28 +141,41 @@ class PgConnector:
             def configure(conn: Conn) -> None:
                 # A writer that stalls (or is cut off) inside a transaction would hold the
                 # chain's lock for every replica until TCP gave up; the server ends it instead.
-                conn.execute(sql.SQL("SET idle_in_transaction_session_timeout = {}").format(
-                    sql.Literal(stall_ms)))
                 # Naming a schema that does not exist yet is allowed: it is created next.
+                # Both in one statement: one round trip per connection.
+                query = "SELECT set_config('idle_in_transaction_session_timeout', %s, false)"
+                params: tuple[str, ...] = (str(stall_ms),)
                 if schema:
-                    conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+                    query += ", set_config('search_path', %s, false)"
+                    params += (sql.Identifier(schema).as_string(conn),)
+                conn.execute(query, params)
 
-            self._pool = ConnectionPool(
-                self.url, min_size=1, max_size=self.max_size, open=True,
+            # The probe's connection is the pool's first, in the process that made it only.
+            first, self._first = self._first, None
+            if first is not None and (self._first_pid != os.getpid() or first.closed):
+                first = None
+            pool = ConnectionPool(
+                self.url, min_size=1, max_size=self.max_size, open=False,
                 timeout=self.timeout / (self.retries + 1),
-                kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout)),
-                        # A dead peer is noticed in about a minute, not in two hours.
-                        "keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
-                        "keepalives_count": 3},
-                configure=configure,
-                name=f"elision-{os.getpid()}",
+                connection_class=_handing_over(first), kwargs=self._kwargs,
+                configure=configure, name=f"elision-{os.getpid()}",
+                # One worker, not three: it only connects while the pool grows (to 4 at most)
+                # and each thread costs an open a millisecond or more to start on a busy host.
+                num_workers=1,
             )
-            self._pid = os.getpid()
+            try:
+                # With a connection handed over, wait for it: a request made before the pool
+                # holds it would make the pool grow, a second connection for nothing.
+                pool.open(wait=first is not None, timeout=self.timeout)
+            except BaseException:
+                pool.close()
+                raise
+            self._pool, self._pid = pool, os.getpid()
         return self._pool
 
     def run(
         self, work: Callable[[Conn], T], *, write: bool = True, lock: int | None = None,
-        durable: bool = True, pipeline: bool = False,
+        durable: bool = True, pipeline: bool = False, batched: bool = False,
     ) -> T:
         """``work`` in one transaction; retried on a fresh connection if the link drops.
 
@@ -153,6 +185,9 @@ class PgConnector:
         for writes that may be lost in a server crash without harm (an LRU touch).
         ``pipeline=True`` sends statements whose results ``work`` does not read without
         waiting for each (``rowcount`` is then not to be trusted before a fetch).
+        ``batched=True`` (a write) goes further: BEGIN and COMMIT travel in the batch too, so
+        the transaction costs a round trip per read of ``work`` and one for the COMMIT
+        (psycopg's own transaction in a pipeline waits on its BEGIN and again after COMMIT).
         """
         last: Exception | None = None
         for attempt in range(self.retries + 1):
@@ -164,6 +199,8 @@ class PgConnector:
                     self._pool.check()
             try:
                 with self._connections().connection() as conn:
+                    if batched:
+                        return _batched(conn, work, lock)
                     # Set before BEGIN, so they travel in it: no extra round trip.
                     conn.isolation_level = None if write else IsolationLevel.REPEATABLE_READ
                     conn.read_only = None if write else True
@@ -189,6 +226,52 @@ class PgConnector:
         if self._pool is not None and self._pid == os.getpid():
             self._pool.close()
         self._pool = None
+        first, self._first = self._first, None
+        if first is not None and self._first_pid == os.getpid():
+            first.close()
+
+
+def _handing_over(first: Conn | None) -> type[Conn]:
+    """A connection class whose first connect returns ``first``.
+
+    psycopg_pool has no call to give a pool a connection made already; its connection class
+    is how it connects, so the probe's connection goes in through that door (and still gets
+    the pool's ``configure``).
+    """
+    waiting = [first] if first is not None else []
+
+    class HandingOver(psycopg.Connection[Any]):
+        @classmethod
+        def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
+            if waiting:
+                try:
+                    conn = waiting.pop()
+                except IndexError:  # another thread took it
+                    pass
+                else:
+                    if not conn.closed:
+                        return conn
+            return super().connect(conninfo, **kwargs)
+
+    return HandingOver
+
+
+def _batched(conn: Conn, work: Callable[[Conn], T], lock: int | None) -> T:
+    """``work`` in a write transaction sent as one pipeline on an autocommit connection."""
+    try:
+        with conn.pipeline():
+            conn.execute("BEGIN")
+            if lock is not None:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+            result = work(conn)
+            conn.execute("COMMIT")
+        return result
+    except BaseException:
+        # Whatever failed, nothing of it stays: the pool would roll back too, with a warning.
+        if not conn.closed and conn.pgconn.transaction_status != TransactionStatus.IDLE:
+            with suppress(psycopg.Error):  # the connection is gone: the pool drops it
+                conn.execute("ROLLBACK")
+        raise
 
 
 def one(conn: Conn, query: str, params: tuple[Any, ...] = ()) -> Any:

@@ -116,7 +116,7 @@ class PostgresStore(PagedStore):
 
     def migrate(self) -> int:
         """Create or upgrade this schema's tables; returns the schema version now in place."""
-        return self._db.run(lambda c: migrate(
+        return self._db.migrate(lambda c: migrate(
             c, "store_migrations", _MIGRATIONS, SCHEMA_VERSION, self.path, StoreError,
             self._clock()), lock=self._lock)
 
