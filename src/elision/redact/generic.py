@@ -1343,8 +1343,12 @@ def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reac
     elif told is None and authheader.generated(word):
         # A generated run of letters, then a value that may be a credential too: both.
         a = match.start(1)
+    # A run of letters alone is the credential where it looks generated, whatever follows it
+    # (nothing, a bracket, a stop: ``GET /x/authorization: qwertyuiopasdfgh [retry]``); a
+    # message's word is too short or too plain (``forbidden``).
     if (told is not True and authheader.generated(word)) or len(credential) >= _LONGEST_VALUE or (
-            opaque(credential) and not placeholder(credential)):
+            (opaque(credential) or authheader.generated(credential.rstrip(".=")))
+            and not placeholder(credential)):
         found.append(Span(a, b, AUTH_HEADER))
     return True
 
