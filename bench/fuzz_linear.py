@@ -353,6 +353,15 @@ SYSTEMATIC: list[Class] = [
     Class("cookie-names-semicolons", _repeat("cookie: x; quick brown fox jumps over the dog ")),
     Class("set-cookie-attributes", _repeat("Set-Cookie: a=b; Path=/; Xq7vR2mK9pL4wT8nZ3; ")),
     Class("cookie-jar-text", _repeat('cookies: [{"name": "sid", "value": "Xq7vR2mK9pL4wT8n"}] ')),
+    # A cookie after a comma and a space (leakwave2): one header of many ``a=b, `` pairs (each
+    # read once), folded Set-Cookie headers whose Expires dates hold commas that start none,
+    # and a line of cookie names each of whose readings meets the commas an earlier one read.
+    Class("cookie-comma-pairs", lambda n: "Cookie: " + _repeat("a=b, ")(n)),
+    Class("set-cookie-folded", _repeat("Set-Cookie: a=b; Expires=Wed, 21 Oct 2026 07:28:00 GMT; "
+                                       "HttpOnly, sid=Xq7vR2mK9pL4wT8n; ")),
+    Class("cookie-names-commas", _repeat("cookie=x, quick, brown=fox, ")),
+    # A generated run of letters alone after a path's header name, before a bracket.
+    Class("path-header-letters", _repeat("GET /x/authorization: qwertyuiopasdfgh [retry] ")),
     Class("open-quote-values", _repeat('db_password\\": \\"Xq7vR2mK9pL4wT8n; more\n')),
     # Just under the density bound (one a 42-byte line): each header judged, each withheld.
     Class("auth-header-under-limit", _repeat("Authorization: Xq7vR2mK9pL4wT8n more word\n")),

@@ -29,6 +29,10 @@ two commands on the fixed code) and names them here, with what changed:
   header, look-alike, table, SQL and switch-group classes among them). Each is recorded
   from the merged head, and a class with no digest now fails this test, so a new class is
   pinned by the session that adds it.
+- leakwave2 (a cookie after a comma and a space; a generated run of letters after a path's
+  header name): its new classes (``cookie-comma-pairs``, ``set-cookie-folded``,
+  ``cookie-names-commas``, ``path-header-letters``) recorded by its own code, both engines;
+  no class before it changed.
 
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.

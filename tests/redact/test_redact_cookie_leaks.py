@@ -260,7 +260,7 @@ _MEMBERS = st.sampled_from([
          seps=[";"] * 14, lines=1)  # the first reading ends at ";;", the next name's reads on
 @given(head=st.sampled_from(["Cookie: ", "Set-Cookie: ", "cookie:", "log ", ""]),
        members=st.lists(_MEMBERS, max_size=14), seps=st.lists(st.sampled_from(
-           ["; ", ";", " ; ", ";;", ";\t"]), min_size=14, max_size=14),
+           ["; ", ";", " ; ", ";;", ";\t", ", ", ",  ", ",\t", ","]), min_size=14, max_size=14),
        lines=st.integers(1, 2))
 def test_reading_each_member_once_withholds_what_reading_each_to_its_line_end_does(
     head: str, members: list[str], seps: list[str], lines: int

@@ -687,7 +687,12 @@ _VALUE = lazy_compile(
     r"""|\\{0,3}["'](?P<open>[^\s"'`,;&<>()\[\]{}\\]+)|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
 )
 _LINE_END = re.compile(r"[\r\n]")
-_SEMICOLON = re.compile(";")
+#: Where a cookie header's member ends and the next starts: a ``;``, or a comma, spacing and a
+#: name with its ``=`` (a Cookie's members joined with ``, ``, a folded Set-Cookie's ``Path=/,
+#: sid=…``). An Expires date's comma is followed by a day's number and a space
+#: (``Expires=Wed, 21 Oct 2026 07:28:00 GMT``), no name's ``=``: it ends no member. A tab may
+#: be one escaped in a JSON string (``\t``, two chars: an NDJSON line's header).
+_COOKIE_SEP = re.compile(r""";|,(?:[ \t]|\\t)++(?=[^=;,\s"\\]++=)""")
 #: The longest header value read: one that reaches it is withheld to its line's end, unread
 #: past it (fail closed).
 _LONGEST_HEADER = authheader.LONGEST
@@ -699,14 +704,20 @@ _QUOTED = lazy_compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
 #: (escaped too, in a JSON string), the chars after it.
 _COOKIE_PAIR = lazy_compile(r"""\s*([^=;,\s]+)=(?:\\?"([^"\\\s;]*)|([^;\s"\\]*))""")
 #: A value with no name, up to a space, a ``;``, or a quote or a backslash (a JSON string's
-#: end: ``{"h": "Cookie: a=b; <value>"}``).
-_COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?![^;\s"\\])""")
+#: end: ``{"h": "Cookie: a=b; <value>"}``), or a comma and spacing (a folded Set-Cookie's flag
+#: before the next cookie: ``HttpOnly, sid=…``).
+_COOKIE_BARE = lazy_compile(
+    r"""[ \t]*([^=;,\s"\\]+)(?!(?!,[ \t]|,\\t)[^;\s"\\])"""
+)
 #: A run of members none of which a cookie's reading withholds, each a pair's or a value's
 #: (so none ends the reading): a value with no name of fewer than 16 chars (no
-#: :func:`opaque` one), or a pair's value of fewer than 8, each up to its ``;``. Passed in C
-#: (one member a Python step was 0.9 us: a header of 1 MB of ``x:y; `` 181 ms).
+#: :func:`opaque` one), or a pair's value of fewer than 8, each up to its ``;`` or to the
+#: comma before the next cookie's name (:data:`_COOKIE_SEP`). Passed in C (one member a
+#: Python step was 0.9 us: a header of 1 MB of ``x:y; `` 181 ms).
 _COOKIE_PLAIN = lazy_compile(
-    r"""(?:[ \t]*+(?:[^=;,\s"\\]{1,15}+|[^=;,\s"\\]++=[^;\s"\\]{0,7}+)[ \t]*+;)*+"""
+    r"""(?:[ \t]*+(?:[^=;,\s"\\]{1,15}+(?:[ \t]*+;|,(?:[ \t]|\\t)++(?=[^=;,\s"\\]++=))"""
+    r"""|[^=;,\s"\\]++=[^;\s"\\]{0,7}+"""
+    r"""(?:[ \t]*+;|(?<=,)(?:[ \t]|\\t)++(?=[^=;,\s"\\]++=))))*+"""
 )
 _COOKIE_ATTRIBUTES = frozenset({
     "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
@@ -724,10 +735,11 @@ class _Reach:
     def __init__(self, text: str) -> None:
         self.text = text
         self._ends = NextMatch(_LINE_END, text)
-        self._semicolons = NextMatch(_SEMICOLON, text)
-        #: The stretch ``(after, through]`` whose every ``;`` (each member's start after it) a
-        #: cookie header's reading has read past: a later name's reading that reaches one stops
-        #: there, what follows read already (:func:`_cookies`).
+        self._separators = NextMatch(_COOKIE_SEP, text)
+        #: The stretch ``(after, through]`` whose every member's start (after a ``;`` or a
+        #: comma before a name, :data:`_COOKIE_SEP`) a cookie header's reading has read past: a
+        #: later name's reading that reaches one stops there, what follows read already
+        #: (:func:`_cookies`).
         self.cookies_read = (-1, -1)
         self.bracketed = _BRACKETED_PER_CHAR * len(text)
         #: Where the last header value withheld to its line's end ends.
@@ -765,11 +777,12 @@ class _Reach:
         end = self._ends.at_or_after(at)
         return len(self.text) if end is None else end.start()
 
-    def semicolon(self, at: int, stop: int) -> int:
-        """The first ``;`` at or after ``at`` and before ``stop``, or -1: each found once for
-        all the cookie readings that ask (a line with none was searched to its end at each)."""
-        semi = self._semicolons.at_or_after(at)
-        return -1 if semi is None or semi.start() >= stop else semi.start()
+    def cookie_separator(self, at: int, stop: int) -> re.Match[str] | None:
+        """The first cookie member's separator (:data:`_COOKIE_SEP`) at or after ``at`` and
+        before ``stop``: each found once for all the cookie readings that ask (a line with
+        none was searched to its end at each)."""
+        sep = self._separators.at_or_after(at)
+        return None if sep is None or sep.start() >= stop else sep
 
 
 def find_assignments(text: str) -> list[Span]:
@@ -1343,8 +1356,12 @@ def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reac
     elif told is None and authheader.generated(word):
         # A generated run of letters, then a value that may be a credential too: both.
         a = match.start(1)
+    # A run of letters alone is the credential where it looks generated, whatever follows it
+    # (nothing, a bracket, a stop: ``GET /x/authorization: qwertyuiopasdfgh [retry]``); a
+    # message's word is too short or too plain (``forbidden``).
     if (told is not True and authheader.generated(word)) or len(credential) >= _LONGEST_VALUE or (
-            opaque(credential) and not placeholder(credential)):
+            (opaque(credential) or authheader.generated(credential.rstrip(".=")))
+            and not placeholder(credential)):
         found.append(Span(a, b, AUTH_HEADER))
     return True
 
@@ -1547,7 +1564,8 @@ _COOKIES_ONCE = True
 def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
     """Each cookie's value on the line at ``at``: a value ends at a space, as RFC 6265 writes
     one (a quote around it is not its), so what follows it is shown; the next pair is read
-    after the next ``;``, up to the first that is none. A value with no name (``Cookie:
+    after the next ``;`` or comma before a name (:data:`_COOKIE_SEP`: ``a=b, sid=<value>``, a
+    folded ``Set-Cookie``'s), up to the first that is none. A value with no name (``Cookie:
     <value>``, ``Cookie: a=b; <value>``, ``Set-Cookie``'s attributes' place) is withheld where
     it looks generated, and the pairs after it are read, as after a flag written among them
     (``HttpOnly;``) or words. After the first, a member or a pair's name with a ``:`` or a
@@ -1556,8 +1574,8 @@ def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
     first are its attributes (named in :data:`_COOKIE_ATTRIBUTES`, never withheld) or read
     as a cookie's.
 
-    Each member after the first is read once a text: every reading goes from ``;`` to ``;``
-    alike, so one that reaches a ``;`` an earlier one read past stops there (a line of
+    Each member after the first is read once a text: every reading goes from separator to
+    separator alike, so one that reaches a separator an earlier one read past stops there (a line of
     ``cookie: x; …`` names read on to its end at each name: its length squared, in Python)."""
     # The line's end found once for all its names (a search from each name to it read a long
     # line of cookie headers once a name: quadratic, in C).
@@ -1568,14 +1586,19 @@ def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
         pair = _COOKIE_PAIR.match(text, pos, stop)
         if pair is not None:
             key, group = pair.group(1), 2 if pair.start(2) >= 0 else 3
-            value, a, b = pair.group(group), pair.start(group), pair.end(group)
+            a, b = pair.start(group), pair.end(group)
+            if b > a and text[b - 1] == ",":
+                # No cookie's char (RFC 6265), a list's: before the next cookie's name
+                # (``sid=<value>, theme=dark``), the search from it finds it.
+                b -= 1
+            sep = reach.cookie_separator(b, stop)
+            value = text[a:b]
             if (pos == at or (":" not in key and "/" not in key)) and (
                 key.lower() not in _COOKIE_ATTRIBUTES and len(value) >= 8
             ) and (
                 entropy(value) >= 3.0 or _SESSIONISH.search(key) is not None
             ) and not placeholder(value) and not _STUB_AT.match(text, a):
                 found.append(Span(a, b, COOKIE))
-            end = pair.end()
         else:
             bare = _COOKIE_BARE.match(text, pos, stop)
             if bare is None:
@@ -1585,11 +1608,10 @@ def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
                 not placeholder(value)
             ):
                 found.append(Span(bare.start(1), bare.end(1), COOKIE))
-            end = bare.end()
-        semi = reach.semicolon(end, stop)
-        if semi < 0:
+            sep = reach.cookie_separator(bare.end(), stop)
+        if sep is None:
             break
-        pos = semi + 1
+        pos = sep.end()
         if not _COOKIES_ONCE:
             continue
         if after_seen < pos <= seen:
