@@ -124,8 +124,10 @@ def test_a_header_of_many_comma_members_reads_each_once(
 # -- Properties ---------------------------------------------------------------------------------
 
 _TOKEN = string.ascii_letters + string.digits + "_-"
+#: A cookie's name that names no credential: a member under one (``BEARERTOKEN=dark``, a draw
+#: of CI's run of 40e0dfc) is withheld as an assignment, rightly, and is no benign member.
 _NAMES = st.text(_TOKEN, min_size=1, max_size=12).filter(
-    lambda name: name.lower() not in generic._COOKIE_ATTRIBUTES)
+    lambda name: name.lower() not in generic._COOKIE_ATTRIBUTES and generic.names_nothing(name))
 #: Benign values a cookie holds: short, words, a date's.
 _VALUES = st.sampled_from(["b", "dark", "en-US", "UTC", "1", "yes", "0", "x_y"])
 _MEMBERS = st.one_of(
