@@ -22,8 +22,6 @@ import anyio
 import mcp_types as types
 import pytest
 
-from elision.mcp.gate.egress import Egress
-from elision.mcp.gate.transports import OFF_LOOP_BYTES
 from elision.mcp.proxy import Proxy
 from elision.mcp.upstream import stdio
 from elision.mcp.upstream.config import ServerSpec
@@ -47,24 +45,13 @@ SIZE = 100_000
 def count(monkeypatch: pytest.MonkeyPatch) -> Count:
     counted = Count()
     parse = stdio._parse
-    gate = Egress.gate_bytes_off_loop
 
     def parsed(line: bytes | bytearray) -> Any:
-        if len(line) >= OFF_LOOP_BYTES:
-            counted.read += 1
-            counted.most = max(counted.most, counted.in_flight)
+        counted.parsed(len(line))
         return parse(line)
 
-    async def gated(self: Egress, raw: bytes, *args: Any) -> bytes:
-        if len(raw) >= OFF_LOOP_BYTES:
-            await counted.open.wait()
-        out = await gate(self, raw, *args)
-        if len(raw) >= OFF_LOOP_BYTES:
-            counted.out += 1
-        return out
-
     monkeypatch.setattr(stdio, "_parse", parsed)
-    monkeypatch.setattr(Egress, "gate_bytes_off_loop", gated)
+    counted.shut_gate(monkeypatch)
     if inflight is not None:
         monkeypatch.setattr(inflight, "INFLIGHT_BYTES", ROOM)
     return counted

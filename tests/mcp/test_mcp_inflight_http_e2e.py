@@ -27,8 +27,6 @@ import anyio
 import mcp.client.streamable_http as sdk_http
 import pytest
 
-from elision.mcp.gate.egress import Egress
-from elision.mcp.gate.transports import OFF_LOOP_BYTES
 from elision.mcp.proxy import Proxy
 from elision.mcp.upstream.config import ServerSpec
 from mcp import Client
@@ -60,25 +58,14 @@ class _CountingAdapter:
         self._inner, self._count = inner, count
 
     def validate_json(self, data: Any, **kwargs: Any) -> Any:
-        if len(data) >= OFF_LOOP_BYTES and POSTED_TO.get() in UPSTREAMS:
-            self._count.read += 1
-            self._count.most = max(self._count.most, self._count.in_flight)
+        if POSTED_TO.get() in UPSTREAMS:
+            self._count.parsed(len(data))
         return self._inner.validate_json(data, **kwargs)
 
 
 @pytest.fixture
 def count(monkeypatch: pytest.MonkeyPatch) -> Count:
     counted = Count()
-    gate = Egress.gate_bytes_off_loop
-
-    async def gated(self: Egress, raw: bytes, *args: Any) -> bytes:
-        if len(raw) >= OFF_LOOP_BYTES:
-            await counted.open.wait()
-        out = await gate(self, raw, *args)
-        if len(raw) >= OFF_LOOP_BYTES:
-            counted.out += 1
-        return out
-
     post = sdk_http.StreamableHTTPTransport._handle_post_request
 
     async def posting(self: Any, ctx: Any) -> None:
@@ -88,7 +75,7 @@ def count(monkeypatch: pytest.MonkeyPatch) -> Count:
     monkeypatch.setattr(sdk_http.StreamableHTTPTransport, "_handle_post_request", posting)
     monkeypatch.setattr(sdk_http, "jsonrpc_message_adapter",
                         _CountingAdapter(sdk_http.jsonrpc_message_adapter, counted))
-    monkeypatch.setattr(Egress, "gate_bytes_off_loop", gated)
+    counted.shut_gate(monkeypatch)
     if inflight is not None:
         monkeypatch.setattr(inflight, "INFLIGHT_BYTES", ROOM)
     return counted

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 import uvicorn
 from anyio.abc import TaskGroup
 
-from elision.mcp.gate.transports import gated_app
+from elision.mcp.gate.egress import Egress
+from elision.mcp.gate.transports import OFF_LOOP_BYTES, gated_app
 from elision.mcp.proxy import Proxy
 from elision.mcp.serve import _built
 from elision.mcp.upstream.config import ServerSpec
@@ -33,6 +36,27 @@ class Count:
     @property
     def in_flight(self) -> int:
         return self.read - self.out
+
+    def parsed(self, size: int) -> None:
+        """A message of ``size`` bytes was parsed from an upstream (a large one is counted)."""
+        if size >= OFF_LOOP_BYTES:
+            self.read += 1
+            self.most = max(self.most, self.in_flight)
+
+    def shut_gate(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Hold every large message at the egress gate until :attr:`open` is set, and count
+        those that come out of it."""
+        gate = Egress.gate_bytes_off_loop
+
+        async def gated(egress: Egress, raw: bytes, *args: Any) -> bytes:
+            if len(raw) >= OFF_LOOP_BYTES:
+                await self.open.wait()
+            out = await gate(egress, raw, *args)
+            if len(raw) >= OFF_LOOP_BYTES:
+                self.out += 1
+            return out
+
+        monkeypatch.setattr(Egress, "gate_bytes_off_loop", gated)
 
 
 @asynccontextmanager
