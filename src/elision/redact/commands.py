@@ -81,8 +81,22 @@ PASSWORD_COMMANDS = (
 #: (hyperscan's windows, a pass of the regex passes): its matches count towards no dense
 #: window. A group spaced from its value is a literal (:data:`PASSWORD_COMMANDS`).
 GLUED_CURL_GROUP = r"[" + _CURL_SWITCHES + r"]{2,8}[uU][^\s]"
-#: :data:`GLUED_CURL_GROUP` after its dash, a space or a tab before that (hyperscan's form).
-GLUED_CURL_USER = r"[ \t]-" + GLUED_CURL_GROUP
+#: White space as a serialization or an encoding spells it: a JSON string's escaped tab
+#: (``\t``, two chars, in a JSON text read as text), a percent-encoded space or tab (``%20``,
+#: ``%09``: a command in a URL's query, or a text encoded whole).
+SPELLED_GAP = r"(?:\\t|%20|%09)"
+#: curl's ``-u``, any switches before it in its group, after such a gap or a tab
+#: (``curl\t-sku a:S``, ``curl%20-u%20a%3AS``), or before one (``-u<tab>a:S``, ``-u%20a:S``):
+#: no literal marks it (each literal's gap is a space), where the walk of a JSON string
+#: decodes ``\t`` to a tab and a JSON text read as text does not.
+SPELLED_CURL_TAIL = r"[" + _CURL_SWITCHES + r"]{0,8}[uU]"
+SPELLED_CURL_USER = (
+    r"(?:\t|\\t|%20|%09)-" + SPELLED_CURL_TAIL
+    + r"|[ \t]-" + SPELLED_CURL_TAIL + r"(?:\t|%20|%09)"
+)
+#: :data:`GLUED_CURL_GROUP` after its dash, a space or a tab before that, or
+#: :data:`SPELLED_CURL_USER` (hyperscan's form).
+GLUED_CURL_USER = r"(?:[ \t]-" + GLUED_CURL_GROUP + "|" + SPELLED_CURL_USER + ")"
 #: A command's name or a statement's opening; ``sshpass`` only with its ``-p`` right after it,
 #: and the ones that name their value where they open (``identified by '``, ``define(``,
 #: Oracle's URL up to its password) ended where the value starts.
@@ -103,10 +117,13 @@ _COMMAND = re.compile(
 _LOGIN_FLAG = re.compile(r"[ \t]-p[ \t]+")
 _MYSQL_FLAG = re.compile(r"[ \t]-p(?=[^\s-])")
 #: curl's ``-u``/``--user`` (and its proxy's), then the user's name up to its ``:``: the
-#: password follows it (a user with no ``:`` is asked for one).
+#: password follows it (a user with no ``:`` is asked for one). Its gaps may be spelled
+#: (:data:`SPELLED_GAP`), and so its quote and its colon where a space is percent-encoded
+#: (``%22``, ``%27``, ``%3A``).
+_GAP = r"(?:[ \t]|" + SPELLED_GAP + ")"
 _CURL_FLAG = re.compile(
-    r"""[ \t](?:-[""" + _CURL_SWITCHES + r"""]{0,8}[uU][ \t]*|--(?:proxy-)?user(?:[ \t]+|=))"""
-    r"""["']?[^\s:"']*:"""
+    _GAP + r"""(?:-[""" + _CURL_SWITCHES + r"""]{0,8}[uU]""" + _GAP + r"""*"""
+    r"""|--(?:proxy-)?user(?:""" + _GAP + r"""+|=))(?:["']|%2[27])?[^\s:"']*?(?::|%3[aA])"""
 )
 #: A user's or a role's ``PASSWORD`` (quoted: ``PASSWORD NULL`` is none) or ``IDENTIFIED BY``
 #: (Oracle's may be bare).

@@ -514,6 +514,22 @@ _PLACEHOLDER = lazy_compile(
     |(?:arn:aws[a-z-]*:|projects/|vault:|ref\+|op://|secret://|sm://|!vault|!ref|!sub|file:).*""",
     re.IGNORECASE | re.VERBOSE | re.DOTALL,
 )
+#: A query's bind parameter: where a driver binds a value at run time, so never the value.
+#: Positional: ``?``, ``?1``, ``$1``, ``:1`` (three digits at most), ``%s``; ``%(name)s``,
+#: ``{name}``, ``${name}`` and ``$name`` are :data:`_PLACEHOLDER`'s templates. Named:
+#: ``:name`` (Oracle, SQLAlchemy, SQLite) and ``@name`` (SQL Server, MySQL), where the name
+#: is a plain identifier of 32 chars at most: lower snake_case or UPPER_SNAKE words of
+#: letters, camelCase or PascalCase ones (a capital then small letters: ``@NewPassword``), or
+#: a letter or two then a number (``@p1``, ``:pw2``). A generated secret after a colon
+#: (``:Xk9fQ2mZp7…``: digits among its letters, capitals together) is no name, nor a word
+#: with digits after it (``@Summer2024`` is a password's shape, not a bind name's); a secret
+#: of small letters alone after a colon is read as a name (no generator's output).
+_BIND_NAME = (
+    r"(?=[A-Za-z_][A-Za-z0-9_]{0,31}(?![A-Za-z0-9_]))"
+    r"(?:_*[a-z]+(?:_+[a-z]+)*_*|_*[A-Z]+(?:_+[A-Z]+)*_*|_*(?:[a-z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)*"
+    r"|[A-Za-z]{1,2}[0-9]{1,3})(?![A-Za-z0-9_])"
+)
+_BIND = lazy_compile(rf"[?$:][0-9]{{1,3}}|%s|[:@]{_BIND_NAME}")
 _MASK = frozenset("*xX•·.-_#? ")
 #: Words that, alone after a credential's name, make a message, not a value: what a prompt,
 #: a validator or an error says next (``Password: incorrect``, ``secret: not found``,
@@ -573,7 +589,8 @@ def prose(value: str) -> bool:
 @kept
 def placeholder(value: str) -> bool:
     """A value that stands for a secret without being one: masked, empty, a variable, a stub,
-    or one char over and over (``xxxxxxxx``, ``00000000``)."""
+    a query's bind parameter (:data:`_BIND`: ``:password``, ``@password``, ``$1``), or one char
+    over and over (``xxxxxxxx``, ``00000000``)."""
     v = value.strip()
     if not v or set(v) <= _MASK or is_stub(v) or "[credential withheld:" in v:
         return True
@@ -581,7 +598,7 @@ def placeholder(value: str) -> bool:
         return True
     if len(v) >= 8 and entropy(v) < 1.5:
         return True
-    return _PLACEHOLDER.fullmatch(v) is not None
+    return _PLACEHOLDER.fullmatch(v) is not None or _BIND.fullmatch(v) is not None
 
 
 def _path(value: str) -> bool:
@@ -654,7 +671,12 @@ _THROUGH_NON_NAME = lazy_compile(r"(?s).*[^A-Za-z0-9_.-]")
 _NAME_REST = lazy_compile(r"[A-Za-z0-9_.-]*")
 # After a quote any spacing; after a bare name one space at most (what the trigger search
 # looks for: the name, then one of TEXT_SEPARATORS).
-_SEP_SOURCE = r"""(?:\\?["'][ \t]*| ?)(?:=>|:=|=(?!=)|:(?!//))[ \t]*"""
+#: A space then a colon glued to a bind parameter's name (``--password :new_password``,
+#: ``WHERE password :pw``) is no separator: the colon is the parameter's (:data:`_BIND`).
+_SEP_SOURCE = (
+    r"""(?:\\?["'][ \t]*(?:=>|:=|=(?!=)|:(?!//))|(?:=>|:=|=(?!=)|:(?!//))"""
+    r"""| (?:=>|:=|=(?!=)|:(?!//|""" + _BIND_NAME + r"""(?=[\s"'`,;&<>()\[\]{}]|\Z))))[ \t]*"""
+)
 _BARE_SOURCE = r"""[^\s"'`,;&<>()\[\]{}]+"""
 #: The separator (group 1), then what :func:`_plain_bare` reads after it in the same match: a
 #: bare value (group 2, :data:`_VALUE`'s last alternative) and a template right after it (group 3,
@@ -1096,8 +1118,11 @@ def _alone(
     if sep is None:
         lead = _SEP_LEAD.match(piece, end)
         assert lead is not None  # it matches the empty string
-        if piece.startswith("-", start) or lead.end() + 3 >= size:
-            return None  # a flag's value, or a separator that may go on past the piece
+        if piece.startswith("-", start) or lead.end() + 3 >= size or (
+                piece.startswith(":", lead.end())):
+            # A flag's value, a separator that may go on past the piece, or a colon before a
+            # bind parameter's name (_SEP_SOURCE), which may go on past it to be none.
+            return None
         return end, -1, -1
     at, b = sep.end(1), sep.end(2)
     if b < 0 or piece[at] in _QUOTES or b - at > _LONGEST_VALUE or b >= size:

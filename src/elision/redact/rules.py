@@ -16,7 +16,7 @@ from functools import lru_cache, partial
 from typing import Any, NamedTuple, cast
 
 from elision._lazyre import lazy_compile
-from elision.redact.commands import GLUED_CURL_GROUP
+from elision.redact.commands import GLUED_CURL_GROUP, SPELLED_CURL_TAIL
 
 #: Reasons for values withheld by the reference-lane rules (:mod:`elision.redact.references`).
 SIGNED_URI = "signed-uri"
@@ -225,11 +225,14 @@ class _Prefilter:
         self.userinfo_gates = tuple((conv(x[0]), conv(x)) for x in _USERINFO_GATES)
         self.userinfo_odd = re.compile(conv(_USERINFO_ODD))
         self.line_stop = conv("\n")
-        # curl's -u glued after its switches (commands.GLUED_CURL_GROUP), as written: a
-        # keyword pass of its own, led by its dash, counted as the others are, where a text
-        # holds curl.
+        # curl's -u glued after its switches (commands.GLUED_CURL_GROUP), or after a spelled
+        # gap (commands.SPELLED_CURL_USER), as written: a keyword pass of its own, led by its
+        # dash, counted as the others are, where a text holds curl.
         self.curl = conv("curl")
-        self.glued = re.compile(conv("-(?<=[ \t]-)" + GLUED_CURL_GROUP))
+        self.glued = re.compile(conv(
+            "-(?:(?<=[ \t]-)" + GLUED_CURL_GROUP
+            + r"|(?:(?<=\t-)|(?<=\\t-)|(?<=%20-)|(?<=%09-))" + SPELLED_CURL_TAIL
+            + r"|(?<=[ \t]-)" + SPELLED_CURL_TAIL + r"(?:\t|%20|%09))"))
 
     def __call__(self, text: Any) -> bool:
         if any(g in text and lit in text for g, lit in self.exact_literals):
