@@ -640,6 +640,13 @@ SYSTEMATIC: list[Class] = [
         {"text": "| name | password |\n|---|---|\n| a | b |"})}) + "\n")),
     Class("cyrillic-caps-prose", lambda n: _prose(n, words=(
         *_CYRILLIC, "\u0422\u041e\u041a\u0415\u041d", "\u041a\u041e\u0420\u0410"), seed=11)),
+    # sqlbind: bind parameters after a credential's name (shown: each judged), a space then
+    # a colon glued to one (no separator: no shape of the text is told alone, the loop reads
+    # each), and curl's -u after a spelled gap (a pass of the glued pattern, each a trigger).
+    Class("sql-bind-params", _repeat("UPDATE u SET password = :password WHERE id = :id;\n")),
+    Class("bind-colon-glued", _repeat("password :new_password ")),
+    Class("curl-spelled-gaps", _repeat("curl%20-sku%20a%3Ahunter2x ")),
+    Class("curl-escaped-tabs", _repeat('{"cmd": "curl\\t-u\\ta:hunter2x"}\n')),
 ]
 
 

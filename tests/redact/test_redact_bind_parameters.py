@@ -22,6 +22,7 @@ the curl commands each.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 from hypothesis import assume, given, settings
@@ -180,13 +181,13 @@ def test_property_a_named_bind_parameter_is_shown(
 def generated_secrets(draw: st.DrawFn) -> str:
     """A generated secret: random letters and digits, a digit among letters somewhere."""
     secret = draw(st.text(alphabet=_SECRET_CHARS, min_size=8, max_size=40))
-    assume(any(a.isdigit() and b.isalpha() for a, b in zip(secret, secret[1:], strict=False)))
+    assume(any(a.isdigit() and b.isalpha() for a, b in pairwise(secret)))
     return secret
 
 
 @settings(max_examples=80, deadline=None)
 @given(generated_secrets(), st.sampled_from(["", ":", "@", "?"]),
-       st.sampled_from(_PLACES + ("password :{v}", "--password :{v}")),
+       st.sampled_from((*_PLACES, "password :{v}", "--password :{v}")),
        st.sampled_from(["", "new_password", "p1", "Password"]))
 def test_property_a_generated_secret_after_a_bind_sigil_is_withheld(
     secret: str, sigil: str, place: str, glued: str,
@@ -244,7 +245,8 @@ _GAPS = st.sampled_from([" ", "\t", "\\t", "%20", "%09"])
 
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet="sSkvLiIfgGnNqjOJR046#", max_size=6), _GAPS, _GAPS,
-       st.sampled_from([":", "%3A", "%3a"]), st.from_regex(r"[a-z][a-z0-9._-]{0,12}", fullmatch=True),
+       st.sampled_from([":", "%3A", "%3a"]),
+       st.from_regex(r"[a-z][a-z0-9._-]{0,12}", fullmatch=True),
        generated_secrets(), st.integers(0, 300), st.integers(0, 40), st.booleans())
 def test_property_curl_user_after_any_gap_is_withheld(
     switches: str, before: str, after: str, colon: str, user: str, secret: str,

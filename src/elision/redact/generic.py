@@ -526,7 +526,9 @@ _PLACEHOLDER = lazy_compile(
 #: of small letters alone after a colon is read as a name (no generator's output).
 _BIND_NAME = (
     r"(?=[A-Za-z_][A-Za-z0-9_]{0,31}(?![A-Za-z0-9_]))"
-    r"(?:_*[a-z]+(?:_+[a-z]+)*_*|_*[A-Z]+(?:_+[A-Z]+)*_*|_*(?:[a-z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)*"
+    # snake_case, UPPER_SNAKE; camelCase or PascalCase: a capital only after a small letter,
+    # a small one last (no repeat inside a repeat: tests/test_no_nested_repeats.py)
+    r"(?:(?=_*[a-z])[a-z_]+|(?=_*[A-Z])[A-Z_]+|_*[A-Za-z](?:[a-z]|(?<=[a-z])[A-Z])*(?<=[a-z])"
     r"|[A-Za-z]{1,2}[0-9]{1,3})(?![A-Za-z0-9_])"
 )
 _BIND = lazy_compile(rf"[?$:][0-9]{{1,3}}|%s|[:@]{_BIND_NAME}")
