@@ -115,6 +115,8 @@ def test_no_letters_placeholder_is_generated(value: str) -> None:
     ("kXvQmRtbLpWzNyHd1", False),  # a digit: not letters alone (the digit check's)
     ("abcdefghijklmnop", False),  # a placeholder
     ("internationalization", False),  # a word: low in entropy, no turn of case
+    (random_letters(9, 1 << 20), True),  # a MB of random letters: judged by its head
+    (string.ascii_lowercase * 40_000, False),  # a MB of the alphabet over and over
 ])
 def test_generated_letters(value: str, generated: bool) -> None:
     assert families.generated_letters(value) is generated, value

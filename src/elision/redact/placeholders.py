@@ -54,6 +54,8 @@ WORDS = (
 #: judged by its shape alone.
 WORDED_LONGEST = 64
 _WHOLE_WORDS = frozenset({"your", "here", "fake", "test", "demo", "mock", "todo", "fixme"})
+_SAYS = lazy_compile("|".join(WORDS))
+_SAYS_AS_A_WORD = lazy_compile("|".join(sorted(_WHOLE_WORDS)))
 #: A template's or a mask's whole form.
 _TEMPLATE = lazy_compile(
     r"<[^<>]*>|\$\{[^}]*\}|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|\$[A-Z_][A-Z0-9_]*|[*x•#._-]+",
@@ -102,15 +104,27 @@ def stepped(value: str) -> bool:
 def periodic(value: str) -> bool:
     """Whether ``value`` is a unit of :data:`LONGEST_UNIT` chars at most repeated
     :data:`LEAST_REPEATS` times or more (its last one may be cut short)."""
-    return any(value[unit] == value[0] and value[unit:] == value[:-unit]
-               for unit in range(1, min(len(value) // LEAST_REPEATS, LONGEST_UNIT) + 1))
+    if not value:
+        return False
+    # Only where the value's first char comes again may a unit end (found in C): a random
+    # value is done with at the first look, mostly.
+    longest = min(len(value) // LEAST_REPEATS, LONGEST_UNIT)
+    unit = value.find(value[0], 1, longest + 1)
+    while unit > 0:
+        if value[unit:] == value[:-unit]:
+            return True
+        unit = value.find(value[0], unit + 1, longest + 1)
+    return False
 
 
 def _worded(value: str, low: str) -> bool:
+    # One search in C each: a random value holds none, and is done with there.
     if len(value) > WORDED_LONGEST:
         return False
-    if any(word in low for word in WORDS):
+    if _SAYS.search(low) is not None:
         return True
+    if _SAYS_AS_A_WORD.search(low) is None:
+        return False
     words = {w.lower() for w in _WORD_EDGE.split(value)
              if w.islower() or w.istitle() or w.isupper()}
     return not _WHOLE_WORDS.isdisjoint(words)
