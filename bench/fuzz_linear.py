@@ -171,6 +171,19 @@ def _json_ghp_distinct(size: int) -> bytes:
                          for _ in range(max(1, size // 43))])
 
 
+def _letters(size: int, seed: int = 5) -> str:
+    # Random letters of both cases: a generated Bearer token of letters alone.
+    rng = random.Random(seed)
+    return "".join(rng.choices("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", k=size))
+
+
+def _bearer_letters_lines(size: int) -> str:
+    # Each line's token distinct, so none of its judgements is kept for the next; a line
+    # long enough to stay under the density bound, so each is judged.
+    line = "sent upstream after a retry, Authorization: Bearer {} (expired, refreshing)\n"
+    return "".join(line.format(_letters(24, seed)) for seed in range(max(1, size // 100)))
+
+
 def _json_raw_string(unit: str) -> Callable[[int], bytes]:
     # Written as it is (a JSON escape stays an escape in the body: "\u0041" is an "A").
     return lambda size: b'{"note":"' + _repeat(unit)(size).encode() + b'"}'
@@ -362,6 +375,13 @@ SYSTEMATIC: list[Class] = [
     Class("cookie-names-commas", _repeat("cookie=x, quick, brown=fox, ")),
     # A generated run of letters alone after a path's header name, before a bracket.
     Class("path-header-letters", _repeat("GET /x/authorization: qwertyuiopasdfgh [retry] ")),
+    # Bearer tokens of letters alone (the bearer task): distinct generated ones a line, each
+    # judged (entropy, placeholders.placeholder) and withheld; one run of letters the whole
+    # size after Bearer, withheld; an alphabet's run as long, a placeholder, shown.
+    Class("bearer-letters-lines", _bearer_letters_lines),
+    Class("bearer-letters-run", lambda n: "Authorization: Bearer " + _letters(n)),
+    Class("bearer-alphabet-run", lambda n: "Authorization: Bearer "
+          + _repeat("abcdefghijklmnopqrstuvwxyz")(n)),
     Class("open-quote-values", _repeat('db_password\\": \\"Xq7vR2mK9pL4wT8n; more\n')),
     # Just under the density bound (one a 42-byte line): each header judged, each withheld.
     Class("auth-header-under-limit", _repeat("Authorization: Xq7vR2mK9pL4wT8n more word\n")),

@@ -36,6 +36,9 @@ two commands on the fixed code) and names them here, with what changed:
 - sqlbind (bind parameters shown, curl's ``-u`` after a spelled gap withheld): its new
   classes (``sql-bind-params``, ``bind-colon-glued``, ``curl-spelled-gaps``,
   ``curl-escaped-tabs``) recorded by its own code, both engines; no class before it changed.
+- bearer (a Bearer token of letters alone, told from a placeholder): its new classes
+  (``bearer-letters-lines``, ``bearer-letters-run``, ``bearer-alphabet-run``) recorded by its
+  own code, both engines; no class before it changed.
 
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.

@@ -27,21 +27,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from elision import shape
 from elision.redact import authheader, redact_text
 from elision.redact.families import BY_ID, sample
-from redact.test_redact_header_values import _routes, _secret
+from redact.test_redact_header_values import _secret
+from support.routes import every_route as _all_routes
 
 S = _secret(11)
-
-
-def _all_routes(line: str) -> dict[str, str]:
-    """What each route shows of ``line``: those of test_redact_header_values, and ``shape()``
-    of a JSON body carrying it in a string."""
-    shown = _routes(line)
-    body = orjson.loads(shape(orjson.dumps({"log": line}), budget=100_000).text)
-    shown["shape"] = str(body["log"])
-    return shown
 
 
 def _letters(seed: int, size: int, humps: int) -> str:

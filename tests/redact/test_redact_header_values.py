@@ -10,17 +10,15 @@ lines, and the proxy's egress gate.
 
 from __future__ import annotations
 
-import json
 import random
 import string
 
-import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision.mcp.gate.egress import Egress
-from elision.redact import generic, redact_text, redact_value
+from elision.redact import generic, redact_text
+from support.routes import by_route as _routes
 
 _ALNUM = string.ascii_letters + string.digits
 
@@ -46,25 +44,6 @@ _PLAIN_WORDS = ["trailing", "words", "more", "expires", "in", "3600s", "GET", "/
                 "HTTP/1.1", "200", "ok", "(retry)", "then", "sent", "upstream", "at",
                 "12:00:01", "user=ada", "-", "|", "done.", "host", "example.com"]
 _PROSE = st.lists(st.sampled_from(_PLAIN_WORDS), min_size=1, max_size=6).map(" ".join)
-
-
-def _egress(line: str) -> str:
-    message = {"jsonrpc": "2.0", "id": 1,
-               "result": {"content": [{"type": "text", "text": line}]}}
-    out = orjson.loads(Egress().gate_bytes(orjson.dumps(message), "result"))
-    return str(out["result"]["content"][0]["text"])
-
-
-def _routes(line: str) -> dict[str, str]:
-    """What each route shows of ``line``, decoded back to text."""
-    ndjson = "\n".join(json.dumps({"n": i, "msg": line}) for i in range(3))
-    return {
-        "text": str(redact_text(f"request sent\n{line}\nresponse 200").value).split("\n")[1],
-        "json": str(redact_value({"log": line}).value["log"]),
-        "ndjson": "\n".join(json.loads(row)["msg"]
-                            for row in str(redact_text(ndjson).value).splitlines()),
-        "proxy": _egress(line),
-    }
 
 
 @pytest.mark.parametrize("name", HEADER_NAMES)

@@ -38,6 +38,7 @@ import orjson
 from elision._cache import kept_json
 from elision._lazyre import lazy_compile
 from elision._record import record_class
+from elision.redact.placeholders import placeholder
 
 if TYPE_CHECKING:
     import random
@@ -778,6 +779,42 @@ def _digit(value: str) -> bool:
     return any(c.isdigit() for c in value)
 
 
+#: How long a run of letters alone is, and how many bits of entropy a char it holds or how
+#: many times its case turns, where it looks generated: ``authheader.generated``'s length and
+#: bits (``generic.opaque``'s, which asks a digit too); a word's case turns twice at most
+#: (``SharedAccessSignature``), a random run's about once in four chars.
+_LETTERS_LEAST = 16
+_LETTERS_BITS = 3.0
+_LETTERS_TURNS = 3
+#: How much of a run of letters is judged: a token is shorter; a longer run is judged by its
+#: head, which a generated run's is as well (a MB of letters judged whole cost 90 ms).
+_LETTERS_JUDGED = 1024
+#: A turn of case: a lower-case letter before a capital (no two of them share a char).
+_TURN = lazy_compile(r"[a-z][A-Z]")
+
+
+def _bearer(value: str) -> bool:
+    """A Bearer token: one with a digit (as :func:`_digit`), or a run of letters alone that
+    looks generated (:func:`generated_letters`). ``Bearer abcdefghijklmnop`` is a
+    placeholder's, ``Bearer kXvQmRtbLpWzNyHd`` a token's."""
+    return _digit(value) or generated_letters(value.rstrip("="))
+
+
+def generated_letters(value: str) -> bool:
+    """Whether ``value``, ASCII letters alone, looks generated: as long as
+    :data:`_LETTERS_LEAST`, high in entropy or its case turning often, and no placeholder
+    (:func:`placeholders.placeholder`: an alphabet's or a keyboard row's run, a repeat, a word
+    that says so), its first :data:`_LETTERS_JUDGED` letters judged. Its set tests first, in
+    C: most values a Bearer rule meets hold a digit and never get here."""
+    if len(value) < _LETTERS_LEAST or not (value.isascii() and value.isalpha()):
+        return False
+    head = value[:_LETTERS_JUDGED]
+    # The turns first, in C: a random run of both cases has one in four chars, and its
+    # entropy is not asked then.
+    return (len(_TURN.findall(head)) >= _LETTERS_TURNS or entropy(head) >= _LETTERS_BITS
+            ) and not placeholder(head)
+
+
 _DIGITS = frozenset("0123456789")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
@@ -785,6 +822,7 @@ _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 
 CHECKS: dict[str, Callable[[str], bool]] = {
     "jwt": _jwt_header, "basic": _basic_pair, "mixed": _mixed, "digit": _digit,
+    "bearer": _bearer,
 }
 #: The checks told by a few set tests in C (an ASCII value's), cheaper than its entropy.
 _TOLD_IN_C = frozenset({_mixed, _digit})

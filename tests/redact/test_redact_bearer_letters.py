@@ -1,0 +1,128 @@
+"""A Bearer token of letters alone was shown (docs/design.md's "Not yet", the bearer task):
+``Authorization: Bearer kXvQmRtbLpWzNyHd``, and after a path's header name (``GET
+/x/authorization: Bearer …``, a request line glued to its header). Bearer is its rule's
+(``bearer-token``), whose check asked a digit: "Bearer of bad news" has none. Widened to any
+generated-looking run, it withheld ``Bearer abcdefghijklmnop``, a placeholder, in 76 of
+test_redact_same_as_before's 400 texts. Now a run of letters alone is the token where it looks
+generated and is no placeholder (``elision.redact.placeholders``); red on the code before.
+
+A keyboard row's run (``qwertyuiopasdfgh``, the design's old example) is a placeholder, shown
+after Bearer: a person typed it, whatever its entropy. Every route is asked (a text, a JSON
+string, NDJSON lines, the proxy's egress gate, ``shape()`` of a JSON body), on each trigger
+engine (hyperscan and the regex passes).
+"""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from elision.redact import families
+from support.engines import trigger_engines, using_engine
+from support.placeholder_shapes import LETTER_PLACEHOLDERS, random_letters
+from support.routes import every_route
+
+TOKEN = "kXvQmRtbLpWzNyHd"
+
+
+def _on_every_engine(line: str) -> dict[str, str]:
+    """What each route shows of ``line``, on each trigger engine (its name beside the route)."""
+    shown: dict[str, str] = {}
+    for engine in trigger_engines():
+        with using_engine(engine):
+            shown |= {f"{type(engine).__name__}:{route}": text
+                      for route, text in every_route(line).items()}
+    return shown
+
+
+@pytest.mark.parametrize(("line", "secret", "kept"), [
+    # the header, its scheme as written
+    (f"Authorization: Bearer {TOKEN}", TOKEN, ("Authorization: Bearer ",)),
+    (f"authorization: bearer {TOKEN}", TOKEN, ("authorization: bearer ",)),
+    (f"AUTHORIZATION: BEARER {TOKEN} (expired)", TOKEN, (" (expired)",)),
+    (f"Proxy-Authorization: Bearer {TOKEN}", TOKEN, ("Bearer ",)),
+    # after a path's header name: a request line glued to its header
+    (f"GET /x/authorization: Bearer {TOKEN}", TOKEN, ("GET /x/authorization: Bearer ",)),
+    (f"GET /x/Authorization: Bearer {TOKEN} [retry]", TOKEN, (" [retry]",)),
+    # random lower case, high in entropy; random upper case
+    ("Authorization: Bearer zmqxkvbwjtrplhgdnc", "zmqxkvbwjtrplhgdnc", ("Bearer ",)),
+    ("Authorization: Bearer HJWQZKXMBVTRLPNDGF", "HJWQZKXMBVTRLPNDGF", ("Bearer ",)),
+    # low in entropy, its case turning as no word's does
+    ("Authorization: Bearer qMqmMQqmQMmqqMmQ", "qMqmMQqmQMmqqMmQ", ("Bearer ",)),
+    # base64's padding after the letters
+    (f"Authorization: Bearer {TOKEN}==", TOKEN, ("Bearer ",)),
+    # in a command, in a JSON text, in a header list
+    (f'curl -H "Authorization: Bearer {TOKEN}" https://api.example.com/v1',
+     TOKEN, ("curl -H", " https://api.example.com/v1")),
+    (f'{{"headers": {{"Authorization": "Bearer {TOKEN}"}}}}', TOKEN, ('{"headers"',)),
+    (f"headers: Bearer {TOKEN}", TOKEN, ("headers: Bearer ",)),
+    # a long one
+    (f"Authorization: Bearer {random_letters(3, 120)}", random_letters(3, 120), ("Bearer ",)),
+])
+def test_a_bearer_token_of_letters_alone_is_withheld(
+        line: str, secret: str, kept: tuple[str, ...]) -> None:
+    for route, shown in _on_every_engine(line).items():
+        assert secret not in shown, (route, line, shown)
+        for part in kept:
+            assert part in shown, (route, line, part, shown)
+
+
+@pytest.mark.parametrize("line", [
+    "Authorization: Bearer abcdefghijklmnop",  # the 400 texts' placeholder: the alphabet
+    "Authorization: Bearer qwertyuiopasdfgh",  # a keyboard's rows: typed, not generated
+    "GET /x/authorization: Bearer qwertyuiopasdfgh",
+    "Authorization: Bearer ZYXWVUTSRQPONMLK",
+    "Authorization: Bearer xxxxxxxxxxxxxxxxxxxx",  # a mask
+    "Authorization: Bearer yourAccessTokenHere",  # words that say so
+    "Authorization: Bearer YOUR_TOKEN_HERE",
+    "Authorization: Bearer exampletokenvalue",
+    "Authorization: Bearer changemechangeme",
+    "Authorization: Bearer <token>",  # templates
+    "Authorization: Bearer ${TOKEN}",
+    "Authorization: Bearer {{token}}",
+    "Authorization: Bearer ***",
+    "Bearer of bad news arrives",  # prose
+    "Bearer authentication is described in RFC 6750",
+    "Authorization: Bearer internationalization",  # a word: low in entropy, no turns
+    "Authorization: Bearer kXvQmRtbLpWzNyH",  # fifteen letters: shorter than a token is
+])
+def test_a_placeholder_after_bearer_is_shown(line: str) -> None:
+    for route, shown in _on_every_engine(line).items():
+        assert set(shown.split("\n")) == {line}, (route, line, shown)  # NDJSON's: 3 lines
+
+
+_FORMS = st.sampled_from([
+    "Authorization: Bearer {}", "authorization: bearer {}", "AUTHORIZATION: Bearer {}",
+    "GET /x/authorization: Bearer {}", "POST /api/v1/Authorization: Bearer {} [retry]",
+    '{{"Authorization": "Bearer {}"}}', "curl -H 'Authorization: Bearer {}' https://e.io",
+])
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 1 << 32), size=st.integers(16, 48), form=_FORMS,
+       alphabet=st.sampled_from([string.ascii_letters, string.ascii_lowercase,
+                                 string.ascii_uppercase]))
+def test_a_generated_run_of_letters_after_bearer_is_withheld(
+        seed: int, size: int, form: str, alphabet: str) -> None:
+    """Random letters of any case and length, in every form a Bearer header is written:
+    withheld on every route and engine, what is around it shown."""
+    token = random_letters(seed, size, alphabet)
+    assume(families.generated_letters(token))  # high in entropy: nearly all of them
+    line = form.format(token)
+    head, tail = line.split(token)
+    for route, shown in _on_every_engine(line).items():
+        assert token not in shown, (route, line, shown)
+        assert shown.startswith(head) and shown.endswith(tail), (route, line, shown)
+
+
+@settings(max_examples=12, deadline=None)
+@given(value=LETTER_PLACEHOLDERS, form=_FORMS)
+def test_a_placeholder_of_letters_after_bearer_is_shown(value: str, form: str) -> None:
+    """Alphabet and keyboard runs, repeats, words that say so: shown after Bearer on every
+    route and engine (the 76 texts' kind)."""
+    line = form.format(value)
+    for route, shown in _on_every_engine(line).items():
+        assert set(shown.split("\n")) == {line}, (route, line, shown)  # NDJSON's: 3 lines

@@ -1,0 +1,41 @@
+"""What each route a text takes shows of one line: a text, a JSON string, NDJSON lines, the
+proxy's egress gate, and ``shape()`` of a JSON body carrying it in a string. A leak is asked
+of all of them: each reads the line by a path of its own."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+
+from elision import shape
+from elision.mcp.gate.egress import Egress
+from elision.redact import redact_text, redact_value
+
+
+def egress(line: str) -> str:
+    """What the proxy's egress gate shows of ``line`` in a tool result's text."""
+    message = {"jsonrpc": "2.0", "id": 1,
+               "result": {"content": [{"type": "text", "text": line}]}}
+    out = orjson.loads(Egress().gate_bytes(orjson.dumps(message), "result"))
+    return str(out["result"]["content"][0]["text"])
+
+
+def by_route(line: str) -> dict[str, str]:
+    """What each redaction route shows of ``line``, decoded back to text."""
+    ndjson = "\n".join(json.dumps({"n": i, "msg": line}) for i in range(3))
+    return {
+        "text": str(redact_text(f"request sent\n{line}\nresponse 200").value).split("\n")[1],
+        "json": str(redact_value({"log": line}).value["log"]),
+        "ndjson": "\n".join(json.loads(row)["msg"]
+                            for row in str(redact_text(ndjson).value).splitlines()),
+        "proxy": egress(line),
+    }
+
+
+def every_route(line: str) -> dict[str, str]:
+    """:func:`by_route`'s, and ``shape()``'s of a JSON body carrying ``line`` in a string."""
+    shown = by_route(line)
+    body = orjson.loads(shape(orjson.dumps({"log": line}), budget=100_000).text)
+    shown["shape"] = str(body["log"])
+    return shown
