@@ -30,7 +30,11 @@ A text of ASCII and combining marks (NFD prose, an accent a word: a run a mark, 
 match and a step in Python, 69 ms a MB) is told and folded in a few passes in C over its
 UTF-8 (:func:`_marks_only`: a byte translation, a few byte searches, the copy as its ASCII
 bytes) where every run of its marks is beside a name's ASCII char (else a run at a time);
-its map is made only when a span asks for it.
+its map is counted only when a span asks for it. Other chars past ASCII beside the marks
+(French as typeset: a curly apostrophe, guillemets, a no-break space) leave the marks to C
+too (:func:`_marks_among`): each char of another run is found by one byte search and its run
+folded as a run at a time. A JSON body of ASCII and marks is searched as its ASCII
+(:func:`unmarked`: the fold drops every mark of it), each position mapped back.
 """
 
 from __future__ import annotations
@@ -770,7 +774,10 @@ def _marks_among(text: str, data: bytes) -> Folded | None:
         counted, copied = end, end - marks
     if not folds and b"m" not in chars:
         return None  # nothing folded: each mark is in a run of another char, left as it is
+    if not pieces:  # no run of another char put back: the copy is the fold
+        return _Dropped(copy, len(text), partial(bytes, chars))
     pieces.append(copy[copied:])
+    del copy  # before the join: each piece is a copy (issue 23's peaks)
     return _Dropped("".join(pieces), len(text), partial(bytes, chars))
 
 
