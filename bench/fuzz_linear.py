@@ -134,6 +134,14 @@ _GREEK = ("\u03ba\u03b1\u03b9", "\u03c4\u03bf", "\u03c3\u03cd\u03bd\u03b8\u03b7\
           "HTTP", "\u03c3\u03c6\u03ac\u03bb\u03bc\u03b1.")
 
 
+def _french_typeset(size: int) -> str:
+    # An apostrophe before a word, a guillemet's no-break space inside it, an accent a word
+    # or so (U+0301, U+0300), decomposed.
+    text = _prose(size).replace(" the ", " l\u2019the ")
+    text = text.replace(" fox ", " \u00ab\u00a0fox\u00a0\u00bb ")
+    return text.replace("e", "e\u0301").replace("a", "a\u0300")[:size]
+
+
 def _emoji_prose(size: int) -> str:
     # English words and emoji, some with a variation selector or joined by ZWJ.
     emoji = ("\u2764\ufe0f", "\U0001f44d", "\U0001f468\u200d\U0001f469\u200d\U0001f467",
@@ -639,6 +647,15 @@ SYSTEMATIC: list[Class] = [
     Class("cyrillic-prose", lambda n: _prose(n, words=_CYRILLIC, seed=9)),
     Class("greek-prose", lambda n: _prose(n, words=_GREEK, seed=10)),
     Class("nfd-prose", lambda n: _prose(n).replace("e", "e\u0301")),
+    # nfdfr: NFD prose as French is typeset (a curly apostrophe, guillemets inside no-break
+    # spaces), NFD prose with a name spelled with a mark every 40 lines (each span maps back),
+    # and JSON records of a line of NFD prose each.
+    Class("nfd-french-typeset", _french_typeset),
+    Class("nfd-prose-secrets", lambda n: _prose(n).replace("e", "e\u0301").replace(
+        "\n", "\npa\u0301ssword=hunter2x\n", n // 4000)[:n]),
+    Class("nfd-json-records", lambda n: orjson.dumps(
+        [{"id": i, "text": line} for i, line in enumerate(
+            _prose(n * 2 // 3).replace("e", "e\u0301").split("\n"))])),
     Class("look-alike-assign", _repeat("p\u0430ssword=hunter2x t\u043eken=\u0391bc ")),
     Class("cjk-punct-beside", _repeat("x\uff1b \uff41\uff0c")),
     # keyleak2's other leaks: a weak plural's YAML map, a plist array, an encoded bare key,

@@ -30,7 +30,11 @@ A text of ASCII and combining marks (NFD prose, an accent a word: a run a mark, 
 match and a step in Python, 69 ms a MB) is told and folded in a few passes in C over its
 UTF-8 (:func:`_marks_only`: a byte translation, a few byte searches, the copy as its ASCII
 bytes) where every run of its marks is beside a name's ASCII char (else a run at a time);
-its map is made only when a span asks for it.
+its map is counted only when a span asks for it. Other chars past ASCII beside the marks
+(French as typeset: a curly apostrophe, guillemets, a no-break space) leave the marks to C
+too (:func:`_marks_among`): each char of another run is found by one byte search and its run
+folded as a run at a time. A JSON body of ASCII and marks is searched as its ASCII
+(:func:`unmarked`: the fold drops every mark of it), each position mapped back.
 """
 
 from __future__ import annotations
@@ -41,8 +45,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache, partial
-from itertools import accumulate, count
-from operator import add
+from itertools import accumulate
 
 from elision.redact.folding import FOLDS
 from elision.redact.rules import Span, make_span
@@ -240,6 +243,20 @@ class _Tables:
             f"|(?<=[!-~]{c})(?=[ ]?{a})|(?:(?<={a}{c})|(?<={a}[ ]{c}))(?=[!-~])"
             f"|(?<=[!-~]{_char_class(GLUED)})(?=[!-~]))")
         self.uneven = re.compile(_char_class(map(ord, self.width)))  # a run's: short
+        #: A char of a run but the marks :func:`_marks_among` reads in C, in UTF-8: each of
+        #: the table's as a literal, any 4-byte char (an astral run char: asked of ``each``).
+        #: In French as typeset (a no-break space every few words) some 5 ms a MB.
+        by_lead: dict[int, set[bytes]] = {}
+        for code in table.keys() - set(range(ord(_MARK_FIRST), ord(_MARK_LAST) + 1)):
+            if code >= 0x10000:
+                continue
+            form = chr(code).encode()
+            by_lead.setdefault(form[0], set()).add(form[1:])
+        self.others = re.compile(b"(?s)" + b"|".join(
+            [b"\\x%02x" % lead + _tree(tails) for lead, tails in sorted(by_lead.items())]
+            # A lead byte each: as one class it left sre no bytes to skip to (60 ms a MB).
+            + [b"\\x%02x..." % lead for lead in range(0xF0, 0xF5)]))
+        self.each = re.compile(each)
         #: Where a run to fold is, in UTF-8, for the regex engine (see :func:`spots`).
         self.spots = re.compile(_spots(letters, beside, near, whole))
         #: The same as a set of expressions for hyperscan (see :func:`hyperscan_spots`).
@@ -458,21 +475,78 @@ class Folded:
             yield make_span((self.start(start), self.end(end), rule))
 
 
-class _Later(Folded):
-    """A :class:`Folded` whose map is made by ``points`` when an offset is first asked (a
-    text none of whose folded chars is withheld never asks one)."""
+class _Dropped(Folded):
+    """A :class:`Folded` whose copy is the text with some chars dropped and the rest each
+    folded to one char (no expansion): ``dropped()`` gives a byte a char of the text, ``m``
+    where the char was dropped. Made when an offset is first asked (a text none of whose
+    folded chars is withheld never asks one), and read a block at a time: a span asks a few
+    counts in C, where a point a mark was 15 ms a MB of NFD prose."""
 
-    __slots__ = ("_points",)
+    __slots__ = ("_dropped", "_kept", "_size")
 
-    def __init__(self, text: str, points: Callable[[], tuple[array[int], array[int]]]) -> None:
+    def __init__(self, text: str, size: int, dropped: Callable[[], bytes]) -> None:
         super().__init__(text, array("I"), array("I"))
-        self._points: Callable[[], tuple[array[int], array[int]]] | None = points
+        self._size = size  # the text's length
+        self._dropped: bytes | Callable[[], bytes] = dropped
+        self._kept: list[int] = []  # the chars kept before each block
+
+    def _made(self) -> bytes:
+        dropped = self._dropped
+        if not isinstance(dropped, bytes):
+            dropped = self._dropped = dropped()
+            self._kept = list(accumulate(
+                (_BLOCK - dropped.count(b"m", lo, lo + _BLOCK)
+                 for lo in range(0, len(dropped), _BLOCK)), initial=0))
+        return dropped
+
+    def starts(self, ats: Iterable[int]) -> list[int]:
+        """:meth:`start` of each of ``ats``, in order (ascending), in one pass: a trigger a
+        record of a JSON body asked a block's search each (3 us)."""
+        dropped = self._made()
+        out: list[int] = []
+        folded, size = len(self.text), len(dropped)
+        was = came = 0  # the last folded offset asked, and its char's
+        for at in ats:
+            if at >= folded:
+                out.append(self._size)
+                continue
+            # As many kept chars after ``came`` as ``at`` is after ``was``: the chars dropped
+            # among them counted until none more is.
+            end = came + at - was
+            skipped = dropped.count(b"m", came, end)
+            while skipped:
+                end, before = end + skipped, end
+                skipped = dropped.count(b"m", before, end)
+            while end < size and dropped[end] == _DROPPED:
+                end += 1
+            out.append(end)
+            was, came = at, end
+        return out
 
     def start(self, at: int) -> int:
-        if self._points is not None:
-            self._at, self._came = self._points()
-            self._points = None
-        return super().start(at)
+        if at >= len(self.text):
+            return self._size
+        dropped = self._made()
+        kept = self._kept
+        block = bisect_right(kept, at) - 1
+        if block < 0:
+            return at
+        # The first end in the block with more than ``at`` chars kept before it: the kept
+        # char just before it is folded char ``at``.
+        lo = block * _BLOCK
+        want = at - kept[block]
+        a, b = lo, min(lo + _BLOCK, len(dropped))
+        while a < b:
+            mid = (a + b) // 2
+            if mid + 1 - lo - dropped.count(b"m", lo, mid + 1) > want:
+                b = mid
+            else:
+                a = mid + 1
+        return a
+
+
+#: The chars of a :class:`_Dropped` map counted a block at a time.
+_BLOCK = 256
 
 
 def folded(text: str, data: bytes | None = None) -> Folded | None:
@@ -490,8 +564,8 @@ def folded(text: str, data: bytes | None = None) -> Folded | None:
         first = run.start()
         if _MARK_FIRST <= run.group()[0] <= _MARK_LAST:
             data = text.encode("utf-8", "surrogatepass")
-    if data is not None:
-        marked = _marks_only(text, data)
+    if data is not None and b"\xcc" in data:  # a mark U+0300-033F: one memchr
+        marked = _marks_only(text, data) or _marks_among(text, data)
         if marked is not None:
             return marked
     return _folded_runs(tables, text, first)
@@ -580,34 +654,136 @@ def _marks_only(text: str, data: bytes) -> Folded | None:
     folded in a few passes in C where a run a mark cost 0.8 us; None where the text holds
     another char past ASCII, no mark, or a run of marks with no name's ASCII char beside it
     (such a run is not folded: :func:`_folded_runs` tells them)."""
+    if not _marks_beside_names(data):
+        return None
+    # Each run is folded: dropped (a char of the map's ``m``).
+    return _Dropped(data.translate(None, _NOT_ASCII).decode("ascii"), len(text),
+                    partial(data.translate, _SYMBOLS, _FOLLOWING))
+
+
+def _marks_beside_names(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` is of ASCII and marks U+0300-033F, a mark at least, and each
+    run of its marks has a name's ASCII char beside it (so the fold drops every mark)."""
     chars = data.translate(_SYMBOLS)
     if b"?" in chars or b"m" not in chars:  # another char past ASCII, or no mark: one memchr
-        return None
+        return False
     # A mark follows its letter: in NFD prose no run opens after anything but a name's char,
     # told by one search; where one does, each run is asked whether a name's char is after it.
     if b"omc" in chars or chars.startswith(b"mc"):
         runs = _RUNS.sub(b"mc", chars) if b"mcm" in chars else chars
         if (b"omco" in runs or runs.startswith(b"mco") or runs.endswith(b"omc")
                 or runs == b"mc"):
-            return None  # a run of marks with no name's char beside it: left as it is
-        del runs
-    del chars  # before the copy is made: a byte a byte of the text (issue 23's peaks)
-    # Each run is folded: dropped, a point after it (at its folded offset).
-    return _Later(data.translate(None, _NOT_ASCII).decode("ascii"),
-                  partial(_mark_points, data, len(text)))
+            return False  # a run of marks with no name's char beside it: left as it is
+    return True
 
 
-def _mark_points(data: bytes, size: int) -> tuple[array[int], array[int]]:
-    """:class:`Folded`'s points of a text of ASCII and marks whose every mark is dropped
-    (``data``, its UTF-8, held by the caller anyway): one after each mark, at its folded
-    offset, counted in C. A run's marks share one offset: :meth:`Folded.start` reads the
-    last one's."""
-    typecode = "I" if size < 1 << 30 else "q"
-    between = data.translate(_SYMBOLS).split(b"mc")
-    between.pop()
-    at = array(typecode, accumulate(map(len, between)))  # the folded offset of each mark
-    # After mark i (its text offset at[i] + i), doubled: 2 * at[i] + 2 * (i + 1).
-    return at, array(typecode, map(add, map(add, at, at), count(2, 2)))
+def unmarked(data: bytes) -> tuple[bytes, _Dropped] | None:
+    """A JSON serialization (UTF-8 ``data``) of ASCII and marks U+0300-033F, each run of
+    them beside a name's ASCII char in its string, as the fold reads each string: its ASCII
+    bytes (every mark dropped), and the way back to ``data``'s offsets (:meth:`Folded.start`
+    of a byte). None where the body holds another char past ASCII, a run of marks the fold
+    leaves, or a mark after an escape (``\\n``, ``\\u00e9``: a name's char in the
+    serialization, not in the string)."""
+    if not _marks_beside_names(data) or (b"\\" in data and _ESCAPED_MARK.search(data)):
+        return None
+    ascii_ = data.translate(None, _NOT_ASCII)
+    return ascii_, _Dropped(ascii_.decode("ascii"), len(data),
+                            partial(data.translate, _MARK_BYTES))
+
+
+#: A mark after an escape's last char, in a JSON serialization.
+_ESCAPED_MARK = re.compile(rb"\\(?:[bfnrt]|u[0-9A-Fa-f]{4})\xcc")
+#: A byte a byte of UTF-8 of ASCII and marks, ``m`` each byte of a mark (dropped).
+_MARK_BYTES = bytes(ord("m") if byte >= 0x80 else ord("k") for byte in range(256))
+
+
+#: UTF-8's continuation bytes: deleted, a byte a char is left.
+_FOLLOWING = bytes(range(0x80, 0xC0))
+#: A run of marks with no name's char beside it, in a byte a char (``x``: another char of a
+#: run), possessive: a run is tried from its first mark only.
+_LONE = re.compile(b"(?<![nmx])m++(?![nmx])")
+
+
+def _marks_among(text: str, data: bytes) -> Folded | None:
+    """:func:`_marks_only` of a text that holds other chars past ASCII too (French as
+    typeset: a curly apostrophe, ``\u00ab``, a no-break space): the marks are folded in C
+    as there, each other char of a run (:attr:`_Tables.others`, few) has its run folded as
+    :func:`_folded_runs` folds it. None where a run of marks has no name's char beside it,
+    a run's fold is not one char for one (an expansion), or the text holds a surrogate."""
+    if b"\xed" in data:  # a lone surrogate would be dropped by the decoder's ``ignore``
+        return None
+    tables = _tables()
+    chars = bytearray(data.translate(_SYMBOLS, _FOLLOWING))  # a byte a char: n o m ?
+    # Each other char of a run, at its char offset (the UTF-8 before it counted in C).
+    runs: list[int] = []
+    byte = char = 0
+    for found in tables.others.finditer(data):
+        at = found.start()
+        char += len(data[byte:at].translate(None, _FOLLOWING))
+        byte = at
+        if data[at] < 0xF0 or tables.each.match(text, char):  # a BMP one is the table's
+            chars[char] = _OTHER
+            runs.append(char)
+    if (b"om" in chars or b"?m" in chars or chars.startswith(b"m")) and _LONE.search(chars):
+        return None  # a run of marks left as it is
+    # The copy with every mark dropped, in C: each lead byte deleted, and the byte after it,
+    # now no char's, ignored by the decoder. Then each other char's run put back folded.
+    copy = data.translate(None, b"\xcc").decode("utf-8", "ignore")
+    pieces: list[str] = []
+    copied = marks = counted = end = 0  # the copy's chars copied; the marks before counted
+    folds = False  # whether a run of another char is folded
+    kept: dict[str, _Run | None] = {}  # each run's fold, as :func:`_folded_runs` keeps them
+    size = len(chars)
+    for char in runs:
+        if char < end:
+            continue  # in the run just read
+        start = char
+        while start and chars[start - 1] in _RUN_CHARS:
+            start -= 1
+        end = char + 1
+        while end < size and chars[end] in _RUN_CHARS:
+            end += 1
+        run = tables.run.match(text, start)
+        if run is None:
+            if end - start == 1:  # one char, left as it is: the copy holds it
+                continue
+            new = text[start:end]
+            drops: tuple[tuple[int, int, int], ...] = ()
+        else:
+            old = run.group()
+            if run.lastindex:
+                new, drops, folds = _whole_fold(tables, old), (), True
+            else:
+                if old in kept:
+                    got = kept[old]
+                else:
+                    got = kept[old] = _run(tables, old)
+                new, drops = got or (old, ())
+                folds = folds or got is not None
+            new += text[run.end():end]
+        inside = chars.count(b"m", start, end) if end - start > 1 else 0
+        if inside or drops:
+            chars[start:end] = b"k" * (end - start)  # each char kept, its marks too, but ...
+            for i, _, many in drops:
+                if many:
+                    return None  # an expansion: the map holds none
+                chars[start + i] = _DROPPED  # ... those the fold drops
+        marks += chars.count(b"m", counted, start)
+        pieces += (copy[copied:start - marks], new)
+        marks += inside
+        counted, copied = end, end - marks
+    if not folds and b"m" not in chars:
+        return None  # nothing folded: each mark is in a run of another char, left as it is
+    if not pieces:  # no run of another char put back: the copy is the fold
+        return _Dropped(copy, len(text), partial(bytes, chars))
+    pieces.append(copy[copied:])
+    del copy  # before the join: each piece is a copy (issue 23's peaks)
+    return _Dropped("".join(pieces), len(text), partial(bytes, chars))
+
+
+#: A byte a char of a run's chars (:func:`_marks_among`): a mark, another char of a run.
+_RUN_CHARS = b"mx"
+_OTHER, _DROPPED = ord("x"), ord("m")
 
 
 #: A run's fold, and each of its chars whose fold is not one char: where it is in the run,
