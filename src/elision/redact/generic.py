@@ -625,7 +625,20 @@ def is_credential_value(name: str, value: str) -> bool:
     strength = name_strength(name)
     if not strength or placeholder(value) or prose(value) or is_location(value):
         return False
-    parts = words(name_shape(name))
+    return named_credential(strength, words(name_shape(name)), value)
+
+
+def stands_for_nothing(value: str) -> bool:
+    """Whether no name makes ``value`` a credential (a placeholder, a message, a location):
+    :func:`is_credential_value`'s checks of the value alone, unkept, for a caller that keeps
+    its own answers (many distinct values only fill the kept tables and empty them)."""
+    return (placeholder.__wrapped__(value) or prose.__wrapped__(value)
+            or is_location.__wrapped__(value))
+
+
+def named_credential(strength: int, parts: list[str], value: str) -> bool:
+    """Whether ``value``, which :func:`stands_for_nothing` is false of, is a credential under a
+    name of ``strength`` (non-zero) whose shape's words are ``parts``."""
     if parts[-1] == "authorization" and value.lower().startswith(("bearer ", "basic ")):
         return False  # the scheme stays readable; the token rules take the value itself
     if parts[-1] in ("cookie", "authorization"):
