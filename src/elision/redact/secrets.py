@@ -33,6 +33,7 @@ from elision.redact.generic import (
     name_shape,
     name_strength,
     named_credential,
+    stand_for_nothing,
     stands_for_nothing,
     words,
 )
@@ -80,14 +81,21 @@ def credential_pairs(names: Sequence[str], values: Sequence[object]) -> list[boo
     if len(shapes) != len(names) or "withheld: " in joined:  # a name over lines, or a stub's
         return list(map(is_credential_field, names, values))
     judged: dict[str, tuple[int, list[str]]] = {}
-    nothing: dict[str, bool] = {}
-    out: list[bool] = []
+    known: list[tuple[int, list[str]]] = []
+    asked: dict[str, bool] = {}  # the values whose own checks are asked, in order
     for shape, value in zip(shapes, values, strict=True):
-        known = judged.get(shape)
-        if known is None:
+        got = judged.get(shape)
+        if got is None:
             strength = name_strength(shape)
-            known = judged[shape] = (strength, words(shape) if strength else [])
-        strength, parts = known
+            got = judged[shape] = (strength, words(shape) if strength else [])
+        known.append(got)
+        if got[0] and type(value) is str and not is_stub(value):
+            asked[value] = False
+    told = list(asked)
+    asked.update(zip(told, stand_for_nothing(told), strict=True))
+    del told
+    out: list[bool] = []
+    for (strength, parts), value in zip(known, values, strict=True):
         if not strength:
             out.append(False)
         elif is_number(value):
@@ -95,9 +103,7 @@ def credential_pairs(names: Sequence[str], values: Sequence[object]) -> list[boo
         elif not isinstance(value, str) or is_stub(value):
             out.append(False)
         else:
-            plain = nothing.get(value)
-            if plain is None:
-                plain = nothing[value] = stands_for_nothing(value)
+            plain = asked[value] if value in asked else stands_for_nothing(value)
             out.append(not plain and named_credential(strength, parts, value))
     return out
 
