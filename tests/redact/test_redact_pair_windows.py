@@ -12,7 +12,6 @@ the same as each record walked alone and each pair judged alone (the differentia
 
 from __future__ import annotations
 
-import tracemalloc
 from typing import Any
 
 import orjson
@@ -27,6 +26,7 @@ from elision.redact.walk import Walker, walk_parsed
 from elision.shape.jsonparse import parse_json
 from support.calls import counted
 from support.engines import hyperscan_only
+from support.traced import held
 
 _SECRET = "q7Vh2LmX9pR4sT8wK3nZ6bY1cD5fG0jA"
 
@@ -162,21 +162,8 @@ def test_the_strings_told_clean_are_held_a_window_at_a_time() -> None:
         return [{**record, "value": "[credential withheld: credential-field]"}
                 for record in value]
 
-    extra = _held(walked) - _held(copies)
+    extra = held(walked) - held(copies)
     assert extra < len(body), f"{extra / len(body):.2f}x the body"
-
-
-def _held(call: Any) -> int:
-    """Traced bytes that ``call``'s result holds once it returns."""
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        result = call()
-        held = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    del result
-    return held
 
 
 _LINE = '{"name":"api_key","value":"abc"}'
