@@ -98,6 +98,9 @@ def credential_pairs(names: Sequence[str], values: Sequence[object]) -> list[boo
     for (strength, parts), value in zip(known, values, strict=True):
         if not strength:
             out.append(False)
+        elif type(value) is str:
+            # Asked above unless a stub; the answer False: a value that stands for something.
+            out.append(asked.get(value) is False and named_credential(strength, parts, value))
         elif is_number(value):
             out.append(strength == STRONG)
         elif not isinstance(value, str) or is_stub(value):
