@@ -125,7 +125,9 @@ def test_pairs_judged_together_are_judged_as_each_alone(pairs: list[tuple[str, A
 @pytest.mark.parametrize("shapes", [True, False])  # names by their shape, or each afresh
 def test_pairs_judged_together_follow_the_name_shapes_switch(shapes: bool) -> None:
     names = [f"password_{i}" for i in range(50)] + ["user", "PWD", "apiKey"]
-    values = ["x", "v1", _SECRET, "/tmp/a", 7] * 10 + [_SECRET, "/home/x", "abc"]
+    # a word, a secret, a path, a number, a stub, a bool, an empty value, a mask, a message
+    values = ["x", "v1", _SECRET, "/tmp/a", 7, "[credential withheld: credential-field]",
+              True, "", "****", "incorrect"] * 5 + [_SECRET, "/home/x", "abc"]
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(generic, "NAME_SHAPES", shapes)
         assert credential_pairs(names, values) == list(map(is_credential_field, names, values))
