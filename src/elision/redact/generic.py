@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, repeat
 
 from elision._lazyre import lazy_compile
 from elision.redact import authheader, folding
@@ -644,7 +644,61 @@ def is_credential_value(name: str, value: str) -> bool:
     strength = name_strength(name)
     if not strength or placeholder(value) or prose(value) or is_location(value):
         return False
-    parts = words(name_shape(name))
+    return named_credential(strength, words(name_shape(name)), value)
+
+
+def stands_for_nothing(value: str) -> bool:
+    """Whether no name makes ``value`` a credential (a placeholder, a message, a location):
+    :func:`is_credential_value`'s checks of the value alone, unkept, for a caller that keeps
+    its own answers (many distinct values only fill the kept tables and empty them)."""
+    return (placeholder.__wrapped__(value) or prose.__wrapped__(value)
+            or is_location.__wrapped__(value))
+
+
+def stand_for_nothing(values: list[str]) -> list[bool]:
+    """``list(map(stands_for_nothing, values))``, told in C for a block of one-word ASCII
+    values: such a value is a placeholder, a location or a stub only when it opens as one,
+    holds a template's char or is one mask char over and over (:data:`_MAY_STAND`), is
+    long enough for its entropy to be asked, or is a message's one word; only those are
+    judged alone. A MB of pairs' values judged alone was 2 us a value (issue 23)."""
+    joined = "\n".join(values)
+    if not (joined.isascii() and joined.split() == values):
+        return list(map(stands_for_nothing, values))  # spacing, or a char past ASCII
+    out = [False] * len(values)
+    # Each value led by its line break: the search skips from one to the next in C (a
+    # ``^`` is tried at every char), and a match's start is the break before its value.
+    text = "\n" + joined
+    del joined
+    starts = list(accumulate(map((1).__add__, map(len, values)), initial=0))
+    found = list(_MAY_STAND.finditer(text))
+    if "<" in text or "$" in text or "{" in text:
+        found.extend(_TEMPLATE_CHAR.finditer(text))
+    flagged = {bisect_right(starts, m.start()) - 1 for m in found}
+    del found
+    words_ = list(map(str.strip, text[1:].lower().split("\n"), repeat(WORD_EDGE)))
+    if not PROSE_WORDS.isdisjoint(words_):
+        flagged.update(i for i, word in enumerate(words_) if word in PROSE_WORDS)
+    for i in flagged:
+        out[i] = stands_for_nothing(values[i])
+    return out
+
+
+#: Where a one-word ASCII value may stand for nothing (:func:`stand_for_nothing`), from the
+#: line break before it: it opens as a placeholder (:data:`_PLACEHOLDER`'s openings, a stub's
+#: ``[``), a URL, a path or a drive does; it is mask chars alone (:data:`_MASK`); it is 8
+#: chars or more (its entropy is asked). Or it holds a template's char (:data:`TEMPLATE`).
+_MAY_STAND = lazy_compile(
+    r"""\n(?:[\[$<%(!{/~.]|[A-Za-z]:|[*xX.\-_\#?]+(?=\n|\Z)|[^\n]{8}"""
+    r"""|(?i:none|null|nil|undefined|true|false|redacted|hidden|masked|string|required"""
+    r"""|optional|example|omitted|sensitive|secret|password|env|unset|empty|arn:aws"""
+    r"""|projects/|vault:|ref\+|op://|secret://|sm://|file:|https?://|s3://|gs://|ftp://))"""
+)
+_TEMPLATE_CHAR = lazy_compile(r"[<${]")
+
+
+def named_credential(strength: int, parts: list[str], value: str) -> bool:
+    """Whether ``value``, which :func:`stands_for_nothing` is false of, is a credential under a
+    name of ``strength`` (non-zero) whose shape's words are ``parts``."""
     if parts[-1] == "authorization" and value.lower().startswith(("bearer ", "basic ")):
         return False  # the scheme stays readable; the token rules take the value itself
     if parts[-1] in ("cookie", "authorization"):

@@ -10,13 +10,25 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar, cast
 
 #: The most answers kept by one judgement, and the longest string kept.
 LIMIT = 4096
 LONGEST = 128
 _T = TypeVar("_T")
 _K = TypeVar("_K")
+_A = TypeVar("_A", covariant=True)
+
+
+class Kept(Protocol[_A]):
+    """A judgement whose answers are kept; ``__wrapped__`` is the judgement unkept, for a
+    caller that keeps its own answers (many distinct strings only fill the table and empty
+    it)."""
+
+    @property
+    def __wrapped__(self) -> Callable[[str], _A]: ...
+
+    def __call__(self, text: str) -> _A: ...
 
 
 def keep(answers: dict[_K, _T], key: _K, answer: _T) -> None:
@@ -26,7 +38,7 @@ def keep(answers: dict[_K, _T], key: _K, answer: _T) -> None:
     answers[key] = answer
 
 
-def kept(judge: Callable[[str], _T]) -> Callable[[str], _T]:
+def kept(judge: Callable[[str], _T]) -> Kept[_T]:
     """``judge`` (a pure function of one string) with its answers for short strings kept."""
     answers: dict[str, _T] = {}
 
@@ -39,4 +51,4 @@ def kept(judge: Callable[[str], _T]) -> Callable[[str], _T]:
             keep(answers, text, got)
         return got
 
-    return remembered
+    return cast("Kept[_T]", remembered)
