@@ -26,7 +26,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import generic, redact_text
+from elision.redact import generic, redact_text, redact_value
 from redact.test_redact_header_quote_leaks import _all_routes
 from redact.test_redact_header_values import _secret
 
@@ -128,11 +128,63 @@ def test_a_cookie_map_or_array_in_a_text_withholds_its_values(
 
 def test_a_cookie_map_in_a_text_written_as_a_json_string_withholds_its_values() -> None:
     """A text's JSON written in a JSON string, its quotes escaped (in a walked JSON string it
-    is a level deeper: not yet, as for ``tokens``, design.md)."""
+    is a level deeper: test_a_cookie_map_a_level_or_more_of_json_in_json_down_is_withheld)."""
     line = f'{{\\"cookies\\": {{\\"sid\\": \\"{S}\\"}}}}'
     shown = str(redact_text(line).value)
     assert S not in shown, shown
     assert '\\"sid\\": \\"' in shown, shown
+
+
+def _nested(value: Any, levels: int, prose: str = "log") -> str:
+    """``value`` as JSON text in a log line, that line in a JSON object's string ``levels``
+    times over (JSON-in-JSON: each level escapes the quotes of the one inside it)."""
+    text = f"{prose} {json.dumps(value)} done"
+    for _ in range(levels):
+        text = json.dumps({"body": text})
+    return text
+
+
+@pytest.mark.parametrize(("value", "levels", "kept"), [
+    # a cookie map, a jar's list, as the task's leak wrote them: a level and two down (a
+    # level more walked)
+    ({"cookies": {"sid": S}}, 2, ("cookies", "sid")),
+    ({"cookies": {"sid": S}}, 3, ("cookies", "sid")),
+    ({"cookies": [{"name": "sid", "value": S, "path": "/"}]}, 2, ("name", "path")),
+    ({"cookies": {"jar": {"theme": "dark", "sid": [S]}}}, 2, ("theme", "dark")),
+    # a name ending in cookies (its quote after 3 or 7 backslashes), the other weak plurals
+    ({"authCookies": {"sid": S}}, 2, ("authCookies", "sid")),
+    ({"tokens": {"alice": S}}, 2, ("tokens", "alice")),
+    ({"jwts": [S]}, 3, ("jwts",)),
+])
+def test_a_cookie_map_a_level_or_more_of_json_in_json_down_is_withheld(
+        value: Any, levels: int, kept: tuple[str, ...]) -> None:
+    """Found from design.md's "Not yet" (the cookiecomma task): a text inside a JSON string's
+    JSON holding ``"cookies": {"sid": S}`` showed S, on the text route and walked, as the
+    other weak plurals' did (only ``"cookies"`` and ``\\"cookies\\"`` were triggers)."""
+    text = _nested(value, levels)
+    for route, shown in _nested_routes(text).items():
+        assert S not in shown, (route, shown)
+        for part in kept:
+            assert part in shown, (route, part, shown)
+
+
+def _nested_routes(text: str) -> dict[str, str]:
+    """What ``text`` shows as a text, and walked as a JSON object's string (a level more)."""
+    return {"text": str(redact_text(text).value),
+            "walked": json.dumps(redact_value({"log": text}).value)}
+
+
+@pytest.mark.parametrize("value", [
+    # a usage log's counts under names ending in tokens, a level and two down
+    {"usage": {"prompt_tokens": 12, "total_tokens": 40}},
+    # a cookie map of preferences, and a count of tokens
+    {"cookies": {"theme": "dark", "lang": "en-US", "count": 3}},
+    {"tokens": 12, "jwts": [], "cookies": "none"},
+])
+@pytest.mark.parametrize("levels", [2, 3])
+def test_nothing_generated_a_level_or_more_down_is_shown(value: Any, levels: int) -> None:
+    text = _nested(value, levels)
+    assert redact_text(text).value == text
 
 
 @pytest.mark.parametrize("line", [
@@ -200,6 +252,29 @@ def test_a_cookie_container_in_a_text_withholds_a_generated_value(
     line = f"{prose} {sep.format(k=key)}{written} done".strip()
     others = ['"other": "dark"'] if form == 2 else ['"path": "/"'] if form == 1 else []
     _withheld_everywhere(line, secret, " done", json.dumps(name), *others)
+
+
+@settings(max_examples=25, deadline=None)
+@given(key=st.sampled_from(["cookies", "tokens", "jwts", "authCookies", "session_cookies"]),
+       name=_COOKIE_NAMES, form=st.integers(0, 2), seed=st.integers(0, 1 << 32),
+       levels=st.integers(1, 4),
+       prose=st.sampled_from(["request sent", "GET /v1 200", "debug:", "prompt_tokens"]))
+def test_a_weak_plural_container_at_any_json_in_json_depth_withholds_a_generated_value(
+    key: str, name: str, form: int, seed: int, levels: int, prose: str
+) -> None:
+    """A cookie map, a jar's list or a nested map under a weak plural (``tokens``, ``jwts``,
+    ``cookies``, a name ending in ``cookies`` three levels down at most), as JSON in a log
+    line nested in JSON strings 1 to 4 levels (a level more walked): its generated value
+    withheld in the text and walked, the other members and the text after shown."""
+    if key.endswith(("Cookies", "_cookies")):
+        levels = min(levels, 2)  # three levels down at most, walked: deeper not yet
+    secret = _secret(seed)
+    text = _nested({key: _container(form, name, secret)}, levels, prose)
+    for route, shown in _nested_routes(text).items():
+        assert secret not in shown, (route, shown)
+        assert "done" in shown and name in shown, (route, shown)
+        if form:
+            assert "dark" in shown or "path" in shown, (route, shown)
 
 
 # -- Cost ---------------------------------------------------------------------------------------

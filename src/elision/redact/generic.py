@@ -720,12 +720,11 @@ _QUOTED = lazy_compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
 #: A cookie's name and its value, up to a space, a ``;``, a quote or a backslash: after a quote
 #: (escaped too, in a JSON string), the chars after it.
 _COOKIE_PAIR = lazy_compile(r"""\s*([^=;,\s]+)=(?:\\?"([^"\\\s;]*)|([^;\s"\\]*))""")
-#: A value with no name, up to a space, a ``;``, or a quote or a backslash (a JSON string's
-#: end: ``{"h": "Cookie: a=b; <value>"}``), or a comma and spacing (a folded Set-Cookie's flag
-#: before the next cookie: ``HttpOnly, sid=…``).
-_COOKIE_BARE = lazy_compile(
-    rf"""[ \t]*([^=;,\s"\\]+)(?!(?!,[ \t]|,\\t|{_COOKIE_COMMA})[^;\s"\\])"""
-)
+#: A value with no name, up to a space, a ``;``, a quote or a backslash (a JSON string's end:
+#: ``{"h": "Cookie: a=b; <value>"}``), or a comma (no cookie's char: a folded Set-Cookie's
+#: flag before the next cookie, ``HttpOnly, sid=…``, or a value before one joined with no
+#: space, ``<value>,x``, which showed the value).
+_COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?!=)""")
 #: A run of members none of which a cookie's reading withholds, each a pair's or a value's
 #: (so none ends the reading): a value with no name of fewer than 16 chars (no
 #: :func:`opaque` one), or a pair's value of fewer than 8, each up to its ``;`` or to the
