@@ -33,6 +33,10 @@ two commands on the fixed code) and names them here, with what changed:
   header name): its new classes (``cookie-comma-pairs``, ``set-cookie-folded``,
   ``cookie-names-commas``, ``path-header-letters``) recorded by its own code, both engines;
   no class before it changed.
+- cookiecomma (a cookie after a comma with no space, a nameless value after a comma and a
+  space, cookie maps a level or more of JSON-in-JSON down): its new classes
+  (``cookie-comma-glued``, ``cookie-comma-nameless``, ``cookie-comma-words``,
+  ``cookies-json-deep``) recorded by its own code, both engines; no class before it changed.
 
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.

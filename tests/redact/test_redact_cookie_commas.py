@@ -179,6 +179,11 @@ def test_a_cookie_secret_after_any_commas_is_withheld(
     (f"Set-Cookie: a=b; {_DATE}, {S}; Path=/", (f"a=b; {_DATE}, ", "; Path=/")),
     # the pairs after the nameless value are read on
     (f"Cookie: a=b, {S}, sid={S}x", ("Cookie: a=b, ", ", sid=")),
+    # a comma glued after a nameless value: the value ends there (found by the property
+    # below; shown on the code before after a ";" too)
+    (f"Cookie: a=b; {S},x", ("Cookie: a=b; ", ",x")),
+    (f"Cookie: a=b, {S},HttpOnly", ("Cookie: a=b, ", ",HttpOnly")),
+    (f"Cookie: {S},x=1", (",x=1",)),
 ])
 def test_a_nameless_value_after_a_comma_and_a_space_is_withheld(
         line: str, kept: tuple[str, ...]) -> None:
