@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from elision.redact import generic, redact_text, redact_value
 from redact.test_redact_cookie_leaks import _withheld_everywhere
 from redact.test_redact_header_values import _secret
+from support.cookies import assert_read_once_as_to_each_end
 
 S = _secret(61)
 _DATE = "Expires=Wed, 21 Oct 2026 07:28:00 GMT"
@@ -238,31 +239,9 @@ def _routes_of(line: str) -> dict[str, str]:
 ])
 def test_a_comma_starts_a_member_before_a_name_or_a_long_value(
         monkeypatch: pytest.MonkeyPatch, line: str, members: list[str]) -> None:
-    starts = _starts_of(monkeypatch, line)
+    starts = _members_at(monkeypatch, line, once=False)
     assert [line[pos:].lstrip(" \t") for pos in starts] == [
         line[line.index(member):] for member in members], starts
-
-
-def _starts_of(monkeypatch: pytest.MonkeyPatch, line: str) -> list[int]:
-    """Where the reading of ``line`` read a member, a pair's or a value's, each once."""
-    pair, bare = generic._COOKIE_PAIR, generic._COOKIE_BARE
-    starts: list[int] = []
-
-    class Counted:
-        def __init__(self, pattern: Any, counts: bool) -> None:
-            self.pattern, self.counts = pattern, counts
-
-        def match(self, text: str, pos: int, *args: Any) -> Any:
-            if self.counts:
-                starts.append(pos)
-            return self.pattern.match(text, pos, *args)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(generic, "_COOKIE_PAIR", Counted(pair, True))
-        patch.setattr(generic, "_COOKIE_BARE", Counted(bare, False))
-        patch.setattr(generic, "_COOKIES_ONCE", False)
-        redact_text(line)
-    return starts
 
 
 @pytest.mark.parametrize("unit", [
@@ -346,9 +325,4 @@ def test_reading_comma_members_once_withholds_what_reading_each_to_its_end_does(
     passed in one match, its commas the separators' own) against each name's reading read to
     its line's end, with commas of both kinds before names and long values."""
     line = head + "".join(m + s for m, s in zip(members, seps, strict=False))
-    text = "\n".join([line] * lines)
-    fast = redact_text(text)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(generic, "_COOKIES_ONCE", False)
-        slow = redact_text(text)
-    assert (fast.value, list(fast.withheld)) == (slow.value, list(slow.withheld)), text
+    assert_read_once_as_to_each_end("\n".join([line] * lines))

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from elision.redact import generic, redact_text, redact_value
 from redact.test_redact_header_quote_leaks import _all_routes
 from redact.test_redact_header_values import _secret
+from support.cookies import assert_read_once_as_to_each_end
 
 S = _secret(23)
 
@@ -343,9 +344,4 @@ def test_reading_each_member_once_withholds_what_reading_each_to_its_line_end_do
     """The shortcuts (a reading stops where an earlier one read on, a run of plain members
     passed in one match) against each name's reading read to its line's end."""
     line = head + "".join(m + s for m, s in zip(members, seps, strict=False))
-    text = "\n".join([line] * lines)
-    fast = redact_text(text)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(generic, "_COOKIES_ONCE", False)
-        slow = redact_text(text)
-    assert (fast.value, list(fast.withheld)) == (slow.value, list(slow.withheld)), text
+    assert_read_once_as_to_each_end("\n".join([line] * lines))
