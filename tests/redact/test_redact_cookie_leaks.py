@@ -152,8 +152,11 @@ def _nested(value: Any, levels: int, prose: str = "log") -> str:
     ({"cookies": {"sid": S}}, 3, ("cookies", "sid")),
     ({"cookies": [{"name": "sid", "value": S, "path": "/"}]}, 2, ("name", "path")),
     ({"cookies": {"jar": {"theme": "dark", "sid": [S]}}}, 2, ("theme", "dark")),
-    # a name ending in cookies (its quote after 3 or 7 backslashes), the other weak plurals
+    # a name ending in cookies (its quote after 3, 7 or 15 backslashes), the other weak
+    # plurals, five levels down walked (a run of 31)
     ({"authCookies": {"sid": S}}, 2, ("authCookies", "sid")),
+    ({"authCookies": {"sid": S}}, 3, ("authCookies", "sid")),
+    ({"cookies": {"sid": S}}, 4, ("cookies", "sid")),
     ({"tokens": {"alice": S}}, 2, ("tokens", "alice")),
     ({"jwts": [S]}, 3, ("jwts",)),
 ])
@@ -185,6 +188,15 @@ def _nested_routes(text: str) -> dict[str, str]:
 @pytest.mark.parametrize("levels", [2, 3])
 def test_nothing_generated_a_level_or_more_down_is_shown(value: Any, levels: int) -> None:
     text = _nested(value, levels)
+    assert redact_text(text).value == text
+
+
+@pytest.mark.parametrize("field", ["tokens\nused 12", "cookies\tok", "jwts\\none"])
+def test_a_log_of_strings_opening_with_a_plural_stays_shown(field: str) -> None:
+    """A JSON string that opens with a weak plural then an escape (``"tokens\\n…``) is no
+    name: a first try at the deep names (a quote, the name, a backslash) made each a trigger,
+    and an NDJSON log of 3,000 such lines was withheld whole as credential-dense."""
+    text = "\n".join(json.dumps({"m": field, "i": i}) for i in range(3000))
     assert redact_text(text).value == text
 
 
@@ -264,11 +276,11 @@ def test_a_weak_plural_container_at_any_json_in_json_depth_withholds_a_generated
     key: str, name: str, form: int, seed: int, levels: int, prose: str
 ) -> None:
     """A cookie map, a jar's list or a nested map under a weak plural (``tokens``, ``jwts``,
-    ``cookies``, a name ending in ``cookies`` three levels down at most), as JSON in a log
+    ``cookies``, a name ending in ``cookies`` four levels down at most), as JSON in a log
     line nested in JSON strings 1 to 4 levels (a level more walked): its generated value
     withheld in the text and walked, the other members and the text after shown."""
     if key.endswith(("Cookies", "_cookies")):
-        levels = min(levels, 2)  # three levels down at most, walked: deeper not yet
+        levels = min(levels, 3)  # four levels down at most, walked: deeper not yet
     secret = _secret(seed)
     text = _nested({key: _container(form, name, secret)}, levels, prose)
     for route, shown in _nested_routes(text).items():

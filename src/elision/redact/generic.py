@@ -108,12 +108,18 @@ PLIST_KEY_CLOSE = "</key>"
 #: name). And a form's CSRF field named ``_csrf`` (:mod:`elision.redact.pairs`). Each also
 #: as JSON text in a JSON string writes it, at any depth (:data:`_QUOTED_DEEP`).
 _QUOTED_WHOLE = ('"_csrf"', '"cookies"', '"jwts"', '"tokens"')
-#: :data:`_QUOTED_WHOLE` as JSON-in-JSON writes each at any depth: its closing quote escaped
-#: (``\\"tokens\\"`` a level down, ``\\\\\\"tokens\\\\\\"`` two: a walked string is searched
-#: in its serialization, and a text inside a JSON string's JSON was shown). A quote before
-#: the name and a backslash after it keep out ``"prompt_tokens\\"``; the escape view reads
-#: what follows plain at any depth (``encodings.decode_escapes``).
-_QUOTED_DEEP = tuple(name[:-1] + "\\" for name in _QUOTED_WHOLE)
+#: :data:`_QUOTED_WHOLE` as JSON-in-JSON writes each at any depth: its closing quote after
+#: the backslashes of its level (1, 3, 7, 15: ``\\"tokens\\"`` a level down,
+#: ``\\\\\\"tokens\\\\\\"`` two), or after 16 of them or more, five levels down or deeper (as
+#: ``keywords.DEEP_RUN`` reads a "/"): a walked string is searched in its serialization, and
+#: a text inside a JSON string's JSON was shown. A quote before the name keeps out
+#: ``\\"prompt_tokens\\"``, and the run of backslashes before a quote a JSON string's
+#: ``"tokens\\n…`` (a trigger, a log of such lines was withheld whole as dense); the escape
+#: view reads what follows plain at any depth (``encodings.decode_escapes``).
+_QUOTED_DEEP = tuple(
+    name[:-1] + "\\" * run + tail for name in _QUOTED_WHOLE
+    for run, tail in ((1, '"'), (3, '"'), (7, '"'), (15, '"'), (16, ""))
+)
 #: The weak plurals unquoted where only a key is written so: ``tokens:`` ending its line (a
 #: YAML list or map under it; a usage log's ``prompt_tokens: 12`` has its count after the
 #: ``:``, and a name that only ends with ``tokens`` is judged a cursor; its break escaped
@@ -128,13 +134,13 @@ _WHOLE_KEYS = tuple(
 #: A cookie map or a jar's list written in a text after a name ending in ``cookies``, quoted
 #: or not (a log's ``cookies: [{"name": "sid", "value": S}]``, ``cookies={…}``, a Python
 #: repr's ``'cookies': {…}``, ``"authCookies": {…}``, a JSON string's ``\\"cookies\\": {…}``,
-#: and JSON-in-JSON's a level or two down, its quote after 3 or 7 backslashes): read as the
-#: walk reads one parsed. The plural's other values (a count or a word after ``cookies:``)
-#: are no trigger.
+#: and JSON-in-JSON's up to four levels down, its quote after 3, 7 or 15 backslashes): read
+#: as the walk reads one parsed. The plural's other values (a count or a word after
+#: ``cookies:``) are no trigger.
 _COOKIE_CONTAINERS = tuple(
     f"cookies{sep}{bracket}"
     for sep in (":", ": ", "=", " = ", '":', '": ', "':", "': ",
-                *(f'{slashes}"{colon}' for slashes in ("\\", "\\" * 3, "\\" * 7)
+                *(f'{slashes}"{colon}' for slashes in ("\\", "\\" * 3, "\\" * 7, "\\" * 15)
                   for colon in (":", ": ")))
     for bracket in "[{"
 )
