@@ -381,6 +381,17 @@ SYSTEMATIC: list[Class] = [
     Class("set-cookie-folded", _repeat("Set-Cookie: a=b; Expires=Wed, 21 Oct 2026 07:28:00 GMT; "
                                        "HttpOnly, sid=Xq7vR2mK9pL4wT8n; ")),
     Class("cookie-names-commas", _repeat("cookie=x, quick, brown=fox, ")),
+    # A comma's gaps (cookiecomma): one header of 1 MB of ``a=b,`` (a comma with no space before
+    # each name), of pairs and generated values with no name after a comma (each withheld),
+    # of long words after a comma (each a member read, none withheld), and cookie maps two
+    # levels of JSON-in-JSON down (each a trigger, read in the escape view; a line of prose
+    # after each keeps the text under the density bound, so each is read).
+    Class("cookie-comma-glued", lambda n: "Cookie: " + _repeat("a=b,")(n)),
+    Class("cookie-comma-nameless", lambda n: "Cookie: " + _repeat("a=b, Xq7vR2mK9pL4wT8nZ3, ")(n)),
+    Class("cookie-comma-words", lambda n: "Cookie: " + _repeat("a=b, internationalization, ")(n)),
+    Class("cookies-json-deep", _repeat(
+        r'{\\\"cookies\\\": {\\\"sid\\\": \\\"Xq7vR2mK9pL4wT8n\\\"}} '
+        "the quick brown fox jumps over the lazy dog\n")),
     # A generated run of letters alone after a path's header name, before a bracket.
     Class("path-header-letters", _repeat("GET /x/authorization: qwertyuiopasdfgh [retry] ")),
     # Bearer tokens of letters alone (the bearer task): distinct generated ones a line, each

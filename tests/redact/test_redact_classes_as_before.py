@@ -39,6 +39,10 @@ two commands on the fixed code) and names them here, with what changed:
 - bearer (a Bearer token of letters alone, told from a placeholder): its new classes
   (``bearer-letters-lines``, ``bearer-letters-run``, ``bearer-alphabet-run``) recorded by its
   own code, both engines; no class before it changed.
+- cookiecomma (a cookie after a comma with no space, a nameless value after a comma and a
+  space, cookie maps a level or more of JSON-in-JSON down): its new classes
+  (``cookie-comma-glued``, ``cookie-comma-nameless``, ``cookie-comma-words``,
+  ``cookies-json-deep``) recorded by its own code, both engines; no class before it changed.
 
 - nfdfr (NFD prose among other chars past ASCII, a span in it, JSON records of it): its new
   text classes (``nfd-french-typeset``, ``nfd-prose-secrets``) recorded by the code before

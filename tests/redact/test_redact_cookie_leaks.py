@@ -26,9 +26,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import generic, redact_text
+from elision.redact import generic, redact_text, redact_value
 from redact.test_redact_header_quote_leaks import _all_routes
 from redact.test_redact_header_values import _secret
+from support.cookies import assert_read_once_as_to_each_end
 
 S = _secret(23)
 
@@ -128,11 +129,75 @@ def test_a_cookie_map_or_array_in_a_text_withholds_its_values(
 
 def test_a_cookie_map_in_a_text_written_as_a_json_string_withholds_its_values() -> None:
     """A text's JSON written in a JSON string, its quotes escaped (in a walked JSON string it
-    is a level deeper: not yet, as for ``tokens``, design.md)."""
+    is a level deeper: test_a_cookie_map_a_level_or_more_of_json_in_json_down_is_withheld)."""
     line = f'{{\\"cookies\\": {{\\"sid\\": \\"{S}\\"}}}}'
     shown = str(redact_text(line).value)
     assert S not in shown, shown
     assert '\\"sid\\": \\"' in shown, shown
+
+
+def _nested(value: Any, levels: int, prose: str = "log") -> str:
+    """``value`` as JSON text in a log line, that line in a JSON object's string ``levels``
+    times over (JSON-in-JSON: each level escapes the quotes of the one inside it)."""
+    text = f"{prose} {json.dumps(value)} done"
+    for _ in range(levels):
+        text = json.dumps({"body": text})
+    return text
+
+
+@pytest.mark.parametrize(("value", "levels", "kept"), [
+    # a cookie map, a jar's list, as the task's leak wrote them: a level and two down (a
+    # level more walked)
+    ({"cookies": {"sid": S}}, 2, ("cookies", "sid")),
+    ({"cookies": {"sid": S}}, 3, ("cookies", "sid")),
+    ({"cookies": [{"name": "sid", "value": S, "path": "/"}]}, 2, ("name", "path")),
+    ({"cookies": {"jar": {"theme": "dark", "sid": [S]}}}, 2, ("theme", "dark")),
+    # a name ending in cookies (its quote after 3, 7 or 15 backslashes), the other weak
+    # plurals, five levels down walked (a run of 31)
+    ({"authCookies": {"sid": S}}, 2, ("authCookies", "sid")),
+    ({"authCookies": {"sid": S}}, 3, ("authCookies", "sid")),
+    ({"cookies": {"sid": S}}, 4, ("cookies", "sid")),
+    ({"tokens": {"alice": S}}, 2, ("tokens", "alice")),
+    ({"jwts": [S]}, 3, ("jwts",)),
+])
+def test_a_cookie_map_a_level_or_more_of_json_in_json_down_is_withheld(
+        value: Any, levels: int, kept: tuple[str, ...]) -> None:
+    """Found from design.md's "Not yet" (the cookiecomma task): a text inside a JSON string's
+    JSON holding ``"cookies": {"sid": S}`` showed S, on the text route and walked, as the
+    other weak plurals' did (only ``"cookies"`` and ``\\"cookies\\"`` were triggers)."""
+    text = _nested(value, levels)
+    for route, shown in _nested_routes(text).items():
+        assert S not in shown, (route, shown)
+        for part in kept:
+            assert part in shown, (route, part, shown)
+
+
+def _nested_routes(text: str) -> dict[str, str]:
+    """What ``text`` shows as a text, and walked as a JSON object's string (a level more)."""
+    return {"text": str(redact_text(text).value),
+            "walked": json.dumps(redact_value({"log": text}).value)}
+
+
+@pytest.mark.parametrize("value", [
+    # a usage log's counts under names ending in tokens, a level and two down
+    {"usage": {"prompt_tokens": 12, "total_tokens": 40}},
+    # a cookie map of preferences, and a count of tokens
+    {"cookies": {"theme": "dark", "lang": "en-US", "count": 3}},
+    {"tokens": 12, "jwts": [], "cookies": "none"},
+])
+@pytest.mark.parametrize("levels", [2, 3])
+def test_nothing_generated_a_level_or_more_down_is_shown(value: Any, levels: int) -> None:
+    text = _nested(value, levels)
+    assert redact_text(text).value == text
+
+
+@pytest.mark.parametrize("field", ["tokens\nused 12", "cookies\tok", "jwts\\none"])
+def test_a_log_of_strings_opening_with_a_plural_stays_shown(field: str) -> None:
+    """A JSON string that opens with a weak plural then an escape (``"tokens\\n…``) is no
+    name: a first try at the deep names (a quote, the name, a backslash) made each a trigger,
+    and an NDJSON log of 3,000 such lines was withheld whole as credential-dense."""
+    text = "\n".join(json.dumps({"m": field, "i": i}) for i in range(3000))
+    assert redact_text(text).value == text
 
 
 @pytest.mark.parametrize("line", [
@@ -202,6 +267,29 @@ def test_a_cookie_container_in_a_text_withholds_a_generated_value(
     _withheld_everywhere(line, secret, " done", json.dumps(name), *others)
 
 
+@settings(max_examples=25, deadline=None)
+@given(key=st.sampled_from(["cookies", "tokens", "jwts", "authCookies", "session_cookies"]),
+       name=_COOKIE_NAMES, form=st.integers(0, 2), seed=st.integers(0, 1 << 32),
+       levels=st.integers(1, 4),
+       prose=st.sampled_from(["request sent", "GET /v1 200", "debug:", "prompt_tokens"]))
+def test_a_weak_plural_container_at_any_json_in_json_depth_withholds_a_generated_value(
+    key: str, name: str, form: int, seed: int, levels: int, prose: str
+) -> None:
+    """A cookie map, a jar's list or a nested map under a weak plural (``tokens``, ``jwts``,
+    ``cookies``, a name ending in ``cookies`` four levels down at most), as JSON in a log
+    line nested in JSON strings 1 to 4 levels (a level more walked): its generated value
+    withheld in the text and walked, the other members and the text after shown."""
+    if key.endswith(("Cookies", "_cookies")):
+        levels = min(levels, 3)  # four levels down at most, walked: deeper not yet
+    secret = _secret(seed)
+    text = _nested({key: _container(form, name, secret)}, levels, prose)
+    for route, shown in _nested_routes(text).items():
+        assert secret not in shown, (route, shown)
+        assert "done" in shown and name in shown, (route, shown)
+        if form:
+            assert "dark" in shown or "path" in shown, (route, shown)
+
+
 # -- Cost ---------------------------------------------------------------------------------------
 
 
@@ -268,9 +356,4 @@ def test_reading_each_member_once_withholds_what_reading_each_to_its_line_end_do
     """The shortcuts (a reading stops where an earlier one read on, a run of plain members
     passed in one match) against each name's reading read to its line's end."""
     line = head + "".join(m + s for m, s in zip(members, seps, strict=False))
-    text = "\n".join([line] * lines)
-    fast = redact_text(text)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(generic, "_COOKIES_ONCE", False)
-        slow = redact_text(text)
-    assert (fast.value, list(fast.withheld)) == (slow.value, list(slow.withheld)), text
+    assert_read_once_as_to_each_end("\n".join([line] * lines))

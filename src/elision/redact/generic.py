@@ -106,9 +106,20 @@ PLIST_KEY_CLOSE = "</key>"
 #: ``tokens`` is no suffix above), so ``{"tokens": [S]}`` is read
 #: (:func:`~elision.redact.fields.withhold_inside` withholds an opaque item under a weak
 #: name). And a form's CSRF field named ``_csrf`` (:mod:`elision.redact.pairs`). Each also
-#: as JSON text in a JSON string writes it (``\\"tokens\\"``: a walked string is searched in
-#: its serialization); a deeper level of JSON-in-JSON is not.
+#: as JSON text in a JSON string writes it, at any depth (:data:`_QUOTED_DEEP`).
 _QUOTED_WHOLE = ('"_csrf"', '"cookies"', '"jwts"', '"tokens"')
+#: :data:`_QUOTED_WHOLE` as JSON-in-JSON writes each at any depth: its closing quote after
+#: the backslashes of its level (1, 3, 7, 15: ``\\"tokens\\"`` a level down,
+#: ``\\\\\\"tokens\\\\\\"`` two), or after 16 of them or more, five levels down or deeper (as
+#: ``keywords.DEEP_RUN`` reads a "/"): a walked string is searched in its serialization, and
+#: a text inside a JSON string's JSON was shown. A quote before the name keeps out
+#: ``\\"prompt_tokens\\"``, and the run of backslashes before a quote a JSON string's
+#: ``"tokens\\n…`` (a trigger, a log of such lines was withheld whole as dense); the escape
+#: view reads what follows plain at any depth (``encodings.decode_escapes``).
+_QUOTED_DEEP = tuple(
+    name[:-1] + "\\" * run + tail for name in _QUOTED_WHOLE
+    for run, tail in ((1, '"'), (3, '"'), (7, '"'), (15, '"'), (16, ""))
+)
 #: The weak plurals unquoted where only a key is written so: ``tokens:`` ending its line (a
 #: YAML list or map under it; a usage log's ``prompt_tokens: 12`` has its count after the
 #: ``:``, and a name that only ends with ``tokens`` is judged a cursor; its break escaped
@@ -122,12 +133,15 @@ _WHOLE_KEYS = tuple(
 )
 #: A cookie map or a jar's list written in a text after a name ending in ``cookies``, quoted
 #: or not (a log's ``cookies: [{"name": "sid", "value": S}]``, ``cookies={…}``, a Python
-#: repr's ``'cookies': {…}``, ``"authCookies": {…}``, a JSON string's ``\\"cookies\\": {…}``):
-#: read as the walk reads one parsed. The plural's other values (a count or a word after
+#: repr's ``'cookies': {…}``, ``"authCookies": {…}``, a JSON string's ``\\"cookies\\": {…}``,
+#: and JSON-in-JSON's up to four levels down, its quote after 3, 7 or 15 backslashes): read
+#: as the walk reads one parsed. The plural's other values (a count or a word after
 #: ``cookies:``) are no trigger.
 _COOKIE_CONTAINERS = tuple(
     f"cookies{sep}{bracket}"
-    for sep in (":", ": ", "=", " = ", '":', '": ', "':", "': ", '\\":', '\\": ')
+    for sep in (":", ": ", "=", " = ", '":', '": ', "':", "': ",
+                *(f'{slashes}"{colon}' for slashes in ("\\", "\\" * 3, "\\" * 7, "\\" * 15)
+                  for colon in (":", ": ")))
     for bracket in "[{"
 )
 #: A Markdown table's delimiter row opening its line, the break plain or as a JSON string
@@ -149,7 +163,7 @@ TABLE_ROWS = tuple(
     for dashes in range(1, 5) for left in ("", ":") for right in ("", ":") for gap in ("", " ")
 )
 QUOTED_NAMES = (
-    *_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'",
+    *_QUOTED_WHOLE, *_QUOTED_DEEP, "'_csrf'",
     *_WHOLE_KEYS, *_COOKIE_CONTAINERS, *TABLE_ROWS,
 )
 #: What a name must be followed by, in a text, for the trigger search to flag it (``>``: an
@@ -765,12 +779,21 @@ _VALUE = lazy_compile(
     r"""|\\{0,3}["'](?P<open>[^\s"'`,;&<>()\[\]{}\\]+)|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
 )
 _LINE_END = re.compile(r"[\r\n]")
-#: Where a cookie header's member ends and the next starts: a ``;``, or a comma, spacing and a
-#: name with its ``=`` (a Cookie's members joined with ``, ``, a folded Set-Cookie's ``Path=/,
-#: sid=…``). An Expires date's comma is followed by a day's number and a space
-#: (``Expires=Wed, 21 Oct 2026 07:28:00 GMT``), no name's ``=``: it ends no member. A tab may
-#: be one escaped in a JSON string (``\t``, two chars: an NDJSON line's header).
-_COOKIE_SEP = re.compile(r""";|,(?:[ \t]|\\t)++(?=[^=;,\s"\\]++=)""")
+#: A comma that ends a cookie header's member: before a name with its ``=``, spaced or not (a
+#: Cookie's members joined with ``, ``, a folded Set-Cookie's ``Path=/, sid=…``, or one joined
+#: with no space, ``Path=/,sid=…``), or spaced before a value with no name of 16 chars or more
+#: (``a=b, <value>``: no shorter one is withheld, :func:`opaque`). An Expires date's comma is
+#: followed by a space and a day's number (``Expires=Wed, 21 Oct 2026 07:28:00 GMT``), and
+#: prose's by a space and a word: neither ends a member. A tab may be one escaped in a JSON
+#: string (``\t``, two chars: an NDJSON line's header). Each lookahead reads the member after
+#: its comma alone (no comma in it), so each char is read by one.
+_COOKIE_COMMA = (
+    r""",(?:(?:[ \t]|\\t)*+(?=[^=;,\s"\\]++=)"""
+    r"""|(?:[ \t]|\\t)++(?=[^=;,\s"\\]{16,}+(?!=)))"""
+)
+#: Where a cookie header's member ends and the next starts: a ``;``, or a comma that ends one
+#: (:data:`_COOKIE_COMMA`).
+_COOKIE_SEP = re.compile(f";|{_COOKIE_COMMA}")
 #: The longest header value read: one that reaches it is withheld to its line's end, unread
 #: past it (fail closed).
 _LONGEST_HEADER = authheader.LONGEST
@@ -781,21 +804,19 @@ _QUOTED = lazy_compile(r"""\\?["']([^"'\\\r\n]*)\\?["']""")
 #: A cookie's name and its value, up to a space, a ``;``, a quote or a backslash: after a quote
 #: (escaped too, in a JSON string), the chars after it.
 _COOKIE_PAIR = lazy_compile(r"""\s*([^=;,\s]+)=(?:\\?"([^"\\\s;]*)|([^;\s"\\]*))""")
-#: A value with no name, up to a space, a ``;``, or a quote or a backslash (a JSON string's
-#: end: ``{"h": "Cookie: a=b; <value>"}``), or a comma and spacing (a folded Set-Cookie's flag
-#: before the next cookie: ``HttpOnly, sid=…``).
-_COOKIE_BARE = lazy_compile(
-    r"""[ \t]*([^=;,\s"\\]+)(?!(?!,[ \t]|,\\t)[^;\s"\\])"""
-)
+#: A value with no name, up to a space, a ``;``, a quote or a backslash (a JSON string's end:
+#: ``{"h": "Cookie: a=b; <value>"}``), or a comma (no cookie's char: a folded Set-Cookie's
+#: flag before the next cookie, ``HttpOnly, sid=…``, or a value before one joined with no
+#: space, ``<value>,x``, which showed the value).
+_COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?!=)""")
 #: A run of members none of which a cookie's reading withholds, each a pair's or a value's
 #: (so none ends the reading): a value with no name of fewer than 16 chars (no
 #: :func:`opaque` one), or a pair's value of fewer than 8, each up to its ``;`` or to the
 #: comma before the next cookie's name (:data:`_COOKIE_SEP`). Passed in C (one member a
 #: Python step was 0.9 us: a header of 1 MB of ``x:y; `` 181 ms).
 _COOKIE_PLAIN = lazy_compile(
-    r"""(?:[ \t]*+(?:[^=;,\s"\\]{1,15}+(?:[ \t]*+;|,(?:[ \t]|\\t)++(?=[^=;,\s"\\]++=))"""
-    r"""|[^=;,\s"\\]++=[^;\s"\\]{0,7}+"""
-    r"""(?:[ \t]*+;|(?<=,)(?:[ \t]|\\t)++(?=[^=;,\s"\\]++=))))*+"""
+    r"""(?:[ \t]*+(?:[^=;,\s"\\]{1,15}+|[^=;,\s"\\]++=[^;,\s"\\]{0,7}+)"""
+    rf"""(?:[ \t]*+;|{_COOKIE_COMMA}))*+"""
 )
 _COOKIE_ATTRIBUTES = frozenset({
     "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
@@ -1668,11 +1689,15 @@ def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
         if pair is not None:
             key, group = pair.group(1), 2 if pair.start(2) >= 0 else 3
             a, b = pair.start(group), pair.end(group)
-            if b > a and text[b - 1] == ",":
+            sep = reach.cookie_separator(a, stop)
+            if sep is not None and sep.start() < b:
+                # A comma and the next cookie's name with no space between (``Path=/,sid=…``):
+                # the value ends before it (a comma is no cookie's char, RFC 6265).
+                b = sep.start()
+            elif b > a and text[b - 1] == ",":
                 # No cookie's char (RFC 6265), a list's: before the next cookie's name
                 # (``sid=<value>, theme=dark``), the search from it finds it.
                 b -= 1
-            sep = reach.cookie_separator(b, stop)
             value = text[a:b]
             if (pos == at or (":" not in key and "/" not in key)) and (
                 key.lower() not in _COOKIE_ATTRIBUTES and len(value) >= 8
