@@ -121,6 +121,16 @@ def test_a_header_repeated_is_judged_once(unit: str) -> None:
 
 # -- The shortcuts against their slow paths -------------------------------------------------------
 
+
+def _as_its_slow_path(text: str, switch: str) -> None:
+    """``text`` redacted as with ``generic``'s ``switch`` off (the shortcut's slow path)."""
+    fast = redact_text(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(generic, switch, False)
+        slow = redact_text(text)
+    assert (fast.value, list(fast.withheld)) == (slow.value, list(slow.withheld)), text
+
+
 #: Members a cookie reading passes or reads: names with a ``:`` or a ``/`` and words after
 #: them, pairs, generated values, attributes, quotes, backslashes, commas before a name or not.
 _COOKIE_MEMBERS = st.sampled_from([
@@ -143,12 +153,7 @@ def test_cookie_members_passed_in_c_withhold_what_each_reading_to_its_line_end_d
     head: str, members: list[str], seps: list[str]
 ) -> None:
     line = head + "".join(m + s for m, s in zip(members, seps, strict=False))
-    text = "\n".join([line, line * 3])
-    fast = redact_text(text)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(generic, "_COOKIES_ONCE", False)
-        slow = redact_text(text)
-    assert (fast.value, list(fast.withheld)) == (slow.value, list(slow.withheld)), text
+    _as_its_slow_path("\n".join([line, line * 3]), "_COOKIES_ONCE")
 
 
 #: Containers under names of each strength: the same written again, one that differs at its
@@ -176,12 +181,8 @@ _CONTAINER_NAMES = st.sampled_from([
 def test_a_container_told_by_the_last_reading_withholds_what_its_own_reading_does(
     parts: list[tuple[str, str]], glue: str
 ) -> None:
-    text = glue.join(name + container for name, container in parts)
-    fast = redact_text(text)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(generic, "_BRACKETED_AGAIN", False)
-        slow = redact_text(text)
-    assert (fast.value, list(fast.withheld)) == (slow.value, list(slow.withheld)), text
+    _as_its_slow_path(glue.join(name + container for name, container in parts),
+                      "_BRACKETED_AGAIN")
 
 
 _HEADER_LINES = st.sampled_from([
