@@ -146,6 +146,9 @@ _COOKIE_SEPS = st.sampled_from(["; ", ";", " ; ", ";;", ";\t", ", ", ",  ", ",\t
 @example(head="Set-Cookie: ", members=["a=b", "Path=/", S] * 3, seps=["; "] * 9)
 @example(head="Cookie: ", members=["a=b", "x:y z", "path/q r=s", S] * 3, seps=["; "] * 12)
 @example(head="Cookie: ", members=["a", "h:\"q", "sid=" + S], seps=[", ", "; ", ";"])
+# no separator after a member with a ":" (passed to the line's end), then a header after it
+@example(head="cookie: ", members=["a", "x:y q", "cookie: " + S, "p/x, q"],
+         seps=["; ", " ", " ", ","])
 @given(head=st.sampled_from(["Cookie: ", "Set-Cookie: ", "cookie:", "log ", ""]),
        members=st.lists(_COOKIE_MEMBERS, max_size=14),
        seps=st.lists(_COOKIE_SEPS, min_size=14, max_size=14))
