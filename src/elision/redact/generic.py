@@ -812,11 +812,18 @@ _COOKIE_BARE = lazy_compile(r"""[ \t]*([^=;,\s"\\]+)(?!=)""")
 #: A run of members none of which a cookie's reading withholds, each a pair's or a value's
 #: (so none ends the reading): a value with no name of fewer than 16 chars (no
 #: :func:`opaque` one), or a pair's value of fewer than 8, each up to its ``;`` or to the
-#: comma before the next cookie's name (:data:`_COOKIE_SEP`). Passed in C (one member a
-#: Python step was 0.9 us: a header of 1 MB of ``x:y; `` 181 ms).
+#: comma before the next cookie's name (:data:`_COOKIE_SEP`); or a value with no name that
+#: holds a ``:`` or a ``/`` (a header's name, a path: none of a cookie's, never withheld after
+#: the first member) with what follows it up to the next separator or the line's end, which
+#: the reading passes unread (``Set-Cookie: a=b;`` after an earlier one's members; past the last
+#: separator the reading ends, and no later one reads there). Passed in C (one member a
+#: Python step was 0.9 us: a header of 1 MB of ``x:y; `` 181 ms; a line of ``Set-Cookie: a=b;
+#: Path=/; <value>;`` read three Python steps a header, issue 23).
 _COOKIE_PLAIN = lazy_compile(
-    r"""(?:[ \t]*+(?:[^=;,\s"\\]{1,15}+|[^=;,\s"\\]++=[^;,\s"\\]{0,7}+)"""
-    rf"""(?:[ \t]*+;|{_COOKIE_COMMA}))*+"""
+    r"""(?:[ \t]*+(?:(?:[^=;,\s"\\]{1,15}+|[^=;,\s"\\]++=[^;,\s"\\]{0,7}+)"""
+    rf"""(?:[ \t]*+;|{_COOKIE_COMMA})"""
+    rf"""|[^=;,\s"\\:/]*+[:/][^=;,\s"\\]*+(?=[ \t;]|,(?:[ \t]|\\t)|{_COOKIE_COMMA})"""
+    rf"""[^;,]*+(?:,(?!{_COOKIE_COMMA[1:]})[^;,]*+)*+(?:;|{_COOKIE_COMMA}|\Z)))*+"""
 )
 _COOKIE_ATTRIBUTES = frozenset({
     "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
@@ -834,13 +841,17 @@ class _Reach:
     def __init__(self, text: str) -> None:
         self.text = text
         self._ends = NextMatch(_LINE_END, text)
-        self._separators = NextMatch(_COOKIE_SEP, text)
+        #: Each cookie member's separator (:data:`_COOKIE_SEP`), for :func:`_cookies`.
+        self.separators = NextMatch(_COOKIE_SEP, text)
         #: The stretch ``(after, through]`` whose every member's start (after a ``;`` or a
         #: comma before a name, :data:`_COOKIE_SEP`) a cookie header's reading has read past: a
         #: later name's reading that reaches one stops there, what follows read already
         #: (:func:`_cookies`).
         self.cookies_read = (-1, -1)
         self.bracketed = _BRACKETED_PER_CHAR * len(text)
+        #: The last container :func:`_bracketed` read whole, under what strength, and the
+        #: spans it withheld there (relative to its bracket): one written again is not read.
+        self.last_bracketed: tuple[int, str, list[tuple[int, int]]] | None = None
         #: Where the last header value withheld to its line's end ends.
         self.header_until = -1
         #: Where the last bare value withheld ends.
@@ -875,13 +886,6 @@ class _Reach:
         """Where the line that ``at`` is on ends (its ``\r`` or ``\n``, or the text's end)."""
         end = self._ends.at_or_after(at)
         return len(self.text) if end is None else end.start()
-
-    def cookie_separator(self, at: int, stop: int) -> re.Match[str] | None:
-        """The first cookie member's separator (:data:`_COOKIE_SEP`) at or after ``at`` and
-        before ``stop``: each found once for all the cookie readings that ask (a line with
-        none was searched to its end at each)."""
-        sep = self._separators.at_or_after(at)
-        return None if sep is None or sep.start() >= stop else sep
 
 
 def find_assignments(text: str) -> list[Span]:
@@ -1384,14 +1388,7 @@ def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None
         return
     a, b = got
     value = text[a:b]
-    spaced = " " in value
-    # A placeholder later on the line (``see <docs>``) does not make the credential one; a
-    # word of a message is none (one word that is not letters is no message's: prose()).
-    if placeholder(value.split(None, 1)[0] if spaced else value) or (
-            (spaced or value.strip(WORD_EDGE).isalpha()) and prose(value)) or (
-            _STUB_AT.match(text, a)):
-        return
-    if len(value) < 8 and not (len(value) >= 4 and any(c.isdigit() for c in value)):
+    if _header_shown(value) or _STUB_AT.match(text, a):
         return
     if quoted is None and (b == limit < end or (
             ("=" in value or ":" in value) and _ASSIGNED_IN.search(value))):
@@ -1405,6 +1402,20 @@ def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None
 
 
 _QUOTE_OPENS = ('"', "'", '\\"', "\\'")
+
+
+@kept
+def _header_shown(value: str) -> bool:
+    """Whether an ``Authorization:`` header's credential (:func:`_authorization`) is shown: a
+    placeholder, a message's words, or too short and plain. A placeholder later on the line
+    (``see <docs>``) does not make the credential one; a word of a message is none (one word
+    that is not letters is no message's: :func:`prose`). Kept: a log's every line has its
+    header, and the same credential (issue 23)."""
+    spaced = " " in value
+    if placeholder(value.split(None, 1)[0] if spaced else value) or (
+            (spaced or value.strip(WORD_EDGE).isalpha()) and prose(value)):
+        return True
+    return len(value) < 8 and not (len(value) >= 4 and any(c.isdigit() for c in value))
 #: A header's name and a separator with no space: one assigned inside a header's value, whose
 #: own reading is long (a header's, the longest; a cookie's, its line). Another name's (a
 #: SigV4 value's ``Credential=``) is read as anywhere: its bare value ends inside.
@@ -1462,10 +1473,18 @@ def _path_header(text: str, name: str, end: int, found: list[Span], reach: _Reac
     # (nothing, a bracket, a stop: ``GET /x/authorization: qwertyuiopasdfgh [retry]``); a
     # message's word is too short or too plain (``forbidden``).
     if (told is not True and authheader.generated(word)) or len(credential) >= _LONGEST_VALUE or (
-            (opaque(credential) or authheader.generated(credential.rstrip(".=")))
-            and not placeholder(credential)):
+            _path_credential(credential)):
         found.append(Span(a, b, AUTH_HEADER))
     return True
+
+
+@kept
+def _path_credential(credential: str) -> bool:
+    """Whether the value after a path's header (:func:`_path_header`) looks generated and is
+    no placeholder. Kept: a run of ``/a/authorization:`` names judged the same value at each,
+    three judgements' calls (issue 23)."""
+    return (opaque(credential) or authheader.generated(credential.rstrip(".="))) and (
+        not placeholder(credential))
 
 
 _UNJUDGED = object()
@@ -1504,9 +1523,10 @@ def _inside_withheld(text: str, end: int, name: str, reach: _Reach) -> bool:
 def _plain_bare(
     text: str, name: str, strength: int, sep: re.Match[str], found: list[Span], reach: _Reach
 ) -> bool:
-    """:func:`_value` for its commonest case in one call, not six: a bare value after a name
+    """:func:`_value` for its commonest cases in one call, not six: a bare value after a name
     that is neither a header's nor a cookie's (``password=hunter2``, ``API_KEY=…``), read
-    from ``sep``, a match of :data:`_SEP_BARE`. ``False`` for any other, which :func:`_value`
+    from ``sep``, a match of :data:`_SEP_BARE`, and a header's or a cookie's value that opens
+    no container, handed to its reader. ``False`` for any other, which :func:`_value`
     judges; what it does is what :func:`_value` would. A name's words and a value's verdict,
     once known, are read here without a call: a MB of assignments just under the density
     bound is 25,000 of them (issue 23)."""
@@ -1516,8 +1536,13 @@ def _plain_bare(
     parts = reach.words.get(name)
     if parts is None:
         parts = reach.name_words(name)
-    if parts[-1] in ("authorization", "cookie"):
-        return False
+    last = parts[-1]
+    if last == "cookie":  # a header's value, no container: read as _value reads it
+        _cookies(text, at, found, reach)
+        return True
+    if last == "authorization":
+        _authorization(text, at, found, reach)
+        return True
     if at < reach.bare_until:
         return True  # inside a bare value withheld already (_written)
     if b - at > _LONGEST_VALUE:
@@ -1563,6 +1588,9 @@ _BRACKETED_LONGEST = 4096
 #: text twice or so, and one reach is never longer than the text; past this each is withheld
 #: unread, over the whole of its reach (fail closed).
 _BRACKETED_PER_CHAR = 2
+#: Whether a container written again just as the last one read is told by that reading
+#: (:attr:`_Reach.last_bracketed`); off, each is read (the slow path the tests compare with).
+_BRACKETED_AGAIN = True
 _SCALAR = lazy_compile(
     r"""\\?"(?P<dq>(?:[^"\\\n]|\\[^"\n])*)\\?"|'(?P<sq>[^'\n]*)'"""
     r"""|(?<![\w.-])(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])|(?P<open>[\[{])|(?P<close>[\]}])"""
@@ -1586,7 +1614,21 @@ def _bracketed(
     if reach.bracketed <= 0:
         found.append(Span(at, stop, ASSIGNMENT))  # fail closed: more than it may read
         return
-    reach.bracketed -= _read_bracketed(text, strength, at, stop, found) - at
+    last = reach.last_bracketed
+    if last is not None and last[0] == strength and text.startswith(last[1], at):
+        # The container the last reading read, written again (a log's every line has its
+        # ``cookies: [{"name": "sid", "value": S}]``): what that reading withheld, moved here.
+        # A reading is a function of its container's chars alone (it opens at its bracket and
+        # closed before its stop), so the same chars read the same (issue 23).
+        found.extend([Span(at + a, at + b, ASSIGNMENT) for a, b in last[2]])
+        reach.bracketed -= len(last[1])
+        return
+    before = len(found)
+    end = _read_bracketed(text, strength, at, stop, found)
+    reach.bracketed -= end - at
+    if end < stop and _BRACKETED_AGAIN:
+        reach.last_bracketed = (strength, text[at:end],
+                                [(span.start - at, span.end - at) for span in found[before:]])
 
 
 def _read_bracketed(text: str, strength: int, at: int, stop: int, found: list[Span]) -> int:
@@ -1683,13 +1725,16 @@ def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
     # line of cookie headers once a name: quadratic, in C).
     stop = reach.line_end(at)
     after_seen, seen = reach.cookies_read
+    # Each member's separator found once for all the readings that ask (a line with none was
+    # searched to its end at each); one at or past the line's end is none.
+    separator = reach.separators.at_or_after
     pos = at
     while pos < stop:
         pair = _COOKIE_PAIR.match(text, pos, stop)
         if pair is not None:
             key, group = pair.group(1), 2 if pair.start(2) >= 0 else 3
             a, b = pair.start(group), pair.end(group)
-            sep = reach.cookie_separator(a, stop)
+            sep = separator(a)
             if sep is not None and sep.start() < b:
                 # A comma and the next cookie's name with no space between (``Path=/,sid=…``):
                 # the value ends before it (a comma is no cookie's char, RFC 6265).
@@ -1714,8 +1759,8 @@ def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
                 not placeholder(value)
             ):
                 found.append(Span(bare.start(1), bare.end(1), COOKIE))
-            sep = reach.cookie_separator(bare.end(), stop)
-        if sep is None:
+            sep = separator(bare.end())
+        if sep is None or sep.start() >= stop:
             break
         pos = sep.end()
         if not _COOKIES_ONCE:
