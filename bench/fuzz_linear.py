@@ -640,6 +640,14 @@ SYSTEMATIC: list[Class] = [
         {"text": "| name | password |\n|---|---|\n| a | b |"})}) + "\n")),
     Class("cyrillic-caps-prose", lambda n: _prose(n, words=(
         *_CYRILLIC, "\u0422\u041e\u041a\u0415\u041d", "\u041a\u041e\u0420\u0410"), seed=11)),
+    # leakmisc's: compound names wholly of look-alikes (ACCESSKEY, SESSIONTOKEN in Cyrillic
+    # capitals) assigned, and Russian capitals glued into words as long as the fold reads.
+    Class("look-alike-compound-assign", _repeat(
+        "\u0410\u0421\u0421\u0415\u0405\u0405\u041a\u0415\u0423=hunter2x "
+        "\u0405\u0415\u0405\u0405\u0406\u041e\u041d\u0422\u041e\u041a\u0415\u041d: Abc ")),
+    Class("cyrillic-caps-glued", lambda n: _prose(n, words=(
+        *_CYRILLIC, "\u041a\u041e\u0420\u0410\u0412\u0415\u041a\u0410\u0425\u041e:",
+        "\u0410\u041a\u0420\u041e\u041a\u0415\u0423"), seed=12)),
 ]
 
 
