@@ -569,6 +569,12 @@ SYSTEMATIC: list[Class] = [
     Class("yaml-block-long", lambda n: "password: |\n" + _repeat("  hunter2x\n")(n)),
     Class("md-loose-rows", _repeat("| password | hunter2x |\n")),
     Class("md-loose-names", _repeat("| password_key_token |\n")),
+    # leakmisc's: tables whose delimiter row opens with five dashes or more (no leading "|"),
+    # rows outside a table named with a digit or a "-" first, and tree lines and a YAML
+    # block's "|-" the rows' search passes over.
+    Class("md-long-dash-tables", _repeat("name|password|\n---------|-----|\nbob|hunter2x|\n")),
+    Class("md-loose-digit-rows", _repeat("| 2fa_secret | hunter2x |\n| --api-key | x1 |\n")),
+    Class("md-tree-lines", _repeat("|-- src\n|   |-- main.py\nkey: |-\n  text\n")),
     Class("sql-line-ends", _repeat("CREATE USER a PASSWORD\n'hunter2x'\n")),
     Class("curl-combined", _repeat("curl -su admin:hunter2x ")),
     # The cmdleak2 leaks: a SQL clause a line under its statement; curl's -u after switches;
