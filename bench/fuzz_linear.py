@@ -575,6 +575,9 @@ SYSTEMATIC: list[Class] = [
     Class("md-long-dash-tables", _repeat("name|password|\n---------|-----|\nbob|hunter2x|\n")),
     Class("md-loose-digit-rows", _repeat("| 2fa_secret | hunter2x |\n| --api-key | x1 |\n")),
     Class("md-tree-lines", _repeat("|-- src\n|   |-- main.py\nkey: |-\n  text\n")),
+    # XML elements HTML-escaped (leakmisc): closed, and open tags never closed.
+    Class("xml-escaped-elements", _repeat("&lt;password&gt;hunter2x&lt;/password&gt;\n")),
+    Class("xml-escaped-open", _repeat("&lt;password&gt;hunter2x &lt;b&gt; ")),
     Class("sql-line-ends", _repeat("CREATE USER a PASSWORD\n'hunter2x'\n")),
     Class("curl-combined", _repeat("curl -su admin:hunter2x ")),
     # The cmdleak2 leaks: a SQL clause a line under its statement; curl's -u after switches;

@@ -35,8 +35,8 @@ two commands on the fixed code) and names them here, with what changed:
   no class before it changed.
 - leakmisc (compound names wholly of look-alikes): its new classes
   (``look-alike-compound-assign``, ``cyrillic-caps-glued``, ``md-long-dash-tables``,
-  ``md-loose-digit-rows``, ``md-tree-lines``) recorded by its own code, both engines; no
-  class before it changed.
+  ``md-loose-digit-rows``, ``md-tree-lines``, ``xml-escaped-elements``,
+  ``xml-escaped-open``) recorded by its own code, both engines; no class before it changed.
 
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.

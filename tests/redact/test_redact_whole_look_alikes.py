@@ -184,7 +184,7 @@ def test_a_compound_name_wholly_of_look_alikes_is_read_as_that_name(
 @pytest.mark.parametrize(
     "word",
     [
-        f"\u0410\u041c\u0410\u0417\u041e\u041d{TOKEN_RU}",  # a Russian letter (З) in the
+        f"\u0410\u041c\u0410\u0417\u041e\u041d{TOKEN_RU}",  # a Russian letter (ZE) in the
         # lead: no word wholly of look-alikes
         f"{SESSIONTOKEN}\u042b",  # a letter that is none after the name (Ы)
         "\u041a" * 30 + TOKEN_RU,  # 35 letters: longer than a compound is read
@@ -205,8 +205,9 @@ def test_a_mark_after_a_name_wholly_of_look_alikes_goes_on_with_the_word() -> No
     assert compat.fold_name("\u0440\u0430\u0455\u0455\u0301word") == "password"
 
 
-#: Russian words wholly of look-alikes but spelling no name (кора, око, сок, рука, УХО, ВЕК,
-#: АКР): prose of them in capitals and small, before what assigns a name.
+#: Russian words wholly of look-alikes but spelling no name (bark, eye, juice, hand, and in
+#: capitals ear, age, a compound of them), and two with a letter that is none: prose of them
+#: in capitals and small, before what assigns a name.
 _PROSE_WORDS = ["\u043a\u043e\u0440\u0430", "\u043e\u043a\u043e", "\u0441\u043e\u043a",
                 "\u0440\u0443\u043a\u0430", "\u0423\u0425\u041e", "\u0412\u0415\u041a",
                 "\u0410\u041a\u0420", "\u041a\u041e\u0420\u0410\u0412\u0415\u041a\u0410",

@@ -154,9 +154,13 @@ TABLE_ROWS = tuple(
     for dashes in range(1, _DELIMITER_DASHES + 1) for left in ("", ":") for right in ("", ":")
     for gap in ("", " ")
 )
+#: An XML element's open tag written as HTML escapes it (``&lt;password&gt;S&lt;/password&gt;``:
+#: an XML config shown in a page, or in a JSON string of one): each name before ``&gt;``,
+#: as ``password>`` is (:mod:`elision.redact.elements` reads the element).
+ESCAPED_TAGS = tuple(f"{name}&gt;" for name in FIELD_SUFFIXES)
 QUOTED_NAMES = (
     *_QUOTED_WHOLE, *(name.replace('"', '\\"') for name in _QUOTED_WHOLE), "'_csrf'",
-    *_WHOLE_KEYS, *_COOKIE_CONTAINERS, *TABLE_ROWS,
+    *_WHOLE_KEYS, *_COOKIE_CONTAINERS, *TABLE_ROWS, *ESCAPED_TAGS,
 )
 #: What a name must be followed by, in a text, for the trigger search to flag it (``>``: an
 #: XML element's open tag, ``<password>``, :mod:`elision.redact.elements`).
