@@ -608,6 +608,15 @@ SYSTEMATIC: list[Class] = [
     Class("yaml-block-long", lambda n: "password: |\n" + _repeat("  hunter2x\n")(n)),
     Class("md-loose-rows", _repeat("| password | hunter2x |\n")),
     Class("md-loose-names", _repeat("| password_key_token |\n")),
+    # leakmisc's: tables whose delimiter row opens with five dashes or more (no leading "|"),
+    # rows outside a table named with a digit or a "-" first, and tree lines and a YAML
+    # block's "|-" the rows' search passes over.
+    Class("md-long-dash-tables", _repeat("name|password|\n---------|-----|\nbob|hunter2x|\n")),
+    Class("md-loose-digit-rows", _repeat("| 2fa_secret | hunter2x |\n| --api-key | x1 |\n")),
+    Class("md-tree-lines", _repeat("|-- src\n|   |-- main.py\nkey: |-\n  text\n")),
+    # XML elements HTML-escaped (leakmisc): closed, and open tags never closed.
+    Class("xml-escaped-elements", _repeat("&lt;password&gt;hunter2x&lt;/password&gt;\n")),
+    Class("xml-escaped-open", _repeat("&lt;password&gt;hunter2x &lt;b&gt; ")),
     Class("sql-line-ends", _repeat("CREATE USER a PASSWORD\n'hunter2x'\n")),
     Class("curl-combined", _repeat("curl -su admin:hunter2x ")),
     # The cmdleak2 leaks: a SQL clause a line under its statement; curl's -u after switches;
@@ -695,6 +704,14 @@ SYSTEMATIC: list[Class] = [
     Class("bind-colon-glued", _repeat("password :new_password ")),
     Class("curl-spelled-gaps", _repeat("curl%20-sku%20a%3Ahunter2x ")),
     Class("curl-escaped-tabs", _repeat('{"cmd": "curl\\t-u\\ta:hunter2x"}\n')),
+    # leakmisc's: compound names wholly of look-alikes (ACCESSKEY, SESSIONTOKEN in Cyrillic
+    # capitals) assigned, and Russian capitals glued into words as long as the fold reads.
+    Class("look-alike-compound-assign", _repeat(
+        "\u0410\u0421\u0421\u0415\u0405\u0405\u041a\u0415\u0423=hunter2x "
+        "\u0405\u0415\u0405\u0405\u0406\u041e\u041d\u0422\u041e\u041a\u0415\u041d: Abc ")),
+    Class("cyrillic-caps-glued", lambda n: _prose(n, words=(
+        *_CYRILLIC, "\u041a\u041e\u0420\u0410\u0412\u0415\u041a\u0410\u0425\u041e:",
+        "\u0410\u041a\u0420\u041e\u041a\u0415\u0423"), seed=12)),
 ]
 
 

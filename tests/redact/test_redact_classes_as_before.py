@@ -43,6 +43,10 @@ two commands on the fixed code) and names them here, with what changed:
   space, cookie maps a level or more of JSON-in-JSON down): its new classes
   (``cookie-comma-glued``, ``cookie-comma-nameless``, ``cookie-comma-words``,
   ``cookies-json-deep``) recorded by its own code, both engines; no class before it changed.
+- leakmisc (compound names wholly of look-alikes): its new classes
+  (``look-alike-compound-assign``, ``cyrillic-caps-glued``, ``md-long-dash-tables``,
+  ``md-loose-digit-rows``, ``md-tree-lines``, ``xml-escaped-elements``,
+  ``xml-escaped-open``) recorded by its own code, both engines; no class before it changed.
 
 - nfdfr (NFD prose among other chars past ASCII, a span in it, JSON records of it): its new
   text classes (``nfd-french-typeset``, ``nfd-prose-secrets``) recorded by the code before

@@ -149,3 +149,127 @@ def test_the_flat_copy_is_the_deep_copy_of_a_text_with_no_json_in_json(text: str
     """A text with no ``\\\\`` is lined in C (``mdtables._lined_flat``): the same copy the
     regex's line at any depth makes, a Python call an escape."""
     assert mdtables._lined_flat(text) == mdtables._lined(text, 1)
+
+
+# The leakmisc helper (docs/design.md's "Not yet" for Markdown tables): a delimiter row with
+# no leading "|" whose first cell is five dashes or more, and a row outside any table whose
+# name opens with a digit or a "-". Each case marked red was red on the code before.
+
+def tight(header: list[str], rows: list[list[str]], delimiter: str) -> str:
+    """A table whose rows do not open with ``|`` but close with one, its cells unspaced
+    (``name|password|`` over ``-----|-----|``): its first cell's dashes then ``|``."""
+    lines = [header, [delimiter] * len(header), *rows]
+    return "\n".join("|".join(cells) + "|" for cells in lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"text": tight(["name", "password"], [["bob", S]], "-----")},  # the brief's: red
+        {"text": tight(["name", "password"], [["bob", S]], "-" * 12)},  # red before
+        {"text": tight(["user", "api_key"], [["ada", S]], ":" + "-" * 30 + ":")},  # red
+        {"text": tight(["Key", "Value"], [["password", S]], "--------")},  # key/value: red
+        nested({"text": tight(["name", "password"], [["bob", S]], "-----")}, 1),  # red
+        {"text": "Users:\n" + tight(["name", "password"], [["bob", S]], "------:")},  # red
+        # Its header and rows spaced, the delimiter's cells not (``-----|-----``): red
+        {"text": "name | password |\n-----|-----|\nbob | " + S + " |\n"},
+    ],
+)
+def test_a_table_whose_first_delimiter_cell_is_five_dashes_or_more_withholds(
+    value: Any,
+) -> None:
+    assert shown(value, S) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        # A rule of five dashes or more on a line of its own is no delimiter row.
+        {"text": "name | password\n-----\nbob | hunter2x\n"},
+        {"text": "Notes\n----------\nThe password is in the vault.\n"},
+        nested({"text": "a | b\n-----\n" + "-" * 40 + "\nc | d\n"}, 1),
+        # A table of five-dash delimiters that names nothing: nothing withheld, and a text
+        # of many such one-row tables is no dense text.
+        {"text": tight(["a", "b"], [["1", "2"]], "-----") * 150},
+        # A schema's table under the longer delimiter stays shown as under a short one.
+        {"text": tight(["field", "type"], [["password", "string"]], "--------")},
+    ],
+)
+def test_a_rule_or_a_table_naming_nothing_under_long_dashes_stays_shown(value: Any) -> None:
+    body = json.dumps(value)
+    assert redact_value(json.loads(body), body=body.encode()).withheld == ()
+    assert redact_text(body).withheld == ()
+
+
+@pytest.mark.parametrize(
+    ("row", "withheld"),
+    [
+        (f"| 2fa_secret | {S} |", True),  # a name that opens with a digit: red before
+        (f"| 1password | {S} |", True),  # red before
+        (f"| -password | {S} |", True),  # a flag's name: red before
+        (f"| --api-key | {S} |", True),  # red before
+        (f"   | --db-password | {S} |", True),  # three spaces before it: red before
+        (f"    | --db-password | {S} |", False),  # four: code, as CommonMark reads it
+        ("| --password | The password to log in with |", False),  # it describes the flag
+        ("| 2 | 3 |", False),  # numbers name nothing
+        ("|-- src\n|   |-- main.py", False),  # a tree listing
+        (f"| 2fa | {S} |", False),  # no credential's name
+    ],
+)
+def test_a_loose_row_whose_name_opens_with_a_digit_or_a_dash(row: str, withheld: bool) -> None:
+    """A row of two cells outside any table, in a whole text (its first line and a later
+    one), judged as the member so named."""
+    for text in (row + "\n", f"Settings:\n{row}\nmore\n"):
+        done = redact_text(text)
+        if withheld:
+            assert S not in done.value
+        else:
+            assert done.value == text
+
+
+_LONG = st.builds(lambda left, dashes, right: left + "-" * dashes + right,
+                  st.sampled_from(["", ":"]), st.integers(5, 32), st.sampled_from(["", ":"]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    name=st.sampled_from(["password", "api_key", "client_secret", "DB_PASSWORD"]),
+    before=st.lists(_CELL, max_size=2),
+    delimiter=_LONG,
+    levels=st.integers(min_value=0, max_value=2),
+    make=st.sampled_from([tight, bare]),
+)
+def test_any_table_under_a_long_first_delimiter_cell_hides_its_secret(
+    seed: int, name: str, before: list[str], delimiter: str, levels: int, make: Any,
+) -> None:
+    """A random table whose delimiter row does not open with ``|``, its first cell of 5 to
+    32 dashes (a colon either side or not), at a random depth of JSON-in-JSON."""
+    rng = random.Random(seed)
+    secret = "".join(rng.choice("abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+                     for _ in range(26)) + "7Q"
+    if not opaque(secret):
+        return
+    header = [*(before or ["id"]), name]
+    text = make(header, [[*(before or ["1"]), secret]], delimiter)
+    assert shown(nested({"text": text}, levels), secret) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(name=st.sampled_from(["2fa_secret", "1password", "-password", "--api-key",
+                             "0auth_token", "--client-secret", "3des_key"]),
+       indent=st.integers(0, 3), seed=st.integers(0, 2**32 - 1),
+       lines=st.lists(st.sampled_from(["text", "| a | b |", "|-- x", "x |- y", ""]),
+                      max_size=4))
+def test_any_loose_row_named_so_hides_its_secret(
+    name: str, indent: int, seed: int, lines: list[str]
+) -> None:
+    """Such a row among random lines (other rows, tree lines, YAML's ``|-``), indented up
+    to three spaces, a random secret: withheld as its ASCII ``name=S`` is."""
+    rng = random.Random(seed)
+    secret = "".join(rng.choice("abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+                     for _ in range(26)) + "7Q"
+    at = rng.randint(0, len(lines))
+    text = "\n".join([*lines[:at], " " * indent + f"| {name} | {secret} |", *lines[at:]])
+    assert (secret in redact_text(text).value) == (secret in redact_text(
+        f"{name}={secret}").value)

@@ -122,11 +122,19 @@ MARKS = (0x0300, 0x036F)
 #: ``\u0422\u041e\u041a\u0415\u041d`` is the Russian word for a token, read so by a
 #: model (and a word of Cyrillic capitals is read as Russian spells it).
 WHOLE_ONLY = {0x041D: "N"}
-#: The longest name a word wholly of look-alikes is read as (``token``, ``passwd``,
-#: ``apikey``, ``passkey``: 18 names). The 26 longer ones are compounds (``sessiontokens``):
-#: in the spots' hyperscan set they scanned Cyrillic prose at 0.90 ms a MB, 0.73 without
-#: them, 0.63 before any.
+#: The longest name the spots look for whole in a word of look-alikes (``token``, ``passwd``,
+#: ``apikey``, ``passkey``: 22 names). A longer one (a compound such as ``sessiontokens``,
+#: 22 more) is looked for by its last :data:`_WHOLE_TAIL` letters (``key``, ``eys``,
+#: ``ens``) and told whole by the fold's regex: spelled whole in the spots' hyperscan set
+#: they scanned Cyrillic prose at 1.02 ms a MB, their tails 0.84, none 0.83 (a one-off
+#: script, CPU medians of 41; bench/README.md).
 _WHOLE_LONGEST = 7
+_WHOLE_TAIL = 3
+#: The longest word wholly of look-alikes read as a name: a name, or a compound that ends
+#: with one (``\u0405\u0415\u0405\u0405\u0406\u041e\u041d\u0422\u041e\u041a\u0415\u041d``,
+#: ``SESSIONTOKEN``, as ASCII's name rules read a name by its suffix). Bounded so a run of
+#: look-alikes is tried at a few lengths, not at each of its chars.
+_WHOLE_WORD = 32
 #: What a look-alike or a mark is folded beside: a name's char in ASCII. Cyrillic and Greek
 #: prose has its letters beside each other and beside spaces and punctuation, so none of
 #: it is folded (a run of them beside ASCII, ``\u0391PI_KEY``, ``t\u043eken``, is a name's).
@@ -221,22 +229,38 @@ class _Tables:
         whole = _whole_names()
         #: The names, and which of them a word spells (its group ``w<index>``).
         self.whole = list(whole)
-        self.which = re.compile("|".join(
+        look = _char_class(set(LOOKALIKES) | set(WHOLE_ONLY))
+        # A compound's lead letters (any look-alikes, as few as can be: the longest name).
+        lead = f"{look}{{0,{_WHOLE_WORD - min(map(len, whole), default=1)}}}?"
+        self.which = re.compile(lead + "(?:" + "|".join(
             f"(?P<w{i}>{''.join(map(_char_class, letters))})"
-            for i, letters in enumerate(whole.values())))
+            for i, letters in enumerate(whole.values())) + ")")
         spelled = "|".join("".join(map(_char_class, letters)) for letters in whole.values())
         word = "[^\\W\\d_]"  # a letter: a name's run ends at a digit, a "_" or punctuation
-        look = _char_class(set(LOOKALIKES) | set(WHOLE_ONLY))
-        #: A name wholly of look-alikes, no letter beside it (``\u0422\u041e\u041a…=S``):
-        #: the run's first alternative, so its reading wins over a run's beside ASCII.
-        self.whole_word = re.compile(f"(?<!{word})(?:{spelled})(?!{word})")
-        # Told first by the run's length alone, as long as a name is and no letter after
-        # it: the names were tried at each run (``=\u0391bc``), a sixth of folding a MB of
-        # look-alikes beside ASCII.
-        size = f"{{{min(map(len, whole), default=1)},{_WHOLE_LONGEST}}}+"
+        #: A table that reads a compound's lead letters as a word wholly of them is read (the
+        #: Cyrillic capital EN as ``N``).
+        self.lead = {**self.table, **WHOLE_ONLY}
+        #: A name wholly of look-alikes, no letter beside it (``\u0422\u041e\u041a…=S``),
+        #: a compound's lead letters before it: the run's first alternative, so its reading
+        #: wins over a run's beside ASCII.
+        # Nor a mark after it: a mark is drawn on the letter before it, so the word goes on
+        # (``\u0440\u0430\u0455\u0455`` U+0301 ``word`` is ``password``, not ``pass``).
+        ends = f"(?!{word}|{_char_class(range(MARKS[0], MARKS[1] + 1))})"
+        self.whole_word = re.compile(f"(?<!{word}){lead}(?:{spelled}){ends}")
+        # Told first by the run's length alone, as long as a name is or a compound may be,
+        # and no letter after it: the names were tried at each run (``=\u0391bc``), a sixth
+        # of folding a MB of look-alikes beside ASCII.
+        size = f"{{{min(map(len, whole), default=1)},{_WHOLE_WORD}}}+"
+        # Then whether the run ends with a name: a look-behind a length (each of one width),
+        # tried once at the run's end, where a compound's lead tried at each of its letters
+        # was 1.4x the regex passes' time on Cyrillic capitals glued into long words.
+        by_size: dict[int, list[str]] = {}
+        for spelling in whole.values():
+            by_size.setdefault(len(spelling), []).append("".join(map(_char_class, spelling)))
+        ended = "|".join(f"(?<={'|'.join(names)})" for _, names in sorted(by_size.items()))
         self.run = re.compile(
-            f"{each}(?<!{each}.)(?:(?<!{word}.)(?<=(?={look}{size}(?!{word})).)"
-            f"(?<=(?=(?:{spelled})(?!{word})).)(?P<whole>){look}*+"
+            f"{each}(?<!{each}.)(?:(?<!{word}.)(?<=(?={look}{size}{ends}).)"
+            f"(?P<whole>){look}*+(?:{ended})"
             f"|(?:(?<={a})|{others}*+{a}){each}*+"
             f"|(?<=[!-~]{b}|[ ]{s}){each}*+|{each}*+(?:(?<={b})(?=[!-~])|(?<={s})(?=[ ]))"
             f"|(?<={name}{n}){each}*+|{each}*+(?<={n})(?={name})"
@@ -278,8 +302,16 @@ def _whole_names() -> dict[str, tuple[frozenset[int], ...]]:
     for code, letter in [*LOOKALIKES.items(), *WHOLE_ONLY.items()]:
         drawn.setdefault(letter.lower(), set()).add(code)
     return {name: tuple(frozenset(drawn[c]) for c in name) for name in FIELD_SUFFIXES
-            if name.isascii() and name.isalpha() and len(name) <= _WHOLE_LONGEST
-            and all(c in drawn for c in name)}
+            if name.isascii() and name.isalpha() and all(c in drawn for c in name)}
+
+
+def _spotted(whole: dict[str, tuple[frozenset[int], ...]]) -> list[tuple[frozenset[int], ...]]:
+    """What the spots look for of ``whole``'s names: each name of :data:`_WHOLE_LONGEST`
+    letters or fewer, each longer one's last :data:`_WHOLE_TAIL` (a superset the fold's
+    regex tells: a compound's lead letters before a name are none of the spots' either)."""
+    return sorted({letters if len(letters) <= _WHOLE_LONGEST else letters[-_WHOLE_TAIL:]
+                   for letters in whole.values()}, key=lambda letters: [
+                       sorted(codes) for codes in letters])
 
 
 #: What follows a name wholly of look-alikes where the spots look for it: what assigns it
@@ -338,7 +370,7 @@ def _spots(letters: frozenset[int], beside: frozenset[int], near: frozenset[int]
     # Each whole name by the lead byte of its first letter: the rest of that letter, then
     # the rest of the name.
     spelled: dict[int, set[bytes]] = {}
-    for word in whole.values():
+    for word in _spotted(whole):
         rest = _spelled(word[1:])
         for code in word[0]:
             form = chr(code).encode()
@@ -411,7 +443,7 @@ def _hyperscan_spots(
     pairs += [b"[!-~]" + escaped(code) + b"[!-~]" for code in sorted(GLUED)]
     # A name wholly of look-alikes (``\u0422\u041e\u041a\u0415\u041d``), with no ASCII
     # beside it: an expression a name.
-    pairs += [_spelled(word) for _, word in sorted(whole.items())]
+    pairs += [_spelled(word) for word in _spotted(whole)]
     return [*exprs, b"[!-~]" + tags, tags + b"[!-~]", *pairs]
 
 
@@ -814,7 +846,9 @@ def _whole_fold(tables: _Tables, word: str) -> str:
     if which is None or which.lastgroup is None:
         return word.translate(tables.table)
     name = tables.whole[int(which.lastgroup[1:])]
-    return "".join(n.upper() if c.isupper() else n for c, n in zip(word, name, strict=True))
+    at = which.start(which.lastgroup)
+    return word[:at].translate(tables.lead) + "".join(
+        n.upper() if c.isupper() else n for c, n in zip(word[at:], name, strict=True))
 
 
 def fold_name(name: str) -> str:

@@ -15,8 +15,12 @@ and the tags kept; a ``CDATA`` section's content in place of it.
 An element is read from its open tag to its close tag: a text with no ``<`` inside (an
 element of elements, ``<credentials><user>…``, is its children's to judge) and at most
 :data:`LONGEST_VALUE` chars. A close tag may escape its ``/`` as a JSON text does
-(``<\\/password>``, PHP's ``json_encode``). Not read so: an element whose ``<`` is
-escaped as a JSON string's ``\\u003c``, or as HTML's ``&lt;``.
+(``<\\/password>``, PHP's ``json_encode``). An element whose ``<`` and ``>`` HTML escapes
+(``&lt;password&gt;S&lt;/password&gt;``: an XML config shown in a page) is read in a copy
+of the same length where each ``&lt;`` is ``<`` after three spaces and each ``&gt;`` is ``>``
+before three (the offsets are the text's; a real element whose text holds ``&lt;`` is read
+in the text itself). One whose ``<`` a JSON string escapes (``\\u003c``) is read decoded,
+as every escape is (:mod:`elision.redact.encodings`).
 """
 
 from __future__ import annotations
@@ -59,7 +63,8 @@ _PLIST_INNER = lazy_compile(
 def find_elements(text: str) -> list[Span]:
     """The text of each element of ``text`` whose name withholds its value, and of each
     property list value whose key's does (inside an array or a dict under it too)."""
-    if "</" not in text and "<\\/" not in text:
+    escaped = "&lt;/" in text
+    if "</" not in text and "<\\/" not in text and not escaped:
         return []  # told in C: no element closes here
     found: list[Span] = []
     if "</key>" in text:
@@ -73,16 +78,28 @@ def find_elements(text: str) -> list[Span]:
         if not name_strength(name):
             continue
         _judged(text, name, *match.span(2 if match.start(2) >= 0 else 3), found)
+    if escaped:
+        # The same length: an offset of the copy is the text's.
+        unescaped = text.replace("&lt;", "   <").replace("&gt;", ">   ")
+        for match in _ELEMENT.finditer(unescaped):
+            name = match.group(1)
+            if text[match.start()] == "<" or not name_strength(name):
+                continue  # a real element: read in the text above
+            _judged(unescaped, name, *match.span(2 if match.start(2) >= 0 else 3), found,
+                    value=text)
     return found
 
 
-def _judged(text: str, name: str, start: int, end: int, found: list[Span]) -> None:
-    """The element's text ``text[start:end]`` added to ``found`` when ``name`` withholds it."""
+def _judged(text: str, name: str, start: int, end: int, found: list[Span],
+            value: str | None = None) -> None:
+    """The element's text ``text[start:end]`` added to ``found`` when ``name`` withholds it
+    (read in ``value``, the text ``text`` is a same-length copy of, where given)."""
     raw = text[start:end]
     # The white space around the text is the document's layout, not the value's.
     start += len(raw) - len(raw.lstrip())
     end -= len(raw) - len(raw.rstrip())
-    if start < end and is_credential_value(name, html.unescape(text[start:end])):
+    read = text if value is None else value
+    if start < end and is_credential_value(name, html.unescape(read[start:end])):
         found.append(make_span((start, end, ASSIGNMENT)))
 
 

@@ -144,6 +144,9 @@ _COOKIE_CONTAINERS = tuple(
                   for colon in (":", ": ")))
     for bracket in "[{"
 )
+#: The most dashes of a delimiter row's first cell that does not open with ``|`` the
+#: trigger search knows (a literal a count): 32, some 450 literals (their cost: bench/README.md).
+_DELIMITER_DASHES = 32
 #: A Markdown table's delimiter row opening its line, the break plain or as a JSON string
 #: escapes it (``\\n|---|``): a walked string that holds a table is judged
 #: (:mod:`elision.redact.mdtables`), its header's names written with no separator a trigger
@@ -157,14 +160,21 @@ TABLE_ROWS = tuple(
 ) + tuple(
     # A first cell of one or two dashes, closed (``|-|``, ``| -- |``): a ``tree`` listing's
     # ``|-- name`` has no ``|`` after its dashes. A delimiter row that does not open with a
-    # ``|`` (``--- | ---``, ``:--|--:``), by its first cell closed, of four dashes at most:
-    # ``---`` alone is YAML's and Markdown's rule, on a line of its own.
+    # ``|`` (``--- | ---``, ``:--|--:``, ``---------|-----``: a first cell as wide as its
+    # header's name), by its first cell closed, of :data:`_DELIMITER_DASHES` at most:
+    # ``---`` or ``-----`` alone is YAML's and Markdown's rule, on a line of its own, so
+    # the literal holds the cell's close.
     f"{br}{left}{'-' * dashes}{right}{gap}|" for br in ("\n", "\\n")
-    for dashes in range(1, 5) for left in ("", ":") for right in ("", ":") for gap in ("", " ")
+    for dashes in range(1, _DELIMITER_DASHES + 1) for left in ("", ":") for right in ("", ":")
+    for gap in ("", " ")
 )
+#: An XML element's open tag written as HTML escapes it (``&lt;password&gt;S&lt;/password&gt;``:
+#: an XML config shown in a page, or in a JSON string of one): each name before ``&gt;``,
+#: as ``password>`` is (:mod:`elision.redact.elements` reads the element).
+ESCAPED_TAGS = tuple(f"{name}&gt;" for name in FIELD_SUFFIXES)
 QUOTED_NAMES = (
     *_QUOTED_WHOLE, *_QUOTED_DEEP, "'_csrf'",
-    *_WHOLE_KEYS, *_COOKIE_CONTAINERS, *TABLE_ROWS,
+    *_WHOLE_KEYS, *_COOKIE_CONTAINERS, *TABLE_ROWS, *ESCAPED_TAGS,
 )
 #: What a name must be followed by, in a text, for the trigger search to flag it (``>``: an
 #: XML element's open tag, ``<password>``, :mod:`elision.redact.elements`).

@@ -19,6 +19,8 @@ over ``--|--``) has rows that need not either.
 
 from __future__ import annotations
 
+from itertools import chain
+
 from elision._lazyre import lazy_compile
 from elision.redact.columns import CREDENTIAL_FIELD, SpanSink
 from elision.redact.generic import (
@@ -47,9 +49,10 @@ def body_may_hold_tables(body: bytes) -> bool:
     delimiter's cell, then such a row)."""
     return b"|" in body and (
         _DELIMITER_OPENING_BYTES.search(body) is not None
-        or ((_ROW_OPENING_BYTES.search(body) is not None
-            or body[:_ROW_INDENT + 1].lstrip(b" ")[:1] == b"|")
-        and _LOOSE_ROW_BYTES.search(body) is not None))
+        or (_ROW_OPENING_BYTES.search(body) is not None
+            and _LOOSE_ROW_BYTES.search(body) is not None)
+        or (body[:_ROW_INDENT + 1].lstrip(b" ")[:1] == b"|"
+            and _LOOSE_ROW_AT_BYTES.match(body) is not None))
 
 
 #: A delimiter row's opening as a JSON string writes it, its line break escaped (``\\n|-``,
@@ -235,18 +238,22 @@ def _rows(
 
 
 #: A row of two cells outside any table (no header and delimiter above it): ``| password |
-#: S |``. Group 1 is the first cell (a name), 2 the second (white space off). It opens with
-#: its ``|``, a literal the search skips to in C, its name with a letter (a ``^`` first was
-#: tried at every char, 16 ms a MB of YAML blocks; a name that may open with ``-`` at each
-#: ``|-``, 4 ms a MB of ``x |-``, 7x the code before). That its line opens with it (three
-#: spaces before it at most) is told after, and that some line does before any search
-#: (:data:`_ROW_OPENING`). Possessive where nothing after can give back: a name's row with
-#: no value failed once a char of the name.
-_LOOSE_ROW_SOURCE = (
-    r"(?m)\|[ \t]*+([A-Za-z_][A-Za-z0-9_.-]{0,95}+)[ \t]*+\|[ \t]*+([^|\r\n]{1,4096}?)"
+#: S |``. Group 1 is the first cell (a name: a letter, a digit, ``_`` or ``-`` first, so
+#: ``| 2fa_secret | S |`` and a flag's ``| --api-key | S |`` are read), 2 the second (white
+#: space off). Led by the line break before it and at most three spaces (CommonMark reads
+#: four as code): a literal the search skips to in C, where a ``^`` first was tried at every
+#: char (16 ms a MB of YAML blocks), and a row led by its ``|`` alone was tried at each ``|``
+#: of a line (a name that may open with ``-`` at each ``|-``: 4 ms a MB of ``x |-``, 7x).
+#: Possessive where nothing after can give back: a name's row with no value failed once a
+#: char of the name.
+_ROW_SOURCE = (
+    r"\|[ \t]*+([A-Za-z0-9_-][A-Za-z0-9_.-]{0,95}+)[ \t]*+\|[ \t]*+([^|\r\n]{1,4096}?)"
     r"[ \t]*\|?[ \t]*\r?$"
 )
+_LOOSE_ROW_SOURCE = r"(?m)\n {0,3}" + _ROW_SOURCE
 _LOOSE_ROW = lazy_compile(_LOOSE_ROW_SOURCE)
+#: The same row at a text's start (or a range's, where a line opens).
+_LOOSE_ROW_AT = lazy_compile(r"(?m) {0,3}" + _ROW_SOURCE)
 #: How far a row outside a table may be indented: CommonMark reads four spaces as code.
 _ROW_INDENT = 3
 #: A line that opens with a pipe, from the break before it: a search led by a line break (a
@@ -255,19 +262,23 @@ _ROW_OPENING = lazy_compile(r"\n {0,3}\|")
 _ROW_OPENING_BYTES = lazy_compile(rb"\n {0,3}\|")
 _ROW_AT_START = lazy_compile(r" {0,3}\|")
 _LOOSE_ROW_BYTES = lazy_compile(_LOOSE_ROW_SOURCE.encode())
+_LOOSE_ROW_AT_BYTES = lazy_compile((r"(?m) {0,3}" + _ROW_SOURCE).encode())
 
 
 def _loose_rows(text: str, start: int, end: int, into: SpanSink) -> SpanSink:
     """``into``, with each row of ``text[start:end]`` (whole lines) that is no table's and
     holds a credential's name and its value (``| password | S |``) added; a phrase that
     describes (``| password | The user's password |``) is shown."""
-    if not (_ROW_AT_START.match(text, start) or _ROW_OPENING.search(text, max(0, start - 1), end)):
+    at_start = start == 0 or text[start - 1] == "\n"
+    if not ((at_start and _ROW_AT_START.match(text, start))
+            or _ROW_OPENING.search(text, max(0, start - 1), end)):
         return into  # told in C: no line opens with a pipe
     named: dict[str, bool] = {}  # each name judged once: a list's rows repeat theirs
-    for match in _LOOSE_ROW.finditer(text, start, end):
-        opens = text.rfind("\n", 0, match.start()) + 1
-        if match.start() - opens > _ROW_INDENT or text[opens:match.start()].strip(" "):
-            continue  # not its row's first cell
+    # Each row from the break before it (the range's first line's too); the text's first
+    # line has none.
+    rows = _LOOSE_ROW.finditer(text, start - 1 if start and at_start else start, end)
+    first = _LOOSE_ROW_AT.match(text, 0, end) if start == 0 else None
+    for match in rows if first is None else chain((first,), rows):
         name = match.group(1)
         names = named.get(name)
         if names is None:
