@@ -29,7 +29,7 @@ from elision.redact.commands import COMMAND_GATES, NextMatch, password_flags
 from elision.redact.compat import fold_name
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
-from elision.redact.kept import LONGEST, keep, kept
+from elision.redact.kept import LIMIT, LONGEST, keep, kept
 from elision.redact.rules import Span, is_stub, make_span, names_behind
 
 STRONG, WEAK = 2, 1
@@ -621,19 +621,37 @@ def opaque(value: str) -> bool:
 
 
 def is_credential_value(name: str, value: str) -> bool:
-    """Whether ``name: value`` holds a credential (the JSON member rule)."""
+    """Whether ``name: value`` holds a credential (the JSON member rule), kept for the
+    process by name and value where both are short (:mod:`elision.redact.kept`): a list,
+    a property list or a table repeats them (87,000 ``- hunter2x`` under one ``passwords:``
+    were each judged afresh, five judges a value: issue 23)."""
+    known = _credential_values.get((name, value))
+    if known is not None:
+        return known
     strength = name_strength(name)
     if not strength or placeholder(value) or prose(value) or is_location(value):
-        return False
-    parts = words(name_shape(name))
-    if parts[-1] == "authorization" and value.lower().startswith(("bearer ", "basic ")):
-        return False  # the scheme stays readable; the token rules take the value itself
-    if parts[-1] in ("cookie", "authorization"):
-        return True
-    if strength == STRONG:
-        # A shell's PWD and OLDPWD are the working directory, not a password.
-        return not (parts in (["pwd"], ["oldpwd"]) and _path(value.strip()))
-    return opaque(value.strip())
+        known = False
+    else:
+        parts = words(name_shape(name))
+        if parts[-1] == "authorization" and value.lower().startswith(("bearer ", "basic ")):
+            known = False  # the scheme stays readable; the token rules take the value itself
+        elif parts[-1] in ("cookie", "authorization"):
+            known = True
+        elif strength == STRONG:
+            # A shell's PWD and OLDPWD are the working directory, not a password.
+            known = not (parts in (["pwd"], ["oldpwd"]) and _path(value.strip()))
+        else:
+            known = opaque(value.strip())
+    if len(value) <= LONGEST and len(name) <= LONGEST:
+        # keep()'s rule inline: a call more a value judged was a call more an entry
+        if len(_credential_values) >= LIMIT:
+            _credential_values.clear()
+        _credential_values[name, value] = known
+    return known
+
+
+#: :func:`is_credential_value`'s answers for short names and values.
+_credential_values: dict[tuple[str, str], bool] = {}
 
 
 # Every name the text finder reads starts at one of these words (found in the lower-cased
