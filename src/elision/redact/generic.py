@@ -1114,8 +1114,12 @@ def _alone(
     if sep is None:
         lead = _SEP_LEAD.match(piece, end)
         assert lead is not None  # it matches the empty string
-        if piece.startswith("-", start) or lead.end() + 3 >= size:
-            return None  # a flag's value, or a separator that may go on past the piece
+        if piece.startswith("-", start):
+            return None  # a flag's value
+        if lead.end() + 3 >= size and (lead.end() >= size or piece[lead.end()] in "=:"):
+            # A separator that may go on past the piece; after its lead (a quote, spacing)
+            # any char but ``=`` or ``:`` opens none: ``<key>password</key>``'s ``</``.
+            return None
         return end, -1, -1
     at, b = sep.end(1), sep.end(2)
     if b < 0 or piece[at] in _QUOTES or b - at > _LONGEST_VALUE or b >= size:
