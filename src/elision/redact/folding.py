@@ -31,6 +31,41 @@ def fold(text: str) -> str:
 LOWER_WINDOW = 64 << 10
 
 
+#: The most chars :func:`lowered` lowers at a time (their buffer: 48 KB).
+LOWERED_CHUNK = 4096
+
+
+def lowered(text: str) -> str:
+    """``text.lower()``, lower-cased a window at a time where ``text`` is not ASCII: CPython
+    lowers a text past ASCII through a buffer of 12 bytes a char (three UCS-4 chars each), so
+    a 32 KB YAML list of ``- hünter2x`` peaked at 13x its size under the regex passes (issue
+    23). Each window ends after a line break or a space (:func:`_window_end`): no char's
+    lower case reads context past one (a final sigma's reads cased and case-ignorable chars
+    only), so the windows lowered apart are the text lowered whole."""
+    if text.isascii() or len(text) <= LOWERED_CHUNK:
+        return text.lower()
+    parts: list[str] = []
+    at = 0
+    while at < len(text):
+        end = _window_end(text, at)
+        parts.append(text[at:end].lower())
+        at = end
+    return "".join(parts)
+
+
+def _window_end(text: str, at: int) -> int:
+    """Where :func:`lowered`'s window from ``at`` ends: after the last line break, else the
+    last space, of the :data:`LOWERED_CHUNK` chars from ``at``; the text's end where it comes
+    first or neither is there (the rest is lowered whole)."""
+    end = at + LOWERED_CHUNK
+    if end >= len(text):
+        return len(text)
+    cut = text.rfind("\n", at, end)
+    if cut < 0:
+        cut = text.rfind(" ", at, end)
+    return len(text) if cut < 0 else cut + 1
+
+
 def holds_lowered(text: str, word: str) -> bool:
     """``word in text.lower()`` for a lower-case ``word`` without a lowered copy of all of
     ``text``: a window at a time, each read ``len(word) - 1`` chars past its end."""
