@@ -29,7 +29,7 @@ from elision.redact.commands import COMMAND_GATES, NextMatch, password_flags
 from elision.redact.compat import fold_name
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
-from elision.redact.kept import LONGEST, keep, kept
+from elision.redact.kept import LIMIT, LONGEST, keep, kept
 from elision.redact.rules import Span, is_stub, make_span, names_behind
 
 STRONG, WEAK = 2, 1
@@ -664,11 +664,28 @@ def opaque(value: str) -> bool:
 
 
 def is_credential_value(name: str, value: str) -> bool:
-    """Whether ``name: value`` holds a credential (the JSON member rule)."""
+    """Whether ``name: value`` holds a credential (the JSON member rule), kept for the
+    process by name and value where both are short (:mod:`elision.redact.kept`): a list,
+    a property list or a table repeats them (87,000 ``- hunter2x`` under one ``passwords:``
+    were each judged afresh, five judges a value: issue 23)."""
+    known = _credential_values.get((name, value))
+    if known is not None:
+        return known
     strength = name_strength(name)
     if not strength or placeholder(value) or prose(value) or is_location(value):
-        return False
-    return named_credential(strength, words(name_shape(name)), value)
+        known = False
+    else:
+        known = named_credential(strength, words(name_shape(name)), value)
+    if len(value) <= LONGEST and len(name) <= LONGEST:
+        # keep()'s rule inline: a call more a value judged was a call more an entry
+        if len(_credential_values) >= LIMIT:
+            _credential_values.clear()
+        _credential_values[name, value] = known
+    return known
+
+
+#: :func:`is_credential_value`'s answers for short names and values.
+_credential_values: dict[tuple[str, str], bool] = {}
 
 
 def stands_for_nothing(value: str) -> bool:
@@ -1209,10 +1226,15 @@ def _alone(
     if sep is None:
         lead = _SEP_LEAD.match(piece, end)
         assert lead is not None  # it matches the empty string
-        if piece.startswith("-", start) or lead.end() + 3 >= size or (
-                piece.startswith(":", lead.end())):
-            # A flag's value, a separator that may go on past the piece, or a colon before a
-            # bind parameter's name (_SEP_SOURCE), which may go on past it to be none.
+        if piece.startswith("-", start):
+            return None  # a flag's value
+        if piece.startswith(":", lead.end()):
+            # A colon before a bind parameter's name (_SEP_SOURCE), which may go on past the
+            # piece to be none.
+            return None
+        if lead.end() + 3 >= size and (lead.end() >= size or piece[lead.end()] in "=:"):
+            # A separator that may go on past the piece; after its lead (a quote, spacing)
+            # any char but ``=`` or ``:`` opens none: ``<key>password</key>``'s ``</``.
             return None
         return end, -1, -1
     at, b = sep.end(1), sep.end(2)

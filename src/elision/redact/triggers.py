@@ -34,7 +34,7 @@ from elision._lazyre import lazy_compile
 from elision.redact import compat, density, keywords, rules, weak
 from elision.redact.commands import GLUED_CURL_USER
 from elision.redact.families import PATTERN_FAMILIES
-from elision.redact.folding import fold
+from elision.redact.folding import fold, lowered
 from elision.redact.generic import (
     AFFIX_ASSIGNED,
     AFFIX_ASSIGNED_ANYWHERE,
@@ -1880,7 +1880,7 @@ def _regex_dense_triggers(text: str) -> tuple[list[int], list[tuple[int, int]]]:
     """:func:`dense_text_triggers` with the regex passes, their matches counted
     (:mod:`elision.redact.density`): the same bound, its grid in chars."""
     passes = rules.text_prefilter()
-    low = text.lower()
+    low = lowered(text)
     positions, dense = density.counted_search(
         passes.keyword_passes(text, low), text, "\n", DENSE_WINDOW, DENSE_LIMIT, DENSE_GOES_ON,
         confirms=passes.confirms)
