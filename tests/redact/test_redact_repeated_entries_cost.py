@@ -207,13 +207,12 @@ def test_a_plist_piece_is_read_by_its_shapes() -> None:
 # -- a loose row's verdict kept in its text ----------------------------------------------------
 
 def _rows_one_at_a_time(text: str) -> list[Span]:
-    """``mdtables._loose_rows`` as the code before read it: each row's first cell told by a
-    slice of its line, each row judged."""
+    """``mdtables._loose_rows`` with no verdict kept: each row judged. A row's first cell is
+    found as the code reads it since leakmisc's merge (the search led by its line's break,
+    the text's first line from its start), so this holds the kept verdicts alone."""
     found: list[Span] = []
-    for match in mdtables._LOOSE_ROW.finditer(text):
-        opens = text.rfind("\n", 0, match.start()) + 1
-        if match.start() - opens > mdtables._ROW_INDENT or text[opens:match.start()].strip(" "):
-            continue
+    first = mdtables._LOOSE_ROW_AT.match(text)
+    for match in [*([first] if first else []), *mdtables._LOOSE_ROW.finditer(text)]:
         name, value = match.group(1), match.group(2)
         if (not mdtables.names_nothing(name) and name_strength(name)
                 and not mdtables._describes(name, value)
