@@ -397,8 +397,16 @@ class _Hyperscan:
         #: only where :func:`.weak.counts` confirms it, and is no dense window's form.
         self.weak = frozenset(
             expr for expr, lit in enumerate(self._literals[:gates]) if lit in weak.LITERALS)
-        #: What counts towards a text's density only where confirmed (:meth:`scan`).
+        #: What counts towards a JSON serialization's density only where confirmed.
         self.confirmed = self.affixed | self.weak
+        #: A name's literals that end with its closing quote (:data:`.weak.QUOTE_ENDS`): in
+        #: a text each counts only where :func:`.weak.quoted_counts` confirms it (NDJSON of
+        #: ``{"m": "tokens"}`` lines was withheld whole), and is no dense window's form.
+        self.quoted = frozenset(
+            expr for expr in range(gates)
+            if self._literals[expr][-1] in weak.QUOTE_ENDS) - self.confirmed
+        #: What counts towards a text's density only where confirmed (:meth:`scan`).
+        self.text_confirmed = self.confirmed | self.quoted
         #: The longest literal's bytes: how far before its end a search that takes over
         #: from another starts reading, so that no match crosses the place it took over.
         self.longest = max(self.lengths)
@@ -868,10 +876,13 @@ class _Hyperscan:
         needle: str | bytes = stop
         lengths = self.lengths
         weak_ones = self.weak
+        quoted = affixed & self.quoted
 
         near = [-1, False]  # the last window weak.near was asked of, and its answer
 
         def counts(expr: int, start: int, end: int) -> bool:
+            if expr in quoted:
+                return weak.quoted_counts(view, end)
             if expr not in weak_ones:
                 return _affix_counts(view, start, end)
             at = start // DENSE_WINDOW
@@ -984,7 +995,7 @@ class _Hyperscan:
                     continue
                 if resume >= 0:  # a dense window: on from the next one, in the same stretch
                     assert dense is not None
-                    forms = (self._forms(data, marks, gates) if forms_of is None
+                    forms = (self._forms(data, marks, gates | quoted) if forms_of is None
                              else forms_of(data, marks))
                     self._dense_forms()[name] = forms
                     base = floor = self._goes_on(data, stop, resume, forms, dense)
@@ -1296,7 +1307,8 @@ class _Hyperscan:
         db = (self.json_literals if json_affixed else self.literals) if keys \
             else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
-                        gates=self.gates, dense=dense, affixed=self.confirmed,
+                        gates=self.gates, dense=dense,
+                        affixed=self.confirmed if keys else self.text_confirmed,
                         unconfirmed=unconfirmed, faint=frozenset() if keys else self.weak)
         secrets = found[_SECRET]
         if first and secrets:
