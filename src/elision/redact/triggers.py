@@ -995,7 +995,7 @@ class _Hyperscan:
                     continue
                 if resume >= 0:  # a dense window: on from the next one, in the same stretch
                     assert dense is not None
-                    forms = (self._forms(data, marks, gates | quoted) if forms_of is None
+                    forms = (self._forms(data, marks, gates) if forms_of is None
                              else forms_of(data, marks))
                     self._dense_forms()[name] = forms
                     base = floor = self._goes_on(data, stop, resume, forms, dense)
@@ -1018,10 +1018,23 @@ class _Hyperscan:
     ) -> list[bytes]:
         """The bytes of a dense window's matches, the most frequent first (at most
         :data:`_FORMS`): what its stretch is made of. Not a weak literal's: a count of its
-        copies counts those that :func:`.weak.counts` would not."""
-        lengths, weak_ones = self.lengths, self.weak
-        counts = Counter(data[pos + 1 - lengths[expr]:pos + 1]
-                         for expr, pos in marks if expr not in gates and expr not in weak_ones)
+        copies counts those that :func:`.weak.counts` would not. A quoted name's
+        (:attr:`quoted`) with the char that assigns it (``password":``,
+        :func:`.weak.quoted_form_tail`), or none: in a text its literal alone is in names
+        that do not count (``{"m": "tokens"}``; a JSON scan's takes the same forms)."""
+        lengths, weak_ones, quoted = self.lengths, self.weak, self.quoted
+        view = memoryview(buffer(data))
+        counts: Counter[bytes] = Counter()
+        for expr, pos in marks:
+            if expr in gates or expr in weak_ones:
+                continue
+            end = pos + 1
+            if expr in quoted:
+                tail = weak.quoted_form_tail(view, end)
+                if tail < 0:
+                    continue
+                end += tail
+            counts[bytes(data[pos + 1 - lengths[expr]:end])] += 1
         return [form for form, _ in counts.most_common(_FORMS)]
 
     def _dense_forms(self) -> dict[str, list[bytes]]:

@@ -18,6 +18,10 @@ such tables or commands that name credentials is dense as before.
 Each is asked only of a window about to turn dense (the affixed names' way,
 :mod:`elision.redact.triggers`), each match once, and reads the chars around it in C; a
 window with no ``-``, no core and nothing past ASCII near it is told at once (:func:`near`).
+
+A name's literal closed by its quote (``password"``, ``"tokens"``) is counted the same way,
+only where :func:`quoted_counts` says something may be assigned to it: an NDJSON log of
+``{"m": "tokens"}`` lines was withheld whole as credential-dense.
 """
 
 from __future__ import annotations
@@ -179,6 +183,29 @@ def quoted_counts(data: Any, end: int) -> bool:
         return True
     before = _bytes(data[max(0, end - 1 - _PAIR_BACK):end - 1])
     return _PAIR_NAME.search(before) is not None
+
+
+#: What may follow a quoted name's closing quote in a dense window's form: a char that
+#: assigns it (not one :data:`_CLOSED` skips or ends on, nor an escape's backslash).
+_NOT_ASSIGNING = frozenset(b' \t,})]\r\n\\')
+
+
+def quoted_form_tail(data: Any, end: int) -> int:
+    """How many bytes past the name's literal that ends at ``data[end - 1]`` (its quote, or
+    the backslash of an escaped one) reach the char after its quote, that char included,
+    where that char assigns it (``password":``); -1 where none such follows. Every copy of
+    the literal and those bytes is a match :func:`quoted_counts` counts, so a count of their
+    copies tells a dense window's stretch goes on (a count of the literal alone would count
+    the names it does not)."""
+    at = end
+    if data[end - 1] == 0x5C:
+        escaped = _ESCAPED_QUOTE.match(_bytes(data[end:end + 66]))
+        if escaped is None:
+            return -1
+        at = end + escaped.end()
+    if at >= len(data) or data[at] in _NOT_ASSIGNING:
+        return -1
+    return at + 1 - end
 
 
 def quoted_match_counts(target: Any, match: re.Match[Any]) -> bool:
