@@ -22,17 +22,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elision import Budget, shape
-from elision.redact import redact_text, triggers, weak
+from elision.redact import redact_text, weak
+from support.dense import assert_dense_hiding, assert_shown_whole, over_windows
 from support.engines import trigger_engines, using_engine
 
-WINDOW = triggers.DENSE_WINDOW
 ENGINES = [pytest.param(e, id=type(e).__name__.strip("_").lower()) for e in trigger_engines()]
 SECRET = "Zx8Qw3Er5Ty7Ui9O"
-
-
-def _long(unit: str) -> str:
-    """``unit`` repeated over eight windows: twice the bound's allowance, were it dense."""
-    return unit * (8 * WINDOW // len(unit))
 
 
 _NAMED_ONLY = [
@@ -52,12 +47,7 @@ _NAMED_ONLY = [
 @pytest.mark.parametrize("unit", _NAMED_ONLY)
 @pytest.mark.usefixtures("each_engine")
 def test_a_log_of_names_with_nothing_assigned_is_shown(unit: str) -> None:
-    text = _long(unit)
-    _, dense = triggers.dense_text_triggers(text)
-    assert dense == []
-    done = redact_text(text)
-    assert done.withheld == ()
-    assert done.value == text
+    assert_shown_whole(over_windows(unit))
 
 
 @pytest.mark.usefixtures("each_engine")
@@ -86,10 +76,7 @@ _ASSIGNED = [
 @pytest.mark.parametrize("unit", _ASSIGNED)
 @pytest.mark.usefixtures("each_engine")
 def test_names_assigned_after_their_quote_are_dense_as_before(unit: str) -> None:
-    text = _long(unit % SECRET)
-    _, dense = triggers.dense_text_triggers(text)
-    assert dense
-    assert SECRET not in str(redact_text(text).value)
+    assert_dense_hiding(over_windows(unit % SECRET), SECRET)
 
 
 @pytest.mark.parametrize(("text", "counts"), [
@@ -154,12 +141,7 @@ _RECORDS = st.lists(_named_record(), min_size=1, max_size=6)
 
 def _ndjson(records: list[str]) -> str:
     """``records`` cycled over eight windows (a log's lines repeat)."""
-    lines: list[str] = []
-    size = 0
-    while size < 8 * WINDOW:
-        lines.append(records[len(lines) % len(records)])
-        size += len(lines[-1]) + 1
-    return "\n".join(lines) + "\n"
+    return over_windows("\n".join(records) + "\n")
 
 
 @pytest.mark.parametrize("engine", ENGINES)
