@@ -449,6 +449,10 @@ SYSTEMATIC: list[Class] = [
     # credential (dense as before: a delimiter row counts where its table may name one).
     Class("md-one-row-tables", _repeat("| a | b |\n|---|---|\n| 1 | 2 |\n")),
     Class("md-one-row-named", _repeat("|password|\n|---|\n|hunter2x|\n")),
+    # A credential's name as a JSON value, nothing assigned to it (judged, not dense:
+    # overdense), and as a member's name with its value (dense as before).
+    Class("ndjson-name-values", _repeat('{"m": "tokens"}\n{"field": "password", "n": 3}\n')),
+    Class("ndjson-name-members", _repeat('{"password": "hunter2x"}\n')),
     Class("json-plural-keys", lambda n: _elements(b'{"api_keys":["hunter2x"]}')(n)),
     # The hunt's key leaks (tests/redact/test_redact_key_leaks.py): each trigger they added, and
     # each new finder's worst, repeated.

@@ -31,6 +31,7 @@ from elision.redact import authheader, redact_text, redact_value, triggers, weak
 from elision.redact.generic import TABLE_ROWS
 from redact.test_redact_density_bound import ENGINES, judged_but_shown, runs_beside_credentials
 from redact.test_redact_header_quote_leaks import _all_routes, _letters
+from support.dense import assert_dense_hiding, assert_shown_whole
 from support.engines import using_engine
 
 # -- an ISO timestamp after a generated run ---------------------------------------------------
@@ -141,12 +142,7 @@ def _long(unit: str) -> str:
 @pytest.mark.parametrize("unit", _NAMING_NOTHING)
 @pytest.mark.usefixtures("each_engine")
 def test_a_text_dense_in_triggers_that_name_nothing_is_shown(unit: str) -> None:
-    text = _long(unit)
-    _, dense = triggers.dense_text_triggers(text)
-    assert dense == []
-    done = redact_text(text)
-    assert done.withheld == ()
-    assert done.value == text
+    assert_shown_whole(_long(unit))
 
 
 @pytest.mark.parametrize(("unit", "dense"), [
@@ -194,11 +190,7 @@ _DENSE_CREDENTIALS = [
 @pytest.mark.parametrize("unit", _DENSE_CREDENTIALS)
 @pytest.mark.usefixtures("each_engine")
 def test_the_same_forms_naming_credentials_are_dense_as_before(unit: str) -> None:
-    text = _long(unit)
-    _, dense = triggers.dense_text_triggers(text)
-    assert dense
-    shown = str(redact_text(text).value)
-    assert "Zx8Qw3Er5Ty7" not in shown
+    assert_dense_hiding(_long(unit), "Zx8Qw3Er5Ty7")
 
 
 #: Each filler made some 1 KB long: a run of 17 to 24 of them passes the bound's allowance

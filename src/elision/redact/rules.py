@@ -188,10 +188,11 @@ class _Prefilter:
         from elision.redact import keywords, weak
         from elision.redact.generic import AFFIX_PATTERNS
 
-        exact = anchored([*keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT])
-        lower = anchored([*keywords.FAMILY_ANY_CASE,
-                          *(lit for lit in keywords.GENERIC if lit not in weak.LITERALS),
-                          *keywords.ESCAPE_ANY_CASE])
+        exact_names = [*keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT]
+        lower_names = [*keywords.FAMILY_ANY_CASE,
+                       *(lit for lit in keywords.GENERIC if lit not in weak.LITERALS),
+                       *keywords.ESCAPE_ANY_CASE]
+        exact, lower = anchored(exact_names), anchored(lower_names)
         self.exact_literals = tuple((conv(x[0]), conv(x)) for x in _EXACT_LITERALS)
         self.exact = tuple(gated(x) for x in _EXACT_PATTERNS) + tuple(
             (conv(a), re.compile(conv(p))) for a, p in exact)
@@ -211,6 +212,19 @@ class _Prefilter:
         #: A pass's confirmation of a match before the density bound counts it.
         self.confirms: dict[re.Pattern[Any], Callable[[Any, re.Match[Any]], bool]] = {
             self.lower[-2][1]: weak.table_match_counts}
+        # The name passes that find a literal closed by its quote (``password"``, and
+        # ``"private_key"`` anchored on its ``_``) count such a match only where something
+        # may be assigned to its name (weak.quoted_counts): ``{"m": "tokens"}`` lines, each
+        # counted, were withheld whole.
+        for found, names, passes in (
+                (self.exact[len(_EXACT_PATTERNS):], exact_names, exact),
+                (self.lower[len(_LOWER_PATTERNS):len(_LOWER_PATTERNS) + len(lower)],
+                 lower_names, lower)):
+            quoted = {anchor for anchor, _ in anchored(
+                [name for name in names if name[-1] in weak.QUOTE_ENDS])}
+            self.confirms.update((pattern, weak.quoted_match_counts)
+                                 for (_, pattern), (anchor, _) in zip(found, passes, strict=True)
+                                 if anchor in quoted)
         # A base64 run that decodes to text may hide any keyword (one pass, then a probe of
         # each run's first bytes).
         self.b64 = re.compile(conv(keywords.B64_RUN.pattern))

@@ -397,8 +397,16 @@ class _Hyperscan:
         #: only where :func:`.weak.counts` confirms it, and is no dense window's form.
         self.weak = frozenset(
             expr for expr, lit in enumerate(self._literals[:gates]) if lit in weak.LITERALS)
-        #: What counts towards a text's density only where confirmed (:meth:`scan`).
+        #: What counts towards a JSON serialization's density only where confirmed.
         self.confirmed = self.affixed | self.weak
+        #: A name's literals that end with its closing quote (:data:`.weak.QUOTE_ENDS`): in
+        #: a text each counts only where :func:`.weak.quoted_counts` confirms it (NDJSON of
+        #: ``{"m": "tokens"}`` lines was withheld whole), and is no dense window's form.
+        self.quoted = frozenset(
+            expr for expr in range(gates)
+            if self._literals[expr][-1] in weak.QUOTE_ENDS) - self.confirmed
+        #: What counts towards a text's density only where confirmed (:meth:`scan`).
+        self.text_confirmed = self.confirmed | self.quoted
         #: The longest literal's bytes: how far before its end a search that takes over
         #: from another starts reading, so that no match crosses the place it took over.
         self.longest = max(self.lengths)
@@ -868,10 +876,13 @@ class _Hyperscan:
         needle: str | bytes = stop
         lengths = self.lengths
         weak_ones = self.weak
+        quoted = affixed & self.quoted
 
         near = [-1, False]  # the last window weak.near was asked of, and its answer
 
         def counts(expr: int, start: int, end: int) -> bool:
+            if expr in quoted:
+                return weak.quoted_counts(view, end)
             if expr not in weak_ones:
                 return _affix_counts(view, start, end)
             at = start // DENSE_WINDOW
@@ -1007,10 +1018,23 @@ class _Hyperscan:
     ) -> list[bytes]:
         """The bytes of a dense window's matches, the most frequent first (at most
         :data:`_FORMS`): what its stretch is made of. Not a weak literal's: a count of its
-        copies counts those that :func:`.weak.counts` would not."""
-        lengths, weak_ones = self.lengths, self.weak
-        counts = Counter(data[pos + 1 - lengths[expr]:pos + 1]
-                         for expr, pos in marks if expr not in gates and expr not in weak_ones)
+        copies counts those that :func:`.weak.counts` would not. A quoted name's
+        (:attr:`quoted`) with the char that assigns it (``password":``,
+        :func:`.weak.quoted_form_tail`), or none: in a text its literal alone is in names
+        that do not count (``{"m": "tokens"}``; a JSON scan's takes the same forms)."""
+        lengths, weak_ones, quoted = self.lengths, self.weak, self.quoted
+        view = memoryview(buffer(data))
+        counts: Counter[bytes] = Counter()
+        for expr, pos in marks:
+            if expr in gates or expr in weak_ones:
+                continue
+            end = pos + 1
+            if expr in quoted:
+                tail = weak.quoted_form_tail(view, end)
+                if tail < 0:
+                    continue
+                end += tail
+            counts[bytes(data[pos + 1 - lengths[expr]:end])] += 1
         return [form for form, _ in counts.most_common(_FORMS)]
 
     def _dense_forms(self) -> dict[str, list[bytes]]:
@@ -1296,7 +1320,8 @@ class _Hyperscan:
         db = (self.json_literals if json_affixed else self.literals) if keys \
             else self.text_literals
         self._stretches(db, "keys" if keys else "text", data, stop, keep, first=first,
-                        gates=self.gates, dense=dense, affixed=self.confirmed,
+                        gates=self.gates, dense=dense,
+                        affixed=self.confirmed if keys else self.text_confirmed,
                         unconfirmed=unconfirmed, faint=frozenset() if keys else self.weak)
         secrets = found[_SECRET]
         if first and secrets:

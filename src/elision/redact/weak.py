@@ -18,6 +18,10 @@ such tables or commands that name credentials is dense as before.
 Each is asked only of a window about to turn dense (the affixed names' way,
 :mod:`elision.redact.triggers`), each match once, and reads the chars around it in C; a
 window with no ``-``, no core and nothing past ASCII near it is told at once (:func:`near`).
+
+A name's literal closed by its quote (``password"``, ``"tokens"``) is counted the same way,
+only where :func:`quoted_counts` says something may be assigned to it: an NDJSON log of
+``{"m": "tokens"}`` lines was withheld whole as credential-dense.
 """
 
 from __future__ import annotations
@@ -135,3 +139,78 @@ def table_match_counts(target: Any, match: re.Match[Any]) -> bool:
     at = match.start()
     start = at - 1 if target[at - 1:at] in ("\n", b"\n") else at - 2
     return counts(target, start, match.end())
+
+
+#: The last chars of a name's literal that close it as a quoted string (``password"``,
+#: ``"tokens"``, ``password'``, a JSON-in-JSON ``password\\`` before its escaped quote).
+QUOTE_ENDS = frozenset('"\'\\')
+#: The same as chars and as the ints a ``bytes`` target gives.
+_QUOTE_ENDS_BOTH = QUOTE_ENDS | frozenset(ord(c) for c in QUOTE_ENDS)
+#: What after a quoted name closes its member or its item with nothing assigned: a JSON
+#: value's end (``{"m": "tokens"}``, ``{"field": "password", "n": 3}``), a line's end (plain
+#: or escaped), the text's end. Any other char may assign it (``:``, ``=``, ``=>``, a bare
+#: value after a space) and it counts. Read from a slice of :data:`_AFTER` bytes, longer than
+#: the spaces it skips, so its ``\Z`` is the data's end.
+_CLOSED = re.compile(rb'[ \t]{0,8}(?:[,})\]\r\n]|\\[nr]|\Z)')
+_AFTER = 10
+#: The escaped quote a literal that ends with a backslash is closed by, JSON-in-JSON deep.
+_ESCAPED_QUOTE = re.compile(rb'\\{0,64}["\']')
+#: A pair's name (``{"name": "DB_PASSWORD", "value": …}``, :mod:`elision.redact.pairs`): a
+#: key that ends as a pair's name key does, then the quoted name. Its value may come before
+#: it (``{"value": …, "name": "password"}``), so such a name counts however it ends. Any
+#: case and any key that ends so (``hostname``): a superset of the pairs' own spellings.
+_PAIR_NAME = re.compile(
+    rb'(?i)(?:name|key|header)\\{0,16}["\'][ \t\r\n]{0,8}:[ \t\r\n]{0,8}\\{0,16}["\']'
+    rb'[^"\'\r\n]{0,96}\Z')
+#: How far back from a name's closing quote its pair's name key is looked for: the reach of
+#: :data:`_PAIR_NAME`.
+_PAIR_BACK = 6 + 16 + 1 + 8 + 1 + 8 + 16 + 1 + 96
+
+
+def quoted_counts(data: Any, end: int) -> bool:
+    """Whether the name's literal that ends at ``data[end - 1]``, a closing quote (or the
+    backslash of an escaped one), counts towards its window's density: something may be
+    assigned to it after its quote, or it is a pair's name. A name that only ends a JSON
+    value (``{"m": "tokens"}``: 3,000 NDJSON lines of them were withheld whole) is a
+    trigger still, its line judged as before, but no credential's candidate of its own."""
+    at = end
+    if data[end - 1] in (0x5C, "\\"):
+        escaped = _ESCAPED_QUOTE.match(_bytes(data[end:end + 66]))
+        if escaped is None:
+            return True
+        at = end + escaped.end()
+    if _CLOSED.match(_bytes(data[at:at + _AFTER])) is None:
+        return True
+    before = _bytes(data[max(0, end - 1 - _PAIR_BACK):end - 1])
+    return _PAIR_NAME.search(before) is not None
+
+
+#: What may follow a quoted name's closing quote in a dense window's form: a char that
+#: assigns it (not one :data:`_CLOSED` skips or ends on, nor an escape's backslash).
+_NOT_ASSIGNING = frozenset(b' \t,})]\r\n\\')
+
+
+def quoted_form_tail(data: Any, end: int) -> int:
+    """How many bytes past the name's literal that ends at ``data[end - 1]`` (its quote, or
+    the backslash of an escaped one) reach the char after its quote, that char included,
+    where that char assigns it (``password":``); -1 where none such follows. Every copy of
+    the literal and those bytes is a match :func:`quoted_counts` counts, so a count of their
+    copies tells a dense window's stretch goes on (a count of the literal alone would count
+    the names it does not)."""
+    at = end
+    if data[end - 1] == 0x5C:
+        escaped = _ESCAPED_QUOTE.match(_bytes(data[end:end + 66]))
+        if escaped is None:
+            return -1
+        at = end + escaped.end()
+    if at >= len(data) or data[at] in _NOT_ASSIGNING:
+        return -1
+    return at + 1 - end
+
+
+def quoted_match_counts(target: Any, match: re.Match[Any]) -> bool:
+    """:func:`quoted_counts` of a match of a name's pass (the regex passes,
+    :func:`elision.redact.rules.anchored`) that ends with a closing quote (or the backslash
+    of an escaped one); any other match of the pass counts."""
+    end = match.end()
+    return target[end - 1] not in _QUOTE_ENDS_BOTH or quoted_counts(target, end)
