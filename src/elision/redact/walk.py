@@ -1059,10 +1059,12 @@ class Walker:
                     (new, rules), _ = self._judge(text, keep=len(short) < BATCH)
                 elif i in told:
                     spans = told[i]
-                    if (rule := _whole_rule(text, spans)) is not None:
+                    if (len(spans) == 1 and (span := spans[0]).start == 0
+                            and span.end == len(text) and span.rule != DENSE):
                         # The text is its rule's stub (stubbed), one pair for all such.
-                        dirty[text] = shared.get(rule) or shared.setdefault(
-                            rule, (stubbed(text, spans), (rule,)))
+                        # (Not _whole_rule: a call a token here, where a block is told.)
+                        dirty[text] = shared.get(span.rule) or shared.setdefault(
+                            span.rule, (stubbed(text, spans), (span.rule,)))
                         continue
                     new, rules = stubbed(text, spans), tuple(dict.fromkeys(map(_RULE, spans)))
                 else:
