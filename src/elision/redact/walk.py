@@ -1281,13 +1281,13 @@ class Walker:
         if (rule := _whole_rule(text, spans)) is not None:
             answer = self._wholes.get(rule) or self._wholes.setdefault(
                 rule, (stubbed(text, spans), (rule,)))
-            kept: tuple[str | None, tuple[str, ...]] = answer
+            held: tuple[str | None, tuple[str, ...]] = answer
         else:
             new = stubbed(text, spans)
             answer = (new, tuple(dict.fromkeys(map(_RULE, spans))))
-            kept = (None if new is text else new, answer[1])
+            held = (None if new is text else new, answer[1])
         if keep and len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
-            self._strings[text] = kept
+            self._strings[text] = held
             return answer, None
         return answer, spans
 
