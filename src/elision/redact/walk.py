@@ -87,6 +87,14 @@ _key_rule: dict[str, str | None] = {}
 
 _RULE = attrgetter("rule")
 
+
+def _whole_rule(text: str, spans: list[Span]) -> str | None:
+    """The rule of ``spans`` when they are one span that is the whole ``text`` (not a dense
+    stretch): the text is then that rule's stub (:func:`~elision.redact.scan.stubbed`)."""
+    if len(spans) == 1 and (span := spans[0]).start == 0 and span.end == len(text):
+        return None if span.rule == DENSE else span.rule
+    return None
+
 # A path is a linked list (parent, part) so a node 10,000 levels deep costs one tuple.
 _Path = tuple[Any, Any] | None
 #: How many paths a walk keeps spelled (:meth:`Walker._where`), and how many chars of them:
@@ -590,6 +598,8 @@ class Walker:
         self._told: dict[str, tuple[str | None, tuple[str, ...]]] = {}
         #: Short strings of such records that the same pass told hold nothing to withhold.
         self._clean: set[str] = set()
+        #: The answer to a text that is one credential (its rule's stub), one a rule.
+        self._wholes: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._base: _Path = None
         self._first = 0
         #: The paths spelled lately, by their node's id (:meth:`_where`), and their chars.
@@ -1042,12 +1052,17 @@ class Walker:
             for i in range(lo, hi):
                 text = short[i]
                 if told is None:
-                    (new, rules), _ = self._judge(text)
+                    # Not kept past this frame where the block is many strings, as a block
+                    # told together is not: under the regex engine no block is told, and
+                    # the cache's 4,096 distinct tokens (each string, its answer's pairs and
+                    # the dict) were 3.4x an array of 256 KB of them at its peak.
+                    (new, rules), _ = self._judge(text, keep=len(short) < BATCH)
                 elif i in told:
                     spans = told[i]
                     if (len(spans) == 1 and (span := spans[0]).start == 0
                             and span.end == len(text) and span.rule != DENSE):
                         # The text is its rule's stub (stubbed), one pair for all such.
+                        # (Not _whole_rule: a call a token here, where a block is told.)
                         dirty[text] = shared.get(span.rule) or shared.setdefault(
                             span.rule, (stubbed(text, spans), (span.rule,)))
                         continue
@@ -1246,9 +1261,12 @@ class Walker:
             return texts
         return [texts[i] for i in may_withhold(texts)]
 
-    def _judge(self, text: str) -> tuple[tuple[str, tuple[str, ...]], list[Span] | None]:
-        """``text`` redacted and the rules that withheld in it, kept for a short string; and
-        the spans, when the answer was not kept (a long string's dense stretches)."""
+    def _judge(
+        self, text: str, *, keep: bool = True,
+    ) -> tuple[tuple[str, tuple[str, ...]], list[Span] | None]:
+        """``text`` redacted and the rules that withheld in it, kept for a short string unless
+        not ``keep``; and the spans, when the answer was not kept (a long string's dense
+        stretches). A text that is one credential is answered by its rule's one pair."""
         known = self._strings.get(text)
         if known is None:
             known = self._told.get(text)
@@ -1259,12 +1277,19 @@ class Walker:
             # container above it look changed, and the walk rebuilt the whole document.
             kept, rules = known
             return (text if kept is None else kept, rules), None
-        new, spans = redact_spans(text)
-        rules = tuple(dict.fromkeys(span.rule for span in spans))
-        if len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
-            self._strings[text] = (None if new is text else new, rules)
-            return (new, rules), None
-        return (new, rules), spans
+        spans = find_spans(text)
+        if (rule := _whole_rule(text, spans)) is not None:
+            answer = self._wholes.get(rule) or self._wholes.setdefault(
+                rule, (stubbed(text, spans), (rule,)))
+            held: tuple[str | None, tuple[str, ...]] = answer
+        else:
+            new = stubbed(text, spans)
+            answer = (new, tuple(dict.fromkeys(map(_RULE, spans))))
+            held = (None if new is text else new, answer[1])
+        if keep and len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
+            self._strings[text] = held
+            return answer, None
+        return answer, spans
 
     def _string(
         self, text: str, path: _Path, judged: tuple[str, tuple[str, ...]] | None = None,
