@@ -29,7 +29,7 @@ from elision.redact.commands import COMMAND_GATES, NextMatch, password_flags
 from elision.redact.compat import fold_name
 from elision.redact.families import TEMPLATE, entropy
 from elision.redact.folding import fold
-from elision.redact.kept import LIMIT, LONGEST, keep, kept
+from elision.redact.kept import LONGEST, keep, kept
 from elision.redact.rules import Span, is_stub, make_span, names_behind
 
 STRONG, WEAK = 2, 1
@@ -678,7 +678,7 @@ def is_credential_value(name: str, value: str) -> bool:
         known = named_credential(strength, words(name_shape(name)), value)
     if len(value) <= LONGEST and len(name) <= LONGEST:
         # keep()'s rule inline: a call more a value judged was a call more an entry
-        if len(_credential_values) >= LIMIT:
+        if len(_credential_values) >= _CREDENTIAL_VALUES_MOST:
             _credential_values.clear()
         _credential_values[name, value] = known
     return known
@@ -686,6 +686,10 @@ def is_credential_value(name: str, value: str) -> bool:
 
 #: :func:`is_credential_value`'s answers for short names and values.
 _credential_values: dict[tuple[str, str], bool] = {}
+#: How many it keeps: a list's or a table's repeats are few distinct pairs, and the answers
+#: are held past the call (``kept.LIMIT``'s 4,096 held a MB of pairs, so a 290 KB table of
+#: distinct cells peaked over its bound under the regex engine: test_redact_csv_columns).
+_CREDENTIAL_VALUES_MOST = 256
 
 
 def stands_for_nothing(value: str) -> bool:
