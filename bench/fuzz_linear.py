@@ -695,6 +695,13 @@ SYSTEMATIC: list[Class] = [
     Class("bind-colon-glued", _repeat("password :new_password ")),
     Class("curl-spelled-gaps", _repeat("curl%20-sku%20a%3Ahunter2x ")),
     Class("curl-escaped-tabs", _repeat('{"cmd": "curl\\t-u\\ta:hunter2x"}\n')),
+    # dollarleak: a $ reference after a credential's name is judged by its name: a
+    # variable's shown (each judged), a generated secret's withheld; braced and in
+    # parentheses a bare value is read whole.
+    Class("dollar-variable-names", _repeat(
+        "password=$DB_PASSWORD api_key=${API_KEY} secret=$(dbAdminSecret)\n")),
+    Class("dollar-generated-secrets", _repeat(
+        "password=$Xk9fQ2mLp7RtZ4wB api_key=${aB3dE5fG7hJ9kL1m} secret=$(JBSWY3DPEHPK3PXP)\n")),
 ]
 
 
