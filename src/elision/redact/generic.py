@@ -622,7 +622,8 @@ def placeholder(value: str) -> bool:
     return _PLACEHOLDER.fullmatch(v) is not None or _BIND.fullmatch(v) is not None
 
 
-#: ``$name``, ``${name}`` or ``$(name)`` alone: a variable's name, or a secret (:func:`variable_name`).
+#: ``$name``, ``${name}`` or ``$(name)`` alone: a variable's name, or a secret
+#: (:func:`variable_name`).
 _DOLLAR_NAME = lazy_compile(
     r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|\(?([A-Za-z_][A-Za-z0-9_]*)\)?)"
 )

@@ -46,8 +46,9 @@ def scrambled(name: str) -> bool:
     """Whether ``name`` (an identifier: letters, digits, ``_``) reads as a generator's output
     rather than a person's words: digits inside its letters twice or more, a word of six
     consonants in a row, or, in its parts between ``_`` of more than one word and
-    :data:`SHORTEST_PART` chars (camel case, or dice), words shorter than :data:`WORD_CHARS` on average (digits that end a part are
-    its last word's: ``dbPassword2``)."""
+    :data:`SHORTEST_PART` chars at least (camel case, or dice), words shorter than
+    :data:`WORD_CHARS` on average (digits that end a part are its last word's:
+    ``dbPassword2``)."""
     if len(_DIGITS_INSIDE.findall(name)) >= 2:
         return True
     count = length = 0
