@@ -716,6 +716,13 @@ SYSTEMATIC: list[Class] = [
     Class("cyrillic-caps-glued", lambda n: _prose(n, words=(
         *_CYRILLIC, "\u041a\u041e\u0420\u0410\u0412\u0415\u041a\u0410\u0425\u041e:",
         "\u0410\u041a\u0420\u041e\u041a\u0415\u0423"), seed=12)),
+    # dollarleak: a $ reference after a credential's name is judged by its name: a
+    # variable's shown (each judged), a generated secret's withheld; braced and in
+    # parentheses a bare value is read whole.
+    Class("dollar-variable-names", _repeat(
+        "password=$DB_PASSWORD api_key=${API_KEY} secret=$(dbAdminSecret)\n")),
+    Class("dollar-generated-secrets", _repeat(
+        "password=$Xk9fQ2mLp7RtZ4wB api_key=${aB3dE5fG7hJ9kL1m} secret=$(JBSWY3DPEHPK3PXP)\n")),
 ]
 
 

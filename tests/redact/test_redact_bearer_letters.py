@@ -21,21 +21,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from elision.redact import families
-from support.engines import trigger_engines, using_engine
 from support.placeholder_shapes import LETTER_PLACEHOLDERS, random_letters
-from support.routes import every_route
+from support.routes import on_every_engine
 
 TOKEN = "kXvQmRtbLpWzNyHd"
-
-
-def _on_every_engine(line: str) -> dict[str, str]:
-    """What each route shows of ``line``, on each trigger engine (its name beside the route)."""
-    shown: dict[str, str] = {}
-    for engine in trigger_engines():
-        with using_engine(engine):
-            shown |= {f"{type(engine).__name__}:{route}": text
-                      for route, text in every_route(line).items()}
-    return shown
 
 
 @pytest.mark.parametrize(("line", "secret", "kept"), [
@@ -64,7 +53,7 @@ def _on_every_engine(line: str) -> dict[str, str]:
 ])
 def test_a_bearer_token_of_letters_alone_is_withheld(
         line: str, secret: str, kept: tuple[str, ...]) -> None:
-    for route, shown in _on_every_engine(line).items():
+    for route, shown in on_every_engine(line).items():
         assert secret not in shown, (route, line, shown)
         for part in kept:
             assert part in shown, (route, line, part, shown)
@@ -90,7 +79,7 @@ def test_a_bearer_token_of_letters_alone_is_withheld(
     "Authorization: Bearer kXvQmRtbLpWzNyH",  # fifteen letters: shorter than a token is
 ])
 def test_a_placeholder_after_bearer_is_shown(line: str) -> None:
-    for route, shown in _on_every_engine(line).items():
+    for route, shown in on_every_engine(line).items():
         assert set(shown.split("\n")) == {line}, (route, line, shown)  # NDJSON's: 3 lines
 
 
@@ -113,7 +102,7 @@ def test_a_generated_run_of_letters_after_bearer_is_withheld(
     assume(families.generated_letters(token))  # high in entropy: nearly all of them
     line = form.format(token)
     head, tail = line.split(token)
-    for route, shown in _on_every_engine(line).items():
+    for route, shown in on_every_engine(line).items():
         assert token not in shown, (route, line, shown)
         assert shown.startswith(head) and shown.endswith(tail), (route, line, shown)
 
@@ -124,5 +113,5 @@ def test_a_placeholder_of_letters_after_bearer_is_shown(value: str, form: str) -
     """Alphabet and keyboard runs, repeats, words that say so: shown after Bearer on every
     route and engine (the 76 texts' kind)."""
     line = form.format(value)
-    for route, shown in _on_every_engine(line).items():
+    for route, shown in on_every_engine(line).items():
         assert set(shown.split("\n")) == {line}, (route, line, shown)  # NDJSON's: 3 lines

@@ -51,6 +51,9 @@ two commands on the fixed code) and names them here, with what changed:
 - nfdfr (NFD prose among other chars past ASCII, a span in it, JSON records of it): its new
   text classes (``nfd-french-typeset``, ``nfd-prose-secrets``) recorded by the code before
   it (main at 5ea0ca4), both engines, and the same by its own; no class before it changed.
+- dollarleak (a generated secret after a ``$`` withheld, a variable's name shown): its new
+  classes (``dollar-variable-names``, ``dollar-generated-secrets``) recorded by its own code,
+  both engines; no class before it changed.
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
 """

@@ -11,6 +11,7 @@ import orjson
 from elision import shape
 from elision.mcp.gate.egress import Egress
 from elision.redact import redact_text, redact_value
+from support.engines import trigger_engines, using_engine
 
 
 def egress(line: str) -> str:
@@ -39,3 +40,25 @@ def every_route(line: str) -> dict[str, str]:
     body = orjson.loads(shape(orjson.dumps({"log": line}), budget=100_000).text)
     shown["shape"] = str(body["log"])
     return shown
+
+
+def on_every_engine(line: str) -> dict[str, str]:
+    """:func:`every_route`'s, on each trigger engine (hyperscan and the regex passes), each
+    route's name after its engine's."""
+    shown: dict[str, str] = {}
+    for engine in trigger_engines():
+        with using_engine(engine):
+            shown |= {f"{type(engine).__name__}:{route}": text
+                      for route, text in every_route(line).items()}
+    return shown
+
+
+def member_routes(name: str, value: str) -> dict[str, str]:
+    """What a JSON member ``name: value`` shows of its value: walked as a parsed value
+    (``redact_value``), as a JSON text (``redact_text``), and through ``shape()``."""
+    member = {name: value}
+    return {
+        "value": str(redact_value(member).value[name]),
+        "text": str(json.loads(str(redact_text(json.dumps(member)).value))[name]),
+        "shape": str(orjson.loads(shape(orjson.dumps(member), budget=100_000).text)[name]),
+    }

@@ -24,13 +24,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, repeat
 
 from elision._lazyre import lazy_compile
-from elision.redact import authheader, folding
+from elision.redact import authheader, folding, variables
 from elision.redact.commands import COMMAND_GATES, NextMatch, password_flags
 from elision.redact.compat import fold_name
-from elision.redact.families import TEMPLATE, entropy
+from elision.redact.families import TEMPLATE, entropy, generated_letters
 from elision.redact.folding import fold
 from elision.redact.kept import LONGEST, keep, kept
 from elision.redact.rules import Span, is_stub, make_span, names_behind
+from elision.redact.variables import scrambled
 
 STRONG, WEAK = 2, 1
 #: The longest name read back from its word (a name is read on for twice this).
@@ -614,17 +615,38 @@ def prose(value: str) -> bool:
 
 @kept
 def placeholder(value: str) -> bool:
-    """A value that stands for a secret without being one: masked, empty, a variable, a stub,
+    """A value that stands for a secret without being one: masked, empty, a variable (a ``$``
+    reference whose name is a variable's, :func:`variable_name`), a stub,
     a query's bind parameter (:data:`_BIND`: ``:password``, ``@password``, ``$1``), or one char
     over and over (``xxxxxxxx``, ``00000000``)."""
     v = value.strip()
     if not v or set(v) <= _MASK or is_stub(v) or "[credential withheld:" in v:
         return True
+    reference = _DOLLAR_NAME.fullmatch(v)
+    if reference is not None:
+        return variable_name(reference[reference.lastindex or 0])
     if TEMPLATE.search(v):
         return True
     if len(v) >= 8 and entropy(v) < 1.5:
         return True
     return _PLACEHOLDER.fullmatch(v) is not None or _BIND.fullmatch(v) is not None
+
+
+#: ``$name``, ``${name}`` or ``$(name)`` alone: a variable's name, or a secret
+#: (:func:`variable_name`).
+_DOLLAR_NAME = lazy_compile(
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|\(?([A-Za-z_][A-Za-z0-9_]*)\)?)"
+)
+
+
+def variable_name(name: str) -> bool:
+    """Whether ``name``, read after a ``$``, is a variable's (``HOME``, ``DB_PASSWORD``,
+    ``dbPassword``) rather than a generated secret's (``Xk9fQ2mLp7RtZ4wB``): a name no longer
+    than :data:`variables.LONGEST` that is not both :func:`variables.scrambled` and as long
+    and high in entropy as a secret is (:func:`opaque`, or, of letters alone,
+    :func:`~elision.redact.families.generated_letters`)."""
+    return len(name) <= variables.LONGEST and not (
+        (opaque(name) or generated_letters(name)) and scrambled(name))
 
 
 def _path(value: str) -> bool:
@@ -778,7 +800,12 @@ _SEP_SOURCE = (
     r"""(?:\\?["'][ \t]*(?:=>|:=|=(?!=)|:(?!//))|(?:=>|:=|=(?!=)|:(?!//))"""
     r"""| (?:=>|:=|=(?!=)|:(?!//|""" + _BIND_NAME + r"""(?=[\s"'`,;&<>()\[\]{}]|\Z))))[ \t]*"""
 )
-_BARE_SOURCE = r"""[^\s"'`,;&<>()\[\]{}]+"""
+#: A bare value: no space, quote, bracket or separator in it; or a ``${name}`` or ``$(name)``
+#: and what follows it, judged by its name (:func:`variable_name`) where it is all the value.
+_BARE_SOURCE = (
+    r"""\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|\([A-Za-z_][A-Za-z0-9_]*\))[^\s"'`,;&<>()\[\]{}]*"""
+    r"""|[^\s"'`,;&<>()\[\]{}]+"""
+)
 #: The separator (group 1), then what :func:`_plain_bare` reads after it in the same match: a
 #: bare value (group 2, :data:`_VALUE`'s last alternative) and a template right after it (group 3,
 #: :data:`TEMPLATE`). Three matches an assignment were most of what one cost (issue 23).
@@ -807,7 +834,7 @@ _VALUE = lazy_compile(
     r"""(?:\r?\n[ \t]*+[^"'\\\s]++[ \t]*+(?=[\r\n"']|\Z)){0,""" + str(_WRAPPED_LINES - 2)
     + r"""}+(?:\r?\n[ \t]*+[^"'\\\s][^"'\\\r\n]*+(?=(?P=nl)|\r?\n[ \t]*+(?P=nl)|\Z))?+)"""
     r"""(?:(?:\r?\n[ \t]*+)?(?P=nl)|\Z)"""
-    r"""|\\{0,3}["'](?P<open>[^\s"'`,;&<>()\[\]{}\\]+)|(?P<bare>[^\s"'`,;&<>()\[\]{}]+)"""
+    r"""|\\{0,3}["'](?P<open>[^\s"'`,;&<>()\[\]{}\\]+)|(?P<bare>""" + _BARE_SOURCE + ")"
 )
 _LINE_END = re.compile(r"[\r\n]")
 #: A comma that ends a cookie header's member: before a name with its ``=``, spaced or not (a
