@@ -1277,13 +1277,11 @@ class Walker:
             # container above it look changed, and the walk rebuilt the whole document.
             kept, rules = known
             return (text if kept is None else kept, rules), None
-        spans = find_spans(text)
+        new, spans = redact_spans(text)
         if (rule := _whole_rule(text, spans)) is not None:
-            answer = self._wholes.get(rule) or self._wholes.setdefault(
-                rule, (stubbed(text, spans), (rule,)))
+            answer = self._wholes.get(rule) or self._wholes.setdefault(rule, (new, (rule,)))
             held: tuple[str | None, tuple[str, ...]] = answer
         else:
-            new = stubbed(text, spans)
             answer = (new, tuple(dict.fromkeys(map(_RULE, spans))))
             held = (None if new is text else new, answer[1])
         if keep and len(text) <= _KEY_CACHE_LONGEST and len(self._strings) < _KEY_CACHE_LIMIT:
