@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from elision import shape
 from elision.redact import redact_text, redact_value
-from elision.redact.generic import is_credential_value, placeholder
+from elision.redact.generic import is_credential_value, placeholder, prose
 from elision.redact.rules import credential_stub
 from support.cut import prose_filler
 from support.engines import trigger_engines, using_engine
@@ -81,12 +81,12 @@ _BIND_PARAMETERS = [
     "%(password)s",   # DB-API pyformat
     ":password",      # named: Oracle, SQLAlchemy, SQLite
     ":new_password",  # snake_case
-    ":newPassword",   # camelCase
+    ":db_password",   # a qualifier, then the credential's word
     ":NEW_PASSWORD",  # UPPER_SNAKE
     "@password",      # SQL Server, MySQL
-    "@NewPassword",   # PascalCase, SQL Server's habit
-    "@p1",            # a letter then a number (SQL Server's generated names)
-    ":pw2",           # two letters then a number
+    "@new_api_key",   # the word as its last part
+    "@p1",            # p then a number (SQL Server's generated names)
+    ":param2",        # param then a number
     "${password}",    # a template's variable
     "{password}",     # str.format's field
 ]
@@ -129,6 +129,29 @@ def test_a_bind_parameter_as_a_credential_member_is_shown(value: str) -> None:
     (f"password :{S}", S),
     (f"--password :{S}", S),
     (f"password :new_password{S}", S),
+    # Found by the review of the merged head (2026-12-05): a word of letters after ``@`` or
+    # ``:`` that names no credential may be the password itself. Each was shown on every route
+    # while any identifier read as a bind name; the code before withheld each.
+    ("password=@lohomora", "lohomora"),
+    ("password: @secretpass", "secretpass"),
+    ("pwd = @Winter", "Winter"),
+    ("password=@NewPassword", "NewPassword"),  # camelCase or PascalCase: judged as a value
+    ("password=:newPassword", "newPassword"),
+    ("DB_PASSWORD=@dministrator", "dministrator"),
+    ("password=:SuperSecret", "SuperSecret"),
+    ("password=:hunter", "hunter"),
+    ('password=":dbpassword"', "dbpassword"),  # the word glued to its qualifier
+    ("password::supersecret", "supersecret"),
+    ("password=@ab123", "ab123"),  # two letters and a number: only p, param, arg are a place's
+    ("password=:pw2", "pw2"),
+    ("api_token=@xkqmvbrtlpzwnyhdgfsc", "xkqmvbrtlpzwnyhdgfsc"),
+    ("mysql -u root -p@lohomora", "lohomora"),
+    ("curl -u admin:@lohomora http://x", "lohomora"),
+    ("<password>@lohomora</password>", "lohomora"),
+    ("| password | @lohomora |", "lohomora"),
+    ("password :correcthorsebattery", "correcthorsebattery"),  # a space, then a colon
+    ("DB_PASSWORD :supersecretvalue", "supersecretvalue"),
+    ("password :newPassword", "newPassword"),
 ])
 def test_a_value_that_is_no_bind_parameter_is_withheld(text: str, value: str) -> None:
     _withheld(text, value)
@@ -138,7 +161,7 @@ def test_a_value_that_is_no_bind_parameter_is_withheld(text: str, value: str) ->
     # a space then a colon glued to a bind name: the colon is the parameter's
     "--password :new_password",
     "WHERE password :pw AND id = :id",
-    "password :newPassword",
+    "password :DB_TOKEN",
 ])
 def test_a_colon_glued_to_a_bind_name_is_no_separator(text: str) -> None:
     _kept(text)
@@ -149,24 +172,37 @@ _WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
 
 @st.composite
 def bind_names(draw: st.DrawFn) -> str:
-    """A plain identifier as :data:`generic._BIND` reads one: snake_case, UPPER_SNAKE,
-    camelCase or PascalCase words, or a letter or two and a number; 32 chars at most."""
-    words = draw(st.lists(_WORD, min_size=1, max_size=4))
-    form = draw(st.integers(0, 4))
+    """A plain identifier as :data:`generic._BIND` reads one: snake_case or UPPER_SNAKE words,
+    one of them a credential's word, anywhere among them; or a place's number; 32 chars at
+    most."""
+    words = draw(st.lists(_WORD, min_size=0, max_size=3))
+    words.insert(draw(st.integers(0, len(words))), draw(st.sampled_from(_CREDENTIAL_WORDS)))
+    form = draw(st.integers(0, 2))
     if form == 0:
         name = "_".join(words)
     elif form == 1:
         name = "_".join(words).upper()
-    elif form == 2:
-        name = words[0] + "".join(w.capitalize() for w in words[1:])
-    elif form == 3:
-        name = "".join(w.capitalize() for w in words)
     else:
-        name = words[0][:2] + str(draw(st.integers(0, 999)))
-    # A capital alone is no word of a camelCase name (capitals together read as random).
-    assume(len(name) <= 32 and (form < 2 or form == 4 or all(len(w) > 1 for w in words[1:])))
-    assume(form != 3 or len(words[0]) > 1)
+        name = draw(st.sampled_from(["p", "param", "arg"])) + str(draw(st.integers(0, 999)))
+    assume(len(name) <= 32)
     return name
+
+
+_CREDENTIAL_WORDS = ["password", "passwd", "pwd", "pw", "pass", "secret", "token", "key",
+                     "apikey", "credentials", "auth", "passphrase"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=8,
+               max_size=24), st.sampled_from(":@"), st.sampled_from(_PLACES[3:6]))
+def test_property_a_word_naming_no_credential_after_a_sigil_is_withheld(
+    word: str, sigil: str, place: str,
+) -> None:
+    """A word of letters after ``:`` or ``@`` that holds no credential's word as a ``_``
+    part may be the password itself (``@lohomora``): withheld under a credential's name."""
+    assume(not any(part in _CREDENTIAL_WORDS for part in word.lower().split("_")))
+    assume(not prose(word) and not placeholder(word))
+    _withheld(place.format(v=sigil + word), word)
 
 
 @settings(max_examples=60, deadline=None)

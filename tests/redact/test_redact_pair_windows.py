@@ -222,6 +222,8 @@ def _each_line(text: str) -> list[Span]:
     "HTTPS://x.y", "c:\\x\\y", "z:/a/b", "./a", "../a", "~/a", "/a/b", "/", "-_-", "x", "X?",
     "#", "abcdefgh", "aaaaaaaa", "a<b>", "${X}", "{{x}}", "$HOME", "%(x)s", "{x}", "[hidden]",
     "incorrect.", "(Required)", "é", "a\u00a0b", "tab\tin", "",
+    # a bind parameter's openings (the review of 2026-12-05: told together, withheld)
+    ":pass", "@pw", ":1", "?", "@p1", ":password", "$1", "%s", ":hunter", "@lohomora",
 ])), max_size=40))
 def test_values_told_together_stand_for_nothing_as_each_alone(values: list[str]) -> None:
     """Placeholders, messages and locations of every opening, case and spacing, among plain

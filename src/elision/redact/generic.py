@@ -543,18 +543,23 @@ _PLACEHOLDER = lazy_compile(
 #: Positional: ``?``, ``?1``, ``$1``, ``:1`` (three digits at most), ``%s``; ``%(name)s``,
 #: ``{name}``, ``${name}`` and ``$name`` are :data:`_PLACEHOLDER`'s templates. Named:
 #: ``:name`` (Oracle, SQLAlchemy, SQLite) and ``@name`` (SQL Server, MySQL), where the name
-#: is a plain identifier of 32 chars at most: lower snake_case or UPPER_SNAKE words of
-#: letters, camelCase or PascalCase ones (a capital then small letters: ``@NewPassword``), or
-#: a letter or two then a number (``@p1``, ``:pw2``). A generated secret after a colon
-#: (``:Xk9fQ2mZp7…``: digits among its letters, capitals together) is no name, nor a word
-#: with digits after it (``@Summer2024`` is a password's shape, not a bind name's); a secret
-#: of small letters alone after a colon is read as a name (no generator's output).
+#: is a plain identifier of 32 chars at most, lower snake_case or UPPER_SNAKE, one of whose
+#: ``_`` parts is a credential's word (:data:`_BIND_WORDS`: ``:password``, ``@new_password``),
+#: or a positional name (``@p1``, ``:param2``). Any other word after ``:`` or ``@`` may be the
+#: password itself (``@lohomora``, ``:SuperSecret``, ``@NewPassword``, ``:hunter``: each was
+#: shown once such a name was read as any identifier; the review of 2026-12-05), so it is
+#: judged as a value: withheld where a credential's name assigns it.
+#: The words a named bind parameter's name holds as one of its ``_`` parts: a query names
+#: the column it sets (``:password``, ``@new_password``, ``:DB_TOKEN``).
+_BIND_WORDS = (
+    r"(?:password|passwd|passphrase|pass|pwd|pw|secret|token|apikey|key|credentials?|auth)"
+)
 _BIND_NAME = (
-    r"(?=[A-Za-z_][A-Za-z0-9_]{0,31}(?![A-Za-z0-9_]))"
-    # snake_case, UPPER_SNAKE; camelCase or PascalCase: a capital only after a small letter,
-    # a small one last (no repeat inside a repeat: tests/test_no_nested_repeats.py)
-    r"(?:(?=_*[a-z])[a-z_]+|(?=_*[A-Z])[A-Z_]+|_*[A-Za-z](?:[a-z]|(?<=[a-z])[A-Z])*(?<=[a-z])"
-    r"|[A-Za-z]{1,2}[0-9]{1,3})(?![A-Za-z0-9_])"
+    r"(?:(?=[a-z_]{1,32}(?![A-Za-z0-9_]))(?=[a-z_]*?(?<![a-z])" + _BIND_WORDS + r"(?![a-z]))"
+    r"[a-z_]++"
+    r"|(?=[A-Z_]{1,32}(?![A-Za-z0-9_]))(?=[A-Z_]*?(?<![A-Z])" + _BIND_WORDS.upper()
+    + r"(?![A-Z]))[A-Z_]++"
+    r"|(?:p|param|arg)[0-9]{1,3})(?![A-Za-z0-9_])"
 )
 _BIND = lazy_compile(rf"[?$:][0-9]{{1,3}}|%s|[:@]{_BIND_NAME}")
 _MASK = frozenset("*xX•·.-_#? ")
@@ -752,10 +757,12 @@ def stand_for_nothing(values: list[str]) -> list[bool]:
 
 #: Where a one-word ASCII value may stand for nothing (:func:`stand_for_nothing`), from the
 #: line break before it: it opens as a placeholder (:data:`_PLACEHOLDER`'s openings, a stub's
-#: ``[``), a URL, a path or a drive does; it is mask chars alone (:data:`_MASK`); it is 8
-#: chars or more (its entropy is asked). Or it holds a template's char (:data:`TEMPLATE`).
+#: ``[``, a bind parameter's ``:``, ``@`` or ``?``: the review of 2026-12-05 found ``:1`` and
+#: ``@pw`` withheld here and shown one by one), a URL, a path or a drive does; it is mask
+#: chars alone (:data:`_MASK`); it is 8 chars or more (its entropy is asked). Or it holds a
+#: template's char (:data:`TEMPLATE`).
 _MAY_STAND = lazy_compile(
-    r"""\n(?:[\[$<%(!{/~.]|[A-Za-z]:|[*xX.\-_\#?]+(?=\n|\Z)|[^\n]{8}"""
+    r"""\n(?:[\[$<%(!{/~.:@?]|[A-Za-z]:|[*xX.\-_\#?]+(?=\n|\Z)|[^\n]{8}"""
     r"""|(?i:none|null|nil|undefined|true|false|redacted|hidden|masked|string|required"""
     r"""|optional|example|omitted|sensitive|secret|password|env|unset|empty|arn:aws"""
     r"""|projects/|vault:|ref\+|op://|secret://|sm://|file:|https?://|s3://|gs://|ftp://))"""
