@@ -1020,8 +1020,10 @@ class _Hyperscan:
         :data:`_FORMS`): what its stretch is made of. Not a weak literal's: a count of its
         copies counts those that :func:`.weak.counts` would not. A quoted name's
         (:attr:`quoted`) with the char that assigns it (``password":``,
-        :func:`.weak.quoted_form_tail`), or none: in a text its literal alone is in names
-        that do not count (``{"m": "tokens"}``; a JSON scan's takes the same forms)."""
+        :func:`.weak.quoted_form_tail`), or with its pair's name key before it
+        (``"name":"api_key"``, :func:`.weak.pair_form_lead`), or none: in a text its literal
+        alone is in names that do not count (``{"m": "tokens"}``; a JSON scan's takes the
+        same forms)."""
         lengths, weak_ones, quoted = self.lengths, self.weak, self.quoted
         view = memoryview(buffer(data))
         counts: Counter[bytes] = Counter()
@@ -1029,12 +1031,17 @@ class _Hyperscan:
             if expr in gates or expr in weak_ones:
                 continue
             end = pos + 1
+            start = pos + 1 - lengths[expr]
             if expr in quoted:
                 tail = weak.quoted_form_tail(view, end)
                 if tail < 0:
-                    continue
-                end += tail
-            counts[bytes(data[pos + 1 - lengths[expr]:end])] += 1
+                    # No char assigns it: a form only as a pair's name, its key with it.
+                    start = weak.pair_form_lead(view, end)
+                    if start < 0:
+                        continue
+                else:
+                    end += tail
+            counts[bytes(data[start:end])] += 1
         return [form for form, _ in counts.most_common(_FORMS)]
 
     def _dense_forms(self) -> dict[str, list[bytes]]:
