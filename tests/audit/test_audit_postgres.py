@@ -30,7 +30,7 @@ from elision.budget import Budget
 from elision.errors import AuditError
 from elision.pipeline import Pipeline
 from elision.store.pgpool import PgConnector
-from support.pgurl import pg_url
+from support.pgurl import pg_url, throwaway_schema
 
 URL = os.environ.get("ELISION_TEST_POSTGRES_URL", "")
 pytestmark = pytest.mark.skipif(
@@ -43,10 +43,7 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 @pytest.fixture
 def schema() -> Iterator[str]:
-    name = f"elision_test_{uuid.uuid4().hex[:16]}"
-    yield name
-    with psycopg.connect(URL, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+    yield from throwaway_schema(URL)
 
 
 def url_for(schema: str) -> str:

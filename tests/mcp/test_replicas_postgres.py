@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import threading
-import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AbstractContextManager, ExitStack, asynccontextmanager, contextmanager
@@ -40,7 +39,7 @@ from psycopg import sql
 
 from elision.audit.pgread import default_pg_checkpoint_path, read_pg_log, verify_pg_log
 from mcp import Client
-from support.pgurl import pg_url
+from support.pgurl import pg_url, throwaway_schema
 from support.ports import free_port, wait_for_port
 from support.processes import started
 
@@ -60,10 +59,7 @@ KEY = "hmac:a-test-key-of-enough-length"
 
 @pytest.fixture
 def schema() -> Iterator[str]:
-    name = f"elision_test_{uuid.uuid4().hex[:16]}"
-    yield name
-    with psycopg.connect(URL, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+    yield from throwaway_schema(URL)
 
 
 @contextmanager

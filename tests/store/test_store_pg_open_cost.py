@@ -14,7 +14,6 @@ import os
 import select
 import socket
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,7 +25,7 @@ from elision.audit.pglog import PgAuditLog
 from elision.errors import ElisionError
 from elision.shape import new_ref
 from elision.store.postgres import PostgresStore
-from support.pgurl import pg_url
+from support.pgurl import pg_url, throwaway_schema
 
 URL = os.environ.get("ELISION_TEST_POSTGRES_URL", "")
 pytestmark = pytest.mark.skipif(
@@ -37,10 +36,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def schema() -> Iterator[str]:
-    name = f"elision_test_{uuid.uuid4().hex[:16]}"
-    yield name
-    with psycopg.connect(URL, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+    yield from throwaway_schema(URL)
 
 
 def in_path(url: str, schema: str) -> str:

@@ -24,7 +24,7 @@ from elision.errors import StoreError
 from elision.shape import new_ref
 from elision.store import open_store
 from elision.store.postgres import PostgresStore
-from support.pgurl import pg_url
+from support.pgurl import pg_url, throwaway_schema
 
 URL = os.environ.get("ELISION_TEST_POSTGRES_URL", "")
 pytestmark = pytest.mark.skipif(
@@ -36,10 +36,7 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 @pytest.fixture
 def schema() -> Iterator[str]:
-    name = f"elision_test_{uuid.uuid4().hex[:16]}"
-    yield name
-    with psycopg.connect(URL, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+    yield from throwaway_schema(URL)
 
 
 def put(store: Any, body: bytes, *, scope: str | None = None) -> str:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+from psycopg import sql
+
 
 def pg_url(url: str, *, schema: str | None = None, unflushed: bool = False) -> str:
     """``url`` with session settings in its ``options``: ``schema`` first on the search path;
@@ -23,3 +29,12 @@ def pg_url(url: str, *, schema: str | None = None, unflushed: bool = False) -> s
         return url
     sep = "&" if "?" in url else "?"
     return f"{url}{sep}options={'%20'.join(settings)}"
+
+
+def throwaway_schema(url: str) -> Iterator[str]:
+    """A new schema's name for one test, dropped with all it holds once the test is done: the
+    body of a ``schema`` fixture (``yield from throwaway_schema(URL)``)."""
+    name = f"elision_test_{uuid.uuid4().hex[:16]}"
+    yield name
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
