@@ -181,8 +181,7 @@ def quoted_counts(data: Any, end: int) -> bool:
         at = end + escaped.end()
     if _CLOSED.match(_bytes(data[at:at + _AFTER])) is None:
         return True
-    before = _bytes(data[max(0, end - 1 - _PAIR_BACK):end - 1])
-    return _PAIR_NAME.search(before) is not None
+    return pair_form_lead(data, end) >= 0
 
 
 #: What may follow a quoted name's closing quote in a dense window's form: a char that
