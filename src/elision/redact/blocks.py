@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+from functools import partial
 
 from elision._lazyre import lazy_compile
 from elision.redact.columns import SpanSink
@@ -33,6 +34,7 @@ from elision.redact.generic import (
     names_many,
 )
 from elision.redact.rules import Span, make_span
+from elision.redact.samelines import judge_lines
 
 #: A key (at most 96 name chars, as the text finder reads a name; after a list's ``- ``),
 #: then a block indicator and its modifiers, an optional comment, and the line's end.
@@ -155,24 +157,42 @@ def _entries(
     # With no ``#`` or ``\r`` in the lines, a value is the rest of its line less its trailing
     # spaces and tabs, read without trying for a comment at each char (2.4x as fast).
     plain = text.find("#", at, end) < 0 and text.find("\r", at, end) < 0
+    if plain and judge_lines(text, at, end, partial(_plain_item, name, skip_keys),
+                             ASSIGNMENT, found):
+        return read_to  # a list's lines repeat: each distinct one judged once
     for line in (_ENTRY_LINE_PLAIN if plain else _ENTRY_LINE).finditer(text, at, end):
-        item, key, value = line.group(1, 2, 3)
-        if key is not None:
-            if skip_keys or is_metadata_key(key):
-                continue
-        elif item is None:
-            continue  # a continuation, a comment, a blank line: no entry of its own
-        if not value:
-            continue
-        start = line.start(3)
-        if value[0] in "'\"[{&*|>!":
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                value, start = value[1:-1], start + 1
-            if not value or value[0] in "[{&*|>!":
-                continue
-        if is_credential_value(name, value):
-            found.append(make_span((start, start + len(value), ASSIGNMENT)))
+        value = _item(line, name, skip_keys)
+        if value is not None:
+            found.append(make_span((*value, ASSIGNMENT)))
     return read_to
+
+
+def _item(line: re.Match[str], name: str, skip_keys: bool) -> tuple[int, int] | None:
+    """Where the value of the collection's line ``line`` (:data:`_ENTRY_LINE`'s match) starts
+    and ends, where the JSON walk would withhold it under ``name``; None where it shows it or
+    the line holds no entry (its keys skipped under a weak singular name)."""
+    item, key, value = line.group(1, 2, 3)
+    if key is not None:
+        if skip_keys or is_metadata_key(key):
+            return None
+    elif item is None:
+        return None  # a continuation, a comment, a blank line: no entry of its own
+    if not value:
+        return None
+    start = line.start(3)
+    if value[0] in "'\"[{&*|>!":
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value, start = value[1:-1], start + 1
+        if not value or value[0] in "[{&*|>!":
+            return None
+    return (start, start + len(value)) if is_credential_value(name, value) else None
+
+
+def _plain_item(name: str, skip_keys: bool, line: str) -> tuple[int, int] | None:
+    """:func:`_item` of one line with no ``#`` or ``\r``, read alone."""
+    match = _ENTRY_LINE_PLAIN.match(line)
+    assert match is not None  # every part is optional
+    return _item(match, name, skip_keys)
 
 
 #: The deepest key whose lines are read by :func:`_entries` (a pattern a column, kept);

@@ -42,6 +42,10 @@ _ELEMENT = lazy_compile(
     r"<\\?/\1\s{0,64}>"
 )
 
+#: The name of each tag that may open an :data:`_ELEMENT` (its name, then white space or the
+#: tag's end): all of the names it matches, and more.
+_ELEMENT_NAME = lazy_compile(r"<([A-Za-z_][A-Za-z0-9_.:-]{0,95})(?=[\s>])")
+
 
 #: A property list's member: its key's element, then its value's (a string, base64 data, a
 #: number) after white space, each text with no ``<`` and at most 4 KiB.
@@ -68,16 +72,29 @@ def find_elements(text: str) -> list[Span]:
         return []  # told in C: no element closes here
     found: list[Span] = []
     if "</key>" in text:
+        kept = _MEMBERS_KEPT
         for match in _PLIST_MEMBER.finditer(text):
-            name = html.unescape(match.group(1).strip())
-            if name_strength(name):
-                _judged(text, name, *match.span(3), found)
+            member = match.group()
+            if member in kept:
+                got = kept[member]
+            else:
+                got = _member(member)
+                if len(member) <= _MEMBER_LONGEST:
+                    if len(kept) >= _MEMBERS_MOST:
+                        kept.clear()
+                    kept[member] = got
+            if got is not None:
+                at = match.start()
+                found.append(make_span((at + got[0], at + got[1], ASSIGNMENT)))
         _plist_containers(text, found)
-    for match in _ELEMENT.finditer(text):
-        name = match.group(1)
-        if not name_strength(name):
-            continue
-        _judged(text, name, *match.span(2 if match.start(2) >= 0 else 3), found)
+    # Each distinct name an element may open with, found in C and judged once: a property
+    # list's elements are ``key`` and ``string``, none read where none withholds.
+    withholding = {name for name in set(_ELEMENT_NAME.findall(text)) if name_strength(name)}
+    if withholding:
+        for match in _ELEMENT.finditer(text):
+            name = match.group(1)
+            if name in withholding:
+                _judged(text, name, *match.span(2 if match.start(2) >= 0 else 3), found)
     if escaped:
         # The same length: an offset of the copy is the text's.
         unescaped = text.replace("&lt;", "   <").replace("&gt;", ">   ")
@@ -88,6 +105,28 @@ def find_elements(text: str) -> list[Span]:
             _judged(unescaped, name, *match.span(2 if match.start(2) >= 0 else 3), found,
                     value=text)
     return found
+
+
+#: What :func:`_member` says of a property list's member, by the member's text (a pure
+#: function of it: the pattern reads nothing outside its match), kept for the process where
+#: it is short: a property list repeats its members (22,000 ``<key>password</key>`` over a
+#: ``<string>`` a MB were each a name unescaped and judged, and a value stripped, unescaped
+#: and judged: issue 23).
+_MEMBERS_KEPT: dict[str, tuple[int, int] | None] = {}
+_MEMBERS_MOST = 256
+_MEMBER_LONGEST = 256
+
+
+def _member(member: str) -> tuple[int, int] | None:
+    """Where the value of the property list's member ``member`` (all of a
+    :data:`_PLIST_MEMBER` match) starts and ends in it, where its key withholds it."""
+    match = _PLIST_MEMBER.match(member)
+    assert match is not None  # the match's own text
+    name = html.unescape(match.group(1).strip())
+    found: list[Span] = []
+    if name_strength(name):
+        _judged(member, name, *match.span(3), found)
+    return (found[0].start, found[0].end) if found else None
 
 
 def _judged(text: str, name: str, start: int, end: int, found: list[Span],

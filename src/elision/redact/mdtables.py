@@ -19,6 +19,8 @@ over ``--|--``) has rows that need not either.
 
 from __future__ import annotations
 
+import re
+from functools import partial
 from itertools import chain
 
 from elision._lazyre import lazy_compile
@@ -34,6 +36,7 @@ from elision.redact.generic import (
 )
 from elision.redact.kept import LONGEST, keep
 from elision.redact.rules import make_span
+from elision.redact.samelines import judge_lines
 
 #: How a delimiter row's first cell opens: a ``|``, white space, then ``-`` or ``:``.
 _DELIMITER_OPENING = lazy_compile(r"\|[ \t]{0,64}[-:]")
@@ -278,26 +281,46 @@ def _loose_rows(text: str, start: int, end: int, into: SpanSink) -> SpanSink:
     # Each row judged once, its description's test with it: a list's rows repeat (43,690
     # ``| password | hunter2x |`` rows were two judges' calls each, issue 23).
     judged: dict[tuple[str, str], bool] = {}
+    lo = start if at_start else text.find("\n", start, end) + 1  # 0: no line opens here
+    if (at_start or lo) and judge_lines(text, lo, end, partial(_line_row, named, judged),
+                                        CREDENTIAL_FIELD, into):
+        return into  # the rows repeat: each distinct line judged once
     # Each row from the break before it (the range's first line's too); the text's first
     # line has none.
     rows = _LOOSE_ROW.finditer(text, start - 1 if start and at_start else start, end)
     first = _LOOSE_ROW_AT.match(text, 0, end) if start == 0 else None
     for match in rows if first is None else chain((first,), rows):
-        name = match.group(1)
-        names = named.get(name)
-        if names is None:
-            names = named[name] = not names_nothing(name) and bool(name_strength(name))
-        if not names:
-            continue
-        row = name, match.group(2)
-        withheld = judged.get(row)
-        if withheld is None:
-            withheld = not _describes(*row) and is_credential_value(*row)
-            if len(row[1]) <= LONGEST:
-                keep(judged, row, withheld)
-        if withheld:
-            into.append(make_span((match.start(2), match.end(2), CREDENTIAL_FIELD)))
+        span = _row(match, named, judged)
+        if span is not None:
+            into.append(make_span((*span, CREDENTIAL_FIELD)))
     return into
+
+
+def _row(match: re.Match[str], named: dict[str, bool],
+         judged: dict[tuple[str, str], bool]) -> tuple[int, int] | None:
+    """Where the value of the row ``match`` (:data:`_LOOSE_ROW`'s) starts and ends, where its
+    name and value withhold it (each name's and row's answer kept in ``named`` and
+    ``judged``); None where it is shown."""
+    name = match.group(1)
+    names = named.get(name)
+    if names is None:
+        names = named[name] = not names_nothing(name) and bool(name_strength(name))
+    if not names:
+        return None
+    row = name, match.group(2)
+    withheld = judged.get(row)
+    if withheld is None:
+        withheld = not _describes(*row) and is_credential_value(*row)
+        if len(row[1]) <= LONGEST:
+            keep(judged, row, withheld)
+    return match.span(2) if withheld else None
+
+
+def _line_row(named: dict[str, bool], judged: dict[tuple[str, str], bool],
+              line: str) -> tuple[int, int] | None:
+    """:func:`_row` of one line read alone."""
+    match = _LOOSE_ROW_AT.match(line)
+    return None if match is None else _row(match, named, judged)
 
 
 def _describes(name: str, value: str) -> bool:
