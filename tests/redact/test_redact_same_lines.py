@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from elision.redact import blocks, elements, mdtables, redact_text
+from elision.redact import blocks, elements, mdtables, redact_text, samelines
 from elision.redact.generic import name_strength
 from elision.redact.rules import Span
 from support.calls import builtin_calls, python_calls
@@ -79,19 +79,27 @@ _LINE = st.tuples(st.sampled_from(["  ", "    ", "\t", " ", ""]), _ITEMS, _KEYS,
 _UNITS = st.lists(_LINE, min_size=1, max_size=5)
 
 
+#: A block of lines split at once: as the code has it, or a few chars (each line its own
+#: block, or a few lines a block: the cuts at line breaks drawn).
+_BLOCKS = st.sampled_from([samelines._BLOCK, 1, 12, 40])
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_UNITS, st.integers(1, 40), st.integers(0, 3),
        st.sampled_from(["passwords", "tokens", "api_keys", "auth", "cookies"]),
-       st.sampled_from(["", "x: y\n", "  - tail\n"]))
-@example(["  - hunter2x"], 20, 0, "passwords", "")  # yaml-plural-long's lines
-@example(["  - a", "  - b", "  - c"], 6, 0, "passwords", "")  # 18 lines, 3 distinct
+       st.sampled_from(["", "x: y\n", "  - tail\n"]), _BLOCKS)
+@example(["  - hunter2x"], 20, 0, "passwords", "", samelines._BLOCK)  # yaml-plural-long's
+@example(["  - a", "  - b", "  - c"], 6, 0, "passwords", "", 12)  # 18 lines, 3 distinct
+@example(["  - hunter2x"], 20, 0, "passwords", "", 12)  # blocks of two lines
 def test_a_collections_lines_judged_once_are_read_as_each(
-    unit: list[str], times: int, key_column: int, name: str, after: str,
+    unit: list[str], times: int, key_column: int, name: str, after: str, block: int,
 ) -> None:
     text = "\n".join(unit * times) + "\n" + after
     strength = name_strength(name)
     found: list[Span] = []
-    read_to = blocks._entries(text, 0, key_column, name, strength, found)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(samelines, "_BLOCK", block)
+        read_to = blocks._entries(text, 0, key_column, name, strength, found)
     with pytest.MonkeyPatch.context() as mp:
         _unsplit(mp, blocks)
         each: list[Span] = []
@@ -108,10 +116,10 @@ _ROW_PARTS = st.sampled_from([
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_ROW_PARTS, min_size=1, max_size=5), st.integers(1, 40), st.data())
-@example(["| password | hunter2x |"], 20, None)  # md-loose-rows' lines
+@given(st.lists(_ROW_PARTS, min_size=1, max_size=5), st.integers(1, 40), st.data(), _BLOCKS)
+@example(["| password | hunter2x |"], 20, None, samelines._BLOCK)  # md-loose-rows' lines
 def test_loose_rows_judged_once_are_read_as_each(
-    unit: list[str], times: int, data: st.DataObject | None,
+    unit: list[str], times: int, data: st.DataObject | None, block: int,
 ) -> None:
     text = "\n".join(unit * times)
     # A range from the text's start, a line's start or inside a line, to a line's end.
@@ -119,7 +127,9 @@ def test_loose_rows_judged_once_are_read_as_each(
     start = 0 if data is None else data.draw(st.integers(0, len(text)))
     end = len(text) if data is None else data.draw(st.sampled_from(
         [b for b in [*breaks, len(text)] if b >= start] or [len(text)]))
-    found = mdtables._loose_rows(text, start, end, [])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(samelines, "_BLOCK", block)
+        found = mdtables._loose_rows(text, start, end, [])
     with pytest.MonkeyPatch.context() as mp:
         _unsplit(mp, mdtables)
         assert found == mdtables._loose_rows(text, start, end, [])

@@ -21,9 +21,13 @@ from elision.redact.rules import make_span
 
 #: Fewest lines worth reading so; fewer are read one at a time by the caller.
 FEWEST = 16
-#: How many of the first lines are looked at before all are split: a range of distinct
-#: lines (a list of generated passwords) is told by them, and not split whole.
+#: How many of the first lines are looked at before any are split: a range of distinct
+#: lines (a list of generated passwords) is told by them, and read by the caller.
 SAMPLE = 64
+#: The most chars the first lines are looked for in.
+_SAMPLED = 1 << 16
+#: The chars of a block of lines split at once (cut at the first line break past it).
+_BLOCK = 1 << 16
 
 #: What a line withholds: its span's start and end in the line, or None.
 LineJudge = Callable[[str], "tuple[int, int] | None"]
@@ -33,28 +37,27 @@ def judge_lines(
     text: str, lo: int, hi: int, judge: LineJudge, rule: str, into: SpanSink
 ) -> bool:
     """Add to ``into``, in the lines' order, the span (under ``rule``) that ``judge`` gives
-    each line of ``text[lo:hi]`` (``lo`` a line's start), each distinct line judged once;
-    False, nothing added, where more than half of the lines (or of the first
-    :data:`SAMPLE`) are distinct, or they are fewer than :data:`FEWEST`: the caller reads
-    them one at a time."""
-    block = text[lo:hi]
-    if not _repeats(block.split("\n", SAMPLE)[:SAMPLE]):
+    each line of ``text[lo:hi]`` (``lo`` a line's start), each distinct line of a block
+    judged once; False, nothing added, where more than half of the first :data:`SAMPLE`
+    lines are distinct, or they are fewer than :data:`FEWEST`: the caller reads them one at
+    a time."""
+    sample = text[lo:min(hi, lo + _SAMPLED)].split("\n", SAMPLE)[:SAMPLE]
+    if len(sample) < FEWEST or 2 * len(set(sample)) > len(sample):
         return False
-    lines = block.split("\n")
-    del block
-    distinct = set(lines)
-    if len(lines) < FEWEST or 2 * len(distinct) > len(lines):
-        return False
-    verdicts = {line: judge(line) for line in distinct}
-    # Each line's start, and one more: where a line after the last would start.
-    starts = accumulate(map(add, map(len, lines), repeat(1)), initial=lo)
+    del sample
     append = into.append
-    for at, verdict in zip(starts, map(verdicts.__getitem__, lines), strict=False):
-        if verdict is not None:
-            append(make_span((at + verdict[0], at + verdict[1], rule)))
+    # A block of lines at a time, cut at a line break: the lines split are a block's, not
+    # the text's (a MB of short lines split was 5x its size).
+    while lo < hi:
+        stop = text.find("\n", lo + _BLOCK, hi) if lo + _BLOCK < hi else -1
+        if stop < 0:
+            stop = hi
+        lines = text[lo:stop].split("\n")
+        verdicts = {line: judge(line) for line in set(lines)}
+        # Each line's start, and one more: where a line after the last would start.
+        starts = accumulate(map(add, map(len, lines), repeat(1)), initial=lo)
+        for at, verdict in zip(starts, map(verdicts.__getitem__, lines), strict=False):
+            if verdict is not None:
+                append(make_span((at + verdict[0], at + verdict[1], rule)))
+        lo = stop + 1
     return True
-
-
-def _repeats(sample: list[str]) -> bool:
-    """Whether the first lines are enough and at most half of them distinct."""
-    return len(sample) >= FEWEST and 2 * len(set(sample)) <= len(sample)
