@@ -47,6 +47,8 @@ def _per_entry(text: str) -> tuple[float, float]:
     ("passwords:\n" + "  - hunter2x\n" * 3000, 0.5, 0.5),
     # md-loose-rows: 4.0 accessors before (0.02 calls), none now
     ("| password | hunter2x |\n" * 3000, 0.5, 0.5),
+    # md-table-rows: 3.0 calls an entry before (a row's cells read, each judged), 0.05 now
+    ("| name | password |\n|---|---|\n" + "| bob | hunter2x |\n" * 3000, None, 0.5),
     # plist-keys: 11.9 calls an entry before (10.1 with the regex passes), 5.1 now (3.3); its
     # accessors (4.1 before, 2.1 now) are mostly the regex passes' own under that engine
     ("<key>password</key>\n<string>hunter2x</string>\n" * 3000, None, 7),
@@ -63,7 +65,7 @@ def test_a_repeated_line_or_member_is_not_read_again(
 
 def _unsplit(mp: pytest.MonkeyPatch, module: object) -> None:
     """Every range read a line at a time, as before."""
-    mp.setattr(module, "judge_lines", lambda *args: False)
+    mp.setattr(module, "judge_lines", lambda *args: None)
 
 
 # A collection's lines, drawn in parts (items, members, metadata, quoted and flow values,
@@ -133,6 +135,39 @@ def test_loose_rows_judged_once_are_read_as_each(
     with pytest.MonkeyPatch.context() as mp:
         _unsplit(mp, mdtables)
         assert found == mdtables._loose_rows(text, start, end, [])
+
+
+_CELLS = st.sampled_from(["hunter2x", "", " s3cr3t ", "Zx8Qw3Er5Ty7Ui9Op", "${X}", "a b",
+                         "password", "The user's password", "p\u00e4ss"])
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> str:
+    width = draw(st.integers(1, 3))
+    header = draw(st.lists(st.sampled_from(["name", "password", "api_key", "note", "pwd"]),
+                           min_size=width, max_size=width))
+    piped = draw(st.booleans())
+    lead, close = ("| ", " |") if piped else ("", "")
+    rows = [lead + " | ".join(draw(st.lists(_CELLS, min_size=width, max_size=width))) + close
+            for _ in range(draw(st.integers(1, 4)))]
+    rows += draw(st.lists(st.sampled_from(["|", "| a", "\r", " | x |", "\u3000| s |"]),
+                          max_size=2))
+    tail = draw(st.sampled_from(["", "\n", "\nafter", "\n\n| password | s |"]))
+    return (lead + " | ".join(header) + close + "\n" + lead + " | ".join(["---"] * width)
+            + close + "\n" + "\n".join(rows * draw(st.integers(1, 30))) + tail)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_tables(), _BLOCKS)
+@example("| name | password |\n|---|---|\n" + "| bob | hunter2x |\n" * 20, 12)  # md-table-rows
+@example("| password | x |\n|---|---|\n" + "| bob | hunter2x |\n" * 20 + "| bob |", 40)
+def test_a_tables_rows_judged_once_are_read_as_each(text: str, block: int) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(samelines, "_BLOCK", block)
+        found = mdtables.table_spans(text, [])
+    with pytest.MonkeyPatch.context() as mp:
+        _unsplit(mp, mdtables)
+        assert found == mdtables.table_spans(text, [])
 
 
 # -- a property list's members and elements: as each read -------------------------------------

@@ -158,7 +158,7 @@ def _entries(
     # spaces and tabs, read without trying for a comment at each char (2.4x as fast).
     plain = text.find("#", at, end) < 0 and text.find("\r", at, end) < 0
     if plain and judge_lines(text, at, end, partial(_plain_item, name, skip_keys),
-                             ASSIGNMENT, found):
+                             ASSIGNMENT, found) is not None:
         return read_to  # a list's lines repeat: each distinct one judged once
     for line in (_ENTRY_LINE_PLAIN if plain else _ENTRY_LINE).finditer(text, at, end):
         value = _item(line, name, skip_keys)
@@ -188,11 +188,12 @@ def _item(line: re.Match[str], name: str, skip_keys: bool) -> tuple[int, int] | 
     return (start, start + len(value)) if is_credential_value(name, value) else None
 
 
-def _plain_item(name: str, skip_keys: bool, line: str) -> tuple[int, int] | None:
+def _plain_item(name: str, skip_keys: bool, line: str) -> tuple[tuple[int, int], ...]:
     """:func:`_item` of one line with no ``#`` or ``\r``, read alone."""
     match = _ENTRY_LINE_PLAIN.match(line)
     assert match is not None  # every part is optional
-    return _item(match, name, skip_keys)
+    value = _item(match, name, skip_keys)
+    return () if value is None else (value,)
 
 
 #: The deepest key whose lines are read by :func:`_entries` (a pattern a column, kept);

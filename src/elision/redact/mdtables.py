@@ -218,27 +218,56 @@ def _rows(
         i: name for i, name in enumerate(names) if not names_nothing(name) and name_strength(name)
     }
     pairs = len(header) == 2
+    # A table's rows repeat: each distinct one judged once, the table's end told by the
+    # first line that is no row.
+    ended = judge_lines(text, pos, len(text), partial(_line_cells, named, pairs, piped),
+                        CREDENTIAL_FIELD, into) if pos < len(text) else None
+    if ended is not None:
+        return ended
     while pos < len(text):
         end = _line_end(text, pos)
-        cells = _cells(text, pos, end, piped)
-        if not cells:
+        withheld = _row_cells(text, pos, end, named, pairs, piped)
+        if withheld is None:
             return pos
-        for i, (a, b) in enumerate(cells):
-            name = named.get(i)
-            if name is not None and a < b and is_credential_value(name, text[a:b]):
-                into.append(make_span((a, b, CREDENTIAL_FIELD)))
-        if pairs and len(cells) >= 2 and 1 not in named:
-            key = text[cells[0][0] : cells[0][1]]
-            a, b = cells[1]
-            if (
-                a < b
-                and not names_nothing(key)
-                and name_strength(key)
-                and is_credential_value(key, text[a:b])
-            ):
-                into.append(make_span((a, b, CREDENTIAL_FIELD)))
+        for a, b in withheld:
+            into.append(make_span((a, b, CREDENTIAL_FIELD)))
         pos = end + 1
     return pos
+
+
+def _row_cells(
+    text: str, pos: int, end: int, named: dict[int, str], pairs: bool, piped: bool,
+) -> list[tuple[int, int]] | None:
+    """The withheld cells of the row ``text[pos:end]`` of a table whose credential columns
+    are ``named`` (``pairs``: of two columns, its rows read as keys and values too); None
+    where the line is no row (the table ends before it)."""
+    cells = _cells(text, pos, end, piped)
+    if not cells:
+        return None
+    withheld = []
+    for i, (a, b) in enumerate(cells):
+        name = named.get(i)
+        if name is not None and a < b and is_credential_value(name, text[a:b]):
+            withheld.append((a, b))
+    if pairs and len(cells) >= 2 and 1 not in named:
+        key = text[cells[0][0] : cells[0][1]]
+        a, b = cells[1]
+        if (
+            a < b
+            and not names_nothing(key)
+            and name_strength(key)
+            and is_credential_value(key, text[a:b])
+        ):
+            withheld.append((a, b))
+    return withheld
+
+
+def _line_cells(
+    named: dict[int, str], pairs: bool, piped: bool, line: str,
+) -> tuple[tuple[int, int], ...] | None:
+    """:func:`_row_cells` of one line read alone."""
+    withheld = _row_cells(line, 0, len(line), named, pairs, piped)
+    return None if withheld is None else tuple(withheld)
 
 
 #: A row of two cells outside any table (no header and delimiter above it): ``| password |
@@ -283,7 +312,7 @@ def _loose_rows(text: str, start: int, end: int, into: SpanSink) -> SpanSink:
     judged: dict[tuple[str, str], bool] = {}
     lo = start if at_start else text.find("\n", start, end) + 1  # 0: no line opens here
     if (at_start or lo) and judge_lines(text, lo, end, partial(_line_row, named, judged),
-                                        CREDENTIAL_FIELD, into):
+                                        CREDENTIAL_FIELD, into) is not None:
         return into  # the rows repeat: each distinct line judged once
     # Each row from the break before it (the range's first line's too); the text's first
     # line has none.
@@ -317,10 +346,11 @@ def _row(match: re.Match[str], named: dict[str, bool],
 
 
 def _line_row(named: dict[str, bool], judged: dict[tuple[str, str], bool],
-              line: str) -> tuple[int, int] | None:
+              line: str) -> tuple[tuple[int, int], ...]:
     """:func:`_row` of one line read alone."""
     match = _LOOSE_ROW_AT.match(line)
-    return None if match is None else _row(match, named, judged)
+    span = None if match is None else _row(match, named, judged)
+    return () if span is None else (span,)
 
 
 def _describes(name: str, value: str) -> bool:

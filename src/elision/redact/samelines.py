@@ -29,35 +29,43 @@ _SAMPLED = 1 << 16
 #: The chars of a block of lines split at once (cut at the first line break past it).
 _BLOCK = 1 << 16
 
-#: What a line withholds: its span's start and end in the line, or None.
-LineJudge = Callable[[str], "tuple[int, int] | None"]
+#: What a line withholds: its spans' starts and ends in the line (none: nothing), or None
+#: where the lines read end before it (a table's first line that is not a row).
+LineJudge = Callable[[str], "tuple[tuple[int, int], ...] | None"]
 
 
 def judge_lines(
     text: str, lo: int, hi: int, judge: LineJudge, rule: str, into: SpanSink
-) -> bool:
-    """Add to ``into``, in the lines' order, the span (under ``rule``) that ``judge`` gives
+) -> int | None:
+    """Add to ``into``, in the lines' order, the spans (under ``rule``) that ``judge`` gives
     each line of ``text[lo:hi]`` (``lo`` a line's start), each distinct line of a block
-    judged once; False, nothing added, where more than half of the first :data:`SAMPLE`
-    lines are distinct, or they are fewer than :data:`FEWEST`: the caller reads them one at
-    a time."""
+    judged once, up to the first line it gives None: where that line starts, or ``hi + 1``
+    past the last line. None, nothing added, where more than half of the first
+    :data:`SAMPLE` lines are distinct, or they are fewer than :data:`FEWEST`: the caller
+    reads them one at a time."""
     sample = text[lo:min(hi, lo + _SAMPLED)].split("\n", SAMPLE)[:SAMPLE]
     if len(sample) < FEWEST or 2 * len(set(sample)) > len(sample):
-        return False
+        return None
     del sample
     append = into.append
     # A block of lines at a time, cut at a line break: the lines split are a block's, not
     # the text's (a MB of short lines split was 5x its size).
-    while lo < hi:
+    while lo <= hi:
         stop = text.find("\n", lo + _BLOCK, hi) if lo + _BLOCK < hi else -1
         if stop < 0:
             stop = hi
         lines = text[lo:stop].split("\n")
         verdicts = {line: judge(line) for line in set(lines)}
+        spans = list(map(verdicts.__getitem__, lines))
         # Each line's start, and one more: where a line after the last would start.
-        starts = accumulate(map(add, map(len, lines), repeat(1)), initial=lo)
-        for at, verdict in zip(starts, map(verdicts.__getitem__, lines), strict=False):
-            if verdict is not None:
-                append(make_span((at + verdict[0], at + verdict[1], rule)))
+        starts: list[int] = list(accumulate(map(add, map(len, lines), repeat(1)), initial=lo))
+        del lines, verdicts
+        end = spans.index(None) if None in spans else len(spans)
+        for at, withheld in zip(starts, spans[:end] if end < len(spans) else spans,
+                                strict=False):
+            for a, b in withheld or ():  # none is None before ``end``
+                append(make_span((at + a, at + b, rule)))
+        if end < len(spans):
+            return starts[end]
         lo = stop + 1
-    return True
+    return hi + 1
