@@ -25,9 +25,10 @@ FEWEST = 16
 #: lines (a list of generated passwords) is told by them, and read by the caller.
 SAMPLE = 64
 #: The most chars the first lines are looked for in.
-_SAMPLED = 1 << 16
-#: The chars of a block of lines split at once (cut at the first line break past it).
-_BLOCK = 1 << 16
+_SAMPLED = 1 << 13
+#: The chars of a block of lines split at once (cut at the first line break past it): its
+#: lines, a str each, are some 6x its size while it is judged (a list of 12-char items).
+_BLOCK = 1 << 13
 
 #: What a line withholds: its spans' starts and ends in the line (none: nothing), or None
 #: where the lines read end before it (a table's first line that is not a row).
@@ -49,7 +50,7 @@ def judge_lines(
     del sample
     append = into.append
     # A block of lines at a time, cut at a line break: the lines split are a block's, not
-    # the text's (a MB of short lines split was 5x its size).
+    # the text's (a MB of short lines split whole was 5x its size).
     while lo <= hi:
         stop = text.find("\n", lo + _BLOCK, hi) if lo + _BLOCK < hi else -1
         if stop < 0:
@@ -57,15 +58,15 @@ def judge_lines(
         lines = text[lo:stop].split("\n")
         verdicts = {line: judge(line) for line in set(lines)}
         spans = list(map(verdicts.__getitem__, lines))
-        # Each line's start, and one more: where a line after the last would start.
-        starts: list[int] = list(accumulate(map(add, map(len, lines), repeat(1)), initial=lo))
-        del lines, verdicts
+        del verdicts
         end = spans.index(None) if None in spans else len(spans)
+        # Each line's start (and one more: where a line after the last would start).
+        starts = accumulate(map(add, map(len, lines), repeat(1)), initial=lo)
         for at, withheld in zip(starts, spans[:end] if end < len(spans) else spans,
                                 strict=False):
             for a, b in withheld or ():  # none is None before ``end``
                 append(make_span((at + a, at + b, rule)))
         if end < len(spans):
-            return starts[end]
+            return lo + sum(map(len, lines[:end])) + end  # where that line starts
         lo = stop + 1
     return hi + 1
