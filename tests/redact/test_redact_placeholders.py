@@ -11,6 +11,7 @@ a repeat, a template or a word that says so is typed by a person.
 from __future__ import annotations
 
 import string
+from itertools import pairwise
 
 import pytest
 from hypothesis import assume, given, settings
@@ -132,7 +133,7 @@ def test_a_long_value_costs_its_length() -> None:
 
 def _stepped_whole(value: str) -> bool:
     """:func:`placeholders.stepped` as first written: every pair counted."""
-    pairs = list(zip(value, value[1:], strict=False))
+    pairs = list(pairwise(value))
     return len(value) >= 2 and sum(p in placeholders._STEP for p in pairs) >= (
         placeholders.STEPPED_SHARE * (len(value) - 1))
 
