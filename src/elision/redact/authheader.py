@@ -102,11 +102,15 @@ def credential(text: str, at: int, limit: int) -> tuple[int, int] | None:
     if got is not None:
         return at + got[0], at + got[1]
     found = credential_now(text, at, limit)
-    if found is not None:
-        past = _READ_PAST.match(text, found[1], limit)
-        assert past is not None  # it matches the empty string
-        if limit - at < KEPT_LONGEST or past.end() + _READ_CHARS <= at + KEPT_LONGEST:
-            keep(_READ, window, (found[0] - at, found[1] - at))
+    if found is None:
+        return None
+    if limit - at >= KEPT_LONGEST:
+        # Read to the window's end at most: one reaching it is not kept (a long run after
+        # each of many headers is not read again at each).
+        past = _READ_PAST.match(text, found[1], at + KEPT_LONGEST)
+        if past is None or past.end() + _READ_CHARS > at + KEPT_LONGEST:
+            return found
+    keep(_READ, window, (found[0] - at, found[1] - at))
     return found
 
 
