@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import random
-import re
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 from elision.redact import secrets
 from elision.redact.families import PATTERN_FAMILIES, sample
 from elision.redact.secrets import find_credentials
+from support.regexes import CountingPattern
 
 OPENED = [(i, f) for i, f in enumerate(PATTERN_FAMILIES)
           if f.pattern is not None and secrets.prefixes(i) is not None]
@@ -34,22 +34,6 @@ def test_the_families_that_open_with_a_branch_or_ignore_case_are_tried_at_their_
     assert "nuget-api-key" not in ids and "twilio-api-key-sid" not in ids and len(OPENED) >= 20
 
 
-class _Counting:
-    """A compiled pattern that counts its searches and matches."""
-
-    def __init__(self, real: re.Pattern[str]) -> None:
-        self.real, self.searches, self.matches = real, 0, 0
-        self.pattern, self.flags, self.groupindex = real.pattern, real.flags, real.groupindex
-
-    def finditer(self, text: str, *args: Any) -> Any:
-        self.searches += 1
-        return self.real.finditer(text, *args)
-
-    def match(self, text: str, *args: Any) -> Any:
-        self.matches += 1
-        return self.real.match(text, *args)
-
-
 def test_random_base64_holding_a_keyword_is_not_searched_by_the_keywords_family() -> None:
     """Red before: okta's pattern searched the whole run (one ``finditer``); now it is tried
     where ``okta`` opens, once, and the result is the same (nothing)."""
@@ -57,7 +41,7 @@ def test_random_base64_holding_a_keyword_is_not_searched_by_the_keywords_family(
     text = run[:30_000] + "okta" + run[30_000:]
     index = next(i for i, f in OPENED if f.id == "okta-api-token")
     family = PATTERN_FAMILIES[index]
-    counting = _Counting(family.pattern)  # type: ignore[arg-type]
+    counting = CountingPattern(family.pattern)
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(family.__dict__, "pattern", counting)
         found = find_credentials(text)

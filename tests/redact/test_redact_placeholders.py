@@ -11,6 +11,7 @@ a repeat, a template or a word that says so is typed by a person.
 from __future__ import annotations
 
 import string
+from itertools import pairwise
 
 import pytest
 from hypothesis import assume, given, settings
@@ -128,3 +129,21 @@ def test_a_long_value_costs_its_length() -> None:
     value = random_letters(7, 1 << 20)
     assert not placeholders.placeholder(value)
     assert placeholders.placeholder("abcdefghijklmnopqrstuvwxyz" * 40_000)
+
+
+def _stepped_whole(value: str) -> bool:
+    """:func:`placeholders.stepped` as first written: every pair counted."""
+    pairs = list(pairwise(value))
+    return len(value) >= 2 and sum(p in placeholders._STEP for p in pairs) >= (
+        placeholders.STEPPED_SHARE * (len(value) - 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.one_of(
+    st.text(alphabet="abcdefqwertyasdzx0123x*", max_size=40),
+    st.lists(st.sampled_from(["abc", "qwe", "x", "k", "Q", "9", "zyx", "asdf", "p"]),
+             max_size=16).map("".join)))
+def test_a_run_told_by_its_first_pairs_is_told_as_by_all(value: str) -> None:
+    """The first pairs that reject a random run (issue 23: a MB of Bearer lines asks each
+    token) say what all its pairs say, near the share too."""
+    assert placeholders.stepped(value) == _stepped_whole(value)

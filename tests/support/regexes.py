@@ -33,3 +33,26 @@ def _nested(items: Any, inside: bool = False) -> bool:
         if any(_nested(sub, inside) for sub in held):
             return True
     return False
+
+
+class CountingPattern:
+    """A compiled pattern that counts its ``finditer`` searches and its matches, and keeps the
+    texts it was asked to ``search`` (a family's own shapes are searched once, to tell whether
+    a match takes in the next)."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.searches, self.matches = real, 0, 0
+        self.searched: list[str] = []
+        self.pattern, self.flags, self.groupindex = real.pattern, real.flags, real.groupindex
+
+    def finditer(self, text: str, *args: Any) -> Any:
+        self.searches += 1
+        return self.real.finditer(text, *args)
+
+    def match(self, text: str, *args: Any) -> Any:
+        self.matches += 1
+        return self.real.match(text, *args)
+
+    def search(self, text: str, *args: Any) -> Any:
+        self.searched.append(text)
+        return self.real.search(text, *args)

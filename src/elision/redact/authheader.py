@@ -31,7 +31,8 @@ from itertools import pairwise
 
 from elision._lazyre import lazy_compile
 from elision.redact.families import entropy
-from elision.redact.kept import kept
+from elision.redact.kept import LONGEST as KEPT_LONGEST
+from elision.redact.kept import keep, kept
 
 #: Schemes read as one whatever follows them, lower-cased: IANA's registry, and the ones
 #: vendors' APIs document (Discord's ``Bot``, Okta's ``SSWS``, AWS's and Google's signing
@@ -89,7 +90,46 @@ TIMESTAMP = lazy_compile(
 
 def credential(text: str, at: int, limit: int) -> tuple[int, int] | None:
     """Where the credential of the header value written at ``at`` (its scheme past) starts and
-    ends, read no further than ``limit``; ``None`` for a scheme with nothing after it."""
+    ends, read no further than ``limit``; ``None`` for a scheme with nothing after it.
+
+    The answer is kept by the value's first :data:`~elision.redact.kept.LONGEST` chars (all of
+    them up to ``limit`` where it is nearer: a window shorter than that is the whole value,
+    one as long may be cut) where its reading lay inside them
+    (:data:`_READ_PAST`): a log's headers repeat, and reading one was most of judging a MB of
+    ``authorization: qwertyuiopasdfgh 2024-01-01`` headers, six regex calls each (issue 23)."""
+    window = text[at:min(limit, at + KEPT_LONGEST)]
+    got = _READ.get(window)
+    if got is not None:
+        return at + got[0], at + got[1]
+    found = credential_now(text, at, limit)
+    if found is None:
+        return None
+    if limit - at >= KEPT_LONGEST:
+        # Read to the window's end at most: one reaching it is not kept (a long run after
+        # each of many headers is not read again at each).
+        past = _READ_PAST.match(text, found[1], at + KEPT_LONGEST)
+        if past is None or past.end() + _READ_CHARS > at + KEPT_LONGEST:
+            return found
+    keep(_READ, window, (found[0] - at, found[1] - at))
+    return found
+
+
+#: :func:`credential`'s answers, as offsets into the value, by its first chars.
+_READ: dict[str, tuple[int, int]] = {}
+#: What :func:`credential_now` may look at past the end of the credential it found, and
+#: :data:`_READ_CHARS` chars more (a superset: no reading goes further): where a generated
+#: run is the credential, the spacing and the run after it that was judged with it; a run's
+#: closers trimmed off its end (:data:`_CLOSERS`, run chars); the spacing after it, a list's
+#: comma and spacing, the next auth-param's name (its first 256 chars), spacing, ``=`` and
+#: spacing; and the char a run stops at, a quote's two chars, a ``\\/``'s two.
+_READ_PAST = lazy_compile(
+    r"""[ \t]*[^\s,"'\\]*(?:\\/[^\s,"'\\]*)*[ \t]*(?:,[ \t]*)?"""
+    r"[A-Za-z0-9!#$%&*+.^_`|~-]{0,256}[ \t]*(?:=[ \t]*)?")
+_READ_CHARS = 3
+
+
+def credential_now(text: str, at: int, limit: int) -> tuple[int, int] | None:
+    """:func:`credential`, its answer not kept: read from ``text``."""
     word = _WORD.match(text, at, limit)
     if word is None:
         return _value(text, at, limit)

@@ -252,8 +252,78 @@ def prefixes(index: int) -> tuple[tuple[str, ...], bool] | None:
         pass  # one literal that heeds case: the regex engine's own search skips to it, in C
     elif all(len(run) >= _PREFIX_LEAST and (run.isascii() or not caseless) for run in runs):
         got = (tuple(sorted({run.lower() if caseless else run for run in runs})), caseless)
+    if got is None and (led := _led_runs(family.pattern)) is not None:
+        got = led
+        _searched_slowly.add(index)
     _prefixes[index] = got
     return got
+
+
+#: The families whose openings :func:`_led_runs` found: their patterns' searches try a
+#: branch at every char (no literal prefix, no char set), each far dearer than a ``find``'s.
+_searched_slowly: set[int] = set()
+#: Past one opening in this many chars, such a pattern's own search is faster than a
+#: ``match`` call at each (bearer-token's tried 88-char lines at 75 ns a char).
+_SLOW_PREFIX_SPACING = 16
+
+
+def _led_runs(pattern: re.Pattern[str]) -> tuple[tuple[str, ...], bool] | None:
+    """The literal chars each alternative of ``pattern``'s leading branch opens with, read past
+    what consumes no char (a look-behind, ``^``, a branch of those) and into a group that
+    turns case off (``(?i:…)``), a branch of one word in two cases (``Bearer|BEARER``) read
+    as the word in any case; lower-cased, and ``True`` (they are looked for in any case: a
+    superset of the places), where any was so read. None where one is shorter than
+    :data:`_PREFIX_LEAST` or not ASCII, or the parser's shape is not as read here.
+    bearer-token's ``(?:(?i:(?<=authorization: )bearer)…|(?:Bearer|BEARER)…|(?:^|(?<=…))
+    bearer…)`` opens with ``bearer`` in any case: each line of a log of Bearer headers was
+    searched char by char, a tenth of its redaction (issue 23)."""
+    try:
+        parsed = list(_parser.parse(pattern.pattern, pattern.flags))
+        alternatives = ([list(alt) for alt in parsed[0][1][1]]
+                        if parsed and parsed[0][0] is sre.BRANCH else [parsed])
+        runs, anycase = [], bool(pattern.flags & re.IGNORECASE)
+        for ops in alternatives:
+            run, folded = _led_run(ops, anycase)
+            anycase |= folded
+            runs.append(run)
+    except Exception:  # the parser's shape is CPython's, not a contract
+        return None
+    if not all(len(run) >= _PREFIX_LEAST and run.isascii() for run in runs):
+        return None
+    return (tuple(sorted({run.lower() for run in runs})), True) if anycase else None
+
+
+def _zero_width(op: object, arg: object) -> bool:
+    """Whether a parsed op consumes no char: ``^`` and its kin, a look-behind, a branch of
+    those."""
+    if op is sre.AT or (op is sre.ASSERT and arg[0] == -1):  # type: ignore[index]
+        return True
+    return op is sre.BRANCH and all(
+        len(alt) == 1 and _zero_width(*alt[0]) for alt in arg[1])  # type: ignore[index]
+
+
+def _led_run(ops: list[tuple[object, object]], anycase: bool) -> tuple[str, bool]:
+    """The literal chars ``ops`` open with past what consumes none, and whether any of them
+    was read in any case (see :func:`_led_runs`)."""
+    run, folded = "", False
+    for op, arg in ops:
+        if not run and _zero_width(op, arg):
+            continue
+        if op is sre.LITERAL:
+            run += chr(arg)  # type: ignore[arg-type]
+        elif op is sre.SUBPATTERN and not arg[2]:  # type: ignore[index]
+            inner, inner_folded = _led_run(
+                list(arg[3]), anycase or bool(arg[1] & re.IGNORECASE))  # type: ignore[index]
+            return run + inner, folded or inner_folded or bool(arg[1] & re.IGNORECASE)  # type: ignore[index]
+        elif op is sre.BRANCH and all(len(alt) and all(o is sre.LITERAL for o, _ in alt)
+                                      for alt in arg[1]):  # type: ignore[index]
+            words = {"".join(chr(a) for _, a in alt).lower() for alt in arg[1]}  # type: ignore[index]
+            if len(words) != 1:
+                break
+            return run + words.pop(), True
+        else:
+            break
+    return run, folded or anycase
 
 
 def leading_runs(pattern: re.Pattern[str]) -> list[str] | None:
@@ -294,7 +364,8 @@ def _opened_by(index: int, text: str, lowered: list[str]) -> list[int] | None:
     if caseless and not lowered:
         lowered.append(text.lower())
     hay = lowered[0] if caseless else text
-    if sum(hay.count(run) for run in runs) * _PREFIX_SPACING > len(text):
+    spacing = _SLOW_PREFIX_SPACING if index in _searched_slowly else _PREFIX_SPACING
+    if sum(hay.count(run) for run in runs) * spacing > len(text):
         return None
     starts: set[int] = set()
     for run in runs:
