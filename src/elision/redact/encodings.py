@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import binascii
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import accumulate
+from operator import itemgetter
 
 from elision._lazyre import lazy_compile
 from elision._record import record_class
@@ -27,10 +30,19 @@ from elision.shape.bom import decode_marked
 #: assignments eight levels of JSON-in-JSON down, issue 23). A percent-escape encoded again
 #: and again (``%2525…2541``: its "%" written ``%25`` once a level) is one escape, the char
 #: its last two digits spell, read in one pass however deep (a redirect in a redirect in a
-#: redirect, ``%25253D``, was four levels from the end).
+#: redirect, ``%25253D``, was four levels from the end). Every branch opens with a backslash
+#: or a "%" (the run's "no backslash before it" is asked after its first one, as a lookbehind
+#: of two): the regex engine then skips in C to where one is, where a lookbehind first made it
+#: try each branch at every char (half of each escape search of a line of prose, issue 23).
 _ESCAPE = lazy_compile(
     r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})"
-    r"|%(?:25)*([0-7][0-9a-fA-F])|(?<!\\)\\(?:\\*+(/)|\\++(\"))|\\(\\)"
+    r"|%(?:25)*([0-7][0-9a-fA-F])|\\(?<!\\\\)(?:\\*+(/)|\\++(\"))|\\(\\)"
+)
+#: :data:`_ESCAPE` with one group, each escape whole: its ``split`` is the text's literals
+#: with each escape between two (:func:`_tabled_originals`, :func:`_decoded`).
+_ESCAPE_WHOLE = lazy_compile(
+    r"(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}"
+    r"|%(?:25)*[0-7][0-9a-fA-F]|\\(?<!\\\\)(?:\\*+/|\\++\")|\\\\)"
 )
 #: The most levels of escapes read through (:func:`decode_escapes`): a ``\\u`` escape three
 #: levels of JSON-in-JSON down (``\\\\\\\\u0067``: 4, 2, 1, none), or a percent-escape spelled
@@ -40,6 +52,10 @@ _ESCAPE = lazy_compile(
 #: a level more is a pass more over nearly all of it, and unbounded a text of them cost time
 #: quadratic in its length.
 _LEVELS = 4
+#: The longest text whose escapes are read in C (:func:`_escape_table`, :func:`_decoded`): their
+#: table is a few objects an escape, held for the call alone, so only a piece's (a few KB) is
+#: tabled; a longer text is read an escape at a time, holding nothing per escape.
+_TABLED = 1 << 14
 #: Bytes read to tell a text from binary data before a run is decoded whole.
 _PROBE = 96
 #: What the byte order marks :mod:`elision.shape.bom` reads open with (its ``MARKS``): bytes
@@ -68,6 +84,9 @@ class View:
 
         Nothing is kept per escape between calls: a table of them (three ints each) was 35
         to 70 times the size of a text that is a run of escapes (issue 23)."""
+        if len(self.source) <= _TABLED:
+            mapped = _tabled_originals(self.source, spans)
+            return mapped if self.under is None else self.under.originals(mapped)
         wanted = sorted((pos - 1 if is_end else pos, is_end, i)
                         for i, span in enumerate(spans) for is_end, pos in enumerate(span))
         out = [[0, 0] for _ in spans]
@@ -89,6 +108,36 @@ class View:
                 out[i][is_end] = orig_end + (pos - dec - 1)
         mapped = [(a, b) for a, b in out]
         return mapped if self.under is None else self.under.originals(mapped)
+
+
+def _tabled_originals(source: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """:meth:`View.originals` of a short ``source``, its escapes tabled in C (its split at
+    them, ``accumulate``), each span's ends then found by bisection: a Python step an escape
+    (:func:`_marks`, a generator's) was a third of judging a line of a cookie map two levels
+    of JSON-in-JSON down (issue 23). The same mapping: a position at an escape's decoded
+    char is the escape's start for a span's start, its end for a span's end; any other is
+    moved on by what the escapes before it are longer than the one char each spells."""
+    parts = _ESCAPE_WHOLE.split(source)  # literals, each escape between two
+    count = len(parts) // 2
+    lengths = list(map(len, parts))
+    in_source = list(accumulate(lengths, initial=0))
+    lengths[1::2] = [1] * count  # each escape is one char of the view
+    in_view = list(accumulate(lengths, initial=0))
+    # Escape i is part 2i + 1: at in_view[2i + 1] in the view, in_source[2i + 1 : 2i + 3].
+    escapes = in_view[1 : 2 * count : 2]
+    out = []
+    for start, end in spans:
+        i = bisect_right(escapes, start) - 1
+        if i < 0:
+            a = start
+        elif start == escapes[i]:
+            a = in_source[2 * i + 1]
+        else:
+            a = start + in_source[2 * i + 2] - in_view[2 * i + 2]
+        j = bisect_right(escapes, end - 1) - 1
+        b = end if j < 0 else end + in_source[2 * j + 2] - in_view[2 * j + 2]
+        out.append((a, b))
+    return out
 
 
 def _marks(source: str) -> Iterator[tuple[int, int, int]]:
@@ -142,8 +191,21 @@ def decode_escapes(text: str) -> View | None:
         source = text if view is None else view.text
         if _ESCAPE.search(source) is None:
             break
-        view = View(_ESCAPE.sub(_spelled, source), source, view)
+        view = View(_decoded(source), source, view)
     return view
+
+
+def _decoded(source: str) -> str:
+    """``source`` with each of its escapes read as the one char it spells. Where it can hold
+    only runs of backslashes (no ``\\u`` and no ``%``: told in C), and is short, in C: such
+    an escape spells its own last char (a "/", a quote, a backslash), so its split's escapes
+    are each put as that char. A call of :func:`_spelled` an escape was a fifth of judging a
+    line of a cookie map two levels of JSON-in-JSON down (issue 23)."""
+    if len(source) <= _TABLED and "%" not in source and "\\u" not in source:
+        parts = _ESCAPE_WHOLE.split(source)
+        parts[1::2] = map(itemgetter(-1), parts[1::2])
+        return "".join(parts)
+    return _ESCAPE.sub(_spelled, source)
 
 
 def blob_text(raw: bytes) -> str:

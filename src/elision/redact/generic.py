@@ -1810,7 +1810,22 @@ def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
     # searched to its end at each); one at or past the line's end is none.
     separator = reach.separators.at_or_after
     pos = at
+    # Where each member's first chars were last read from, and what was found before it
+    # (:func:`_cookies_again`); only a reading's members past what any reading read.
+    starts: dict[str, tuple[int, int]] | None = {} if _COOKIES_AGAIN else None
     while pos < stop:
+        if starts is not None and pos > at and pos > seen:
+            head = text[pos:pos + _COOKIE_HEAD]
+            last = starts.get(head)
+            if last is not None:
+                pos = _cookies_again(text, last[0], pos, stop, last[1], found)
+                starts.clear()
+                if pos >= stop:
+                    break
+                head = text[pos:pos + _COOKIE_HEAD]
+            elif len(starts) >= _COOKIE_HEADS:
+                starts.clear()  # a few members back are enough to see a run repeat
+            starts[head] = (pos, len(found))
         pair = _COOKIE_PAIR.match(text, pos, stop)
         if pair is not None:
             key, group = pair.group(1), 2 if pair.start(2) >= 0 else 3
@@ -1855,3 +1870,64 @@ def _cookies(text: str, at: int, found: list[Span], reach: _Reach) -> None:
             assert plain is not None  # it matches the empty run
             pos = plain.end()
     reach.cookies_read = (at, pos)
+
+
+#: Whether a cookie header's run of members written again and again is read once (its
+#: reading's spans moved on to each copy, :func:`_cookies_again`); off, each member is read
+#: (the slow path the tests compare with).
+_COOKIES_AGAIN = True
+#: The chars of a member's start a reading keeps to see it written again, and how many
+#: members back it looks.
+_COOKIE_HEAD = 24
+_COOKIE_HEADS = 32
+
+
+def _cookies_again(
+    text: str, last: int, pos: int, stop: int, count: int, found: list[Span]
+) -> int:
+    """Where :func:`_cookies`' reading goes on from at ``pos``, a member's start, having
+    read ``text[last:pos]`` from an earlier member's start (``count`` spans found before
+    it) where the text from ``pos`` repeats those chars again and again: the spans that
+    stretch's reading found, moved on to each copy after it but the last, which it reads as
+    before (``pos`` itself where there are too few copies).
+
+    The reading of a member reads no further than the first ``;`` at or after the next
+    member's start (each of :data:`_COOKIE_PAIR`, :data:`_COOKIE_BARE`, :data:`_COOKIE_SEP`'s
+    search and :data:`_COOKIE_PLAIN` stops at a ``;`` or on the char after a value that may
+    be none), so where the stretch holds a ``;``, its reading read chars of it and of the copy
+    after it alone: on any copy followed by another, the reading reads the same chars from the
+    same offsets, and does the same, all of it past where any reading read and before the
+    line's end (a copy holds no line break). The last copy's reading may read past it (a
+    comma's name after it, a value that runs on), so it is read. A line of 1 MB of
+    ``Set-Cookie: a=b; Path=/; <value>; `` headers was three Python steps a header, in its
+    first reading (issue 23)."""
+    size = pos - last
+    if size > _LONGEST_COPY or pos + size > stop:
+        return pos  # a stretch as long is no header's run written again: not copied
+    unit = text[last:pos]
+    if ";" not in unit or not text.startswith(unit, pos):
+        return pos
+    # Whole copies from ``last`` on, before the line's end, counted in C a block of copies at
+    # a time (a block of a few KB at most).
+    copies, at = 2, pos + size
+    many = max(1, min(_COPIES_A_BLOCK, _BLOCK_CHARS // size))
+    while many:
+        block = unit * many
+        while at + len(block) <= stop and text.startswith(block, at):
+            at += len(block)
+            copies += many
+        many //= 2
+    if copies < 3:
+        return pos
+    # The copies from ``pos`` on, but the last: their readings' spans are the first's.
+    spans = found[count:]
+    found.extend([make_span((span.start + shift, span.end + shift, span.rule))
+                  for shift in range(size, (copies - 1) * size, size) for span in spans])
+    return last + (copies - 1) * size
+
+
+#: How many copies of a repeated stretch of cookie members are compared at once, in how
+#: many chars at most; and the longest stretch compared.
+_COPIES_A_BLOCK = 64
+_BLOCK_CHARS = 4096
+_LONGEST_COPY = 4096
