@@ -1,0 +1,44 @@
+"""What redacting a dense text through ``shape()`` holds at its peak (issue 23: text's
+target is 1.5x the input).
+
+Found by the memtext task: the dense text rows of ``bench/fuzz_linear.py`` through
+``shape()`` (bench/README.md's last table: 6-10x a MB in RSS), each row's call traced with
+tracemalloc and a snapshot taken wherever the traced peak rose, grouped by traceback. Each
+test here is a row of that table at a small size, bounded where the code before was over."""
+
+from __future__ import annotations
+
+import random
+
+from elision import Budget, shape
+from support.traced import peak
+
+KB = 1 << 10
+
+_WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "result", "row",
+          "value", "status", "error", "request", "replica", "latency", "partition", "cache")
+
+
+def _french_typeset(size: int) -> str:
+    """NFD prose as French is typeset (bench/fuzz_linear.py: nfd-french-typeset): an accent
+    a word or so, a curly apostrophe, guillemets with no-break spaces inside them."""
+    rng = random.Random(5)
+    lines = [" ".join(rng.choice(_WORDS) for _ in range(12)) for _ in range(size // 60)]
+    text = "\n".join(lines).replace(" the ", " l\u2019the ")
+    text = text.replace(" fox ", " \u00ab\u00a0fox\u00a0\u00bb ")
+    return text.replace("e", "e\u0301").replace("a", "a\u0300")[:size]
+
+
+def _traced(text: str) -> float:
+    """``shape()`` of ``text``'s traced peak, over its UTF-8 size (warmed on its head)."""
+    shape(text[: 8 * KB], Budget(4096))  # caches and databases, made
+    return peak(lambda: shape(text, Budget(4096))) / len(text.encode())
+
+
+def test_french_as_typeset_is_folded_without_a_copy_a_stretch() -> None:
+    """The fold of NFD French as typeset (compat._marks_among) held a decoded copy of the
+    body with its marks dropped, a str a stretch between two runs (an object each), the runs'
+    offsets as int objects and its map, a byte a char, at once; the trigger search then
+    encoded the fold whole (3 bytes a char at the encoder's peak). 5.9x a MB before."""
+    text = _french_typeset(256 * KB)
+    assert _traced(text) < 4.6
