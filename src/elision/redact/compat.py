@@ -768,14 +768,7 @@ def _marks_among(text: str, data: bytes) -> Folded | None:
     # decoded copy of the whole beside a str a stretch (an object each) was 3.6x the body.
     chunks: list[str] = []
     out = io.BytesIO()
-
-    def put(piece: bytes) -> None:
-        nonlocal out
-        out.write(piece)
-        if out.tell() >= _FOLD_CHUNK:
-            chunks.append(out.getvalue().decode("utf-8", "ignore"))
-            out = io.BytesIO()
-
+    put = out.write
     # The runs whose chars are each kept (their marks too), and the chars the fold drops in
     # them: what the map (a byte a char of the text) says apart from the marks, so it is made
     # again from the body when a span asks, not held (issue 23).
@@ -821,9 +814,14 @@ def _marks_among(text: str, data: bytes) -> Folded | None:
                     return None  # an expansion: the map holds none
                 drops_at.append(start + i)
         # The run's bytes: back from its other char to its first, on to its end.
-        put(data[copied:_utf8_back(data, at, char - start)].translate(None, b"\xcc"))
+        first = at if char == start else _utf8_back(data, at, char - start)
+        put(data[copied:first].translate(None, b"\xcc"))
         put(new.encode("utf-8"))
-        copied = _utf8_on(data, at, end - char)
+        copied = at + _UTF8_WIDTH[data[at]] if end - char == 1 else _utf8_on(data, at, end - char)
+        if out.tell() >= _FOLD_CHUNK:
+            chunks.append(out.getvalue().decode("utf-8", "ignore"))
+            out = io.BytesIO()
+            put = out.write
     if not folds and not drops_at and chars.count(b"m") == marks_kept:
         return None  # nothing folded: each mark is in a run of another char, left as it is
     del chars, runs, bytes_at
@@ -863,9 +861,13 @@ def _utf8_back(data: bytes, at: int, chars: int) -> int:
 def _utf8_on(data: bytes, at: int, chars: int) -> int:
     """Where the char ``chars`` chars after the one at byte ``at`` of UTF-8 ``data`` opens."""
     for _ in range(chars):
-        lead = data[at]
-        at += 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        at += _UTF8_WIDTH[data[at]]
     return at
+
+
+#: The bytes of the UTF-8 char a lead byte opens.
+_UTF8_WIDTH = bytes(1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+                    for b in range(256))
 
 
 #: A byte a char of a run's chars (:func:`_marks_among`): a mark, another char of a run.
