@@ -39,6 +39,7 @@ folded as a run at a time. A JSON body of ASCII and marks is searched as its ASC
 
 from __future__ import annotations
 
+import io
 import re
 import unicodedata
 from array import array
@@ -746,8 +747,10 @@ def _marks_among(text: str, data: bytes) -> Folded | None:
         return None
     tables = _tables()
     chars = bytearray(data.translate(_SYMBOLS, _FOLLOWING))  # a byte a char: n o m ?
-    # Each other char of a run, at its char offset (the UTF-8 before it counted in C).
-    runs: list[int] = []
+    # Each other char of a run, at its char offset (the UTF-8 before it counted in C) and its
+    # byte's: machine integers, where a list of int objects was 0.4x the body (issue 23).
+    code = "I" if len(data) < 1 << 32 else "q"
+    runs, bytes_at = array(code), array(code)
     byte = char = 0
     for found in tables.others.finditer(data):
         at = found.start()
@@ -756,17 +759,26 @@ def _marks_among(text: str, data: bytes) -> Folded | None:
         if data[at] < 0xF0 or tables.each.match(text, char):  # a BMP one is the table's
             chars[char] = _OTHER
             runs.append(char)
+            bytes_at.append(at)
     if (b"om" in chars or b"?m" in chars or chars.startswith(b"m")) and _LONE.search(chars):
         return None  # a run of marks left as it is
-    # The copy with every mark dropped, in C: each lead byte deleted, and the byte after it,
-    # now no char's, ignored by the decoder. Then each other char's run put back folded.
-    copy = data.translate(None, b"\xcc").decode("utf-8", "ignore")
-    pieces: list[str] = []
-    copied = marks = counted = end = 0  # the copy's chars copied; the marks before counted
+    # The fold written as UTF-8, each stretch between two runs from the body with every mark
+    # dropped in C (each lead byte deleted here, the byte after it, now no char's, ignored by
+    # the decoder), each other char's run put back folded, and decoded a chunk at a time. A
+    # decoded copy of the whole beside a str a stretch (an object each) was 3.6x the body.
+    chunks: list[str] = []
+    out = io.BytesIO()
+    put = out.write
+    # The runs whose chars are each kept (their marks too), and the chars the fold drops in
+    # them: what the map (a byte a char of the text) says apart from the marks, so it is made
+    # again from the body when a span asks, not held (issue 23).
+    kept_runs, drops_at = array(code), array(code)
+    copied = end = marks_kept = 0  # the body's bytes written; the char after the last run
+    # read; the marks the runs of ``kept_runs`` hold
     folds = False  # whether a run of another char is folded
     kept: dict[str, _Run | None] = {}  # each run's fold, as :func:`_folded_runs` keeps them
     size = len(chars)
-    for char in runs:
+    for char, at in zip(runs, bytes_at, strict=True):
         if char < end:
             continue  # in the run just read
         start = char
@@ -777,7 +789,7 @@ def _marks_among(text: str, data: bytes) -> Folded | None:
             end += 1
         run = tables.run.match(text, start)
         if run is None:
-            if end - start == 1:  # one char, left as it is: the copy holds it
+            if end - start == 1:  # one char, left as it is: the body's stretch holds it
                 continue
             new = text[start:end]
             drops: tuple[tuple[int, int, int], ...] = ()
@@ -795,22 +807,67 @@ def _marks_among(text: str, data: bytes) -> Folded | None:
             new += text[run.end():end]
         inside = chars.count(b"m", start, end) if end - start > 1 else 0
         if inside or drops:
-            chars[start:end] = b"k" * (end - start)  # each char kept, its marks too, but ...
+            kept_runs += array(code, (start, end))
+            marks_kept += inside
             for i, _, many in drops:
                 if many:
                     return None  # an expansion: the map holds none
-                chars[start + i] = _DROPPED  # ... those the fold drops
-        marks += chars.count(b"m", counted, start)
-        pieces += (copy[copied:start - marks], new)
-        marks += inside
-        counted, copied = end, end - marks
-    if not folds and b"m" not in chars:
+                drops_at.append(start + i)
+        # The run's bytes: back from its other char to its first, on to its end.
+        first = at if char == start else _utf8_back(data, at, char - start)
+        put(data[copied:first].translate(None, b"\xcc"))
+        put(new.encode("utf-8"))
+        copied = at + _UTF8_WIDTH[data[at]] if end - char == 1 else _utf8_on(data, at, end - char)
+        if out.tell() >= _FOLD_CHUNK:
+            chunks.append(out.getvalue().decode("utf-8", "ignore"))
+            out = io.BytesIO()
+            put = out.write
+    if not folds and not drops_at and chars.count(b"m") == marks_kept:
         return None  # nothing folded: each mark is in a run of another char, left as it is
-    if not pieces:  # no run of another char put back: the copy is the fold
-        return _Dropped(copy, len(text), partial(bytes, chars))
-    pieces.append(copy[copied:])
-    del copy  # before the join: each piece is a copy (issue 23's peaks)
-    return _Dropped("".join(pieces), len(text), partial(bytes, chars))
+    del chars, runs, bytes_at
+    put(data[copied:].translate(None, b"\xcc"))
+    chunks.append(out.getvalue().decode("utf-8", "ignore"))
+    del out
+    return _Dropped("".join(chunks), len(text),
+                    partial(_marks_map, data, kept_runs, drops_at))
+
+
+#: The bytes of :func:`_marks_among`'s fold decoded at once: a stretch between two runs is
+#: written whole, so a chunk is at most that and this.
+_FOLD_CHUNK = 1 << 16
+
+
+def _marks_map(data: bytes, kept_runs: array[int], drops_at: array[int]) -> bytes:
+    """:func:`_marks_among`'s map of UTF-8 ``data``: a byte a char, ``m`` each mark, but in
+    ``kept_runs`` (from, to: each char kept) those of ``drops_at`` alone."""
+    chars = bytearray(data.translate(_SYMBOLS, _FOLLOWING))
+    for i in range(0, len(kept_runs), 2):
+        start, end = kept_runs[i], kept_runs[i + 1]
+        chars[start:end] = b"k" * (end - start)
+    for at in drops_at:
+        chars[at] = _DROPPED
+    return bytes(chars)
+
+
+def _utf8_back(data: bytes, at: int, chars: int) -> int:
+    """Where the char ``chars`` chars before the one at byte ``at`` of UTF-8 ``data`` opens."""
+    for _ in range(chars):
+        at -= 1
+        while data[at] & 0xC0 == 0x80:
+            at -= 1
+    return at
+
+
+def _utf8_on(data: bytes, at: int, chars: int) -> int:
+    """Where the char ``chars`` chars after the one at byte ``at`` of UTF-8 ``data`` opens."""
+    for _ in range(chars):
+        at += _UTF8_WIDTH[data[at]]
+    return at
+
+
+#: The bytes of the UTF-8 char a lead byte opens.
+_UTF8_WIDTH = bytes(1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+                    for b in range(256))
 
 
 #: A byte a char of a run's chars (:func:`_marks_among`): a mark, another char of a run.

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import heapq
 import math
 import re
 from collections import Counter
@@ -74,6 +75,9 @@ _KEY_REACH = 1 << 14
 #: How many credentials glued end to end are followed back; a longer chain is withheld whole
 #: (a chain is of matches that each pass their family's tests).
 _GLUE_DEPTH = 32
+#: How many values one call of :meth:`Family.accepted` accepts before their copies are let
+#: go ahead of the steps that follow their chains (fewer cost a comprehension for nothing).
+_MANY_VALUES = 32
 #: How many of a row's heads inside a match its boundary refused are asked whether a
 #: credential ends there (:meth:`Family._opened_inside`): a run of ``A`` a ClickUp key ends
 #: with opens an X bearer token's that many chars early.
@@ -181,6 +185,7 @@ class Family:
         values = [(m, a, b, text[a:b]) for m, a, b in spans
                   if not (text.startswith(_STUB_HEADS, a, b)
                           or (not self.closing and _TEMPLATE.search(text, a, b + 1)))]
+        del spans  # a tuple a match: 0.6x a MB of FCM keys glued end to end (issue 23)
         check = self.check
         if check in _TOLD_IN_C:
             # Both are tests of the value alone: the one told by set tests in C first, so
@@ -199,6 +204,11 @@ class Family:
                  if keyword.search(text, max(
                      lo := max(0, (at := m.start()) - KEYWORD_REACH),
                      text.rfind("\n", lo, at) + 1, text.rfind("\r", lo, at) + 1), m.end())]
+        if len(found) >= _MANY_VALUES:
+            # No step after this reads a value: each a copy of its chars, as long as the
+            # text together where keys are glued end to end, held while their chains are
+            # followed (0.7x a MB at the peak, issue 23).
+            values = [(m, a, b, "") for m, a, b, _ in values]
         # Whether anything may be glued on, told of the values before the keyword test (a
         # superset) with no Python call an accepted match (24,000 distinct ``ghp_`` tokens in
         # an array; NDJSON's keys, one a judgement: issue 23).
@@ -309,10 +319,10 @@ class Family:
         for m, _, _, _ in chosen:
             start, end = m.span()
             if start in memo:
-                back.append(start)
+                back.append(-start)  # a heap of the places, last first (see below)
             elif not self.boundary and _word_before(text, start):
                 _glued_to(text, start, depth, self.id, memo)
-                back.append(start)
+                back.append(-start)
             # A step a token glued on ahead: glued to the match before it, so its boundary is
             # not asked (a search back from each link read the chain again, N² of it).
             stepping = ahead and start >= reach and self._takes_in_next
@@ -322,16 +332,20 @@ class Family:
                 glued.extend([(a, b, self.id) for a, b in spans])
                 start, end = inner.span()
                 reach = end
-        # Each chain back read once: a link's own spans, then the links before it.
-        seen: set[int] = set()
+        # Each chain back read once: a link's own spans, then the links before it. A link is
+        # before the place it is read from, so the places, taken last first from a heap,
+        # come again only right after one another: no set of those read (a hash table of a
+        # link each, 0.5x a MB of FCM keys glued end to end at the peak, issue 23).
+        heapq.heapify(back)
+        last = -1
         while back:
-            at = back.pop()
-            if at in seen:
+            at = -heapq.heappop(back)
+            if at == last:
                 continue
-            seen.add(at)
+            last = at
             for a, b, rule, link in memo.get(at) or ():
                 glued.append((a, b, rule))
-                back.append(link)
+                heapq.heappush(back, -link)
 
     def _taken_in(
         self, text: str, start: int, end: int, head: re.Pattern[str], longest: int,

@@ -181,6 +181,34 @@ class SpanArrays:
         """Whether the spans are in the order of their starts (told in C)."""
         return all(map(le, self.starts, islice(self.starts, 1, None)))
 
+    def merged(self) -> SpanArrays:
+        """The spans as :func:`_merge` gives them from a list of them in this order (any
+        order: sorted by start, the longer first on a tie, then in this order), as numbers:
+        a sort key a span (one int: start, end and place in one), no :class:`Span`."""
+        starts, ends, rules = self.starts, self.ends, self.rules
+        out = SpanArrays()
+        out.names, out._index = self.names, self._index
+        n = len(starts)
+        if not n:
+            return out
+        most = max(ends) + 1
+        out.hold(most)
+        keys = [(start * most + most - 1 - end) * n + i
+                for i, start, end in zip(range(n), starts, ends, strict=True)]
+        keys.sort()
+        into_starts, into_ends, into_rules = out.starts, out.ends, out.rules
+        for key in keys:
+            i = key % n
+            start, end = starts[i], ends[i]
+            if into_ends and start < into_ends[-1]:
+                if end > into_ends[-1]:
+                    into_ends[-1] = end  # named by the one that starts first
+            else:
+                into_starts.append(start)
+                into_ends.append(end)
+                into_rules.append(rules[i])
+        return out
+
     def merge(self) -> bool:
         """Join overlapping spans in place as :func:`_merge` does (named by the one that
         starts first, the longer on a tie, the first found of equals), where the spans are
@@ -322,11 +350,16 @@ def _find_spans(
     if later and found and later.starts[0] < found.starts[-1]:
         if found.ordered() and later.ordered() and _ordered(cells):
             return _interleaved(found, later, cells)
-        return _merge([*found, *later, *cells])
+        found.extend(later)
+        found.extend(cells)
+        return found.merged()
     found.extend(later)  # after the rest: as they were added before
     del later
     if not found.merge():
-        return _merge([*found, *cells])
+        # Out of order (FCM keys glued end to end: a chain's links are found back from its
+        # last): merged as numbers, where a Span each was 1.6x a MB at the peak (issue 23).
+        found.extend(cells)
+        return found.merged()
     if not cells:
         return found
     return _interleaved(found, cells)
