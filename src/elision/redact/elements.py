@@ -19,13 +19,17 @@ element of elements, ``<credentials><user>…``, is its children's to judge) and
 (``&lt;password&gt;S&lt;/password&gt;``: an XML config shown in a page) is read in a copy
 of the same length where each ``&lt;`` is ``<`` after three spaces and each ``&gt;`` is ``>``
 before three (the offsets are the text's; a real element whose text holds ``&lt;`` is read
-in the text itself). One whose ``<`` a JSON string escapes (``\\u003c``) is read decoded,
+in the text itself). So is every spelling of those escapes: any case (``&LT;``), a decimal
+or hexadecimal reference (``&#60;``, ``&#x3C;``, up to four leading zeros) and an escape
+escaped again, up to four times (``&amp;lt;``: a page that shows a page's source), each
+padded to its own length. One whose ``<`` a JSON string escapes (``\\u003c``) is read decoded,
 as every escape is (:mod:`elision.redact.encodings`).
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 from elision._lazyre import lazy_compile
 from elision.redact.generic import ASSIGNMENT, is_credential_value, name_strength
@@ -41,6 +45,13 @@ _ELEMENT = lazy_compile(
     r"(?:<!\[CDATA\[([^\]]{0,4096})\]\]>|([^<]{0,4096}))"
     r"<\\?/\1\s{0,64}>"
 )
+#: A ``<`` or a ``>`` as HTML escapes it, in any spelling a page writes: a named reference in
+#: any case, a decimal or hexadecimal one, an ``&`` escaped again up to four times.
+_ESCAPED_LT = lazy_compile(r"&(?:amp;){0,4}(?:lt|#0{0,4}60|#x0{0,4}3c);", re.IGNORECASE)
+_ESCAPED_GT = lazy_compile(r"&(?:amp;){0,4}(?:gt|#0{0,4}62|#x0{0,4}3e);", re.IGNORECASE)
+#: An escaped close tag's ``</``: what tells a text that may hold such an element.
+_ESCAPED_CLOSE = lazy_compile(r"&(?:amp;){0,4}(?:lt|#0{0,4}60|#x0{0,4}3c);(?:/|\\/)",
+                              re.IGNORECASE)
 
 
 #: A property list's member: its key's element, then its value's (a string, base64 data, a
@@ -63,9 +74,10 @@ _PLIST_INNER = lazy_compile(
 def find_elements(text: str) -> list[Span]:
     """The text of each element of ``text`` whose name withholds its value, and of each
     property list value whose key's does (inside an array or a dict under it too)."""
-    escaped = "&lt;/" in text
+    # Told in C where it can be: no element closes here.
+    escaped = "&" in text and _ESCAPED_CLOSE.search(text) is not None
     if "</" not in text and "<\\/" not in text and not escaped:
-        return []  # told in C: no element closes here
+        return []
     found: list[Span] = []
     if "</key>" in text:
         for match in _PLIST_MEMBER.finditer(text):
@@ -79,8 +91,11 @@ def find_elements(text: str) -> list[Span]:
             continue
         _judged(text, name, *match.span(2 if match.start(2) >= 0 else 3), found)
     if escaped:
-        # The same length: an offset of the copy is the text's.
+        # The same length: an offset of the copy is the text's. The common spelling in C,
+        # the rest (a Python call each) only where one is left.
         unescaped = text.replace("&lt;", "   <").replace("&gt;", ">   ")
+        if "&" in unescaped:
+            unescaped = _ESCAPED_GT.sub(_closing, _ESCAPED_LT.sub(_opening, unescaped))
         for match in _ELEMENT.finditer(unescaped):
             name = match.group(1)
             if text[match.start()] == "<" or not name_strength(name):
@@ -88,6 +103,16 @@ def find_elements(text: str) -> list[Span]:
             _judged(unescaped, name, *match.span(2 if match.start(2) >= 0 else 3), found,
                     value=text)
     return found
+
+
+def _opening(match: re.Match[str]) -> str:
+    """An escaped ``<`` as the ``<`` it spells, padded before to the escape's length."""
+    return " " * (match.end() - match.start() - 1) + "<"
+
+
+def _closing(match: re.Match[str]) -> str:
+    """An escaped ``>`` as the ``>`` it spells, padded after to the escape's length."""
+    return ">" + " " * (match.end() - match.start() - 1)
 
 
 def _judged(text: str, name: str, start: int, end: int, found: list[Span],
