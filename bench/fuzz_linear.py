@@ -738,7 +738,7 @@ SYSTEMATIC: list[Class] = [
     Class("bearer-parted-lines", _repeat("Authorization: Bearer kXvQ-mRtb_LpWz.NyHd\n")),
     Class("bearer-parted-run", lambda n: "Authorization: Bearer " + _repeat("kXvQ-mRtb_")(n)),
     Class("look-alike-long-compound", _repeat(
-        "\u041a" * 100 + "\u0422\u041e\u041a\u0415\u041d=hunter2x ")),
+        "\u0430" * 100 + "\u0440\u0430\u0455\u0455\u051d\u0501=hunter2x ")),
     Class("look-alike-endless-word", lambda n: "\u041a" * n + "=hunter2x"),
 ]
 
