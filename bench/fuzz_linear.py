@@ -723,6 +723,23 @@ SYSTEMATIC: list[Class] = [
         "password=$DB_PASSWORD api_key=${API_KEY} secret=$(dbAdminSecret)\n")),
     Class("dollar-generated-secrets", _repeat(
         "password=$Xk9fQ2mLp7RtZ4wB api_key=${aB3dE5fG7hJ9kL1m} secret=$(JBSWY3DPEHPK3PXP)\n")),
+    # leaks: a $ reference left open or with more after it (each judged by its name, a
+    # generated one withheld); HTML's other spellings of an element's tags (decimal,
+    # hexadecimal, escaped again: each padded in the copy), and runs of escaped ampersands;
+    # Bearer tokens of letters parted by -, _ or . (a line each, and one the whole size);
+    # words wholly of look-alikes longer than 32 letters ending with a name, and one word of
+    # look-alikes the whole size (read once to its end).
+    Class("dollar-open-tailed", _repeat(
+        "password=$(Xk9fQ2mLp7 api_key=${aB3dE5fG7hJ9kL1m}tail secret=${HOME}/x\n")),
+    Class("xml-escaped-spellings", _repeat(
+        "&#60;password&#62;hunter2x&#60;/password&#62; "
+        "&amp;lt;token&amp;gt;Xq7vR2mK9pL4wT8n&amp;lt;/token&amp;gt;\n")),
+    Class("xml-escaped-amp-runs", _repeat("&amp;amp;amp;amp;amp;amp;lt;/x password&#x3e; ")),
+    Class("bearer-parted-lines", _repeat("Authorization: Bearer kXvQ-mRtb_LpWz.NyHd\n")),
+    Class("bearer-parted-run", lambda n: "Authorization: Bearer " + _repeat("kXvQ-mRtb_")(n)),
+    Class("look-alike-long-compound", _repeat(
+        "\u0430" * 100 + "\u0440\u0430\u0455\u0455\u051d\u0501=hunter2x ")),
+    Class("look-alike-endless-word", lambda n: "\u041a" * n + "=hunter2x"),
 ]
 
 

@@ -54,6 +54,12 @@ two commands on the fixed code) and names them here, with what changed:
 - dollarleak (a generated secret after a ``$`` withheld, a variable's name shown): its new
   classes (``dollar-variable-names``, ``dollar-generated-secrets``) recorded by its own code,
   both engines; no class before it changed.
+- leaks (an escaped element's other spellings, a ``$`` reference left open or tailed, a
+  parted or short Bearer token of letters, look-alike words longer than 32 letters): its new
+  classes (``dollar-open-tailed``, ``xml-escaped-spellings``, ``xml-escaped-amp-runs``,
+  ``bearer-parted-lines``, ``bearer-parted-run``, ``look-alike-long-compound``,
+  ``look-alike-endless-word``) recorded by its own code, both engines; no class before it
+  changed.
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
 """

@@ -131,11 +131,6 @@ WHOLE_ONLY = {0x041D: "N"}
 #: script, CPU medians of 41; bench/README.md).
 _WHOLE_LONGEST = 7
 _WHOLE_TAIL = 3
-#: The longest word wholly of look-alikes read as a name: a name, or a compound that ends
-#: with one (``\u0405\u0415\u0405\u0405\u0406\u041e\u041d\u0422\u041e\u041a\u0415\u041d``,
-#: ``SESSIONTOKEN``, as ASCII's name rules read a name by its suffix). Bounded so a run of
-#: look-alikes is tried at a few lengths, not at each of its chars.
-_WHOLE_WORD = 32
 #: What a look-alike or a mark is folded beside: a name's char in ASCII. Cyrillic and Greek
 #: prose has its letters beside each other and beside spaces and punctuation, so none of
 #: it is folded (a run of them beside ASCII, ``\u0391PI_KEY``, ``t\u043eken``, is a name's).
@@ -231,12 +226,17 @@ class _Tables:
         #: The names, and which of them a word spells (its group ``w<index>``).
         self.whole = list(whole)
         look = _char_class(set(LOOKALIKES) | set(WHOLE_ONLY))
-        # A compound's lead letters (any look-alikes, as few as can be: the longest name).
-        lead = f"{look}{{0,{_WHOLE_WORD - min(map(len, whole), default=1)}}}?"
-        self.which = re.compile(lead + "(?:" + "|".join(
-            f"(?P<w{i}>{''.join(map(_char_class, letters))})"
-            for i, letters in enumerate(whole.values())) + ")")
-        spelled = "|".join("".join(map(_char_class, letters)) for letters in whole.values())
+        #: The names a word may end with, by length, longest first, each an alternation
+        #: (its group ``w<index>``) matched at the word's end alone: a compound's lead
+        #: letters, however many, are not tried a length at a time (a word wholly of
+        #: look-alikes is a name or a compound at any length, as an ASCII name is read by
+        #: its suffix at any length).
+        ending: dict[int, list[str]] = {}
+        for i, name_letters in enumerate(whole.values()):
+            ending.setdefault(len(name_letters), []).append(
+                f"(?P<w{i}>{''.join(map(_char_class, name_letters))})")
+        self.which = [(size, re.compile("|".join(names)))
+                      for size, names in sorted(ending.items(), reverse=True)]
         word = "[^\\W\\d_]"  # a letter: a name's run ends at a digit, a "_" or punctuation
         #: A table that reads a compound's lead letters as a word wholly of them is read (the
         #: Cyrillic capital EN as ``N``).
@@ -247,11 +247,14 @@ class _Tables:
         # Nor a mark after it: a mark is drawn on the letter before it, so the word goes on
         # (``\u0440\u0430\u0455\u0455`` U+0301 ``word`` is ``password``, not ``pass``).
         ends = f"(?!{word}|{_char_class(range(MARKS[0], MARKS[1] + 1))})"
-        self.whole_word = re.compile(f"(?<!{word}){lead}(?:{spelled}){ends}")
-        # Told first by the run's length alone, as long as a name is or a compound may be,
-        # and no letter after it: the names were tried at each run (``=\u0391bc``), a sixth
-        # of folding a MB of look-alikes beside ASCII.
-        size = f"{{{min(map(len, whole), default=1)},{_WHOLE_WORD}}}+"
+        shortest = min(map(len, whole), default=1)
+        #: A word wholly of look-alikes, as long as a name is at least, no letter beside it:
+        #: read once, possessively; :func:`_whole_fold` tells whether a name ends it.
+        self.whole_word = re.compile(f"(?<!{word}){look}{{{shortest},}}+{ends}")
+        # Told first by the run's length alone, as long as a name is, and no letter after
+        # it: the names were tried at each run (``=\u0391bc``), a sixth of folding a MB of
+        # look-alikes beside ASCII.
+        size = f"{{{shortest},}}+"
         # Then whether the run ends with a name: a look-behind a length (each of one width),
         # tried once at the run's end, where a compound's lead tried at each of its letters
         # was 1.4x the regex passes' time on Cyrillic capitals glued into long words.
@@ -899,13 +902,22 @@ def _run(tables: _Tables, old: str) -> _Run | None:
 def _whole_fold(tables: _Tables, word: str) -> str:
     """A word wholly of look-alikes as the credential name it spells, each letter in the
     case its look-alike is (one char for one)."""
-    which = tables.which.fullmatch(word)
+    which = _name_ending(tables, word)
     if which is None or which.lastgroup is None:
         return word.translate(tables.table)
     name = tables.whole[int(which.lastgroup[1:])]
     at = which.start(which.lastgroup)
     return word[:at].translate(tables.lead) + "".join(
         n.upper() if c.isupper() else n for c, n in zip(word[at:], name, strict=True))
+
+
+def _name_ending(tables: _Tables, word: str) -> re.Match[str] | None:
+    """The name a word wholly of look-alikes ends with, the longest first (the fewest lead
+    letters: a compound's), each length tried once at the word's end; None for none."""
+    for size, names in tables.which:
+        if size <= len(word) and (which := names.fullmatch(word, len(word) - size)):
+            return which
+    return None
 
 
 def fold_name(name: str) -> str:
@@ -917,6 +929,8 @@ def fold_name(name: str) -> str:
     tables = _tables()
     out = name.translate(tables.table)
     for word in tables.whole_word.finditer(name):
+        if _name_ending(tables, word.group()) is None:
+            continue  # a word that spells no name: folded by the map, as it is above
         a, b = word.span()
         out = out[:a] + _whole_fold(tables, word.group()) + out[b:]
     return out

@@ -19,13 +19,17 @@ element of elements, ``<credentials><user>…``, is its children's to judge) and
 (``&lt;password&gt;S&lt;/password&gt;``: an XML config shown in a page) is read in a copy
 of the same length where each ``&lt;`` is ``<`` after three spaces and each ``&gt;`` is ``>``
 before three (the offsets are the text's; a real element whose text holds ``&lt;`` is read
-in the text itself). One whose ``<`` a JSON string escapes (``\\u003c``) is read decoded,
+in the text itself). So is every spelling of those escapes: any case (``&LT;``), a decimal
+or hexadecimal reference (``&#60;``, ``&#x3C;``, up to four leading zeros) and an escape
+escaped again, up to four times (``&amp;lt;``: a page that shows a page's source), each
+padded to its own length. One whose ``<`` a JSON string escapes (``\\u003c``) is read decoded,
 as every escape is (:mod:`elision.redact.encodings`).
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 from elision._lazyre import lazy_compile
 from elision.redact.generic import ASSIGNMENT, is_credential_value, name_strength
@@ -41,6 +45,13 @@ _ELEMENT = lazy_compile(
     r"(?:<!\[CDATA\[([^\]]{0,4096})\]\]>|([^<]{0,4096}))"
     r"<\\?/\1\s{0,64}>"
 )
+#: A ``<`` or a ``>`` as HTML escapes it, in any spelling a page writes: a named reference in
+#: any case, a decimal or hexadecimal one, an ``&`` escaped again up to four times.
+_ESCAPED_LT = lazy_compile(r"&(?:amp;){0,4}(?:lt|#0{0,4}60|#x0{0,4}3c);", re.IGNORECASE)
+_ESCAPED_GT = lazy_compile(r"&(?:amp;){0,4}(?:gt|#0{0,4}62|#x0{0,4}3e);", re.IGNORECASE)
+#: An escaped close tag's ``</``: what tells a text that may hold such an element.
+_ESCAPED_CLOSE = lazy_compile(r"&(?:amp;){0,4}(?:lt|#0{0,4}60|#x0{0,4}3c);(?:/|\\/)",
+                              re.IGNORECASE)
 
 #: The name of each tag that may open an :data:`_ELEMENT` (its name, then white space or the
 #: tag's end): all of the names it matches, and more.
@@ -67,9 +78,10 @@ _PLIST_INNER = lazy_compile(
 def find_elements(text: str) -> list[Span]:
     """The text of each element of ``text`` whose name withholds its value, and of each
     property list value whose key's does (inside an array or a dict under it too)."""
-    escaped = "&lt;/" in text
+    # Told in C where it can be: no element closes here.
+    escaped = "&" in text and _ESCAPED_CLOSE.search(text) is not None
     if "</" not in text and "<\\/" not in text and not escaped:
-        return []  # told in C: no element closes here
+        return []
     found: list[Span] = []
     if "</key>" in text:
         kept = _MEMBERS_KEPT
@@ -96,8 +108,11 @@ def find_elements(text: str) -> list[Span]:
             if name in withholding:
                 _judged(text, name, *match.span(2 if match.start(2) >= 0 else 3), found)
     if escaped:
-        # The same length: an offset of the copy is the text's.
+        # The same length: an offset of the copy is the text's. The common spelling in C,
+        # the rest (a Python call each) only where one is left.
         unescaped = text.replace("&lt;", "   <").replace("&gt;", ">   ")
+        if "&" in unescaped:
+            unescaped = _ESCAPED_GT.sub(_closing, _ESCAPED_LT.sub(_opening, unescaped))
         for match in _ELEMENT.finditer(unescaped):
             name = match.group(1)
             if text[match.start()] == "<" or not name_strength(name):
@@ -127,6 +142,14 @@ def _member(member: str) -> tuple[int, int] | None:
     if name_strength(name):
         _judged(member, name, *match.span(3), found)
     return (found[0].start, found[0].end) if found else None
+def _opening(match: re.Match[str]) -> str:
+    """An escaped ``<`` as the ``<`` it spells, padded before to the escape's length."""
+    return " " * (match.end() - match.start() - 1) + "<"
+
+
+def _closing(match: re.Match[str]) -> str:
+    """An escaped ``>`` as the ``>`` it spells, padded after to the escape's length."""
+    return ">" + " " * (match.end() - match.start() - 1)
 
 
 def _judged(text: str, name: str, start: int, end: int, found: list[Span],

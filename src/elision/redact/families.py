@@ -807,11 +807,46 @@ _LETTERS_JUDGED = 1024
 _TURN = lazy_compile(r"[a-z][A-Z]")
 
 
+#: The fewest letters of a Bearer token of letters alone that is read shorter than
+#: :data:`_LETTERS_LEAST`, or parted by ``-``, ``_`` or ``.``: both only where its case is
+#: scattered as dice scatter it (:func:`scattered_case`). Shorter, a random run's case turns
+#: too seldom to tell it from a name (``MyApiKey``).
+_LETTERS_SHORTEST = 12
+#: A word of a run of letters: a capital and small letters, or capitals alone.
+_CASE_WORD = lazy_compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+#: How long a random run's words are on average at most (its capitals open one each, half
+#: its chars: some 2); a person's camel case (``MyAccessToken``) is 3 or more.
+_SCATTERED_WORD_CHARS = 3.0
+_TOKEN_PARTINGS = str.maketrans("", "", "-_.")
+
+
 def _bearer(value: str) -> bool:
-    """A Bearer token: one with a digit (as :func:`_digit`), or a run of letters alone that
-    looks generated (:func:`generated_letters`). ``Bearer abcdefghijklmnop`` is a
-    placeholder's, ``Bearer kXvQmRtbLpWzNyHd`` a token's."""
-    return _digit(value) or generated_letters(value.rstrip("="))
+    """A Bearer token: one of 16 chars or more with a digit (as :func:`_digit`), or a run of
+    letters alone that looks generated (:func:`generated_letters`); or letters parted by
+    ``-``, ``_`` or ``.`` (``kXvQ-mRtb_LpWz.NyHd``), or 12 to 15 of them
+    (``kXvQmRtbLpWz``), whose case is scattered (:func:`scattered_case`).
+    ``Bearer abcdefghijklmnop`` is a placeholder's, ``Bearer kXvQmRtbLpWzNyHd`` a token's,
+    ``Bearer my-access-token`` and ``Bearer Authentication`` words'."""
+    token = value.rstrip("=")
+    if len(token) >= _LETTERS_LEAST and (_digit(token) or generated_letters(token)):
+        return True
+    letters = token.translate(_TOKEN_PARTINGS)
+    return (len(letters) >= _LETTERS_SHORTEST and (letters != token or len(token) < _LETTERS_LEAST)
+            and scattered_case(letters))
+
+
+def scattered_case(letters: str) -> bool:
+    """Whether ``letters`` (ASCII letters alone) scatter their case as a generator does: the
+    case turning :data:`_LETTERS_TURNS` times or more, words shorter than
+    :data:`_SCATTERED_WORD_CHARS` on average, and no placeholder. A run of one case, or a
+    person's camel case, is not told from words so."""
+    if not (letters.isascii() and letters.isalpha()):
+        return False
+    head = letters[:_LETTERS_JUDGED]
+    if len(_TURN.findall(head)) < _LETTERS_TURNS:
+        return False
+    words = len(_CASE_WORD.findall(head))
+    return words * _SCATTERED_WORD_CHARS > len(head) and not placeholder(head)
 
 
 def generated_letters(value: str) -> bool:
