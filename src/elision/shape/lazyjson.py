@@ -158,16 +158,37 @@ class Declined(Exception):
 _Span = tuple[Any, bytes, "LazyArray | LazyObject | None", "range | list[str] | None"]
 
 
+class Patch(tuple[tuple[str, Any], ...]):
+    """A replaced object child as the members a walk replaced, (name, value) in order, over
+    the object its bytes parse to (the same names, in the same order): the node that holds
+    it reads the child (:meth:`_Lazy._child`) or writes it (:func:`serialize`) as that object
+    with these members set."""
+
+    __slots__ = ()
+
+    def over(self, given: dict[str, Any]) -> dict[str, Any]:
+        """``given`` (the child as its bytes parse) with the replaced members: a new dict."""
+        value = dict(given)
+        value.update(self)
+        return value
+
+
+#: Distinct patches an array's changes share (:meth:`IndexChanges.add_piece`); past it, each
+#: is its own: a walk that replaces each child differently shares none.
+_SHARED_PATCHES = 256
+
+
 class IndexChanges(Mapping[int, Any]):
     """An array's children a redaction walk replaced, by index, added in increasing order: two
     columns (an index, 8 bytes; a value, a pointer), no dict. A MB of distinct tokens replaces
     24,000 elements, and a dict of them was 1.9x the input at ``shape()``'s peak (issue 23)."""
 
-    __slots__ = ("_at", "_values")
+    __slots__ = ("_at", "_patches", "_values")
 
     def __init__(self) -> None:
         self._at = array("q")
         self._values: list[Any] = []
+        self._patches: dict[tuple[tuple[str, Any], ...], Patch] = {}
 
     def add(self, index: int, value: Any) -> None:
         """Replace the child at ``index``, after every one added so far."""
@@ -179,13 +200,37 @@ class IndexChanges(Mapping[int, Any]):
 
     def add_piece(self, first: int, new: list[Any], piece: list[Any]) -> None:
         """Add each child of ``new`` that is not ``piece``'s (elements ``first`` on), told in C
-        (a generator's step an item was a call a token of 24,000 distinct ones)."""
+        (a generator's step an item was a call a token of 24,000 distinct ones). A replaced
+        object with its members' names and order is kept as a :class:`Patch` of the members
+        that changed, not as the new object: a MB of name/value pairs replaced 30,000 of
+        them, and their copies held 4x the input at ``shape()``'s peak (issue 23)."""
         if self._at and first <= self._at[-1]:
             raise ValueError(f"replaced children come in increasing order: {first} after "
                              f"{self._at[-1]}")
         moved = list(map(is_not, new, piece))
         self._at.extend(compress(range(first, first + len(new)), moved))
-        self._values.extend(compress(new, moved))
+        values = list(compress(new, moved))
+        if dict in set(map(type, values)):  # no Python step an item where none is an object
+            patch = self._patch
+            values = [patch(value, given) if type(value) is dict else value
+                      for value, given in zip(values, compress(piece, moved), strict=True)]
+        self._values.extend(values)
+
+    def _patch(self, value: dict[str, Any], given: Any) -> Any:
+        """``value`` as a :class:`Patch` over ``given`` when it is one (the same names in the
+        same order), shared by the children it is the same for; else ``value``."""
+        if type(given) is not dict or len(given) != len(value) or tuple(given) != tuple(value):
+            return value
+        members = tuple(compress(value.items(), map(is_not, value.values(), given.values())))
+        try:
+            patch = self._patches.get(members)
+        except TypeError:  # a member replaced by a container: this child's own
+            return Patch(members)
+        if patch is None:
+            patch = Patch(members)
+            if len(self._patches) < _SHARED_PATCHES:
+                self._patches[members] = patch
+        return patch
 
     @property
     def indexes(self) -> Sequence[int]:
@@ -290,6 +335,13 @@ class _Lazy:
     def _child(self, name: Any, raw: msgspec.Raw | memoryview) -> Any:
         if self._changed:
             value = self._changed.get(name, _MISSING)
+            if type(value) is Patch:
+                # Read once and kept, as a child never replaced is: the shaper remembers
+                # sizes by id(), so a child read twice must be the same object.
+                patched = self._parsed.get(name, _MISSING)
+                if patched is _MISSING:
+                    patched = self._parsed[name] = value.over(_parse_child(raw))
+                return patched
             if value is not _MISSING:
                 return value
         big = self._big.get(name)
@@ -741,7 +793,8 @@ def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes], stop: int) 
                 learned.append(0)
             piece = node._parse_piece(raw)
             if is_array:
-                piece = [changed.get(where + i, item) for i, item in enumerate(piece)]
+                piece = [_over(changed.get(where + i, item), item)
+                         for i, item in enumerate(piece)]
             else:
                 piece = {key: changed.get(key, item) for key, item in piece.items()}
             out += dumps(piece)[1:-1]
@@ -757,6 +810,12 @@ def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes], stop: int) 
     out += b"]" if is_array else b"}"
     if learned is not None:
         node._verbatim[PIECE_BYTES] = bytes(learned)
+
+
+def _over(value: Any, given: Any) -> Any:
+    """A piece's child as written: ``value`` the node holds for it, applied to ``given`` (the
+    child as the piece's bytes parse) when it is a :class:`Patch`."""
+    return value.over(given) if type(value) is Patch else value
 
 
 def _replaced(
