@@ -66,8 +66,8 @@ from elision.shape.jsondump import RawNumber, default, dumps_value
 from elision.shape.numscan import risky_numbers
 
 __all__ = [
-    "MAX_DEPTH", "RawNumber", "default", "dumps_value", "outside_strings", "parse_deep",
-    "parse_json", "repeated_keys", "risky_numbers",
+    "MAX_DEPTH", "PROBE_BYTES", "RawNumber", "default", "dumps_value", "outside_strings",
+    "parse_deep", "parse_json", "refused_early", "repeated_keys", "risky_numbers",
 ]
 
 #: The deepest nesting :func:`parse_json` accepts; 10,000 levels parse in well under a second.
@@ -149,7 +149,7 @@ def parse_json(
     if risky is None:
         risky = head in (b"{", b"[") and risky_numbers(body)
     if head in (b"{", b"[") and not risky:
-        refused = _refused_early(body) if len(body) > 2 * PROBE_BYTES else None
+        refused = refused_early(body) if len(body) > 2 * PROBE_BYTES else None
         if refused == "deep":
             return parse_deep(body, duplicates)
         if refused == "invalid":
@@ -173,7 +173,7 @@ PROBE_BYTES = 16 << 10
 _END_OF_DATA = "unexpected end of data"
 
 
-def _refused_early(body: bytes) -> str | None:
+def refused_early(body: bytes) -> str | None:
     """``"deep"`` or ``"invalid"`` when orjson's read of the body's first :data:`PROBE_BYTES`
     shows it would refuse the whole body (past its 1,024 levels, or on a byte that no more data
     can make valid); ``None`` when the prefix only ran out, or parsed."""

@@ -44,10 +44,12 @@ import orjson
 from elision.envelope import ENVELOPE_KEY
 from elision.errors import InputError
 from elision.shape.jsonparse import (
+    PROBE_BYTES,
     may_hold_surrogate,
     outside_strings,
     parse_deep,
     parse_json,
+    refused_early,
     repeated_keys,
     risky_numbers,
 )
@@ -1183,7 +1185,7 @@ def _members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
 
 def _parsed_members(piece: bytes) -> dict[str, Any] | None:
     """:func:`_members` of the braced ``piece``."""
-    if not risky_numbers(piece):
+    if not risky_numbers(piece) and not _refused(piece):
         # parse_json's own fast path, with a failed try costing no error message
         try:
             value = orjson.loads(piece)
@@ -1196,11 +1198,21 @@ def _parsed_members(piece: bytes) -> dict[str, Any] | None:
     return _members_exactly(piece)
 
 
+def _refused(piece: bytes) -> bool:
+    """Whether orjson's read of a large ``piece``'s first bytes shows it would refuse it
+    (:func:`~elision.shape.jsonparse.refused_early`): its refusal of the whole holds 12x the
+    piece, and a MB of text lines that each open with a brace and hold no comma was one
+    piece, 14x the input at ``shape()``'s peak (issue 23)."""
+    return len(piece) > 2 * PROBE_BYTES and refused_early(piece) is not None
+
+
 def _run_members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
     """As :func:`_members`, for the read that proves the object: its keys are exact, its values
     may be orjson's spelling of a number (they are never shown; a run is parsed exactly again
     when read), so no number scan is needed, and one count tells that no key repeated."""
     piece = _piece(view, start, end)
+    if _refused(piece):
+        return _members_exactly(piece)
     try:
         value = orjson.loads(piece)
     except orjson.JSONDecodeError:
@@ -1215,7 +1227,7 @@ def _run_members(view: memoryview, start: int, end: int) -> dict[str, Any] | Non
 def _piece(view: memoryview, start: int, end: int) -> bytes:
     if end - start > 4 * BATCH_BYTES:
         raise _Sparse  # a large value among small members: a Raw per member is cheap enough
-    return b"{" + view[start:end] + b"}"
+    return b"".join((b"{", view[start:end], b"}"))  # one copy: a piece may be a MB
 
 
 def _members_exactly(piece: bytes) -> dict[str, Any] | None:
