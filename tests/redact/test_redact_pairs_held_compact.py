@@ -28,6 +28,7 @@ from elision.errors import InputError
 from elision.redact import redact_value
 from elision.shape import lazyjson, shape
 from elision.shape.jsonparse import parse_json
+from elision.shape.lazyjson import IndexChanges, Patch
 from support.lazy_json import normalized, redact_lazily
 from support.traced import peak
 
@@ -105,6 +106,31 @@ def test_a_lazy_array_of_pairs_reads_and_writes_as_the_walk_of_it_parsed(
     first, last = len(want) // 3, 2 * len(want) // 3 + 1
     assert orjson.loads(normalized(value.window(first, last), ())[0]) == want[first:last]
     assert orjson.loads(normalized(lazyjson.fresh(value), ())[0]) == want
+
+
+@pytest.mark.parametrize("mixed", [
+    False,  # every child an object of the same names: the patches made in C
+    True,  # a string among them: a patch at a time
+])
+def test_a_patch_sets_what_the_walk_set_spelled_as_it_was(mixed: bool) -> None:
+    """``1 == 1.0 == True`` and they hash alike: a patch shared by equal members would write
+    ``true`` for a ``1``. Only patches of strings are shared."""
+    given = [{"a": "x", "b": 0}, {"a": "y", "b": 0}, {"a": "z", "b": 0},
+             {"a": "s", "b": 0}, {"a": "t", "b": 0}]
+    new = [{"a": "x", "b": 1}, {"a": "y", "b": True}, {"a": "z", "b": 1.0},
+           {"a": "[withheld]", "b": 0}, {"a": "[withheld]", "b": 0}]
+    if mixed:
+        given.append("sk-x")
+        new.append("[withheld]")
+    changes = IndexChanges()
+    changes.add_piece(0, new, given)
+    got = [_over(changes[i], item) for i, item in enumerate(given)]
+    assert orjson.dumps(got) == orjson.dumps(new)
+    assert changes[3] is changes[4]  # the same stub: one patch
+
+
+def _over(value: Any, given: Any) -> Any:
+    return value.over(given) if isinstance(value, Patch) else value
 
 
 # ----------------------------------------------------------- a text that opens with a brace
