@@ -255,6 +255,19 @@ class IndexChanges(Mapping[int, Any]):
                 self._patches[members] = patch
         return patch
 
+    def applied(self, first: int, piece: list[Any]) -> list[Any]:
+        """``piece`` (the children ``first`` on, as their bytes parse, parsed for the caller
+        alone) with the replaced ones set in it: a patch's members set in its object, in
+        place. A step a replaced child, not a look-up a child (:func:`serialize`)."""
+        lo = bisect_left(self._at, first)
+        hi = bisect_left(self._at, first + len(piece), lo)
+        for at, value in zip(self._at[lo:hi], self._values[lo:hi], strict=True):
+            if type(value) is Patch:
+                piece[at - first].update(value)
+            else:
+                piece[at - first] = value
+        return piece
+
     @property
     def indexes(self) -> Sequence[int]:
         """The replaced children's indexes, in order."""
@@ -815,7 +828,9 @@ def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes], stop: int) 
             if learned is not None:
                 learned.append(0)
             piece = node._parse_piece(raw)
-            if is_array:
+            if isinstance(changed, IndexChanges):
+                piece = changed.applied(where, piece)
+            elif is_array:
                 piece = [_over(changed.get(where + i, item), item)
                          for i, item in enumerate(piece)]
             else:
