@@ -66,8 +66,8 @@ from elision.shape.jsondump import RawNumber, default, dumps_value
 from elision.shape.numscan import risky_numbers
 
 __all__ = [
-    "MAX_DEPTH", "RawNumber", "default", "dumps_value", "outside_strings", "parse_deep",
-    "parse_json", "repeated_keys", "risky_numbers",
+    "MAX_DEPTH", "PROBE_BYTES", "RawNumber", "default", "dumps_value", "outside_strings",
+    "parse_deep", "parse_json", "refused_early", "repeated_keys", "risky_numbers",
 ]
 
 #: The deepest nesting :func:`parse_json` accepts; 10,000 levels parse in well under a second.
@@ -149,7 +149,7 @@ def parse_json(
     if risky is None:
         risky = head in (b"{", b"[") and risky_numbers(body)
     if head in (b"{", b"[") and not risky:
-        refused = _refused_early(body) if len(body) > 2 * PROBE_BYTES else None
+        refused = refused_early(body) if len(body) > 2 * PROBE_BYTES else None
         if refused == "deep":
             return parse_deep(body, duplicates)
         if refused == "invalid":
@@ -173,7 +173,7 @@ PROBE_BYTES = 16 << 10
 _END_OF_DATA = "unexpected end of data"
 
 
-def _refused_early(body: bytes) -> str | None:
+def refused_early(body: bytes) -> str | None:
     """``"deep"`` or ``"invalid"`` when orjson's read of the body's first :data:`PROBE_BYTES`
     shows it would refuse the whole body (past its 1,024 levels, or on a byte that no more data
     can make valid); ``None`` when the prefix only ran out, or parsed."""
@@ -409,6 +409,9 @@ def _check_surrogates(body: bytes) -> None:
 
 
 def _parse_exact(body: bytes, duplicates: list[str] | None) -> Any:
+    refused = _refused_by_prefix(body)
+    if refused is not None:
+        raise InputError(refused)
     text = _decode(body)
     seen_duplicate = [False]
     decoder = _DECODER if duplicates is None else _flagging_decoder(seen_duplicate)
@@ -425,6 +428,31 @@ def _parse_exact(body: bytes, duplicates: list[str] | None) -> Any:
         # Only the deep parser knows where it is; duplicates are rare enough to parse twice.
         return _parse_deep_text(body, text, duplicates)
     return value
+
+
+#: An error this many chars or more before a probe's end is no cut of the probe's: a cut
+#: token (a literal, a number's digits, an escape) is reported at its own start.
+_PROBE_MARGIN = 64
+
+
+def _refused_by_prefix(body: bytes) -> str | None:
+    """The message :func:`_parse_exact` refuses a large ASCII ``body`` with, when the exact
+    parse of its first :data:`PROBE_BYTES` already meets the error, well before its end (so
+    the whole meets the same one there); else ``None``. The whole body is never decoded for
+    it: a MB of text that opens with a brace, read as JSON once redacted, held its decoded
+    copy beside the body (issue 23, memjson). An unterminated string is left to the whole
+    parse: the probe's end may be what ends it."""
+    if len(body) <= 2 * PROBE_BYTES or not body.isascii() or may_hold_surrogate(body):
+        return None  # a UTF-8 error or a lone surrogate anywhere is what the whole refuses first
+    text = body[:PROBE_BYTES].decode("ascii")
+    try:
+        _DECODER.decode(text)
+    except json.JSONDecodeError as exc:
+        if exc.pos < len(text) - _PROBE_MARGIN and not exc.msg.startswith("Unterminated"):
+            return _message(exc.msg, body, exc.pos)  # ASCII: a char's offset is its byte's
+    except (RecursionError, _Constant):
+        pass
+    return None
 
 
 def parse_deep(body: bytes, duplicates: list[str] | None = None) -> Any:

@@ -34,8 +34,8 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
-from itertools import accumulate, compress, islice, repeat
-from operator import add, is_not
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import add, eq, is_not, itemgetter
 from typing import Any, NamedTuple
 
 import msgspec
@@ -44,10 +44,12 @@ import orjson
 from elision.envelope import ENVELOPE_KEY
 from elision.errors import InputError
 from elision.shape.jsonparse import (
+    PROBE_BYTES,
     may_hold_surrogate,
     outside_strings,
     parse_deep,
     parse_json,
+    refused_early,
     repeated_keys,
     risky_numbers,
 )
@@ -158,16 +160,38 @@ class Declined(Exception):
 _Span = tuple[Any, bytes, "LazyArray | LazyObject | None", "range | list[str] | None"]
 
 
+class Patch(tuple[tuple[str, Any], ...]):
+    """A replaced object child as the members a walk replaced, (name, value) in order, over
+    the object its bytes parse to (the same names, in the same order): the node that holds
+    it reads the child (:meth:`_Lazy._child`) or writes it (:func:`serialize`) as that object
+    with these members set."""
+
+    __slots__ = ()
+
+    def over(self, given: dict[str, Any]) -> dict[str, Any]:
+        """``given`` (the child as its bytes parse) with the replaced members: a new dict."""
+        value = dict(given)
+        value.update(self)
+        return value
+
+
+#: Distinct patches an array's changes share (:meth:`IndexChanges.add_piece`); past it, each
+#: is its own: a walk that replaces each child differently shares none.
+_SHARED_PATCHES = 256
+
+
 class IndexChanges(Mapping[int, Any]):
     """An array's children a redaction walk replaced, by index, added in increasing order: two
     columns (an index, 8 bytes; a value, a pointer), no dict. A MB of distinct tokens replaces
     24,000 elements, and a dict of them was 1.9x the input at ``shape()``'s peak (issue 23)."""
 
-    __slots__ = ("_at", "_values")
+    __slots__ = ("_at", "_patches", "_values")
 
     def __init__(self) -> None:
         self._at = array("q")
         self._values: list[Any] = []
+        #: The patches of strings alone made so far, shared by the children they are for.
+        self._patches: dict[tuple[tuple[str, Any], ...], Patch] = {}
 
     def add(self, index: int, value: Any) -> None:
         """Replace the child at ``index``, after every one added so far."""
@@ -179,13 +203,70 @@ class IndexChanges(Mapping[int, Any]):
 
     def add_piece(self, first: int, new: list[Any], piece: list[Any]) -> None:
         """Add each child of ``new`` that is not ``piece``'s (elements ``first`` on), told in C
-        (a generator's step an item was a call a token of 24,000 distinct ones)."""
+        (a generator's step an item was a call a token of 24,000 distinct ones). A replaced
+        object with its members' names and order is kept as a :class:`Patch` of the members
+        that changed, not as the new object: a MB of name/value pairs replaced 30,000 of
+        them, and their copies held 4x the input at ``shape()``'s peak (issue 23)."""
         if self._at and first <= self._at[-1]:
             raise ValueError(f"replaced children come in increasing order: {first} after "
                              f"{self._at[-1]}")
         moved = list(map(is_not, new, piece))
         self._at.extend(compress(range(first, first + len(new)), moved))
-        self._values.extend(compress(new, moved))
+        values = list(compress(new, moved))
+        if dict in set(map(type, values)):  # no Python step an item where none is an object
+            values = self._patched(values, list(compress(piece, moved)))
+        self._values.extend(values)
+
+    def _patched(self, values: list[Any], givens: list[Any]) -> list[Any]:
+        """Each of ``values`` that is an object with the names of its ``givens``' (in their
+        order) as a :class:`Patch` over it. Where all are, told in C, with a Python step a
+        distinct patch (one a child was 13% of a MB of pairs' ``shape()``); a patch of
+        strings alone is shared by the children it is the same for (an equal number or
+        ``True`` may be spelled otherwise: ``1 == 1.0 == True``)."""
+        if (set(map(type, values)) == {dict} == set(map(type, givens))
+                and all(map(eq, map(tuple, values), map(tuple, givens)))):
+            changed = map(map, repeat(is_not), map(dict.values, values),
+                          map(dict.values, givens))
+            diffs = list(map(tuple, map(compress, map(dict.items, values), changed)))
+            if set(map(type, map(itemgetter(1), chain.from_iterable(diffs)))) <= {str}:
+                shared = self._patches
+                for members in set(diffs).difference(shared):
+                    if len(shared) >= _SHARED_PATCHES:
+                        return [shared.get(members) or Patch(members) for members in diffs]
+                    shared[members] = Patch(members)
+                return list(map(shared.__getitem__, diffs))
+        patch = self._patch
+        return [patch(value, given) if type(value) is dict else value
+                for value, given in zip(values, givens, strict=True)]
+
+    def _patch(self, value: dict[str, Any], given: Any) -> Any:
+        """``value`` as a :class:`Patch` over ``given`` when it is one (the same names in the
+        same order), shared by the children it is the same for when it sets strings alone;
+        else ``value``."""
+        if type(given) is not dict or len(given) != len(value) or tuple(given) != tuple(value):
+            return value
+        members = tuple(compress(value.items(), map(is_not, value.values(), given.values())))
+        if not all(type(member) is str for _, member in members):
+            return Patch(members)
+        patch = self._patches.get(members)
+        if patch is None:
+            patch = Patch(members)
+            if len(self._patches) < _SHARED_PATCHES:
+                self._patches[members] = patch
+        return patch
+
+    def applied(self, first: int, piece: list[Any]) -> list[Any]:
+        """``piece`` (the children ``first`` on, as their bytes parse, parsed for the caller
+        alone) with the replaced ones set in it: a patch's members set in its object, in
+        place. A step a replaced child, not a look-up a child (:func:`serialize`)."""
+        lo = bisect_left(self._at, first)
+        hi = bisect_left(self._at, first + len(piece), lo)
+        for at, value in zip(self._at[lo:hi], self._values[lo:hi], strict=True):
+            if type(value) is Patch:
+                piece[at - first].update(value)
+            else:
+                piece[at - first] = value
+        return piece
 
     @property
     def indexes(self) -> Sequence[int]:
@@ -290,6 +371,13 @@ class _Lazy:
     def _child(self, name: Any, raw: msgspec.Raw | memoryview) -> Any:
         if self._changed:
             value = self._changed.get(name, _MISSING)
+            if type(value) is Patch:
+                # Read once and kept, as a child never replaced is: the shaper remembers
+                # sizes by id(), so a child read twice must be the same object.
+                patched = self._parsed.get(name, _MISSING)
+                if patched is _MISSING:
+                    patched = self._parsed[name] = value.over(_parse_child(raw))
+                return patched
             if value is not _MISSING:
                 return value
         big = self._big.get(name)
@@ -740,8 +828,11 @@ def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes], stop: int) 
             if learned is not None:
                 learned.append(0)
             piece = node._parse_piece(raw)
-            if is_array:
-                piece = [changed.get(where + i, item) for i, item in enumerate(piece)]
+            if isinstance(changed, IndexChanges):
+                piece = changed.applied(where, piece)
+            elif is_array:
+                piece = [_over(changed.get(where + i, item), item)
+                         for i, item in enumerate(piece)]
             else:
                 piece = {key: changed.get(key, item) for key, item in piece.items()}
             out += dumps(piece)[1:-1]
@@ -757,6 +848,12 @@ def _write(node: Any, out: bytearray, dumps: Callable[[Any], bytes], stop: int) 
     out += b"]" if is_array else b"}"
     if learned is not None:
         node._verbatim[PIECE_BYTES] = bytes(learned)
+
+
+def _over(value: Any, given: Any) -> Any:
+    """A piece's child as written: ``value`` the node holds for it, applied to ``given`` (the
+    child as the piece's bytes parse) when it is a :class:`Patch`."""
+    return value.over(given) if type(value) is Patch else value
 
 
 def _replaced(
@@ -1124,7 +1221,7 @@ def _members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
 
 def _parsed_members(piece: bytes) -> dict[str, Any] | None:
     """:func:`_members` of the braced ``piece``."""
-    if not risky_numbers(piece):
+    if not risky_numbers(piece) and not _refused(piece):
         # parse_json's own fast path, with a failed try costing no error message
         try:
             value = orjson.loads(piece)
@@ -1137,11 +1234,21 @@ def _parsed_members(piece: bytes) -> dict[str, Any] | None:
     return _members_exactly(piece)
 
 
+def _refused(piece: bytes) -> bool:
+    """Whether orjson's read of a large ``piece``'s first bytes shows it would refuse it
+    (:func:`~elision.shape.jsonparse.refused_early`): its refusal of the whole holds 12x the
+    piece, and a MB of text lines that each open with a brace and hold no comma was one
+    piece, 14x the input at ``shape()``'s peak (issue 23)."""
+    return len(piece) > 2 * PROBE_BYTES and refused_early(piece) is not None
+
+
 def _run_members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
     """As :func:`_members`, for the read that proves the object: its keys are exact, its values
     may be orjson's spelling of a number (they are never shown; a run is parsed exactly again
     when read), so no number scan is needed, and one count tells that no key repeated."""
     piece = _piece(view, start, end)
+    if _refused(piece):
+        return _members_exactly(piece)
     try:
         value = orjson.loads(piece)
     except orjson.JSONDecodeError:
@@ -1156,7 +1263,7 @@ def _run_members(view: memoryview, start: int, end: int) -> dict[str, Any] | Non
 def _piece(view: memoryview, start: int, end: int) -> bytes:
     if end - start > 4 * BATCH_BYTES:
         raise _Sparse  # a large value among small members: a Raw per member is cheap enough
-    return b"{" + view[start:end] + b"}"
+    return b"".join((b"{", view[start:end], b"}"))  # one copy: a piece may be a MB
 
 
 def _members_exactly(piece: bytes) -> dict[str, Any] | None:
