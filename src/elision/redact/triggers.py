@@ -879,10 +879,15 @@ class _Hyperscan:
         quoted = affixed & self.quoted
 
         near = [-1, False]  # the last window weak.near was asked of, and its answer
+        paired = [-1, False]  # the same of weak.pair_keys_near
 
         def counts(expr: int, start: int, end: int) -> bool:
             if expr in quoted:
-                return weak.quoted_counts(view, end)
+                at = (end - 1) // DENSE_WINDOW
+                if paired[0] != at:
+                    paired[0], paired[1] = at, weak.pair_keys_near(
+                        view, at * DENSE_WINDOW, (at + 1) * DENSE_WINDOW)
+                return weak.quoted_counts(view, end, paired=bool(paired[1]))
             if expr not in weak_ones:
                 return _affix_counts(view, start, end)
             at = start // DENSE_WINDOW
