@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elision.redact import redact_text, triggers, weak
+from support.calls import counted
 from support.engines import hyperscan_only
 
 _PARTS = st.sampled_from([
@@ -73,18 +74,11 @@ def _counts_sliced(data: bytes, end: int) -> bool:
 @hyperscan_only("the regex passes ask each match's name (weak.quoted_match_counts), as before")
 def test_ndjson_of_names_as_values_asks_no_name_for_its_pair(monkeypatch: Any) -> None:
     """96 KB of ``ndjson-name-values``' lines: was a search a name of each window's (2,400)."""
-    calls = [0]
-    real = weak.pair_form_lead
-
-    def counting(data: Any, end: int) -> int:
-        calls[0] += 1
-        return real(data, end)
-
-    monkeypatch.setattr(weak, "pair_form_lead", counting)
+    calls = counted(monkeypatch, weak, "pair_form_lead")
     text = '{"m": "tokens"}\n{"field": "password", "n": 3}\n' * 2000
     assert redact_text(text).withheld == ()
     # a few a window before the window is searched once (each window asked some 100)
-    assert calls[0] <= (len(text) // triggers.DENSE_WINDOW + 1) * (triggers._PAIRED_ASKS - 1)
+    assert len(calls) <= (len(text) // triggers.DENSE_WINDOW + 1) * (triggers._PAIRED_ASKS - 1)
 
 
 def test_a_pair_in_the_window_is_still_counted() -> None:
