@@ -163,10 +163,13 @@ class PathEntries(_Entries):
             self._names.append(reason)
         self._put(parent, index, at)
 
-    def add_run(self, above: str, indexes: list[int], reasons: list[str]) -> None:
-        """:meth:`add` each ``(indexes[k], reasons[k])`` under ``above``: one call for a run of
-        an array's elements (a call an entry was a Python call a token of 24,000)."""
-        parent = self._parent(above, "")
+    def add_run(
+        self, above: str, indexes: list[int], reasons: list[str], tail: str = "",
+    ) -> None:
+        """:meth:`add` each ``(indexes[k], reasons[k])`` under ``above`` (with ``tail``): one
+        call for a run of an array's elements, or of its records' members (a call an entry was
+        a Python call a token of 24,000, and a pair's value of a MB of pairs)."""
+        parent = self._parent(above, tail)
         for reason in set(reasons).difference(self._reason_at):
             self._reason_at[reason] = len(self._names)
             self._names.append(reason)
@@ -178,7 +181,7 @@ class PathEntries(_Entries):
         except OverflowError:
             del self._parents[at:], self._index[at:], self._reasons[at:]
             self._widen()
-            self.add_run(above, indexes, reasons)
+            self.add_run(above, indexes, reasons, tail)
 
     def _parent(self, above: str, tail: str) -> int:
         """1 + the index of ``(above, tail)`` among the paths written once, added if new."""

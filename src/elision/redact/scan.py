@@ -279,10 +279,15 @@ def _find_spans(
     folded = fold(text)  # a name spelled with a look-alike is that name; offsets stay
     if folded is not text:
         text, data = folded, None
+    positions: Sequence[int]
+    positions, dense = dense_text_triggers(text, data=data)
+    # The stretches withheld whole, unread: found first, so a table's records inside them
+    # add no span (a MB of NDJSON read as a table and withheld as dense made one a line).
+    unread = _dense_stretches(text, dense) if dense else []
     # Compact where the rest is: a span a cell of a 1 MB table was 4x the text as a list.
     cells: list[Span] | SpanArrays = SpanArrays() if compact else []
     if columns:
-        column_spans(text, cells)
+        column_spans(text, cells, unread)
         # Compact too: a span a row of a 1 MB Markdown table was 18x the text as a list.
         piped: list[Span] | SpanArrays = SpanArrays() if compact else []
         escaped: list[Span] = []
@@ -311,8 +316,6 @@ def _find_spans(
             both = sorted([*cells, *inner], key=_START)
             cells = SpanArrays() if compact else []
             cells.extend(both)
-    positions: Sequence[int]
-    positions, dense = dense_text_triggers(text, data=data)
     if not positions and not dense:
         if text[:4] not in B64_HEADS:
             return cells
@@ -328,7 +331,7 @@ def _find_spans(
     lines = _Lines()
     constructs = _Constructs(text)
     lo, limit = 0, len(text)
-    for a, b in [*_dense_stretches(text, dense), (limit, limit)]:
+    for a, b in [*unread, (limit, limit)]:
         # A stretch is left unread: what is around it is read up to it (and a line into it,
         # for a match that wraps one), and what wraps out of it is read from its last line.
         _judge(text, lo, a, found, positions, heads, min(limit, a + WRAP) if a < limit else a,

@@ -80,27 +80,30 @@ def credential_pairs(names: Sequence[str], values: Sequence[object]) -> list[boo
     shapes = name_shape(joined).split("\n")
     if len(shapes) != len(names) or "withheld: " in joined:  # a name over lines, or a stub's
         return list(map(is_credential_field, names, values))
-    judged: dict[str, tuple[int, list[str]]] = {}
-    known: list[tuple[int, list[str]]] = []
+    judged: dict[str, tuple[int, list[str], bool | None]] = {}
+    known: list[tuple[int, list[str], bool | None]] = []
     asked: dict[str, bool] = {}  # the values whose own checks are asked, in order
     for shape, value in zip(shapes, values, strict=True):
         got = judged.get(shape)
         if got is None:
             strength = name_strength(shape)
-            got = judged[shape] = (strength, words(shape) if strength else [])
+            parts = words(shape) if strength else []
+            got = judged[shape] = (strength, parts, _named_whatever(strength, parts))
         known.append(got)
-        if got[0] and type(value) is str and not is_stub(value):
+        # A stub opens with "[": told in C first (a call a value was a fifth of the pairs').
+        if got[0] and type(value) is str and not (value.startswith("[") and is_stub(value)):
             asked[value] = False
     told = list(asked)
     asked.update(zip(told, stand_for_nothing(told), strict=True))
     del told
     out: list[bool] = []
-    for (strength, parts), value in zip(known, values, strict=True):
+    for (strength, parts, whatever), value in zip(known, values, strict=True):
         if not strength:
             out.append(False)
         elif type(value) is str:
             # Asked above unless a stub; the answer False: a value that stands for something.
-            out.append(asked.get(value) is False and named_credential(strength, parts, value))
+            out.append(asked.get(value) is False and (
+                whatever if whatever is not None else named_credential(strength, parts, value)))
         elif is_number(value):
             out.append(strength == STRONG)
         elif not isinstance(value, str) or is_stub(value):
@@ -109,6 +112,16 @@ def credential_pairs(names: Sequence[str], values: Sequence[object]) -> list[boo
             plain = asked[value] if value in asked else stands_for_nothing(value)
             out.append(not plain and named_credential(strength, parts, value))
     return out
+
+
+def _named_whatever(strength: int, parts: list[str]) -> bool | None:
+    """:func:`~elision.redact.generic.named_credential` under a name of ``strength`` and words
+    ``parts`` where it is the same for every value (a strong name's but the working
+    directory's, a scheme's header or a cookie): ``None`` where the value decides."""
+    if strength != STRONG or not parts or parts[-1] in ("authorization", "cookie") or parts in (
+            ["pwd"], ["oldpwd"]):
+        return None
+    return True
 
 
 def find_credentials(

@@ -362,6 +362,10 @@ DENSE_GOES_ON = 16
 DENSE_ALLOWANCE = 4
 #: A dense window's most frequent match forms, counted in C to tell that its stretch goes on.
 _FORMS = 8
+#: The quoted names a window about to turn dense asks for their pair one by one
+#: (:func:`.weak.pair_form_lead`) before the window is searched for a pair's name key once
+#: (:func:`.weak.pair_keys_near`): a window with a few asks no more than it did.
+_PAIRED_ASKS = 8
 
 
 class _Hyperscan:
@@ -881,10 +885,21 @@ class _Hyperscan:
         quoted = affixed & self.quoted
 
         near = [-1, False]  # the last window weak.near was asked of, and its answer
+        # The window its quoted names were asked in, whether a pair's name key may be near
+        # them (weak.pair_keys_near, asked once a window has asked _PAIRED_ASKS of them: one
+        # search of a window costs some of a name's own), and how many it asked.
+        paired = [-1, True, 0]
 
         def counts(expr: int, start: int, end: int) -> bool:
             if expr in quoted:
-                return weak.quoted_counts(view, end)
+                at = (end - 1) // DENSE_WINDOW
+                if paired[0] != at:
+                    paired[0], paired[1], paired[2] = at, True, 0
+                paired[2] += 1
+                if paired[2] == _PAIRED_ASKS:
+                    paired[1] = weak.pair_keys_near(
+                        view, at * DENSE_WINDOW, (at + 1) * DENSE_WINDOW)
+                return weak.quoted_counts(view, end, paired=bool(paired[1]))
             if expr not in weak_ones:
                 return _affix_counts(view, start, end)
             at = start // DENSE_WINDOW

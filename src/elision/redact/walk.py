@@ -1166,22 +1166,34 @@ class Walker:
         (new, rules), spans = self._judge(stub)
         if new is stub and not rules and spans is None:
             clean.add(stub)  # a stub holds nothing more to withhold
-        path, out, withheld = frame.path, frame.out, self.withheld
+        path, out = frame.path, frame.out
         above = self._where(path, ())
         tails: dict[str, str] = {}
         changed = frame.changed
         at = start + frame.first
+        # The stubbed values' entries, a run a value key at a time (an entry a call was a
+        # tenth of a MB of pairs): added before any a string's judging adds, in their order.
+        run: list[int] = []
+        run_key = ""
         for record, (key, _), hit in zip(records, batch, verdicts, strict=True):
             given = record
             if hit:
                 record = {**record, key: stub}
-                tail = tails.get(key)
-                if tail is None:
-                    tail = tails[key] = "".join(spell_parts((key,)))
-                withheld.add(above, at, CREDENTIAL_FIELD, tail)
+                if key != run_key and run:
+                    self._add_pairs(above, run, tails[run_key])
+                    run = []
+                if key not in tails:
+                    tails[key] = "".join(spell_parts((key,)))
+                run_key = key
+                run.append(at)
             judged: list[Any] | None = None
-            for member, (name, value) in enumerate(record.items()):
+            # Scalars all (hashable): a record whose strings were all told clean, told in C.
+            for member, (name, value) in (() if clean.issuperset(record.values())
+                                          else enumerate(record.items())):
                 if type(value) is str and value not in clean:
+                    if run:
+                        self._add_pairs(above, run, tails[run_key])
+                        run = []
                     new = self._string(value, ((path, at), name))
                     if new is not value:
                         if judged is None:
@@ -1192,11 +1204,17 @@ class Walker:
             out.append(record)
             changed = changed or record is not given
             at += 1
+        if run:
+            self._add_pairs(above, run, tails[run_key])
         for text in fresh:
             self._told.pop(text, None)
         frame.changed = changed
         frame.index = start + len(batch)
         return True
+
+    def _add_pairs(self, above: str, indexes: list[int], tail: str) -> None:
+        """The entries of a run of records' pair values made stubs (``tail``: their key)."""
+        self.withheld.add_run(above, indexes, [CREDENTIAL_FIELD] * len(indexes), tail)
 
     def _prejudge(
         self, records: list[Any],
