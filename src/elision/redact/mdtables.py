@@ -61,6 +61,9 @@ def body_may_hold_tables(body: bytes) -> bool:
 #: ``|`` (``\\n--- | ---``, ``\\n:--|``).
 _ESCAPED_DELIMITER = lazy_compile(
     r"\\n(?:\|[ \t]{0,64}[-:]|[ \t]{0,64}:?-++:?[ \t]{0,64}\|)")
+#: A key/value row outside a table so escaped (``\\n| password | S |``): its two cells' first
+#: (a name) closed, as :data:`_ROW_SOURCE` opens.
+_ESCAPED_ROW = lazy_compile(r"\\n {0,3}\|[ \t]*+[A-Za-z0-9_-][A-Za-z0-9_.-]{0,95}+[ \t]*+\|")
 #: What the lined copy reads as a line break: an escaped one at any depth of JSON-in-JSON (a
 #: run of backslashes before ``n``: 2**(k-1) k levels down), a ``\\r`` so (as spaces), a
 #: quote that opens a string on a ``|``, escaped at any depth (``"|``, ``\\"|``, ``\\\\\\"|``),
@@ -92,10 +95,10 @@ def escaped_table_spans(text: str, into: SpanSink) -> SpanSink:
     at any depth of JSON-in-JSON: read in a copy of the same length where each escaped line
     break is spaces and a line break, each ``\\r`` spaces, and a quote that opens a string on
     a ``|`` or closes one a line break, so each row is a line of its own. Only where such a
-    delimiter row is."""
+    delimiter row is, or a key/value row outside a table (``\\n| password | S |``)."""
     if "\\n" not in text:
         return into  # told in C
-    found = _ESCAPED_DELIMITER.search(text)
+    found = _ESCAPED_DELIMITER.search(text) or _ESCAPED_ROW.search(text)
     if found is None:
         return into
     if "\\\\" not in text and "\0" not in text:

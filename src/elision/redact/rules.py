@@ -212,6 +212,11 @@ class _Prefilter:
         #: A pass's confirmation of a match before the density bound counts it.
         self.confirms: dict[re.Pattern[Any], Callable[[Any, re.Match[Any]], bool]] = {
             self.lower[-2][1]: weak.table_match_counts}
+        # A row's name (weak.ROW_NAMES): a trigger that never counts.
+        rows = re.compile(conv("|".join(
+            re.escape(lit) for lit in sorted(weak.ROW_NAMES, key=len, reverse=True))))
+        self.lower += ((conv("|"), rows),)
+        self.confirms[rows] = weak.never_counts
         # The name passes that find a literal closed by its quote (``password"``, and
         # ``"private_key"`` anchored on its ``_``) count such a match only where something
         # may be assigned to its name (weak.quoted_counts): ``{"m": "tokens"}`` lines, each
