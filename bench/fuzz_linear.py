@@ -95,6 +95,14 @@ def _deep_assignment(levels: int = 8) -> str:
     return text
 
 
+def _nested(value: Any, levels: int) -> str:
+    """``value`` as JSON, inside a JSON string ``levels`` times (JSON-in-JSON)."""
+    text = json.dumps(value)
+    for _ in range(levels):
+        text = json.dumps({"b": text})
+    return text
+
+
 def _prose(size: int, sep: str = "\n", words: tuple[str, ...] = WORDS, seed: int = 5) -> str:
     rng = random.Random(seed)
     out: list[str] = []
@@ -723,6 +731,25 @@ SYSTEMATIC: list[Class] = [
         "password=$DB_PASSWORD api_key=${API_KEY} secret=$(dbAdminSecret)\n")),
     Class("dollar-generated-secrets", _repeat(
         "password=$Xk9fQ2mLp7RtZ4wB api_key=${aB3dE5fG7hJ9kL1m} secret=$(JBSWY3DPEHPK3PXP)\n")),
+    # leaks2: psql's \set of a password, a line each (a gate each: dense) and between prose
+    # (each judged); curl's users holding %3A, and one user of %3A after %3A (each looks 256
+    # chars on for a ":"); a key/value row in a JSON string, read as text and walked; compact
+    # NDJSON naming a credential as a value (no CSV); shell defaults and a versioned
+    # variable; a cookie container six levels of JSON-in-JSON down, prose after each.
+    Class("psql-set-lines", _repeat("\\set pw 'hunter2x'\n")),
+    Class("psql-set-prose", _repeat(
+        "\\set pw 'hunter2x'\nthe quick brown fox jumps over the lazy dog again\n")),
+    Class("curl-user-encoded", _repeat("curl -u adm%3Ain:hunter2x https://h/\n")),
+    Class("curl-user-colon-run", lambda n: "curl -u " + _repeat("a%3A")(n) + ":x\n"),
+    Class("json-text-loose-rows", _repeat('{"text": "Settings:\\n| password | hunter2x |\\n"}\n')),
+    Class("json-loose-rows", _json_strings("Settings:\n| password | hunter2x |\n")),
+    Class("ndjson-compact-names", _repeat('{"m":"password","msg":"password"}\n')),
+    Class("shell-defaults", _repeat(
+        "${DB_PASSWORD:-changeme} ${API_TOKEN:-$FALLBACK} ${KEY:?unset} $DevProdOldHttpV2"
+        " the quick brown fox jumps over the lazy dog again and again\n")),
+    Class("cookies-json-deep6", lambda n: _repeat(
+        _nested({"authCookies": {"sid": "Xq7vR2mK9pL4wT8n"}}, 5)
+        + " the quick brown fox jumps over the lazy dog\n")(n)),
 ]
 
 
