@@ -1,6 +1,7 @@
 """Leaks and over-withholding that design.md's "Not yet" lists named (the leaks2 session),
 each red on the code before on every route: ``redact_text``, ``redact_value`` of a JSON
-member, ``shape()`` of a JSON document and of a text, and a JSON text read as text.
+member, ``shape()`` of a JSON document, of a text, of NDJSON and of a JSON text as text,
+and a JSON text read as text.
 
 Leaks: psql's ``\\set pw 'S'`` (the value its ``ALTER ROLE x PASSWORD :'pw'`` sends: that
 line names a variable and is shown, rightly) and ``\\setenv PGPASSWORD S``; curl's user
@@ -37,6 +38,8 @@ def _routes(text: str) -> dict[str, str]:
         "shape_json": shape(doc, 100_000).text,
         "shape_text": shape(text, 100_000, format="text").text,
         "json_as_text": str(redact_text(doc).value),
+        "shape_json_as_text": shape(doc, 100_000, format="text").text,
+        "shape_ndjson": shape(f"{doc}\n{doc}\n", 100_000).text,
     }
 
 

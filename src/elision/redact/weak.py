@@ -30,15 +30,10 @@ import re
 from typing import Any
 
 from elision.redact.commands import CURL_GROUPS, CURL_SWITCHES
-from elision.redact.generic import NAME_CORES, ROW_NAME_TRIGGERS, TABLE_ROWS
+from elision.redact.generic import NAME_CORES, TABLE_ROWS
 
-#: A name closing a key/value row's first cell (``password |``): a trigger so that the walk
-#: judges a JSON string that holds such a row, which it reads whole as it reads a table
-#: (:mod:`elision.redact.mdtables`, every row, trigger or not): it never counts towards a
-#: window's density (a Markdown listing of such rows was withheld whole as dense).
-ROW_NAMES = frozenset(ROW_NAME_TRIGGERS)
 #: Every weak literal (as the trigger search writes them: lower case).
-LITERALS = frozenset(TABLE_ROWS) | CURL_GROUPS | ROW_NAMES
+LITERALS = frozenset(TABLE_ROWS) | CURL_GROUPS
 #: How far a table's header is looked for before its delimiter row, and its rows after it:
 #: a table that reaches further counts (fail closed). A table dense enough to matter is
 #: some 40 chars.
@@ -59,8 +54,6 @@ _NAMING = re.compile(
 #: after white space, a name's core (lower case). A window with none near it has none that
 #: counts (told in C: a search for each, a regex alternation of them was 1.5 ms a window).
 _NEAR = (b" -", b"\t-", b"\\t-", *(core.encode() for core in NAME_CORES))
-#: How a :data:`ROW_NAMES` literal ends: a name's last char, then ``|`` or `` |``.
-_ROW_NAME_END = re.compile(rb"(?i).?[a-z0-9_] ?\|\Z")
 #: A line break, plain or as a JSON string escapes it.
 _BREAK = re.compile(rb"\n|\\n")
 
@@ -84,8 +77,6 @@ def counts(data: Any, start: int, end: int) -> bool:
     may name a credential (:func:`_table_counts`)."""
     if data[end - 1] in (0x20, " "):
         return _CURL_GROUP.search(_bytes(data[max(0, end - _CURL_BACK):end])) is not None
-    if _ROW_NAME_END.match(_bytes(data[max(0, end - 3):end])):
-        return False  # a row's name (ROW_NAMES): a table's delimiter row ends in - or :
     return _table_counts(data, start, end)
 
 
@@ -112,11 +103,6 @@ def _table_counts(data: Any, start: int, end: int) -> bool:
 def _bytes(chunk: Any) -> bytes:
     """A short slice as bytes: a ``str``'s encoded, a memoryview's copied."""
     return chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else bytes(chunk)
-
-
-def never_counts(data: Any, match: Any) -> bool:
-    """The regex passes' confirmation of a :data:`ROW_NAMES` match: none counts."""
-    return False
 
 
 def table_pattern() -> str:
