@@ -736,6 +736,9 @@ SYSTEMATIC: list[Class] = [
     # chars on for a ":"); a key/value row in a JSON string, read as text and walked; compact
     # NDJSON naming a credential as a value (no CSV); shell defaults and a versioned
     # variable; a cookie container six levels of JSON-in-JSON down, prose after each.
+    Class("sql-dollar-strings", _repeat("ALTER ROLE a PASSWORD $pw$hunter2x$pw$;\n")),
+    Class("sql-dollar-unclosed", lambda n: "ALTER ROLE a " + _repeat(
+        "PASSWORD $$ the quick brown fox jumps over the lazy dog ")(n)),
     Class("psql-set-lines", _repeat("\\set pw 'hunter2x'\n")),
     Class("psql-set-prose", _repeat(
         "\\set pw 'hunter2x'\nthe quick brown fox jumps over the lazy dog again\n")),

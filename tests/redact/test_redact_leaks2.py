@@ -4,7 +4,8 @@ member, ``shape()`` of a JSON document, of a text, of NDJSON and of a JSON text 
 and a JSON text read as text.
 
 Leaks: psql's ``\\set pw 'S'`` (the value its ``ALTER ROLE x PASSWORD :'pw'`` sends: that
-line names a variable and is shown, rightly) and ``\\setenv PGPASSWORD S``; curl's user
+line names a variable and is shown, rightly) and ``\\setenv PGPASSWORD S``; PostgreSQL's
+``PASSWORD E'S'``, ``U&'S'`` and ``$$S$$``; curl's user
 quoted apart from its password (``-u 'adm':'S'``); a key/value row outside a table inside a
 JSON string; a cookie container named ``…Cookies`` five levels of JSON-in-JSON down.
 Over-withholding: curl's ``%3A`` inside a user name (``adm%3Ain:S`` withheld ``in``); a
@@ -51,6 +52,11 @@ LEAKS = [
     f"\\set db_password {SECRET}\n",
     f"\\setenv PGPASSWORD {SECRET}\n",
     f"\\setenv PGPASSWORD '{SECRET}'\n",
+    # PostgreSQL's other string constants after PASSWORD
+    f"ALTER ROLE app WITH PASSWORD E'{SECRET}';\n",
+    f"ALTER ROLE app PASSWORD U&'{SECRET}';\n",
+    f"CREATE ROLE app LOGIN PASSWORD $${SECRET}$$;\n",
+    f"CREATE ROLE app LOGIN PASSWORD $pw${SECRET}$pw$;\n",
     # curl: the user quoted apart from the password
     f"curl -u 'adm':'{SECRET}' https://h/\n",
     f"curl -u 'adm%3Ain':{SECRET} https://h/\n",
@@ -94,6 +100,9 @@ KEPT = [
     # a default that is a value: withheld, its operator kept
     ("${{DB_PASSWORD:-{S}}}\n", "${DB_PASSWORD:-[credential withheld"),
     ("${{DB_PASSWORD:=changeme}}\n", "${DB_PASSWORD:=[credential withheld"),
+    # a bind parameter after PASSWORD, and an empty dollar-quoted string
+    ("ALTER ROLE app PASSWORD $1;\n", "ALTER ROLE app PASSWORD $1;"),
+    ("ALTER ROLE app PASSWORD $$$$;\n", "ALTER ROLE app PASSWORD $$$$;"),
     # a camel-case variable of short words and a version
     # (no line break after it: a JSON text's escaped one after a $NAME is withheld with it,
     # design.md's Not yet)

@@ -46,6 +46,8 @@ COMMAND_GATES = (
     # line): two spaces (an aligned migration), a tab, a line end, a space then either.
     "password '", 'password "', "password  ", "password\t", "password\n", "password\r",
     "password \t", "password \n", "password \r",
+    # ... and PostgreSQL's other strings: E'S', U&'S', $$S$$ (or a tag between the $).
+    "password e'", "password u&'", "password $",
     "define(", 'variable "', "jdbc:oracle:",
     # psql's meta-commands that set a variable, or the environment, to the rest of the line
     # (``\\set pw 'S'`` before ``ALTER ROLE x PASSWORD :'pw'``, ``\\setenv PGPASSWORD S``).
@@ -133,10 +135,16 @@ _CURL_FLAG = re.compile(
     r"""|--(?:proxy-)?user(?:""" + _GAP + r"""+|=))(?:["']|%2[27])?[^\s:"']*?"""
     r"""(?:["']|%2[27])?(?::|%3[aA](?![^\s:"']{0,256}(?:["']|%2[27])?:))"""
 )
-#: A user's or a role's ``PASSWORD`` (quoted: ``PASSWORD NULL`` is none) or ``IDENTIFIED BY``
-#: (Oracle's may be bare).
+#: A user's or a role's ``PASSWORD`` (quoted: ``PASSWORD NULL`` is none; PostgreSQL's other
+#: strings too, :data:`_SQL_STRING`) or ``IDENTIFIED BY`` (Oracle's may be bare).
 _SQL_FLAG = re.compile(
-    r"(?<![^\s])(?i:password(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?=[\"'])|identified[ \t]+by[ \t]+)")
+    r"(?<![^\s])(?i:password(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?=[\"']|[eE]'|[uU]&'|\$[A-Za-z_]{0,16}\$)"
+    r"|identified[ \t]+by[ \t]+)")
+#: PostgreSQL's string constants but a plain quote's: an escape string's ``E'…'``, a Unicode
+#: one's ``U&'…'`` (the value from its quote), a dollar-quoted ``$$…$$`` or ``$tag$…$tag$``
+#: (the value up to its closing tag, looked for :data:`_DOLLAR_MOST` chars on).
+_SQL_STRING = re.compile(r"(?:[eE]|[uU]&)(?=')|(?P<tag>\$[A-Za-z_]{0,16}\$)")
+_DOLLAR_MOST = 4096
 #: An HCL variable's ``default =``, before the ``}`` that closes it.
 #: Where a ``CREATE USER`` or ``ALTER ROLE`` statement ends, for its ``PASSWORD``: its ``;``, or
 #: a blank line (a log's statements may have no ``;``). Its clauses may each have a line
@@ -225,7 +233,15 @@ def password_flags(text: str) -> Iterator[Flag]:
                 kind != "sql" or _clause_of(text, command.end(), flag.start(), newline,
                                             clauses)):
             pos = flag.end()
-            yield Flag(pos, command.group("vname") if kind == "hcl" else None)
+            string = _SQL_STRING.match(text, pos) if kind == "sql" else None
+            if string is None:
+                yield Flag(pos, command.group("vname") if kind == "hcl" else None)
+            elif string.group("tag") is None:
+                yield Flag(string.end())  # E'S', U&'S': the quoted value after its prefix
+            else:
+                start = string.end()
+                close = text.find(string.group("tag"), start, start + _DOLLAR_MOST)
+                yield Flag(start, None, close) if close >= 0 else Flag(start)
         else:
             pos = command.start() + 1  # no flag on this command's line: try the next name
 
