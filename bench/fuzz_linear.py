@@ -95,6 +95,14 @@ def _deep_assignment(levels: int = 8) -> str:
     return text
 
 
+def _nested(value: Any, levels: int) -> str:
+    """``value`` as JSON, inside a JSON string ``levels`` times (JSON-in-JSON)."""
+    text = json.dumps(value)
+    for _ in range(levels):
+        text = json.dumps({"b": text})
+    return text
+
+
 def _prose(size: int, sep: str = "\n", words: tuple[str, ...] = WORDS, seed: int = 5) -> str:
     rng = random.Random(seed)
     out: list[str] = []
@@ -740,6 +748,28 @@ SYSTEMATIC: list[Class] = [
     Class("look-alike-long-compound", _repeat(
         "\u0430" * 100 + "\u0440\u0430\u0455\u0455\u051d\u0501=hunter2x ")),
     Class("look-alike-endless-word", lambda n: "\u041a" * n + "=hunter2x"),
+    # leaks2: psql's \set of a password, a line each (a gate each: dense) and between prose
+    # (each judged); curl's users holding %3A, and one user of %3A after %3A (each looks 256
+    # chars on for a ":"); a key/value row in a JSON string, read as text and walked; compact
+    # NDJSON naming a credential as a value (no CSV); shell defaults and a versioned
+    # variable; a cookie container six levels of JSON-in-JSON down, prose after each.
+    Class("sql-dollar-strings", _repeat("ALTER ROLE a PASSWORD $pw$hunter2x$pw$;\n")),
+    Class("sql-dollar-unclosed", lambda n: "ALTER ROLE a " + _repeat(
+        "PASSWORD $$ the quick brown fox jumps over the lazy dog ")(n)),
+    Class("psql-set-lines", _repeat("\\set pw 'hunter2x'\n")),
+    Class("psql-set-prose", _repeat(
+        "\\set pw 'hunter2x'\nthe quick brown fox jumps over the lazy dog again\n")),
+    Class("curl-user-encoded", _repeat("curl -u adm%3Ain:hunter2x https://h/\n")),
+    Class("curl-user-colon-run", lambda n: "curl -u " + _repeat("a%3A")(n) + ":x\n"),
+    Class("json-text-loose-rows", _repeat('{"text": "Settings:\\n| password | hunter2x |\\n"}\n')),
+    Class("json-loose-rows", _json_strings("Settings:\n| password | hunter2x |\n")),
+    Class("ndjson-compact-names", _repeat('{"m":"password","msg":"password"}\n')),
+    Class("shell-defaults", _repeat(
+        "${DB_PASSWORD:-changeme} ${API_TOKEN:-$FALLBACK} ${KEY:?unset} $DevProdOldHttpV2"
+        " the quick brown fox jumps over the lazy dog again and again\n")),
+    Class("cookies-json-deep6", lambda n: _repeat(
+        _nested({"authCookies": {"sid": "Xq7vR2mK9pL4wT8n"}}, 5)
+        + " the quick brown fox jumps over the lazy dog\n")(n)),
 ]
 
 

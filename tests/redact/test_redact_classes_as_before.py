@@ -60,6 +60,15 @@ two commands on the fixed code) and names them here, with what changed:
   ``bearer-parted-lines``, ``bearer-parted-run``, ``look-alike-long-compound``,
   ``look-alike-endless-word``) recorded by its own code, both engines; no class before it
   changed.
+- leaks2 (PostgreSQL's dollar-quoted strings, psql's ``\\set``, curl's ``%3A`` users,
+  key/value rows in JSON strings, compact NDJSON read as no CSV, shell defaults, cookie
+  containers five levels down): its new
+  classes (``sql-dollar-strings``, ``sql-dollar-unclosed``, ``psql-set-lines``,
+  ``psql-set-prose``, ``curl-user-encoded``, ``curl-user-colon-run``,
+  ``json-text-loose-rows``, ``ndjson-compact-names``, ``shell-defaults``,
+  ``cookies-json-deep6``) recorded by its own code, both engines; no class before it
+  changed (``md-loose-rows`` and four other table classes did, by a first try whose
+  row-name triggers were a text scan's too, counted: they are a JSON scan's alone now).
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
 """

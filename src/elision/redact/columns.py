@@ -64,8 +64,18 @@ def _unquoted(delimiter: str) -> re.Pattern[str]:
 
 def may_name_columns(first_line: str) -> bool:
     """Whether a text's ``first_line`` may be a header that names a credential column: it
-    holds a delimiter and a name's core. ``False`` is certain."""
-    return ("," in first_line or "\t" in first_line) and not names_nothing(first_line)
+    holds a delimiter and a name's core, and is no JSON object or array (an NDJSON record:
+    compact, ``{"m":"password","msg":"password"}`` split at its commas named a ``password``
+    column, and every line under it was withheld). ``False`` is certain."""
+    return (("," in first_line or "\t" in first_line) and not _json_record(first_line)
+            and not names_nothing(first_line))
+
+
+def _json_record(line: str) -> bool:
+    """Whether ``line`` opens and closes as a JSON object or array does (white space around):
+    a CSV's header cell opens with neither brace nor bracket, a record of NDJSON always."""
+    opening, closing = line.lstrip()[:1], line.rstrip()[-1:]
+    return (opening, closing) in (("{", "}"), ("[", "]"))
 
 
 def _first_line(text: T) -> T:

@@ -46,7 +46,12 @@ COMMAND_GATES = (
     # line): two spaces (an aligned migration), a tab, a line end, a space then either.
     "password '", 'password "', "password  ", "password\t", "password\n", "password\r",
     "password \t", "password \n", "password \r",
+    # ... and PostgreSQL's other strings: E'S', U&'S', $$S$$ (or a tag between the $).
+    "password e'", "password u&'", "password $",
     "define(", 'variable "', "jdbc:oracle:",
+    # psql's meta-commands that set a variable, or the environment, to the rest of the line
+    # (``\\set pw 'S'`` before ``ALTER ROLE x PASSWORD :'pw'``, ``\\setenv PGPASSWORD S``).
+    "\\set ", "\\set\t", "\\setenv ", "\\setenv\t",
 )
 #: curl's ``-u`` closing a group of two switches or more, written with its group's last two
 #: switches, its ``u`` and the space after it (``sku `` of ``-sku``, ``vsSLu`` of ``-vsSLu``).
@@ -103,14 +108,16 @@ GLUED_CURL_USER = r"(?:[ \t]-" + GLUED_CURL_GROUP + "|" + SPELLED_CURL_USER + ")
 _COMMAND = re.compile(
     # The first chars, before the "\b": a search passes over the others without trying each
     # alternative at each (half the time on prose).
-    r"(?=[lsmcaidvjLCAIDVJ])\b(?:(?P<login>login)\b|(?P<sshpass>sshpass[ \t]+-p[ \t]*)"
+    r"(?=[lsmcaidvjLCAIDVJ\\])(?:(?P<psql>\\set(?:env)?[ \t]+(?P<pname>[A-Za-z_][A-Za-z0-9_]{0,95})"
+    r"[ \t]+)(?=[^\s])|"
+    r"\b(?:(?P<login>login)\b|(?P<sshpass>sshpass[ \t]+-p[ \t]*)"
     r"|(?P<mysql>(?:mysqldump|mysqladmin|mysql|mariadb))\b"
     r"|(?P<curl>curl)\b"
     r"|(?P<sql>(?i:create|alter)[ \t]+(?i:user|role))\b"
     r"|(?P<identified>(?i:identified)[ \t]+(?i:by)[ \t]+)(?=[\"'])"
     r"|(?P<define>define\([ \t]*[\"'](?P<dname>[A-Za-z0-9_.-]{1,96})[\"'][ \t]*,[ \t]*)(?=[\"'])"
     r"|(?P<hcl>variable[ \t]+\"(?P<vname>[A-Za-z0-9_.-]{1,96})\"[ \t]*\{)"
-    r"|(?P<oracle>jdbc:oracle:[A-Za-z0-9]{1,16}:[^\s/@:\"']{1,256}/)(?=[^\s/@\"']{1,256}@))"
+    r"|(?P<oracle>jdbc:oracle:[A-Za-z0-9]{1,16}:[^\s/@:\"']{1,256}/)(?=[^\s/@\"']{1,256}@)))"
 )
 #: ``login``'s ``-p``, then its gap; mysql's is written joined to the value (``-p app`` names
 #: the database and prompts).
@@ -119,16 +126,25 @@ _MYSQL_FLAG = re.compile(r"[ \t]-p(?=[^\s-])")
 #: curl's ``-u``/``--user`` (and its proxy's), then the user's name up to its ``:``: the
 #: password follows it (a user with no ``:`` is asked for one). Its gaps may be spelled
 #: (:data:`SPELLED_GAP`), and so its quote and its colon where a space is percent-encoded
-#: (``%22``, ``%27``, ``%3A``).
+#: (``%22``, ``%27``, ``%3A``); a ``%3A`` with a ``:`` after it in the user is the user's own
+#: (``adm%3Ain:S``: curl splits at the ``:``; looked for 256 chars on, so each is read once
+#: at most that far), and the user may be quoted apart from the password (``'adm':'S'``).
 _GAP = r"(?:[ \t]|" + SPELLED_GAP + ")"
 _CURL_FLAG = re.compile(
     _GAP + r"""(?:-[""" + _CURL_SWITCHES + r"""]{0,8}[uU]""" + _GAP + r"""*"""
-    r"""|--(?:proxy-)?user(?:""" + _GAP + r"""+|=))(?:["']|%2[27])?[^\s:"']*?(?::|%3[aA])"""
+    r"""|--(?:proxy-)?user(?:""" + _GAP + r"""+|=))(?:["']|%2[27])?[^\s:"']*?"""
+    r"""(?:["']|%2[27])?(?::|%3[aA](?![^\s:"']{0,256}(?:["']|%2[27])?:))"""
 )
-#: A user's or a role's ``PASSWORD`` (quoted: ``PASSWORD NULL`` is none) or ``IDENTIFIED BY``
-#: (Oracle's may be bare).
+#: A user's or a role's ``PASSWORD`` (quoted: ``PASSWORD NULL`` is none; PostgreSQL's other
+#: strings too, :data:`_SQL_STRING`) or ``IDENTIFIED BY`` (Oracle's may be bare).
 _SQL_FLAG = re.compile(
-    r"(?<![^\s])(?i:password(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?=[\"'])|identified[ \t]+by[ \t]+)")
+    r"(?<![^\s])(?i:password(?:[ \t]+|[ \t]*\r?\n[ \t]*)(?=[\"']|[eE]'|[uU]&'|\$[A-Za-z_]{0,16}\$)"
+    r"|identified[ \t]+by[ \t]+)")
+#: PostgreSQL's string constants but a plain quote's: an escape string's ``E'…'``, a Unicode
+#: one's ``U&'…'`` (the value from its quote), a dollar-quoted ``$$…$$`` or ``$tag$…$tag$``
+#: (the value up to its closing tag, looked for :data:`_DOLLAR_MOST` chars on).
+_SQL_STRING = re.compile(r"(?:[eE]|[uU]&)(?=')|(?P<tag>\$[A-Za-z_]{0,16}\$)")
+_DOLLAR_MOST = 4096
 #: An HCL variable's ``default =``, before the ``}`` that closes it.
 #: Where a ``CREATE USER`` or ``ALTER ROLE`` statement ends, for its ``PASSWORD``: its ``;``, or
 #: a blank line (a log's statements may have no ``;``). Its clauses may each have a line
@@ -203,6 +219,10 @@ def password_flags(text: str) -> Iterator[Flag]:
             pos = command.end()
             yield Flag(pos, command.group("dname"))
             continue
+        if kind == "psql":
+            pos = command.end()
+            yield Flag(pos, _psql_name(command.group("pname")))
+            continue
         if kind == "oracle":
             pos = command.end()
             yield Flag(pos, None, text.index("@", pos))
@@ -213,9 +233,24 @@ def password_flags(text: str) -> Iterator[Flag]:
                 kind != "sql" or _clause_of(text, command.end(), flag.start(), newline,
                                             clauses)):
             pos = flag.end()
-            yield Flag(pos, command.group("vname") if kind == "hcl" else None)
+            string = _SQL_STRING.match(text, pos) if kind == "sql" else None
+            if string is None:
+                yield Flag(pos, command.group("vname") if kind == "hcl" else None)
+            elif string.group("tag") is None:
+                yield Flag(string.end())  # E'S', U&'S': the quoted value after its prefix
+            else:
+                start = string.end()
+                close = text.find(string.group("tag"), start, start + _DOLLAR_MOST)
+                yield Flag(start, None, close) if close >= 0 else Flag(start)
         else:
             pos = command.start() + 1  # no flag on this command's line: try the next name
+
+
+def _psql_name(name: str) -> str:
+    """The name a psql variable's value is judged under: its own, but ``pw`` (``\\set pw``,
+    ``new_pw``), which psql's docs and scripts use for the password an ``ALTER ROLE … PASSWORD
+    :'pw'`` then sends, and no other name's rules read as one."""
+    return "password" if "pw" in name.lower().split("_") else name
 
 
 def _clause_of(

@@ -135,15 +135,19 @@ _WHOLE_KEYS = tuple(
 #: A cookie map or a jar's list written in a text after a name ending in ``cookies``, quoted
 #: or not (a log's ``cookies: [{"name": "sid", "value": S}]``, ``cookies={…}``, a Python
 #: repr's ``'cookies': {…}``, ``"authCookies": {…}``, a JSON string's ``\\"cookies\\": {…}``,
-#: and JSON-in-JSON's up to four levels down, its quote after 3, 7 or 15 backslashes): read
+#: and JSON-in-JSON's at any depth, its quote after 3, 7 or 15 backslashes, or a run of 16 or
+#: more five levels down or deeper): read
 #: as the walk reads one parsed. The plural's other values (a count or a word after
 #: ``cookies:``) are no trigger.
-_COOKIE_CONTAINERS = tuple(
-    f"cookies{sep}{bracket}"
-    for sep in (":", ": ", "=", " = ", '":', '": ', "':", "': ",
-                *(f'{slashes}"{colon}' for slashes in ("\\", "\\" * 3, "\\" * 7, "\\" * 15)
-                  for colon in (":", ": ")))
-    for bracket in "[{"
+_COOKIE_CONTAINERS = (
+    *(f"cookies{sep}{bracket}"
+      for sep in (":", ": ", "=", " = ", '":', '": ', "':", "': ",
+                  *(f'{slashes}"{colon}' for slashes in ("\\", "\\" * 3, "\\" * 7, "\\" * 15)
+                    for colon in (":", ": ")))
+      for bracket in "[{"),
+    # ... and five levels down or deeper (its quote after 31 backslashes, 63, …): the name then
+    # a run of 16 or more, as _QUOTED_DEEP's; the escape view reads the container.
+    "cookies" + "\\" * 16,
 )
 #: The most dashes of a delimiter row's first cell that does not open with ``|`` the
 #: trigger search knows (a literal a count): 32, some 450 literals (their cost: bench/README.md).
@@ -198,6 +202,12 @@ FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
 #: listing of code was a trigger a line.
 _LINE_END_NAMES = _SINGULAR_SUFFIXES - {"pass", "auth", "oauth", "authorization", "cookie"}
 LINE_END_TRIGGERS = tuple(sorted({f"{name}{end}" for name in _LINE_END_NAMES for end in "\r\n"}))
+#: A name that closes a Markdown row's first cell (``| password | S |``, a key/value row with
+#: no table around it, :mod:`elision.redact.mdtables`): a whole text reads its rows anyway,
+#: but the walk judges a JSON string only at a trigger (``{"text": "Settings:\\n| password
+#: | S |\\n"}`` was shown by every route).
+ROW_NAME_TRIGGERS = tuple(sorted({f"{name}{end}" for name in _LINE_END_NAMES
+                                  for end in (" |", "|")}))
 #: The last word of every name in :data:`FIELD_SUFFIXES`, but one that another ends with
 #: (``oauth``'s affixes hold ``auth``'s).
 _LAST_WORDS = frozenset(name.replace("-", "_").rsplit("_")[-1] for name in FIELD_SUFFIXES)
@@ -843,6 +853,9 @@ _SEP_BARE = lazy_compile(
 #: The most lines a quoted value over lines is read for (its quote closing on the last, or
 #: opening the line after): a longer one is no value read here (a PEM's body is its rule's).
 _WRAPPED_LINES = 16
+#: What follows ``${NAME:`` in a shell's expansion of NAME with a default (``:-``, ``:=``) or
+#: an alternative (``:+``), each a value as typed, or an error's message (``:?``).
+_EXPANSION_OPERATORS = ("-", "=", "+", "?")
 #: A value as written: in escaped quotes, in quotes, or bare. A quote that ends its line opens
 #: a value on the next lines (``PASSWORD="`` over ``S"``, or over ``S`` and ``more"``: a
 #: shell's or a .env's string over lines), closed on the last of them or opening the line
@@ -1051,7 +1064,14 @@ def find_assignments(text: str) -> list[Span]:
                 # Inline, not a call: a MB of assignments is 25,000 of them (issue 23).
                 if start and text[start - 1] == "/" and "=" not in sep[1]:
                     strength = WEAK  # a path's last part, a colon after it (_in_path)
-                if not plain(text, name, strength, sep, found, reach):
+                if start > 1 and text[start - 1] == "{" and text[start - 2] == "$" and (
+                        text.startswith(_EXPANSION_OPERATORS, sep.end(1))):
+                    # A shell's ``${NAME:-default}``: the default is NAME's value as typed (a
+                    # dev password is one), judged as NAME's, the operator kept; ``:?``'s is
+                    # the error's message, no value.
+                    if text[sep.end(1)] != "?":
+                        _value(text, name, strength, sep.end(1) + 1, found, reach)
+                elif not plain(text, name, strength, sep, found, reach):
                     _value(text, name, strength, sep.end(1), found, reach)
             elif text.startswith("-", start):
                 gap = _FLAG_GAP.match(text, end)

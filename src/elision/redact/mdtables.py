@@ -49,14 +49,16 @@ _DELIMITER_OPENING_BYTES = lazy_compile(rb"\|[ \t]{0,64}[-:]")
 
 def body_may_hold_tables(body: bytes) -> bool:
     """Whether a UTF-8 ``body`` may hold a pipe table's delimiter row or a credential's row
-    outside a table; ``False`` is certain (a ``|`` searched in C, then the opening of a
-    delimiter's cell, then such a row)."""
+    outside a table, its line break plain or escaped (a JSON text's string); ``False`` is
+    certain (a ``|`` searched in C, then the opening of a delimiter's cell, then such a
+    row)."""
     return b"|" in body and (
         _DELIMITER_OPENING_BYTES.search(body) is not None
         or (_ROW_OPENING_BYTES.search(body) is not None
             and _LOOSE_ROW_BYTES.search(body) is not None)
         or (body[:_ROW_INDENT + 1].lstrip(b" ")[:1] == b"|"
-            and _LOOSE_ROW_AT_BYTES.match(body) is not None))
+            and _LOOSE_ROW_AT_BYTES.match(body) is not None)
+        or (b"\\n" in body and _ESCAPED_ROW_BYTES.search(body) is not None))
 
 
 #: A delimiter row's opening as a JSON string writes it, its line break escaped (``\\n|-``,
@@ -64,6 +66,10 @@ def body_may_hold_tables(body: bytes) -> bool:
 #: ``|`` (``\\n--- | ---``, ``\\n:--|``).
 _ESCAPED_DELIMITER = lazy_compile(
     r"\\n(?:\|[ \t]{0,64}[-:]|[ \t]{0,64}:?-++:?[ \t]{0,64}\|)")
+#: A key/value row outside a table so escaped (``\\n| password | S |``): its two cells' first
+#: (a name) closed, as :data:`_ROW_SOURCE` opens.
+_ESCAPED_ROW = lazy_compile(r"\\n {0,3}\|[ \t]*+[A-Za-z0-9_-][A-Za-z0-9_.-]{0,95}+[ \t]*+\|")
+_ESCAPED_ROW_BYTES = lazy_compile(_ESCAPED_ROW.pattern.encode())
 #: What the lined copy reads as a line break: an escaped one at any depth of JSON-in-JSON (a
 #: run of backslashes before ``n``: 2**(k-1) k levels down), a ``\\r`` so (as spaces), a
 #: quote that opens a string on a ``|``, escaped at any depth (``"|``, ``\\"|``, ``\\\\\\"|``),
@@ -95,10 +101,10 @@ def escaped_table_spans(text: str, into: SpanSink) -> SpanSink:
     at any depth of JSON-in-JSON: read in a copy of the same length where each escaped line
     break is spaces and a line break, each ``\\r`` spaces, and a quote that opens a string on
     a ``|`` or closes one a line break, so each row is a line of its own. Only where such a
-    delimiter row is."""
+    delimiter row is, or a key/value row outside a table (``\\n| password | S |``)."""
     if "\\n" not in text:
         return into  # told in C
-    found = _ESCAPED_DELIMITER.search(text)
+    found = _ESCAPED_DELIMITER.search(text) or _ESCAPED_ROW.search(text)
     if found is None:
         return into
     if "\\\\" not in text and "\0" not in text:

@@ -186,7 +186,7 @@ class _Prefilter:
             return conv(pattern[0]), re.compile(conv(pattern))
 
         from elision.redact import keywords, weak
-        from elision.redact.generic import AFFIX_PATTERNS
+        from elision.redact.generic import AFFIX_PATTERNS, ROW_NAME_TRIGGERS
 
         exact_names = [*keywords.FAMILY_EXACT, *keywords.ESCAPE_EXACT]
         lower_names = [*keywords.FAMILY_ANY_CASE,
@@ -212,6 +212,11 @@ class _Prefilter:
         #: A pass's confirmation of a match before the density bound counts it.
         self.confirms: dict[re.Pattern[Any], Callable[[Any, re.Match[Any]], bool]] = {
             self.lower[-2][1]: weak.table_match_counts}
+        if encode:
+            # A JSON serialization's: a row's name (generic.ROW_NAME_TRIGGERS), so the walk
+            # judges a string that holds a key/value row; a text reads its rows whole.
+            self.lower += ((conv("|"), re.compile(conv("|".join(
+                re.escape(lit) for lit in sorted(ROW_NAME_TRIGGERS, key=len, reverse=True))))),)
         # The name passes that find a literal closed by its quote (``password"``, and
         # ``"private_key"`` anchored on its ``_``) count such a match only where something
         # may be assigned to its name (weak.quoted_counts): ``{"m": "tokens"}`` lines, each

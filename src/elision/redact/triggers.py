@@ -46,6 +46,7 @@ from elision.redact.generic import (
     AFFIX_TRIGGERS,
     AFFIXED_WORDS,
     KEY_QUALIFIED,
+    ROW_NAME_TRIGGERS,
     TEXT_SEPARATORS,
 )
 from elision.redact.secrets import CREDENTIAL_FIELDS
@@ -387,6 +388,9 @@ class _Hyperscan:
                   (keywords.SLASHED, caseless, _SECRET),
                   (_AT_GATES, caseless | once, _AT), (_HEADS, once, _HEAD),
                   (_CURL_GATES, once, _CURL),
+                  # a key/value row's name, in a JSON serialization's scan alone (a text reads
+                  # its rows whole, mdtables): the walk judges a string that holds one
+                  (ROW_NAME_TRIGGERS, caseless, _SECRET),
                   # a key, at its ":" in compact output, any case
                   ([f'{name}":' for name in _KEY_NAMES], caseless, -1)]
         self._literals = [lit for lits, _, _ in groups for lit in lits]
@@ -420,6 +424,7 @@ class _Hyperscan:
         self.uncounted = range(gates, gates + len(keywords.SLASHED))
         gates += len(keywords.SLASHED)
         self.key_ids = gates + len(_AT_GATES) + len(_HEADS) + len(_CURL_GATES)
+        # The rows' names, and the keys, after it: a JSON scan's alone (:attr:`text_literals`).
         self.heads: dict[int, str] = dict(enumerate(_HEADS, gates + len(_AT_GATES)))
         #: Reported once a scan, so never skipped: the first may be in a stretch already hit.
         self.gates = frozenset(range(gates, self.key_ids))
@@ -812,6 +817,7 @@ class _Hyperscan:
                 spec += [(lit, once | caseless, _AT) for lit in _AT_GATES]
                 spec += [(lit, once, _HEAD) for lit in _HEADS]
                 spec += [(lit, once, _CURL) for lit in _CURL_GATES]  # the glued users' gate
+                spec += [(lit, once | caseless, _SECRET) for lit in ROW_NAME_TRIGGERS]
                 spec += [("\\/", once, _SLASH)]  # a body orjson did not write (orjson_slashes)
                 spec += [(f'"{name}"', once | caseless, kind) for name, kind in _KEY_NAMES.items()]
                 db = self._compile([lit.encode() for lit, _, _ in spec],

@@ -40,6 +40,9 @@ _DIGITS_INSIDE = lazy_compile(r"(?<=[A-Za-z])[0-9]+(?=[A-Za-z])")
 #: Six consonants in a row (``y`` a vowel): no word spells it (``passphrase`` has five;
 #: ``dbDbProd`` is words, each read alone).
 _CONSONANTS = lazy_compile(r"[b-df-hj-np-tv-xz]{6}", re.IGNORECASE)
+#: A version that ends a part of a name (``HttpV2``, ``apiV10``, ``client_v3``): its ``v`` is
+#: the digits' word, no word of its own (``$DevProdOldHttpV2`` read as five short words).
+_VERSION = lazy_compile(r"(?<=[A-Za-z])[Vv][0-9]+$")
 
 
 def scrambled(name: str) -> bool:
@@ -48,11 +51,12 @@ def scrambled(name: str) -> bool:
     consonants in a row, or, in its parts between ``_`` of more than one word and
     :data:`SHORTEST_PART` chars at least (camel case, or dice), words shorter than
     :data:`WORD_CHARS` on average (digits that end a part are its last word's:
-    ``dbPassword2``)."""
+    ``dbPassword2``; a version that ends one, ``HttpV2``, is no word)."""
     if len(_DIGITS_INSIDE.findall(name)) >= 2:
         return True
     count = length = 0
     for piece in name.split("_"):
+        piece = _VERSION.sub("", piece)
         found = _WORD.findall(piece)
         if any(_CONSONANTS.search(word) for word in found):
             return True
