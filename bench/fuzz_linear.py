@@ -619,6 +619,9 @@ SYSTEMATIC: list[Class] = [
         for i in range(int((n / 2) ** 0.5)))),
     Class("yaml-block-long", lambda n: "password: |\n" + _repeat("  hunter2x\n")(n)),
     Class("md-loose-rows", _repeat("| password | hunter2x |\n")),
+    # a table that ends after its one row, then a blank line (the review of the sixth
+    # session: each table sampled and split the 8 KB after it)
+    Class("md-small-tables", _repeat("|a|password|\n|-|-|\n|x|y|\n\n")),
     Class("md-loose-names", _repeat("| password_key_token |\n")),
     # leakmisc's: tables whose delimiter row opens with five dashes or more (no leading "|"),
     # rows outside a table named with a digit or a "-" first, and tree lines and a YAML

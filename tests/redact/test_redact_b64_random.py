@@ -148,7 +148,8 @@ def test_lines_of_short_heads_need_no_pass_of_the_run_pattern(
     # A run long enough to decode in a block of its own (no head opens it), so the blocks are
     # searched: with none anywhere, none is (tests/redact/test_redact_dense_heads.py).
     text = "x" * 30 + "\n" + "ok\n" * 30_000 + "=//4I=\n" * 60_000
-    assert triggers.dense_text_triggers(text) == ([], [])
+    positions, dense = triggers.dense_text_triggers(text)  # the positions: an array
+    assert (list(positions), dense) == ([], [])
     assert asked and not any(asked)
 
 

@@ -69,6 +69,9 @@ two commands on the fixed code) and names them here, with what changed:
   ``cookies-json-deep6``) recorded by its own code, both engines; no class before it
   changed (``md-loose-rows`` and four other table classes did, by a first try whose
   row-name triggers were a text scan's too, counted: they are a JSON scan's alone now).
+- the sixth session's review: ``md-small-tables`` (a table that ends after its one row, a MB
+  of them; the rows' judging once by their text sampled 8 KB after each), recorded by the
+  fixed code, both engines, the same as the merged head gave; no class changed.
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
 """

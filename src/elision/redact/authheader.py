@@ -98,6 +98,13 @@ def credential(text: str, at: int, limit: int) -> tuple[int, int] | None:
     (:data:`_READ_PAST`): a log's headers repeat, and reading one was most of judging a MB of
     ``authorization: qwertyuiopasdfgh 2024-01-01`` headers, six regex calls each (issue 23)."""
     window = text[at:min(limit, at + KEPT_LONGEST)]
+    if limit - at < KEPT_LONGEST:
+        # The reading may look a few chars past ``limit`` (a quote after an auth-param's
+        # name, a quoted value's closing): the same value before a JSON string's closing
+        # quote and before a line's end read otherwise, so those chars are the key's too
+        # (the review of the sixth session's merge: `Token a=b, c= ` was shown once a line
+        # had read it first).
+        window = f"{window}\0{text[limit:limit + _PAST_LIMIT]}"
     got = _READ.get(window)
     if got is not None:
         return at + got[0], at + got[1]
@@ -126,6 +133,9 @@ _READ_PAST = lazy_compile(
     r"""[ \t]*[^\s,"'\\]*(?:\\/[^\s,"'\\]*)*[ \t]*(?:,[ \t]*)?"""
     r"[A-Za-z0-9!#$%&*+.^_`|~-]{0,256}[ \t]*(?:=[ \t]*)?")
 _READ_CHARS = 3
+#: The most chars past its ``limit`` a reading looks at (a quote's and an escaped quote's
+#: chars after an auth-param's name at the limit), with a margin.
+_PAST_LIMIT = 8
 
 
 def credential_now(text: str, at: int, limit: int) -> tuple[int, int] | None:

@@ -87,8 +87,10 @@ def find_elements(text: str) -> list[Span]:
         kept = _MEMBERS_KEPT
         for match in _PLIST_MEMBER.finditer(text):
             member = match.group()
-            if member in kept:
-                got = kept[member]
+            was = kept.get(member, _MISSING)  # one look: another thread may empty it
+            got: tuple[int, int] | None
+            if was is not _MISSING:
+                got = was  # type: ignore[assignment]  # (no cast: a Python call a member)
             else:
                 got = _member(member)
                 if len(member) <= _MEMBER_LONGEST:
@@ -128,6 +130,8 @@ def find_elements(text: str) -> list[Span]:
 #: ``<string>`` a MB were each a name unescaped and judged, and a value stripped, unescaped
 #: and judged: issue 23).
 _MEMBERS_KEPT: dict[str, tuple[int, int] | None] = {}
+#: No answer kept for a member (an answer may be None).
+_MISSING: object = object()
 _MEMBERS_MOST = 256
 _MEMBER_LONGEST = 256
 

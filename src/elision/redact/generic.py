@@ -1004,7 +1004,13 @@ def find_assignments(text: str) -> list[Span]:
     tries = _DEAD_TRIES if _DEAD_WINDOWS else 0
     for at, low in _lowered_windows(text) if shaped is None else ():
         if not commands:
-            commands = _names_command(low)
+            # _names_command's reading, written out: a call a window (issue 23's counts)
+            for command in _GATES_APART:
+                if command in low:
+                    commands = True
+                    break
+            else:
+                commands = _PASSWORD_GATES.search(low) is not None
         first = max(0, resume - at)
         if tries and step - first >= _DEAD_LEAST and size - at - first >= _DEAD_LEAST:
             # The window's dead stretches, a block at a time (its split's parts are a
@@ -1149,7 +1155,11 @@ def _shaped(
              if a >= 0]
     if first[1] >= 0:
         found.insert(0, make_span((first[1], first[2], ASSIGNMENT)))
-    return found, _names_command(lowered)
+    # _names_command's reading, written out: a call a piece (issue 23's counts)
+    for command in _GATES_APART:
+        if command in lowered:
+            return found, True
+    return found, _PASSWORD_GATES.search(lowered) is not None
 
 
 #: :data:`COMMAND_GATES` but those that open with ``password``, each looked for alone ...

@@ -16,6 +16,8 @@ from typing import Protocol, TypeVar, cast
 LIMIT = 4096
 LONGEST = 128
 _T = TypeVar("_T")
+#: No answer kept (an answer may be None or False).
+_MISSING: object = object()
 _K = TypeVar("_K")
 _A = TypeVar("_A", covariant=True)
 
@@ -44,8 +46,9 @@ def kept(judge: Callable[[str], _T]) -> Kept[_T]:
 
     @functools.wraps(judge)
     def remembered(text: str) -> _T:
-        if text in answers:
-            return answers[text]
+        was = answers.get(text, _MISSING)  # one look: another thread may empty it between two
+        if was is not _MISSING:
+            return was  # type: ignore[return-value]  # (no cast: a Python call a look)
         got = judge(text)
         if len(text) <= LONGEST:
             keep(answers, text, got)

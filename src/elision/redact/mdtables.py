@@ -36,7 +36,7 @@ from elision.redact.generic import (
 )
 from elision.redact.kept import LONGEST, keep
 from elision.redact.rules import make_span
-from elision.redact.samelines import judge_lines
+from elision.redact.samelines import FEWEST, judge_lines
 
 #: How a delimiter row's first cell opens: a ``|``, white space, then ``-`` or ``:``.
 _DELIMITER_OPENING = lazy_compile(r"\|[ \t]{0,64}[-:]")
@@ -224,7 +224,19 @@ def _rows(
         i: name for i, name in enumerate(names) if not names_nothing(name) and name_strength(name)
     }
     pairs = len(header) == 2
-    # A table's rows repeat: each distinct one judged once, the table's end told by the
+    # A table's first rows are read one at a time: most tables end within them, and one
+    # that ends after a row had the lines after it sampled and split (review, issue 23).
+    first = 0
+    while pos < len(text) and first < FEWEST:
+        end = _line_end(text, pos)
+        withheld = _row_cells(text, pos, end, named, pairs, piped)
+        if withheld is None:
+            return pos
+        for a, b in withheld:
+            into.append(make_span((a, b, CREDENTIAL_FIELD)))
+        pos = end + 1
+        first += 1
+    # A long table's rows repeat: each distinct one judged once, the table's end told by the
     # first line that is no row.
     ended = judge_lines(text, pos, len(text), partial(_line_cells, named, pairs, piped),
                         CREDENTIAL_FIELD, into) if pos < len(text) else None
