@@ -100,10 +100,10 @@ _PEM = ("-----BEGIN PRIVATE KEY-----\n" + f"{base64.b64encode(bytes(range(48))).
 
 @pytest.mark.parametrize(("text", "keys", "most", "most_re"), [
     # 64.6 calls a key before (188.8 with the regex passes), 54.5 on the merge of issue 23's
-    # helpers (149.3), 51.0 now: a look-back's families asked alone (keywords.families_in
+    # helpers (149.3), 52.3 now: a look-back's families asked alone (keywords.families_in
     # asked present for a Present and its generic names, curl user and escapes).
-    (_PEM * 40, 40, 52, 180),
-    # 44.9 before (75.7), 37.1 on the merge (37.6), 26.1 now (30.4): a link's one match
+    (_PEM * 40, 40, 53, 180),
+    # 44.9 before (75.7), 37.1 on the merge (37.6), 27.1 now (30.4): a link's one match
     # judged without accepted's comprehensions (Family.accepted_one), and its look-back's
     # families asked alone.
     (_fcm_keys(40), 40, 28, 33),

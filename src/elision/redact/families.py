@@ -252,7 +252,7 @@ class Family:
         value = text[a:b]
         check = self.check
         if check in _TOLD_IN_C:
-            if not check(value):  # type: ignore[misc]  # told just above: not None
+            if not check(value):
                 return []
             check = None
         if self.entropy is not None and not at_least(self.entropy, [value])[0]:

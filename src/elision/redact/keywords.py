@@ -400,16 +400,7 @@ class _Hyperscan:
         """``present(text).families`` of a short piece, nothing else told: a glued key's
         look-back (:func:`families_in`) asked whether a generic name, a curl user or an
         escape is there too, a Python call each, some 8 of a glued FCM key's 37 (issue 23)."""
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = self.hs.Scratch(self.db)
-        hits: list[int] = []
-
-        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-            hits.append(expr)
-
-        self.db.scan(buffer(text_bytes(text)), match_event_handler=on_match, scratch=scratch)
-        return tuple(sorted(self._families(text, hits, set())))
+        return tuple(sorted(self._families(text, self._hits(text), set())))
 
     def _families(self, text: str, hits: Iterable[int], groups: set[str]) -> set[int]:
         """The families of the expressions ``hits`` of :attr:`db` and of the runs ``text``
@@ -468,6 +459,10 @@ class _Hyperscan:
         return any(_affixed_in(text[max(end - _AFFIX_BACK, 0):end].lower()) for end in ends)
 
     def present(self, text: str) -> Present:
+        return self._told(text, self._hits(text))
+
+    def _hits(self, text: str) -> list[int]:
+        """The expressions of :attr:`db` that ``text`` matched, each once."""
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = self.hs.Scratch(self.db)
@@ -478,7 +473,7 @@ class _Hyperscan:
 
         # The ASCII text's own buffer: a long piece read in one pass was copied whole.
         self.db.scan(buffer(text_bytes(text)), match_event_handler=on_match, scratch=scratch)
-        return self._told(text, hits)
+        return hits
 
 
 class Located:
