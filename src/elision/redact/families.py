@@ -228,6 +228,41 @@ class Family:
             self._glue(text, chosen, glued, depth, ahead, memo, len(chosen) == len(kept))
         return found
 
+    def accepted_one(
+        self, text: str, match: re.Match[str], depth: int = 0, bounded: bool = True,
+        memo: Glue | None = None,
+    ) -> list[tuple[int, int]]:
+        """:meth:`accepted` of one match, with nothing glued on asked (``glued`` None, no
+        step ahead): the same tests in the same order, without a comprehension a test. What
+        a chain's link costs: each key of FCM keys glued end to end was judged by a call of
+        :meth:`accepted` of its one match, twice a key, most of judging them (issue 23). A
+        match its boundary may refuse is judged by :meth:`accepted` itself (a credential
+        that ends inside it is asked for)."""
+        at = match.start()
+        if self.boundary and bounded and at and (
+                (before := text[at - 1]).isalnum() or before in _BEFORE):
+            return self.accepted(text, [match], depth=depth, ahead=False, memo=memo)
+        if self.pattern is not None and "secret" in self.pattern.groupindex:
+            a, b = match.span("secret")
+        else:
+            a, b = match.span()
+        if text.startswith(_STUB_HEADS, a, b) or (
+                not self.closing and _TEMPLATE.search(text, a, b + 1)):
+            return []
+        value = text[a:b]
+        check = self.check
+        if check in _TOLD_IN_C:
+            if not check(value):
+                return []
+            check = None
+        if self.entropy is not None and not at_least(self.entropy, [value])[0]:
+            return []
+        if check is not None and not check(value):
+            return []
+        lo = max(0, at - KEYWORD_REACH)
+        lo = max(lo, text.rfind("\n", lo, at) + 1, text.rfind("\r", lo, at) + 1)
+        return [(a, b)] if self._keyword.search(text, lo, match.end()) else []
+
     def _opened_inside(
         self, text: str, listed: list[re.Match[str]], kept: list[re.Match[str]], depth: int,
         memo: Glue,
@@ -367,7 +402,7 @@ class Family:
                 secret = inner.span("secret") if group else inner.span()
                 if judged.holds(inner, secret):
                     return inner, [secret]
-                if spans := self.accepted(text, [inner], ahead=False, bounded=False):
+                if spans := self.accepted_one(text, inner, bounded=False):
                     return inner, spans
             pos = hit.start() + 1
         return None
@@ -495,7 +530,7 @@ def _glued_to(text: str, at: int, depth: int, rule: str, memo: Glue) -> bool:
                 # (a cut PEM key in an NDJSON record took in the next member's name).
                 break
             if m.end() == at:
-                spans = family.accepted(text, [m], depth=depth + 1, ahead=False, memo=memo)
+                spans = family.accepted_one(text, m, depth=depth + 1, memo=memo)
                 found.extend([(a, b, family.id, m.start()) for a, b in spans])
                 if spans and not family.boundary and _word_before(text, m.start()):
                     # Its boundary asked for nothing: what it is glued to is asked here.
@@ -529,6 +564,7 @@ def _key_before(
         assert family.pattern is not None
         m = family.pattern.match(text, opens, at)
         if m is not None and m.end() == at:
+            # accepted itself: a key glued after armour has ``-`` before it (its boundary).
             spans = family.accepted(text, [m], depth=depth + 1, ahead=False, memo=memo)
             found.extend([(a, b, family.id, m.start()) for a, b in spans])
     return found

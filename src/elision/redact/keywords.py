@@ -396,10 +396,16 @@ class _Hyperscan:
             return reached
         return self._told(text, hits)
 
-    def _told(self, text: str, hits: Iterable[int]) -> Present:
-        """What ``text`` holds, from the expressions of :attr:`db` it matched."""
+    def families(self, text: str) -> tuple[int, ...]:
+        """``present(text).families`` of a short piece, nothing else told: a glued key's
+        look-back (:func:`families_in`) asked whether a generic name, a curl user or an
+        escape is there too, a Python call each, some 8 of a glued FCM key's 37 (issue 23)."""
+        return tuple(sorted(self._families(text, self._hits(text), set())))
+
+    def _families(self, text: str, hits: Iterable[int], groups: set[str]) -> set[int]:
+        """The families of the expressions ``hits`` of :attr:`db` and of the runs ``text``
+        holds; the groups of ``hits`` are added to ``groups``."""
         families: set[int] = set()
-        groups: set[str] = set()
         for expr in hits:
             group, fams = self.meaning[expr]
             groups.add(group)
@@ -407,6 +413,12 @@ class _Hyperscan:
         for kw, fams in self._runs:
             if kw in text:
                 families.update(fams)
+        return families
+
+    def _told(self, text: str, hits: Iterable[int]) -> Present:
+        """What ``text`` holds, from the expressions of :attr:`db` it matched."""
+        groups: set[str] = set()
+        families = self._families(text, hits, groups)
         # An affixed name's literal (``key_1``, ``token2``) is a generic name only where it
         # is assigned: a chance one in random base64 sent its whole block to be judged a
         # string at a time.
@@ -447,6 +459,10 @@ class _Hyperscan:
         return any(_affixed_in(text[max(end - _AFFIX_BACK, 0):end].lower()) for end in ends)
 
     def present(self, text: str) -> Present:
+        return self._told(text, self._hits(text))
+
+    def _hits(self, text: str) -> list[int]:
+        """The expressions of :attr:`db` that ``text`` matched, each once."""
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = self.hs.Scratch(self.db)
@@ -457,7 +473,7 @@ class _Hyperscan:
 
         # The ASCII text's own buffer: a long piece read in one pass was copied whole.
         self.db.scan(buffer(text_bytes(text)), match_event_handler=on_match, scratch=scratch)
-        return self._told(text, hits)
+        return hits
 
 
 class Located:
@@ -627,7 +643,7 @@ def families_in(text: str) -> tuple[int, ...]:
     each of the 3,000-odd generic names' literals in Python, which a look-back never reads:
     2 ms a look-back, 9 s a MB of FCM keys glued end to end."""
     engine = _engine()
-    if isinstance(engine, _Plain):
+    if isinstance(engine, _Plain) or len(text) <= _LONG:
         return engine.families(text)
     return present(text).families
 
