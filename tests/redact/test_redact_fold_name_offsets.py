@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from elision import shape
 from elision.redact import redact_value
 from elision.redact.compat import fold_name
 
@@ -101,3 +102,4 @@ def test_a_member_named_so_is_withheld(name: str, each_engine: Any) -> None:
     python = json.dumps(redact_value({name: S}).value)
     assert S not in parsed
     assert S not in python
+    assert S not in shape(member).text
