@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from elision import shape
@@ -79,6 +79,7 @@ def test_a_dropped_char_where_no_letter_is_before_it_changes_no_fold(
 
 @settings(max_examples=80, deadline=None)
 @given(left=names, right=names, sep=st.sampled_from("-_.=2 "))
+@example(left="\ufb01_" + TOKEN_RU, right="x", sep="-")  # red before: "fiTOKENHx"
 def test_the_fold_of_a_name_is_its_pieces_folds_between_separators(
     left: str, right: str, sep: str
 ) -> None:
