@@ -927,13 +927,19 @@ def fold_name(name: str) -> str:
     if name.isascii():
         return name
     tables = _tables()
-    out = name.translate(tables.table)
+    # Each piece folded on its own: a dropped char (a mark, the invisible) or one folded to
+    # more than one (U+FB01 is ``fi``) moves the fold's offsets off the name's, so a word's
+    # span in ``name`` is no span of the whole name's fold.
+    out: list[str] = []
+    done = 0
     for word in tables.whole_word.finditer(name):
         if _name_ending(tables, word.group()) is None:
-            continue  # a word that spells no name: folded by the map, as it is above
+            continue  # a word that spells no name: folded by the map, with the rest
         a, b = word.span()
-        out = out[:a] + _whole_fold(tables, word.group()) + out[b:]
-    return out
+        out += (name[done:a].translate(tables.table), _whole_fold(tables, word.group()))
+        done = b
+    out.append(name[done:].translate(tables.table))
+    return "".join(out)
 
 
 def spots() -> re.Pattern[bytes]:
