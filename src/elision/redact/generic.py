@@ -1135,17 +1135,46 @@ def _shaped(
     key = (parts[0], parts[1], parts[2], True)
     first = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
     if first is None:
-        return None
+        # A value that runs into the next word (``password = :password``'s bind parameter,
+        # its own name word): the shape is told with that word and its text after.
+        first = _shape_run_on(parts[0], parts[1], parts[2], parts[3], parts[4], True, reach,
+                              strengths)
+        if first is None:
+            return None
     told: dict[tuple[str, str, str], tuple[int, int, int]] = {}
+    runs_on = False
     for shape in distinct:
         key = (*shape, False)
         got = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
         if got is None:
-            return None
-        told[shape] = got
+            runs_on = True
+        else:
+            told[shape] = got
+    told_each: Iterator[tuple[int, int, int]]
+    if runs_on:
+        # As the first: each such shape told with the next one's word and text after, a
+        # pair of shapes at a time (the last has none: the loop reads it).
+        nexts = [*shapes[1:], None]
+        told_on: dict[tuple[tuple[str, str, str], tuple[str, str, str] | None],
+                      tuple[int, int, int]] = {}
+        for pair in set(zip(shapes, nexts, strict=True)):
+            shape, after = pair
+            got = told.get(shape)
+            if got is None:
+                if after is None:
+                    return None
+                got = _shape_run_on(*shape, *after[1:], False, reach, strengths)
+                if got is None:
+                    return None
+            told_on[pair] = got
+        if 2 * len(told_on) > count:
+            return None  # few repeats: the loop judges each anyway
+        told_each = map(told_on.__getitem__, zip(shapes, nexts, strict=True))
+    else:
+        told_each = map(told.__getitem__, shapes)
     # Where each shape after the first opens (its text before the word), with what it finds.
     found = [make_span((at + a, at + b, ASSIGNMENT))
-             for at, (_, a, b) in zip(ends[2:-2:2], map(told.__getitem__, shapes), strict=True)
+             for at, (_, a, b) in zip(ends[2:-2:2], told_each, strict=True)
              if a >= 0]
     if first[1] >= 0:
         found.insert(0, make_span((first[1], first[2], ASSIGNMENT)))
@@ -1186,6 +1215,23 @@ def _shape_alone(
     got = _alone(before + word + after, len(before), reach, strengths, opens)
     if len(before) + len(word) + len(after) <= LONGEST:
         keep(_SHAPES_KEPT, key, got)
+    return got
+
+
+def _shape_run_on(
+    before: str, word: str, after: str, next_word: str, next_after: str, opens: bool,
+    reach: _Reach, strengths: dict[str, int],
+) -> tuple[int, int, int] | None:
+    """:func:`_shape_alone` of a shape whose reading may run past its own chars, read with the
+    next word and that word's text after: an answer only where the name ends before the
+    next word and no value is withheld, so the loop's state after it is as before the word
+    (``bare_until``, which a later word inside a withheld value would read, is not moved),
+    and the next word is then judged by its own shape as the loop judges it. A bind
+    parameter after a credential's name (``password = :password``, ``password=:new_password``)
+    is one: shown, it runs into its own name word."""
+    got = _shape_alone(before, word, after + next_word + next_after, opens, reach, strengths)
+    if got is None or got[1] >= 0 or got[0] > len(before) + len(word) + len(after):
+        return None
     return got
 
 
