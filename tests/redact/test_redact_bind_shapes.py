@@ -38,7 +38,7 @@ _PARTS = st.sampled_from([
     "UPDATE u SET ", "password", "new_password", "pwd", "token", " = ", "=", " ", ":", "@",
     ":password", "@p1", ":new_password", ":S", "@lohomora", ":hunter2x", "@password",
     ":PASSWORD", ":param2", "_", "x", " WHERE id = :id;", ";", "\n", "\t", "-", "--password ",
-    "'", '"', "password=:S", "password = :password", "password=:new_password",
+    "'", '"', "password=:S", "password = :password", "password=:new_password", "=abc123xyz",
 ])
 
 
@@ -54,6 +54,7 @@ def _queries(draw: st.DrawFn) -> str:
 @example("password=:new_password WHERE id = @p1;\n" * 10)
 @example("password = :password\n" * 9)  # the last value runs to the text's end
 @example("password = :xpassword \n" * 9)  # a withheld value holding a name word
+@example("password = :xpassword=abc123xyz \n" * 9)  # ... an assignment's, read in it alone
 @example("password = @lohomora password = :S password = :password " * 4)
 @example("password = :password_token=abc123xyz " * 9)  # the name runs into the next word
 def test_a_piece_of_queries_is_read_by_its_shapes_as_by_its_loop(text: str) -> None:
