@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate, pairwise, repeat
 
 from elision._lazyre import lazy_compile
 from elision.redact import authheader, folding, variables
@@ -1150,32 +1150,29 @@ def _shaped(
             runs_on = True
         else:
             told[shape] = got
-    told_each: Iterator[tuple[int, int, int]]
     if runs_on:
         # As the first: each such shape told with the next one's word and text after, a
-        # pair of shapes at a time (the last has none: the loop reads it).
-        nexts = [*shapes[1:], None]
-        told_on: dict[tuple[tuple[str, str, str], tuple[str, str, str] | None],
-                      tuple[int, int, int]] = {}
-        for pair in set(zip(shapes, nexts, strict=True)):
-            shape, after = pair
-            got = told.get(shape)
-            if got is None:
-                if after is None:
-                    return None
-                got = _shape_run_on(*shape, *after[1:], False, reach, strengths)
-                if got is None:
-                    return None
-            told_on[pair] = got
-        if 2 * len(told_on) > count:
+        # pair of shapes at a time (the last has none: the loop reads it). Told so, it
+        # withholds nothing: no span of its own below.
+        if shapes[-1] not in told:
+            return None
+        judged = len(told)
+        for shape, after in set(pairwise(shapes)):
+            if shape in told:
+                continue
+            if _shape_run_on(*shape, *after[1:], False, reach, strengths) is None:
+                return None
+            judged += 1
+        if 2 * judged > count:
             return None  # few repeats: the loop judges each anyway
-        told_each = map(told_on.__getitem__, zip(shapes, nexts, strict=True))
-    else:
-        told_each = map(told.__getitem__, shapes)
-    # Where each shape after the first opens (its text before the word), with what it finds.
-    found = [make_span((at + a, at + b, ASSIGNMENT))
-             for at, (_, a, b) in zip(ends[2:-2:2], told_each, strict=True)
-             if a >= 0]
+    found: list[Span] = []
+    if any(got[1] >= 0 for got in told.values()):
+        # Where each shape after the first opens (its text before the word), with what it
+        # finds: read in one comprehension, a shape that withholds nothing read as such.
+        found = [make_span((at + a, at + b, ASSIGNMENT))
+                 for at, (_, a, b) in zip(
+                     ends[2:-2:2], map(told.get, shapes, repeat(_TOLD_NOTHING)), strict=True)
+                 if a >= 0]
     if first[1] >= 0:
         found.insert(0, make_span((first[1], first[2], ASSIGNMENT)))
     return found, _names_command(lowered)
@@ -1203,6 +1200,8 @@ def _names_command(low: str) -> bool:
 #: strength and words and a value's verdict are), and a dense text's pieces repeat their
 #: shapes (each 1 KB piece of a MB of ``password=`` lines judged its one shape again).
 _SHAPES_KEPT: dict[tuple[str, str, str, bool], tuple[int, int, int] | None] = {}
+#: What :func:`_alone` says of a word whose name it reads and whose value it shows.
+_TOLD_NOTHING = (0, -1, -1)
 
 
 def _shape_alone(
