@@ -1147,6 +1147,12 @@ def _shaped(
         key = (*shape, False)
         got = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
         if got is None:
+            # Told with the next word after its first place, or the loop reads the piece: a
+            # text whose shapes fail tries one more, not all of them.
+            at = shapes.index(shape) + 1
+            if at == len(shapes) or _shape_run_on(
+                    *shape, *shapes[at][1:], False, reach, strengths) is None:
+                return None
             runs_on = True
         else:
             told[shape] = got
