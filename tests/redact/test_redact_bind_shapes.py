@@ -93,9 +93,9 @@ def test_a_password_after_a_bind_sign_stays_withheld(line: str) -> None:
 ])
 def test_a_piece_of_bind_parameters_costs_few_python_calls(line: str) -> None:
     """1.9 Python calls a line before in ``find_assignments`` (a 20-line piece: its words'
-    loop), 0.75 now: the piece's few shapes are told once, its lines in C. The whole
-    ``redact_text`` of 3,000 such lines: 6.8 calls a line before, 5.5 now (hyperscan; the
-    regex passes 5.1 -> 3.8)."""
+    loop), 0.85 now: the piece's few shapes are told once, its lines in C. The whole
+    ``redact_text`` of 3,000 such lines: 6.8 calls a line before, 5.7 now (hyperscan; the
+    regex passes 5.1 -> 3.9)."""
     piece = line * 20
     generic.find_assignments(piece)  # the shapes' answers kept, as a MB's later pieces find
     calls, found = python_calls(lambda: generic.find_assignments(piece))

@@ -1142,7 +1142,7 @@ def _shaped(
         if first is None:
             return None
     told: dict[tuple[str, str, str], tuple[int, int, int]] = {}
-    runs_on = False
+    checked: set[tuple[tuple[str, str, str], tuple[str, str, str]]] = set()
     for shape in distinct:
         key = (*shape, False)
         got = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
@@ -1153,18 +1153,18 @@ def _shaped(
             if at == len(shapes) or _shape_run_on(
                     *shape, *shapes[at][1:], False, reach, strengths) is None:
                 return None
-            runs_on = True
+            checked.add((shape, shapes[at]))
         else:
             told[shape] = got
-    if runs_on:
+    if checked:
         # As the first: each such shape told with the next one's word and text after, a
         # pair of shapes at a time (the last has none: the loop reads it). Told so, it
         # withholds nothing: no span of its own below.
         if shapes[-1] not in told:
             return None
-        judged = len(told)
+        judged = len(told) + len(checked)
         for shape, after in set(pairwise(shapes)):
-            if shape in told:
+            if shape in told or (shape, after) in checked:
                 continue
             if _shape_run_on(*shape, *after[1:], False, reach, strengths) is None:
                 return None
