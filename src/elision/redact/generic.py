@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate, pairwise, repeat
 
 from elision._lazyre import lazy_compile
 from elision.redact import authheader, folding, variables
@@ -1141,18 +1141,50 @@ def _shaped(
     key = (parts[0], parts[1], parts[2], True)
     first = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
     if first is None:
-        return None
+        # A value that runs into the next word (``password = :password``'s bind parameter,
+        # its own name word): the shape is told with that word and its text after.
+        first = _shape_run_on(parts[0], parts[1], parts[2], parts[3], parts[4], True, reach,
+                              strengths)
+        if first is None:
+            return None
     told: dict[tuple[str, str, str], tuple[int, int, int]] = {}
+    checked: set[tuple[tuple[str, str, str], tuple[str, str, str]]] = set()
     for shape in distinct:
         key = (*shape, False)
         got = _SHAPES_KEPT[key] if key in _SHAPES_KEPT else _shape_alone(*key, reach, strengths)
         if got is None:
+            # Told with the next word after its first place, or the loop reads the piece: a
+            # text whose shapes fail tries one more, not all of them.
+            at = shapes.index(shape) + 1
+            if at == len(shapes) or _shape_run_on(
+                    *shape, *shapes[at][1:], False, reach, strengths) is None:
+                return None
+            checked.add((shape, shapes[at]))
+        else:
+            told[shape] = got
+    if checked:
+        # As the first: each such shape told with the next one's word and text after, a
+        # pair of shapes at a time (the last has none: the loop reads it). Told so, it
+        # withholds nothing: no span of its own below.
+        if shapes[-1] not in told:
             return None
-        told[shape] = got
-    # Where each shape after the first opens (its text before the word), with what it finds.
-    found = [make_span((at + a, at + b, ASSIGNMENT))
-             for at, (_, a, b) in zip(ends[2:-2:2], map(told.__getitem__, shapes), strict=True)
-             if a >= 0]
+        judged = len(told) + len(checked)
+        for shape, after in set(pairwise(shapes)):
+            if shape in told or (shape, after) in checked:
+                continue
+            if _shape_run_on(*shape, *after[1:], False, reach, strengths) is None:
+                return None
+            judged += 1
+        if 2 * judged > count:
+            return None  # few repeats: the loop judges each anyway
+    found: list[Span] = []
+    if any(got[1] >= 0 for got in told.values()):
+        # Where each shape after the first opens (its text before the word), with what it
+        # finds: read in one comprehension, a shape that withholds nothing read as such.
+        found = [make_span((at + a, at + b, ASSIGNMENT))
+                 for at, (_, a, b) in zip(
+                     ends[2:-2:2], map(told.get, shapes, repeat(_TOLD_NOTHING)), strict=True)
+                 if a >= 0]
     if first[1] >= 0:
         found.insert(0, make_span((first[1], first[2], ASSIGNMENT)))
     # _names_command's reading, written out: a call a piece (issue 23's counts)
@@ -1184,6 +1216,8 @@ def _names_command(low: str) -> bool:
 #: strength and words and a value's verdict are), and a dense text's pieces repeat their
 #: shapes (each 1 KB piece of a MB of ``password=`` lines judged its one shape again).
 _SHAPES_KEPT: dict[tuple[str, str, str, bool], tuple[int, int, int] | None] = {}
+#: What :func:`_alone` says of a word whose name it reads and whose value it shows.
+_TOLD_NOTHING = (0, -1, -1)
 
 
 def _shape_alone(
@@ -1196,6 +1230,23 @@ def _shape_alone(
     got = _alone(before + word + after, len(before), reach, strengths, opens)
     if len(before) + len(word) + len(after) <= LONGEST:
         keep(_SHAPES_KEPT, key, got)
+    return got
+
+
+def _shape_run_on(
+    before: str, word: str, after: str, next_word: str, next_after: str, opens: bool,
+    reach: _Reach, strengths: dict[str, int],
+) -> tuple[int, int, int] | None:
+    """:func:`_shape_alone` of a shape whose reading may run past its own chars, read with the
+    next word and that word's text after: an answer only where the name ends before the
+    next word and no value is withheld, so the loop's state after it is as before the word
+    (``bare_until``, which a later word inside a withheld value would read, is not moved),
+    and the next word is then judged by its own shape as the loop judges it. A bind
+    parameter after a credential's name (``password = :password``, ``password=:new_password``)
+    is one: shown, it runs into its own name word."""
+    got = _shape_alone(before, word, after + next_word + next_after, opens, reach, strengths)
+    if got is None or got[1] >= 0 or got[0] > len(before) + len(word) + len(after):
+        return None
     return got
 
 
