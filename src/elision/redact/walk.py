@@ -1188,6 +1188,8 @@ class Walker:
         changed = frame.changed
         at = start + frame.first
         patches = self._stub_patches.setdefault(stub, {}) if frame.patches else None
+        # A stubbed record none of whose strings is asked about: its patch, with no copy.
+        quick = patches is not None and stub in clean
         # The stubbed values' entries, a run a value key at a time (an entry a call was a
         # tenth of a MB of pairs): added before any a string's judging adds, in their order.
         run: list[int] = []
@@ -1195,7 +1197,6 @@ class Walker:
         for record, (key, _), hit in zip(records, batch, verdicts, strict=True):
             given = record
             if hit:
-                record = {**record, key: stub}
                 if key != run_key and run:
                     self._add_pairs(above, run, tails[run_key])
                     run = []
@@ -1203,6 +1204,13 @@ class Walker:
                     tails[key] = "".join(spell_parts((key,)))
                 run_key = key
                 run.append(at)
+                if quick and clean.issuperset(record.values()):
+                    assert patches is not None
+                    out.append(patches.get(key) or self._stub_patch(patches, key, stub))
+                    changed = True
+                    at += 1
+                    continue
+                record = {**record, key: stub}
             judged: list[Any] | None = None
             # Scalars all (hashable): a record whose strings were all told clean, told in C.
             for member, (name, value) in (() if clean.issuperset(record.values())
@@ -1219,12 +1227,7 @@ class Walker:
             if judged is not None:
                 record = dict(zip(record, judged, strict=True))
             elif hit and patches is not None:
-                patch = patches.get(key)
-                if patch is None:
-                    from elision.shape.lazyjson import Patch  # loaded: a lazy read's walk
-
-                    patch = patches[key] = Patch(((key, stub),))
-                record = patch
+                record = patches.get(key) or self._stub_patch(patches, key, stub)
             out.append(record)
             changed = changed or record is not given
             at += 1
@@ -1235,6 +1238,14 @@ class Walker:
         frame.changed = changed
         frame.index = start + len(batch)
         return True
+
+    @staticmethod
+    def _stub_patch(patches: dict[str, Any], key: str, stub: str) -> Any:
+        """The patch that makes a record's ``key`` member ``stub``, kept in ``patches``."""
+        from elision.shape.lazyjson import Patch  # loaded: a lazy read's walk asks
+
+        patch = patches[key] = Patch(((key, stub),))
+        return patch
 
     def _add_pairs(self, above: str, indexes: list[int], tail: str) -> None:
         """The entries of a run of records' pair values made stubs (``tail``: their key)."""
