@@ -69,7 +69,8 @@ def _array(node: LazyArray, walker: Walker, path: _Path) -> Any:
                 walker.clean_elements.add(whole)
                 walker.clean_bytes += len(whole)
             continue
-        new = walk_parsed(walker, piece, raw=raw, path=path, first=first, piece=True)
+        new = walk_parsed(walker, piece, raw=raw, path=path, first=first, piece=True,
+                          patches=True)
         if new is not piece:
             changed.add_piece(first, new, piece)
     return node.with_children(changed) if changed else node

@@ -129,7 +129,7 @@ def _materialized(node: dict[str, Any]) -> dict[str, Any]:
 
 def walk_parsed(
     walker: Walker, value: Any, *, raw: bytes | None = None, path: _Path = None, first: int = 0,
-    piece: bool = False, inert: bool = False, split: bool = True,
+    piece: bool = False, inert: bool = False, split: bool = True, patches: bool = False,
 ) -> Any:
     """``value`` redacted by ``walker`` (which collects what was withheld): serialized once
     and searched once, and returned as it is when the search finds nothing. ``raw``, when
@@ -140,7 +140,8 @@ def walk_parsed(
     ``["sk-", …]`` was searched twice and each of its triggers kept (8x the time). ``inert``:
     the caller found :func:`names_inert` of ``value`` (an object) true. ``split``: an array
     too deep for orjson, with its ``raw`` bytes, is walked an element at a time
-    (:mod:`elision.redact.repeats`); an element is walked with ``split`` false."""
+    (:mod:`elision.redact.repeats`); an element is walked with ``split`` false. ``patches``:
+    see :meth:`Walker.run` (a lazy array's piece, walked whole: not when split)."""
     if (raw is not None and split and not walker.foreign and REPEATS
             and isinstance(value, list) and len(value) > 1):
         # One document written n times: the walk of the first stands for all.
@@ -173,7 +174,7 @@ def walk_parsed(
         if got is not None:
             return got
     return walker.run(value, data, hits, path=path, first=first, inert=inert,
-                      parsed=raw is not None)
+                      parsed=raw is not None, patches=patches)
 
 
 #: Whether a moved object of scalars alone is judged with no frame (off: walked in a frame of
@@ -540,7 +541,7 @@ def _at_or_after(positions: list[int], start: int) -> int:
 class _Frame:
     __slots__ = (
         "changed", "cursor", "end", "first", "index", "is_dict", "keys", "limit", "marks",
-        "node", "out", "pairs", "path", "run_start", "size", "spans", "subtree",
+        "node", "out", "pairs", "patches", "path", "run_start", "size", "spans", "subtree",
     )
 
     def __init__(
@@ -571,6 +572,9 @@ class _Frame:
         self.marks = (0, 0)
         #: An array of name/value records: walked a window of them at a time (Walker._pairs).
         self.pairs = False
+        #: A lazy array's piece (Walker.run's ``patches``): a record whose pair value alone
+        #: was made a stub is delivered as a shared ``lazyjson.Patch``, not a copy.
+        self.patches = False
 
 
 class Walker:
@@ -614,10 +618,14 @@ class Walker:
         #: elements (:meth:`_elements`): bounded, so nested arrays do not each read them.
         self._lookups = 0
         self._splits = 0
+        #: The ``lazyjson.Patch`` that makes a record's pair value a stub, by the stub and
+        #: the value key (a few: ``pairs.PAIRS``' spellings).
+        self._stub_patches: dict[str, dict[str, Any]] = {}
 
     def run(
         self, value: Any, data: bytes | None = None, hits: Hits | None = None, *,
         path: _Path = None, first: int = 0, inert: bool = False, parsed: bool = False,
+        patches: bool = False,
     ) -> Any:
         """The redacted ``value``; ``data`` is its compact serialization, when there is one.
 
@@ -625,7 +633,13 @@ class Walker:
         of a larger array, ``first`` is the index its element 0 has there
         (:mod:`elision.redact.lazywalk` walks a lazy document a piece at a time). ``inert``:
         the caller found :func:`names_inert` of ``value`` true (it is not asked again).
-        ``parsed``: ``value`` was parsed from JSON, so it holds JSON's types alone."""
+        ``parsed``: ``value`` was parsed from JSON, so it holds JSON's types alone.
+        ``patches``: ``value`` is a piece of a lazy array (:mod:`elision.redact.lazywalk`),
+        whose changed elements :meth:`~elision.shape.lazyjson.IndexChanges.add_piece` keeps:
+        a name/value record of it whose pair value alone the walk made a stub
+        (:meth:`_pairs`) is returned as a shared :class:`~elision.shape.lazyjson.Patch` of
+        that member, not as a copy of the record (whose diff ``add_piece`` made again, a few
+        allocations a record: 7-13% of a MB of pairs' ``shape()``)."""
         if data is not None and hits is None:
             hits = Hits(data)
         self._hits = hits if data is not None else None
@@ -642,6 +656,8 @@ class Walker:
         self._lookups = 2 * len(data) if data is not None and parsed else 0
         self._splits = 2 * len(data) if data is not None else 0
         result = self._enter(value, path, span, stack, pending)
+        if patches and stack and stack[0].node is value and not stack[0].is_dict:
+            stack[0].patches = True
         while stack:
             frame = stack[-1]
             if frame.index >= frame.size:
@@ -1171,6 +1187,9 @@ class Walker:
         tails: dict[str, str] = {}
         changed = frame.changed
         at = start + frame.first
+        patches = self._stub_patches.setdefault(stub, {}) if frame.patches else None
+        # A stubbed record none of whose strings is asked about: its patch, with no copy.
+        quick = patches is not None and stub in clean
         # The stubbed values' entries, a run a value key at a time (an entry a call was a
         # tenth of a MB of pairs): added before any a string's judging adds, in their order.
         run: list[int] = []
@@ -1178,7 +1197,6 @@ class Walker:
         for record, (key, _), hit in zip(records, batch, verdicts, strict=True):
             given = record
             if hit:
-                record = {**record, key: stub}
                 if key != run_key and run:
                     self._add_pairs(above, run, tails[run_key])
                     run = []
@@ -1186,6 +1204,13 @@ class Walker:
                     tails[key] = "".join(spell_parts((key,)))
                 run_key = key
                 run.append(at)
+                if quick and clean.issuperset(record.values()):
+                    assert patches is not None
+                    out.append(patches.get(key) or self._stub_patch(patches, key, stub))
+                    changed = True
+                    at += 1
+                    continue
+                record = {**record, key: stub}
             judged: list[Any] | None = None
             # Scalars all (hashable): a record whose strings were all told clean, told in C.
             for member, (name, value) in (() if clean.issuperset(record.values())
@@ -1201,6 +1226,8 @@ class Walker:
                         judged[member] = new
             if judged is not None:
                 record = dict(zip(record, judged, strict=True))
+            elif hit and patches is not None:
+                record = patches.get(key) or self._stub_patch(patches, key, stub)
             out.append(record)
             changed = changed or record is not given
             at += 1
@@ -1211,6 +1238,14 @@ class Walker:
         frame.changed = changed
         frame.index = start + len(batch)
         return True
+
+    @staticmethod
+    def _stub_patch(patches: dict[str, Any], key: str, stub: str) -> Any:
+        """The patch that makes a record's ``key`` member ``stub``, kept in ``patches``."""
+        from elision.shape.lazyjson import Patch  # loaded: a lazy read's walk asks
+
+        patch = patches[key] = Patch(((key, stub),))
+        return patch
 
     def _add_pairs(self, above: str, indexes: list[int], tail: str) -> None:
         """The entries of a run of records' pair values made stubs (``tail``: their key)."""
