@@ -882,6 +882,12 @@ class _Hyperscan:
         base = self._dense_first(data, name, stop, dense) if dense is not None else 0
         if base >= size:
             return False
+        # Where the last stretch counted in C (:meth:`_goes_on`) ends: its last line's end,
+        # past its last range (which ends with its window). The window that line ends in goes
+        # on with the stretch, as after a range of the scan's own (to its line's end): counted
+        # as a fresh one, a line of a hundred assignments there was read and the next window
+        # withheld whole, the lines after the stretch with it.
+        reach = base if base > 0 else -1
         # An ASCII text's own find, in C: AsciiBytes.find is a Python call, one a match (a
         # MB of assignments just under the density bound is 25,000 matches, issue 23).
         find: Callable[[Any, int], int] = data.find
@@ -954,7 +960,7 @@ class _Hyperscan:
             if dense is not None and expr not in uncounted:
                 if pos // DENSE_WINDOW != window:
                     window, seen = pos // DENSE_WINDOW, 0
-                    goes_on = dense and dense[-1][1] >= window * DENSE_WINDOW
+                    goes_on = dense and max(dense[-1][1], reach) >= window * DENSE_WINDOW
                     limit = DENSE_GOES_ON if goes_on else DENSE_LIMIT
                     marks.clear()
                     checked[0] = 0
@@ -1021,7 +1027,7 @@ class _Hyperscan:
                     forms = (self._forms(data, marks, gates) if forms_of is None
                              else forms_of(data, marks))
                     self._dense_forms()[name] = forms
-                    base = floor = self._goes_on(data, stop, resume, forms, dense)
+                    base = floor = reach = self._goes_on(data, stop, resume, forms, dense)
                     resume = -1
                     if base >= size:
                         return False
