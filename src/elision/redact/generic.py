@@ -148,6 +148,9 @@ _COOKIE_CONTAINERS = tuple(
 #: The most dashes of a delimiter row's first cell that does not open with ``|`` the
 #: trigger search knows (a literal a count): 32, some 450 literals (their cost: bench/README.md).
 _DELIMITER_DASHES = 32
+#: The most spaces between a delimiter row's opening ``|`` and its first cell's dashes the
+#: trigger search knows (a literal a count).
+_DELIMITER_GAP = 8
 #: A Markdown table's delimiter row opening its line, the break plain or as a JSON string
 #: escapes it (``\\n|---|``): a walked string that holds a table is judged
 #: (:mod:`elision.redact.mdtables`), its header's names written with no separator a trigger
@@ -168,6 +171,19 @@ TABLE_ROWS = tuple(
     f"{br}{left}{'-' * dashes}{right}{gap}|" for br in ("\n", "\\n")
     for dashes in range(1, _DELIMITER_DASHES + 1) for left in ("", ":") for right in ("", ":")
     for gap in ("", " ")
+) + tuple(
+    # A first cell wider than that, or closed after two spaces or more (``---  |``, ``|-  |``),
+    # or opened after two to :data:`_DELIMITER_GAP` (``|   ---|``): the literal is the line's
+    # start alone, so a ruled line (``\n-----…`` of 33 dashes, ``--  note``) is one too; it
+    # counts towards the density bound only where its line is a delimiter row
+    # (:func:`elision.redact.weak.counts`), and in a text's search it is as any weak one.
+    f"{br}{lead}" for br in ("\n", "\\n") for lead in (
+        *(f"{left}{'-' * (_DELIMITER_DASHES + 1)}" for left in ("", ":")),
+        *(f"{left}{'-' * dashes}{right}  " for dashes in range(1, _DELIMITER_DASHES + 1)
+          for left in ("", ":") for right in ("", ":")),
+        *(f"|{gap}{'-' * dashes}  " for gap in ("", " ") for dashes in range(1, 4)),
+        *(f"|{' ' * gap}{first}" for gap in range(2, _DELIMITER_GAP + 1) for first in "-:"),
+    )
 )
 #: An XML element's open tag written as HTML escapes it (``&lt;password&gt;S&lt;/password&gt;``:
 #: an XML config shown in a page, or in a JSON string of one): each name before ``&gt;``,

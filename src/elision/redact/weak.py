@@ -85,7 +85,12 @@ def _table_counts(data: Any, start: int, end: int) -> bool:
     first) may name a credential: its header line (back to the break before it) or its
     delimiter row and first row (on to the second break after it) hold a name's core or a
     char past ASCII. A longer table's other rows are judged as before, where they are not
-    dense (a table of many rows is one trigger, and always was judged whole)."""
+    dense (a table of many rows is one trigger, and always was judged whole). A literal's
+    line that is no delimiter row counts for nothing: the literals of a wide first cell or
+    of two spaces (``\n`` and 33 dashes, ``\n--  ``) open a ruled line or a comment too,
+    and a log of them near a name's core was dense."""
+    if not _delimiter_row(data, start):
+        return False
     lo = max(0, start - _REACH)
     before = _bytes(data[lo:start])
     plain, escaped = before.rfind(b"\n"), before.rfind(b"\\n")
@@ -98,6 +103,19 @@ def _table_counts(data: Any, start: int, end: int) -> bool:
     first = _BREAK.search(after)
     second = None if first is None else _BREAK.search(after, first.end())
     return _NAMING.search(after, 0, len(after) if second is None else second.start()) is not None
+
+
+#: A delimiter row's line as far as it is read: only ``|``, ``-``, ``:`` and white space, a
+#: ``|`` in it (a line of dashes alone is a rule), up to its end (a break, plain or escaped,
+#: a JSON string's escape) or the reach.
+_DELIMITER_ROW = re.compile(rb"(?=[ \t:-]*+\|)[ \t|:-]*+(?:[\r\n\\]|\Z)")
+
+
+def _delimiter_row(data: Any, start: int) -> bool:
+    """Whether the line after the break at ``data[start]`` (plain or escaped) is a delimiter
+    row, read :data:`_REACH` chars at most (a longer one that holds a ``|`` is one)."""
+    opens = start + (1 if data[start] in (0x0A, "\n") else 2)
+    return _DELIMITER_ROW.match(_bytes(data[opens:opens + _REACH])) is not None
 
 
 def _bytes(chunk: Any) -> bytes:
