@@ -12,7 +12,6 @@ of them beside credential words is not withheld as dense.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
