@@ -171,12 +171,13 @@ TABLE_ROWS = tuple(
     f"{br}{left}{'-' * dashes}{right}{gap}|" for br in ("\n", "\\n")
     for dashes in range(1, _DELIMITER_DASHES + 1) for left in ("", ":") for right in ("", ":")
     for gap in ("", " ")
-) + tuple(
+)
+TABLE_PREFIXES = tuple(
     # A first cell wider than that, or closed after two spaces or more (``---  |``, ``|-  |``),
     # or opened after two to :data:`_DELIMITER_GAP` (``|   ---|``): the literal is the line's
-    # start alone, so a ruled line (``\n-----…`` of 33 dashes, ``--  note``) is one too; it
-    # counts towards the density bound only where its line is a delimiter row
-    # (:func:`elision.redact.weak.counts`), and in a text's search it is as any weak one.
+    # start alone, so a ruled line (``\n-----…`` of 33 dashes, ``--  note``) opens as one
+    # does: a match whose line is no delimiter row is no match at all
+    # (:func:`elision.redact.weak.delimiter_row`; a log of rules was judged a line each).
     f"{br}{lead}" for br in ("\n", "\\n") for lead in (
         *(f"{left}{'-' * (_DELIMITER_DASHES + 1)}" for left in ("", ":")),
         *(f"{left}{'-' * dashes}{right}  " for dashes in range(1, _DELIMITER_DASHES + 1)
@@ -185,6 +186,7 @@ TABLE_ROWS = tuple(
         *(f"|{' ' * gap}{first}" for gap in range(2, _DELIMITER_GAP + 1) for first in "-:"),
     )
 )
+TABLE_ROWS += TABLE_PREFIXES
 #: An XML element's open tag written as HTML escapes it (``&lt;password&gt;S&lt;/password&gt;``:
 #: an XML config shown in a page, or in a JSON string of one): each name before ``&gt;``,
 #: as ``password>`` is (:mod:`elision.redact.elements` reads the element); the search
