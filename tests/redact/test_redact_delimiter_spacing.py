@@ -112,3 +112,28 @@ def test_ruled_lines_stay_shown(text: str) -> None:
     body = json.dumps({"text": text})
     assert redact_value(json.loads(body), body=body.encode()).withheld == ()
     assert redact_value({"text": text}).withheld == ()
+
+
+def test_ruled_lines_cost_no_judging_a_line() -> None:
+    """The prefix literals open every ruled line of 33 dashes or more, ``--  `` comment and
+    ``-  `` item too: as plain triggers, a MB of them was judged a line each (10 -> 186 ms a
+    MB, 630 in JSON; found by this fix's bench). A match whose line is no delimiter row is
+    dropped in the scan's callback: a few calls a line, not a judge's. Hyperscan's seam: the
+    regex passes drop them by a look-ahead (test_redact_over_withheld's table search)."""
+    from support.calls import python_calls
+
+    from elision.redact.triggers import engine_name
+
+    if engine_name() != "hyperscan":
+        pytest.skip("the regex passes' own cost is some 130 calls a line, as before")
+    unit = ("token cache flushed\n" + "-" * 60 + "\n--  password policy checked\n"
+            "-  key rotated\n|  --- note\n")
+    lines = 5 * 400
+    text = unit * (lines // 5)
+    body = json.dumps({"text": text}).encode()
+    calls, done = python_calls(lambda: redact_value(json.loads(body), body=body))
+    assert done.withheld == ()
+    assert calls < lines * 10, calls  # some 5 a line; judged a line each, 40-75
+    calls, kept = python_calls(lambda: redact_text(text))
+    assert kept.withheld == ()
+    assert calls < lines * 4, calls  # some 2 a line; judged a line each, 6-7
