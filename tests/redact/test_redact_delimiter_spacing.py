@@ -17,24 +17,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elision import shape
 from elision.redact import redact_text, redact_value
+from redact.test_redact_tables_in_strings import shown as shown_in_a_string
 
 S = "Xq7vR2mK9pL4wZ8tB3nH6yJ1cF5d"
 
 
-def shown(text: str, secret: str = S) -> list[str]:
-    """The routes that show ``secret`` of a tool result whose string is ``text``."""
-    value = {"text": text}
-    body = json.dumps(value)
-    routes = {
-        "redact_value": json.dumps(redact_value(json.loads(body), body=body.encode()).value),
-        "redact_value without body": json.dumps(redact_value(value).value),
-        "shape": shape(body).text,
-        "redact_text": redact_text(body).value,
-        "redact_text of the text": redact_text(text).value,
-    }
-    return [name for name, out in routes.items() if secret in out]
+def shown(text: str) -> list[str]:
+    """The routes that show :data:`S` of a tool result whose string is ``text``, and of the
+    text itself."""
+    routes = shown_in_a_string({"text": text}, S)
+    return [*routes, "redact_text of the text"] if S in redact_text(text).value else routes
 
 
 def unpiped(first_cell: str) -> str:
@@ -120,9 +113,8 @@ def test_ruled_lines_cost_no_judging_a_line() -> None:
     MB, 630 in JSON; found by this fix's bench). A match whose line is no delimiter row is
     dropped in the scan's callback: a few calls a line, not a judge's. Hyperscan's seam: the
     regex passes drop them by a look-ahead (test_redact_over_withheld's table search)."""
-    from support.calls import python_calls
-
     from elision.redact.triggers import engine_name
+    from support.calls import python_calls
 
     if engine_name() != "hyperscan":
         pytest.skip("the regex passes' own cost is some 130 calls a line, as before")
