@@ -167,6 +167,13 @@ def _floor(kind: str) -> Callable[[int], str | bytes]:
     return make
 
 
+#: mddelim's classes' units: a table under a wide or spaced delimiter row, and ruled lines.
+_WIDE_DELIMITERS = ("name | password\n" + "-" * 40 + "  | ---\nbob | hunter2x\n"
+                    "| name | token |\n|   ---  |---|\n| bob | hunter2x |\n")
+_RULED_LINES = ("token cache flushed\n" + "-" * 60 + "\n--  password policy checked\n"
+                "-  key rotated\n|  --- note\n")
+
+
 def _json_string(unit: str) -> Callable[[int], bytes]:
     return lambda size: orjson.dumps({"note": _repeat(unit)(size)})
 
@@ -629,6 +636,14 @@ SYSTEMATIC: list[Class] = [
     Class("md-long-dash-tables", _repeat("name|password|\n---------|-----|\nbob|hunter2x|\n")),
     Class("md-loose-digit-rows", _repeat("| 2fa_secret | hunter2x |\n| --api-key | x1 |\n")),
     Class("md-tree-lines", _repeat("|-- src\n|   |-- main.py\nkey: |-\n  text\n")),
+    # mddelim's: tables whose delimiter row's first cell is wider than 32 dashes or spaced
+    # by two or more (each a prefix literal, its line read to its end once), in a text and
+    # in JSON strings; ruled lines, "--  " comments and "-  " items, which those literals
+    # open too (no delimiter row: none counts towards density, nothing is withheld).
+    Class("md-wide-delimiters", _repeat(_WIDE_DELIMITERS)),
+    Class("md-wide-delimiters-json", _json_strings(_WIDE_DELIMITERS)),
+    Class("md-ruled-lines", _repeat(_RULED_LINES)),
+    Class("md-ruled-lines-json", _json_strings(_RULED_LINES)),
     # XML elements HTML-escaped (leakmisc): closed, and open tags never closed.
     Class("xml-escaped-elements", _repeat("&lt;password&gt;hunter2x&lt;/password&gt;\n")),
     Class("xml-escaped-open", _repeat("&lt;password&gt;hunter2x &lt;b&gt; ")),

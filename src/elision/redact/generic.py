@@ -152,6 +152,9 @@ _COOKIE_CONTAINERS = (
 #: The most dashes of a delimiter row's first cell that does not open with ``|`` the
 #: trigger search knows (a literal a count): 32, some 450 literals (their cost: bench/README.md).
 _DELIMITER_DASHES = 32
+#: The most spaces between a delimiter row's opening ``|`` and its first cell's dashes the
+#: trigger search knows (a literal a count).
+_DELIMITER_GAP = 8
 #: A Markdown table's delimiter row opening its line, the break plain or as a JSON string
 #: escapes it (``\\n|---|``): a walked string that holds a table is judged
 #: (:mod:`elision.redact.mdtables`), its header's names written with no separator a trigger
@@ -173,6 +176,21 @@ TABLE_ROWS = tuple(
     for dashes in range(1, _DELIMITER_DASHES + 1) for left in ("", ":") for right in ("", ":")
     for gap in ("", " ")
 )
+TABLE_PREFIXES = tuple(
+    # A first cell wider than that, or closed after two spaces or more (``---  |``, ``|-  |``),
+    # or opened after two to :data:`_DELIMITER_GAP` (``|   ---|``): the literal is the line's
+    # start alone, so a ruled line (``\n-----…`` of 33 dashes, ``--  note``) opens as one
+    # does: a match whose line is no delimiter row is no match at all
+    # (:func:`elision.redact.weak.delimiter_row`; a log of rules was judged a line each).
+    f"{br}{lead}" for br in ("\n", "\\n") for lead in (
+        *(f"{left}{'-' * (_DELIMITER_DASHES + 1)}" for left in ("", ":")),
+        *(f"{left}{'-' * dashes}{right}  " for dashes in range(1, _DELIMITER_DASHES + 1)
+          for left in ("", ":") for right in ("", ":")),
+        *(f"|{gap}{'-' * dashes}  " for gap in ("", " ") for dashes in range(1, 4)),
+        *(f"|{' ' * gap}{first}" for gap in range(2, _DELIMITER_GAP + 1) for first in "-:"),
+    )
+)
+TABLE_ROWS += TABLE_PREFIXES
 #: An XML element's open tag written as HTML escapes it (``&lt;password&gt;S&lt;/password&gt;``:
 #: an XML config shown in a page, or in a JSON string of one): each name before ``&gt;``,
 #: as ``password>`` is (:mod:`elision.redact.elements` reads the element); the search

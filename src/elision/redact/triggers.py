@@ -407,6 +407,9 @@ class _Hyperscan:
         #: only where :func:`.weak.counts` confirms it, and is no dense window's form.
         self.weak = frozenset(
             expr for expr, lit in enumerate(self._literals[:gates]) if lit in weak.LITERALS)
+        #: The expressions of :data:`.weak.PREFIXES`: a match only on a delimiter row.
+        self.prefixes = frozenset(
+            expr for expr, lit in enumerate(self._literals[:gates]) if lit in weak.PREFIXES)
         #: What counts towards a JSON serialization's density only where confirmed.
         self.confirmed = self.affixed | self.weak
         #: A name's literals that end with its closing quote (:data:`.weak.QUOTE_ENDS`): in
@@ -894,6 +897,7 @@ class _Hyperscan:
         needle: str | bytes = stop
         lengths = self.lengths
         weak_ones = self.weak
+        prefixes = self.prefixes
         quoted = affixed & self.quoted
 
         near = [-1, False]  # the last window weak.near was asked of, and its answer
@@ -934,6 +938,8 @@ class _Hyperscan:
             pos = base + end - 1
             if pos < floor:
                 return False  # a match before where this search took over, found already
+            if expr in prefixes and not weak.delimiter_row(view, pos + 1 - lengths[expr]):
+                return False  # a ruled line or a comment, no table's delimiter row
             if expr in faint:
                 at = pos // DENSE_WINDOW
                 if near[0] != at:

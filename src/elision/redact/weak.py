@@ -30,10 +30,13 @@ import re
 from typing import Any
 
 from elision.redact.commands import CURL_GROUPS, CURL_SWITCHES
-from elision.redact.generic import NAME_CORES, TABLE_ROWS
+from elision.redact.generic import NAME_CORES, TABLE_PREFIXES, TABLE_ROWS
 
 #: Every weak literal (as the trigger search writes them: lower case).
 LITERALS = frozenset(TABLE_ROWS) | CURL_GROUPS
+#: The table literals that are a line's start alone: each a match only on a delimiter row
+#: (:func:`delimiter_row`).
+PREFIXES = frozenset(TABLE_PREFIXES)
 #: How far a table's header is looked for before its delimiter row, and its rows after it:
 #: a table that reaches further counts (fail closed). A table dense enough to matter is
 #: some 40 chars.
@@ -85,7 +88,12 @@ def _table_counts(data: Any, start: int, end: int) -> bool:
     first) may name a credential: its header line (back to the break before it) or its
     delimiter row and first row (on to the second break after it) hold a name's core or a
     char past ASCII. A longer table's other rows are judged as before, where they are not
-    dense (a table of many rows is one trigger, and always was judged whole)."""
+    dense (a table of many rows is one trigger, and always was judged whole). A literal's
+    line that is no delimiter row counts for nothing: the literals of a wide first cell or
+    of two spaces (``\n`` and 33 dashes, ``\n--  ``) open a ruled line or a comment too,
+    and a log of them near a name's core was dense."""
+    if not delimiter_row(data, start):
+        return False
     lo = max(0, start - _REACH)
     before = _bytes(data[lo:start])
     plain, escaped = before.rfind(b"\n"), before.rfind(b"\\n")
@@ -100,6 +108,22 @@ def _table_counts(data: Any, start: int, end: int) -> bool:
     return _NAMING.search(after, 0, len(after) if second is None else second.start()) is not None
 
 
+#: A delimiter row's line: only ``|``, ``-``, ``:`` and white space, a ``|`` in it (a line
+#: of dashes alone is a rule), up to its end (a break, plain or escaped, a JSON string's
+#: escape, the data's end). Possessive: each line is read once.
+_DELIMITER_ROW = re.compile(rb"(?=[ \t:-]*+\|)[ \t|:-]*+(?:[\r\n\\]|\Z)")
+_DELIMITER_ROW_STR = re.compile(_DELIMITER_ROW.pattern.decode())
+
+
+def delimiter_row(data: Any, start: int) -> bool:
+    """Whether the line after the break at ``data[start]`` (plain or escaped; bytes, a
+    memoryview of them, or a ``str``) is a delimiter row: a table literal's match whose line
+    is none is a ruled line or a comment (``-----…``, ``--  note``), no table's."""
+    opens = start + (1 if data[start] in (0x0A, "\n") else 2)
+    row = _DELIMITER_ROW_STR if isinstance(data, str) else _DELIMITER_ROW
+    return row.match(data, opens) is not None
+
+
 def _bytes(chunk: Any) -> bytes:
     """A short slice as bytes: a ``str``'s encoded, a memoryview's copied."""
     return chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else bytes(chunk)
@@ -112,18 +136,26 @@ def table_pattern() -> str:
     line, as hyperscan's (a literal's last byte) is; grouped by that char, so the search
     stops only at one. Each literal is matched whole: an empty rest after a ``|`` matched
     every row's opening ``|``, and every row counted."""
-    rests: dict[str, set[str]] = {}
+    rests: dict[tuple[str, bool], set[str]] = {}
     for lit in TABLE_ROWS:
         br = "\\n" if lit.startswith("\\n") else "\n"
         rest = lit[len(br):]
-        rests.setdefault(rest[0], set()).add(rest[1:])
+        rests.setdefault((rest[0], lit in PREFIXES), set()).add(rest[1:])
     alternatives = []
-    for first, tails in sorted(rests.items()):
+    for (first, prefix), tails in sorted(rests.items()):
         c = re.escape(first)
         behind = f"(?:(?<=\n{c})|(?<=\\\\n{c}))"
         ordered = sorted(tails, key=len, reverse=True)
-        alternatives.append(f"{c}{behind}(?:{'|'.join(re.escape(t) for t in ordered)})")
+        # A line's start alone matches only on a delimiter row (:func:`delimiter_row`).
+        ahead = "" if not prefix else _ROW_REST if first == "|" else _ROW_PIPE_AHEAD
+        alternatives.append(f"{c}{behind}(?:{'|'.join(re.escape(t) for t in ordered)}){ahead}")
     return "|".join(alternatives)
+
+
+#: The rest of a delimiter row's line after a prefix's match: after a ``|`` (the row's own), and
+#: where none is yet (one must follow).
+_ROW_REST = r"(?=[ \t|:-]*+(?:[\r\n\\]|\Z))"
+_ROW_PIPE_AHEAD = r"(?=[ \t:-]*+\|[ \t|:-]*+(?:[\r\n\\]|\Z))"
 
 
 def curl_group_pattern() -> str:
