@@ -25,7 +25,7 @@ from functools import partial
 
 from elision._lazyre import lazy_compile
 from elision.redact.columns import SpanSink
-from elision.redact.fields import is_metadata_key
+from elision.redact.fields import keeps_metadata
 from elision.redact.generic import (
     ASSIGNMENT,
     STRONG,
@@ -173,7 +173,7 @@ def _item(line: re.Match[str], name: str, skip_keys: bool) -> tuple[int, int] | 
     the line holds no entry (its keys skipped under a weak singular name)."""
     item, key, value = line.group(1, 2, 3)
     if key is not None:
-        if skip_keys or is_metadata_key(key):
+        if skip_keys or keeps_metadata(name_strength(name), key):
             return None
     elif item is None:
         return None  # a continuation, a comment, a blank line: no entry of its own
@@ -349,7 +349,7 @@ def _entry(text: str, at: int, line: str, name: str, strength: int, found: SpanS
     assert entry is not None  # every part is optional
     item, key = entry.group(1), entry.group(2)
     if key is not None and (
-            (strength != STRONG and not names_many(name)) or is_metadata_key(key)):
+            (strength != STRONG and not names_many(name)) or keeps_metadata(strength, key)):
         # A weak name's mapping is left to its own keys, but a plural's (``tokens:`` over
         # ``alice: S``) holds its items; metadata says what it is.
         return
