@@ -171,7 +171,7 @@ def _plist_containers(text: str, found: list[Span]) -> None:
     (:func:`elision.redact.fields.withhold_inside`): a strong name's every value but a
     metadata member's, a weak one's only an opaque one. A container is read once, to its
     close (the search goes on after it: each char read once)."""
-    from elision.redact.fields import keeps_metadata
+    from elision.redact.fields import is_metadata_key, keeps_metadata
 
     pos = 0
     while (match := _PLIST_CONTAINER.search(text, pos)) is not None:
@@ -187,5 +187,6 @@ def _plist_containers(text: str, found: list[Span]) -> None:
                 depth += -1 if inner.group(1) else 1
             elif inner.group(3) is not None:
                 key = html.unescape(inner.group(3).strip())
-            elif not keeps_metadata(strength, key):
+            elif not is_metadata_key(key) or not keeps_metadata(
+                    strength, key, html.unescape(inner.group(5).strip())):
                 _judged(text, name, *inner.span(5), found)

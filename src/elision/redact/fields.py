@@ -59,14 +59,18 @@ def is_metadata_key(key: object) -> bool:
     return low in METADATA_KEYS or low.endswith("name")
 
 
-def keeps_metadata(strength: int, key: object) -> bool:
+def keeps_metadata(strength: int, key: object, value: str | None = None) -> bool:
     """Whether a member with this key, inside a container under a name of ``strength``, is
-    kept as its metadata. Only under a strong name, where every other value is withheld:
-    under a weak one (``cookies``, ``tokens``) only a generated value is, and a key there is a
-    cookie's or an owner's name, not metadata (a session cookie called ``id`` or ``mode``,
-    ``{"cookies": {"mode": S}}``, was shown; a plain ``"mode": "dark"`` is no generated value
-    and stays shown)."""
-    return strength == STRONG and is_metadata_key(key)
+    kept as its metadata. Under a strong name, where every other value is withheld, a
+    metadata key keeps its member. Under a weak one (``cookies``, ``tokens``) a key is a
+    cookie's or an owner's name as often as metadata, so a generated value is withheld
+    under any key (a session cookie called ``id`` or ``mode``, ``{"cookies": {"mode": S}}``,
+    was shown): a metadata key keeps only ``value``, the member's string, when it is no
+    generated one (``"mode": "dark"``, a jar's ``name: id``), and nothing where no value is
+    given (a reading that withholds only a generated value under a weak name)."""
+    if not is_metadata_key(key):
+        return False
+    return strength == STRONG or (value is not None and not opaque(value))
 
 
 def is_number(value: object) -> bool:
@@ -105,7 +109,8 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
                 copy[new] = member
                 if new is not key:
                     found.append(_parts((rel, new)))
-                if read and not keeps_metadata(strength, key):
+                if read and not keeps_metadata(
+                        strength, key, member if isinstance(member, str) else None):
                     stack.append((member, copy, new, (rel, new)))
         elif isinstance(node, list):
             items: list[Any] = list(node)
