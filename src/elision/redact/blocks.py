@@ -25,7 +25,7 @@ from functools import partial
 
 from elision._lazyre import lazy_compile
 from elision.redact.columns import SpanSink
-from elision.redact.fields import is_metadata_key
+from elision.redact.fields import is_metadata_key, keeps_metadata
 from elision.redact.generic import (
     ASSIGNMENT,
     STRONG,
@@ -172,9 +172,11 @@ def _item(line: re.Match[str], name: str, skip_keys: bool) -> tuple[int, int] | 
     and ends, where the JSON walk would withhold it under ``name``; None where it shows it or
     the line holds no entry (its keys skipped under a weak singular name)."""
     item, key, value = line.group(1, 2, 3)
+    meta = False
     if key is not None:
-        if skip_keys or is_metadata_key(key):
+        if skip_keys:
             return None
+        meta = is_metadata_key(key)  # judged with its value: fields.keeps_metadata
     elif item is None:
         return None  # a continuation, a comment, a blank line: no entry of its own
     if not value:
@@ -185,6 +187,8 @@ def _item(line: re.Match[str], name: str, skip_keys: bool) -> tuple[int, int] | 
             value, start = value[1:-1], start + 1
         if not value or value[0] in "[{&*|>!":
             return None
+    if meta and keeps_metadata(name_strength(name), key, value):
+        return None
     return (start, start + len(value)) if is_credential_value(name, value) else None
 
 
@@ -348,10 +352,9 @@ def _entry(text: str, at: int, line: str, name: str, strength: int, found: SpanS
     entry = _ENTRY.match(line)
     assert entry is not None  # every part is optional
     item, key = entry.group(1), entry.group(2)
-    if key is not None and (
-            (strength != STRONG and not names_many(name)) or is_metadata_key(key)):
+    if key is not None and strength != STRONG and not names_many(name):
         # A weak name's mapping is left to its own keys, but a plural's (``tokens:`` over
-        # ``alice: S``) holds its items; metadata says what it is.
+        # ``alice: S``) holds its items.
         return
     if item is None and key is None:
         return  # a continuation, a comment: no entry of its own
@@ -363,6 +366,8 @@ def _entry(text: str, at: int, line: str, name: str, strength: int, found: SpanS
     start = at + entry.end()
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         value, start = value[1:-1], start + 1
+    if key is not None and keeps_metadata(strength, key, value):
+        return  # metadata says what it is
     if value and value[0] not in "[{&*|>!" and is_credential_value(name, value):
         found.append(make_span((start, start + len(value), ASSIGNMENT)))
 

@@ -175,13 +175,14 @@ def _plist_containers(text: str, found: list[Span]) -> None:
     (:func:`elision.redact.fields.withhold_inside`): a strong name's every value but a
     metadata member's, a weak one's only an opaque one. A container is read once, to its
     close (the search goes on after it: each char read once)."""
-    from elision.redact.fields import is_metadata_key
+    from elision.redact.fields import is_metadata_key, keeps_metadata
 
     pos = 0
     while (match := _PLIST_CONTAINER.search(text, pos)) is not None:
         pos = match.end()
         name = html.unescape(match.group(1).strip())
-        if not name_strength(name):
+        strength = name_strength(name)
+        if not strength:
             continue
         depth, key = 1, ""
         while depth and (inner := _PLIST_INNER.search(text, pos)) is not None:
@@ -190,5 +191,6 @@ def _plist_containers(text: str, found: list[Span]) -> None:
                 depth += -1 if inner.group(1) else 1
             elif inner.group(3) is not None:
                 key = html.unescape(inner.group(3).strip())
-            elif not is_metadata_key(key):
+            elif not is_metadata_key(key) or not keeps_metadata(
+                    strength, key, html.unescape(inner.group(5).strip())):
                 _judged(text, name, *inner.span(5), found)

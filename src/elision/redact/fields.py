@@ -10,7 +10,8 @@ the same keys, the same lengths, a stub in place of each scalar. Kept:
   one of two, or none, holds no secret (and keeping them keeps the shape a reader expects);
 * members whose key names a secret's metadata rather than its value
   (:data:`METADATA_KEYS`, or a key ending in ``name``: a Kubernetes volume's
-  ``"secret": {"secretName": "db-creds", "defaultMode": 420}``);
+  ``"secret": {"secretName": "db-creds", "defaultMode": 420}``), under a strong name only
+  (:func:`keeps_metadata`);
 * empty, masked and placeholder strings (:func:`~elision.redact.generic.placeholder`).
 
 Under a weak name (a bare ``token``, ``auth``, ``credentials``) an object is left to its own
@@ -58,6 +59,20 @@ def is_metadata_key(key: object) -> bool:
     return low in METADATA_KEYS or low.endswith("name")
 
 
+def keeps_metadata(strength: int, key: object, value: str | None = None) -> bool:
+    """Whether a member with this key, inside a container under a name of ``strength``, is
+    kept as its metadata. Under a strong name, where every other value is withheld, a
+    metadata key keeps its member. Under a weak one (``cookies``, ``tokens``) a key is a
+    cookie's or an owner's name as often as metadata, so a generated value is withheld
+    under any key (a session cookie called ``id`` or ``mode``, ``{"cookies": {"mode": S}}``,
+    was shown): a metadata key keeps only ``value``, the member's string, when it is no
+    generated one (``"mode": "dark"``, a jar's ``name: id``), and nothing where no value is
+    given (a reading that withholds only a generated value under a weak name)."""
+    if not is_metadata_key(key):
+        return False
+    return strength == STRONG or (value is not None and not opaque(value))
+
+
 def is_number(value: object) -> bool:
     """An int, a float or a raw JSON number (a bool is no number here)."""
     if isinstance(value, bool):
@@ -94,7 +109,8 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
                 copy[new] = member
                 if new is not key:
                     found.append(_parts((rel, new)))
-                if read and not is_metadata_key(key):
+                if read and not keeps_metadata(
+                        strength, key, member if isinstance(member, str) else None):
                     stack.append((member, copy, new, (rel, new)))
         elif isinstance(node, list):
             items: list[Any] = list(node)

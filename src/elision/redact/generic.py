@@ -1833,7 +1833,7 @@ def _bracketed(
 
 def _read_bracketed(text: str, strength: int, at: int, stop: int, found: list[Span]) -> int:
     """:func:`_bracketed`'s reading, up to ``stop``; returns where it stopped."""
-    from elision.redact.fields import is_metadata_key
+    from elision.redact.fields import keeps_metadata
 
     depth = 0
     keys: list[str | None] = []
@@ -1864,7 +1864,7 @@ def _read_bracketed(text: str, strength: int, at: int, stop: int, found: list[Sp
                 # ({"tokens": {S: "bob"}}), as fields.withhold_inside reads it.
                 found.append(Span(match.start(group), match.end(group), ASSIGNMENT))
             continue
-        if keys and keys[-1] is not None and is_metadata_key(keys[-1]):
+        if keys and keys[-1] is not None and keeps_metadata(strength, keys[-1]):
             continue
         if group == "num":
             secret = strength == STRONG
