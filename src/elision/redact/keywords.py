@@ -400,23 +400,11 @@ class _Hyperscan:
         """``present(text).families`` of a short piece, nothing else told: a glued key's
         look-back (:func:`families_in`) asked whether a generic name, a curl user or an
         escape is there too, a Python call each, some 8 of a glued FCM key's 37 (issue 23)."""
-        return tuple(sorted(self._families(text, self._hits(text), set())))
+        return self.present(text, families_only=True).families
 
-    def _families(self, text: str, hits: Iterable[int], groups: set[str]) -> set[int]:
-        """The families of the expressions ``hits`` of :attr:`db` and of the runs ``text``
-        holds; the groups of ``hits`` are added to ``groups``."""
-        families: set[int] = set()
-        for expr in hits:
-            group, fams = self.meaning[expr]
-            groups.add(group)
-            families.update(fams)
-        for kw, fams in self._runs:
-            if kw in text:
-                families.update(fams)
-        return families
-
-    def _told(self, text: str, hits: Iterable[int]) -> Present:
-        """What ``text`` holds, from the expressions of :attr:`db` it matched."""
+    def _told(self, text: str, hits: Iterable[int], families_only: bool = False) -> Present:
+        """What ``text`` holds, from the expressions of :attr:`db` it matched (its families
+        alone where ``families_only``: the rest says nothing)."""
         families: set[int] = set()
         groups: set[str] = set()
         for expr in hits:
@@ -426,6 +414,8 @@ class _Hyperscan:
         for kw, fams in self._runs:
             if kw in text:
                 families.update(fams)
+        if families_only:
+            return Present(tuple(sorted(families)), False, False, False)
         # An affixed name's literal (``key_1``, ``token2``) is a generic name only where it
         # is assigned: a chance one in random base64 sent its whole block to be judged a
         # string at a time.
@@ -465,10 +455,7 @@ class _Hyperscan:
             return affixed_in_windows(text)
         return any(_affixed_in(text[max(end - _AFFIX_BACK, 0):end].lower()) for end in ends)
 
-    def present(self, text: str) -> Present:
-        # :meth:`_hits` and :meth:`_told`'s families written out: a call each a piece was a
-        # tenth of a call an entry more just under the density bound (the sixth session's
-        # merge, test_redact_assign_per_entry); :meth:`families` shares them.
+    def present(self, text: str, *, families_only: bool = False) -> Present:
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = self.hs.Scratch(self.db)
@@ -479,21 +466,7 @@ class _Hyperscan:
 
         # The ASCII text's own buffer: a long piece read in one pass was copied whole.
         self.db.scan(buffer(text_bytes(text)), match_event_handler=on_match, scratch=scratch)
-        return self._told(text, hits)
-
-    def _hits(self, text: str) -> list[int]:
-        """The expressions of :attr:`db` that ``text`` matched, each once."""
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = self.hs.Scratch(self.db)
-        hits: list[int] = []
-
-        def on_match(expr: int, start: int, end: int, flags: int, ctx: object) -> None:
-            hits.append(expr)
-
-        # The ASCII text's own buffer: a long piece read in one pass was copied whole.
-        self.db.scan(buffer(text_bytes(text)), match_event_handler=on_match, scratch=scratch)
-        return hits
+        return self._told(text, hits, families_only)
 
 
 class Located:

@@ -226,31 +226,34 @@ def _rows(
     pairs = len(header) == 2
     # A table's first rows are read one at a time: most tables end within them, and one
     # that ends after a row had the lines after it sampled and split (review, issue 23).
-    first = 0
-    while pos < len(text) and first < FEWEST:
-        end = _line_end(text, pos)
-        withheld = _row_cells(text, pos, end, named, pairs, piped)
-        if withheld is None:
-            return pos
-        for a, b in withheld:
-            into.append(make_span((a, b, CREDENTIAL_FIELD)))
-        pos = end + 1
-        first += 1
+    pos, ended = _rows_alone(text, pos, named, pairs, piped, into, FEWEST)
+    if ended:
+        return pos
     # A long table's rows repeat: each distinct one judged once, the table's end told by the
     # first line that is no row.
-    ended = judge_lines(text, pos, len(text), partial(_line_cells, named, pairs, piped),
-                        CREDENTIAL_FIELD, into) if pos < len(text) else None
-    if ended is not None:
-        return ended
-    while pos < len(text):
+    told = judge_lines(text, pos, len(text), partial(_line_cells, named, pairs, piped),
+                       CREDENTIAL_FIELD, into) if pos < len(text) else None
+    if told is not None:
+        return told
+    return _rows_alone(text, pos, named, pairs, piped, into, len(text))[0]
+
+
+def _rows_alone(
+    text: str, pos: int, named: dict[int, str], pairs: bool, piped: bool, into: SpanSink,
+    most: int,
+) -> tuple[int, bool]:
+    """Judge at most ``most`` rows from ``pos``, one at a time: where the next line starts,
+    and whether the table ended there (a line that is no row, or the text's end)."""
+    while pos < len(text) and most > 0:
         end = _line_end(text, pos)
         withheld = _row_cells(text, pos, end, named, pairs, piped)
         if withheld is None:
-            return pos
+            return pos, True
         for a, b in withheld:
             into.append(make_span((a, b, CREDENTIAL_FIELD)))
         pos = end + 1
-    return pos
+        most -= 1
+    return pos, pos >= len(text)
 
 
 def _row_cells(
