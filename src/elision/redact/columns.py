@@ -32,6 +32,7 @@ from operator import itemgetter
 from typing import Protocol, TypeVar
 
 from elision.redact.generic import is_credential_value, name_strength, names_nothing
+from elision.redact.kept import keep
 from elision.redact.rules import Span, make_span
 
 #: The reason a withheld cell gives: the JSON member rule's, whose judgement it is.
@@ -177,9 +178,7 @@ def _block_records(
                 end = _record(text, at, delimiter, named, found)
                 if end == after:
                     cells = [(span.start - at, span.end - at) for span in found]
-                    if len(rows) >= _LINES_KEPT:
-                        rows.clear()
-                    rows[row] = cells
+                    keep(rows, row, cells, _LINES_KEPT)
                 else:
                     for span in found:
                         spans.append(span)
@@ -224,9 +223,7 @@ def _line_record(
                 spans.append(span)
             return end
         cells = [(span.start - pos, span.end - pos) for span in found]
-        if len(lines) >= _LINES_KEPT:
-            lines.clear()
-        lines[line] = cells
+        keep(lines, line, cells, _LINES_KEPT)
     for start, end in cells:
         spans.append(make_span((pos + start, pos + end, CREDENTIAL_FIELD)))
     return after

@@ -33,6 +33,7 @@ import re
 
 from elision._lazyre import lazy_compile
 from elision.redact.generic import ASSIGNMENT, is_credential_value, name_strength
+from elision.redact.kept import keep
 from elision.redact.rules import Span, make_span
 
 #: The most chars of an element's text that are read; a longer one is not judged.
@@ -94,9 +95,7 @@ def find_elements(text: str) -> list[Span]:
             else:
                 got = _member(member)
                 if len(member) <= _MEMBER_LONGEST:
-                    if len(kept) >= _MEMBERS_MOST:
-                        kept.clear()
-                    kept[member] = got
+                    keep(kept, member, got, _MEMBERS_MOST)
             if got is not None:
                 at = match.start()
                 found.append(make_span((at + got[0], at + got[1], ASSIGNMENT)))

@@ -33,9 +33,10 @@ class Kept(Protocol[_A]):
     def __call__(self, text: str) -> _A: ...
 
 
-def keep(answers: dict[_K, _T], key: _K, answer: _T) -> None:
-    """Keep ``answer`` for ``key`` in ``answers``, emptying the table first when it is full."""
-    if len(answers) >= LIMIT:
+def keep(answers: dict[_K, _T], key: _K, answer: _T, most: int = LIMIT) -> None:
+    """Keep ``answer`` for ``key`` in ``answers``, emptying the table first when it holds
+    ``most``."""
+    if len(answers) >= most:
         answers.clear()
     answers[key] = answer
 
