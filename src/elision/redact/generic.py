@@ -1023,13 +1023,7 @@ def find_assignments(text: str) -> list[Span]:
     tries = _DEAD_TRIES if _DEAD_WINDOWS else 0
     for at, low in _lowered_windows(text) if shaped is None else ():
         if not commands:
-            # _names_command's reading, written out: a call a window (issue 23's counts)
-            for command in _GATES_APART:
-                if command in low:
-                    commands = True
-                    break
-            else:
-                commands = _PASSWORD_GATES.search(low) is not None
+            commands = _names_command(low)
         first = max(0, resume - at)
         if tries and step - first >= _DEAD_LEAST and size - at - first >= _DEAD_LEAST:
             # The window's dead stretches, a block at a time (its split's parts are a
