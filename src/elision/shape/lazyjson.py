@@ -229,12 +229,9 @@ class IndexChanges(Mapping[int, Any]):
                           map(dict.values, givens))
             diffs = list(map(tuple, map(compress, map(dict.items, values), changed)))
             if set(map(type, map(itemgetter(1), chain.from_iterable(diffs)))) <= {str}:
-                shared = self._patches
-                for members in set(diffs).difference(shared):
-                    if len(shared) >= _SHARED_PATCHES:
-                        return [shared.get(members) or Patch(members) for members in diffs]
-                    shared[members] = Patch(members)
-                return list(map(shared.__getitem__, diffs))
+                share = self._share
+                distinct = {members: share(members) for members in set(diffs)}
+                return list(map(distinct.__getitem__, diffs))
         patch = self._patch
         return [patch(value, given) if type(value) is dict else value
                 for value, given in zip(values, givens, strict=True)]
@@ -248,6 +245,11 @@ class IndexChanges(Mapping[int, Any]):
         members = tuple(compress(value.items(), map(is_not, value.values(), given.values())))
         if not all(type(member) is str for _, member in members):
             return Patch(members)
+        return self._share(members)
+
+    def _share(self, members: tuple[tuple[str, Any], ...]) -> Patch:
+        """The patch of ``members`` (strings alone) the children it is for share, kept for
+        the next while fewer than :data:`_SHARED_PATCHES` are."""
         patch = self._patches.get(members)
         if patch is None:
             patch = Patch(members)
