@@ -149,7 +149,7 @@ def parse_json(
     if risky is None:
         risky = head in (b"{", b"[") and risky_numbers(body)
     if head in (b"{", b"[") and not risky:
-        refused = refused_early(body) if len(body) > 2 * PROBE_BYTES else None
+        refused = refused_early(body)
         if refused == "deep":
             return parse_deep(body, duplicates)
         if refused == "invalid":
@@ -176,7 +176,10 @@ _END_OF_DATA = "unexpected end of data"
 def refused_early(body: bytes) -> str | None:
     """``"deep"`` or ``"invalid"`` when orjson's read of the body's first :data:`PROBE_BYTES`
     shows it would refuse the whole body (past its 1,024 levels, or on a byte that no more data
-    can make valid); ``None`` when the prefix only ran out, or parsed."""
+    can make valid); ``None`` when the prefix only ran out, or parsed, or the body is no more
+    than twice the probe (read whole, a refusal costs little)."""
+    if len(body) <= 2 * PROBE_BYTES:
+        return None
     cut = PROBE_BYTES
     while cut > PROBE_BYTES - 4 and body[cut] & 0xC0 == 0x80:
         cut -= 1  # never inside a UTF-8 char, which orjson would call invalid

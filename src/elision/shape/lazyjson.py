@@ -44,7 +44,6 @@ import orjson
 from elision.envelope import ENVELOPE_KEY
 from elision.errors import InputError
 from elision.shape.jsonparse import (
-    PROBE_BYTES,
     may_hold_surrogate,
     outside_strings,
     parse_deep,
@@ -1241,7 +1240,7 @@ def _refused(piece: bytes) -> bool:
     (:func:`~elision.shape.jsonparse.refused_early`): its refusal of the whole holds 12x the
     piece, and a MB of text lines that each open with a brace and hold no comma was one
     piece, 14x the input at ``shape()``'s peak (issue 23)."""
-    return len(piece) > 2 * PROBE_BYTES and refused_early(piece) is not None
+    return refused_early(piece) is not None
 
 
 def _run_members(view: memoryview, start: int, end: int) -> dict[str, Any] | None:
