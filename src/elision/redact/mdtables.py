@@ -20,6 +20,7 @@ over ``--|--``) has rows that need not either.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import partial
 from itertools import chain
 
@@ -95,24 +96,28 @@ def _lined_flat(text: str) -> str:
             .replace('"|', "\n|"))
 
 
-def escaped_table_spans(text: str, into: SpanSink) -> SpanSink:
+def escaped_table_spans(
+    text: str, into: SpanSink, unread: Sequence[tuple[int, int]] = (),
+) -> SpanSink:
     """:func:`table_spans` of the tables that JSON strings in ``text`` hold with their line
     breaks escaped (``{"text": "| name | password |\\n|---|---|\\n| bob | S |"}`` in a log),
     at any depth of JSON-in-JSON: read in a copy of the same length where each escaped line
     break is spaces and a line break, each ``\\r`` spaces, and a quote that opens a string on
     a ``|`` or closes one a line break, so each row is a line of its own. Only where such a
-    delimiter row is, or a key/value row outside a table (``\\n| password | S |``)."""
+    delimiter row is, or a key/value row outside a table (``\\n| password | S |``). The
+    copy keeps the text's line breaks, so ``unread`` holds whole lines of it too
+    (:func:`table_spans`)."""
     if "\\n" not in text:
         return into  # told in C
     found = _ESCAPED_DELIMITER.search(text) or _ESCAPED_ROW.search(text)
     if found is None:
         return into
     if "\\\\" not in text and "\0" not in text:
-        return table_spans(_lined_flat(text), into)
+        return table_spans(_lined_flat(text), into, unread)
     start = found.start()  # the break's backslash: the run before it is the break's too
     while start and text[start - 1] == "\\":
         start -= 1
-    return table_spans(_lined(text, found.start() + 1 - start), into)
+    return table_spans(_lined(text, found.start() + 1 - start), into, unread)
 
 
 #: Pieces of :func:`_lined`'s copy joined at a time.
@@ -148,9 +153,19 @@ def _lined(text: str, depth: int) -> str:
     return "".join(chunks)
 
 
-def table_spans(text: str, into: SpanSink) -> SpanSink:
+def table_spans(
+    text: str, into: SpanSink, unread: Sequence[tuple[int, int]] = (),
+) -> SpanSink:
     """``into``, with the spans of the cells of ``text``'s pipe tables that a credential's
-    name withholds added in order."""
+    name withholds added in order.
+
+    ``unread``: the stretches of whole lines withheld whole (``(start, end)``, in order, none
+    overlapping: a text's credential-dense stretches), whose own span merges away any cell's
+    in them. A table whose delimiter row is in one is read only where it may reach past it:
+    the scan goes on from the stretch's last line that holds no ``|`` (no row of any table,
+    so every table before it has ended), and reads none of the tables before that line. Some
+    words of a span added inside a stretch are harmless; one outside is what the whole scan
+    gives."""
     if "|" not in text:
         return into  # told in C: no row
     if "-" not in text:
@@ -158,6 +173,7 @@ def table_spans(text: str, into: SpanSink) -> SpanSink:
     pos = 0
     size = len(text)
     loose = 0  # where the text outside the tables found resumes
+    skips = _Skips(text, unread)
     while pos < size:
         opening = _DELIMITER_OPENING.search(text, pos)
         if opening is None:
@@ -171,6 +187,14 @@ def table_spans(text: str, into: SpanSink) -> SpanSink:
         # ``a | b`` over ``--|--``: a table whose rows need not open with a pipe.
         piped = _PIPED.match(text, start) is not None
         head_start = text.rfind("\n", 0, start - 1) + 1
+        resume, first = skips.past(start, end)
+        if resume:
+            # The lines before the stretch that no table holds are read as before; the
+            # table's header (where it is the line before the stretch) is no row of them.
+            if loose < min(head_start, first):
+                _loose_rows(text, loose, min(head_start, first), into)
+            pos = loose = resume
+            continue
         header = _cells(text, head_start, start - 1, piped)
         if loose < head_start:
             _loose_rows(text, loose, head_start, into)
@@ -179,6 +203,52 @@ def table_spans(text: str, into: SpanSink) -> SpanSink:
     if loose < size:
         _loose_rows(text, loose, size, into)
     return into
+
+
+#: The most lines looked back over, from a stretch's end, for one that holds no ``|``: a
+#: stretch that ends inside a long table is read as the text around it is.
+_LOOK_BACK = 64
+
+
+class _Skips:
+    """Where :func:`table_spans` may go on from past a table in an unread stretch: each
+    stretch's last line that holds no ``|``, looked for once, the stretches met in order."""
+
+    def __init__(self, text: str, unread: Sequence[tuple[int, int]]) -> None:
+        self.text = text
+        self.unread = unread
+        self.at = 0  # the first stretch that may hold what is asked next
+        self.plain: dict[int, int] = {}  # a stretch's index: its last line with no ``|``
+
+    def past(self, start: int, end: int) -> tuple[int, int]:
+        """For a delimiter row ``text[start:end]``: where the scan goes on (0: from the row,
+        as it would) and where the stretch that holds the row starts."""
+        unread = self.unread
+        while self.at < len(unread) and unread[self.at][1] <= start:
+            self.at += 1
+        if self.at == len(unread) or unread[self.at][0] > start:
+            return 0, 0
+        first, last = unread[self.at]
+        if last >= len(self.text):
+            return len(self.text), first  # no line after it: nothing it holds reaches past
+        plain = self.plain.get(self.at)
+        if plain is None:
+            plain = self.plain[self.at] = self._last_plain(first, last)
+        return (plain, first) if plain > end else (0, 0)
+
+    def _last_plain(self, first: int, last: int) -> int:
+        """The start of the last of the lines ``text[first:last]`` (``last`` a line's start)
+        that holds no ``|``, within :data:`_LOOK_BACK` lines of ``last``; 0 where none is."""
+        text = self.text
+        stop = last - 1  # the break that ends the stretch's last line
+        for _ in range(_LOOK_BACK):
+            if stop < first:
+                break
+            line = text.rfind("\n", first, stop) + 1 or first
+            if text.find("|", line, stop) < 0:
+                return line
+            stop = line - 1
+        return 0
 
 
 def _line_end(text: str, at: int) -> int:

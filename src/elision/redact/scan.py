@@ -292,8 +292,10 @@ def _find_spans(
         piped: list[Span] | SpanArrays = SpanArrays() if compact else []
         escaped: list[Span] = []
         if "|" in text:  # told once in C for both: a search of each cost emoji prose 1.2x
-            table_spans(text, piped)
-            escaped_table_spans(text, escaped)  # in a JSON string the text holds
+            # A table in a stretch withheld whole is read only as far as it may reach past
+            # it (a MB of one-row tables naming a password, withheld whole: 300x prose).
+            table_spans(text, piped, unread)
+            escaped_table_spans(text, escaped, unread)  # in a JSON string the text holds
         if escaped:
             both: list[Span] | SpanArrays = SpanArrays() if compact else []
             both.extend(heapq.merge(piped, escaped, key=_START))
@@ -309,9 +311,9 @@ def _find_spans(
         # as a whole text's does (``{"text": "| name | password |\n|---|…"}``); or that
         # holds JSON whose strings hold one, its breaks escaped (JSON-in-JSON).
         if "\n" in text:
-            table_spans(text, cells)
+            table_spans(text, cells, unread)
         inner: list[Span] = []
-        escaped_table_spans(text, inner)
+        escaped_table_spans(text, inner, unread)
         if inner:
             both = sorted([*cells, *inner], key=_START)
             cells = SpanArrays() if compact else []
