@@ -173,7 +173,7 @@ def table_spans(
     pos = 0
     size = len(text)
     loose = 0  # where the text outside the tables found resumes
-    skips = _Skips(text, unread)
+    skips = _Skips(text, unread) if unread else None  # none: a table no call of its own
     while pos < size:
         opening = _DELIMITER_OPENING.search(text, pos)
         if opening is None:
@@ -187,7 +187,7 @@ def table_spans(
         # ``a | b`` over ``--|--``: a table whose rows need not open with a pipe.
         piped = _PIPED.match(text, start) is not None
         head_start = text.rfind("\n", 0, start - 1) + 1
-        resume, first = skips.past(start, end)
+        resume, first = (0, 0) if skips is None else skips.past(start, end)
         if resume:
             # The lines before the stretch that no table holds are read as before; the
             # table's header (where it is the line before the stretch) is no row of them.
