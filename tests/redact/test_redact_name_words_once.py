@@ -89,3 +89,21 @@ def test_the_split_finds_what_the_search_finds(text: str) -> None:
 def test_a_bearer_log_withholds_each_token() -> None:
     text = _bearer_lines(40)
     assert len(redact_text(text).withheld) == 40
+
+
+def test_a_bearer_header_finds_no_line_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red before: ``_authorization`` found each header's line end before it saw the Bearer
+    scheme, whose token is its family's (found by the same profile)."""
+    ends: list[int] = []
+    line_end = generic._Reach.line_end
+
+    def counted(self: generic._Reach, at: int) -> int:
+        ends.append(at)
+        return line_end(self, at)
+
+    monkeypatch.setattr(generic._Reach, "line_end", counted)
+    assert generic.find_assignments(_bearer_lines(8)) == []
+    assert ends == []
+    # A header of another scheme still reads its line.
+    assert len(generic.find_assignments("Authorization: Token Zq81kLmv0PwnYt3c9\n")) == 1
+    assert ends

@@ -1597,6 +1597,10 @@ def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None
     its scheme's token or auth-params (:func:`authheader.credential`); what follows it on the
     line is shown. Bearer and Basic are their rules'. A credential that reaches the longest
     read is withheld to its line's end unread (fail closed)."""
+    if text[at:at + 6].lower().startswith(_SCHEMES_OF_RULES):
+        # Told first (no quote opens it, so none is skipped below): its line's end was
+        # found for each header of a log of Bearer tokens, for nothing (issue 23).
+        return
     quoted = _QUOTED.match(text, at) if text[at:at + 1] in _QUOTES else None
     if quoted is not None:  # "Authorization": "Token …" written as JSON or a string
         at, limit = quoted.span(1)
@@ -1610,7 +1614,7 @@ def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None
         if text.startswith(_QUOTE_OPENS, at):  # a quote that does not close on its line
             at += 1 + (text[at] == "\\")
         limit = min(end, at + _LONGEST_HEADER)
-    if text[at:at + 6].lower().startswith(("bearer", "basic")):
+    if text[at:at + 6].lower().startswith(_SCHEMES_OF_RULES):
         return
     got = authheader.credential(text, at, limit)
     if got is None:
@@ -1631,6 +1635,8 @@ def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None
 
 
 _QUOTE_OPENS = ('"', "'", '\\"', "\\'")
+#: The schemes whose credentials are their own rules' (a header's value opening with one).
+_SCHEMES_OF_RULES = ("bearer", "basic")
 
 
 @kept
