@@ -21,7 +21,7 @@ from itertools import accumulate
 from operator import itemgetter
 
 from elision._lazyre import lazy_compile
-from elision._record import record_class
+from elision._record import field, record_class
 from elision.shape.bom import decode_marked
 
 #: A run of backslashes before a "/" or a quote is read possessively (``*+``, ``++``): a "/" or
@@ -74,6 +74,10 @@ class View:
     #: The view ``source`` is the text of, where it is itself decoded from a text (a level
     #: of escapes read beneath another).
     under: View | None = None
+    #: The lengths of ``source``'s split at its escapes (literals, each escape between two),
+    #: where it was decoded so (:func:`_decoded`): its mapping back reads them, not a second
+    #: split (a piece's, a few KB at most: an int a part, held while the view is).
+    parts: list[int] | None = field(default=None, compare=False, repr=False)
 
     def original(self, start: int, end: int) -> tuple[int, int]:
         """The original span of ``text[start:end]``: an escape is kept whole."""
@@ -85,7 +89,7 @@ class View:
         Nothing is kept per escape between calls: a table of them (three ints each) was 35
         to 70 times the size of a text that is a run of escapes (issue 23)."""
         if len(self.source) <= _TABLED:
-            mapped = _tabled_originals(self.source, spans)
+            mapped = _tabled_originals(self.source, spans, self.parts)
             return mapped if self.under is None else self.under.originals(mapped)
         wanted = sorted((pos - 1 if is_end else pos, is_end, i)
                         for i, span in enumerate(spans) for is_end, pos in enumerate(span))
@@ -110,16 +114,19 @@ class View:
         return mapped if self.under is None else self.under.originals(mapped)
 
 
-def _tabled_originals(source: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _tabled_originals(
+    source: str, spans: list[tuple[int, int]], parts: list[int] | None = None,
+) -> list[tuple[int, int]]:
     """:meth:`View.originals` of a short ``source``, its escapes tabled in C (its split at
-    them, ``accumulate``), each span's ends then found by bisection: a Python step an escape
-    (:func:`_marks`, a generator's) was a third of judging a line of a cookie map two levels
-    of JSON-in-JSON down (issue 23). The same mapping: a position at an escape's decoded
-    char is the escape's start for a span's start, its end for a span's end; any other is
-    moved on by what the escapes before it are longer than the one char each spells."""
-    parts = _ESCAPE_WHOLE.split(source)  # literals, each escape between two
-    count = len(parts) // 2
-    lengths = list(map(len, parts))
+    them, ``accumulate``; ``parts``: that split's lengths, where the decoding made them),
+    each span's ends then found by bisection: a Python step an escape (:func:`_marks`, a
+    generator's) was a third of judging a line of a cookie map two levels of JSON-in-JSON
+    down (issue 23). The same mapping: a position at an escape's decoded char is the
+    escape's start for a span's start, its end for a span's end; any other is moved on by
+    what the escapes before it are longer than the one char each spells."""
+    # literals, each escape between two
+    lengths = list(map(len, _ESCAPE_WHOLE.split(source))) if parts is None else parts[:]
+    count = len(lengths) // 2
     in_source = list(accumulate(lengths, initial=0))
     lengths[1::2] = [1] * count  # each escape is one char of the view
     in_view = list(accumulate(lengths, initial=0))
@@ -191,21 +198,25 @@ def decode_escapes(text: str) -> View | None:
         source = text if view is None else view.text
         if _ESCAPE.search(source) is None:
             break
-        view = View(_decoded(source), source, view)
+        decoded, parts = _decoded(source)
+        view = View(decoded, source, view, parts)
     return view
 
 
-def _decoded(source: str) -> str:
-    """``source`` with each of its escapes read as the one char it spells. Where it can hold
-    only runs of backslashes (no ``\\u`` and no ``%``: told in C), and is short, in C: such
-    an escape spells its own last char (a "/", a quote, a backslash), so its split's escapes
-    are each put as that char. A call of :func:`_spelled` an escape was a fifth of judging a
-    line of a cookie map two levels of JSON-in-JSON down (issue 23)."""
+def _decoded(source: str) -> tuple[str, list[int] | None]:
+    """``source`` with each of its escapes read as the one char it spells, and the lengths
+    of its split at them where it was split (:attr:`View.parts`). Where it can hold only runs
+    of backslashes (no ``\\u`` and no ``%``: told in C), and is short, in C: such an escape
+    spells its own last char (a "/", a quote, a backslash), so its split's escapes are each
+    put as that char. A call of :func:`_spelled` an escape was a fifth of judging a line of a
+    cookie map two levels of JSON-in-JSON down (issue 23); the split again, to map the
+    view's spans back, a twentieth."""
     if len(source) <= _TABLED and "%" not in source and "\\u" not in source:
         parts = _ESCAPE_WHOLE.split(source)
+        lengths = list(map(len, parts))
         parts[1::2] = map(itemgetter(-1), parts[1::2])
-        return "".join(parts)
-    return _ESCAPE.sub(_spelled, source)
+        return "".join(parts), lengths
+    return _ESCAPE.sub(_spelled, source), None
 
 
 def blob_text(raw: bytes) -> str:

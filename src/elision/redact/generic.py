@@ -22,7 +22,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate, pairwise, repeat
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 
 from elision._lazyre import lazy_compile
 from elision.redact import authheader, folding, variables
@@ -1009,8 +1009,21 @@ def find_assignments(text: str) -> list[Span]:
     """Every credential value assigned to a credential-named name in ``text``."""
     reach = _Reach(text)
     strengths: dict[str, int] = {}  # name_strength's, without its call: names repeat
-    shaped = _shaped(text, reach, strengths) if _SHAPES else None
+    # _split_at_words inline: a call a piece was over the call counts' bound for a MB of
+    # assignments (test_redact_assign_per_entry).
+    split: tuple[str, list[str], list[int]] | None = None
+    if _SHAPES and len(text) <= _SHAPED_LONGEST and text.isascii():
+        lowered = text.lower()
+        parts = _NAME_WORD_SPLIT.split(lowered)
+        split = lowered, parts, list(accumulate(map(len, parts), initial=0))
+    shaped = None if split is None else _shaped(text, reach, strengths, split)
     found, commands = ([], False) if shaped is None else shaped
+    # Where _shaped declined, its split is the loop's one window lowered and its word
+    # matches: a piece of distinct tokens or of fewer than _SHAPED_FEWEST words was lowered
+    # and searched for its words twice, once by the split and once by the loop (issue 23).
+    windows: Iterable[tuple[int, str]] = (
+        () if shaped is not None else _lowered_windows(text) if split is None
+        else ((0, split[0]),))
     done = 0
     size = len(text)
     step = folding.LOWER_WINDOW
@@ -1021,7 +1034,7 @@ def find_assignments(text: str) -> list[Span]:
     name_chars, sep_bare, strength_of = _NAME_CHARS, _SEP_BARE.compiled().match, strengths.get
     by_regex, plain, in_headers = _NAME_BY_REGEX, _plain_bare, _SKIP_IN_HEADERS
     tries = _DEAD_TRIES if _DEAD_WINDOWS else 0
-    for at, low in _lowered_windows(text) if shaped is None else ():
+    for at, low in windows:
         if not commands:
             commands = _names_command(low)
         first = max(0, resume - at)
@@ -1040,8 +1053,12 @@ def find_assignments(text: str) -> list[Span]:
                 first = cut - at
                 if last_word >= 0:
                     resume, done = last_word, last_name
-        for hit in _NAME_WORD.finditer(low, first):
-            start, end = hit.span()
+        # The split's words (every second part) are the matches a search from the window's
+        # start finds.
+        words = (zip(split[2][1:-1:2], split[2][2::2], strict=True)
+                 if split is not None and not first
+                 else map(_SPAN, _NAME_WORD.finditer(low, first)))
+        for start, end in words:
             if start >= step:
                 break  # the next window's, read there with its own reach
             start += at
@@ -1120,8 +1137,26 @@ _SHAPED_FEWEST = 8
 _SHAPED_LONGEST = 1 << 14
 
 
+#: A match's span, asked in C.
+_SPAN = methodcaller("span")
+
+
+def _split_at_words(text: str) -> tuple[str, list[str], list[int]] | None:
+    """``text`` lowered, split at its name words (:data:`_NAME_WORD_SPLIT`: the text between
+    them and each word, in turn, lowered) and where each part starts (and the last ends), as
+    :func:`find_assignments` splits it for :func:`_shaped` and its loop; ``None`` for a text
+    longer than :data:`_SHAPED_LONGEST` or not ASCII (a lowered char is then one of
+    ``text``'s at the same place)."""
+    if len(text) > _SHAPED_LONGEST or not text.isascii():
+        return None
+    lowered = text.lower()
+    parts = _NAME_WORD_SPLIT.split(lowered)
+    return lowered, parts, list(accumulate(map(len, parts), initial=0))
+
+
 def _shaped(
     text: str, reach: _Reach, strengths: dict[str, int],
+    split: tuple[str, list[str], list[int]] | None = None,
 ) -> tuple[list[Span], bool] | None:
     """What :func:`find_assignments`' loop finds in ``text``, and whether it names a password
     command, told a shape at a time where the text repeats a few: ``None`` where it does not,
@@ -1136,14 +1171,13 @@ def _shaped(
     the loop's reading of that word lies in those chars and its state after it is none that a
     later word reads. The first word's shape opens the text (its name may start there); the
     last one's ends with it. Then each word's value is its shape's, moved to where it is."""
-    if len(text) > _SHAPED_LONGEST or not text.isascii():
+    split = _split_at_words(text) if split is None else split
+    if split is None:
         return None
-    lowered = text.lower()
-    parts = _NAME_WORD_SPLIT.split(lowered)
+    lowered, parts, ends = split
     count = len(parts) // 2
     if count < _SHAPED_FEWEST:
         return None
-    ends = list(accumulate(map(len, parts), initial=0))
     if lowered != text:
         parts = list(map(text.__getitem__, map(slice, ends, ends[1:])))
     shapes = list(zip(parts[2:-1:2], parts[3::2], parts[4::2], strict=True))
@@ -1563,6 +1597,10 @@ def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None
     its scheme's token or auth-params (:func:`authheader.credential`); what follows it on the
     line is shown. Bearer and Basic are their rules'. A credential that reaches the longest
     read is withheld to its line's end unread (fail closed)."""
+    if text[at:at + 6].lower().startswith(_SCHEMES_OF_RULES):
+        # Told first (no quote opens it, so none is skipped below): its line's end was
+        # found for each header of a log of Bearer tokens, for nothing (issue 23).
+        return
     quoted = _QUOTED.match(text, at) if text[at:at + 1] in _QUOTES else None
     if quoted is not None:  # "Authorization": "Token …" written as JSON or a string
         at, limit = quoted.span(1)
@@ -1576,7 +1614,7 @@ def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None
         if text.startswith(_QUOTE_OPENS, at):  # a quote that does not close on its line
             at += 1 + (text[at] == "\\")
         limit = min(end, at + _LONGEST_HEADER)
-    if text[at:at + 6].lower().startswith(("bearer", "basic")):
+    if text[at:at + 6].lower().startswith(_SCHEMES_OF_RULES):
         return
     got = authheader.credential(text, at, limit)
     if got is None:
@@ -1597,6 +1635,8 @@ def _authorization(text: str, at: int, found: list[Span], reach: _Reach) -> None
 
 
 _QUOTE_OPENS = ('"', "'", '\\"', "\\'")
+#: The schemes whose credentials are their own rules' (a header's value opening with one).
+_SCHEMES_OF_RULES = ("bearer", "basic")
 
 
 @kept

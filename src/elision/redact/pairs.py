@@ -127,8 +127,15 @@ def find_pairs(text: str) -> list[Span]:
     found: list[Span] = []
     for match in _TEXT_PAIR.finditer(text) if '"' in text else ():
         name, number = match.group(1, 2)
+        # The name first (kept by name_strength): a pair whose name holds no credential's
+        # is passed before its value is read, as is_credential_value would pass it (a cookie
+        # jar's ``{"name": "sid", "value": S}``, 18,724 a MB on a line: its value's match,
+        # slice and judge's call each, for nothing; issue 23).
+        strength = name_strength(name)
+        if not strength:
+            continue
         if number is not None:
-            if name_strength(name) == STRONG:
+            if strength == STRONG:
                 found.append(make_span((match.start(2), match.end(2), ASSIGNMENT)))
             continue
         start = match.end()
@@ -136,8 +143,7 @@ def find_pairs(text: str) -> list[Span]:
         end = tail.end() if tail is not None else start
         while end > start and text[end - 1] == "\\":
             end -= 1
-        if (name_strength(name) if end - start > _LONGEST_VALUE
-                else is_credential_value(name, text[start:end])):
+        if end - start > _LONGEST_VALUE or is_credential_value(name, text[start:end]):
             found.append(make_span((start, end, ASSIGNMENT)))
     for match in _TEXT_PAIR_VALUE_FIRST.finditer(text) if '"' in text else ():
         if is_credential_value(match.group(2), match.group(1)):

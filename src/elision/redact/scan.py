@@ -22,7 +22,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from itertools import islice, repeat
-from operator import attrgetter, eq, le, lt
+from operator import attrgetter, eq, itemgetter, le, lt
 from typing import Literal, TypeAlias, overload
 
 from elision.redact import compat
@@ -116,6 +116,8 @@ _DSN = frozenset(f.id for f in BY_ID.values() if f.category == "databases" and f
 #: 1.8 KB line, a tenth of judging it.
 _URL_MARKS = ("=", "%", "@")
 _START, _END, _RULE = attrgetter("start"), attrgetter("end"), attrgetter("rule")
+#: A span's start and end, as a pair.
+_ENDS = itemgetter(0, 1)
 
 
 class SpanArrays:
@@ -973,8 +975,10 @@ def _precise(
             if view is not None:
                 # An escape may spell a look-alike: read folded.
                 inner = _precise_folded(view.text, depth + 1)
-                spans.extend(Span(*where, span.rule) for where, span in zip(
-                    view.originals([(s.start, s.end) for s in inner]), inner, strict=True))
+                # Each span made in C: a generator's step and a span's ``__new__`` (a Python
+                # function) a value of a cookie map two levels down on each line (issue 23).
+                spans.extend([make_span((a, b, span.rule)) for (a, b), span in zip(
+                    view.originals(list(map(_ENDS, inner))), inner, strict=True)])
         # A run that opens with a keyword's head is told by its first four chars, wherever
         # it starts: too short a form for the keyword search, so each run is looked at.
         spans.extend(_in_base64(text, holds.base64))
