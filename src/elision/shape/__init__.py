@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from elision._record import field, record_class
 from elision.budget import Budget, line_count, utf8_len
 from elision.errors import BudgetError, ElisionError, InputError, StoreError
+from elision.shape.redactedbody import RedactedBody
 
 if TYPE_CHECKING:
     from elision.store.base import Store
@@ -369,12 +370,20 @@ _SCALAR_DOCUMENT = re.compile(
 _JSON_WS = re.compile(rb"[ \t\n\r]*")
 
 
-def may_be_json(body: bytes) -> bool:
+def may_be_json(body: bytes | RedactedBody) -> bool:
     """False when ``body`` is certainly no JSON document, judged without parsing it.
 
     A log or other text body would otherwise be parsed (decoded whole, several times its
     size) only to be refused. A body starting with ``{``, ``[`` or ``"`` is always tried.
     """
+    if isinstance(body, RedactedBody):
+        # A redacted view holds a stub (``[…]``), which no scalar document does: its first
+        # char past white space tells, read a chunk at a time.
+        for chunk in body.chunks():
+            at = _JSON_WS.match(chunk).end()  # type: ignore[union-attr]
+            if at < len(chunk):
+                return chunk[at:at + 1] in (b"{", b"[", b'"')
+        return False
     start = _JSON_WS.match(body)
     at = start.end() if start else 0
     head = body[at : at + 1]
