@@ -392,7 +392,9 @@ def may_be_json(body: bytes | RedactedBody) -> bool:
     return _SCALAR_DOCUMENT.fullmatch(body, at) is not None
 
 
-def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Shaped]:
+def _shaper_for(
+    body: bytes | RedactedBody, fmt: str, ctx: ShapeContext
+) -> Callable[[int], Shaped]:
     from elision.shape.records import looks_like_ndjson
 
     # Two JSON lines are never one JSON document (the first value ends before the second line),
@@ -401,7 +403,8 @@ def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Sha
     if fmt == "json" or (fmt == "auto" and not ndjson and may_be_json(body)):
         from elision.shape.json import json_shaper
 
-        shaper = json_shaper(body, ctx, strict=fmt == "json")
+        # Only a text's reading is a redacted view's: other shapers read it written whole.
+        shaper = json_shaper(bytes(body), ctx, strict=fmt == "json")
         if shaper is not None:
             return shaper
         # Not one JSON document: in auto mode it may still be NDJSON, else it is text.
@@ -409,7 +412,7 @@ def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Sha
         from elision.shape.records import ndjson_shaper
 
         ctx.format = "ndjson"
-        return ndjson_shaper(body, ctx)
+        return ndjson_shaper(bytes(body), ctx)
     if fmt == "auto":
         from elision.shape.table import looks_like_csv
 
@@ -419,7 +422,7 @@ def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Sha
         from elision.shape.records import csv_shaper
 
         ctx.format = "csv"
-        return csv_shaper(body, ctx)
+        return csv_shaper(bytes(body), ctx)
     from elision.shape.text import text_shaper
 
     ctx.format = "text"
