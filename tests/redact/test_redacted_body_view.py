@@ -8,6 +8,8 @@ edges), in place of the rules' own, so the view's offset arithmetic meets every 
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,9 +19,11 @@ from elision.redact.bodyview import redact_body, redacted_body
 from elision.redact.rules import Span
 from elision.redact.scan import DENSE, SpanArrays
 from elision.shape import may_be_json
+from elision.shape.lines import LineIndex, _offsets
 from elision.shape.records import looks_like_ndjson
 from elision.shape.redactedbody import RedactedBody
 from elision.shape.table import looks_like_csv
+from elision.shape.text import _chars
 
 _CHARS = ["a", "b", "\n", "\r", "\r\n", "é", "{", " ", ",", "€"]
 _RULES = ["credential-assignment", DENSE, "jwt"]
@@ -93,3 +97,23 @@ def test_the_format_sniffs_read_the_view_as_the_written_body(
     assert looks_like_ndjson(view) == looks_like_ndjson(want)
     assert looks_like_csv(view) == looks_like_csv(want)
     assert view.decode() == want.decode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(_texts_and_spans())
+def test_the_views_lines_are_the_written_bodys(case: tuple[str, list[Span]]) -> None:
+    """The text shaper's reading: its line index from either end, each line's bounds (found
+    in the body where a piece has few breaks), and chars counted up to a line's end."""
+    want, view = _both(*case)
+    lines, written = LineIndex(view), LineIndex(want)
+    assert len(lines) == len(written)
+    for k in range(len(written) + 1):
+        assert lines.head_end(k) == written.head_end(k)
+    ends = [written.head_end(k) for k in range(len(written) + 1)]
+    fresh = LineIndex(view)
+    for k in range(len(written) + 1):
+        assert fresh.tail_start(k) == written.tail_start(k)
+    assert _offsets(view, 0, len(want)) == _offsets(want, 0, len(want))
+    for a, b in pairwise(ends):
+        assert _offsets(view, a, b) == _offsets(want, a, b)
+        assert _chars(view, b) == _chars(want, b)

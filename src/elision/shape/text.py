@@ -279,11 +279,13 @@ _COUNT_CHUNK = 64 << 10
 
 def _chars(data: bytes | RedactedBody, end: int) -> int:
     """Characters in ``data[:end]`` (valid UTF-8), counted a chunk at a time without a copy."""
+    if isinstance(data, RedactedBody) and data.ascii:
+        return end  # its stubs are ASCII too: not written to be counted
     # A redacted view (elision.shape.redactedbody) is written a chunk at a time as well.
     view = memoryview(data)[:end] if isinstance(data, bytes) else data
     decoder, count = codecs.getincrementaldecoder("utf-8")(), 0
     for start in range(0, end, _COUNT_CHUNK):
-        count += len(decoder.decode(view[start:start + _COUNT_CHUNK]))
+        count += len(decoder.decode(view[start:min(end, start + _COUNT_CHUNK)]))
     return count + len(decoder.decode(b"", final=True))
 
 
