@@ -241,12 +241,7 @@ class RedactedBody:
     def find(self, sub: bytes, start: int | None = None, end: int | None = None) -> int:
         a, b = self._bounds(start, end)
         if sub in _KEPT:
-            head, lo, hi, tail, tail_at = self._split(a, b)
-            if (i := head.find(sub)) >= 0:
-                return a + i
-            if (p := self._body.find(sub, lo, hi)) >= 0:
-                return self._from_body(p)
-            return tail_at + i if (i := tail.find(sub)) >= 0 else -1
+            return self._search(sub, a, b, last=False)
         for at in range(a, max(a, b - len(sub)) + 1, _WINDOW):
             i = self._slice(at, min(b, at + _WINDOW + len(sub) - 1)).find(sub)
             if i >= 0:
@@ -256,14 +251,22 @@ class RedactedBody:
     def rfind(self, sub: bytes, start: int | None = None, end: int | None = None) -> int:
         a, b = self._bounds(start, end)
         if sub in _KEPT:
-            head, lo, hi, tail, tail_at = self._split(a, b)
-            if (i := tail.rfind(sub)) >= 0:
-                return tail_at + i
-            if (p := self._body.rfind(sub, lo, hi)) >= 0:
-                return self._from_body(p)
-            return a + i if (i := head.rfind(sub)) >= 0 else -1
+            return self._search(sub, a, b, last=True)
         i = self._slice(a, b).rfind(sub)
         return a + i if i >= 0 else -1
+
+    def _search(self, sub: bytes, a: int, b: int, *, last: bool) -> int:
+        """A line break's first (``last``: last) place in ``[a, b)``: in a stand-in ``a`` or
+        ``b`` cuts, else in the body between, read in the order of the search."""
+        head, lo, hi, tail, tail_at = self._split(a, b)
+        look = bytes.rfind if last else bytes.find
+        (at, first), (then_at, then) = ((tail_at, tail), (a, head)) if last else (
+            (a, head), (tail_at, tail))
+        if (i := look(first, sub)) >= 0:
+            return at + i
+        if (p := look(self._body, sub, lo, hi)) >= 0:
+            return self._from_body(p)
+        return then_at + i if (i := look(then, sub)) >= 0 else -1
 
     def startswith(self, prefix: bytes, start: int = 0) -> bool:
         if start > self._size:
