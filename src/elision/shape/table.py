@@ -30,9 +30,9 @@ def looks_like_csv(body: bytes | RedactedBody) -> bool:
     """Whether ``body`` reads as a comma-separated table with a header row."""
     # One copy of the head: a slice of a slice, and a StringIO (4 bytes a char), took 0.37 MB
     # of a 1 MB text (issue 23: text's peak target is 1.5x the input).
-    # The head first: a redacted view (elision.shape.redactedbody) is written that far only.
-    head = body[:SNIFF_BYTES]
-    end = len(head) if len(body) <= SNIFF_BYTES else head.rfind(b"\n") + 1
+    # A redacted view (elision.shape.redactedbody) is written as far as the head only.
+    head = body if isinstance(body, bytes) else body[:SNIFF_BYTES]
+    end = len(body) if len(body) <= SNIFF_BYTES else head.rfind(b"\n", 0, SNIFF_BYTES) + 1
     try:
         text = head[:end].decode("utf-8")  # whole lines only
     except UnicodeDecodeError:
