@@ -215,7 +215,8 @@ class RedactStage:
     def redact_bytes(self, capture: Capture) -> Redacted:
         """:meth:`redact`, with a UTF-8 text's redacted value given as its UTF-8 bytes (what
         the shaper reads), built without a redacted ``str`` and with the body's decoding let
-        go first (:mod:`elision.redact.bodyview`)."""
+        go first (:mod:`elision.redact.bodyview`): a
+        :class:`~elision.shape.redactedbody.RedactedBody`, written only where it is read."""
         from elision.pipeline import Redacted
 
         if capture.is_json:
@@ -224,9 +225,9 @@ class RedactStage:
             return Redacted(capture.value, ())
         if not is_utf8(capture.body):
             return self.redact(capture)
-        from elision.redact.bodyview import redact_body
+        from elision.redact.bodyview import redacted_body
 
-        value, withheld = redact_body(capture.body, capture.text)
+        value, withheld = redacted_body(capture.body, capture.text)
         _log(withheld)
         if not withheld:
             return Redacted(capture.value, ())

@@ -16,6 +16,7 @@ import re
 
 from elision.redact.rules import credential_stub
 from elision.redact.scan import DENSE, SpanArrays, dense_stub_of, find_spans, utf8_between
+from elision.shape.redactedbody import RedactedBody
 from elision.withheld import LineEntries
 
 _BREAKS = re.compile(rb"\r\n|\r|\n")
@@ -28,33 +29,11 @@ def redact_body(body: bytes, text: str | None = None) -> tuple[bytes, LineEntrie
 
     ``text`` is ``body`` decoded, when the caller holds it already; otherwise it is decoded
     here and let go as soon as the spans are found."""
-    if text is None:
-        text = body.decode("utf-8")
-    # Compact: a Span and its offsets a value were 3.5x the body just under the density
-    # bound, held while the text is judged (issue 23); iterated, each is made and let go.
-    found = find_spans(text, body, compact=True, columns=True)
-    if not found:
+    spans = _byte_spans(body, text)
+    if spans is None:
         return body, LineEntries()
-    if isinstance(found, SpanArrays):
-        spans = found
-    else:  # a short text's few spans
-        spans = SpanArrays()
-        spans.extend(found)
-    del found
-    # The spans' own arrays are the bounds: a copy of their offsets (16 bytes a span) and a
-    # list of their rules (8) were 1.9x a YAML list of passwords at the peak (issue 23). In
-    # ASCII a char's offset is its byte's; otherwise each is made its byte's in place.
-    spans.hold(len(body))
+    withheld = _entries(body, spans)
     starts, ends, rules, names = spans.starts, spans.ends, spans.rules, spans.names
-    if len(text) != len(body):
-        at = done = 0
-        for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
-            done += utf8_between(text, at, start)
-            starts[i] = done
-            done += utf8_between(text, start, end)
-            ends[i] = done
-            at = end
-    del text  # the largest copy: gone before the redacted body is built
     plain = b"\r" not in body
     view = memoryview(body)
     # Written as it is built: a list of a slice a span held an object of some 70 bytes each
@@ -62,25 +41,14 @@ def redact_body(body: bytes, text: str | None = None) -> tuple[bytes, LineEntrie
     # issue 23). BytesIO hands back its own buffer when it is read once, whole.
     out = io.BytesIO()
     put = out.write
-    withheld = LineEntries()
-    add = withheld.append
     stubs: dict[str, bytes] = {}
-    pos = counted = 0
-    line = 1
+    pos = 0
     for start, end, rule_at in zip(starts, ends, rules, strict=True):
         rule = names[rule_at]
         put(view[pos:start])
-        # Lines end at \n, \r\n or \r, as the text shaper counts them; counted from the
-        # last span's start, as redact_text counts them.
-        line += body.count(b"\n", counted, start)
-        if not plain:
-            line += body.count(b"\r", counted, start) - body.count(b"\r\n", counted, start)
-        counted = start
         if rule == DENSE:
-            add(line, rule, end - start)
             put(dense_stub_of(end - start).encode())
         else:
-            add(line, rule)
             stub = stubs.get(rule)
             if stub is None:
                 stub = stubs[rule] = credential_stub(rule).encode()
@@ -96,3 +64,77 @@ def redact_body(body: bytes, text: str | None = None) -> tuple[bytes, LineEntrie
     put(view[pos:])
     del view, spans, starts, ends, rules
     return out.getvalue(), withheld
+
+
+def redacted_body(body: bytes, text: str | None = None) -> tuple[bytes | RedactedBody, LineEntries]:
+    """:func:`redact_body`'s bytes as a :class:`~elision.shape.redactedbody.RedactedBody`:
+    the body and its spans, each stretch written when it is read. A YAML list of
+    ``- hunter2x`` redacts to 3.8x its size, written whole before the text shaper read its
+    head and tail (6.0x traced through ``shape()``, issue 23). ``body`` itself when nothing
+    is withheld."""
+    spans = _byte_spans(body, text)
+    if spans is None:
+        return body, LineEntries()
+    withheld = _entries(body, spans)
+    names = spans.names
+    stubs = [None if rule == DENSE else credential_stub(rule).encode() for rule in names]
+    view = RedactedBody(body, spans.starts, spans.ends, spans.rules, stubs, _dense_stub)
+    return view, withheld
+
+
+def _dense_stub(size: int) -> bytes:
+    return dense_stub_of(size).encode()
+
+
+def _byte_spans(body: bytes, text: str | None) -> SpanArrays | None:
+    """The withheld spans of ``body``, their offsets the body's bytes'; ``None`` if none."""
+    if text is None:
+        text = body.decode("utf-8")
+    # Compact: a Span and its offsets a value were 3.5x the body just under the density
+    # bound, held while the text is judged (issue 23); iterated, each is made and let go.
+    found = find_spans(text, body, compact=True, columns=True)
+    if not found:
+        return None
+    if isinstance(found, SpanArrays):
+        spans = found
+    else:  # a short text's few spans
+        spans = SpanArrays()
+        spans.extend(found)
+    del found
+    # The spans' own arrays are the bounds: a copy of their offsets (16 bytes a span) and a
+    # list of their rules (8) were 1.9x a YAML list of passwords at the peak (issue 23). In
+    # ASCII a char's offset is its byte's; otherwise each is made its byte's in place.
+    spans.hold(len(body))
+    starts, ends = spans.starts, spans.ends
+    if len(text) != len(body):
+        at = done = 0
+        for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
+            done += utf8_between(text, at, start)
+            starts[i] = done
+            done += utf8_between(text, start, end)
+            ends[i] = done
+            at = end
+    return spans  # the text (the largest copy) is gone before anything is written
+
+
+def _entries(body: bytes, spans: SpanArrays) -> LineEntries:
+    """One entry a span: the line it starts on, its rule, a dense stretch's size."""
+    withheld = LineEntries()
+    add = withheld.append
+    plain = b"\r" not in body
+    names = spans.names
+    counted = 0
+    line = 1
+    for start, end, rule_at in zip(spans.starts, spans.ends, spans.rules, strict=True):
+        rule = names[rule_at]
+        # Lines end at \n, \r\n or \r, as the text shaper counts them; counted from the
+        # last span's start, as redact_text counts them.
+        line += body.count(b"\n", counted, start)
+        if not plain:
+            line += body.count(b"\r", counted, start) - body.count(b"\r\n", counted, start)
+        counted = start
+        if rule == DENSE:
+            add(line, rule, end - start)
+        else:
+            add(line, rule)
+    return withheld

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from elision._record import field, record_class
 from elision.budget import Budget, line_count, utf8_len
 from elision.errors import BudgetError, ElisionError, InputError, StoreError
+from elision.shape.redactedbody import RedactedBody
 
 if TYPE_CHECKING:
     from elision.store.base import Store
@@ -369,12 +370,20 @@ _SCALAR_DOCUMENT = re.compile(
 _JSON_WS = re.compile(rb"[ \t\n\r]*")
 
 
-def may_be_json(body: bytes) -> bool:
+def may_be_json(body: bytes | RedactedBody) -> bool:
     """False when ``body`` is certainly no JSON document, judged without parsing it.
 
     A log or other text body would otherwise be parsed (decoded whole, several times its
     size) only to be refused. A body starting with ``{``, ``[`` or ``"`` is always tried.
     """
+    if isinstance(body, RedactedBody):
+        # A redacted view holds a stub (``[…]``), which no scalar document does: its first
+        # char past white space tells, read a chunk at a time.
+        for chunk in body.chunks():
+            at = _JSON_WS.match(chunk).end()  # type: ignore[union-attr]
+            if at < len(chunk):
+                return chunk[at:at + 1] in (b"{", b"[", b'"')
+        return False
     start = _JSON_WS.match(body)
     at = start.end() if start else 0
     head = body[at : at + 1]
@@ -383,7 +392,9 @@ def may_be_json(body: bytes) -> bool:
     return _SCALAR_DOCUMENT.fullmatch(body, at) is not None
 
 
-def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Shaped]:
+def _shaper_for(
+    body: bytes | RedactedBody, fmt: str, ctx: ShapeContext
+) -> Callable[[int], Shaped]:
     from elision.shape.records import looks_like_ndjson
 
     # Two JSON lines are never one JSON document (the first value ends before the second line),
@@ -392,7 +403,8 @@ def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Sha
     if fmt == "json" or (fmt == "auto" and not ndjson and may_be_json(body)):
         from elision.shape.json import json_shaper
 
-        shaper = json_shaper(body, ctx, strict=fmt == "json")
+        # Only a text's reading is a redacted view's: other shapers read it written whole.
+        shaper = json_shaper(bytes(body), ctx, strict=fmt == "json")
         if shaper is not None:
             return shaper
         # Not one JSON document: in auto mode it may still be NDJSON, else it is text.
@@ -400,7 +412,7 @@ def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Sha
         from elision.shape.records import ndjson_shaper
 
         ctx.format = "ndjson"
-        return ndjson_shaper(body, ctx)
+        return ndjson_shaper(bytes(body), ctx)
     if fmt == "auto":
         from elision.shape.table import looks_like_csv
 
@@ -410,7 +422,7 @@ def _shaper_for(body: bytes, fmt: str, ctx: ShapeContext) -> Callable[[int], Sha
         from elision.shape.records import csv_shaper
 
         ctx.format = "csv"
-        return csv_shaper(body, ctx)
+        return csv_shaper(bytes(body), ctx)
     from elision.shape.text import text_shaper
 
     ctx.format = "text"

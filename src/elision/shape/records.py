@@ -54,6 +54,7 @@ from elision.shape.lines import (
     settle,
     widest,
 )
+from elision.shape.redactedbody import RedactedBody
 from elision.shape.text import text_shaper
 
 if TYPE_CHECKING:
@@ -289,12 +290,14 @@ def _as_text(body: bytes, ctx: ShapeContext, why: str) -> Callable[[int], Shaped
     return text_shaper(body, ctx)
 
 
-def looks_like_ndjson(body: bytes) -> bool:
+def looks_like_ndjson(body: bytes | RedactedBody) -> bool:
     """Whether ``body`` starts with two lines that are JSON, the first an object.
 
     Then it is not one JSON document: the first line's value ends before the second line. Only
     the two lines are copied, never the rest of the body.
     """
+    if isinstance(body, RedactedBody):
+        body = _two_lines(body)
     start = _SPACE.match(body).end()  # type: ignore[union-attr]
     end = body.find(b"\n", start)
     if end < 0 or not body.startswith(b"{", start):
@@ -309,6 +312,24 @@ def looks_like_ndjson(body: bytes) -> bool:
     except orjson.JSONDecodeError:
         return False
     return True
+
+
+def _two_lines(view: RedactedBody) -> bytes:
+    """As much of ``view``'s head as :func:`looks_like_ndjson` reads: its first two lines,
+    or less where the first does not open an object (a text's view, written as far as that)."""
+    size = 1 << 12
+    while size < len(view):
+        head = view[:size]
+        start = _SPACE.match(head).end()  # type: ignore[union-attr]
+        if start < len(head) and not head.startswith(b"{", start):
+            return head
+        end = head.find(b"\n", start)
+        if end >= 0:
+            second = _SPACE.match(head, end + 1).end()  # type: ignore[union-attr]
+            if second < len(head) and head.find(b"\n", second) >= 0:
+                return head
+        size *= 4
+    return bytes(view)
 
 
 def ndjson_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:

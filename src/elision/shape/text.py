@@ -49,6 +49,7 @@ from elision.shape.lines import (
     settle,
     widest,
 )
+from elision.shape.redactedbody import RedactedBody
 
 if TYPE_CHECKING:
     from elision.shape import ShapeContext, Shaped
@@ -62,11 +63,16 @@ class _Cut:
 
 
 class _TextShaper:
-    def __init__(self, body: bytes, ctx: ShapeContext) -> None:
+    def __init__(self, body: bytes | RedactedBody, ctx: ShapeContext) -> None:
         self.ctx = ctx
-        decoded = decode(body)
-        self.data = decoded.data
-        self.bad_note = "; ".join(n for n in (ctx.reencoded, decoded.note) if n) or None
+        self.data: bytes | RedactedBody
+        note = None
+        if isinstance(body, RedactedBody):
+            self.data = body  # read in place: stubs in a UTF-8 body, at its chars' bounds
+        else:
+            decoded = decode(body)
+            self.data, note = decoded.data, decoded.note
+        self.bad_note = "; ".join(n for n in (ctx.reencoded, note) if n) or None
         self.lines = LineIndex(self.data)
         self._given = body
         self._original: LineIndex | None = None
@@ -271,11 +277,15 @@ class _TextShaper:
 _COUNT_CHUNK = 64 << 10
 
 
-def _chars(data: bytes, end: int) -> int:
+def _chars(data: bytes | RedactedBody, end: int) -> int:
     """Characters in ``data[:end]`` (valid UTF-8), counted a chunk at a time without a copy."""
-    view, decoder, count = memoryview(data)[:end], codecs.getincrementaldecoder("utf-8")(), 0
+    if isinstance(data, RedactedBody) and data.ascii:
+        return end  # its stubs are ASCII too: not written to be counted
+    # A redacted view (elision.shape.redactedbody) is written a chunk at a time as well.
+    view = memoryview(data)[:end] if isinstance(data, bytes) else data
+    decoder, count = codecs.getincrementaldecoder("utf-8")(), 0
     for start in range(0, end, _COUNT_CHUNK):
-        count += len(decoder.decode(view[start:start + _COUNT_CHUNK]))
+        count += len(decoder.decode(view[start:min(end, start + _COUNT_CHUNK)]))
     return count + len(decoder.decode(b"", final=True))
 
 
@@ -287,7 +297,7 @@ def _line_ending(line: bytes) -> bytes:
     return b""
 
 
-def text_shaper(body: bytes, ctx: ShapeContext) -> Callable[[int], Shaped]:
+def text_shaper(body: bytes | RedactedBody, ctx: ShapeContext) -> Callable[[int], Shaped]:
     """One pass over ``body`` now; the returned function fits it to any byte limit >= 512."""
     ctx.format = "text"  # also what the store records, should the body be kept
     return _TextShaper(body, ctx)

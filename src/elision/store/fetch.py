@@ -51,6 +51,7 @@ from elision.pipeline import condense_withheld
 from elision.shape import ShapeContext, Shaped, fit, lazyjson, shape_body
 from elision.shape.lazyjson import OBJECTS, fresh, is_lazy, parse_document
 from elision.shape.lines import is_utf8, line_start
+from elision.shape.redactedbody import RedactedBody
 from elision.store.select import (
     VALID_PATH_FORMS,
     Key,
@@ -87,7 +88,7 @@ class _View:
     """A body as the model may see it: redacted text bytes, or a redacted JSON value (kept as
     its serialization, ``json``, for a body of ``LAZY_BYTES`` or more)."""
 
-    text: bytes | None
+    text: bytes | RedactedBody | None
     value: Any
     #: A text's entries compact (elision.withheld.LineEntries), as the pipeline made them.
     withheld: Sequence[dict[str, Any]]
@@ -106,7 +107,7 @@ class _View:
 
 def remember_view(
     ref: str,
-    text: bytes | None,
+    text: bytes | RedactedBody | None,
     value: Any,
     withheld: Sequence[dict[str, Any]],
     *,
@@ -202,14 +203,16 @@ def shape_page(
     return shape_view(text, budget, fmt, ctx)
 
 
-def shape_view(view: bytes, budget: Budget, fmt: str, ctx: ShapeContext) -> Shaped:
+def shape_view(
+    view: bytes | RedactedBody, budget: Budget, fmt: str, ctx: ShapeContext
+) -> Shaped:
     """Shape ``view`` (a redacted text) while ``ctx`` names the original's digest and size.
 
     Unlike :func:`shape_body`, a view with withheld values never takes the fits-unchanged
     path: what was withheld must still be said, in the envelope.
     """
     if not ctx.withheld:
-        return shape_body(view, budget, fmt, ctx)
+        return shape_body(bytes(view), budget, fmt, ctx)
     from elision.shape import _shaper_for  # the one format dispatch; no second copy of it
 
     return fit(_shaper_for(view, fmt, ctx), budget)
@@ -218,6 +221,11 @@ def shape_view(view: bytes, budget: Budget, fmt: str, ctx: ShapeContext) -> Shap
 def _view_of(body: bytes, *, ref: str, sha256: str, format: str, as_json: bool) -> _View:
     with _cache_lock:
         known = _views.get(ref)
+    if known is not None and isinstance(known.text, RedactedBody):
+        # The pipeline's view, read in place while it shaped: a page reads the text whole
+        # (its lines, its bytes), so it is written once now and kept so.
+        known = _View(bytes(known.text), None, known.withheld, known.size)
+        remember_view(ref, known.text, None, known.withheld, size=known.size)
     if known is not None and (
         known.value is not None or known.json is not None or not as_json
     ):
@@ -273,7 +281,8 @@ def _view_text(view: _View, body: bytes, reach: int | None = None) -> tuple[byte
     bytes= page reads only its first ``reach`` bytes and the view is a lazy one already
     written whole once, as one line, only its first bytes, and its whole length."""
     if view.text is not None:
-        return view.text, None
+        # Written whole by _view_of, which every page's view comes from.
+        return bytes(view.text), None
     if not view.withheld:
         return body, None
     if view.json is not None:
