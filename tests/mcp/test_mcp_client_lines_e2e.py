@@ -79,34 +79,59 @@ def entry(tmp_path: Path, server: Path = SERVER) -> StdioServerParameters:
     )
 
 
-async def seen(params: StdioServerParameters, client: str) -> dict[str, str]:
+async def seen(session: Client) -> dict[str, str]:
     """What the client is handed: the log, its error twin and the page its next call reads."""
+    got: dict[str, str] = {}
+    for tool in ("short_log", "short_error"):
+        result = await session.call_tool(tool, {})
+        assert len(result.content) == 1 and result.is_error is (tool == "short_error")
+        block = result.content[0]
+        assert isinstance(block, types.TextContent)
+        got[tool] = block.text
+    nxt = (result.meta or {})["elision/shaping"]["next"]
+    ref, selector = nxt.split('ref="')[1].split('"')[0], nxt.split('lines="')[1].split('"')[0]
+    page = await session.call_tool("elision_fetch", {"ref": ref, "lines": selector})
+    block = page.content[0]
+    assert isinstance(block, types.TextContent) and not page.is_error, page
+    got["page"] = block.text
+    return got
+
+
+async def read_and_got(session: Client) -> dict[str, str]:
+    """The log as the client is handed it by ``resources/read`` and by ``prompts/get``."""
+    read = await session.read_resource("log://short")
+    prompt = await session.get_prompt("short_log_prompt")
+    texts = [c.text for c in read.contents if isinstance(c, types.TextResourceContents)]
+    messages = [m.content.text for m in prompt.messages
+                if isinstance(m.content, types.TextContent)]
+    return {"resource": "\n\n".join(texts), "prompt": "\n\n".join(messages)}
+
+
+Handed = dict[str, dict[str, str]]
+
+
+async def seen_then_read(params: StdioServerParameters, client: str) -> Handed:
+    """Both tests' questions of the lines server in one session of ``client``: its tools
+    first, then its resource and prompt. A session's line cap is its client's from the
+    handshake on, whatever it asked before, so the two tests share each client's proxy (a
+    proxy start is ~1.2 s of CPU) rather than start two each."""
     info = types.Implementation(name=client, version="1.0.0")
     async with Client(params, client_info=info, mode="legacy") as session:
-        got: dict[str, str] = {}
-        for tool in ("short_log", "short_error"):
-            result = await session.call_tool(tool, {})
-            assert len(result.content) == 1 and result.is_error is (tool == "short_error")
-            block = result.content[0]
-            assert isinstance(block, types.TextContent)
-            got[tool] = block.text
-        nxt = (result.meta or {})["elision/shaping"]["next"]
-        ref, selector = nxt.split('ref="')[1].split('"')[0], nxt.split('lines="')[1].split('"')[0]
-        page = await session.call_tool("elision_fetch", {"ref": ref, "lines": selector})
-        block = page.content[0]
-        assert isinstance(block, types.TextContent) and not page.is_error, page
-        got["page"] = block.text
-        return got
+        return {"tools": await seen(session), "reads": await read_and_got(session)}
 
 
-def test_one_entry_fits_a_short_line_log_to_each_client(tmp_path: Path) -> None:
-    params = entry(tmp_path)
+@pytest.fixture(scope="module")
+def handed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Handed]:
+    params = entry(tmp_path_factory.mktemp("lines"))
 
-    async def main() -> dict[str, dict[str, str]]:
-        return await each_client(seen, params, ("opencode", "claude-code"))
+    async def main() -> dict[str, Handed]:
+        return await each_client(seen_then_read, params, ("opencode", "claude-code"))
 
-    got = anyio.run(main)
-    opencode, claude = got["opencode"], got["claude-code"]
+    return anyio.run(main)
+
+
+def test_one_entry_fits_a_short_line_log_to_each_client(handed: dict[str, Handed]) -> None:
+    opencode, claude = handed["opencode"]["tools"], handed["claude-code"]["tools"]
     cap, budget = OPENCODE_LINES, HARNESSES["opencode"].budget
     for text in opencode.values():
         assert lines(text) <= cap, lines(text)  # never more than OpenCode keeps
@@ -126,29 +151,12 @@ def test_one_entry_fits_a_short_line_log_to_each_client(tmp_path: Path) -> None:
     assert lines(text) > 2 * cap and text.endswith(VERDICT)
 
 
-async def read_and_got(params: StdioServerParameters, client: str) -> dict[str, str]:
-    """The log as the client is handed it by ``resources/read`` and by ``prompts/get``."""
-    info = types.Implementation(name=client, version="1.0.0")
-    async with Client(params, client_info=info, mode="legacy") as session:
-        read = await session.read_resource("log://short")
-        prompt = await session.get_prompt("short_log_prompt")
-    texts = [c.text for c in read.contents if isinstance(c, types.TextResourceContents)]
-    messages = [m.content.text for m in prompt.messages
-                if isinstance(m.content, types.TextContent)]
-    return {"resource": "\n\n".join(texts), "prompt": "\n\n".join(messages)}
-
-
-def test_resources_and_prompts_keep_the_clients_line_cap(tmp_path: Path) -> None:
+def test_resources_and_prompts_keep_the_clients_line_cap(handed: dict[str, Handed]) -> None:
     """Found reviewing issue 24's line caps: they held tool results, ``elision_fetch`` pages
     and errors, but a resource read or a prompt was shaped to its bytes budget alone: 2,622
     lines of the 12,001-line log reached OpenCode, which keeps 2,000, so it cut again and the
     verdict on the last line was lost."""
-    params = entry(tmp_path)
-
-    async def main() -> dict[str, dict[str, str]]:
-        return await each_client(read_and_got, params, ("opencode", "claude-code"))
-
-    got = anyio.run(main)
+    got = {client: handed[client]["reads"] for client in ("opencode", "claude-code")}
     for kind, text in got["opencode"].items():
         assert lines(text) <= OPENCODE_LINES, (kind, lines(text))
         assert text.startswith("[elision] partial") and text.endswith(VERDICT), kind

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ import mcp_types as types
 import pytest
 
 from mcp import Client, StdioServerParameters
-from support.processes import started
+from support.processes import Started, started
 
 pytestmark = pytest.mark.e2e
 
@@ -105,52 +106,60 @@ def test_a_newest_era_agent_narrows_the_servers_roots(tmp_path: Path) -> None:
     anyio.run(main)
 
 
+@pytest.fixture(scope="module")
+def http_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Started]:
+    """One HTTP proxy for the tests of several agents (a proxy start is ~1.2 s of CPU, most of
+    it importing the SDK). Each test's agents connect, and all of them leave before it ends, so
+    the next test's first agent finds a proxy with no agent, as a fresh one; a proxy that kept
+    any departed agent's roots would narrow that agent's first call, and its check fails."""
+    command = [*ELISION, "proxy", "--config", str(config(tmp_path_factory.mktemp("roots"))),
+               "--store", ":memory:", "--no-audit", "--listen", "127.0.0.1:0"]
+    with started(command) as proxy:
+        yield proxy
+
+
 def test_two_agents_on_one_http_proxy_grant_the_server_only_what_both_granted(
-    tmp_path: Path,
+    http_proxy: Started,
 ) -> None:
     first = Agent("file:///p", "file:///q/sub", "file:///r")
     second = Agent("file:///p/x", "file:///q")
-    command = [*ELISION, "proxy", "--config", str(config(tmp_path)), "--store", ":memory:",
-               "--no-audit", "--listen", "127.0.0.1:0"]
-    with started(command) as proxy:
-        async def main() -> None:
-            async with Client(proxy.url, mode="legacy", list_roots_callback=first.roots) as a:
-                assert await serving(a) == ["file:///p", "file:///q/sub", "file:///r"]
-                async with Client(proxy.url, mode="legacy",
-                                  list_roots_callback=second.roots) as b:
-                    both = ["file:///p/x", "file:///q/sub"]
-                    assert await serving(b) == both
-                    assert await serving(a) == both
-                    # One agent narrows further: the server follows, for both.
-                    first.uris = ["file:///p/x/deeper"]
-                    await a.session.send_notification(types.RootsListChangedNotification())
-                    await until_serving(b, ["file:///p/x/deeper"])
-                    first.uris = ["file:///p", "file:///q/sub"]
-                    await a.session.send_notification(types.RootsListChangedNotification())
-                    await until_serving(b, both)
-                # The second agent left: the server gets back all that the first one grants.
-                await until_serving(a, ["file:///p", "file:///q/sub"])
+    url = http_proxy.url
 
-        try:
-            anyio.run(main)
-        finally:
-            print("STDERR", proxy.stderr())
+    async def main() -> None:
+        async with Client(url, mode="legacy", list_roots_callback=first.roots) as a:
+            assert await serving(a) == ["file:///p", "file:///q/sub", "file:///r"]
+            async with Client(url, mode="legacy", list_roots_callback=second.roots) as b:
+                both = ["file:///p/x", "file:///q/sub"]
+                assert await serving(b) == both
+                assert await serving(a) == both
+                # One agent narrows further: the server follows, for both.
+                first.uris = ["file:///p/x/deeper"]
+                await a.session.send_notification(types.RootsListChangedNotification())
+                await until_serving(b, ["file:///p/x/deeper"])
+                first.uris = ["file:///p", "file:///q/sub"]
+                await a.session.send_notification(types.RootsListChangedNotification())
+                await until_serving(b, both)
+            # The second agent left: the server gets back all that the first one grants.
+            await until_serving(a, ["file:///p", "file:///q/sub"])
+
+    try:
+        anyio.run(main)
+    finally:
+        print("STDERR", http_proxy.stderr())
 
 
-def test_a_newest_era_agents_call_is_held_to_what_both_eras_granted(tmp_path: Path) -> None:
+def test_a_newest_era_agents_call_is_held_to_what_both_eras_granted(http_proxy: Started) -> None:
     handshake = Agent("file:///p")
     newest = Agent("file:///p/x", "file:///q")
-    command = [*ELISION, "proxy", "--config", str(config(tmp_path)), "--store", ":memory:",
-               "--no-audit", "--listen", "127.0.0.1:0"]
-    with started(command) as proxy:
-        async def main() -> None:
-            async with Client(proxy.url, mode="legacy",
-                              list_roots_callback=handshake.roots) as a:
-                assert await serving(a) == ["file:///p"]
-                async with Client(proxy.url, list_roots_callback=newest.roots) as n:
-                    # Its call runs on what both agents grant, asked for as its first round.
-                    assert await serving(n) == ["file:///p/x"]
-                # Its call is over: the handshake-era agent gets back all it granted.
-                await until_serving(a, ["file:///p"])
+    url = http_proxy.url
 
-        anyio.run(main)
+    async def main() -> None:
+        async with Client(url, mode="legacy", list_roots_callback=handshake.roots) as a:
+            assert await serving(a) == ["file:///p"]
+            async with Client(url, list_roots_callback=newest.roots) as n:
+                # Its call runs on what both agents grant, asked for as its first round.
+                assert await serving(n) == ["file:///p/x"]
+            # Its call is over: the handshake-era agent gets back all it granted.
+            await until_serving(a, ["file:///p"])
+
+    anyio.run(main)
