@@ -202,3 +202,16 @@ def test_property_curl_user_in_a_json_text_is_withheld(
     assert secret not in str(redact_text(text).value)
     assert secret not in shape(text, 100_000, format="text").text
     assert secret not in shape(text, 100_000).text
+
+
+@pytest.mark.parametrize("form", ["${{DB_PASSWORD-{v}}}", "x=${{DB_PASSWORD+{v}}} y",
+                                  "setx DB_PASSWORD {v} /M", "set -gx DB_PASSWORD {v}"])
+@pytest.mark.usefixtures("each_engine")
+def test_a_text_dense_with_them_withholds_each_as_one_alone(form: str) -> None:
+    """Many lines of one shape are told a shape at a time (``generic._shaped``), and each
+    window's stretch with no value may be passed over whole: neither may read the name past
+    the shell's (``DB_PASSWORD-S`` is one name's chars)."""
+    lines = [form.format(v=SECRET) + "\n"] * 300
+    shown = str(redact_text("".join(lines)).value)
+    assert shown == "".join(str(redact_text(line).value) for line in lines)
+    assert SECRET not in shown

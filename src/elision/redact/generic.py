@@ -1401,8 +1401,10 @@ def _alone(
         start = floor if before is None else before.end()
     if (start == 0 and not (opens and floor == 0)) or (start and piece[start - 1] in _NAME_CHARS):
         return None  # read back to the piece's start, or cut at the longest
-    if start > 1 and piece[start - 1] == "{" and piece[start - 2] == "$":
-        return None  # a shell's ``${NAME…}``: its default is the loop's to read
+    if start and piece[start - 1] == "{" and (start == 1 or piece[start - 2] == "$"):
+        # A shell's ``${NAME…}`` (its ``$`` maybe just before the piece): its default is the
+        # loop's to read.
+        return None
     if end - start > 2 * _LONGEST_NAME or end >= size:
         return None  # cut at the longest, or it may go on past the piece
     name = piece[start:end].strip(".-")
