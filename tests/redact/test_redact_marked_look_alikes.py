@@ -141,3 +141,27 @@ def test_any_dropped_chars_before_a_look_alike_name_read_as_none(
 
     assert shown(f"{before}{dropped}{spelled}{sep}{secret}") == shown(
         f"{before}{spelled}{sep}{secret}")
+
+
+def test_as_many_dropped_chars_as_a_typo_leaves_are_read() -> None:
+    """Up to ``compat._DROPPED_MOST`` of them, of any kind, before the name."""
+    dropped = (ZWSP + ACUTE + SHY + WJ) * (compat._DROPPED_MOST // 4)
+    assert len(dropped) == compat._DROPPED_MOST
+    assert S not in redact_text(f"x {dropped}{TOKEN_RU}={S}").value
+
+
+@pytest.mark.parametrize("unit", [ZWSP, ZWSP + ACUTE])
+def test_an_endless_run_of_dropped_chars_before_a_name_holds_no_point_each(unit: str) -> None:
+    """A run of them is read as a name's lead only up to the bound: each char read so is a
+    point of the fold's map, and a run of 87,000 invisible chars before one name held 36x
+    its UTF-8 (1.5x on the code before)."""
+    import tracemalloc
+
+    text = unit * (64 * 1024 // len(unit.encode())) + f"{TOKEN_RU}={S}"
+    tracemalloc.start()
+    try:
+        redact_text(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 30 * len(text.encode())

@@ -253,8 +253,11 @@ class _Tables:
         self.whole_word = re.compile(f"(?<!{word}){look}{{{shortest},}}+{ends}")
         #: The chars the fold drops (the marks, the invisible): a run of them right before
         #: such a word opens its run, no letter before them (``\u200b\u0422\u041e…=S``).
+        # At most _DROPPED_MOST of them: a longer run is no typo's, and each is a point of
+        # the fold's map (a MB of invisible chars before one name was 36x the input held).
         drop = _char_class(code for code, to in table.items() if not to)
-        self.dropped = re.compile(f"{drop}*+")
+        drop = f"{drop}{{0,{_DROPPED_MOST}}}+"
+        self.dropped = re.compile(drop)
         # Told first by the run's length alone, as long as a name is, and no letter after
         # it: the names were tried at each run (``=\u0391bc``), a sixth of folding a MB of
         # look-alikes beside ASCII.
@@ -267,8 +270,8 @@ class _Tables:
             by_size.setdefault(len(spelling), []).append("".join(map(_char_class, spelling)))
         ended = "|".join(f"(?<={'|'.join(names)})" for _, names in sorted(by_size.items()))
         self.run = re.compile(
-            f"{each}(?<!{each}.)(?:(?<!{word}.)(?<=(?={drop}*+{look}{size}{ends}).)"
-            f"(?P<whole>){drop}*+{look}*+(?:{ended})"
+            f"{each}(?<!{each}.)(?:(?<!{word}.)(?<=(?={drop}{look}{size}{ends}).)"
+            f"(?P<whole>){drop}{look}*+(?:{ended})"
             f"|(?:(?<={a})|{others}*+{a}){each}*+"
             f"|(?<=[!-~]{b}|[ ]{s}){each}*+|{each}*+(?:(?<={b})(?=[!-~])|(?<={s})(?=[ ]))"
             f"|(?<={name}{n}){each}*+|{each}*+(?<={n})(?={name})"
@@ -293,6 +296,11 @@ class _Tables:
         self.spots = re.compile(_spots(letters, beside, near, whole))
         #: The same as a set of expressions for hyperscan (see :func:`hyperscan_spots`).
         self.spots_hs = _hyperscan_spots(letters, beside, near, whole)
+
+
+#: The most chars the fold drops (marks, the invisible) that may open a run read as a name
+#: wholly of look-alikes (``\u200b\u0422\u041e\u041a\u0415\u041d=S``).
+_DROPPED_MOST = 16
 
 
 @cache
