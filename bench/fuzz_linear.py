@@ -785,6 +785,25 @@ SYSTEMATIC: list[Class] = [
     Class("shell-defaults", _repeat(
         "${DB_PASSWORD:-changeme} ${API_TOKEN:-$FALLBACK} ${KEY:?unset} $DevProdOldHttpV2"
         " the quick brown fox jumps over the lazy dog again and again\n")),
+    # leaksa: a default with no colon (a trigger each, its name cut at the shell's), one
+    # name's braces opened endlessly; other shells' set, a line each and between prose; curl's
+    # user in a JSON text's escaped quotes, and one left open (each looks 1 KB on for its
+    # close); a mark or an invisible char before each look-alike name, and a run of them.
+    Class("shell-defaults-no-colon", _repeat(
+        "${DB_PASSWORD-changeme} ${API_TOKEN-$FALLBACK} ${KEY+x} password-protected\n")),
+    Class("shell-default-braces", _repeat("${_password-${_token+")),
+    Class("shell-set-lines", _repeat(
+        "setenv DB_PASSWORD hunter2x\nsetx API_TOKEN hunter2x /M\nset -gx KEY hunter2x\n")),
+    Class("shell-set-prose", _repeat(
+        "set -x DB_PASSWORD hunter2x\nthe quick brown fox jumps over the lazy dog again\n")),
+    Class("curl-json-escaped-users", _repeat(
+        '{"cmd": "curl -u \\"adm:hunter2x\\" -u \\"adm\\":\\"hunter2x\\" https://h/"}\n')),
+    Class("curl-json-escaped-open", _repeat('curl -u \\"a:')),
+    Class("look-alike-marked-assign", _repeat(
+        "\u200b\u0422\u041e\u041a\u0415\u041d=hunter2x"
+        " x \u0301\u0422\u041e\u041a\u0415\u041d: Abc ")),
+    Class("look-alike-marks-run",
+          lambda n: "\u200b\u0301" * (n // 5) + "\u0422\u041e\u041a\u0415\u041d=x"),
     Class("cookies-json-deep6", lambda n: _repeat(
         _nested({"authCookies": {"sid": "Xq7vR2mK9pL4wT8n"}}, 5)
         + " the quick brown fox jumps over the lazy dog\n")(n)),

@@ -72,6 +72,12 @@ two commands on the fixed code) and names them here, with what changed:
 - the sixth session's review: ``md-small-tables`` (a table that ends after its one row, a MB
   of them; the rows' judging once by their text sampled 8 KB after each), recorded by the
   fixed code, both engines, the same as the merged head gave; no class changed.
+- leaksa (``${NAME-S}``, other shells' ``set``, curl's user in a JSON text's escaped quotes,
+  a dropped char before a look-alike name): its new classes (``shell-defaults-no-colon``,
+  ``shell-default-braces``, ``shell-set-lines``, ``shell-set-prose``,
+  ``curl-json-escaped-users``, ``curl-json-escaped-open``, ``look-alike-marked-assign``,
+  ``look-alike-marks-run``) recorded by its own code, both engines; no class before it
+  changed.
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
 """

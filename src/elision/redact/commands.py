@@ -32,6 +32,14 @@ CONTINUING_WORDS = (
     "noreplication", "bypassrls", "nobypassrls", "encrypted", "unencrypted", "identified",
     "default", "quota", "profile", "in", "role", "admin", "sysid",
 )
+#: fish's ``set`` flags that give a variable a scope or export it, alone or grouped.
+_FISH_FLAGS = ("x", "g", "u", "l", "gx", "xg", "ux", "xu", "lx", "xl")
+_FISH_LONG_FLAGS = ("export", "global", "universal", "local")
+_SHELL_SETS = (
+    "setenv ", "setenv\t", "setx ", "setx\t",
+    *(f"set -{flags} " for flags in _FISH_FLAGS),
+    *(f"set --{flag} " for flag in _FISH_LONG_FLAGS),
+)
 #: Literals of the commands and statements below, each of which a piece must hold for them
 #: to be looked for in it (:func:`password_flags`). curl's are its flags' (its name is on
 #: every line of a transcript of it, most with no user), and ``curl`` for a ``-u`` in a group
@@ -52,6 +60,10 @@ COMMAND_GATES = (
     # psql's meta-commands that set a variable, or the environment, to the rest of the line
     # (``\\set pw 'S'`` before ``ALTER ROLE x PASSWORD :'pw'``, ``\\setenv PGPASSWORD S``).
     "\\set ", "\\set\t", "\\setenv ", "\\setenv\t",
+    # Other shells' ways to set a variable to the next word: csh's and tcsh's ``setenv NAME
+    # S``, Windows' ``setx NAME S`` (``/M`` after it), fish's ``set`` with a scope or export
+    # flag (``set -x NAME S``, ``-gx``, ``--export``). A bare ``set `` is in every sentence.
+    *_SHELL_SETS,
 )
 #: curl's ``-u`` closing a group of two switches or more, written with its group's last two
 #: switches, its ``u`` and the space after it (``sku `` of ``-sku``, ``vsSLu`` of ``-vsSLu``).
@@ -108,8 +120,11 @@ GLUED_CURL_USER = r"(?:[ \t]-" + GLUED_CURL_GROUP + "|" + SPELLED_CURL_USER + ")
 _COMMAND = re.compile(
     # The first chars, before the "\b": a search passes over the others without trying each
     # alternative at each (half the time on prose).
-    r"(?=[lsmcaidvjLCAIDVJ\\])(?:(?P<psql>\\set(?:env)?[ \t]+(?P<pname>[A-Za-z_][A-Za-z0-9_]{0,95})"
-    r"[ \t]+)(?=[^\s])|"
+    r"(?=[lsmcaidvjLSCAIDVJ\\])(?:(?P<psql>\\set(?:env)?[ \t]+"
+    r"(?P<pname>[A-Za-z_][A-Za-z0-9_]{0,95})[ \t]+)(?=[^\s])|"
+    r"\b(?P<shell>(?:(?i:setenv|setx)|set(?:[ \t]+(?:-[xguUl]{1,2}|--(?:"
+    + "|".join(_FISH_LONG_FLAGS) + r")))+)[ \t]+"
+    r"(?P<sname>[A-Za-z_][A-Za-z0-9_]{0,95})[ \t]+)(?=[^\s])|"
     r"\b(?:(?P<login>login)\b|(?P<sshpass>sshpass[ \t]+-p[ \t]*)"
     r"|(?P<mysql>(?:mysqldump|mysqladmin|mysql|mariadb))\b"
     r"|(?P<curl>curl)\b"
@@ -132,8 +147,8 @@ _MYSQL_FLAG = re.compile(r"[ \t]-p(?=[^\s-])")
 _GAP = r"(?:[ \t]|" + SPELLED_GAP + ")"
 _CURL_FLAG = re.compile(
     _GAP + r"""(?:-[""" + _CURL_SWITCHES + r"""]{0,8}[uU]""" + _GAP + r"""*"""
-    r"""|--(?:proxy-)?user(?:""" + _GAP + r"""+|=))(?:["']|%2[27])?[^\s:"']*?"""
-    r"""(?:["']|%2[27])?(?::|%3[aA](?![^\s:"']{0,256}(?:["']|%2[27])?:))"""
+    r"""|--(?:proxy-)?user(?:""" + _GAP + r"""+|=))(?:(?P<escaped>\\["'])|["']|%2[27])?[^\s:"']*?"""
+    r"""(?:\\?["']|%2[27])?(?::|%3[aA](?![^\s:"']{0,256}(?:\\?["']|%2[27])?:))"""
 )
 #: A user's or a role's ``PASSWORD`` (quoted: ``PASSWORD NULL`` is none; PostgreSQL's other
 #: strings too, :data:`_SQL_STRING`) or ``IDENTIFIED BY`` (Oracle's may be bare).
@@ -145,6 +160,8 @@ _SQL_FLAG = re.compile(
 #: (the value up to its closing tag, looked for :data:`_DOLLAR_MOST` chars on).
 _SQL_STRING = re.compile(r"(?:[eE]|[uU]&)(?=')|(?P<tag>\$[A-Za-z_]{0,16}\$)")
 _DOLLAR_MOST = 4096
+#: How far on a curl user's escaped closing quote is looked for (``-u \"adm:S\"``).
+_ESCAPED_MOST = 1024
 #: An HCL variable's ``default =``, before the ``}`` that closes it.
 #: Where a ``CREATE USER`` or ``ALTER ROLE`` statement ends, for its ``PASSWORD``: its ``;``, or
 #: a blank line (a log's statements may have no ``;``). Its clauses may each have a line
@@ -219,6 +236,10 @@ def password_flags(text: str) -> Iterator[Flag]:
             pos = command.end()
             yield Flag(pos, command.group("dname"))
             continue
+        if kind == "shell":
+            pos = command.end()
+            yield Flag(pos, command.group("sname"))
+            continue
         if kind == "psql":
             pos = command.end()
             yield Flag(pos, _psql_name(command.group("pname")))
@@ -234,6 +255,14 @@ def password_flags(text: str) -> Iterator[Flag]:
                                             clauses)):
             pos = flag.end()
             string = _SQL_STRING.match(text, pos) if kind == "sql" else None
+            escaped = flag.group("escaped") if kind == "curl" else None
+            if escaped is not None and not text.startswith(("\\", '"', "'"), pos):
+                # A JSON text's ``-u \"adm:S\"``: the password ends at the user's escaped
+                # quote's close, not at the quote after its ``\`` (half an escape shown).
+                close = text.find(escaped, pos, pos + _ESCAPED_MOST)
+                if close > pos and (end is None or close < end.start()):
+                    yield Flag(pos, None, close)
+                    continue
             if string is None:
                 yield Flag(pos, command.group("vname") if kind == "hcl" else None)
             elif string.group("tag") is None:

@@ -251,6 +251,13 @@ class _Tables:
         #: A word wholly of look-alikes, as long as a name is at least, no letter beside it:
         #: read once, possessively; :func:`_whole_fold` tells whether a name ends it.
         self.whole_word = re.compile(f"(?<!{word}){look}{{{shortest},}}+{ends}")
+        #: The chars the fold drops (the marks, the invisible): a run of them right before
+        #: such a word opens its run, no letter before them (``\u200b\u0422\u041e…=S``).
+        # At most _DROPPED_MOST of them: a longer run is no typo's, and each is a point of
+        # the fold's map (a MB of invisible chars before one name was 36x the input held).
+        drop = _char_class(code for code, to in table.items() if not to)
+        drop = f"{drop}{{0,{_DROPPED_MOST}}}+"
+        self.dropped = re.compile(drop)
         # Told first by the run's length alone, as long as a name is, and no letter after
         # it: the names were tried at each run (``=\u0391bc``), a sixth of folding a MB of
         # look-alikes beside ASCII.
@@ -263,8 +270,8 @@ class _Tables:
             by_size.setdefault(len(spelling), []).append("".join(map(_char_class, spelling)))
         ended = "|".join(f"(?<={'|'.join(names)})" for _, names in sorted(by_size.items()))
         self.run = re.compile(
-            f"{each}(?<!{each}.)(?:(?<!{word}.)(?<=(?={look}{size}{ends}).)"
-            f"(?P<whole>){look}*+(?:{ended})"
+            f"{each}(?<!{each}.)(?:(?<!{word}.)(?<=(?={drop}{look}{size}{ends}).)"
+            f"(?P<whole>){drop}{look}*+(?:{ended})"
             f"|(?:(?<={a})|{others}*+{a}){each}*+"
             f"|(?<=[!-~]{b}|[ ]{s}){each}*+|{each}*+(?:(?<={b})(?=[!-~])|(?<={s})(?=[ ]))"
             f"|(?<={name}{n}){each}*+|{each}*+(?<={n})(?={name})"
@@ -289,6 +296,11 @@ class _Tables:
         self.spots = re.compile(_spots(letters, beside, near, whole))
         #: The same as a set of expressions for hyperscan (see :func:`hyperscan_spots`).
         self.spots_hs = _hyperscan_spots(letters, beside, near, whole)
+
+
+#: The most chars the fold drops (marks, the invisible) that may open a run read as a name
+#: wholly of look-alikes (``\u200b\u0422\u041e\u041a\u0415\u041d=S``).
+_DROPPED_MOST = 16
 
 
 @cache
@@ -614,7 +626,7 @@ def _folded_runs(tables: _Tables, text: str, first: int = 0) -> Folded | None:
     chunks: list[str] = []
     pieces: list[str] = []
     kept: dict[str, _Run | None] = {}
-    wholes: dict[str, str] = {}  # each a name's spelling in look-alikes
+    wholes: dict[str, _Run] = {}  # each a name's spelling in look-alikes
     copied = size = 0  # the text's chars copied so far, and the copy's length
     for run in tables.run.finditer(text, first):
         old = run.group()
@@ -622,12 +634,11 @@ def _folded_runs(tables: _Tables, text: str, first: int = 0) -> Folded | None:
         if run.lastindex:  # its one group, ``whole``: an attribute, where group() is a call
             # One char for one: no points. Kept apart from the runs' folds: the same chars
             # beside ASCII fold by the map alone.
-            spelled = wholes.get(old)
-            if spelled is None:
-                spelled = _whole_fold(tables, old)
+            got = wholes.get(old)
+            if got is None:
+                got = _whole_run(tables, old)
                 if len(wholes) < _KEPT_RUNS:
-                    wholes[old] = spelled
-            got = (spelled, ())
+                    wholes[old] = got
         elif old in kept:
             got = kept[old]
         else:
@@ -799,7 +810,7 @@ def _marks_among(text: str, data: bytes) -> Folded | None:
         else:
             old = run.group()
             if run.lastindex:
-                new, drops, folds = _whole_fold(tables, old), (), True
+                (new, drops), folds = _whole_run(tables, old), True
             else:
                 if old in kept:
                     got = kept[old]
@@ -897,6 +908,13 @@ def _run(tables: _Tables, old: str) -> _Run | None:
                 points.append((i, where, many))
             where += many
     return new, tuple(points)
+
+
+def _whole_run(tables: _Tables, run: str) -> _Run:
+    """The fold of a run that is a word wholly of look-alikes, the chars the fold drops
+    before it (its first chars, where the run opens at them) dropped: a point each."""
+    lead = tables.dropped.match(run).end()  # type: ignore[union-attr]
+    return _whole_fold(tables, run[lead:]), tuple((i, 0, 0) for i in range(lead))
 
 
 def _whole_fold(tables: _Tables, word: str) -> str:

@@ -221,6 +221,17 @@ FLAG_TRIGGERS: tuple[str, ...] = tuple(sorted(
 #: listing of code was a trigger a line.
 _LINE_END_NAMES = _SINGULAR_SUFFIXES - {"pass", "auth", "oauth", "authorization", "cookie"}
 LINE_END_TRIGGERS = tuple(sorted({f"{name}{end}" for name in _LINE_END_NAMES for end in "\r\n"}))
+#: A shell's ``${NAME-default}`` (and ``+``) with no colon: the default is NAME's value as
+#: typed, as after ``:-`` (whose ``:`` is a separator already). The name is a shell
+#: variable's, so it opens the braces or is a compound's last ``_`` part (``${PASSWORD-``,
+#: ``${DB_PASSWORD-``): ``password-`` alone is every ``password-protected``, ``key-`` every
+#: ``key-value``. A name glued to a word before it (``${DBPASS-``) is no trigger, but
+#: PostgreSQL's ``PGPASSWORD``, which every ``psql`` wrapper script defaults.
+SHELL_DEFAULT_TRIGGERS = tuple(sorted(
+    {f"{before}{name}{operator}" for name in _SINGULAR_SUFFIXES if "-" not in name
+     for before in "{_" for operator in "-+"}
+    | {f"{{pgpassword{operator}" for operator in "-+"}
+))
 #: A name that closes a Markdown row's first cell (``| password | S |``, a key/value row with
 #: no table around it, :mod:`elision.redact.mdtables`): a whole text reads its rows anyway,
 #: but the walk judges a JSON string only at a trigger (``{"text": "Settings:\\n| password
@@ -875,6 +886,11 @@ _WRAPPED_LINES = 16
 #: What follows ``${NAME:`` in a shell's expansion of NAME with a default (``:-``, ``:=``) or
 #: an alternative (``:+``), each a value as typed, or an error's message (``:?``).
 _EXPANSION_OPERATORS = ("-", "=", "+", "?")
+#: ... and with no colon, the same but where the default is given only when NAME is unset,
+#: not empty too (``${NAME-default}``); ``=`` is a separator already, ``?``'s a message.
+_NO_COLON_OPERATORS = ("-", "+")
+#: A shell variable's name (in ``${NAME…}``): no ``-`` or ``.`` in it.
+_SHELL_NAME = lazy_compile(r"[A-Za-z0-9_]*")
 #: A value as written: in escaped quotes, in quotes, or bare. A quote that ends its line opens
 #: a value on the next lines (``PASSWORD="`` over ``S"``, or over ``S`` and ``more"``: a
 #: shell's or a .env's string over lines), closed on the last of them or opening the line
@@ -1079,6 +1095,10 @@ def find_assignments(text: str) -> list[Span]:
                     start -= 1
                 while end < size and end - start < 2 * _LONGEST_NAME and text[end] in name_chars:
                     end += 1
+            if start > 1 and text[start - 1] == "{" and text[start - 2] == "$":
+                # A shell's ``${NAME-default}``: the name ends where a variable's may, not at
+                # the default's end (``-`` is a name's char elsewhere).
+                end = _SHELL_NAME.match(text, start).end()  # type: ignore[union-attr]
             done = end
             name = text[start:end].strip(".-")
             strength = strength_of(name)
@@ -1109,6 +1129,10 @@ def find_assignments(text: str) -> list[Span]:
                         _value(text, name, strength, sep.end(1) + 1, found, reach)
                 elif not plain(text, name, strength, sep, found, reach):
                     _value(text, name, strength, sep.end(1), found, reach)
+            elif start > 1 and text.startswith(_NO_COLON_OPERATORS, end) and (
+                    text[start - 1] == "{" and text[start - 2] == "$"):
+                # ``${NAME-default}``, ``${NAME+alternative}``: read as after ``:-``, ``:+``.
+                _value(text, name, strength, end + 1, found, reach)
             elif text.startswith("-", start):
                 gap = _FLAG_GAP.match(text, end)
                 if gap is not None:
@@ -1411,6 +1435,10 @@ def _alone(
         start = floor if before is None else before.end()
     if (start == 0 and not (opens and floor == 0)) or (start and piece[start - 1] in _NAME_CHARS):
         return None  # read back to the piece's start, or cut at the longest
+    if start and piece[start - 1] == "{" and (start == 1 or piece[start - 2] == "$"):
+        # A shell's ``${NAME…}`` (its ``$`` maybe just before the piece): its default is the
+        # loop's to read.
+        return None
     if end - start > 2 * _LONGEST_NAME or end >= size:
         return None  # cut at the longest, or it may go on past the piece
     name = piece[start:end].strip(".-")

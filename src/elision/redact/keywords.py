@@ -48,6 +48,7 @@ from elision.redact.generic import (
     LINE_END_TRIGGERS,
     PLIST_KEY_CLOSE,
     QUOTED_NAMES,
+    SHELL_DEFAULT_TRIGGERS,
     TEXT_SEPARATORS,
 )
 from elision.redact.textbytes import buffer, text_bytes
@@ -835,7 +836,8 @@ def inputs() -> Inputs:
     """The inputs as this process has them."""
     return Inputs(
         tuple((f.keywords, f.any_case, f.shapes) for f in PATTERN_FAMILIES),
-        FIELD_SUFFIXES, TEXT_SEPARATORS, FLAG_TRIGGERS + LINE_END_TRIGGERS, PASSWORD_COMMANDS,
+        FIELD_SUFFIXES, TEXT_SEPARATORS, FLAG_TRIGGERS + LINE_END_TRIGGERS + SHELL_DEFAULT_TRIGGERS,
+        PASSWORD_COMMANDS,
         tuple(mark for mark, _, _ in MARKS), QUOTED_NAMES,
     )
 
