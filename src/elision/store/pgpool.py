@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Callable
 from contextlib import nullcontext, suppress
-from typing import Any, TypeVar
+from typing import Any, LiteralString, TypeVar
 
 import psycopg
 from psycopg import IsolationLevel, sql
@@ -201,6 +201,9 @@ class PgConnector:
                 with self._connections().connection() as conn:
                     if batched:
                         return _batched(conn, work, lock)
+                    if not write and lock is None and not pipeline:
+                        # BEGIN travels with the first statement, not a turn of its own.
+                        return _batched(conn, work, None, begin=_READ_BEGIN)
                     # Set before BEGIN, so they travel in it: no extra round trip.
                     conn.isolation_level = None if write else IsolationLevel.REPEATABLE_READ
                     conn.read_only = None if write else True
@@ -256,11 +259,17 @@ def _handing_over(first: Conn | None) -> type[Conn]:
     return HandingOver
 
 
-def _batched(conn: Conn, work: Callable[[Conn], T], lock: int | None) -> T:
-    """``work`` in a write transaction sent as one pipeline on an autocommit connection."""
+#: A read's one snapshot, as ``run`` asks of psycopg's own transaction (``write=False``).
+_READ_BEGIN: LiteralString = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+
+def _batched(conn: Conn, work: Callable[[Conn], T], lock: int | None, *,
+             begin: LiteralString = "BEGIN") -> T:
+    """``work`` in a transaction sent as one pipeline on an autocommit connection: a write,
+    or with ``begin`` a read's snapshot."""
     try:
         with conn.pipeline():
-            conn.execute("BEGIN")
+            conn.execute(begin)
             if lock is not None:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
             result = work(conn)
