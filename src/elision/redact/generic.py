@@ -389,8 +389,12 @@ def names_many(name: str) -> bool:
     return bool(parts) and parts[-1] in _MANY
 
 
-#: The plurals :func:`names_many` reads as a container of tokens.
-_MANY = frozenset({"tokens", "cookies", "jwts"})
+#: The plurals :func:`names_many` reads as a container of tokens, and ``cookie``: its object
+#: is a parsed header's map from each cookie's name to its value (``{"cookie": {"sid": S}}``)
+#: or a jar's entry (``{"name": "sid", "value": S, "path": "/"}``), so a key is a cookie's
+#: name or its metadata, never what the value is (left to its own keys, the walk and
+#: ``shape()`` showed ``S``; a text's reading withheld it).
+_MANY = frozenset({"tokens", "cookies", "jwts", "cookie"})
 
 
 @kept
