@@ -72,6 +72,9 @@ two commands on the fixed code) and names them here, with what changed:
 - the sixth session's review: ``md-small-tables`` (a table that ends after its one row, a MB
   of them; the rows' judging once by their text sampled 8 KB after each), recorded by the
   fixed code, both engines, the same as the merged head gave; no class changed.
+- leaksb (delimiter rows indented, tab-spaced or opened nine spaces after their ``|``): its
+  new class ``md-indented-delimiters`` recorded by its own code, both engines; no class
+  before it changed.
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
 """

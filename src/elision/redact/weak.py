@@ -139,23 +139,30 @@ def table_pattern() -> str:
     line, as hyperscan's (a literal's last byte) is; grouped by that char, so the search
     stops only at one. Each literal is matched whole: an empty rest after a ``|`` matched
     every row's opening ``|``, and every row counted."""
-    rests: dict[tuple[str, str, bool], set[str]] = {}
+    rests: dict[tuple[str, bool], set[str]] = {}
+    indents: dict[tuple[str, bool], set[str]] = {}
     for lit in TABLE_ROWS:
         br = "\\n" if lit.startswith("\\n") else "\n"
         rest = lit[len(br):]
         # An indented row's literal from its first char after the indent, the indent looked
-        # behind: a space or a tab first was a stop at every one of a text's.
+        # behind with the break: a space or a tab first was a stop at every one of a text's,
+        # and a group an indent a look-behind more at each "|" (md-small-tables 1.4x).
         indent = _INDENT.match(rest).group()  # type: ignore[union-attr]
         rest = rest[len(indent):]
-        rests.setdefault((indent, rest[0], lit in PREFIXES), set()).add(rest[1:])
+        key = (rest[0], lit in PREFIXES)
+        rests.setdefault(key, set()).add(rest[1:])
+        indents.setdefault(key, set()).add(indent)
     alternatives = []
-    for (indent, first, prefix), tails in sorted(rests.items()):
-        c = re.escape(indent + first)
-        behind = f"(?:(?<=\n{c})|(?<=\\\\n{c}))"
+    for (first, prefix), tails in sorted(rests.items()):
+        c = re.escape(first)
+        behind = "|".join(f"(?<={re.escape(br + indent)}{c})"
+                          for indent in sorted(indents[first, prefix], key=len)
+                          for br in ("\n", "\\n"))
         ordered = sorted(tails, key=len, reverse=True)
         # A line's start alone matches only on a delimiter row (:func:`delimiter_row`).
         ahead = "" if not prefix else _ROW_REST if first == "|" else _ROW_PIPE_AHEAD
-        alternatives.append(f"{c}{behind}(?:{'|'.join(re.escape(t) for t in ordered)}){ahead}")
+        alternatives.append(
+            f"{c}(?:{behind})(?:{'|'.join(re.escape(t) for t in ordered)}){ahead}")
     return "|".join(alternatives)
 
 
