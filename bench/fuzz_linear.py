@@ -170,6 +170,14 @@ def _floor(kind: str) -> Callable[[int], str | bytes]:
 #: mddelim's classes' units: a table under a wide or spaced delimiter row, and ruled lines.
 _WIDE_DELIMITERS = ("name | password\n" + "-" * 40 + "  | ---\nbob | hunter2x\n"
                     "| name | token |\n|   ---  |---|\n| bob | hunter2x |\n")
+#: leaksb's: delimiter rows indented, spaced by a tab, or opened nine spaces or more after
+#: their "|", and lines that open as such a row and are none (an indented YAML item, an SQL
+#: comment, a row with an empty first cell, a tree listing indented).
+_INDENTED_DELIMITERS = ("| name | token    |\n  |---|---|\n| bob | hunter2x |\n"
+                        "name | token\n---\t| ---\nbob | hunter2x\n"
+                        "| a | api_key |\n|          ---|---|\n| b | hunter2x |\n"
+                        "  - password policy\n   -- token note\n|          | key |\n"
+                        "  |-- secret.txt\n\t- item\n")
 _RULED_LINES = ("token cache flushed\n" + "-" * 60 + "\n--  password policy checked\n"
                 "-  key rotated\n|  --- note\n")
 
@@ -642,6 +650,8 @@ SYSTEMATIC: list[Class] = [
     # open too (no delimiter row: none counts towards density, nothing is withheld).
     Class("md-wide-delimiters", _repeat(_WIDE_DELIMITERS)),
     Class("md-wide-delimiters-json", _json_strings(_WIDE_DELIMITERS)),
+    Class("md-indented-delimiters", _repeat(_INDENTED_DELIMITERS)),
+    Class("md-indented-delimiters-json", _json_strings(_INDENTED_DELIMITERS)),
     Class("md-ruled-lines", _repeat(_RULED_LINES)),
     Class("md-ruled-lines-json", _json_strings(_RULED_LINES)),
     # XML elements HTML-escaped (leakmisc): closed, and open tags never closed.

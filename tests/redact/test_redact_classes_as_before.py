@@ -78,6 +78,9 @@ two commands on the fixed code) and names them here, with what changed:
   ``curl-json-escaped-users``, ``curl-json-escaped-open``, ``look-alike-marked-assign``,
   ``look-alike-marks-run``) recorded by its own code, both engines; no class before it
   changed.
+- leaksb (delimiter rows indented, tab-spaced or opened nine spaces after their ``|``): its
+  new class ``md-indented-delimiters`` recorded by its own code, both engines; no class
+  before it changed.
 Each class at 48 KB: long enough for a chain of glued keys to pass its depth bound and for a
 line of candidates to fill the density windows, small enough that all of them take a second.
 """

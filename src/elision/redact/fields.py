@@ -69,8 +69,27 @@ def keeps_metadata(strength: int, key: object, value: str | None = None) -> bool
     generated one (``"mode": "dark"``, a jar's ``name: id``), and nothing where no value is
     given (a reading that withholds only a generated value under a weak name)."""
     if not is_metadata_key(key):
-        return False
+        # A cookie's attributes under a weak name (a jar's entry under ``cookies`` or
+        # ``session_cookie``): a plain ``path`` or ``domain`` says where the cookie goes,
+        # not what it is; an opaque one is a cookie so named, withheld.
+        return (strength != STRONG and value is not None and not opaque(value)
+                and is_cookie_attribute(key))
     return strength == STRONG or (value is not None and not opaque(value))
+
+
+#: A cookie's attributes as a jar or a browser's export writes them (lower-cased, ``_`` and
+#: ``-`` off: ``max_age``, ``maxAge`` and ``Max-Age`` are one).
+COOKIE_ATTRIBUTES = frozenset({
+    "path", "domain", "expires", "expiry", "expirationdate", "maxage", "secure", "httponly",
+    "samesite", "priority", "partitioned", "hostonly", "session", "storeid", "comment",
+    "sourceport", "sourcescheme",
+})
+
+
+def is_cookie_attribute(key: object) -> bool:
+    """Whether ``key`` names a cookie's attribute (:data:`COOKIE_ATTRIBUTES`)."""
+    return isinstance(key, str) and (
+        fold_name(key).lower().replace("_", "").replace("-", "") in COOKIE_ATTRIBUTES)
 
 
 def is_number(value: object) -> bool:

@@ -191,6 +191,27 @@ TABLE_PREFIXES = tuple(
         *(f"|{' ' * gap}{first}" for gap in range(2, _DELIMITER_GAP + 1) for first in "-:"),
     )
 )
+#: A tab as a text writes it and as a JSON string escapes it, by its line break's spelling.
+_TABS = {"\n": "\t", "\\n": "\\t"}
+TABLE_PREFIXES += tuple(
+    # A delimiter row indented (`` |---|``, `` --- | ---``: up to three spaces or a tab, as
+    # CommonMark reads four as code), a tab in its first cell's spacing (``|\t---|``,
+    # ``---\t| ---``), or opened more than :data:`_DELIMITER_GAP` spaces after its ``|``:
+    # no literal above, so ``redact_value`` and ``shape()`` showed the column under it. Each
+    # a line's start as the ones above (a YAML item ``  - x`` opens as none of them: a
+    # single dash is read only before a ``|``, a ``:``, a tab or two spaces).
+    f"{br}{lead}" for br, tab in _TABS.items() for lead in (
+        *(f"{indent}{cell}" for indent in (" ", "  ", "   ", tab) for cell in (
+            "|-", "|:", "| -", "| :", "|  ", f"|{tab}", f"| {tab}",
+            "--", "-|", "- |", "-:", f"-{tab}", f"- {tab}", "-  ", ":-")),
+        *(f"|{' ' * gap}{tab}" for gap in range(_DELIMITER_GAP + 1)),
+        *(f"|{gap}{'-' * dashes}{space}{tab}" for gap in ("", " ") for dashes in range(1, 4)
+          for space in ("", " ")),
+        f"|{' ' * (_DELIMITER_GAP + 1)}",
+        *(f"{left}{'-' * dashes}{right}{gap}" for dashes in range(1, _DELIMITER_DASHES + 1)
+          for left in ("", ":") for right in ("", ":") for gap in (tab, f" {tab}")),
+    )
+)
 TABLE_ROWS += TABLE_PREFIXES
 #: An XML element's open tag written as HTML escapes it (``&lt;password&gt;S&lt;/password&gt;``:
 #: an XML config shown in a page, or in a JSON string of one): each name before ``&gt;``,
@@ -400,8 +421,12 @@ def names_many(name: str) -> bool:
     return bool(parts) and parts[-1] in _MANY
 
 
-#: The plurals :func:`names_many` reads as a container of tokens.
-_MANY = frozenset({"tokens", "cookies", "jwts"})
+#: The plurals :func:`names_many` reads as a container of tokens, and ``cookie``: its object
+#: is a parsed header's map from each cookie's name to its value (``{"cookie": {"sid": S}}``)
+#: or a jar's entry (``{"name": "sid", "value": S, "path": "/"}``), so a key is a cookie's
+#: name or its metadata, never what the value is (left to its own keys, the walk and
+#: ``shape()`` showed ``S``; a text's reading withheld it).
+_MANY = frozenset({"tokens", "cookies", "jwts", "cookie"})
 
 
 @kept

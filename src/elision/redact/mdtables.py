@@ -62,22 +62,27 @@ def body_may_hold_tables(body: bytes) -> bool:
         or (b"\\n" in body and _ESCAPED_ROW_BYTES.search(body) is not None))
 
 
+#: White space in a delimiter row as a JSON string writes it: a tab is ``\\t`` (a run of
+#: backslashes before ``t`` a level of JSON-in-JSON down and so on; ``---\\t| ---`` was
+#: shown by ``redact_text`` of the JSON text).
+_ESCAPED_GAP = r"(?:[ \t]|\\++t)"
 #: A delimiter row's opening as a JSON string writes it, its line break escaped (``\\n|-``,
 #: ``\\\\n|-`` a level of JSON-in-JSON down and so on), or a row that does not open with a
 #: ``|`` (``\\n--- | ---``, ``\\n:--|``).
 _ESCAPED_DELIMITER = lazy_compile(
-    r"\\n(?:\|[ \t]{0,64}[-:]|[ \t]{0,64}:?-++:?[ \t]{0,64}\|)")
+    rf"\\n(?:\|{_ESCAPED_GAP}{{0,64}}[-:]|{_ESCAPED_GAP}{{0,64}}:?-++:?{_ESCAPED_GAP}{{0,64}}\|)")
 #: A key/value row outside a table so escaped (``\\n| password | S |``): its two cells' first
 #: (a name) closed, as :data:`_ROW_SOURCE` opens.
 _ESCAPED_ROW = lazy_compile(r"\\n {0,3}\|[ \t]*+[A-Za-z0-9_-][A-Za-z0-9_.-]{0,95}+[ \t]*+\|")
 _ESCAPED_ROW_BYTES = lazy_compile(_ESCAPED_ROW.pattern.encode())
 #: What the lined copy reads as a line break: an escaped one at any depth of JSON-in-JSON (a
-#: run of backslashes before ``n``: 2**(k-1) k levels down), a ``\\r`` so (as spaces), a
+#: run of backslashes before ``n``: 2**(k-1) k levels down), a ``\\r`` or a ``\\t`` so (as
+#: spaces: a tab in a delimiter row's spacing is white space there), a
 #: quote that opens a string on a ``|``, escaped at any depth (``"|``, ``\\"|``, ``\\\\\\"|``),
 #: and one that closes the table's string or one around it (``S"}``, ``S\\"}"``: a last row
 #: with no ``|`` after its last cell read the quote and the brace as its value). Each run
 #: read possessively and replaced by as many chars: the copy's offsets are the text's.
-_ESCAPED_BREAK = lazy_compile(r'\\++[nr]|\\*+"(?=[|,}\]:\s]|\Z)')
+_ESCAPED_BREAK = lazy_compile(r'\\++[nrt]|\\*+"(?=[|,}\]:\s]|\Z)')
 
 
 #: A quote escaped once, and a bare one, that ends a string (:func:`_lined_flat`).
@@ -92,8 +97,8 @@ def _lined_flat(text: str) -> str:
     # The quotes first: what follows each is the text's, not a break the copy made (NULs,
     # which the text holds none of, stand for the escaped ones' spaces meanwhile).
     lined = _BARE_CLOSE.sub("\n", _ESCAPED_CLOSE.sub("\0\0", text)).replace("\0", " ")
-    return (lined.replace("\\r", "  ").replace("\\n", " \n").replace('\\"|', " \n|")
-            .replace('"|', "\n|"))
+    return (lined.replace("\\r", "  ").replace("\\t", "  ").replace("\\n", " \n")
+            .replace('\\"|', " \n|").replace('"|', "\n|"))
 
 
 def escaped_table_spans(
@@ -138,7 +143,7 @@ def _lined(text: str, depth: int) -> str:
     for match in _ESCAPED_BREAK.finditer(text):
         start, end = match.span()
         size = end - start
-        if text[end - 1] == "r" or (text[end - 1] == '"' and size > depth
+        if text[end - 1] in "rt" or (text[end - 1] == '"' and size > depth
                                     and text[end:end + 1] != "|"):
             pieces += (text[copied:start], " " * size)
         else:
