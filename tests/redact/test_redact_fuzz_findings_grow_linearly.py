@@ -10,6 +10,13 @@ so its RSS peak read 1.3-8x the input where the larger sizes read 4.6-16x. (The 
 time: the 64 KB warm-up answered every key of the 64 KB input from the judges' 4,096-answer
 caches; 1, 2 and 4 MB cost 1.15, 2.49 and 5.01 s of CPU, linear, so no test here.)
 
+The memexp session measured four more the fuzzer flags over 256 KB-4 MB, on the code before too:
+``md-wide-delimiters-json`` (memory exponent 1.32-1.65), ``plist-keys`` with ``re``
+(1.53-1.58), ``fcm-glued`` and ``fcm-after-mask`` (1.5-1.6). Traced, each holds a fixed multiple
+of its input at 256 KB, 1, 2 and 4 MB; its RSS is that multiple from 1 MB on, lower at 256 KB,
+where part of a few MB's peak lands in what the process holds already. The three that
+withhold an entry a row are bounded here (``fcm-glued`` withholds one key for the whole run).
+
 These tests bound the traced peak at N and 4N chars: a linear call holds at most about four
 times as much (fixed costs make the ratio smaller); a call whose memory grew with the square of
 its input would hold sixteen times as much. No clock: traced allocations do not depend on the
@@ -39,6 +46,15 @@ _PEM_ESCAPED_END = ("-----BEGIN PRIVATE KEY-----\n" + f"{_LINE}\n" * 4
                     + "-----EN\\u0044 PRIVATE KEY-----\n")
 
 
+#: A table under a delimiter row wider than its header, and one under a spaced row: each row
+#: judged by its column's name (``password``, ``token``) and its cell withheld.
+_WIDE_DELIMITERS = ("name | password\n" + "-" * 40 + "  | ---\nbob | hunter2x\n"
+                    "| name | token |\n|   ---  |---|\n| bob | hunter2x |\n")
+#: Firebase Cloud Messaging tokens (``…:APA91b`` and a long base64 tail) after ``xxxx``, a space
+#: between them: a token withheld every 215 chars.
+_FCM_AFTER_MASK = "xxxxAAAA" + "b" * 7 + ":APA91b" + (_LINE * 3) + " "
+
+
 def _repeat(unit: str) -> Callable[[int], str]:
     return lambda size: unit * max(1, size // len(unit))
 
@@ -47,6 +63,11 @@ def _json_pairs(size: int) -> bytes:
     # A Kubernetes env listing: each value judged by its sibling's name and withheld.
     return orjson.dumps([{"name": f"DB_PASSWORD_{i}", "value": f"v{i}x"}
                          for i in range(max(1, size // 40))])
+
+
+def _json_strings(unit: str) -> Callable[[int], bytes]:
+    # The unit as many strings of one array: each string judged alone.
+    return lambda size: orjson.dumps([unit] * max(1, size // (len(unit) + 3)))
 
 
 def _call(payload: str | bytes) -> Any:
@@ -71,6 +92,9 @@ CASES = [
     pytest.param(_repeat(_PEM_ESCAPED_END), id="pem-escaped-end"),
     pytest.param(_repeat('{"name":"api_key","value":"abc"}\n'), id="text-pairs"),
     pytest.param(_json_pairs, id="json-pairs"),
+    pytest.param(_json_strings(_WIDE_DELIMITERS), id="md-wide-delimiters-json"),
+    pytest.param(_repeat("<key>password</key>\n<string>hunter2x</string>\n"), id="plist-keys"),
+    pytest.param(_repeat(_FCM_AFTER_MASK), id="fcm-after-mask"),
 ]
 
 
