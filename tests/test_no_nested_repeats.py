@@ -26,6 +26,10 @@ READ_ONE_WAY = {
     "elision.redact.generic._MESSAGE",
     # each repeat opens with "\\/", a backslash the repeat before it cannot hold (perfauth)
     "elision.redact.authheader._READ_PAST",
+    # each repeat of fish's flags opens with white space then "-", which neither the flag
+    # before it nor the variable's name after it can hold (leaksa; a MB of " -x" or of
+    # white space after "set" is read in a few ms, growing linearly)
+    "elision.redact.commands._COMMAND",
 }
 
 

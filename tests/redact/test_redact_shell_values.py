@@ -50,6 +50,8 @@ LEAKS = [
     'PGPASSWORD="${{PGPASSWORD-{S}}}" psql -h db\n',
     "${{DB_PASSWORD-'{S}'}}\n",
     "${{PASSWORD+{S}}}\n",
+    # the merge's review: a piece with no "=", ":" or "-" was passed unread (generic._declines)
+    "echo ${{DB_PASSWORD+{S}}}\n",
     "${{CLIENT_SECRET-{S}}} and more\n",
     # csh and tcsh, Windows, fish
     "setenv DB_PASSWORD {S}\n",
