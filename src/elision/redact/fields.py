@@ -24,6 +24,8 @@ from each owner to a token), its numbers kept (an LLM usage log's ``{"tokens": {
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from elision.redact.compat import fold_name
@@ -59,7 +61,9 @@ def is_metadata_key(key: object) -> bool:
     return low in METADATA_KEYS or low.endswith("name")
 
 
-def keeps_metadata(strength: int, key: object, value: str | None = None) -> bool:
+def keeps_metadata(
+    strength: int, key: object, value: str | None = None, *, jar_entry: bool = False
+) -> bool:
     """Whether a member with this key, inside a container under a name of ``strength``, is
     kept as its metadata. Under a strong name, where every other value is withheld, a
     metadata key keeps its member. Under a weak one (``cookies``, ``tokens``) a key is a
@@ -67,13 +71,24 @@ def keeps_metadata(strength: int, key: object, value: str | None = None) -> bool
     under any key (a session cookie called ``id`` or ``mode``, ``{"cookies": {"mode": S}}``,
     was shown): a metadata key keeps only ``value``, the member's string, when it is no
     generated one (``"mode": "dark"``, a jar's ``name: id``), and nothing where no value is
-    given (a reading that withholds only a generated value under a weak name)."""
+    given (a reading that withholds only a generated value under a weak name).
+
+    ``jar_entry``: the member is one of a jar's entry (an object beside a ``name`` or a
+    ``value`` member), where a cookie's attributes are told apart from its value."""
     if not is_metadata_key(key):
-        # A cookie's attributes under a weak name (a jar's entry under ``cookies`` or
-        # ``session_cookie``): a plain ``path`` or ``domain`` says where the cookie goes,
-        # not what it is; an opaque one is a cookie so named, withheld.
-        return (strength != STRONG and value is not None and not opaque(value)
-                and is_cookie_attribute(key))
+        # A cookie's attributes in a jar's entry under a weak name (``cookies``,
+        # ``session_cookie``): a plain ``path`` or ``domain`` says where the cookie goes, not
+        # what it is; an opaque one is a cookie so named, withheld. Only there: in a parsed
+        # header's map (``{"cookies": {"session": S}}``) each key is a cookie's name, and a
+        # cookie named ``session`` or ``path`` was shown (the merge's review).
+        if strength == STRONG or value is None or not is_cookie_attribute(key):
+            return False
+        if jar_entry:
+            return not opaque(value)
+        # Elsewhere (an options object, ``{"cookie": {"path": "/", "secure": true}}``) only
+        # an attribute's own shape is kept: a path, a host, a SameSite word.
+        shape = _ATTRIBUTE_SHAPES.get(key.lower().replace("_", "").replace("-", ""))
+        return shape is not None and shape.fullmatch(value) is not None and not opaque(value)
     return strength == STRONG or (value is not None and not opaque(value))
 
 
@@ -86,10 +101,26 @@ COOKIE_ATTRIBUTES = frozenset({
 })
 
 
+#: What a cookie's attribute holds, where it is not told apart by a jar's entry: a path of
+#: words, a host name, SameSite's words (a generated cookie value has none of these shapes).
+_ATTRIBUTE_SHAPES = {
+    "path": re.compile(r"/(?:[A-Za-z0-9_.~-]{1,32}/?){0,8}"),
+    "domain": re.compile(r"\.?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}"),
+    "samesite": re.compile(r"(?i:lax|strict|none)"),
+}
+
+
 def is_cookie_attribute(key: object) -> bool:
     """Whether ``key`` names a cookie's attribute (:data:`COOKIE_ATTRIBUTES`)."""
     return isinstance(key, str) and (
         fold_name(key).lower().replace("_", "").replace("-", "") in COOKIE_ATTRIBUTES)
+
+
+def _jar_entry(node: dict[Any, Any]) -> bool:
+    """Whether ``node`` is a jar's entry: a cookie written as its ``name`` and ``value``
+    members beside its attributes (a browser's export, ``{"name": "sid", "value": S,
+    "path": "/"}``), not a map from each cookie's name to its value."""
+    return any(isinstance(key, str) and key.lower() in ("name", "value") for key in node)
 
 
 def is_number(value: object) -> bool:
@@ -129,7 +160,8 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
                 if new is not key:
                     found.append(_parts((rel, new)))
                 if read and not keeps_metadata(
-                        strength, key, member if isinstance(member, str) else None):
+                        strength, key, member if isinstance(member, str) else None,
+                        jar_entry=_jar_entry(node)):
                     stack.append((member, copy, new, (rel, new)))
         elif isinstance(node, list):
             items: list[Any] = list(node)

@@ -1,0 +1,65 @@
+"""A cookie named as a cookie's attribute (found by the review of the seventh session's merged
+head): the singular-cookie change kept a cookie's attributes (``path``, ``domain``,
+``session``…) under any weak container, so a parsed header's map showed a cookie so named
+(``{"cookies": {"session": S}}``) where the code before withheld it. An attribute is kept in
+a jar's entry (beside ``name``/``value``), or elsewhere only in its own shape."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from elision import shape
+from elision.redact import redact_value
+
+S = "hunter2hunter2"
+ATTRIBUTES = ["session", "path", "domain", "comment", "priority", "storeId", "Max-Age",
+              "sameSite", "expires", "hostOnly"]
+
+
+def _routes(doc: Any) -> list[str]:
+    body = json.dumps(doc).encode()
+    return [json.dumps(redact_value(doc).value), json.dumps(redact_value(json.loads(body),
+                                                                         body=body).value),
+            shape(body).text]
+
+
+@pytest.mark.parametrize("container", ["cookies", "cookie", "authCookies", "session_cookie"])
+@pytest.mark.parametrize("name", ATTRIBUTES)
+def test_a_cookie_named_as_an_attribute_is_withheld_in_a_map(container: str, name: str) -> None:
+    for shown in _routes({container: {name: S}}):  # red on the merged head: session, path…
+        assert S not in shown
+
+
+@pytest.mark.parametrize("value", ["/", "/app/", ".example.com", "Lax"])
+def test_an_options_object_keeps_its_attributes_shape(value: str) -> None:
+    key = {"/": "path", "/app/": "path", ".example.com": "domain", "Lax": "sameSite"}[value]
+    doc = {"cookie": {key: value, "secure": True}}
+    assert redact_value(doc).value == doc
+
+
+def test_a_jar_entry_keeps_its_attributes_and_withholds_its_value() -> None:
+    doc = {"cookies": [{"name": "sid", "value": S, "path": "/x", "domain": "example.com",
+                        "priority": "Medium", "sameSite": "lax"}]}
+    out = redact_value(doc).value
+    assert S not in json.dumps(out)
+    entry = out["cookies"][0]
+    assert (entry["path"], entry["domain"], entry["priority"]) == ("/x", "example.com", "Medium")
+
+
+@given(name=st.sampled_from(ATTRIBUTES),
+       value=st.text(alphabet="abcdefghjkmnpqrstuvwxyzABCDEFGHJKMNPQRSTUVWXYZ23456789&%!",
+                     min_size=12, max_size=24))
+def test_property_a_generated_value_under_an_attribute_name_in_a_map_is_withheld(
+    name: str, value: str
+) -> None:
+    """A value of a cookie's kind (12+ chars, letters, digits and a symbol, no path or host
+    shape) under an attribute's name in a cookie map is withheld by the walk."""
+    out = redact_value({"cookies": {name: value}}).value
+    if value in json.dumps(out):
+        # shown only where the code before showed it too: not generated-looking at all
+        assert redact_value({"cookies": {"sid": value}}).value == {"cookies": {"sid": value}}
