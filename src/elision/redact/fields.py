@@ -25,7 +25,6 @@ from each owner to a token), its numbers kept (an LLM usage log's ``{"tokens": {
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 from elision.redact.compat import fold_name
@@ -87,7 +86,7 @@ def keeps_metadata(
             return not opaque(value)
         # Elsewhere (an options object, ``{"cookie": {"path": "/", "secure": true}}``) only
         # an attribute's own shape is kept: a path, a host, a SameSite word.
-        shape = _ATTRIBUTE_SHAPES.get(key.lower().replace("_", "").replace("-", ""))
+        shape = _ATTRIBUTE_SHAPES.get(str(key).lower().replace("_", "").replace("-", ""))
         return shape is not None and shape.fullmatch(value) is not None and not opaque(value)
     return strength == STRONG or (value is not None and not opaque(value))
 

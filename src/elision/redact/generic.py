@@ -1188,7 +1188,8 @@ def _declines(text: str) -> bool:
     it finds follows a separator (every one of :data:`_SEP_SOURCE`'s holds a ``=`` or a ``:``,
     and so does a path's header's), a flag's name (a ``-`` opens it), a shell default's
     operator inside ``${`` (``${DB_PASSWORD+S}``: the review found it shown where a piece held
-    no other), or a command :func:`_names_command` gates. An ASCII text is lowered as its windows are, char for char.
+    no other), or a command :func:`_names_command` gates. An ASCII text is lowered as its
+    windows are, char for char.
     A plist's ``<key>password</key>`` lines hold a name word each and none of those: its pieces
     were judged shape by shape for nothing, a third of their time (issue 23)."""
     return (
