@@ -54,7 +54,7 @@ def shown_by(name: str) -> list[str]:
         ("\u2460" + TOKEN_RU, "1TOKEN"),  # circled one: red before
         ("\u2488" + TOKEN_RU, "1.TOKEN"),  # digit full stop: red before
         ("\u00b2" + TOKEN_RU, "2TOKEN"),  # superscript two: red before
-        ("\u2460" + APIKEY_EL, "1APIKEY"),  # Greek: red before
+        ("\u2460" + APIKEY_EL, "1APIKEY"),  # Greek, no EN: withheld before too
         ("x\u2474" + TOKEN_RU, "x(1)TOKEN"),  # a letter before the widened char: red before
         ("\u2474\u0301" + TOKEN_RU, "(1)TOKEN"),  # then a mark: red before
         ("\u2474\u200b" + TOKEN_RU, "(1)TOKEN"),  # then an invisible char: red before
