@@ -21,9 +21,9 @@ from typing import Any
 import orjson
 import pytest
 
-from elision import shape
 from elision.redact import redact_text, redact_value
 from elision.redact.compat import fold_name
+from support.routes import every_route, member_routes
 
 S = "Xq7vR2mK9pL4wZ8tB3nH6yJ1cF5d"
 TOKEN_RU = "\u0422\u041e\u041a\u0415\u041d"  # TOKEN, every letter Cyrillic
@@ -32,18 +32,13 @@ PASSWD = "\u0440\u0430\u0455\u0455\u051d\u0501"  # passwd, every letter Cyrillic
 
 
 def shown_by(name: str) -> list[str]:
-    """The routes that show S as ``name``'s value: text, a JSON text's string, a member."""
-    text = f"{name}={S}"
-    note = orjson.dumps({"note": text})
+    """The routes that show S as ``name``'s value: a line of text (and in a JSON string), a
+    member (walked parsed, from its body too, as a JSON text, through ``shape()``)."""
     member = orjson.dumps({name: S})
-    seen = {
-        "redact_text": redact_text(text).value,
-        "shape text": shape(text).text,
-        "string": json.dumps(redact_value(orjson.loads(note), body=note).value),
-        "member": json.dumps(redact_value(orjson.loads(member), body=member).value),
-        "member, no body": json.dumps(redact_value({name: S}).value),
-        "shape JSON": shape(member).text,
-    }
+    seen = every_route(f"{name}={S}") | {
+        f"member {route}": out for route, out in member_routes(name, S).items()}
+    seen["member from its body"] = json.dumps(
+        redact_value(orjson.loads(member), body=member).value)
     return [route for route, out in seen.items() if S in out]
 
 
