@@ -49,7 +49,9 @@ def test_the_windows_answer_as_the_whole_search(text: str, window: int) -> None:
 
 
 @pytest.mark.parametrize("name", ["PASSWORD=", "Api_Key=", "SECRET_2:", "Cookie_old=",
-                                  "token=", "private_key:"])
+                                  "token=", "private_key:",
+                                  # an affixed name read on far past its window's end
+                                  "Auth_2" + "a" * 100 + "="])
 @pytest.mark.parametrize("window", [16, 64])
 def test_a_name_across_a_window_edge_is_found(name: str, window: int) -> None:
     for before in range(2 * window):
