@@ -409,7 +409,11 @@ def _reach(pattern: re.Pattern[Any]) -> tuple[int, int] | None:
     """How far before and after a match's start ``pattern`` reads (its look-behinds, and its
     widest match plus its look-aheads), plus one char each side (``\\b``, ``^``): a bound,
     over-counted where looks nest. ``None`` where it has none (a run without a bound)."""
-    from re import _constants as sre, _parser as parser
+    from importlib import import_module
+
+    # The standard library's own parse of a pattern (typeshed lists neither module).
+    sre: Any = import_module("re._constants")
+    parser: Any = import_module("re._parser")
 
     behind, extra = 1, 1
     parsed = parser.parse(pattern.pattern, pattern.flags)
