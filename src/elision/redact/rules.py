@@ -289,6 +289,12 @@ class _Prefilter:
         tells it clean from its bytes (issue 23). ``None`` where a pass that reads without a
         bound (the backslash runs, the userinfo after an odd scheme) or the userinfo passes'
         gate would run: the caller decodes and searches whole, as before."""
+        # Told first, by a memchr each: where the whole search runs anyway, the other passes
+        # here were 20% of a clean MB more.
+        unbounded = {g for g, p in self.lower if _reach(p) is None}
+        if any(g in data or g.upper() in data
+               for g in (self.backslash, b"@", b"%", *unbounded)):
+            return None
         if any(g in data and lit in data for g, lit in self.exact_literals):
             return True
         if any(g in data and p.search(data) for g, p in self.exact):
@@ -297,10 +303,8 @@ class _Prefilter:
             return True
         if self.curl in data and self.glued.search(data):
             return True
-        if any(g in data or g.upper() in data for g in (self.backslash, b"@", b"%")):
-            return None
         size = len(data)
-        gates = {g for g, _ in (*self.lower_literals, *self.lower)}
+        gates = {g for g, _ in (*self.lower_literals, *self.lower)} - unbounded
         longest = max(map(len, gates))
         present: set[Any] = set()
         for at in range(0, size, window):  # each window lowered once for every gate
@@ -309,11 +313,9 @@ class _Prefilter:
             del low  # let go before the next slice and its lowering: two at once, not three
         literals = [lit for g, lit in self.lower_literals if g in present]
         passes = [p for g, p in self.lower if g in present]
-        reaches = [_reach(p) for p in passes]
-        if None in reaches:
-            return None  # a table's delimiter row, read on without a bound
-        back = max([longest, *(r[0] for r in reaches if r)])
-        ahead = max([longest, *(r[1] for r in reaches if r)])
+        reaches = [reach for reach in map(_reach, passes) if reach is not None]  # all of them
+        back = max([longest, *(r[0] for r in reaches)])
+        ahead = max([longest, *(r[1] for r in reaches)])
         windows = [(at, max(0, at - back), min(size, at + window + ahead))
                    for at in range(0, size, window)]
         for at, lo, hi in windows:
