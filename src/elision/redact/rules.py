@@ -256,9 +256,7 @@ class _Prefilter:
             + r"|(?<=[ \t]-)" + SPELLED_CURL_TAIL + r"(?:\t|%20|%09))"))
 
     def __call__(self, text: Any) -> bool:
-        if any(g in text and lit in text for g, lit in self.exact_literals):
-            return True
-        if any(g in text and p.search(text) for g, p in self.exact):
+        if self._exact_hit(text):
             return True
         low = text.lower()
         if any(g in low and lit in low for g, lit in self.lower_literals):
@@ -295,11 +293,7 @@ class _Prefilter:
         if any(g in data or g.upper() in data
                for g in (self.backslash, b"@", b"%", *unbounded)):
             return None
-        if any(g in data and lit in data for g, lit in self.exact_literals):
-            return True
-        if any(g in data and p.search(data) for g, p in self.exact):
-            return True
-        if any(self._b64_hit(data, m) for m in self.b64.finditer(data)):
+        if self._exact_hit(data) or any(self._b64_hit(data, m) for m in self.b64.finditer(data)):
             return True
         if self.curl in data and self.glued.search(data):
             return True
@@ -329,6 +323,11 @@ class _Prefilter:
                     return True
             del low
         return False
+
+    def _exact_hit(self, text: Any) -> bool:
+        """Whether a pass that reads ``text`` as written, case and all, matches in it."""
+        return (any(g in text and lit in text for g, lit in self.exact_literals)
+                or any(g in text and p.search(text) for g, p in self.exact))
 
     def _b64_hit(self, text: Any, run: re.Match[Any]) -> bool:
         # In a serialization, a value after a line break reads "\\naGZf…": the run takes the
