@@ -1896,10 +1896,14 @@ def utf8_text_has_triggers(body: bytes) -> bool | None:
     only the text can tell: the regex engine, bytes that are not UTF-8 (the text would hold
     U+FFFD where they were), or a char that folds to ASCII where it can spell a name or a
     token (only the folded text holds it: :mod:`elision.redact.folding`,
-    :mod:`elision.redact.compat`)."""
+    :mod:`elision.redact.compat`). With the regex engine only an ASCII body is told (and not
+    one where a pass that reads without a bound would run: ``_Prefilter.in_ascii_windows``);
+    ``True`` there may be a JSON row's name (the bytes passes'), which costs only the search."""
     current = engine()
     if not isinstance(current, _Hyperscan):
-        return None
+        # An ASCII body is its text's chars: the regex passes read it a lowered window at a
+        # time (a clean 1 MB log was decoded and lowered whole, 2x it, to find nothing).
+        return rules.bytes_prefilter().in_ascii_windows(body) if body.isascii() else None
     if not body.isascii() and (_holds_wide(current, body) or not is_utf8(body)):
         return None
     return bool(current.scan(body, keys=False, first=True)[_SECRET])
