@@ -215,3 +215,18 @@ def test_a_text_dense_with_them_withholds_each_as_one_alone(form: str) -> None:
     shown = str(redact_text("".join(lines)).value)
     assert shown == "".join(str(redact_text(line).value) for line in lines)
     assert SECRET not in shown
+
+
+@pytest.mark.parametrize("flag", ["-u", "--user"])
+def test_a_curl_user_whose_escaped_quote_never_closes_ends_with_its_json_string(
+    flag: str,
+) -> None:
+    """The merge's review: with no escaped close before the JSON string's end, the rest of the
+    string and the members after it (up to 1 KB) were withheld as the password, the JSON text
+    torn. The password is withheld as a bare one; the rest is shown."""
+    text = ('{"cmd": "curl ' + flag + ' \\"admin:' + SECRET + ' https://x -d data", '
+            '"next": "some \\"quoted\\" text"}')
+    done = str(redact_text(text).value)
+    assert SECRET not in done
+    assert 'https://x -d data", "next": "some \\"quoted\\" text"}' in done
+    assert json.loads(done)["next"] == 'some "quoted" text'

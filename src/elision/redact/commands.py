@@ -162,6 +162,8 @@ _SQL_STRING = re.compile(r"(?:[eE]|[uU]&)(?=')|(?P<tag>\$[A-Za-z_]{0,16}\$)")
 _DOLLAR_MOST = 4096
 #: How far on a curl user's escaped closing quote is looked for (``-u \"adm:S\"``).
 _ESCAPED_MOST = 1024
+#: A quote with no backslash before it: the end of the JSON string a ``\"`` was read in.
+_BARE_QUOTE = {q: re.compile(r"(?<!\\)" + q) for q in "\"'"}
 #: An HCL variable's ``default =``, before the ``}`` that closes it.
 #: Where a ``CREATE USER`` or ``ALTER ROLE`` statement ends, for its ``PASSWORD``: its ``;``, or
 #: a blank line (a log's statements may have no ``;``). Its clauses may each have a line
@@ -260,7 +262,11 @@ def password_flags(text: str) -> Iterator[Flag]:
                 # A JSON text's ``-u \"adm:S\"``: the password ends at the user's escaped
                 # quote's close, not at the quote after its ``\`` (half an escape shown).
                 close = text.find(escaped, pos, pos + _ESCAPED_MOST)
-                if close > pos and (end is None or close < end.start()):
+                # Within its JSON string: a bare quote ends the string first where the user's
+                # quote never closes (the merge's review: the rest of the string, and the
+                # members after it, were withheld as the password, up to 1 KB).
+                bare = _BARE_QUOTE[escaped[-1]].search(text, pos, close)
+                if close > pos and bare is None and (end is None or close < end.start()):
                     yield Flag(pos, None, close)
                     continue
             if string is None:
