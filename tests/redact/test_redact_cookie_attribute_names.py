@@ -7,32 +7,27 @@ a jar's entry (beside ``name``/``value``), or elsewhere only in its own shape.""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from elision import shape
 from elision.redact import redact_value
+from support.routes import value_routes
 
 S = "hunter2hunter2"
 ATTRIBUTES = ["session", "path", "domain", "comment", "priority", "storeId", "Max-Age",
               "sameSite", "expires", "hostOnly"]
 
 
-def _routes(doc: Any) -> list[str]:
-    body = json.dumps(doc).encode()
-    return [json.dumps(redact_value(doc).value), json.dumps(redact_value(json.loads(body),
-                                                                         body=body).value),
-            shape(body).text]
-
-
 @pytest.mark.parametrize("container", ["cookies", "cookie", "authCookies", "session_cookie"])
 @pytest.mark.parametrize("name", ATTRIBUTES)
 def test_a_cookie_named_as_an_attribute_is_withheld_in_a_map(container: str, name: str) -> None:
-    for shown in _routes({container: {name: S}}):  # red on the merged head: session, path…
-        assert S not in shown
+    # Red on the merged head: session, path… The walk's routes and shape(); the body read as
+    # a JSON text withholds a generated value only in a cookie map (so on the code before).
+    for route, shown in value_routes({container: {name: S}}).items():
+        if not route.endswith(":text"):
+            assert S not in shown, route
 
 
 @pytest.mark.parametrize("value", ["/", "/app/", ".example.com", "Lax"])

@@ -17,14 +17,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import orjson
 import pytest
 
-from elision import shape
-from elision.redact import redact_text, redact_value
+from elision.redact import redact_text
 from redact.test_redact_header_values import _secret
 from support.engines import trigger_engines, using_engine
-from support.routes import on_every_engine
+from support.routes import on_every_engine, value_routes
 
 S = _secret(1217)
 
@@ -41,24 +39,12 @@ def _forms(name: str) -> list[Any]:
     ]
 
 
-def _shown_parsed(value: Any) -> dict[str, str]:
-    """What each route that reads ``value`` as parsed JSON shows, on each trigger engine."""
-    shown: dict[str, str] = {}
-    for engine in trigger_engines():
-        with using_engine(engine):
-            at = type(engine).__name__
-            shown[f"{at}:value"] = json.dumps(redact_value(value).value)
-            shown[f"{at}:text"] = str(redact_text(json.dumps(value)).value)
-            shown[f"{at}:shape"] = shape(orjson.dumps(value), budget=100_000).text
-    return shown
-
-
 @pytest.mark.parametrize("name", _METADATA_NAMES)
 @pytest.mark.parametrize("key", ["cookies", "authCookies", "tokens"])
 def test_a_generated_value_under_a_metadata_name_in_a_weak_plural_is_withheld(
         key: str, name: str) -> None:
     for i, form in enumerate(_forms(name)):
-        for route, shown in _shown_parsed({key: form}).items():
+        for route, shown in value_routes({key: form}).items():
             assert S not in shown, (i, route, shown)
             assert name in shown, (i, route, shown)  # the cookie's name is shown
 
@@ -106,7 +92,7 @@ def test_a_collection_withholds_a_generated_value_under_a_metadata_name(
     {"password": {"type": "plain", "id": S}},
 ])
 def test_metadata_a_reader_needs_is_shown(value: Any) -> None:
-    for route, shown in _shown_parsed(value).items():
+    for route, shown in value_routes(value).items():
         for part in ('"dark"', '"session"', '"name": "id"', '"v2"', '"db-creds"', f'"{S}"'):
             if part in json.dumps(value):
                 assert part in shown.replace('":"', '": "').replace('","', '", "'), (

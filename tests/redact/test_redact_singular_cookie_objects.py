@@ -19,30 +19,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from elision import shape
-from elision.redact import redact_text, redact_value
+from elision.redact import redact_value
 from redact.test_redact_header_values import _secret
-from support.engines import trigger_engines, using_engine
+from support.routes import value_routes
 
 S = "Zq8vK2mX9pL4wR7tY3nB6cD1"
 
 
-def _shown(value: Any) -> dict[str, str]:
-    """What each route that reads ``value`` shows, on each trigger engine."""
-    shown: dict[str, str] = {}
-    for engine in trigger_engines():
-        with using_engine(engine):
-            at = type(engine).__name__
-            shown[f"{at}:value"] = json.dumps(redact_value(value).value)
-            body = orjson.dumps(value)
-            shown[f"{at}:value with body"] = json.dumps(
-                redact_value(json.loads(body), body=body).value)
-            shown[f"{at}:text"] = str(redact_text(json.dumps(value)).value)
-            shown[f"{at}:shape"] = shape(body, budget=100_000).text
-    return shown
-
-
 def _routes_showing(value: Any, secret: str) -> list[str]:
-    return [route for route, out in _shown(value).items() if secret in out]
+    return [route for route, out in value_routes(value).items() if secret in out]
 
 
 @pytest.mark.parametrize(

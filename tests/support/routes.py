@@ -62,3 +62,20 @@ def member_routes(name: str, value: str) -> dict[str, str]:
         "text": str(json.loads(str(redact_text(json.dumps(member)).value))[name]),
         "shape": str(orjson.loads(shape(orjson.dumps(member), budget=100_000).text)[name]),
     }
+
+
+def value_routes(value: object) -> dict[str, str]:
+    """What each route that reads a parsed JSON ``value`` shows of it, on each trigger engine:
+    the walk (``redact_value``, alone and with the body it was parsed from), the body read as
+    a JSON text (``redact_text``), and ``shape()`` of the body."""
+    shown: dict[str, str] = {}
+    body = orjson.dumps(value)
+    for engine in trigger_engines():
+        with using_engine(engine):
+            at = type(engine).__name__
+            shown[f"{at}:value"] = json.dumps(redact_value(value).value)
+            shown[f"{at}:value with body"] = json.dumps(
+                redact_value(json.loads(body), body=body).value)
+            shown[f"{at}:text"] = str(redact_text(json.dumps(value)).value)
+            shown[f"{at}:shape"] = shape(body, budget=100_000).text
+    return shown
