@@ -7,6 +7,7 @@ a jar's entry (beside ``name``/``value``), or elsewhere only in its own shape.""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -58,3 +59,21 @@ def test_property_a_generated_value_under_an_attribute_name_in_a_map_is_withheld
     if value in json.dumps(out):
         # shown only where the code before showed it too: not generated-looking at all
         assert redact_value({"cookies": {"sid": value}}).value == {"cookies": {"sid": value}}
+
+
+def test_a_map_is_asked_whether_it_is_a_jar_entry_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red before (the merge's own fix): asked once a member, a map of 20,000 cookies was read
+    20,000 times over, 42 s where 5,000 took 2.7 s."""
+    from elision.redact import fields
+
+    asked: list[int] = []
+    real = fields._jar_entry
+
+    def counted(node: dict[Any, Any]) -> bool:
+        asked.append(len(node))
+        return real(node)
+
+    monkeypatch.setattr(fields, "_jar_entry", counted)
+    cookies = {f"c{i}": f"v{i}" for i in range(2_000)}
+    redact_value({"cookies": cookies})
+    assert asked == [2_000]

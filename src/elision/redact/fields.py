@@ -80,13 +80,14 @@ def keeps_metadata(
         # what it is; an opaque one is a cookie so named, withheld. Only there: in a parsed
         # header's map (``{"cookies": {"session": S}}``) each key is a cookie's name, and a
         # cookie named ``session`` or ``path`` was shown (the merge's review).
-        if strength == STRONG or value is None or not is_cookie_attribute(key):
+        attribute = _attribute(key)
+        if strength == STRONG or value is None or attribute is None:
             return False
         if jar_entry:
             return not opaque(value)
         # Elsewhere (an options object, ``{"cookie": {"path": "/", "secure": true}}``) only
         # an attribute's own shape is kept: a path, a host, a SameSite word.
-        shape = _ATTRIBUTE_SHAPES.get(str(key).lower().replace("_", "").replace("-", ""))
+        shape = _ATTRIBUTE_SHAPES.get(attribute)
         return shape is not None and shape.fullmatch(value) is not None and not opaque(value)
     return strength == STRONG or (value is not None and not opaque(value))
 
@@ -109,10 +110,12 @@ _ATTRIBUTE_SHAPES = {
 }
 
 
-def is_cookie_attribute(key: object) -> bool:
-    """Whether ``key`` names a cookie's attribute (:data:`COOKIE_ATTRIBUTES`)."""
-    return isinstance(key, str) and (
-        fold_name(key).lower().replace("_", "").replace("-", "") in COOKIE_ATTRIBUTES)
+def _attribute(key: object) -> str | None:
+    """The attribute ``key`` names, as :data:`COOKIE_ATTRIBUTES` writes it; ``None`` if none."""
+    if not isinstance(key, str):
+        return None
+    name = fold_name(key).lower().replace("_", "").replace("-", "")
+    return name if name in COOKIE_ATTRIBUTES else None
 
 
 def _jar_entry(node: dict[Any, Any]) -> bool:
@@ -153,6 +156,8 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
                 continue
             copy: dict[Any, Any] = {}
             parent[slot] = copy
+            # Asked once an object, not once a member: a map of 20,000 cookies took 42 s.
+            jar_entry = read and _jar_entry(node)
             for key, member in node.items():
                 new = key if shown is None else shown.get(key, key)
                 copy[new] = member
@@ -160,7 +165,7 @@ def withhold_inside(name: str, value: Any, stub: str) -> tuple[Any, list[tuple[A
                     found.append(_parts((rel, new)))
                 if read and not keeps_metadata(
                         strength, key, member if isinstance(member, str) else None,
-                        jar_entry=_jar_entry(node)):
+                        jar_entry=jar_entry):
                     stack.append((member, copy, new, (rel, new)))
         elif isinstance(node, list):
             items: list[Any] = list(node)
